@@ -1,0 +1,72 @@
+/* Philox4x32-10 counter-based generator (Salmon et al., SC'11); one body that
+ * compiles as OpenCL C and as host C, checked against Random123's known-answer
+ * vectors on both. */
+#ifndef CLMC_PHILOX_H
+#define CLMC_PHILOX_H
+
+#ifdef __OPENCL_C_VERSION__
+typedef uint clmc_u32;
+#define CLMC_INLINE inline
+static inline clmc_u32 clmc_mulhi32(clmc_u32 a, clmc_u32 b) { return mul_hi(a, b); }
+#else
+#include <stdint.h>
+typedef uint32_t clmc_u32;
+#define CLMC_INLINE static inline
+CLMC_INLINE clmc_u32 clmc_mulhi32(clmc_u32 a, clmc_u32 b)
+{
+    return (clmc_u32)(((uint64_t)a * (uint64_t)b) >> 32);
+}
+#endif
+
+typedef struct { clmc_u32 v[4]; } clmc_philox_ctr;
+typedef struct { clmc_u32 v[2]; } clmc_philox_key;
+
+#define CLMC_PHILOX_M0 0xD2511F53u
+#define CLMC_PHILOX_M1 0xCD9E8D57u
+#define CLMC_PHILOX_W0 0x9E3779B9u
+#define CLMC_PHILOX_W1 0xBB67AE85u
+
+CLMC_INLINE clmc_philox_ctr clmc_philox_round(clmc_philox_ctr c, clmc_philox_key k)
+{
+    clmc_u32 hi0 = clmc_mulhi32(CLMC_PHILOX_M0, c.v[0]);
+    clmc_u32 lo0 = CLMC_PHILOX_M0 * c.v[0];
+    clmc_u32 hi1 = clmc_mulhi32(CLMC_PHILOX_M1, c.v[2]);
+    clmc_u32 lo1 = CLMC_PHILOX_M1 * c.v[2];
+    clmc_philox_ctr r;
+    r.v[0] = hi1 ^ c.v[1] ^ k.v[0];
+    r.v[1] = lo1;
+    r.v[2] = hi0 ^ c.v[3] ^ k.v[1];
+    r.v[3] = lo0;
+    return r;
+}
+
+CLMC_INLINE clmc_philox_ctr clmc_philox4x32_10(clmc_philox_ctr c, clmc_philox_key k)
+{
+    for (int round = 0; round < 10; round++) {
+        if (round > 0) {
+            k.v[0] += CLMC_PHILOX_W0;
+            k.v[1] += CLMC_PHILOX_W1;
+        }
+        c = clmc_philox_round(c, k);
+    }
+    return c;
+}
+
+/* The engine's stream layout (DESIGN.md "Reproducibility"): the key is the
+ * seed; the counter names what the numbers are for, never a thread. */
+CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, clmc_u32 sweep,
+                                         clmc_u32 hit, clmc_u32 purpose)
+{
+    clmc_philox_ctr c;
+    c.v[0] = unit;
+    c.v[1] = sweep;
+    c.v[2] = hit;
+    c.v[3] = purpose;
+    return clmc_philox4x32_10(c, seed);
+}
+
+/* Purposes: one value per distinct use of random numbers in the engine. */
+#define CLMC_PURPOSE_INIT 0u
+#define CLMC_PURPOSE_METROPOLIS 1u
+
+#endif

@@ -1,0 +1,82 @@
+/* OpenCL runtime: device discovery and selection, context and queue, kernel
+ * programs with an on-disk cache, and profiled kernel launches. */
+#ifndef CLMC_RUNTIME_H
+#define CLMC_RUNTIME_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clmc/status.h"
+
+typedef struct clmc_device_info {
+    int platform_index, device_index;
+    char platform[256], platform_version[256];
+    char name[256], vendor[256], driver[256], version[256];
+    const char *type; /* "GPU", "CPU", "ACCELERATOR", "OTHER" */
+    cl_ulong global_mem_bytes, local_mem_bytes, max_alloc_bytes;
+    size_t max_work_group_size;
+    cl_uint compute_units;
+} clmc_device_info;
+
+/* All devices of all platforms; caller frees *devices with free(). */
+clmc_status clmc_device_list(clmc_device_info **devices, size_t *count);
+
+/* Resolves a selector (DESIGN.md: "P:D" or a case-insensitive substring of
+ * platform, vendor, device name or type).  NULL: $CLMC_DEVICE, else the first
+ * GPU, else the first CPU.  An unmatched selector is CLMC_ERR_INPUT. */
+clmc_status clmc_device_select(const char *selector, clmc_device_info *chosen);
+bool clmc_device_matches(const clmc_device_info *info, const char *selector);
+
+typedef struct clmc_runtime clmc_runtime;
+
+clmc_status clmc_runtime_open(const char *selector, clmc_runtime **rt);
+clmc_status clmc_runtime_open_device(const clmc_device_info *device, clmc_runtime **rt);
+void clmc_runtime_close(clmc_runtime *rt);
+
+const clmc_device_info *clmc_runtime_device(const clmc_runtime *rt);
+cl_context clmc_runtime_context(const clmc_runtime *rt);
+cl_command_queue clmc_runtime_queue(const clmc_runtime *rt);
+
+/* Loads cl/FILE (includes expanded), builds it with `options`, using the
+ * program cache unless $CLMC_NO_CACHE is set.  Build failures return
+ * CLMC_ERR_DEVICE with the compiler log in the message. */
+clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options,
+                               cl_program *program);
+clmc_status clmc_kernel_create(cl_program program, const char *name, cl_kernel *kernel);
+
+/* Enqueues a kernel with a profiling event.  Timed launches add their device
+ * time to the runtime's update-kernel clock (read with clmc_runtime_finish). */
+typedef enum { CLMC_UNTIMED = 0, CLMC_TIMED = 1 } clmc_timing;
+clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *global,
+                         const size_t *local, clmc_timing timing);
+/* Waits for all work; returns accumulated device seconds of timed kernels. */
+clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds);
+void clmc_runtime_reset_clock(clmc_runtime *rt);
+
+/* Measures device-to-device copy bandwidth in bytes/s (read + write counted). */
+clmc_status clmc_measure_copy_bandwidth(clmc_runtime *rt, double *bytes_per_second);
+
+const char *clmc_cl_error_name(cl_int code);
+
+/* The OpenCL error idiom: name the failing call and the error. */
+#define CLMC_CL_TRY(call)                                                      \
+    do {                                                                       \
+        cl_int clmc_cl_err_ = (call);                                          \
+        if (clmc_cl_err_ != CL_SUCCESS)                                        \
+            return clmc_fail(CLMC_ERR_DEVICE, "%s failed: %s", #call,          \
+                             clmc_cl_error_name(clmc_cl_err_));                \
+    } while (0)
+#define CLMC_CL_CHECK(err, what)                                               \
+    do {                                                                       \
+        if ((err) != CL_SUCCESS)                                               \
+            return clmc_fail(CLMC_ERR_DEVICE, "%s failed: %s", (what),         \
+                             clmc_cl_error_name(err));                         \
+    } while (0)
+/* Warn-only twin for clean-up paths. */
+void clmc_cl_warn(cl_int err, const char *what);
+#define CLMC_CL_WARN(call) clmc_cl_warn((call), #call)
+
+#endif

@@ -1,0 +1,21 @@
+/* Benchmark reports: device selection for bench, the side-by-side table, and
+ * the versioned JSON document (schema clmc-bench). */
+#ifndef CLMC_BENCH_REPORT_H
+#define CLMC_BENCH_REPORT_H
+
+#include <stdio.h>
+
+#include "clmc/engine.h"
+
+#define CLMC_BENCH_SCHEMA "clmc-bench"
+#define CLMC_BENCH_FORMAT_VERSION 1
+
+/* "all", NULL (the default device), or comma-separated selectors. */
+clmc_status clmc_bench_select_devices(const char *list, clmc_device_info **devices, size_t *count);
+void clmc_bench_print_table(FILE *out, const clmc_bench_entry *entries, size_t n);
+clmc_status clmc_bench_write_json(const char *path, const clmc_preset *preset, const char *invocation,
+                                  const clmc_bench_entry *entries, size_t n);
+/* argv joined by spaces; caller frees. */
+char *clmc_join_arguments(int argc, char **argv);
+
+#endif

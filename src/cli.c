@@ -1,0 +1,216 @@
+/* The clmc command line: a thin user of the engine API (DESIGN.md "Command line"). */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clmc/engine.h"
+#include "clmc/preset.h"
+#include "clmc/runtime.h"
+#include "bench_report.h"
+#include "results.h"
+
+#define MAX_OVERRIDES 256
+
+static const char usage_text[] =
+    "usage:\n"
+    "  clmc devices [--json]\n"
+    "  clmc check PRESET.json [--set PATH=VALUE]...\n"
+    "  clmc run PRESET.json [--device SEL] [--out DIR] [--set PATH=VALUE]... [--quiet]\n"
+    "  clmc bench PRESET.json [--devices SEL,SEL,...|all] [--json FILE] [--repetitions N]\n"
+    "                         [--set PATH=VALUE]...\n"
+    "  clmc --version\n"
+    "SEL: P:D from 'clmc devices', or a case-insensitive part of the platform, vendor,\n"
+    "device name or type (nvidia, pocl, cpu, gpu). Default: $CLMC_DEVICE, else the first GPU,\n"
+    "else the first CPU. Exit status: 0 ok, 2 bad usage or preset, 3 device failure, 1 other.\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "clmc: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage_text);
+    return CLMC_ERR_INPUT;
+}
+
+static int report(clmc_status status)
+{
+    if (status != CLMC_OK) fprintf(stderr, "clmc: error: %s\n", clmc_error_message());
+    return (int)status;
+}
+
+typedef struct {
+    const char *preset_path, *device, *devices, *out_dir, *json_file;
+    const char *overrides[MAX_OVERRIDES + 1];
+    size_t n_overrides;
+    bool quiet, json;
+    int repetitions;
+    char out_override[4200];
+    char *invocation;
+} cli_args;
+
+/* Options each command accepts, as a string of their letters. */
+static int parse_args(int argc, char **argv, const char *accepted, cli_args *a)
+{
+    for (int i = 2; i < argc; i++) {
+        const char *arg = argv[i];
+        bool has_value = i + 1 < argc;
+#define OPTION(text, letter) (strcmp(arg, text) == 0 && strchr(accepted, letter))
+        if (OPTION("--json", 'j') && strcmp(argv[1], "devices") == 0) a->json = true;
+        else if (OPTION("--quiet", 'q')) a->quiet = true;
+        else if (OPTION("--set", 's') && has_value) {
+            if (a->n_overrides == MAX_OVERRIDES) return usage_error("too many --set options%s", "");
+            a->overrides[a->n_overrides++] = argv[++i];
+        } else if (OPTION("--device", 'd') && has_value) a->device = argv[++i];
+        else if (OPTION("--devices", 'D') && has_value) a->devices = argv[++i];
+        else if (OPTION("--out", 'o') && has_value) a->out_dir = argv[++i];
+        else if (OPTION("--json", 'j') && has_value) a->json_file = argv[++i];
+        else if (OPTION("--repetitions", 'r') && has_value) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 1000) return usage_error("--repetitions expects 1..1000, got '%s'", argv[i]);
+            a->repetitions = (int)n;
+        } else if (arg[0] == '-' && arg[1] == '-') return usage_error("unknown or incomplete option '%s'", arg);
+        else if (!a->preset_path && strchr(accepted, 'P')) a->preset_path = arg;
+        else return usage_error("unexpected argument '%s'", arg);
+#undef OPTION
+    }
+    if (strchr(accepted, 'P') && !a->preset_path) return usage_error("missing PRESET.json%s", "");
+    return 0;
+}
+
+/* --out DIR becomes an override of output.dir, JSON-quoted so any path stays a string. */
+static void add_out_override(cli_args *a)
+{
+    if (!a->out_dir) return;
+    cJSON *quoted = cJSON_CreateString(a->out_dir);
+    char *text = cJSON_PrintUnformatted(quoted);
+    snprintf(a->out_override, sizeof a->out_override, "output.dir=%s", text ? text : "\"\"");
+    free(text);
+    cJSON_Delete(quoted);
+    a->overrides[a->n_overrides++] = a->out_override;
+}
+
+static int cmd_devices(int argc, char **argv)
+{
+    cli_args a = {0};
+    int rc = parse_args(argc, argv, "j", &a);
+    if (rc) return rc;
+    clmc_device_info *devices = NULL;
+    size_t n = 0;
+    clmc_status status = clmc_device_list(&devices, &n);
+    if (status != CLMC_OK) return report(status);
+    if (a.json) {
+        cJSON *list = cJSON_CreateArray();
+        for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(list, clmc_device_json(&devices[i]));
+        char *text = cJSON_Print(list);
+        printf("%s\n", text ? text : "[]");
+        free(text);
+        cJSON_Delete(list);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            printf("%d:%d  %-4s  %s | %s | %s | driver %s\n", devices[i].platform_index,
+                   devices[i].device_index, devices[i].type, devices[i].platform, devices[i].vendor,
+                   devices[i].name, devices[i].driver);
+    }
+    free(devices);
+    return 0;
+}
+
+static int load_preset(cli_args *a, clmc_preset **preset)
+{
+    return report(clmc_preset_load(a->preset_path, a->overrides, a->n_overrides, preset));
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    cli_args a = {0};
+    clmc_preset *preset = NULL;
+    int rc = parse_args(argc, argv, "Ps", &a);
+    if (rc || (rc = load_preset(&a, &preset))) return rc;
+    char *text = clmc_preset_to_json(preset);
+    printf("%s\n", text ? text : "");
+    free(text);
+    clmc_preset_free(preset);
+    return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    cli_args a = {0};
+    clmc_preset *preset = NULL;
+    int rc = parse_args(argc, argv, "Psdoq", &a);
+    if (rc) return rc;
+    add_out_override(&a);
+    if ((rc = load_preset(&a, &preset))) return rc;
+    clmc_run_options options = {.device = a.device, .quiet = a.quiet};
+    rc = report(clmc_run(preset, &options));
+    if (rc == 0 && !a.quiet)
+        fprintf(stderr, "clmc: results in %s/\n", clmc_preset_string(preset, "output.dir"));
+    clmc_preset_free(preset);
+    return rc;
+}
+
+static int run_bench(cli_args *a, const clmc_device_info *devices, size_t n)
+{
+    clmc_bench_entry *entries = calloc(n ? n : 1, sizeof *entries);
+    if (!entries) return report(clmc_fail(CLMC_ERR_OTHER, "out of host memory"));
+    for (size_t i = 0; i < n; i++) {
+        clmc_preset *preset = NULL;
+        int rc = load_preset(a, &preset);
+        if (rc) {
+            free(entries);
+            return rc;
+        }
+        if (!a->quiet) fprintf(stderr, "clmc: benchmarking on %s ...\n", devices[i].name);
+        clmc_bench_device(preset, &devices[i], a->repetitions, &entries[i]);
+        clmc_preset_free(preset);
+    }
+    clmc_preset *preset = NULL;
+    int rc = load_preset(a, &preset);
+    if (rc == 0) {
+        clmc_bench_print_table(stdout, entries, n);
+        if (a->json_file) rc = report(clmc_bench_write_json(a->json_file, preset, a->invocation, entries, n));
+    }
+    clmc_preset_free(preset);
+    for (size_t i = 0; i < n && rc == 0; i++) rc = (int)entries[i].status;
+    free(entries);
+    return rc;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+    cli_args a = {.repetitions = 5};
+    clmc_preset *preset = NULL;
+    int rc = parse_args(argc, argv, "PsDjrq", &a);
+    if (rc || (rc = load_preset(&a, &preset))) return rc;
+    clmc_preset_free(preset);
+    clmc_device_info *devices = NULL;
+    size_t n = 0;
+    clmc_status status = clmc_bench_select_devices(a.devices, &devices, &n);
+    if (status != CLMC_OK) return report(status);
+    a.invocation = clmc_join_arguments(argc, argv);
+    rc = run_bench(&a, devices, n);
+    free(a.invocation);
+    free(devices);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return usage_error("missing command%s", "");
+    const char *command = argv[1];
+    if (strcmp(command, "--version") == 0) {
+        printf("clmc %s\n", CLMC_VERSION);
+        return 0;
+    }
+    if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
+        printf("%s", usage_text);
+        return 0;
+    }
+    if (strcmp(command, "devices") == 0) return cmd_devices(argc, argv);
+    if (strcmp(command, "check") == 0) return cmd_check(argc, argv);
+    if (strcmp(command, "run") == 0) return cmd_run(argc, argv);
+    if (strcmp(command, "bench") == 0) return cmd_bench(argc, argv);
+    return usage_error("unknown command '%s'", command);
+}

@@ -1,0 +1,245 @@
+/* The run loop: thermalize, sweep, measure in device-side batches, estimate,
+ * and write the result files; plus the benchmark of update kernels. */
+#include "clmc/engine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "model.h"
+#include "results.h"
+
+#define FINISH_EVERY_SWEEPS 256
+
+typedef struct {
+    const clmc_model_ops *ops;
+    void *state;
+    clmc_model_shape shape;
+    size_t n_columns;
+    clmc_runtime *rt;
+} model_instance;
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *device, model_instance *m)
+{
+    memset(m, 0, sizeof *m);
+    m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
+    if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
+    CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
+    CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
+    while (m->shape.series_columns[m->n_columns]) m->n_columns++;
+    return CLMC_OK;
+}
+
+static void instance_close(model_instance *m)
+{
+    if (m->state) m->ops->destroy(m->state);
+    clmc_runtime_close(m->rt);
+    m->state = NULL;
+    m->rt = NULL;
+}
+
+typedef struct {
+    uint64_t *sweeps;
+    double *rows;
+    size_t n_rows, capacity;
+} series;
+
+typedef struct {
+    bool quiet;
+    double started, last_report;
+    uint64_t total;
+} progress;
+
+static void progress_report(progress *p, uint64_t done, bool final)
+{
+    if (p->quiet) return;
+    double now = now_seconds();
+    if (!final && now - p->last_report < 1.0) return;
+    p->last_report = now;
+    double elapsed = now - p->started, rate = elapsed > 0 ? (double)done / elapsed : 0;
+    double eta = rate > 0 ? (double)(p->total - done) / rate : 0;
+    fprintf(stderr, "\rclmc: sweep %llu/%llu (%.1f%%), %.1f sweeps/s, ETA %.0f s   %s",
+            (unsigned long long)done, (unsigned long long)p->total,
+            p->total ? 100.0 * (double)done / (double)p->total : 100.0, rate, eta, final ? "\n" : "");
+    fflush(stderr);
+}
+
+static clmc_status collect_batch(model_instance *m, unsigned pending, series *s)
+{
+    if (pending == 0) return CLMC_OK;
+    CLMC_TRY(m->ops->collect(m->state, pending, s->rows + s->n_rows * m->n_columns));
+    s->n_rows += pending;
+    return CLMC_OK;
+}
+
+static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, series *s, progress *p)
+{
+    uint64_t thermalization = (uint64_t)clmc_preset_int(preset, "run.thermalization");
+    uint64_t sweeps = (uint64_t)clmc_preset_int(preset, "run.sweeps");
+    uint64_t every = (uint64_t)clmc_preset_int(preset, "run.measure_every");
+    p->total = thermalization + sweeps;
+    unsigned pending = 0;
+    for (uint64_t t = 0; t < p->total; t++) {
+        CLMC_TRY(m->ops->sweep(m->state, t));
+        bool measured = t >= thermalization && (t - thermalization + 1) % every == 0;
+        if (measured) {
+            s->sweeps[s->n_rows + pending] = t + 1;
+            CLMC_TRY(m->ops->measure(m->state, pending++));
+        }
+        if (pending == m->shape.measure_batch) {
+            CLMC_TRY(collect_batch(m, pending, s));
+            pending = 0;
+        }
+        if ((t + 1) % FINISH_EVERY_SWEEPS == 0) {
+            CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
+            progress_report(p, t + 1, false);
+        }
+    }
+    CLMC_TRY(collect_batch(m, pending, s));
+    return CLMC_OK;
+}
+
+static cJSON *performance_json(double updates, double seconds)
+{
+    cJSON *perf = cJSON_CreateObject();
+    cJSON_AddNumberToObject(perf, "updates", updates);
+    cJSON_AddNumberToObject(perf, "seconds", seconds);
+    cJSON_AddNumberToObject(perf, "ns_per_update", updates > 0 ? seconds * 1e9 / updates : 0);
+    return perf;
+}
+
+static clmc_status write_results(model_instance *m, const clmc_preset *preset, const series *s,
+                                 double kernel_seconds, const char *dir)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
+    cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
+    cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
+    cJSON *observables = cJSON_AddObjectToObject(root, "observables");
+    clmc_status status = m->ops->estimate(m->state, s->rows, s->n_rows, observables);
+    cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
+    uint64_t total = (uint64_t)(clmc_preset_int(preset, "run.thermalization") + clmc_preset_int(preset, "run.sweeps"));
+    cJSON_AddItemToObject(root, "performance", performance_json(m->shape.updates_per_sweep * (double)total, kernel_seconds));
+    cJSON *checks = cJSON_AddObjectToObject(root, "checks");
+    if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
+    char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
+    char *csv = status == CLMC_OK ? clmc_series_csv(m->shape.series_columns, m->n_columns, s->sweeps, s->rows, s->n_rows) : NULL;
+    if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
+    if (status == CLMC_OK) {
+        size_t n = strlen(json);
+        json[n] = '\n';
+        status = clmc_write_file_atomic(dir, "result.json", json, n + 1);
+        json[n] = '\0';
+    }
+    free(json);
+    free(csv);
+    cJSON_Delete(root);
+    return status;
+}
+
+static clmc_status allocate_series(const clmc_preset *preset, size_t n_columns, series *s)
+{
+    uint64_t n = (uint64_t)(clmc_preset_int(preset, "run.sweeps") / clmc_preset_int(preset, "run.measure_every"));
+    if (n > (uint64_t)1 << 27)
+        return clmc_fail(CLMC_ERR_INPUT, "run: %llu measurements exceed the 2^27 kept in memory; raise run.measure_every",
+                         (unsigned long long)n);
+    s->capacity = (size_t)n;
+    s->sweeps = malloc((n + 1) * sizeof *s->sweeps);
+    s->rows = malloc((n + 1) * n_columns * sizeof *s->rows);
+    return s->sweeps && s->rows ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory for %llu measurements",
+                                                      (unsigned long long)n);
+}
+
+static clmc_status run_instance(model_instance *m, clmc_preset *preset, const clmc_run_options *options)
+{
+    const char *dir = clmc_preset_string(preset, "output.dir");
+    CLMC_TRY(clmc_make_directory(dir));
+    series s = {0};
+    clmc_status status = allocate_series(preset, m->n_columns, &s);
+    progress p = {.quiet = options && options->quiet, .started = now_seconds()};
+    double kernel_seconds = 0;
+    clmc_runtime_reset_clock(m->rt);
+    if (status == CLMC_OK) status = run_sweeps(m, preset, &s, &p);
+    if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
+    if (status == CLMC_OK) progress_report(&p, p.total, true);
+    if (status == CLMC_OK) status = write_results(m, preset, &s, kernel_seconds, dir);
+    free(s.sweeps);
+    free(s.rows);
+    return status;
+}
+
+clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
+{
+    clmc_device_info device;
+    CLMC_TRY(clmc_device_select(options ? options->device : NULL, &device));
+    model_instance m;
+    clmc_status status = instance_open(preset, &device, &m);
+    if (status == CLMC_OK) status = run_instance(&m, preset, options);
+    instance_close(&m);
+    return status;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static clmc_status time_repetitions(model_instance *m, const clmc_preset *preset, int repetitions,
+                                    double *ns, clmc_bench_entry *e)
+{
+    uint64_t per_repetition = (uint64_t)clmc_preset_int(preset, "run.sweeps") / (uint64_t)repetitions;
+    if (per_repetition < 1) per_repetition = 1;
+    e->sweeps_per_repetition = (double)per_repetition;
+    uint64_t sweep = 0;
+    for (int warm_up = 0; warm_up < 2; warm_up++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
+    CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
+    for (int r = 0; r < repetitions; r++) {
+        clmc_runtime_reset_clock(m->rt);
+        for (uint64_t i = 0; i < per_repetition; i++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
+        double seconds = 0;
+        CLMC_TRY(clmc_runtime_finish(m->rt, &seconds));
+        ns[r] = seconds * 1e9 / (m->shape.updates_per_sweep * (double)per_repetition);
+    }
+    return CLMC_OK;
+}
+
+static void summarise_bench(const model_instance *m, double *ns, clmc_bench_entry *e)
+{
+    int n = e->repetitions;
+    qsort(ns, (size_t)n, sizeof *ns, compare_doubles);
+    e->ns_per_update = n % 2 ? ns[n / 2] : 0.5 * (ns[n / 2 - 1] + ns[n / 2]);
+    e->ns_per_update_min = ns[0];
+    e->ns_per_update_max = ns[n - 1];
+    e->updates_per_second = 1e9 / e->ns_per_update;
+    e->bytes_per_update = m->shape.bytes_per_sweep / m->shape.updates_per_sweep;
+    e->achieved_bytes_per_second = e->bytes_per_update * e->updates_per_second;
+}
+
+void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int repetitions,
+                       clmc_bench_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    e->device = *device;
+    e->repetitions = repetitions < 1 ? 1 : repetitions;
+    double *ns = calloc((size_t)e->repetitions, sizeof *ns);
+    model_instance m;
+    clmc_status status = ns ? instance_open(preset, device, &m) : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) status = time_repetitions(&m, preset, e->repetitions, ns, e);
+    if (status == CLMC_OK) summarise_bench(&m, ns, e);
+    if (status == CLMC_OK) status = clmc_measure_copy_bandwidth(m.rt, &e->copy_bytes_per_second);
+    if (ns) instance_close(&m);
+    free(ns);
+    e->status = status;
+    if (status != CLMC_OK) snprintf(e->reason, sizeof e->reason, "%s", clmc_error_message());
+}

@@ -1,0 +1,19 @@
+/* Observables shared by ferromagnetic models, computed from the raw series. */
+#ifndef CLMC_MEASURE_H
+#define CLMC_MEASURE_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "clmc/stats.h"
+
+/* rows: n_rows x n_columns; energy and magnetisation per spin in the given
+ * columns.  Adds energy, abs_magnetization, specific_heat, susceptibility and
+ * binder (DESIGN.md conventions) to `observables`. */
+void clmc_ferromagnet_observables(const double *rows, size_t n_rows, size_t n_columns,
+                                  size_t energy_column, size_t magnetization_column,
+                                  double beta, double n_sites, cJSON *observables);
+
+void clmc_add_estimate(cJSON *observables, const char *name, clmc_estimate estimate);
+
+#endif

@@ -1,0 +1,49 @@
+/* A model is a table of callbacks plus its preset schema; the runtime never
+ * switches on model names (STYLE.md). */
+#ifndef CLMC_MODEL_H
+#define CLMC_MODEL_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clmc/preset.h"
+#include "clmc/runtime.h"
+#include "clmc/status.h"
+
+/* What a created model tells the engine about itself. */
+typedef struct clmc_model_shape {
+    const char *const *series_columns; /* NULL-terminated names of raw values */
+    unsigned measure_batch;            /* measurements held on the device at once */
+    double updates_per_sweep;          /* spin updates (or trial moves) per sweep */
+    double bytes_per_sweep;            /* global-memory traffic of one sweep (estimate) */
+} clmc_model_shape;
+
+typedef struct clmc_model_ops {
+    const char *type;                   /* value of model.type */
+    const clmc_field *model_fields;     /* keys of "model" other than "type" */
+    const clmc_field *algorithm_fields; /* keys of "algorithm", "type" included */
+    /* Cross-field checks that need no device (e.g. L divisible by tile). */
+    clmc_status (*validate)(const clmc_preset *preset);
+    /* Allocates device state and initialises the configuration; resolves
+     * automatic preset values (e.g. the tile edge) for the device. */
+    clmc_status (*create)(clmc_runtime *rt, clmc_preset *preset, void **state,
+                          clmc_model_shape *shape);
+    void (*destroy)(void *state);
+    /* Enqueues the update kernels of sweep `sweep_index` (timed launches). */
+    clmc_status (*sweep)(void *state, uint64_t sweep_index);
+    /* Enqueues one measurement into batch slot `slot` (< measure_batch). */
+    clmc_status (*measure)(void *state, unsigned slot);
+    /* Reads slots [0, n_slots) of the batch into rows (n_slots x columns). */
+    clmc_status (*collect)(void *state, unsigned n_slots, double *rows);
+    /* Estimates with errors from the whole series, added to `observables`. */
+    clmc_status (*estimate)(void *state, const double *rows, size_t n_rows, cJSON *observables);
+    /* Model invariants of the final state, added to `checks`. */
+    clmc_status (*checks)(void *state, cJSON *checks);
+} clmc_model_ops;
+
+/* NULL-terminated registry of all models (src/models/registry.c). */
+extern const clmc_model_ops *const clmc_models[];
+const clmc_model_ops *clmc_model_find(const char *type);
+
+#endif

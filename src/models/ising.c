@@ -1,0 +1,342 @@
+/* Host side of the Ising model: validation, kernel set-up and launches for the
+ * naive and tiled (double checkerboard, multi-hit) Metropolis layouts. */
+#include "models/ising.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+
+#define MEASURE_BATCH 256
+#define MEASURE_WG_MAX 256
+
+static const char *const series_columns[] = {"energy", "magnetization", NULL};
+
+typedef struct {
+    clmc_runtime *rt;
+    int dim, edge;
+    cl_uint n_sites;
+    bool tiled;
+    cl_uint ordered_start;
+    int tile, hits, tile_colours;
+    size_t tile_items, tile_groups[3];
+    double beta;
+    cl_uint seed_lo, seed_hi, thresholds[3];
+    cl_program program;
+    cl_kernel init, update, measure;
+    cl_mem spins, partials;
+    size_t measure_wg, measure_groups;
+    cl_int *partials_host;
+} ising_state;
+
+static unsigned long long site_count(int dim, int edge)
+{
+    unsigned long long n = (unsigned long long)edge * (unsigned long long)edge;
+    return dim == 3 ? n * (unsigned long long)edge : n;
+}
+
+/* Problems with a tile edge for this lattice, or NULL if it is usable. */
+static const char *tile_problem(int edge, int tile)
+{
+    if (tile < 2 || tile % 2 != 0) return "must be an even number >= 2";
+    if (edge % tile != 0) return "must divide model.L";
+    if (edge / tile < 2) return "must be at most model.L / 2 (a tile may not wrap onto itself)";
+    return NULL;
+}
+
+static clmc_status ising_validate(const clmc_preset *p)
+{
+    int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
+    bool tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    int tile = (int)clmc_preset_int(p, "algorithm.tile");
+    long long hits = clmc_preset_int(p, "algorithm.hits");
+    if (edge % 2 != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
+    if (site_count(dim, edge) >= (1ULL << 32))
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^32 sites the kernels index", edge, dim);
+    if (!tiled && hits != 1)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.hits: multi-hit (%lld) needs algorithm.layout \"tiled\"", hits);
+    const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
+    if (problem)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
+    return CLMC_OK;
+}
+
+static size_t tile_items(int dim, int tile)
+{
+    size_t sites = (size_t)tile * (size_t)tile * (dim == 3 ? (size_t)tile : 1);
+    return sites / (tile % 4 == 0 ? 4 : 2);
+}
+
+static bool tile_fits_device(const clmc_device_info *d, int dim, int tile)
+{
+    size_t halo = (size_t)(tile + 2) * (size_t)(tile + 2) * (dim == 3 ? (size_t)(tile + 2) : 1);
+    return tile_items(dim, tile) <= d->max_work_group_size && halo + 2 * MEASURE_WG_MAX * 4 <= d->local_mem_bytes;
+}
+
+/* Per-device default tile edge: the first candidate that fits lattice and device. */
+static int default_tile(const clmc_device_info *d, int dim, int edge)
+{
+    bool gpu = strcmp(d->type, "GPU") == 0;
+    const int candidates_2d_gpu[] = {32, 16, 8, 4, 2}, candidates_2d_cpu[] = {16, 32, 8, 4, 2};
+    const int candidates_3d[] = {8, 4, 16, 2, 6};
+    const int *list = dim == 3 ? candidates_3d : (gpu ? candidates_2d_gpu : candidates_2d_cpu);
+    for (int i = 0; i < 5; i++)
+        if (!tile_problem(edge, list[i]) && tile_fits_device(d, dim, list[i])) return list[i];
+    for (int tile = 2; tile <= edge / 2; tile += 2)
+        if (!tile_problem(edge, tile) && tile_fits_device(d, dim, tile)) return tile;
+    return 0;
+}
+
+static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    if (s->tile == 0) {
+        s->tile = default_tile(d, s->dim, s->edge);
+        if (s->tile == 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: no tile edge fits L = %d on %s", s->edge, d->name);
+        clmc_preset_set_int(p, "algorithm.tile", s->tile);
+    }
+    if (!tile_fits_device(d, s->dim, s->tile))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d needs %zu work-items per group and %d^%d bytes of "
+                         "local memory; %s allows %zu work-items and %llu bytes",
+                         s->tile, tile_items(s->dim, s->tile), s->tile + 2, s->dim, d->name,
+                         d->max_work_group_size, (unsigned long long)d->local_mem_bytes);
+    int tiles_per_edge = s->edge / s->tile;
+    s->tile_colours = tiles_per_edge % 2 == 0 ? 2 : 3;
+    size_t tiles = (size_t)site_count(s->dim, tiles_per_edge);
+    s->tile_items = tile_items(s->dim, s->tile);
+    for (int c = 0; c < s->tile_colours; c++)
+        s->tile_groups[c] = s->tile_colours == 2 ? tiles / 2 : tiles;
+    return CLMC_OK;
+}
+
+static size_t largest_power_of_two_at_most(size_t n)
+{
+    size_t p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}
+
+static clmc_status build_kernels(ising_state *s)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    s->measure_wg = largest_power_of_two_at_most(d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX);
+    size_t groups = s->n_sites / (s->measure_wg * 64);
+    s->measure_groups = groups < 1 ? 1 : (groups > 1024 ? 1024 : groups);
+    char options[512];
+    int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DMEASURE_WG=%zu",
+                     s->dim, s->edge, s->measure_wg);
+    if (s->tiled)
+        snprintf(options + n, sizeof options - (size_t)n,
+                 " -DTILE=%d -DITEM_WIDTH=%d -DTILES_PER_EDGE=%d -DTILE_COLOURS=%d", s->tile,
+                 s->tile % 4 == 0 ? 4 : 2, s->edge / s->tile, s->tile_colours);
+    CLMC_TRY(clmc_program_build(s->rt, "ising.cl", options, &s->program));
+    CLMC_TRY(clmc_kernel_create(s->program, "ising_init", &s->init));
+    CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "ising_tiled_update" : "ising_naive_update", &s->update));
+    CLMC_TRY(clmc_kernel_create(s->program, "ising_measure", &s->measure));
+    return CLMC_OK;
+}
+
+static clmc_status allocate_buffers(ising_state *s)
+{
+    cl_int err;
+    cl_context ctx = clmc_runtime_context(s->rt);
+    s->spins = clCreateBuffer(ctx, CL_MEM_READ_WRITE, s->n_sites, NULL, &err);
+    CLMC_CL_CHECK(err, "clCreateBuffer(spins)");
+    size_t partial_count = 2 * s->measure_groups * MEASURE_BATCH;
+    s->partials = clCreateBuffer(ctx, CL_MEM_READ_WRITE, partial_count * sizeof(cl_int), NULL, &err);
+    CLMC_CL_CHECK(err, "clCreateBuffer(partials)");
+    s->partials_host = malloc(partial_count * sizeof(cl_int));
+    return s->partials_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+}
+
+static clmc_status initialise_spins(ising_state *s)
+{
+    CLMC_CL_TRY(clSetKernelArg(s->init, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
+    size_t global = s->n_sites;
+    CLMC_TRY(clmc_enqueue(s->rt, s->init, 1, &global, NULL, CLMC_UNTIMED));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->partials));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
+    cl_uint first_threshold_arg = s->tiled ? 6 : 5;
+    for (cl_uint k = 0; k < 3; k++)
+        CLMC_CL_TRY(clSetKernelArg(s->update, first_threshold_arg + k, sizeof(cl_uint), &s->thresholds[k]));
+    if (s->tiled) {
+        cl_uint hits = (cl_uint)s->hits;
+        CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &hits));
+    }
+    return CLMC_OK;
+}
+
+/* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12. */
+static void metropolis_thresholds(double beta, cl_uint thresholds[3])
+{
+    for (int k = 0; k < 3; k++) {
+        double p = exp(-beta * 4.0 * (k + 1));
+        double scaled = floor(ldexp(p, 32));
+        thresholds[k] = scaled >= 4294967295.0 ? 4294967295u : (cl_uint)scaled;
+    }
+}
+
+static void ising_destroy(void *state);
+
+static void read_preset(ising_state *s, const clmc_preset *p)
+{
+    s->dim = (int)clmc_preset_int(p, "model.dim");
+    s->edge = (int)clmc_preset_int(p, "model.L");
+    s->n_sites = (cl_uint)site_count(s->dim, s->edge);
+    s->tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
+    s->tile = (int)clmc_preset_int(p, "algorithm.tile");
+    s->hits = (int)clmc_preset_int(p, "algorithm.hits");
+    s->beta = clmc_preset_number(p, "ensemble.beta");
+    unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
+    s->seed_lo = (cl_uint)(seed & 0xffffffffu);
+    s->seed_hi = (cl_uint)(seed >> 32);
+    metropolis_thresholds(s->beta, s->thresholds);
+}
+
+static clmc_status ising_setup(ising_state *s, clmc_preset *p)
+{
+    read_preset(s, p);
+    if (s->tiled) CLMC_TRY(resolve_tile(s, p));
+    else clmc_preset_set_int(p, "algorithm.tile", 0);
+    CLMC_TRY(build_kernels(s));
+    CLMC_TRY(allocate_buffers(s));
+    return initialise_spins(s);
+}
+
+static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
+{
+    ising_state *s = calloc(1, sizeof *s);
+    if (!s) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    s->rt = rt;
+    clmc_status status = ising_setup(s, p);
+    if (status != CLMC_OK) {
+        ising_destroy(s);
+        return status;
+    }
+    double halo_factor = s->tiled ? pow((s->tile + 2.0) / s->tile, s->dim) : 2.0 * s->dim + 1.0;
+    shape->series_columns = series_columns;
+    shape->measure_batch = MEASURE_BATCH;
+    shape->updates_per_sweep = (double)s->n_sites * s->hits;
+    shape->bytes_per_sweep = (double)s->n_sites * (halo_factor + 1.0);
+    *state = s;
+    return CLMC_OK;
+}
+
+static void ising_destroy(void *state)
+{
+    ising_state *s = state;
+    if (!s) return;
+    if (s->init) CLMC_CL_WARN(clReleaseKernel(s->init));
+    if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
+    if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
+    if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
+    if (s->spins) CLMC_CL_WARN(clReleaseMemObject(s->spins));
+    if (s->partials) CLMC_CL_WARN(clReleaseMemObject(s->partials));
+    free(s->partials_host);
+    free(s);
+}
+
+static clmc_status ising_sweep(void *state, uint64_t sweep_index)
+{
+    ising_state *s = state;
+    cl_uint sweep = (cl_uint)sweep_index;
+    CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
+    int colours = s->tiled ? s->tile_colours : 2;
+    for (cl_uint colour = 0; colour < (cl_uint)colours; colour++) {
+        CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
+        if (s->tiled) {
+            size_t global = s->tile_groups[colour] * s->tile_items;
+            CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, &s->tile_items, CLMC_TIMED));
+        } else {
+            size_t global = s->n_sites / 2;
+            CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED));
+        }
+    }
+    return CLMC_OK;
+}
+
+static clmc_status ising_measure(void *state, unsigned slot)
+{
+    ising_state *s = state;
+    cl_uint slot_arg = slot;
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
+    size_t global = s->measure_groups * s->measure_wg;
+    return clmc_enqueue(s->rt, s->measure, 1, &global, &s->measure_wg, CLMC_UNTIMED);
+}
+
+static clmc_status ising_collect(void *state, unsigned n_slots, double *rows)
+{
+    ising_state *s = state;
+    size_t count = 2 * s->measure_groups * n_slots;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE, 0,
+                                    count * sizeof(cl_int), s->partials_host, 0, NULL, NULL));
+    for (unsigned slot = 0; slot < n_slots; slot++) {
+        long long bonds = 0, magnetisation = 0;
+        const cl_int *p = s->partials_host + 2 * s->measure_groups * slot;
+        for (size_t g = 0; g < s->measure_groups; g++) {
+            bonds += p[2 * g];
+            magnetisation += p[2 * g + 1];
+        }
+        rows[2 * slot] = -(double)bonds / s->n_sites;
+        rows[2 * slot + 1] = (double)magnetisation / s->n_sites;
+    }
+    return CLMC_OK;
+}
+
+static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows, cJSON *observables)
+{
+    ising_state *s = state;
+    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, s->beta, s->n_sites, observables);
+    return CLMC_OK;
+}
+
+/* Final configuration: every spin must be +-1; its FNV-1a hash lets runs on
+ * different devices be compared bit for bit. */
+static clmc_status ising_checks(void *state, cJSON *checks)
+{
+    ising_state *s = state;
+    signed char *spins = malloc(s->n_sites);
+    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, s->n_sites,
+                                     spins, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        free(spins);
+        CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
+    }
+    unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
+    for (cl_uint i = 0; i < s->n_sites; i++) {
+        invalid += spins[i] != 1 && spins[i] != -1;
+        hash = (hash ^ (unsigned char)spins[i]) * 0x100000001b3ULL;
+    }
+    free(spins);
+    char text[32];
+    snprintf(text, sizeof text, "%016llx", hash);
+    cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
+    cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
+    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
+}
+
+const clmc_model_ops clmc_model_ising = {
+    .type = "ising",
+    .model_fields = clmc_ising_model_fields,
+    .algorithm_fields = clmc_ising_algorithm_fields,
+    .validate = ising_validate,
+    .create = ising_create,
+    .destroy = ising_destroy,
+    .sweep = ising_sweep,
+    .measure = ising_measure,
+    .collect = ising_collect,
+    .estimate = ising_estimate,
+    .checks = ising_checks,
+};

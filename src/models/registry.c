@@ -1,0 +1,18 @@
+/* The list of models the engine knows; adding a model adds one line here. */
+#include <string.h>
+
+#include "model.h"
+
+extern const clmc_model_ops clmc_model_ising;
+
+const clmc_model_ops *const clmc_models[] = {
+    &clmc_model_ising,
+    NULL,
+};
+
+const clmc_model_ops *clmc_model_find(const char *type)
+{
+    for (size_t i = 0; clmc_models[i]; i++)
+        if (strcmp(clmc_models[i]->type, type) == 0) return clmc_models[i];
+    return NULL;
+}

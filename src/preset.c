@@ -1,0 +1,799 @@
+/* Presets: strict, schema-driven parsing of JSON run descriptions into a resolved tree (DESIGN.md). */
+#include "clmc/preset.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "model.h"
+
+#define PRESET_MAX_BYTES ((size_t)16 << 20)
+#define PATH_CAPACITY 256
+#define MAX_SECTION_KEYS 64
+#define MAX_HINT_DISTANCE 2
+#define MAX_HINT_LENGTH 63
+#define EXCERPT_BYTES 24
+#define EXCERPT_BEFORE 10
+#define FIELD_END {NULL, 0, 0, 0, false, NULL, NULL, NULL}
+
+struct clmc_preset {
+    cJSON *root;                 /* resolved tree, keys in schema order */
+    const clmc_model_ops *model; /* the registry entry named by model.type */
+};
+
+/* ---- Schema of the sections every model shares ------------------------- */
+
+static const clmc_field root_fields[] = {
+    /* No default_json: the default depends on the file name (fill_default_name). */
+    {"name", CLMC_FIELD_STRING, 0, 0, false, NULL, NULL, "run name; default: file name without .json"},
+    FIELD_END,
+};
+
+static const clmc_field single_beta_fields[] = {
+    {"beta", CLMC_FIELD_NUMBER, 0, 1000, true, NULL, NULL, "inverse temperature"},
+    FIELD_END,
+};
+
+static const clmc_field run_fields[] = {
+    {"thermalization", CLMC_FIELD_INT, 0, 1e12, false, NULL, "1000", "sweeps discarded before measuring"},
+    {"sweeps", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000", "sweeps after thermalization"},
+    {"measure_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1", "sweeps between measurements"},
+    {"seed", CLMC_FIELD_INT, 0, 9007199254740991.0, false, NULL, "42", "random seed (exact in a double)"},
+    FIELD_END,
+};
+
+static const clmc_field output_fields[] = {
+    /* No default_json: "out/<name>" is filled in by prepare_output. */
+    {"dir", CLMC_FIELD_STRING, 0, 0, false, NULL, NULL, "result directory; default: out/<name>"},
+    FIELD_END,
+};
+
+typedef struct resolve_context {
+    const char *source;           /* file name or "<string>": prefixes every message */
+    const char *name;             /* resolved preset name, for derived defaults */
+    const clmc_model_ops *model;  /* set once model.type is valid */
+    const char **model_types;     /* registry types, NULL-terminated */
+    clmc_field model_type_fields[2];
+} resolve_context;
+
+/* One top-level object.  `fields` is its static table; sections whose keys
+ * depend on the model or on the input pick their tables in select_tables. */
+typedef struct section_schema {
+    const char *name;
+    bool required;
+    const clmc_field *fields;
+    void (*select_tables)(const resolve_context *ctx, const cJSON *input, const clmc_field *tables[2]);
+    clmc_status (*prepare)(resolve_context *ctx, cJSON *input); /* optional, runs first */
+} section_schema;
+
+static void select_model_tables(const resolve_context *ctx, const cJSON *input, const clmc_field *tables[2])
+{
+    (void)input;
+    tables[0] = ctx->model_type_fields;
+    tables[1] = ctx->model->model_fields;
+}
+
+static void select_algorithm_tables(const resolve_context *ctx, const cJSON *input,
+                                    const clmc_field *tables[2])
+{
+    (void)input;
+    tables[0] = ctx->model->algorithm_fields;
+}
+
+/* Each ensemble form is one field table; a parallel-tempering block will be
+ * told apart here by its "type" key. */
+static void select_ensemble_tables(const resolve_context *ctx, const cJSON *input,
+                                   const clmc_field *tables[2])
+{
+    (void)ctx;
+    (void)input;
+    tables[0] = single_beta_fields;
+}
+
+static clmc_status prepare_model(resolve_context *ctx, cJSON *input);
+static clmc_status prepare_output(resolve_context *ctx, cJSON *input);
+
+static const section_schema sections[] = {
+    {"model", true, NULL, select_model_tables, prepare_model},
+    {"algorithm", false, NULL, select_algorithm_tables, NULL},
+    {"ensemble", true, NULL, select_ensemble_tables, NULL},
+    {"run", false, run_fields, NULL, NULL},
+    {"output", false, output_fields, NULL, prepare_output},
+};
+#define N_SECTIONS (sizeof sections / sizeof sections[0])
+
+/* ---- Messages ------------------------------------------------------------ */
+
+static clmc_status out_of_memory(void) { return clmc_fail(CLMC_ERR_OTHER, "preset: out of memory"); }
+
+static clmc_status schema_error(const resolve_context *ctx, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static clmc_status schema_error(const resolve_context *ctx, const char *path, const char *fmt, ...)
+{
+    char detail[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    return clmc_fail(CLMC_ERR_INPUT, "%s: %s: %s", ctx->source, path, detail);
+}
+
+static void join_path(char *buf, size_t size, const char *parent, const char *key)
+{
+    if (parent[0] == '\0')
+        snprintf(buf, size, "%s", key);
+    else
+        snprintf(buf, size, "%s.%s", parent, key);
+}
+
+/* Copies at most EXCERPT_BYTES of `text`, control characters shown as '?',
+ * never cutting a UTF-8 sequence; stops early at a newline if asked. */
+static void excerpt(const char *text, size_t length, bool stop_at_newline, char *buf, size_t size)
+{
+    size_t n = 0;
+    while (n < length && n < EXCERPT_BYTES && n + 4 < size && !(stop_at_newline && text[n] == '\n')) n++;
+    if (n < length && n == EXCERPT_BYTES)
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;
+    for (size_t i = 0; i < n; i++) buf[i] = iscntrl((unsigned char)text[i]) ? '?' : text[i];
+    bool cut = n < length && !(stop_at_newline && text[n] == '\n');
+    snprintf(buf + n, size - n, "%s", cut ? "..." : "");
+}
+
+/* Shortest of %.15g / %.17g that reads back as the same double. */
+static void format_number(double x, char *buf, size_t size)
+{
+    if (isinf(x)) {
+        snprintf(buf, size, "%s", x < 0 ? "-inf" : "inf");
+        return;
+    }
+    snprintf(buf, size, "%.15g", x);
+    if (strtod(buf, NULL) != x) snprintf(buf, size, "%.17g", x);
+}
+
+static void describe_value(const cJSON *value, char *buf, size_t size)
+{
+    if (cJSON_IsString(value)) {
+        char text[EXCERPT_BYTES + 8];
+        excerpt(value->valuestring, strlen(value->valuestring), false, text, sizeof text);
+        snprintf(buf, size, "\"%s\"", text);
+    } else if (cJSON_IsNumber(value)) {
+        format_number(value->valuedouble, buf, size);
+    } else {
+        const char *what = cJSON_IsTrue(value)    ? "true"
+                           : cJSON_IsFalse(value) ? "false"
+                           : cJSON_IsNull(value)  ? "null"
+                           : cJSON_IsArray(value) ? "a list"
+                           : cJSON_IsObject(value) ? "an object"
+                                                  : "an unknown value";
+        snprintf(buf, size, "%s", what);
+    }
+}
+
+static clmc_status wrong_type(const resolve_context *ctx, const char *path, const char *expected,
+                              const cJSON *value)
+{
+    char found[64];
+    describe_value(value, found, sizeof found);
+    return schema_error(ctx, path, "expected %s; got %s", expected, found);
+}
+
+/* `"a", "b", "c"` from a NULL-terminated list. */
+static void quoted_list(const char *const *names, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; names[i] && used < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s\"%s\"", i ? ", " : "", names[i]);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+}
+
+static bool in_list(const char *const *names, const char *word)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (strcmp(names[i], word) == 0) return true;
+    return false;
+}
+
+/* ---- Did-you-mean ---------------------------------------------------------- */
+
+/* Case-insensitive Levenshtein distance; `b` is at most MAX_HINT_LENGTH long. */
+static size_t edit_distance_nocase(const char *a, const char *b)
+{
+    size_t len_b = strlen(b), row[MAX_HINT_LENGTH + 1];
+    for (size_t j = 0; j <= len_b; j++) row[j] = j;
+    for (size_t i = 1; a[i - 1]; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= len_b; j++) {
+            size_t above = row[j];
+            bool same = tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1]);
+            size_t best = diagonal + (same ? 0 : 1);
+            if (above + 1 < best) best = above + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = above;
+        }
+    }
+    return row[len_b];
+}
+
+/* The known name closest to `word`, if it is a plausible typo of it: within
+ * MAX_HINT_DISTANCE edits (case ignored) but not a complete rewrite. */
+static const char *closest_name(const char *const *names, const char *word)
+{
+    const char *best = NULL;
+    size_t best_distance = MAX_HINT_DISTANCE + 1, len_word = strlen(word);
+    for (size_t i = 0; names[i]; i++) {
+        size_t len_name = strlen(names[i]);
+        size_t longer = len_name > len_word ? len_name : len_word;
+        if (len_name > MAX_HINT_LENGTH || longer - (len_name + len_word - longer) > MAX_HINT_DISTANCE)
+            continue;
+        size_t distance = edit_distance_nocase(word, names[i]);
+        if (distance < best_distance && distance < longer) {
+            best = names[i];
+            best_distance = distance;
+        }
+    }
+    return best;
+}
+
+/* ---- Value checks ---------------------------------------------------------- */
+
+static void format_range(const clmc_field *field, char *buf, size_t size)
+{
+    char low[40], high[40];
+    format_number(field->min, low, sizeof low);
+    format_number(field->max, high, sizeof high);
+    snprintf(buf, size, "%c%s, %s]", field->min_open ? '(' : '[', low, high);
+}
+
+static clmc_status check_number(const resolve_context *ctx, const char *path, const clmc_field *field,
+                                const cJSON *value, bool integral)
+{
+    const char *expected = integral ? "an integer" : "a number";
+    if (!cJSON_IsNumber(value)) return wrong_type(ctx, path, expected, value);
+    double x = value->valuedouble;
+    if (!isfinite(x))
+        return schema_error(ctx, path, "expected %s; got a number too large to represent", expected);
+    if (integral && x != floor(x)) return wrong_type(ctx, path, expected, value);
+    bool below = field->min_open ? x <= field->min : x < field->min;
+    if (!below && x <= field->max) return CLMC_OK;
+    char range[96], found[64];
+    format_range(field, range, sizeof range);
+    describe_value(value, found, sizeof found);
+    return schema_error(ctx, path, "expected %s in %s; got %s", expected, range, found);
+}
+
+static clmc_status check_number_list(const resolve_context *ctx, const char *path, const clmc_field *field,
+                                     const cJSON *value)
+{
+    if (!cJSON_IsArray(value)) return wrong_type(ctx, path, "a list of numbers", value);
+    if (!value->child) return schema_error(ctx, path, "expected a list of numbers; got an empty list");
+    size_t index = 0;
+    for (const cJSON *item = value->child; item; item = item->next, index++) {
+        char item_path[PATH_CAPACITY + 24];
+        snprintf(item_path, sizeof item_path, "%s[%zu]", path, index);
+        CLMC_TRY(check_number(ctx, item_path, field, item, false));
+    }
+    return CLMC_OK;
+}
+
+static clmc_status check_string(const resolve_context *ctx, const char *path, const clmc_field *field,
+                                const cJSON *value)
+{
+    if (!cJSON_IsString(value)) return wrong_type(ctx, path, "a string", value);
+    if (value->valuestring[0] == '\0') return schema_error(ctx, path, "expected a non-empty string");
+    if (!field->choices || in_list(field->choices, value->valuestring)) return CLMC_OK;
+    char choices[1024], found[64];
+    quoted_list(field->choices, choices, sizeof choices);
+    describe_value(value, found, sizeof found);
+    const char *hint = closest_name(field->choices, value->valuestring);
+    return schema_error(ctx, path, "expected one of %s; got %s%s%s%s", choices, found,
+                        hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+}
+
+static clmc_status check_value(const resolve_context *ctx, const char *path, const clmc_field *field,
+                               const cJSON *value)
+{
+    switch (field->kind) {
+    case CLMC_FIELD_INT: return check_number(ctx, path, field, value, true);
+    case CLMC_FIELD_NUMBER: return check_number(ctx, path, field, value, false);
+    case CLMC_FIELD_STRING: return check_string(ctx, path, field, value);
+    case CLMC_FIELD_BOOL:
+        return cJSON_IsBool(value) ? CLMC_OK : wrong_type(ctx, path, "true or false", value);
+    case CLMC_FIELD_NUMBER_LIST: return check_number_list(ctx, path, field, value);
+    }
+    return schema_error(ctx, path, "field has an unknown kind %d", (int)field->kind);
+}
+
+/* ---- Keys of one object ---------------------------------------------------- */
+
+/* Names of the fields in `tables` (and `extra`), NULL-terminated, into `names`. */
+static void collect_names(const clmc_field *const tables[2], const section_schema *extra, size_t n_extra,
+                          const char *names[MAX_SECTION_KEYS + 1])
+{
+    size_t n = 0;
+    for (size_t t = 0; t < 2; t++)
+        for (const clmc_field *field = tables[t]; field && field->name && n < MAX_SECTION_KEYS; field++)
+            names[n++] = field->name;
+    for (size_t i = 0; i < n_extra && n < MAX_SECTION_KEYS; i++) names[n++] = extra[i].name;
+    names[n] = NULL;
+}
+
+static clmc_status unknown_key(const resolve_context *ctx, const char *path, const char *key,
+                               const char *const *names)
+{
+    const char *hint = closest_name(names, key);
+    if (hint) return schema_error(ctx, path, "unknown key; did you mean \"%s\"?", hint);
+    char allowed[1024];
+    quoted_list(names, allowed, sizeof allowed);
+    return schema_error(ctx, path, "unknown key; allowed keys: %s", allowed);
+}
+
+/* Every key must be known and appear once.  Earlier keys are all known and
+ * distinct, so the duplicate scan stays short whatever the input. */
+static clmc_status check_keys(const resolve_context *ctx, const cJSON *object, const char *path,
+                              const char *const *names)
+{
+    for (const cJSON *item = object->child; item; item = item->next) {
+        const char *key = item->string ? item->string : "";
+        char item_path[PATH_CAPACITY];
+        join_path(item_path, sizeof item_path, path, key);
+        if (!in_list(names, key)) return unknown_key(ctx, item_path, key, names);
+        for (const cJSON *earlier = object->child; earlier != item; earlier = earlier->next)
+            if (strcmp(earlier->string, key) == 0) return schema_error(ctx, item_path, "duplicate key");
+    }
+    return CLMC_OK;
+}
+
+/* ---- Resolution: validate the input and build the tree in schema order ----- */
+
+static clmc_status resolve_field(const resolve_context *ctx, const cJSON *input, const char *path,
+                                 const clmc_field *field, cJSON *out)
+{
+    char field_path[PATH_CAPACITY];
+    join_path(field_path, sizeof field_path, path, field->name);
+    const cJSON *given = cJSON_GetObjectItemCaseSensitive(input, field->name);
+    if (!given && !field->default_json) return schema_error(ctx, field_path, "required key missing");
+    if (given) CLMC_TRY(check_value(ctx, field_path, field, given));
+    cJSON *value = given ? cJSON_Duplicate(given, true) : cJSON_Parse(field->default_json);
+    if (!value) return given ? out_of_memory() : schema_error(ctx, field_path, "invalid schema default");
+    clmc_status status = given ? CLMC_OK : check_value(ctx, field_path, field, value);
+    if (status == CLMC_OK && !cJSON_AddItemToObject(out, field->name, value)) status = out_of_memory();
+    if (status != CLMC_OK) cJSON_Delete(value);
+    return status;
+}
+
+static clmc_status resolve_fields(const resolve_context *ctx, const cJSON *input, const char *path,
+                                  const clmc_field *const tables[2], cJSON *out)
+{
+    for (size_t t = 0; t < 2; t++)
+        for (const clmc_field *field = tables[t]; field && field->name; field++)
+            CLMC_TRY(resolve_field(ctx, input, path, field, out));
+    return CLMC_OK;
+}
+
+static clmc_status prepare_model(resolve_context *ctx, cJSON *input)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(input, "type");
+    if (!type) return schema_error(ctx, "model.type", "required key missing");
+    CLMC_TRY(check_value(ctx, "model.type", &ctx->model_type_fields[0], type));
+    ctx->model = clmc_model_find(type->valuestring);
+    return CLMC_OK;
+}
+
+static clmc_status prepare_output(resolve_context *ctx, cJSON *input)
+{
+    if (cJSON_GetObjectItemCaseSensitive(input, "dir")) return CLMC_OK;
+    size_t size = strlen(ctx->name) + sizeof "out/";
+    char *dir = malloc(size);
+    if (!dir) return out_of_memory();
+    snprintf(dir, size, "out/%s", ctx->name);
+    cJSON *added = cJSON_AddStringToObject(input, "dir", dir);
+    free(dir);
+    return added ? CLMC_OK : out_of_memory();
+}
+
+static clmc_status resolve_section(resolve_context *ctx, cJSON *root_in, const section_schema *section,
+                                   cJSON *root_out)
+{
+    cJSON *input = cJSON_GetObjectItemCaseSensitive(root_in, section->name);
+    if (!input && section->required) return schema_error(ctx, section->name, "required key missing");
+    if (!input && !(input = cJSON_AddObjectToObject(root_in, section->name))) return out_of_memory();
+    if (!cJSON_IsObject(input)) return wrong_type(ctx, section->name, "an object", input);
+    if (section->prepare) CLMC_TRY(section->prepare(ctx, input));
+    const clmc_field *tables[2] = {section->fields, NULL};
+    if (section->select_tables) section->select_tables(ctx, input, tables);
+    const char *names[MAX_SECTION_KEYS + 1];
+    collect_names(tables, NULL, 0, names);
+    CLMC_TRY(check_keys(ctx, input, section->name, names));
+    cJSON *out = cJSON_AddObjectToObject(root_out, section->name);
+    if (!out) return out_of_memory();
+    return resolve_fields(ctx, input, section->name, tables, out);
+}
+
+/* "presets/ising2d.json" -> "ising2d"; strings without a file -> "unnamed". */
+static clmc_status fill_default_name(const resolve_context *ctx, cJSON *root_in)
+{
+    if (cJSON_GetObjectItemCaseSensitive(root_in, "name")) return CLMC_OK;
+    const char *base = strrchr(ctx->source, '/');
+    base = base ? base + 1 : ctx->source;
+    size_t length = strlen(base);
+    if (length >= 5 && strcmp(base + length - 5, ".json") == 0) length -= 5;
+    if (strcmp(ctx->source, "<string>") == 0 || length == 0) {
+        base = "unnamed";
+        length = strlen(base);
+    }
+    char *name = malloc(length + 1);
+    if (!name) return out_of_memory();
+    memcpy(name, base, length);
+    name[length] = '\0';
+    cJSON *added = cJSON_AddStringToObject(root_in, "name", name);
+    free(name);
+    return added ? CLMC_OK : out_of_memory();
+}
+
+static clmc_status resolve_tree(resolve_context *ctx, cJSON *root_in, cJSON *root_out)
+{
+    const clmc_field *tables[2] = {root_fields, NULL};
+    const char *names[MAX_SECTION_KEYS + 1];
+    collect_names(tables, sections, N_SECTIONS, names);
+    CLMC_TRY(check_keys(ctx, root_in, "", names));
+    CLMC_TRY(fill_default_name(ctx, root_in));
+    CLMC_TRY(resolve_fields(ctx, root_in, "", tables, root_out));
+    ctx->name = cJSON_GetObjectItemCaseSensitive(root_out, "name")->valuestring;
+    for (size_t i = 0; i < N_SECTIONS; i++) CLMC_TRY(resolve_section(ctx, root_in, &sections[i], root_out));
+    return CLMC_OK;
+}
+
+/* model.type accepts exactly the registry's types. */
+static clmc_status init_model_types(resolve_context *ctx)
+{
+    size_t n = 0;
+    while (clmc_models[n]) n++;
+    ctx->model_types = calloc(n + 1, sizeof *ctx->model_types);
+    if (!ctx->model_types) return out_of_memory();
+    for (size_t i = 0; i < n; i++) ctx->model_types[i] = clmc_models[i]->type;
+    ctx->model_type_fields[0] = (clmc_field){"type", CLMC_FIELD_STRING, 0, 0, false, ctx->model_types, NULL,
+                                             "model name (registry type)"};
+    ctx->model_type_fields[1] = (clmc_field)FIELD_END;
+    return CLMC_OK;
+}
+
+static clmc_status build_preset(cJSON *root_in, const char *source, clmc_preset **out)
+{
+    resolve_context ctx = {.source = source};
+    clmc_preset *preset = calloc(1, sizeof *preset);
+    cJSON *root = cJSON_CreateObject();
+    clmc_status status = preset && root ? init_model_types(&ctx) : out_of_memory();
+    if (status == CLMC_OK) status = resolve_tree(&ctx, root_in, root);
+    free(ctx.model_types);
+    if (status != CLMC_OK) {
+        cJSON_Delete(root);
+        free(preset);
+        return status;
+    }
+    preset->root = root;
+    preset->model = ctx.model;
+    *out = preset;
+    return CLMC_OK;
+}
+
+/* ---- JSON text ----------------------------------------------------------- */
+
+static bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+static bool only_whitespace(const char *text, size_t length)
+{
+    for (size_t i = 0; i < length; i++)
+        if (!is_json_space(text[i])) return false;
+    return true;
+}
+
+/* cJSON sometimes reports the byte after the culprit, so whitespace there
+ * means the culprit is the last character before it; the excerpt shows a
+ * little of the line before the position for the same reason. */
+static clmc_status syntax_error(const char *source, const char *text, size_t length, const char *at,
+                                const char *what)
+{
+    size_t offset = at && at >= text && (size_t)(at - text) < length ? (size_t)(at - text) : length - 1;
+    while (offset > 0 && is_json_space(text[offset])) offset--;
+    size_t line = 1, line_start = 0;
+    for (size_t i = 0; i < offset; i++) {
+        if (text[i] != '\n') continue;
+        line++;
+        line_start = i + 1;
+    }
+    size_t start = offset - line_start > EXCERPT_BEFORE ? offset - EXCERPT_BEFORE : line_start;
+    if (start > line_start) /* begin at a word boundary */
+        while (start < offset && !is_json_space(text[start - 1])) start++;
+    while (start < offset && is_json_space(text[start])) start++;
+    char near[EXCERPT_BYTES + 8];
+    excerpt(text + start, length - start, true, near, sizeof near);
+    size_t column = offset - line_start + 1;
+    return clmc_fail(CLMC_ERR_INPUT, "%s:%zu:%zu: %s near '%s'", source, line, column, what, near);
+}
+
+/* Parses with an explicit end pointer so trailing text is an error too. */
+static clmc_status parse_json_text(const char *text, size_t length, const char *source, cJSON **out)
+{
+    if (!text && length) return clmc_fail(CLMC_ERR_INPUT, "%s: no preset text", source);
+    if (length > PRESET_MAX_BYTES)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: preset is larger than 16 MiB", source);
+    if (only_whitespace(text, length)) return clmc_fail(CLMC_ERR_INPUT, "%s: preset is empty", source);
+    char *copy = malloc(length + 1); /* cJSON must never read past the text */
+    if (!copy) return out_of_memory();
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(copy, length, &end, false);
+    clmc_status status = CLMC_OK;
+    if (!root) {
+        status = syntax_error(source, copy, length, end, "invalid JSON");
+    } else if (!only_whitespace(end, length - (size_t)(end - copy))) {
+        while (is_json_space(*end)) end++;
+        status = syntax_error(source, copy, length, end, "invalid JSON: text after the end of the preset");
+    } else if (!cJSON_IsObject(root)) {
+        resolve_context ctx = {.source = source};
+        status = wrong_type(&ctx, "top level", "an object", root);
+    }
+    free(copy);
+    if (status != CLMC_OK) {
+        cJSON_Delete(root);
+        return status;
+    }
+    *out = root;
+    return CLMC_OK;
+}
+
+/* ---- Paths and overrides --------------------------------------------------- */
+
+typedef enum { SET_OK, SET_EMPTY_KEY, SET_NOT_OBJECT, SET_NO_MEMORY } set_result;
+
+static set_result put_value(cJSON *object, const char *key, cJSON *value)
+{
+    bool done = cJSON_GetObjectItemCaseSensitive(object, key)
+                    ? cJSON_ReplaceItemInObjectCaseSensitive(object, key, value)
+                    : cJSON_AddItemToObject(object, key, value);
+    if (done) return SET_OK;
+    cJSON_Delete(value);
+    return SET_NO_MEMORY;
+}
+
+/* Stores `value` (always consumed) at the dotted path, creating missing
+ * objects on the way.  On SET_NOT_OBJECT, `*prefix` is the length of the
+ * path part that names a non-object. */
+static set_result set_path(cJSON *root, const char *path, size_t path_length, cJSON *value, size_t *prefix)
+{
+    char *keys = malloc(path_length + 1);
+    if (!keys) {
+        cJSON_Delete(value);
+        return SET_NO_MEMORY;
+    }
+    memcpy(keys, path, path_length);
+    keys[path_length] = '\0';
+    set_result result = SET_OK;
+    cJSON *object = root;
+    for (char *key = keys;;) {
+        char *dot = strchr(key, '.');
+        if (dot) *dot = '\0';
+        if (key[0] == '\0') {
+            result = SET_EMPTY_KEY;
+            break;
+        }
+        if (!dot) {
+            result = put_value(object, key, value);
+            value = NULL;
+            break;
+        }
+        cJSON *child = cJSON_GetObjectItemCaseSensitive(object, key);
+        if (!child && !(child = cJSON_AddObjectToObject(object, key))) {
+            result = SET_NO_MEMORY;
+            break;
+        }
+        if (!cJSON_IsObject(child)) {
+            result = SET_NOT_OBJECT;
+            *prefix = (size_t)(dot - keys);
+            break;
+        }
+        object = child;
+        key = dot + 1;
+    }
+    free(keys);
+    cJSON_Delete(value);
+    return result;
+}
+
+/* JSON when the whole text is one JSON value, else the text as a string. */
+static cJSON *parse_override_value(const char *text)
+{
+    size_t length = strlen(text);
+    const char *end = NULL;
+    cJSON *json = cJSON_ParseWithLengthOpts(text, length, &end, false);
+    if (json && only_whitespace(end, length - (size_t)(end - text))) return json;
+    cJSON_Delete(json);
+    return cJSON_CreateString(text);
+}
+
+static clmc_status apply_override(cJSON *root, const char *override)
+{
+    const char *equals = strchr(override, '=');
+    if (!equals) return clmc_fail(CLMC_ERR_INPUT, "invalid override '%s': expected PATH=VALUE", override);
+    if (equals == override) return clmc_fail(CLMC_ERR_INPUT, "invalid override '%s': empty path", override);
+    cJSON *value = parse_override_value(equals + 1);
+    if (!value) return out_of_memory();
+    size_t prefix = 0;
+    switch (set_path(root, override, (size_t)(equals - override), value, &prefix)) {
+    case SET_OK: return CLMC_OK;
+    case SET_EMPTY_KEY:
+        return clmc_fail(CLMC_ERR_INPUT, "invalid override '%s': empty key in path", override);
+    case SET_NOT_OBJECT:
+        return clmc_fail(CLMC_ERR_INPUT, "invalid override '%s': '%.*s' is not an object", override,
+                         (int)prefix, override);
+    case SET_NO_MEMORY: break;
+    }
+    return out_of_memory();
+}
+
+static clmc_status apply_overrides(cJSON *root, const char *const *overrides, size_t n_overrides)
+{
+    if (n_overrides && !overrides) return clmc_fail(CLMC_ERR_INPUT, "overrides: no list given");
+    for (size_t i = 0; i < n_overrides; i++) {
+        if (!overrides[i]) return clmc_fail(CLMC_ERR_INPUT, "override %zu is missing", i + 1);
+        CLMC_TRY(apply_override(root, overrides[i]));
+    }
+    return CLMC_OK;
+}
+
+/* ---- Public API ------------------------------------------------------------ */
+
+clmc_status clmc_preset_parse(const char *text, size_t length, const char *source_name,
+                              const char *const *overrides, size_t n_overrides, clmc_preset **out)
+{
+    if (!out) return clmc_fail(CLMC_ERR_INPUT, "clmc_preset_parse: no output pointer");
+    *out = NULL;
+    const char *source = source_name ? source_name : "<string>";
+    cJSON *input = NULL;
+    CLMC_TRY(parse_json_text(text, length, source, &input));
+    clmc_preset *preset = NULL;
+    clmc_status status = apply_overrides(input, overrides, n_overrides);
+    if (status == CLMC_OK) status = build_preset(input, source, &preset);
+    cJSON_Delete(input);
+    if (status == CLMC_OK && preset->model->validate) status = preset->model->validate(preset);
+    if (status != CLMC_OK) {
+        clmc_preset_free(preset);
+        return status;
+    }
+    *out = preset;
+    return CLMC_OK;
+}
+
+/* Reads at most PRESET_MAX_BYTES + 1 bytes, so any file kind (pipes too) works. */
+static clmc_status read_preset_file(const char *path, char **text, size_t *length)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file) return clmc_fail(CLMC_ERR_INPUT, "cannot read preset '%s': %s", path, strerror(errno));
+    size_t capacity = 1 << 16, used = 0;
+    char *buf = malloc(capacity);
+    while (buf && used <= PRESET_MAX_BYTES) {
+        if (used == capacity) {
+            capacity *= 2;
+            char *grown = realloc(buf, capacity);
+            if (!grown) free(buf);
+            buf = grown;
+            if (!buf) break;
+        }
+        size_t got = fread(buf + used, 1, capacity - used, file);
+        used += got;
+        if (got == 0) break;
+    }
+    int read_errno = ferror(file) ? errno : 0;
+    fclose(file);
+    clmc_status status = CLMC_OK;
+    if (!buf)
+        status = out_of_memory();
+    else if (read_errno)
+        status = clmc_fail(CLMC_ERR_INPUT, "cannot read preset '%s': %s", path, strerror(read_errno));
+    else if (used > PRESET_MAX_BYTES)
+        status = clmc_fail(CLMC_ERR_INPUT, "preset '%s' is larger than 16 MiB", path);
+    if (status != CLMC_OK) {
+        free(buf);
+        return status;
+    }
+    *text = buf;
+    *length = used;
+    return CLMC_OK;
+}
+
+clmc_status clmc_preset_load(const char *path, const char *const *overrides, size_t n_overrides,
+                             clmc_preset **out)
+{
+    if (!out) return clmc_fail(CLMC_ERR_INPUT, "clmc_preset_load: no output pointer");
+    *out = NULL;
+    if (!path) return clmc_fail(CLMC_ERR_INPUT, "cannot read preset: no path given");
+    char *text = NULL;
+    size_t length = 0;
+    CLMC_TRY(read_preset_file(path, &text, &length));
+    clmc_status status = clmc_preset_parse(text, length, path, overrides, n_overrides, out);
+    free(text);
+    return status;
+}
+
+void clmc_preset_free(clmc_preset *preset)
+{
+    if (!preset) return;
+    cJSON_Delete(preset->root);
+    free(preset);
+}
+
+char *clmc_preset_to_json(const clmc_preset *preset) { return preset ? cJSON_Print(preset->root) : NULL; }
+
+const void *clmc_preset_tree(const clmc_preset *preset) { return preset ? preset->root : NULL; }
+
+static cJSON *child_with_key(const cJSON *object, const char *key, size_t length)
+{
+    if (!cJSON_IsObject(object)) return NULL;
+    for (cJSON *item = object->child; item; item = item->next)
+        if (item->string && strncmp(item->string, key, length) == 0 && item->string[length] == '\0')
+            return item;
+    return NULL;
+}
+
+static cJSON *find_path(const clmc_preset *preset, const char *path)
+{
+    if (!preset || !path) return NULL;
+    const cJSON *node = preset->root;
+    for (;;) {
+        size_t length = strcspn(path, ".");
+        cJSON *child = child_with_key(node, path, length);
+        if (!child || path[length] == '\0') return child;
+        node = child;
+        path += length + 1;
+    }
+}
+
+long long clmc_preset_int(const clmc_preset *preset, const char *path)
+{
+    const cJSON *item = find_path(preset, path);
+    bool representable = cJSON_IsNumber(item) && fabs(item->valuedouble) < 9.2e18;
+    return representable ? (long long)item->valuedouble : 0;
+}
+
+double clmc_preset_number(const clmc_preset *preset, const char *path)
+{
+    const cJSON *item = find_path(preset, path);
+    return cJSON_IsNumber(item) ? item->valuedouble : NAN;
+}
+
+const char *clmc_preset_string(const clmc_preset *preset, const char *path)
+{
+    const cJSON *item = find_path(preset, path);
+    return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+bool clmc_preset_bool(const clmc_preset *preset, const char *path)
+{
+    return cJSON_IsTrue(find_path(preset, path));
+}
+
+bool clmc_preset_has(const clmc_preset *preset, const char *path) { return find_path(preset, path) != NULL; }
+
+void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value)
+{
+    cJSON *item = find_path(preset, path);
+    if (cJSON_IsNumber(item)) {
+        cJSON_SetNumberHelper(item, (double)value);
+        return;
+    }
+    size_t prefix = 0;
+    if (preset && path)
+        set_path(preset->root, path, strlen(path), cJSON_CreateNumber((double)value), &prefix);
+}

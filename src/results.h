@@ -1,0 +1,21 @@
+/* Result files: atomic writes, result.json pieces and series.csv. */
+#ifndef CLMC_RESULTS_H
+#define CLMC_RESULTS_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clmc/runtime.h"
+#include "clmc/status.h"
+
+/* mkdir -p */
+clmc_status clmc_make_directory(const char *path);
+/* Writes DIR/NAME through a temporary file, fsync and rename. */
+clmc_status clmc_write_file_atomic(const char *dir, const char *name, const char *data, size_t length);
+cJSON *clmc_device_json(const clmc_device_info *device);
+/* CSV text: "sweep,<columns>" then one row per measurement; caller frees. */
+char *clmc_series_csv(const char *const *columns, size_t n_columns, const uint64_t *sweeps,
+                      const double *rows, size_t n_rows);
+
+#endif

@@ -1,0 +1,40 @@
+/* In-process runs of presets and z-score comparisons for the physics tests. */
+#include "physics.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/engine.h"
+#include "clmc/preset.h"
+#include "testenv.h"
+
+cJSON *physics_run(const char *preset_json, const char *label)
+{
+    char *dir = test_scratch_dir(label);
+    cr_assert_not_null(dir, "scratch directory");
+    char override[4200];
+    snprintf(override, sizeof override, "output.dir=\"%s\"", dir);
+    const char *overrides[] = {override};
+    clmc_preset *preset = NULL;
+    clmc_status status = clmc_preset_parse(preset_json, strlen(preset_json), label, overrides, 1, &preset);
+    cr_assert_eq(status, CLMC_OK, "preset: %s", clmc_error_message());
+    clmc_run_options options = {.quiet = true};
+    status = clmc_run(preset, &options);
+    cr_assert_eq(status, CLMC_OK, "run: %s", clmc_error_message());
+    clmc_preset_free(preset);
+    cJSON *result = test_load_result(dir);
+    cr_assert_not_null(result, "result.json in %s", dir);
+    free(dir);
+    return result;
+}
+
+double physics_compare(const char *what, double measured, double error, double reference)
+{
+    double z = error > 0 ? (measured - reference) / error : INFINITY;
+    printf("%-48s %12.7f +- %.7f  vs %12.7f  (z = %+.2f)\n", what, measured, error, reference, z);
+    fflush(stdout);
+    return fabs(z);
+}

@@ -1,0 +1,14 @@
+/* Running a preset in-process for physics tests and comparing with a reference. */
+#ifndef CLMC_TEST_PHYSICS_H
+#define CLMC_TEST_PHYSICS_H
+
+#include <cjson/cJSON.h>
+
+/* Parses the preset text (output.dir is set to a fresh scratch directory),
+ * runs it on the default device and returns the parsed result.json. */
+cJSON *physics_run(const char *preset_json, const char *label);
+
+/* Prints "what: measured +- error vs reference (z = ...)" and returns |z|. */
+double physics_compare(const char *what, double measured, double error, double reference);
+
+#endif

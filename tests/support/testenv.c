@@ -1,0 +1,98 @@
+/* Scratch directories, running the clmc binary and reading its result files. */
+#include "testenv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *test_scratch_dir(const char *label)
+{
+    static int counter;
+    const char *base = getenv("CLMC_TEST_TMP");
+    if (!base || !*base) base = "/tmp";
+    mkdir(base, 0755);
+    char *path = malloc(4096);
+    snprintf(path, 4096, "%s/%s-%ld-%d", base, label, (long)getpid(), counter++);
+    char command[4200];
+    snprintf(command, sizeof command, "rm -rf '%s'", path);
+    if (system(command) != 0 || mkdir(path, 0755) != 0) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+char *test_read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t capacity = 4096, n = 0, got;
+    char *text = malloc(capacity);
+    while (text && (got = fread(text + n, 1, capacity - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == capacity) text = realloc(text, capacity *= 2);
+    }
+    fclose(f);
+    if (text) text[n] = '\0';
+    return text;
+}
+
+void test_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+int test_run_clmc(char **output, const char *args_format, ...)
+{
+    char args[8192], command[8500];
+    va_list ap;
+    va_start(ap, args_format);
+    vsnprintf(args, sizeof args, args_format, ap);
+    va_end(ap);
+    const char *bin = getenv("CLMC_BIN");
+    snprintf(command, sizeof command, "'%s' %s 2>&1", bin ? bin : "clmc", args);
+    FILE *pipe = popen(command, "r");
+    if (!pipe) return -1;
+    size_t capacity = 4096, n = 0, got;
+    char *text = malloc(capacity);
+    while (text && (got = fread(text + n, 1, capacity - n - 1, pipe)) > 0) {
+        n += got;
+        if (n + 1 == capacity) text = realloc(text, capacity *= 2);
+    }
+    if (text) text[n] = '\0';
+    int status = pclose(pipe);
+    if (output) *output = text;
+    else free(text);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+cJSON *test_load_result(const char *dir)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/result.json", dir);
+    char *text = test_read_file(path);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
+double test_observable(const cJSON *result, const char *name, const char *field)
+{
+    const cJSON *observables = cJSON_GetObjectItemCaseSensitive(result, "observables");
+    const cJSON *entry = cJSON_GetObjectItemCaseSensitive(observables, name);
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(entry, field);
+    return cJSON_IsNumber(value) ? value->valuedouble : 0.0 / 0.0;
+}
+
+int test_path_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}

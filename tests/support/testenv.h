@@ -1,0 +1,21 @@
+/* Test helpers: scratch directories, running the clmc binary, small files. */
+#ifndef CLMC_TESTENV_H
+#define CLMC_TESTENV_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/* A fresh directory under $CLMC_TEST_TMP (or /tmp); caller frees the path. */
+char *test_scratch_dir(const char *label);
+/* Runs "$CLMC_BIN ARGS" through the shell; returns the exit status and, if
+ * output is non-NULL, stdout+stderr (caller frees). */
+int test_run_clmc(char **output, const char *args_format, ...) __attribute__((format(printf, 2, 3)));
+char *test_read_file(const char *path);
+void test_write_file(const char *path, const char *text);
+/* Parsed DIR/result.json, or NULL. */
+cJSON *test_load_result(const char *dir);
+/* observables.NAME.mean / .error from a parsed result. */
+double test_observable(const cJSON *result, const char *name, const char *field);
+int test_path_exists(const char *path);
+
+#endif

@@ -1,0 +1,174 @@
+/* The command line as a user meets it: bad input is refused with exit status 2
+ * and a message naming the problem, runs are reproducible, devices agree. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testenv.h"
+
+#define GOOD_PRESET                                                                      \
+    "{\"name\": \"cli\", \"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16},"       \
+    " \"algorithm\": {\"layout\": \"tiled\", \"tile\": 8, \"hits\": 2},"                 \
+    " \"ensemble\": {\"beta\": 0.44}, \"run\": {\"thermalization\": 50, \"sweeps\": 300, \"seed\": 5}}"
+
+typedef struct {
+    const char *label, *preset, *extra_args, *expected_message;
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"syntax error", "{\"model\": {\"type\": \"ising\",,\n \"L\": 16}}", "", "invalid JSON"},
+    {"unknown key", "{\"model\": {\"type\": \"ising\", \"L\": 16, \"Lx\": 3}, \"ensemble\": {\"beta\": 0.4}}", "",
+     "did you mean"},
+    {"wrong type", "{\"model\": {\"type\": \"ising\", \"L\": \"sixteen\"}, \"ensemble\": {\"beta\": 0.4}}", "",
+     "model.L"},
+    {"out of range", "{\"model\": {\"type\": \"ising\", \"L\": 16}, \"ensemble\": {\"beta\": -1}}", "",
+     "ensemble.beta"},
+    {"unknown model", "{\"model\": {\"type\": \"isinq\", \"L\": 16}, \"ensemble\": {\"beta\": 0.4}}", "",
+     "model.type"},
+    {"L not divisible by tile",
+     "{\"model\": {\"type\": \"ising\", \"L\": 30}, \"algorithm\": {\"tile\": 8}, \"ensemble\": {\"beta\": 0.4}}", "",
+     "algorithm.tile"},
+    {"odd L", "{\"model\": {\"type\": \"ising\", \"L\": 15}, \"ensemble\": {\"beta\": 0.4}}", "", "model.L"},
+    {"multi-hit without tiles",
+     "{\"model\": {\"type\": \"ising\", \"L\": 16}, \"algorithm\": {\"layout\": \"naive\", \"hits\": 3},"
+     " \"ensemble\": {\"beta\": 0.4}}", "", "algorithm.hits"},
+    {"missing file", NULL, "", "cannot read preset"},
+    {"unknown device", GOOD_PRESET, "--device no-such-device-xyz", "no-such-device-xyz"},
+    {"malformed --set", GOOD_PRESET, "--set model.L", "model.L"},
+    {"--set out of range", GOOD_PRESET, "--set model.dim=4", "model.dim"},
+    {"unknown option", GOOD_PRESET, "--frobnicate", "--frobnicate"},
+};
+
+Test(cli, bad_input_exits_2_with_a_message_and_writes_nothing)
+{
+    char *dir = test_scratch_dir("cli-bad");
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const bad_case *c = &bad_cases[i];
+        char preset_path[4200], out_dir[4200];
+        snprintf(preset_path, sizeof preset_path, "%s/case%zu.json", dir, i);
+        snprintf(out_dir, sizeof out_dir, "%s/out%zu", dir, i);
+        if (c->preset) test_write_file(preset_path, c->preset);
+        char *output = NULL;
+        int status = test_run_clmc(&output, "run '%s' --quiet --out '%s' %s", preset_path, out_dir, c->extra_args);
+        printf("[%s] exit %d: %s", c->label, status, output ? output : "(no output)\n");
+        cr_expect_eq(status, 2, "%s: exit status %d, expected 2", c->label, status);
+        cr_expect(output && strstr(output, c->expected_message), "%s: message lacks '%s'", c->label,
+                  c->expected_message);
+        cr_expect(!test_path_exists(out_dir), "%s: output directory was created", c->label);
+        free(output);
+    }
+    free(dir);
+}
+
+Test(cli, check_prints_the_resolved_preset)
+{
+    char *dir = test_scratch_dir("cli-check");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    test_write_file(path, "{\"model\": {\"type\": \"ising\", \"L\": 16}, \"ensemble\": {\"beta\": 0.4}}");
+    char *output = NULL;
+    int status = test_run_clmc(&output, "check '%s' --set run.sweeps=77", path);
+    cr_assert_eq(status, 0, "%s", output);
+    cJSON *resolved = cJSON_Parse(output);
+    cr_assert_not_null(resolved, "check output is not JSON: %s", output);
+    const cJSON *run = cJSON_GetObjectItem(resolved, "run");
+    cr_expect_eq(cJSON_GetObjectItem(run, "sweeps")->valueint, 77);
+    cr_expect_eq(cJSON_GetObjectItem(run, "thermalization")->valueint, 1000, "default filled in");
+    cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(resolved, "algorithm"), "layout")->valuestring, "tiled");
+    cJSON_Delete(resolved);
+    free(output);
+    free(dir);
+}
+
+static char *run_to(const char *dir, const char *name, const char *device_args, const char *extra)
+{
+    char preset_path[4200], out_dir[4200];
+    snprintf(preset_path, sizeof preset_path, "%s/preset.json", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/%s", dir, name);
+    test_write_file(preset_path, GOOD_PRESET);
+    char *output = NULL;
+    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s' %s %s", preset_path, out_dir, device_args, extra);
+    cr_assert_eq(status, 0, "run failed: %s", output);
+    free(output);
+    char csv[4300];
+    snprintf(csv, sizeof csv, "%s/series.csv", out_dir);
+    return test_read_file(csv);
+}
+
+static const char *config_hash(const char *dir, const char *name)
+{
+    static char hash[64];
+    char out_dir[4200];
+    snprintf(out_dir, sizeof out_dir, "%s/%s", dir, name);
+    cJSON *result = test_load_result(out_dir);
+    cr_assert_not_null(result);
+    const cJSON *h = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), "configuration_fnv1a");
+    snprintf(hash, sizeof hash, "%s", cJSON_IsString(h) ? h->valuestring : "missing");
+    cJSON_Delete(result);
+    return hash;
+}
+
+Test(cli, same_seed_gives_identical_series_and_other_seed_differs)
+{
+    char *dir = test_scratch_dir("cli-repeat");
+    char *first = run_to(dir, "a", "", ""), *second = run_to(dir, "b", "", "");
+    char *other = run_to(dir, "c", "", "--set run.seed=6");
+    cr_assert(first && second && other);
+    cr_expect(strlen(first) > 300 * 10, "series.csv is too short");
+    cr_expect_str_eq(first, second, "same preset and seed gave different series.csv");
+    cr_expect_str_neq(first, other, "a different seed gave the same series");
+    char hash_a[64];
+    snprintf(hash_a, sizeof hash_a, "%s", config_hash(dir, "a"));
+    cr_expect_str_eq(hash_a, config_hash(dir, "b"));
+    printf("configuration hashes: %s (twice), seed 6: %s\n", hash_a, config_hash(dir, "c"));
+    free(first);
+    free(second);
+    free(other);
+    free(dir);
+}
+
+/* Bit-identity across devices needs two devices; CI has only PoCL. */
+Test(cli, devices_agree_bit_for_bit)
+{
+    char *output = NULL;
+    cr_assert_eq(test_run_clmc(&output, "devices --json"), 0, "%s", output);
+    cJSON *devices = cJSON_Parse(output);
+    free(output);
+    cr_assert(cJSON_IsArray(devices));
+    int n = cJSON_GetArraySize(devices);
+    if (n < 2) {
+        cJSON_Delete(devices);
+        cr_skip_test("only %d OpenCL device present: cross-device bit-identity needs two", n);
+    }
+    char *dir = test_scratch_dir("cli-devices");
+    char *reference = NULL, reference_hash[64] = "", args[64];
+    for (int i = 0; i < n; i++) {
+        const char *index = cJSON_GetObjectItem(cJSON_GetArrayItem(devices, i), "index")->valuestring;
+        snprintf(args, sizeof args, "--device %s", index);
+        char name[32];
+        snprintf(name, sizeof name, "device%d", i);
+        char *series = run_to(dir, name, args, "");
+        printf("device %s: configuration %s\n", index, config_hash(dir, name));
+        if (!reference) {
+            reference = series;
+            snprintf(reference_hash, sizeof reference_hash, "%s", config_hash(dir, name));
+            continue;
+        }
+        cr_expect_str_eq(series, reference, "device %s gave a different series.csv", index);
+        cr_expect_str_eq(config_hash(dir, name), reference_hash, "device %s: different configuration", index);
+        free(series);
+    }
+    free(reference);
+    cJSON_Delete(devices);
+    free(dir);
+}
+
+Test(cli, devices_lists_the_ci_device)
+{
+    char *output = NULL;
+    cr_assert_eq(test_run_clmc(&output, "devices"), 0);
+    printf("%s", output);
+    cr_expect(strstr(output, "0:0"), "device index missing");
+    free(output);
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what clmc needs on Debian/Ubuntu (only what is missing), then
+# configures and builds it in build/.  Usage: tools/setup.sh [meson options]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(gcc meson ninja-build pkg-config ocl-icd-opencl-dev opencl-c-headers
+          pocl-opencl-icd clinfo libcjson-dev libcriterion-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -q
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${missing[@]}"
+fi
+
+if [ ! -f build/build.ninja ]; then
+  meson setup build "$@"
+elif [ $# -gt 0 ]; then
+  meson configure build "$@"
+fi
+ninja -C build
