@@ -655,6 +655,16 @@ static clmc_status apply_overrides(cJSON *root, const char *const *overrides, si
 
 /* ---- Public API ------------------------------------------------------------ */
 
+/* The model's cross-field checks, with their message prefixed like the schema's. */
+static clmc_status validate_model(const clmc_preset *preset, const char *source)
+{
+    clmc_status status = preset->model->validate(preset);
+    if (status == CLMC_OK) return status;
+    char message[4096];
+    snprintf(message, sizeof message, "%s", clmc_error_message());
+    return clmc_fail(status, "%s: %s", source, message);
+}
+
 clmc_status clmc_preset_parse(const char *text, size_t length, const char *source_name,
                               const char *const *overrides, size_t n_overrides, clmc_preset **out)
 {
@@ -667,7 +677,7 @@ clmc_status clmc_preset_parse(const char *text, size_t length, const char *sourc
     clmc_status status = apply_overrides(input, overrides, n_overrides);
     if (status == CLMC_OK) status = build_preset(input, source, &preset);
     cJSON_Delete(input);
-    if (status == CLMC_OK && preset->model->validate) status = preset->model->validate(preset);
+    if (status == CLMC_OK && preset->model->validate) status = validate_model(preset, source);
     if (status != CLMC_OK) {
         clmc_preset_free(preset);
         return status;

@@ -62,6 +62,8 @@ static void fill_device_info(cl_platform_id platform, cl_device_id device, clmc_
 {
     cl_device_type type = 0;
     clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof info->platform, info->platform, NULL);
+    clGetPlatformInfo(platform, CL_PLATFORM_VENDOR, sizeof info->platform_vendor,
+                      info->platform_vendor, NULL);
     clGetPlatformInfo(platform, CL_PLATFORM_VERSION, sizeof info->platform_version,
                       info->platform_version, NULL);
     clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof info->name, info->name, NULL);
@@ -158,6 +160,7 @@ bool clmc_device_matches(const clmc_device_info *info, const char *selector)
     if (parse_index_selector(selector, &p, &d))
         return p == info->platform_index && d == info->device_index;
     return contains_ignoring_case(info->platform, selector) ||
+           contains_ignoring_case(info->platform_vendor, selector) ||
            contains_ignoring_case(info->vendor, selector) ||
            contains_ignoring_case(info->name, selector) ||
            contains_ignoring_case(info->type, selector);

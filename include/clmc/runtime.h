@@ -13,7 +13,7 @@
 
 typedef struct clmc_device_info {
     int platform_index, device_index;
-    char platform[256], platform_version[256];
+    char platform[256], platform_vendor[256], platform_version[256];
     char name[256], vendor[256], driver[256], version[256];
     const char *type; /* "GPU", "CPU", "ACCELERATOR", "OTHER" */
     cl_ulong global_mem_bytes, local_mem_bytes, max_alloc_bytes;

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU and no network: register the NVIDIA OpenCL
+# driver, build clmc against extracted Debian packages in .deps/root (cJSON,
+# Criterion), list devices, run the device-agreement and RNG tests, and record
+# the 2D Ising scan.  Usage: tools/gpu-session.sh OUTDIR [scan sizes...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=$1
+shift
+mkdir -p /tmp/icd "$out"
+cp /etc/OpenCL/vendors/*.icd /tmp/icd/ 2>/dev/null
+echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd
+deps=$PWD/.deps/root
+export PKG_CONFIG_PATH=$deps/usr/lib/x86_64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=$deps
+export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
+export CPATH=$deps/usr/include POCL_CACHE_DIR=/tmp/pocl-cache CLMC_CACHE_DIR=/tmp/clmc-cache
+rm -rf build
+meson setup build -Dtests=true >"$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
+ninja -C build >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+build/clmc devices | tee "$out/devices.txt"
+meson test -C build rng_device cli --print-errorlogs --verbose >"$out/tests.log" 2>&1
+echo "tests exit $?"; grep -E "device |configuration|Synthesis|SKIP|FAIL" "$out/tests.log"
+benchmarks/ising2d_scan.sh nvidia "$out/ising2d-scan-nvidia.json" "${@:-256 1024 4096 16384}"
