@@ -2,33 +2,49 @@
  * and on the double checkerboard with multi-hit tiles in local memory (tiled),
  * plus initialisation and exact integer energy/magnetisation reductions.
  *
- * Defines: DIM (2|3), EDGE (L), and for the tiled kernel TILE (tile edge),
- * ITEM_WIDTH (sites per work-item along x: 4, or 2 when TILE % 4 != 0),
- * TILES_PER_EDGE, TILE_COLOURS (2, or 3 when TILES_PER_EDGE is odd);
- * MEASURE_WG for the reduction.  Spins are chars +-1, row-major, x fastest. */
+ * Defines: DIM (2|3), EDGE (L), MEASURE_WG; for the tiled kernel TILE (tile
+ * edge), ITEM_WIDTH (sites per work-item along x: 8, 4 or 2, the largest that
+ * divides TILE), TILES_PER_EDGE, TILE_COLOURS (2, or 3 when TILES_PER_EDGE is
+ * odd).  Spins in global memory are chars +-1, row-major, x fastest. */
 #include "common/philox.h"
 
-#define QUADS_PER_ROW ((EDGE + 3) / 4)
+#define OCTETS_PER_ROW ((EDGE + 7) / 8)
 #if DIM == 2
 #define SITES ((uint)EDGE * EDGE)
+#define NEIGHBOURS 4
 #else
 #define SITES ((uint)EDGE * EDGE * EDGE)
+#define NEIGHBOURS 6
 #endif
 
-/* Random numbers come in quads of four consecutive x in one row: the unit
- * index names the quad, the word the site inside it, so every site draws the
- * same number whatever the kernel or work-group layout. */
-inline uint quad_unit(uint x, uint y, uint z)
+/* Random numbers: one Philox draw per octet of eight consecutive x in a row
+ * (unit), per sweep and hit; site x takes 16-bit chunk x % 8.  So every site
+ * draws the same number whatever the kernel or work-group layout. */
+inline uint octet_unit(uint x, uint y, uint z)
 {
-    return (x >> 2) + QUADS_PER_ROW * (y + EDGE * z);
+    return (x >> 3) + OCTETS_PER_ROW * (y + EDGE * z);
 }
 
-/* Thresholds are floor(exp(-beta dE) 2^32) for dE = 4, 8, 12: integer
+typedef struct {
+    clmc_philox_key key;
+    uint sweep, hit;
+    uint thresholds[3]; /* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12 */
+} metropolis_stream;
+
+/* Metropolis test for a spin with `aligned` of its neighbours parallel to it:
+ * dE = 4 (aligned - NEIGHBOURS/2).  The decision equals r32 < threshold for a
+ * 32-bit uniform r32 whose high half is `r16`; the low half is drawn (purpose
+ * REFINE, indexed by site) only in the rare case the high halves tie.  Integer
  * comparisons keep devices bit-identical. */
-inline bool metropolis_accept(int spin_times_field, uint r, uint t4, uint t8, uint t12)
+inline bool metropolis_accept(uint aligned, uint r16, uint site, const metropolis_stream *m)
 {
-    uint threshold = spin_times_field == 2 ? t4 : (spin_times_field == 4 ? t8 : t12);
-    return spin_times_field <= 0 || r < threshold;
+    if (aligned <= NEIGHBOURS / 2) return true;
+    uint excess = aligned - NEIGHBOURS / 2;
+    uint threshold = excess == 1 ? m->thresholds[0] : (excess == 2 ? m->thresholds[1] : m->thresholds[2]);
+    uint high = threshold >> 16;
+    if (r16 != high) return r16 < high;
+    clmc_philox_ctr low = clmc_random4(m->key, site, m->sweep, m->hit, CLMC_PURPOSE_REFINE);
+    return (low.v[0] & 0xFFFFu) < (threshold & 0xFFFFu);
 }
 
 inline uint wrap(int coordinate)
@@ -46,8 +62,8 @@ __kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint 
     }
     uint x = site % EDGE, row = site / EDGE;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, (x >> 2) + QUADS_PER_ROW * row, 0, 0, CLMC_PURPOSE_INIT);
-    spins[site] = (r.v[x & 3] >> 31) ? 1 : -1;
+    clmc_philox_ctr r = clmc_random4(key, (x >> 3) + OCTETS_PER_ROW * row, 0, 0, CLMC_PURPOSE_INIT);
+    spins[site] = (clmc_chunk16(r, x & 7) >> 15) ? 1 : -1;
 }
 
 /* One work-item per site of fine colour `colour`, global memory only. */
@@ -60,6 +76,7 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
     uint y = row % EDGE, z = row / EDGE;
     uint x = 2 * (item % (EDGE / 2)) + ((y + z + colour) & 1);
     uint site = x + EDGE * row;
+    int spin = spins[site];
     int field = spins[wrap((int)x - 1) + EDGE * row] + spins[wrap((int)x + 1) + EDGE * row]
               + spins[x + EDGE * (wrap((int)y - 1) + EDGE * z)]
               + spins[x + EDGE * (wrap((int)y + 1) + EDGE * z)];
@@ -67,20 +84,52 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
     field += spins[x + EDGE * (y + EDGE * wrap((int)z - 1))]
            + spins[x + EDGE * (y + EDGE * wrap((int)z + 1))];
 #endif
-    int spin = spins[site];
-    clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, quad_unit(x, y, z), sweep, 0, CLMC_PURPOSE_METROPOLIS);
-    if (metropolis_accept(spin * field, r.v[x & 3], t4, t8, t12)) spins[site] = (char)-spin;
+    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12}};
+    clmc_philox_ctr r = clmc_random4(m.key, octet_unit(x, y, z), sweep, 0, CLMC_PURPOSE_METROPOLIS);
+    uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
+    if (metropolis_accept(aligned, clmc_chunk16(r, x & 7), site, &m)) spins[site] = (char)-spin;
 }
 
 #ifdef TILE
+/* Local memory holds the tile and its halo as two colour planes (sites of
+ * even and odd global parity), one byte per site, 1 = spin up.  Updating one
+ * colour reads only the other plane, so no work-item reads a byte another
+ * writes in the same phase.  Within a plane row, the site at halo column hx
+ * (0 = left halo) sits at byte PLANE_PAD + (hx + 1) / 2; PLANE_PAD aligns each
+ * work-item's sites to its lane vector. */
 #define HALO_EDGE (TILE + 2)
+#define HALF_WIDTH (ITEM_WIDTH / 2)
+#define PLANE_PAD 3
+#define PLANE_ROW (((PLANE_PAD + TILE / 2 + 2) + 3) / 4 * 4)
 #if DIM == 2
 #define HALO_SITES (HALO_EDGE * HALO_EDGE)
+#define PLANE_BYTES (PLANE_ROW * HALO_EDGE)
 #define TILE_ITEMS (TILE * TILE / ITEM_WIDTH)
 #else
 #define HALO_SITES (HALO_EDGE * HALO_EDGE * HALO_EDGE)
+#define PLANE_BYTES (PLANE_ROW * HALO_EDGE * HALO_EDGE)
 #define TILE_ITEMS (TILE * TILE * TILE / ITEM_WIDTH)
+#endif
+
+/* lanes: HALF_WIDTH sites of one colour in one row, as a vector. */
+#if HALF_WIDTH == 4
+typedef uchar4 lanes;
+#define LANE(v, i) ((i) == 0 ? (v).s0 : (i) == 1 ? (v).s1 : (i) == 2 ? (v).s2 : (v).s3)
+#define MAKE_LANES(a) ((uchar4)((a)[0], (a)[1], (a)[2], (a)[3]))
+#define SHIFT_IN_LOW(v, b) ((uchar4)((b), (v).s0, (v).s1, (v).s2))
+#define SHIFT_IN_HIGH(v, b) ((uchar4)((v).s1, (v).s2, (v).s3, (b)))
+#elif HALF_WIDTH == 2
+typedef uchar2 lanes;
+#define LANE(v, i) ((i) == 0 ? (v).s0 : (v).s1)
+#define MAKE_LANES(a) ((uchar2)((a)[0], (a)[1]))
+#define SHIFT_IN_LOW(v, b) ((uchar2)((b), (v).s0))
+#define SHIFT_IN_HIGH(v, b) ((uchar2)((v).s1, (b)))
+#else
+typedef uchar lanes;
+#define LANE(v, i) (v)
+#define MAKE_LANES(a) ((a)[0])
+#define SHIFT_IN_LOW(v, b) (b)
+#define SHIFT_IN_HIGH(v, b) (b)
 #endif
 
 /* Colour of a tile coordinate along one ring of TILES_PER_EDGE tiles: 0/1
@@ -109,27 +158,82 @@ inline bool tile_of_group(uint group, uint colour, uint *tx, uint *ty, uint *tz)
 #endif
 }
 
-inline uint halo_index(uint hx, uint hy, uint hz)
+/* Byte offset of halo site (hx, hy, hz) inside its colour plane, and that colour. */
+inline uint plane_offset(uint hx, uint hy, uint hz)
 {
-    return hx + HALO_EDGE * (hy + HALO_EDGE * hz);
+    return PLANE_ROW * (hy + HALO_EDGE * hz) + PLANE_PAD + (hx + 1) / 2;
 }
 
-inline int local_field(__local const char *tile, uint h)
+inline uint halo_colour(uint hx, uint hy, uint hz)
 {
-    int field = tile[h - 1] + tile[h + 1] + tile[h - HALO_EDGE] + tile[h + HALO_EDGE];
-#if DIM == 3
-    field += tile[h - HALO_EDGE * HALO_EDGE] + tile[h + HALO_EDGE * HALO_EDGE];
-#endif
-    return field;
+    return (hx + hy + hz + DIM) & 1; /* global parity: tile origins are even */
 }
 
-/* Random word for site x of a work-item whose first site is x0. */
-inline uint item_word(clmc_philox_ctr r, uint x0, uint k)
+inline void load_tile(__local uchar *planes, __global const char *spins, int ox, int oy, int oz)
 {
-#if ITEM_WIDTH == 4
-    return r.v[k];
+    for (uint i = get_local_id(0); i < HALO_SITES; i += TILE_ITEMS) {
+        uint hx = i % HALO_EDGE, hy = (i / HALO_EDGE) % HALO_EDGE;
+#if DIM == 2
+        uint hz = 0, gz = 0;
 #else
-    return (x0 & 2) ? r.v[2 + k] : r.v[k];
+        uint hz = i / (HALO_EDGE * HALO_EDGE), gz = wrap(oz + (int)hz - 1);
+#endif
+        char spin = spins[wrap(ox + (int)hx - 1) + EDGE * (wrap(oy + (int)hy - 1) + EDGE * gz)];
+        planes[halo_colour(hx, hy, hz) * PLANE_BYTES + plane_offset(hx, hy, hz)] = spin > 0;
+    }
+}
+
+/* Number of up spins among the neighbours of this item's `colour` sites. */
+inline lanes up_neighbours(__local const uchar *other, uint first_offset)
+{
+    lanes row = *(__local const lanes *)other;
+    lanes left = first_offset ? row : SHIFT_IN_LOW(row, other[-1]);
+    lanes right = first_offset ? SHIFT_IN_HIGH(row, other[HALF_WIDTH]) : row;
+    lanes count = left + right + *(__local const lanes *)(other - PLANE_ROW)
+                + *(__local const lanes *)(other + PLANE_ROW);
+#if DIM == 3
+    count += *(__local const lanes *)(other - PLANE_ROW * HALO_EDGE)
+           + *(__local const lanes *)(other + PLANE_ROW * HALO_EDGE);
+#endif
+    return count;
+}
+
+/* Updates this item's sites of one colour: first_offset (0|1) is the position
+ * of the first of them among the item's ITEM_WIDTH sites. */
+inline void update_colour(__local uchar *own, __local const uchar *other, uint first_offset,
+                          clmc_philox_ctr r, uint octet_start, uint first_site,
+                          const metropolis_stream *m)
+{
+    lanes spins = *(__local lanes *)own;
+    lanes up = up_neighbours(other, first_offset);
+    uchar flips[HALF_WIDTH];
+#pragma unroll
+    for (uint i = 0; i < HALF_WIDTH; i++) {
+        uint k = first_offset + 2 * i;
+        uint aligned = LANE(spins, i) ? LANE(up, i) : NEIGHBOURS - LANE(up, i);
+        flips[i] = metropolis_accept(aligned, clmc_chunk16(r, octet_start + k), first_site + k, m);
+    }
+    *(__local lanes *)own = spins ^ MAKE_LANES(flips);
+}
+
+/* This item's ITEM_WIDTH spins as +-1 chars, interleaved from both planes. */
+inline void store_item(__global char *out, __local const uchar *plane0, __local const uchar *plane1,
+                       uint colour0_offset)
+{
+    lanes even = *(__local const lanes *)(colour0_offset ? plane1 : plane0);
+    lanes odd = *(__local const lanes *)(colour0_offset ? plane0 : plane1);
+    char values[ITEM_WIDTH];
+#pragma unroll
+    for (uint i = 0; i < HALF_WIDTH; i++) {
+        values[2 * i] = LANE(even, i) ? 1 : -1;
+        values[2 * i + 1] = LANE(odd, i) ? 1 : -1;
+    }
+#if ITEM_WIDTH == 8
+    *(__global char8 *)out = vload8(0, values);
+#elif ITEM_WIDTH == 4
+    *(__global char4 *)out = vload4(0, values);
+#else
+    *(__global char2 *)out = vload2(0, values);
 #endif
 }
 
@@ -140,23 +244,14 @@ __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1)))
 void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint sweep,
                         uint colour, uint hits, uint t4, uint t8, uint t12)
 {
-    __local char tile[HALO_SITES];
+    __local uchar planes[2 * PLANE_BYTES] __attribute__((aligned(4)));
     uint tx, ty, tz;
     if (!tile_of_group(get_group_id(0), colour, &tx, &ty, &tz)) return;
     int ox = (int)(tx * TILE), oy = (int)(ty * TILE), oz = (int)(tz * TILE);
-    uint lid = get_local_id(0);
-
-    for (uint i = lid; i < HALO_SITES; i += TILE_ITEMS) {
-        uint hx = i % HALO_EDGE, hy = (i / HALO_EDGE) % HALO_EDGE;
-#if DIM == 2
-        uint gz = 0;
-#else
-        uint gz = wrap(oz + (int)(i / (HALO_EDGE * HALO_EDGE)) - 1);
-#endif
-        tile[i] = spins[wrap(ox + (int)hx - 1) + EDGE * (wrap(oy + (int)hy - 1) + EDGE * gz)];
-    }
+    load_tile(planes, spins, ox, oy, oz);
     barrier(CLK_LOCAL_MEM_FENCE);
 
+    uint lid = get_local_id(0);
     uint lx0 = (lid % (TILE / ITEM_WIDTH)) * ITEM_WIDTH;
     uint ly = (lid / (TILE / ITEM_WIDTH)) % TILE;
 #if DIM == 2
@@ -165,26 +260,23 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     uint lz = lid / (TILE / ITEM_WIDTH) / TILE, hz = lz + 1;
 #endif
     uint gx0 = (uint)ox + lx0, gy = (uint)oy + ly, gz = (uint)oz + lz;
-    uint h0 = halo_index(lx0 + 1, ly + 1, hz);
-    uint unit = quad_unit(gx0, gy, gz);
-    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint first_site = gx0 + EDGE * (gy + EDGE * gz);
+    uint offset = plane_offset(lx0 + 1, ly + 1, hz);
+    /* Position of the first colour-0 site among the item's sites. */
+    uint colour0_offset = halo_colour(lx0 + 1, ly + 1, hz);
+    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12}};
+    uint unit = octet_unit(gx0, gy, gz);
 
     for (uint hit = 0; hit < hits; hit++) {
-        clmc_philox_ctr r = clmc_random4(key, unit, sweep, hit, CLMC_PURPOSE_METROPOLIS);
+        m.hit = hit;
+        clmc_philox_ctr r = clmc_random4(m.key, unit, sweep, hit, CLMC_PURPOSE_METROPOLIS);
         for (uint fine = 0; fine < 2; fine++) {
-#pragma unroll
-            for (uint k = 0; k < ITEM_WIDTH; k++) {
-                if (((gx0 + k + gy + gz) & 1) != fine) continue;
-                int spin = tile[h0 + k];
-                if (metropolis_accept(spin * local_field(tile, h0 + k), item_word(r, gx0, k), t4, t8, t12))
-                    tile[h0 + k] = (char)-spin;
-            }
+            update_colour(planes + fine * PLANE_BYTES + offset, planes + (1 - fine) * PLANE_BYTES + offset,
+                          colour0_offset ^ fine, r, gx0 & 7, first_site, &m);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
-
-    for (uint k = 0; k < ITEM_WIDTH; k++)
-        spins[gx0 + k + EDGE * (gy + EDGE * gz)] = tile[h0 + k];
+    store_item(spins + first_site, planes + offset, planes + PLANE_BYTES + offset, colour0_offset);
 }
 #endif
 

@@ -6,16 +6,13 @@
 
 #ifdef __OPENCL_C_VERSION__
 typedef uint clmc_u32;
+typedef ulong clmc_u64;
 #define CLMC_INLINE inline
-static inline clmc_u32 clmc_mulhi32(clmc_u32 a, clmc_u32 b) { return mul_hi(a, b); }
 #else
 #include <stdint.h>
 typedef uint32_t clmc_u32;
+typedef uint64_t clmc_u64;
 #define CLMC_INLINE static inline
-CLMC_INLINE clmc_u32 clmc_mulhi32(clmc_u32 a, clmc_u32 b)
-{
-    return (clmc_u32)(((uint64_t)a * (uint64_t)b) >> 32);
-}
 #endif
 
 typedef struct { clmc_u32 v[4]; } clmc_philox_ctr;
@@ -28,15 +25,14 @@ typedef struct { clmc_u32 v[2]; } clmc_philox_key;
 
 CLMC_INLINE clmc_philox_ctr clmc_philox_round(clmc_philox_ctr c, clmc_philox_key k)
 {
-    clmc_u32 hi0 = clmc_mulhi32(CLMC_PHILOX_M0, c.v[0]);
-    clmc_u32 lo0 = CLMC_PHILOX_M0 * c.v[0];
-    clmc_u32 hi1 = clmc_mulhi32(CLMC_PHILOX_M1, c.v[2]);
-    clmc_u32 lo1 = CLMC_PHILOX_M1 * c.v[2];
+    /* One widening multiply gives both halves (a single instruction on GPUs). */
+    clmc_u64 p0 = (clmc_u64)CLMC_PHILOX_M0 * c.v[0];
+    clmc_u64 p1 = (clmc_u64)CLMC_PHILOX_M1 * c.v[2];
     clmc_philox_ctr r;
-    r.v[0] = hi1 ^ c.v[1] ^ k.v[0];
-    r.v[1] = lo1;
-    r.v[2] = hi0 ^ c.v[3] ^ k.v[1];
-    r.v[3] = lo0;
+    r.v[0] = (clmc_u32)(p1 >> 32) ^ c.v[1] ^ k.v[0];
+    r.v[1] = (clmc_u32)p1;
+    r.v[2] = (clmc_u32)(p0 >> 32) ^ c.v[3] ^ k.v[1];
+    r.v[3] = (clmc_u32)p0;
     return r;
 }
 
@@ -68,5 +64,12 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
 /* Purposes: one value per distinct use of random numbers in the engine. */
 #define CLMC_PURPOSE_INIT 0u
 #define CLMC_PURPOSE_METROPOLIS 1u
+#define CLMC_PURPOSE_REFINE 2u
+
+/* Chunk q (0..7) of a draw as a 16-bit uniform: one draw serves eight sites. */
+CLMC_INLINE clmc_u32 clmc_chunk16(clmc_philox_ctr r, clmc_u32 q)
+{
+    return (r.v[q >> 1] >> ((q & 1u) * 16u)) & 0xFFFFu;
+}
 
 #endif

@@ -64,16 +64,29 @@ static clmc_status ising_validate(const clmc_preset *p)
     return CLMC_OK;
 }
 
+/* Sites per work-item along x in the tiled kernel: the largest of 8, 4, 2 dividing the tile. */
+static int item_width(int tile)
+{
+    return tile % 8 == 0 ? 8 : (tile % 4 == 0 ? 4 : 2);
+}
+
 static size_t tile_items(int dim, int tile)
 {
     size_t sites = (size_t)tile * (size_t)tile * (dim == 3 ? (size_t)tile : 1);
-    return sites / (tile % 4 == 0 ? 4 : 2);
+    return sites / (size_t)item_width(tile);
+}
+
+/* Two colour planes of the tile plus halo, rows padded as in cl/ising.cl. */
+static size_t tile_local_bytes(int dim, int tile)
+{
+    size_t row = (size_t)(3 + tile / 2 + 2 + 3) / 4 * 4, rows = (size_t)(tile + 2);
+    return 2 * row * rows * (dim == 3 ? rows : 1);
 }
 
 static bool tile_fits_device(const clmc_device_info *d, int dim, int tile)
 {
-    size_t halo = (size_t)(tile + 2) * (size_t)(tile + 2) * (dim == 3 ? (size_t)(tile + 2) : 1);
-    return tile_items(dim, tile) <= d->max_work_group_size && halo + 2 * MEASURE_WG_MAX * 4 <= d->local_mem_bytes;
+    return tile_items(dim, tile) <= d->max_work_group_size &&
+           tile_local_bytes(dim, tile) + 2 * MEASURE_WG_MAX * 4 <= d->local_mem_bytes;
 }
 
 /* Per-device default tile edge: the first candidate that fits lattice and device. */
@@ -100,9 +113,9 @@ static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
         clmc_preset_set_int(p, "algorithm.tile", s->tile);
     }
     if (!tile_fits_device(d, s->dim, s->tile))
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d needs %zu work-items per group and %d^%d bytes of "
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d needs %zu work-items per group and %zu bytes of "
                          "local memory; %s allows %zu work-items and %llu bytes",
-                         s->tile, tile_items(s->dim, s->tile), s->tile + 2, s->dim, d->name,
+                         s->tile, tile_items(s->dim, s->tile), tile_local_bytes(s->dim, s->tile), d->name,
                          d->max_work_group_size, (unsigned long long)d->local_mem_bytes);
     int tiles_per_edge = s->edge / s->tile;
     s->tile_colours = tiles_per_edge % 2 == 0 ? 2 : 3;
@@ -132,7 +145,7 @@ static clmc_status build_kernels(ising_state *s)
     if (s->tiled)
         snprintf(options + n, sizeof options - (size_t)n,
                  " -DTILE=%d -DITEM_WIDTH=%d -DTILES_PER_EDGE=%d -DTILE_COLOURS=%d", s->tile,
-                 s->tile % 4 == 0 ? 4 : 2, s->edge / s->tile, s->tile_colours);
+                 item_width(s->tile), s->edge / s->tile, s->tile_colours);
     CLMC_TRY(clmc_program_build(s->rt, "ising.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "ising_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "ising_tiled_update" : "ising_naive_update", &s->update));
