@@ -102,11 +102,9 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
 #define PLANE_PAD 3
 #define PLANE_ROW (((PLANE_PAD + TILE / 2 + 2) + 3) / 4 * 4)
 #if DIM == 2
-#define HALO_SITES (HALO_EDGE * HALO_EDGE)
 #define PLANE_BYTES (PLANE_ROW * HALO_EDGE)
 #define TILE_ITEMS (TILE * TILE / ITEM_WIDTH)
 #else
-#define HALO_SITES (HALO_EDGE * HALO_EDGE * HALO_EDGE)
 #define PLANE_BYTES (PLANE_ROW * HALO_EDGE * HALO_EDGE)
 #define TILE_ITEMS (TILE * TILE * TILE / ITEM_WIDTH)
 #endif
@@ -169,14 +167,60 @@ inline uint halo_colour(uint hx, uint hy, uint hz)
     return (hx + hy + hz + DIM) & 1; /* global parity: tile origins are even */
 }
 
-inline void load_tile(__local uchar *planes, __global const char *spins, int ox, int oy, int oz)
-{
-    for (uint i = get_local_id(0); i < HALO_SITES; i += TILE_ITEMS) {
-        uint hx = i % HALO_EDGE, hy = (i / HALO_EDGE) % HALO_EDGE;
-#if DIM == 2
-        uint hz = 0, gz = 0;
+#if ITEM_WIDTH == 8
+typedef char8 item_spins;
+#elif ITEM_WIDTH == 4
+typedef char4 item_spins;
 #else
-        uint hz = i / (HALO_EDGE * HALO_EDGE), gz = wrap(oz + (int)hz - 1);
+typedef char2 item_spins;
+#endif
+#define FACE_SITES (DIM == 2 ? TILE : TILE * TILE)
+#define HALO_FACE_SITES (2 * DIM * FACE_SITES)
+
+/* Halo site h (0 .. HALO_FACE_SITES-1) on the faces of the tile; corners and
+ * edges are never neighbours of interior sites and are not loaded. */
+inline void halo_face_site(uint h, uint *hx, uint *hy, uint *hz)
+{
+    uint face = h / FACE_SITES, pos = h % FACE_SITES;
+    uint a = 1 + pos % TILE, b = 1 + pos / TILE, edge = (face & 1) ? TILE + 1 : 0;
+    if (face < 2) { *hx = edge; *hy = a; *hz = b; }
+    else if (face < 4) { *hx = a; *hy = edge; *hz = b; }
+    else { *hx = a; *hy = b; *hz = edge; }
+#if DIM == 2
+    *hz = 0;
+#endif
+}
+
+/* Each work-item loads its own ITEM_WIDTH sites with one vector read and
+ * splits them into the colour planes; the halo faces are shared out. */
+inline void load_tile(__local uchar *planes, __global const char *spins, int ox, int oy, int oz,
+                      uint first_site, uint offset, uint colour0_offset)
+{
+    char values[ITEM_WIDTH];
+    item_spins own = *(__global const item_spins *)(spins + first_site);
+#if ITEM_WIDTH == 8
+    vstore8(own, 0, values);
+#elif ITEM_WIDTH == 4
+    vstore4(own, 0, values);
+#else
+    vstore2(own, 0, values);
+#endif
+    uchar even[HALF_WIDTH], odd[HALF_WIDTH];
+#pragma unroll
+    for (uint i = 0; i < HALF_WIDTH; i++) {
+        even[i] = values[2 * i] > 0;
+        odd[i] = values[2 * i + 1] > 0;
+    }
+    *(__local lanes *)(planes + colour0_offset * PLANE_BYTES + offset) = MAKE_LANES(even);
+    *(__local lanes *)(planes + (1 - colour0_offset) * PLANE_BYTES + offset) = MAKE_LANES(odd);
+
+    for (uint h = get_local_id(0); h < HALO_FACE_SITES; h += TILE_ITEMS) {
+        uint hx, hy, hz;
+        halo_face_site(h, &hx, &hy, &hz);
+#if DIM == 2
+        uint gz = 0;
+#else
+        uint gz = wrap(oz + (int)hz - 1);
 #endif
         char spin = spins[wrap(ox + (int)hx - 1) + EDGE * (wrap(oy + (int)hy - 1) + EDGE * gz)];
         planes[halo_colour(hx, hy, hz) * PLANE_BYTES + plane_offset(hx, hy, hz)] = spin > 0;
@@ -248,9 +292,6 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     uint tx, ty, tz;
     if (!tile_of_group(get_group_id(0), colour, &tx, &ty, &tz)) return;
     int ox = (int)(tx * TILE), oy = (int)(ty * TILE), oz = (int)(tz * TILE);
-    load_tile(planes, spins, ox, oy, oz);
-    barrier(CLK_LOCAL_MEM_FENCE);
-
     uint lid = get_local_id(0);
     uint lx0 = (lid % (TILE / ITEM_WIDTH)) * ITEM_WIDTH;
     uint ly = (lid / (TILE / ITEM_WIDTH)) % TILE;
@@ -264,6 +305,8 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     uint offset = plane_offset(lx0 + 1, ly + 1, hz);
     /* Position of the first colour-0 site among the item's sites. */
     uint colour0_offset = halo_colour(lx0 + 1, ly + 1, hz);
+    load_tile(planes, spins, ox, oy, oz, first_site, offset, colour0_offset);
+    barrier(CLK_LOCAL_MEM_FENCE);
     metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12}};
     uint unit = octet_unit(gx0, gy, gz);
 

@@ -21,4 +21,15 @@ ninja -C build >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 build/clmc devices | tee "$out/devices.txt"
 meson test -C build rng_device cli --print-errorlogs --verbose >"$out/tests.log" 2>&1
 echo "tests exit $?"; grep -E "device |configuration|Synthesis|SKIP|FAIL" "$out/tests.log"
+# Bit-identity of a few more configurations between PoCL and the GPU.
+for cfg in "2 64 naive 1 0" "2 96 tiled 3 0" "3 24 tiled 2 8" "3 16 naive 1 0" "2 40 tiled 1 10"; do
+  read -r dim L layout hits tile <<<"$cfg"
+  for dev in pocl nvidia; do
+    build/clmc run presets/quickstart.json --quiet --device "$dev" --out "/tmp/xdev-$dev" \
+      --set model.dim="$dim" --set model.L="$L" --set algorithm.layout="$layout" \
+      --set algorithm.hits="$hits" --set algorithm.tile="$tile" --set run.sweeps=500 --set run.thermalization=100
+  done
+  same=$(cmp -s /tmp/xdev-pocl/series.csv /tmp/xdev-nvidia/series.csv && echo identical || echo DIFFERENT)
+  echo "cross-device $cfg: series $same; hashes $(grep -h fnv1a /tmp/xdev-*/result.json | tr -d ' \n\t')"
+done | tee "$out/cross-device.txt"
 benchmarks/ising2d_scan.sh nvidia "$out/ising2d-scan-nvidia.json" "${@:-256 1024 4096 16384}"
