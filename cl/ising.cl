@@ -116,18 +116,27 @@ typedef uchar4 lanes;
 #define MAKE_LANES(a) ((uchar4)((a)[0], (a)[1], (a)[2], (a)[3]))
 #define SHIFT_IN_LOW(v, b) ((uchar4)((b), (v).s0, (v).s1, (v).s2))
 #define SHIFT_IN_HIGH(v, b) ((uchar4)((v).s1, (v).s2, (v).s3, (b)))
+#define TO_WORD(v) as_uint(v)
+#define FROM_WORD(w) as_uchar4(w)
+#define LANE_ONES 0x01010101u
 #elif HALF_WIDTH == 2
 typedef uchar2 lanes;
 #define LANE(v, i) ((i) == 0 ? (v).s0 : (v).s1)
 #define MAKE_LANES(a) ((uchar2)((a)[0], (a)[1]))
 #define SHIFT_IN_LOW(v, b) ((uchar2)((b), (v).s0))
 #define SHIFT_IN_HIGH(v, b) ((uchar2)((v).s1, (b)))
+#define TO_WORD(v) ((uint)as_ushort(v))
+#define FROM_WORD(w) as_uchar2((ushort)(w))
+#define LANE_ONES 0x0101u
 #else
 typedef uchar lanes;
 #define LANE(v, i) (v)
 #define MAKE_LANES(a) ((a)[0])
 #define SHIFT_IN_LOW(v, b) (b)
 #define SHIFT_IN_HIGH(v, b) (b)
+#define TO_WORD(v) ((uint)(v))
+#define FROM_WORD(w) ((uchar)(w))
+#define LANE_ONES 0x01u
 #endif
 
 /* Colour of a tile coordinate along one ring of TILES_PER_EDGE tiles: 0/1
@@ -227,37 +236,55 @@ inline void load_tile(__local uchar *planes, __global const char *spins, int ox,
     }
 }
 
+/* Lane-wise sums and masks below act on whole words: every lane stays below
+ * 256, so no carry crosses lanes and the result does not depend on byte order. */
+
 /* Number of up spins among the neighbours of this item's `colour` sites. */
-inline lanes up_neighbours(__local const uchar *other, uint first_offset)
+inline uint up_neighbours(__local const uchar *other, uint first_offset)
 {
     lanes row = *(__local const lanes *)other;
     lanes left = first_offset ? row : SHIFT_IN_LOW(row, other[-1]);
     lanes right = first_offset ? SHIFT_IN_HIGH(row, other[HALF_WIDTH]) : row;
-    lanes count = left + right + *(__local const lanes *)(other - PLANE_ROW)
-                + *(__local const lanes *)(other + PLANE_ROW);
+    uint count = TO_WORD(left) + TO_WORD(right) + TO_WORD(*(__local const lanes *)(other - PLANE_ROW))
+               + TO_WORD(*(__local const lanes *)(other + PLANE_ROW));
 #if DIM == 3
-    count += *(__local const lanes *)(other - PLANE_ROW * HALO_EDGE)
-           + *(__local const lanes *)(other + PLANE_ROW * HALO_EDGE);
+    count += TO_WORD(*(__local const lanes *)(other - PLANE_ROW * HALO_EDGE))
+           + TO_WORD(*(__local const lanes *)(other + PLANE_ROW * HALO_EDGE));
 #endif
     return count;
 }
 
 /* Updates this item's sites of one colour: first_offset (0|1) is the position
- * of the first of them among the item's ITEM_WIDTH sites. */
+ * of the first of them among the item's ITEM_WIDTH sites.  Decisions use the
+ * 16-bit chunks; ties with a threshold's high half are settled afterwards by
+ * metropolis_accept, which draws the low half. */
 inline void update_colour(__local uchar *own, __local const uchar *other, uint first_offset,
                           clmc_philox_ctr r, uint octet_start, uint first_site,
                           const metropolis_stream *m)
 {
-    lanes spins = *(__local lanes *)own;
-    lanes up = up_neighbours(other, first_offset);
+    uint spins = TO_WORD(*(__local lanes *)own);
+    uint up = up_neighbours(other, first_offset);
+    uint up_mask = spins * 255u;
+    lanes aligned = FROM_WORD((up & up_mask) | ((NEIGHBOURS * LANE_ONES - up) & ~up_mask));
+    uint high4 = m->thresholds[0] >> 16, high8 = m->thresholds[1] >> 16, high12 = m->thresholds[2] >> 16;
     uchar flips[HALF_WIDTH];
+    bool tie = false;
 #pragma unroll
     for (uint i = 0; i < HALF_WIDTH; i++) {
-        uint k = first_offset + 2 * i;
-        uint aligned = LANE(spins, i) ? LANE(up, i) : NEIGHBOURS - LANE(up, i);
-        flips[i] = metropolis_accept(aligned, clmc_chunk16(r, octet_start + k), first_site + k, m);
+        uint a = LANE(aligned, i), r16 = clmc_chunk16(r, octet_start + first_offset + 2 * i);
+        uint high = a == NEIGHBOURS / 2 + 1 ? high4 : (a == NEIGHBOURS / 2 + 2 ? high8 : high12);
+        bool uphill = a > NEIGHBOURS / 2;
+        flips[i] = !uphill || r16 < high;
+        tie |= uphill && r16 == high;
     }
-    *(__local lanes *)own = spins ^ MAKE_LANES(flips);
+    if (tie) {
+#pragma unroll
+        for (uint i = 0; i < HALF_WIDTH; i++) {
+            uint k = first_offset + 2 * i;
+            flips[i] = metropolis_accept(LANE(aligned, i), clmc_chunk16(r, octet_start + k), first_site + k, m);
+        }
+    }
+    *(__local lanes *)own = FROM_WORD(spins) ^ MAKE_LANES(flips);
 }
 
 /* This item's ITEM_WIDTH spins as +-1 chars, interleaved from both planes. */
@@ -315,7 +342,7 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
         clmc_philox_ctr r = clmc_random4(m.key, unit, sweep, hit, CLMC_PURPOSE_METROPOLIS);
         for (uint fine = 0; fine < 2; fine++) {
             update_colour(planes + fine * PLANE_BYTES + offset, planes + (1 - fine) * PLANE_BYTES + offset,
-                          colour0_offset ^ fine, r, gx0 & 7, first_site, &m);
+                          colour0_offset ^ fine, r, ITEM_WIDTH == 8 ? 0 : gx0 & 7, first_site, &m);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
