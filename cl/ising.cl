@@ -337,14 +337,21 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12}};
     uint unit = octet_unit(gx0, gy, gz);
 
+    uint octet_start = ITEM_WIDTH == 8 ? 0 : gx0 & 7;
+    clmc_philox_ctr r = clmc_random4(m.key, unit, sweep, 0, CLMC_PURPOSE_METROPOLIS);
     for (uint hit = 0; hit < hits; hit++) {
         m.hit = hit;
-        clmc_philox_ctr r = clmc_random4(m.key, unit, sweep, hit, CLMC_PURPOSE_METROPOLIS);
-        for (uint fine = 0; fine < 2; fine++) {
-            update_colour(planes + fine * PLANE_BYTES + offset, planes + (1 - fine) * PLANE_BYTES + offset,
-                          colour0_offset ^ fine, r, ITEM_WIDTH == 8 ? 0 : gx0 & 7, first_site, &m);
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        update_colour(planes + offset, planes + PLANE_BYTES + offset, colour0_offset, r, octet_start,
+                      first_site, &m);
+        /* The next hit's numbers do not depend on the lattice: drawing them
+         * here gives the warps independent work while others wait. */
+        clmc_philox_ctr next = r;
+        if (hit + 1 < hits) next = clmc_random4(m.key, unit, sweep, hit + 1, CLMC_PURPOSE_METROPOLIS);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        update_colour(planes + PLANE_BYTES + offset, planes + offset, colour0_offset ^ 1, r, octet_start,
+                      first_site, &m);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        r = next;
     }
     store_item(spins + first_site, planes + offset, planes + PLANE_BYTES + offset, colour0_offset);
 }

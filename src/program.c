@@ -217,6 +217,20 @@ static void store_program_binary(clmc_runtime *rt, cl_program program, const cha
     (void)rt;
 }
 
+/* $CLMC_SHOW_BUILD_LOG: print the compiler's log of every build from source
+ * (with $CLMC_BUILD_OPTIONS="-cl-nv-verbose", NVIDIA reports register use). */
+static void show_build_log(clmc_runtime *rt, cl_program program, const char *file)
+{
+    const char *show = getenv("CLMC_SHOW_BUILD_LOG");
+    if (!show || !*show) return;
+    size_t n = 0;
+    clGetProgramBuildInfo(program, rt->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = calloc(n + 1, 1);
+    if (log && clGetProgramBuildInfo(program, rt->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
+        fprintf(stderr, "clmc: build log of %s on %s:\n%s\n", file, rt->info.name, log);
+    free(log);
+}
+
 static clmc_status program_from_source(clmc_runtime *rt, const char *file, const char *source,
                                        const char *options, cl_program *out)
 {
@@ -229,6 +243,7 @@ static clmc_status program_from_source(clmc_runtime *rt, const char *file, const
         clReleaseProgram(program);
         return status;
     }
+    show_build_log(rt, program, file);
     *out = program;
     return CLMC_OK;
 }
@@ -240,6 +255,10 @@ clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *o
         return clmc_fail(CLMC_ERR_OTHER, "kernel sources not found: set CLMC_KERNEL_DIR to the "
                          "clmc 'cl' directory (looked in %s and %s)",
                          CLMC_SOURCE_KERNEL_DIR, CLMC_INSTALL_KERNEL_DIR);
+    char all_options[4096];
+    const char *extra = getenv("CLMC_BUILD_OPTIONS");
+    snprintf(all_options, sizeof all_options, "%s %s", options, extra ? extra : "");
+    options = all_options;
     text_buffer source = {0};
     clmc_status status = expand_source(dir, file, 0, &source);
     if (status != CLMC_OK) {
