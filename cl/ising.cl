@@ -29,6 +29,7 @@ typedef struct {
     clmc_philox_key key;
     uint sweep, hit;
     uint thresholds[3]; /* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12 */
+    uint high[3];       /* their high halves, in place: thresholds & 0xFFFF0000 */
 } metropolis_stream;
 
 /* Metropolis test for a spin with `aligned` of its neighbours parallel to it:
@@ -84,7 +85,8 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
     field += spins[x + EDGE * (y + EDGE * wrap((int)z - 1))]
            + spins[x + EDGE * (y + EDGE * wrap((int)z + 1))];
 #endif
-    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12}};
+    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12},
+                           {t4 & 0xFFFF0000u, t8 & 0xFFFF0000u, t12 & 0xFFFF0000u}};
     clmc_philox_ctr r = clmc_random4(m.key, octet_unit(x, y, z), sweep, 0, CLMC_PURPOSE_METROPOLIS);
     uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
     if (metropolis_accept(aligned, clmc_chunk16(r, x & 7), site, &m)) spins[site] = (char)-spin;
@@ -239,7 +241,63 @@ inline void load_tile(__local uchar *planes, __global const char *spins, int ox,
 /* Lane-wise sums and masks below act on whole words: every lane stays below
  * 256, so no carry crosses lanes and the result does not depend on byte order. */
 
-/* Number of up spins among the neighbours of this item's `colour` sites. */
+/* Updates this item's sites of one colour: first_offset (0|1) is the position
+ * of the first of them among the item's ITEM_WIDTH sites.  Decisions use the
+ * 16-bit chunks; ties with a threshold's high half are settled afterwards by
+ * metropolis_accept, which draws the low half. */
+#if HALF_WIDTH == 4 && defined(__ENDIAN_LITTLE__)
+/* Fast path: four lanes in one little-endian word, neighbour rows shifted with
+ * word shifts instead of byte shuffles. */
+inline uint up_neighbour_word(__local const uchar *other, uint first_offset)
+{
+    __local const uint *row = (__local const uint *)other;
+    uint left = first_offset ? row[0] : (row[0] << 8) | (row[-1] >> 24);
+    uint right = first_offset ? (row[0] >> 8) | (row[1] << 24) : row[0];
+    uint count = left + right + *(__local const uint *)(other - PLANE_ROW)
+               + *(__local const uint *)(other + PLANE_ROW);
+#if DIM == 3
+    count += *(__local const uint *)(other - PLANE_ROW * HALO_EDGE)
+           + *(__local const uint *)(other + PLANE_ROW * HALO_EDGE);
+#endif
+    return count;
+}
+
+inline void update_colour(__local uchar *own, __local const uchar *other, uint first_offset,
+                          clmc_philox_ctr r, uint octet_start, uint first_site,
+                          const metropolis_stream *m)
+{
+    (void)octet_start; /* 0: items of eight sites start octets */
+    uint spins = *(__local uint *)own;
+    uint up = up_neighbour_word(other, first_offset);
+    uint up_mask = spins * 255u;
+    uint aligned = (up & up_mask) | ((NEIGHBOURS * 0x01010101u - up) & ~up_mask);
+    /* Site i's chunk is half first_offset of word i; rotate it to the top so
+     * that a whole-word comparison with the threshold's high half decides. */
+    uint rotation = 16u * (1u - first_offset);
+    uint flips = 0;
+    bool tie = false;
+#pragma unroll
+    for (uint i = 0; i < 4; i++) {
+        uint a = (aligned >> (8 * i)) & 0xFFu, w = rotate(r.v[i], rotation);
+        uint high = a == NEIGHBOURS / 2 + 1 ? m->high[0] : (a == NEIGHBOURS / 2 + 2 ? m->high[1] : m->high[2]);
+        bool uphill = a > NEIGHBOURS / 2;
+        flips |= (uint)(!uphill || w < high) << (8 * i);
+        tie |= uphill && (w ^ high) < 0x10000u;
+    }
+    if (tie) {
+        flips = 0;
+#pragma unroll
+        for (uint i = 0; i < 4; i++) {
+            uint k = first_offset + 2 * i;
+            flips |= (uint)metropolis_accept((aligned >> (8 * i)) & 0xFFu, clmc_chunk16(r, k), first_site + k, m)
+                     << (8 * i);
+        }
+    }
+    *(__local uint *)own = spins ^ flips;
+}
+#else
+/* Generic path: any lane count and byte order, through vector shuffles.
+ * Number of up spins among the neighbours of this item's sites of one colour. */
 inline uint up_neighbours(__local const uchar *other, uint first_offset)
 {
     lanes row = *(__local const lanes *)other;
@@ -254,10 +312,6 @@ inline uint up_neighbours(__local const uchar *other, uint first_offset)
     return count;
 }
 
-/* Updates this item's sites of one colour: first_offset (0|1) is the position
- * of the first of them among the item's ITEM_WIDTH sites.  Decisions use the
- * 16-bit chunks; ties with a threshold's high half are settled afterwards by
- * metropolis_accept, which draws the low half. */
 inline void update_colour(__local uchar *own, __local const uchar *other, uint first_offset,
                           clmc_philox_ctr r, uint octet_start, uint first_site,
                           const metropolis_stream *m)
@@ -266,26 +320,15 @@ inline void update_colour(__local uchar *own, __local const uchar *other, uint f
     uint up = up_neighbours(other, first_offset);
     uint up_mask = spins * 255u;
     lanes aligned = FROM_WORD((up & up_mask) | ((NEIGHBOURS * LANE_ONES - up) & ~up_mask));
-    uint high4 = m->thresholds[0] >> 16, high8 = m->thresholds[1] >> 16, high12 = m->thresholds[2] >> 16;
     uchar flips[HALF_WIDTH];
-    bool tie = false;
 #pragma unroll
     for (uint i = 0; i < HALF_WIDTH; i++) {
-        uint a = LANE(aligned, i), r16 = clmc_chunk16(r, octet_start + first_offset + 2 * i);
-        uint high = a == NEIGHBOURS / 2 + 1 ? high4 : (a == NEIGHBOURS / 2 + 2 ? high8 : high12);
-        bool uphill = a > NEIGHBOURS / 2;
-        flips[i] = !uphill || r16 < high;
-        tie |= uphill && r16 == high;
-    }
-    if (tie) {
-#pragma unroll
-        for (uint i = 0; i < HALF_WIDTH; i++) {
-            uint k = first_offset + 2 * i;
-            flips[i] = metropolis_accept(LANE(aligned, i), clmc_chunk16(r, octet_start + k), first_site + k, m);
-        }
+        uint k = first_offset + 2 * i;
+        flips[i] = metropolis_accept(LANE(aligned, i), clmc_chunk16(r, octet_start + k), first_site + k, m);
     }
     *(__local lanes *)own = FROM_WORD(spins) ^ MAKE_LANES(flips);
 }
+#endif
 
 /* This item's ITEM_WIDTH spins as +-1 chars, interleaved from both planes. */
 inline void store_item(__global char *out, __local const uchar *plane0, __local const uchar *plane1,
@@ -334,7 +377,8 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     uint colour0_offset = halo_colour(lx0 + 1, ly + 1, hz);
     load_tile(planes, spins, ox, oy, oz, first_site, offset, colour0_offset);
     barrier(CLK_LOCAL_MEM_FENCE);
-    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12}};
+    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12},
+                           {t4 & 0xFFFF0000u, t8 & 0xFFFF0000u, t12 & 0xFFFF0000u}};
     uint unit = octet_unit(gx0, gy, gz);
 
     uint octet_start = ITEM_WIDTH == 8 ? 0 : gx0 & 7;

@@ -7,14 +7,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$1
 shift
-mkdir -p /tmp/icd "$out"
-cp /etc/OpenCL/vendors/*.icd /tmp/icd/ 2>/dev/null
-echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
-export OCL_ICD_VENDORS=/tmp/icd
-deps=$PWD/.deps/root
-export PKG_CONFIG_PATH=$deps/usr/lib/x86_64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=$deps
-export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu
-export CPATH=$deps/usr/include POCL_CACHE_DIR=/tmp/pocl-cache CLMC_CACHE_DIR=/tmp/clmc-cache
+mkdir -p "$out"
+source tools/gpu-env.sh
 rm -rf build
 meson setup build -Dtests=true >"$out/setup.log" 2>&1 || { tail -30 "$out/setup.log"; exit 1; }
 ninja -C build >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
