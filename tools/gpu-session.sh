@@ -2,7 +2,7 @@
 # On a machine with an NVIDIA GPU and no network: register the NVIDIA OpenCL
 # driver, build clmc against extracted Debian packages in .deps/root (cJSON,
 # Criterion), list devices, run the device-agreement and RNG tests, and record
-# the 2D Ising scan.  Usage: tools/gpu-session.sh OUTDIR [scan sizes...]
+# the Ising scans.  Usage: [SCAN_3D="L..."] [SCAN_POCL="L..."] tools/gpu-session.sh OUTDIR [2D sizes...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$1
@@ -26,4 +26,8 @@ for cfg in "2 64 naive 1 0" "2 96 tiled 3 0" "3 24 tiled 2 8" "3 16 naive 1 0" "
   same=$(cmp -s /tmp/xdev-pocl/series.csv /tmp/xdev-nvidia/series.csv && echo identical || echo DIFFERENT)
   echo "cross-device $cfg: series $same; hashes $(grep -h fnv1a /tmp/xdev-*/result.json | tr -d ' \n\t')"
 done | tee "$out/cross-device.txt"
-benchmarks/ising2d_scan.sh nvidia "$out/ising2d-scan-nvidia.json" "${@:-256 1024 4096 16384}"
+build/benchmarks/rng_throughput nvidia --json "$out/rng-throughput-nvidia.json"
+benchmarks/ising_scan.sh nvidia 2 "$out/ising2d-scan-nvidia.json" "$@"
+[ -n "${SCAN_3D:-}" ] && benchmarks/ising_scan.sh nvidia 3 "$out/ising3d-scan-nvidia.json" $SCAN_3D
+[ -n "${SCAN_POCL:-}" ] && UPDATES_LOG2=27 benchmarks/ising_scan.sh pocl 2 "$out/ising2d-scan-pocl.json" $SCAN_POCL
+true
