@@ -83,6 +83,8 @@ static cJSON *entry_json(const clmc_bench_entry *e)
     cJSON *item = cJSON_CreateObject();
     cJSON_AddItemToObject(item, "device", clmc_device_json(&e->device));
     cJSON_AddStringToObject(item, "status", e->status == CLMC_OK ? "ok" : "failed");
+    cJSON *resolved = e->resolved_preset ? cJSON_Parse(e->resolved_preset) : NULL;
+    if (resolved) cJSON_AddItemToObject(item, "resolved_preset", resolved);
     if (e->status != CLMC_OK) {
         cJSON_AddStringToObject(item, "reason", e->reason);
         return item;

@@ -174,6 +174,7 @@ static int run_bench(cli_args *a, const clmc_device_info *devices, size_t n)
     }
     clmc_preset_free(preset);
     for (size_t i = 0; i < n && rc == 0; i++) rc = (int)entries[i].status;
+    for (size_t i = 0; i < n; i++) free(entries[i].resolved_preset);
     free(entries);
     return rc;
 }

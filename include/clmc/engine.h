@@ -29,6 +29,8 @@ typedef struct clmc_bench_entry {
     double bytes_per_update;        /* model's estimate of global-memory traffic */
     double achieved_bytes_per_second;
     double copy_bytes_per_second;   /* the device's own measured copy bandwidth */
+    char *resolved_preset;          /* JSON of the preset as run (automatic values
+                                       resolved for this device); free() it */
 } clmc_bench_entry;
 
 /* Times the preset's update kernels on one device (warm-up, then
