@@ -1,9 +1,9 @@
-/* Presets: strict, schema-driven parsing of JSON run descriptions into a resolved tree (DESIGN.md). */
+/* Preset API and schema: validates JSON run descriptions into a resolved tree (DESIGN.md). */
 #include "clmc/preset.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,14 +11,12 @@
 #include <cjson/cJSON.h>
 
 #include "model.h"
+#include "preset_internal.h"
 
-#define PRESET_MAX_BYTES ((size_t)16 << 20)
 #define PATH_CAPACITY 256
 #define MAX_SECTION_KEYS 64
 #define MAX_HINT_DISTANCE 2
 #define MAX_HINT_LENGTH 63
-#define EXCERPT_BYTES 24
-#define EXCERPT_BEFORE 10
 #define FIELD_END {NULL, 0, 0, 0, false, NULL, NULL, NULL}
 
 struct clmc_preset {
@@ -109,8 +107,6 @@ static const section_schema sections[] = {
 
 /* ---- Messages ------------------------------------------------------------ */
 
-static clmc_status out_of_memory(void) { return clmc_fail(CLMC_ERR_OTHER, "preset: out of memory"); }
-
 static clmc_status schema_error(const resolve_context *ctx, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -132,18 +128,6 @@ static void join_path(char *buf, size_t size, const char *parent, const char *ke
         snprintf(buf, size, "%s.%s", parent, key);
 }
 
-/* Copies at most EXCERPT_BYTES of `text`, control characters shown as '?',
- * never cutting a UTF-8 sequence; stops early at a newline if asked. */
-static void excerpt(const char *text, size_t length, bool stop_at_newline, char *buf, size_t size)
-{
-    size_t n = 0;
-    while (n < length && n < EXCERPT_BYTES && n + 4 < size && !(stop_at_newline && text[n] == '\n')) n++;
-    if (n < length && n == EXCERPT_BYTES)
-        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--;
-    for (size_t i = 0; i < n; i++) buf[i] = iscntrl((unsigned char)text[i]) ? '?' : text[i];
-    bool cut = n < length && !(stop_at_newline && text[n] == '\n');
-    snprintf(buf + n, size - n, "%s", cut ? "..." : "");
-}
 
 /* Shortest of %.15g / %.17g that reads back as the same double. */
 static void format_number(double x, char *buf, size_t size)
@@ -159,8 +143,8 @@ static void format_number(double x, char *buf, size_t size)
 static void describe_value(const cJSON *value, char *buf, size_t size)
 {
     if (cJSON_IsString(value)) {
-        char text[EXCERPT_BYTES + 8];
-        excerpt(value->valuestring, strlen(value->valuestring), false, text, sizeof text);
+        char text[CLMC_PRESET_EXCERPT_BYTES + 8];
+        clmc_preset_excerpt(value->valuestring, strlen(value->valuestring), false, text, sizeof text);
         snprintf(buf, size, "\"%s\"", text);
     } else if (cJSON_IsNumber(value)) {
         format_number(value->valuedouble, buf, size);
@@ -487,172 +471,6 @@ static clmc_status build_preset(cJSON *root_in, const char *source, clmc_preset 
     return CLMC_OK;
 }
 
-/* ---- JSON text ----------------------------------------------------------- */
-
-static bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-static bool only_whitespace(const char *text, size_t length)
-{
-    for (size_t i = 0; i < length; i++)
-        if (!is_json_space(text[i])) return false;
-    return true;
-}
-
-/* cJSON sometimes reports the byte after the culprit, so whitespace there
- * means the culprit is the last character before it; the excerpt shows a
- * little of the line before the position for the same reason. */
-static clmc_status syntax_error(const char *source, const char *text, size_t length, const char *at,
-                                const char *what)
-{
-    size_t offset = at && at >= text && (size_t)(at - text) < length ? (size_t)(at - text) : length - 1;
-    while (offset > 0 && is_json_space(text[offset])) offset--;
-    size_t line = 1, line_start = 0;
-    for (size_t i = 0; i < offset; i++) {
-        if (text[i] != '\n') continue;
-        line++;
-        line_start = i + 1;
-    }
-    size_t start = offset - line_start > EXCERPT_BEFORE ? offset - EXCERPT_BEFORE : line_start;
-    if (start > line_start) /* begin at a word boundary */
-        while (start < offset && !is_json_space(text[start - 1])) start++;
-    while (start < offset && is_json_space(text[start])) start++;
-    char near[EXCERPT_BYTES + 8];
-    excerpt(text + start, length - start, true, near, sizeof near);
-    size_t column = offset - line_start + 1;
-    return clmc_fail(CLMC_ERR_INPUT, "%s:%zu:%zu: %s near '%s'", source, line, column, what, near);
-}
-
-/* Parses with an explicit end pointer so trailing text is an error too. */
-static clmc_status parse_json_text(const char *text, size_t length, const char *source, cJSON **out)
-{
-    if (!text && length) return clmc_fail(CLMC_ERR_INPUT, "%s: no preset text", source);
-    if (length > PRESET_MAX_BYTES)
-        return clmc_fail(CLMC_ERR_INPUT, "%s: preset is larger than 16 MiB", source);
-    if (only_whitespace(text, length)) return clmc_fail(CLMC_ERR_INPUT, "%s: preset is empty", source);
-    char *copy = malloc(length + 1); /* cJSON must never read past the text */
-    if (!copy) return out_of_memory();
-    memcpy(copy, text, length);
-    copy[length] = '\0';
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(copy, length, &end, false);
-    clmc_status status = CLMC_OK;
-    if (!root) {
-        status = syntax_error(source, copy, length, end, "invalid JSON");
-    } else if (!only_whitespace(end, length - (size_t)(end - copy))) {
-        while (is_json_space(*end)) end++;
-        status = syntax_error(source, copy, length, end, "invalid JSON: text after the end of the preset");
-    } else if (!cJSON_IsObject(root)) {
-        resolve_context ctx = {.source = source};
-        status = wrong_type(&ctx, "top level", "an object", root);
-    }
-    free(copy);
-    if (status != CLMC_OK) {
-        cJSON_Delete(root);
-        return status;
-    }
-    *out = root;
-    return CLMC_OK;
-}
-
-/* ---- Paths and overrides --------------------------------------------------- */
-
-typedef enum { SET_OK, SET_EMPTY_KEY, SET_NOT_OBJECT, SET_NO_MEMORY } set_result;
-
-static set_result put_value(cJSON *object, const char *key, cJSON *value)
-{
-    bool done = cJSON_GetObjectItemCaseSensitive(object, key)
-                    ? cJSON_ReplaceItemInObjectCaseSensitive(object, key, value)
-                    : cJSON_AddItemToObject(object, key, value);
-    if (done) return SET_OK;
-    cJSON_Delete(value);
-    return SET_NO_MEMORY;
-}
-
-/* Stores `value` (always consumed) at the dotted path, creating missing
- * objects on the way.  On SET_NOT_OBJECT, `*prefix` is the length of the
- * path part that names a non-object. */
-static set_result set_path(cJSON *root, const char *path, size_t path_length, cJSON *value, size_t *prefix)
-{
-    char *keys = malloc(path_length + 1);
-    if (!keys) {
-        cJSON_Delete(value);
-        return SET_NO_MEMORY;
-    }
-    memcpy(keys, path, path_length);
-    keys[path_length] = '\0';
-    set_result result = SET_OK;
-    cJSON *object = root;
-    for (char *key = keys;;) {
-        char *dot = strchr(key, '.');
-        if (dot) *dot = '\0';
-        if (key[0] == '\0') {
-            result = SET_EMPTY_KEY;
-            break;
-        }
-        if (!dot) {
-            result = put_value(object, key, value);
-            value = NULL;
-            break;
-        }
-        cJSON *child = cJSON_GetObjectItemCaseSensitive(object, key);
-        if (!child && !(child = cJSON_AddObjectToObject(object, key))) {
-            result = SET_NO_MEMORY;
-            break;
-        }
-        if (!cJSON_IsObject(child)) {
-            result = SET_NOT_OBJECT;
-            *prefix = (size_t)(dot - keys);
-            break;
-        }
-        object = child;
-        key = dot + 1;
-    }
-    free(keys);
-    cJSON_Delete(value);
-    return result;
-}
-
-/* JSON when the whole text is one JSON value, else the text as a string. */
-static cJSON *parse_override_value(const char *text)
-{
-    size_t length = strlen(text);
-    const char *end = NULL;
-    cJSON *json = cJSON_ParseWithLengthOpts(text, length, &end, false);
-    if (json && only_whitespace(end, length - (size_t)(end - text))) return json;
-    cJSON_Delete(json);
-    return cJSON_CreateString(text);
-}
-
-static clmc_status apply_override(cJSON *root, const char *override)
-{
-    const char *equals = strchr(override, '=');
-    if (!equals) return clmc_fail(CLMC_ERR_INPUT, "invalid override '%s': expected PATH=VALUE", override);
-    if (equals == override) return clmc_fail(CLMC_ERR_INPUT, "invalid override '%s': empty path", override);
-    cJSON *value = parse_override_value(equals + 1);
-    if (!value) return out_of_memory();
-    size_t prefix = 0;
-    switch (set_path(root, override, (size_t)(equals - override), value, &prefix)) {
-    case SET_OK: return CLMC_OK;
-    case SET_EMPTY_KEY:
-        return clmc_fail(CLMC_ERR_INPUT, "invalid override '%s': empty key in path", override);
-    case SET_NOT_OBJECT:
-        return clmc_fail(CLMC_ERR_INPUT, "invalid override '%s': '%.*s' is not an object", override,
-                         (int)prefix, override);
-    case SET_NO_MEMORY: break;
-    }
-    return out_of_memory();
-}
-
-static clmc_status apply_overrides(cJSON *root, const char *const *overrides, size_t n_overrides)
-{
-    if (n_overrides && !overrides) return clmc_fail(CLMC_ERR_INPUT, "overrides: no list given");
-    for (size_t i = 0; i < n_overrides; i++) {
-        if (!overrides[i]) return clmc_fail(CLMC_ERR_INPUT, "override %zu is missing", i + 1);
-        CLMC_TRY(apply_override(root, overrides[i]));
-    }
-    return CLMC_OK;
-}
-
 /* ---- Public API ------------------------------------------------------------ */
 
 /* The model's cross-field checks, with their message prefixed like the schema's. */
@@ -665,6 +483,14 @@ static clmc_status validate_model(const clmc_preset *preset, const char *source)
     return clmc_fail(status, "%s: %s", source, message);
 }
 
+/* Overrides and sections need an object at the top. */
+static clmc_status check_top_level(const cJSON *input, const char *source)
+{
+    if (cJSON_IsObject(input)) return CLMC_OK;
+    resolve_context ctx = {.source = source};
+    return wrong_type(&ctx, "top level", "an object", input);
+}
+
 clmc_status clmc_preset_parse(const char *text, size_t length, const char *source_name,
                               const char *const *overrides, size_t n_overrides, clmc_preset **out)
 {
@@ -672,9 +498,10 @@ clmc_status clmc_preset_parse(const char *text, size_t length, const char *sourc
     *out = NULL;
     const char *source = source_name ? source_name : "<string>";
     cJSON *input = NULL;
-    CLMC_TRY(parse_json_text(text, length, source, &input));
+    CLMC_TRY(clmc_preset_parse_json(text, length, source, &input));
     clmc_preset *preset = NULL;
-    clmc_status status = apply_overrides(input, overrides, n_overrides);
+    clmc_status status = check_top_level(input, source);
+    if (status == CLMC_OK) status = clmc_preset_apply_overrides(input, overrides, n_overrides);
     if (status == CLMC_OK) status = build_preset(input, source, &preset);
     cJSON_Delete(input);
     if (status == CLMC_OK && preset->model->validate) status = validate_model(preset, source);
@@ -686,43 +513,6 @@ clmc_status clmc_preset_parse(const char *text, size_t length, const char *sourc
     return CLMC_OK;
 }
 
-/* Reads at most PRESET_MAX_BYTES + 1 bytes, so any file kind (pipes too) works. */
-static clmc_status read_preset_file(const char *path, char **text, size_t *length)
-{
-    FILE *file = fopen(path, "rb");
-    if (!file) return clmc_fail(CLMC_ERR_INPUT, "cannot read preset '%s': %s", path, strerror(errno));
-    size_t capacity = 1 << 16, used = 0;
-    char *buf = malloc(capacity);
-    while (buf && used <= PRESET_MAX_BYTES) {
-        if (used == capacity) {
-            capacity *= 2;
-            char *grown = realloc(buf, capacity);
-            if (!grown) free(buf);
-            buf = grown;
-            if (!buf) break;
-        }
-        size_t got = fread(buf + used, 1, capacity - used, file);
-        used += got;
-        if (got == 0) break;
-    }
-    int read_errno = ferror(file) ? errno : 0;
-    fclose(file);
-    clmc_status status = CLMC_OK;
-    if (!buf)
-        status = out_of_memory();
-    else if (read_errno)
-        status = clmc_fail(CLMC_ERR_INPUT, "cannot read preset '%s': %s", path, strerror(read_errno));
-    else if (used > PRESET_MAX_BYTES)
-        status = clmc_fail(CLMC_ERR_INPUT, "preset '%s' is larger than 16 MiB", path);
-    if (status != CLMC_OK) {
-        free(buf);
-        return status;
-    }
-    *text = buf;
-    *length = used;
-    return CLMC_OK;
-}
-
 clmc_status clmc_preset_load(const char *path, const char *const *overrides, size_t n_overrides,
                              clmc_preset **out)
 {
@@ -731,7 +521,7 @@ clmc_status clmc_preset_load(const char *path, const char *const *overrides, siz
     if (!path) return clmc_fail(CLMC_ERR_INPUT, "cannot read preset: no path given");
     char *text = NULL;
     size_t length = 0;
-    CLMC_TRY(read_preset_file(path, &text, &length));
+    CLMC_TRY(clmc_preset_read_file(path, &text, &length));
     clmc_status status = clmc_preset_parse(text, length, path, overrides, n_overrides, out);
     free(text);
     return status;
@@ -803,7 +593,5 @@ void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value)
         cJSON_SetNumberHelper(item, (double)value);
         return;
     }
-    size_t prefix = 0;
-    if (preset && path)
-        set_path(preset->root, path, strlen(path), cJSON_CreateNumber((double)value), &prefix);
+    if (preset && path) clmc_preset_set_path(preset->root, path, cJSON_CreateNumber((double)value));
 }
