@@ -33,6 +33,9 @@ static const bad_case bad_cases[] = {
     {"multi-hit without tiles",
      "{\"model\": {\"type\": \"ising\", \"L\": 16}, \"algorithm\": {\"layout\": \"naive\", \"hits\": 3},"
      " \"ensemble\": {\"beta\": 0.4}}", "", "algorithm.hits"},
+    {"msc with L not a multiple of 64",
+     "{\"model\": {\"type\": \"ising\", \"L\": 96}, \"algorithm\": {\"layout\": \"msc\"},"
+     " \"ensemble\": {\"beta\": 0.4}}", "", "multiple of 64"},
     {"missing file", NULL, "", "cannot read preset"},
     {"unknown device", GOOD_PRESET, "--device no-such-device-xyz", "no-such-device-xyz"},
     {"malformed --set", GOOD_PRESET, "--set model.L", "model.L"},

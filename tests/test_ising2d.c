@@ -1,4 +1,4 @@
-/* 2D Ising Metropolis (naive and tiled, hits 1 and 4) against the exact
+/* 2D Ising Metropolis (naive, tiled with hits 1, 2 and 4, multi-spin coded) against the exact
  * finite-lattice energy and specific heat (Kaufman / Ferdinand-Fisher). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -14,7 +14,7 @@
  * wrong acceptance rule or a broken update order, which shift e by percents. */
 #define TOLERANCE_SIGMA 4.0
 #define MAX_ENERGY_ERROR 0.006
-#define MAX_HEAT_RELATIVE_ERROR 0.06
+#define MAX_HEAT_RELATIVE_ERROR 0.06 /* 0.04 is typical; L = 64 at beta_c reaches 0.05 */
 
 typedef struct {
     int L;
@@ -34,7 +34,7 @@ static ising_case make_case(int L, double beta, const char *layout, int hits, in
 
 ParameterizedTestParameters(ising2d, exact)
 {
-    static ising_case cases[21];
+    static ising_case cases[24];
     const char *layouts[] = {"naive", "tiled", "tiled"};
     const int hits[] = {1, 1, 4};
     int n = 0;
@@ -47,6 +47,8 @@ ParameterizedTestParameters(ising2d, exact)
     cases[n++] = make_case(24, betas[1], "tiled", 1, 8);
     cases[n++] = make_case(20, betas[1], "tiled", 2, 10);
     cases[n++] = make_case(30, betas[1], "tiled", 1, 6);
+    /* Multi-spin coding: 32 sites per word, L a multiple of 64. */
+    for (int b = 0; b < 3; b++) cases[n++] = make_case(64, betas[b], "msc", 1, 0);
     return cr_make_param_array(ising_case, cases, (size_t)n);
 }
 

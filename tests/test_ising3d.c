@@ -1,4 +1,4 @@
-/* 3D Ising Metropolis on the device (naive and tiled) against an independent
+/* 3D Ising Metropolis on the device (naive, tiled, multi-spin coded) against an independent
  * sequential host simulation (tests/support/ising_ref.c). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -12,20 +12,22 @@
 #include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
-#define SWEEPS 30000
-#define THERMALIZATION 2000
+/* Sweeps scale down with the volume: 30000 at L = 8, 4000 at L = 64. */
+#define SWEEPS(L) ((L) <= 8 ? 30000 : 4000)
+#define THERMALIZATION(L) ((L) <= 8 ? 2000 : 500)
 
 typedef struct {
     double beta;
     char layout[8]; /* inline: parameters cross a process boundary */
-    int hits, tile;
+    int hits, tile, L;
 } ising3d_case;
 
 ParameterizedTestParameters(ising3d, host_reference)
 {
     static ising3d_case cases[] = {
-        {0.2, "naive", 1, 0},       {0.2216546, "naive", 1, 0}, {0.2216546, "tiled", 1, 4},
-        {0.2216546, "tiled", 3, 4}, {0.26, "tiled", 1, 4},      {0.2216546, "tiled", 2, 2},
+        {0.2, "naive", 1, 0, 8},       {0.2216546, "naive", 1, 0, 8}, {0.2216546, "tiled", 1, 4, 8},
+        {0.2216546, "tiled", 3, 4, 8}, {0.26, "tiled", 1, 4, 8},      {0.2216546, "tiled", 2, 2, 8},
+        {0.2, "msc", 1, 0, 64},        {0.2216546, "msc", 1, 0, 64},
     };
     return cr_make_param_array(ising3d_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -39,18 +41,18 @@ static double fluctuation(const double *means, void *context)
 
 ParameterizedTest(ising3d_case *c, ising3d, host_reference, .timeout = 600)
 {
-    const int L = 8;
+    const int L = c->L;
     char preset[1024];
     snprintf(preset, sizeof preset,
              "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": %d},"
              " \"algorithm\": {\"layout\": \"%s\", \"hits\": %d, \"tile\": %d},"
              " \"ensemble\": {\"beta\": %.10g},"
              " \"run\": {\"thermalization\": %d, \"sweeps\": %d, \"seed\": 7}}",
-             L, c->layout, c->hits, c->tile, c->beta, THERMALIZATION, SWEEPS);
+             L, c->layout, c->hits, c->tile, c->beta, THERMALIZATION(L), SWEEPS(L));
     cJSON *result = physics_run(preset, "ising3d");
 
     ising_ref_series host;
-    cr_assert_eq(ising_ref_run(3, L, c->beta, THERMALIZATION, SWEEPS, 99, &host), 0);
+    cr_assert_eq(ising_ref_run(3, L, c->beta, THERMALIZATION(L), SWEEPS(L), 99, &host), 0);
     double *e2 = malloc(host.n * sizeof *e2);
     for (size_t i = 0; i < host.n; i++) e2[i] = host.energy[i] * host.energy[i];
     clmc_estimate host_energy = clmc_estimate_mean(host.energy, host.n);

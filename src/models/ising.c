@@ -1,5 +1,6 @@
 /* Host side of the Ising model: validation, kernel set-up and launches for the
- * naive and tiled (double checkerboard, multi-hit) Metropolis layouts. */
+ * naive, tiled (double checkerboard, multi-hit; cl/ising.cl) and multi-spin
+ * coded (cl/ising_msc.cl) Metropolis layouts. */
 #include "models/ising.h"
 
 #include <math.h>
@@ -18,7 +19,7 @@ typedef struct {
     clmc_runtime *rt;
     int dim, edge;
     cl_uint n_sites;
-    bool tiled;
+    bool tiled, msc;
     cl_uint ordered_start;
     int tile, hits, tile_colours;
     size_t tile_items, tile_groups[3];
@@ -50,12 +51,16 @@ static clmc_status ising_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     bool tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
     long long hits = clmc_preset_int(p, "algorithm.hits");
     if (edge % 2 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
     if (site_count(dim, edge) >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^32 sites the kernels index", edge, dim);
+    if (msc && edge % 64 != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: layout \"msc\" packs 32 sites of a colour per word and "
+                         "needs L to be a multiple of 64, got %d", edge);
     if (!tiled && hits != 1)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.hits: multi-hit (%lld) needs algorithm.layout \"tiled\"", hits);
     const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
@@ -147,6 +152,12 @@ static clmc_status build_kernels(ising_state *s)
         snprintf(options + n, sizeof options - (size_t)n,
                  " -DTILE=%d -DITEM_WIDTH=%d -DTILES_PER_EDGE=%d -DTILE_COLOURS=%d", s->tile,
                  item_width(s->tile), s->edge / s->tile, s->tile_colours);
+    if (s->msc) {
+        CLMC_TRY(clmc_program_build(s->rt, "ising_msc.cl", options, &s->program));
+        CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_init", &s->init));
+        CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_update", &s->update));
+        return clmc_kernel_create(s->program, "ising_msc_measure", &s->measure);
+    }
     CLMC_TRY(clmc_program_build(s->rt, "ising.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "ising_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "ising_tiled_update" : "ising_naive_update", &s->update));
@@ -154,11 +165,17 @@ static clmc_status build_kernels(ising_state *s)
     return CLMC_OK;
 }
 
+/* Global memory of the configuration: bytes, or one bit per site for msc. */
+static size_t spin_bytes(const ising_state *s)
+{
+    return s->msc ? s->n_sites / 8 : s->n_sites;
+}
+
 static clmc_status allocate_buffers(ising_state *s)
 {
     cl_int err;
     cl_context ctx = clmc_runtime_context(s->rt);
-    s->spins = clCreateBuffer(ctx, CL_MEM_READ_WRITE, s->n_sites, NULL, &err);
+    s->spins = clCreateBuffer(ctx, CL_MEM_READ_WRITE, spin_bytes(s), NULL, &err);
     CLMC_CL_CHECK(err, "clCreateBuffer(spins)");
     size_t partial_count = 2 * s->measure_groups * MEASURE_BATCH;
     s->partials = clCreateBuffer(ctx, CL_MEM_READ_WRITE, partial_count * sizeof(cl_int), NULL, &err);
@@ -173,7 +190,7 @@ static clmc_status initialise_spins(ising_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
-    size_t global = s->n_sites;
+    size_t global = s->msc ? s->n_sites / 32 : s->n_sites;
     CLMC_TRY(clmc_enqueue(s->rt, s->init, 1, &global, NULL, CLMC_UNTIMED));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->partials));
@@ -208,6 +225,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->n_sites = (cl_uint)site_count(s->dim, s->edge);
     s->tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
     s->hits = (int)clmc_preset_int(p, "algorithm.hits");
@@ -238,11 +256,15 @@ static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, 
         ising_destroy(s);
         return status;
     }
+    /* Bytes per site and sweep: tiles read tile + halo and write the tile; the
+     * naive kernel reads every neighbour; multi-spin words (1/8 byte per
+     * site) are read, written, and read again as neighbours (about 2 words). */
     double halo_factor = s->tiled ? pow((s->tile + 2.0) / s->tile, s->dim) : 2.0 * s->dim + 1.0;
+    if (s->msc) halo_factor = 3.0 / 8.0 - 1.0 / 8.0;
     shape->series_columns = series_columns;
     shape->measure_batch = MEASURE_BATCH;
     shape->updates_per_sweep = (double)s->n_sites * s->hits;
-    shape->bytes_per_sweep = (double)s->n_sites * (halo_factor + 1.0);
+    shape->bytes_per_sweep = (double)s->n_sites * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
     *state = s;
     return CLMC_OK;
 }
@@ -273,7 +295,7 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
             size_t global = s->tile_groups[colour] * s->tile_items;
             CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, &s->tile_items, CLMC_TIMED));
         } else {
-            size_t global = s->n_sites / 2;
+            size_t global = s->msc ? s->n_sites / 64 : s->n_sites / 2;
             CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED));
         }
     }
@@ -315,6 +337,29 @@ static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows
     return CLMC_OK;
 }
 
+/* Final configuration as +-1 bytes in site order, whatever the layout. */
+static clmc_status read_configuration(ising_state *s, signed char *spins)
+{
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    if (!s->msc) {
+        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, s->n_sites, spins, 0, NULL, NULL));
+        return CLMC_OK;
+    }
+    cl_uint *words = malloc(spin_bytes(s));
+    if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, spin_bytes(s), words, 0, NULL, NULL);
+    size_t plane_words = s->n_sites / 64, row_words = (size_t)s->edge / 64;
+    for (size_t site = 0; err == CL_SUCCESS && site < s->n_sites; site++) {
+        size_t x = site % (size_t)s->edge, row = site / (size_t)s->edge;
+        size_t colour = (x + row % (size_t)s->edge + row / (size_t)s->edge) & 1, j = x / 2;
+        cl_uint word = words[colour * plane_words + row * row_words + j / 32];
+        spins[site] = (word >> (j % 32)) & 1 ? 1 : -1;
+    }
+    free(words);
+    CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
+    return CLMC_OK;
+}
+
 /* Final configuration: every spin must be +-1; its FNV-1a hash lets runs on
  * different devices be compared bit for bit. */
 static clmc_status ising_checks(void *state, cJSON *checks)
@@ -322,11 +367,10 @@ static clmc_status ising_checks(void *state, cJSON *checks)
     ising_state *s = state;
     signed char *spins = malloc(s->n_sites);
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, s->n_sites,
-                                     spins, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
+    clmc_status status = read_configuration(s, spins);
+    if (status != CLMC_OK) {
         free(spins);
-        CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
+        return status;
     }
     unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
     for (cl_uint i = 0; i < s->n_sites; i++) {

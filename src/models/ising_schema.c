@@ -2,7 +2,7 @@
 #include "models/ising.h"
 
 static const char *const algorithm_types[] = {"metropolis", NULL};
-static const char *const layouts[] = {"naive", "tiled", NULL};
+static const char *const layouts[] = {"naive", "tiled", "msc", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 
 const clmc_field clmc_ising_model_fields[] = {
@@ -16,7 +16,8 @@ const clmc_field clmc_ising_model_fields[] = {
 const clmc_field clmc_ising_algorithm_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"metropolis\"", "update algorithm"},
     {"layout", CLMC_FIELD_STRING, 0, 0, false, layouts, "\"tiled\"",
-     "naive: global-memory checkerboard; tiled: double checkerboard in local memory"},
+     "naive: global-memory checkerboard; tiled: double checkerboard in local memory; "
+     "msc: multi-spin coded, 32 sites per word"},
     {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
      "tile edge for layout tiled (multiple of 4; 0 = per-device default)"},
     {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",

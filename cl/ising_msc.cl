@@ -1,0 +1,174 @@
+/* Ising ferromagnet with synchronous multi-spin coding: each 32-bit word holds
+ * 32 spins of one checkerboard colour, updated together with bitwise logic;
+ * every spin gets its own random number, compared bit-serially.
+ *
+ * Defines: DIM (2|3), EDGE (L, a multiple of 64), MEASURE_WG.
+ * Storage: two colour planes (global parity (x + y + z) & 1) of EDGE^(DIM-1)
+ * rows of EDGE/64 words; site x of row r is bit (x/2) % 32 of word (x/2) / 32
+ * in its colour's plane; bit set = spin up. */
+#include "common/philox.h"
+
+#define WORDS_PER_ROW (EDGE / 64)
+#if DIM == 2
+#define ROWS ((uint)EDGE)
+#define NEIGHBOURS 4
+#else
+#define ROWS ((uint)EDGE * EDGE)
+#define NEIGHBOURS 6
+#endif
+#define PLANE_WORDS (ROWS * WORDS_PER_ROW)
+
+inline uint wrap(int coordinate)
+{
+    return (uint)((coordinate + EDGE) % EDGE);
+}
+
+/* Word index (within a plane) of the row at (y, z), word w. */
+inline uint word_at(uint y, uint z, uint w)
+{
+    return (y + EDGE * z) * WORDS_PER_ROW + w;
+}
+
+__kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, uint ordered)
+{
+    uint word = get_global_id(0);
+    if (word >= 2 * PLANE_WORDS) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    planes[word] = ordered ? 0xFFFFFFFFu : clmc_random4(key, word, 0, 0, CLMC_PURPOSE_INIT).v[0];
+}
+
+/* Neighbours along x in the other plane: one of them is the aligned word, the
+ * other is shifted by one site, taking a bit from the next or previous word. */
+inline void row_neighbours(__global const uint *other, uint y, uint z, uint w, uint first_in_pair,
+                           uint *left, uint *right)
+{
+    uint mid = other[word_at(y, z, w)];
+    if (first_in_pair) {
+        uint previous = other[word_at(y, z, (w + WORDS_PER_ROW - 1) % WORDS_PER_ROW)];
+        *left = (mid << 1) | (previous >> 31);
+        *right = mid;
+    } else {
+        uint next = other[word_at(y, z, (w + 1) % WORDS_PER_ROW)];
+        *left = mid;
+        *right = (mid >> 1) | (next << 31);
+    }
+}
+
+/* Adds one bit per lane to the bit-sliced counter (c0, c1, c2). */
+inline void count_bit(uint x, uint *c0, uint *c1, uint *c2)
+{
+    uint carry0 = *c0 & x;
+    *c0 ^= x;
+    uint carry1 = *c1 & carry0;
+    *c1 ^= carry0;
+    *c2 |= carry1;
+}
+
+/* Lanes whose count equals v (0..7). */
+inline uint count_equals(uint v, uint c0, uint c1, uint c2)
+{
+    return ((v & 1) ? c0 : ~c0) & ((v & 2) ? c1 : ~c1) & ((v & 4) ? c2 : ~c2);
+}
+
+/* One bit plane of the bit-serial comparison r < t, most significant first:
+ * `less` collects lanes already below t, `equal` those still tied. */
+inline void compare_plane(uint threshold, uint bit, uint random_bits, uint *less, uint *equal)
+{
+    uint t_mask = ((threshold >> bit) & 1u) ? 0xFFFFFFFFu : 0u;
+    *less |= *equal & ~random_bits & t_mask;
+    *equal &= ~(random_bits ^ t_mask);
+}
+
+/* One work-item per word of colour `colour`.  The random number of each lane
+ * is read 4 bits at a time from draws (unit = word, sweep, hit = bit group g);
+ * drawing stops as soon as no uphill lane is still tied with its threshold,
+ * so each decision equals the exact 32-bit comparison r < t. */
+__kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi, uint sweep,
+                               uint colour, uint t4, uint t8, uint t12)
+{
+    uint item = get_global_id(0);
+    if (item >= PLANE_WORDS) return;
+    uint row = item / WORDS_PER_ROW, w = item % WORDS_PER_ROW;
+    uint y = row % EDGE, z = row / EDGE;
+    __global uint *own = planes + colour * PLANE_WORDS;
+    __global const uint *other = planes + (1 - colour) * PLANE_WORDS;
+    uint spins = own[item];
+    /* Site x = 2j + first: the colour's site comes first in its pair when x is even. */
+    uint first_in_pair = ((y + z + colour) & 1) == 0;
+    uint left, right;
+    row_neighbours(other, y, z, w, first_in_pair, &left, &right);
+    uint c0 = 0, c1 = 0, c2 = 0;
+    count_bit(~(spins ^ left), &c0, &c1, &c2);
+    count_bit(~(spins ^ right), &c0, &c1, &c2);
+    count_bit(~(spins ^ other[word_at(wrap((int)y - 1), z, w)]), &c0, &c1, &c2);
+    count_bit(~(spins ^ other[word_at(wrap((int)y + 1), z, w)]), &c0, &c1, &c2);
+#if DIM == 3
+    count_bit(~(spins ^ other[word_at(y, wrap((int)z - 1), w)]), &c0, &c1, &c2);
+    count_bit(~(spins ^ other[word_at(y, wrap((int)z + 1), w)]), &c0, &c1, &c2);
+#endif
+    /* Uphill classes: aligned = NEIGHBOURS/2 + k costs dE = 4k. */
+    uint class1 = count_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
+    uint class2 = count_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
+    uint class3 = DIM == 3 ? count_equals(NEIGHBOURS / 2 + 3, c0, c1, c2) : 0u;
+    uint downhill = ~(class1 | class2 | class3);
+
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint unit = colour * PLANE_WORDS + item;
+    uint less1 = 0, less2 = 0, less3 = 0, equal1 = ~0u, equal2 = ~0u, equal3 = ~0u;
+    uint tied = ~downhill;
+    for (uint g = 0; g < 8 && tied; g++) {
+        clmc_philox_ctr r = clmc_random4(key, unit, sweep, g, CLMC_PURPOSE_METROPOLIS);
+        for (uint q = 0; q < 4; q++) {
+            uint bit = 31 - (4 * g + q);
+            compare_plane(t4, bit, r.v[q], &less1, &equal1);
+            compare_plane(t8, bit, r.v[q], &less2, &equal2);
+#if DIM == 3
+            compare_plane(t12, bit, r.v[q], &less3, &equal3);
+#endif
+        }
+        tied = (equal1 & class1) | (equal2 & class2) | (equal3 & class3);
+    }
+    own[item] = spins ^ (downhill | (less1 & class1) | (less2 & class2) | (less3 & class3));
+}
+
+/* Per-work-group partial sums of the bond sum (+x, +y(, +z) bonds) and the
+ * magnetisation, stored at partials[2 * (slot * groups + g)], as in ising.cl. */
+__kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
+void ising_msc_measure(__global const uint *planes, __global int *partials, uint slot)
+{
+    __local int bonds[MEASURE_WG];
+    __local int magnetisation[MEASURE_WG];
+    int bond_sum = 0, spin_sum = 0;
+    for (uint word = get_global_id(0); word < 2 * PLANE_WORDS; word += get_global_size(0)) {
+        uint colour = word / PLANE_WORDS, item = word % PLANE_WORDS;
+        uint row = item / WORDS_PER_ROW, w = item % WORDS_PER_ROW;
+        uint y = row % EDGE, z = row / EDGE;
+        __global const uint *other = planes + (1 - colour) * PLANE_WORDS;
+        uint spins = planes[word], left, right;
+        row_neighbours(other, y, z, w, ((y + z + colour) & 1) == 0, &left, &right);
+        int aligned = popcount(~(spins ^ right)) + popcount(~(spins ^ other[word_at(wrap((int)y + 1), z, w)]));
+        int bonds_counted = 64;
+#if DIM == 3
+        aligned += popcount(~(spins ^ other[word_at(y, wrap((int)z + 1), w)]));
+        bonds_counted = 96;
+#endif
+        bond_sum += 2 * aligned - bonds_counted;
+        spin_sum += 2 * (int)popcount(spins) - 32;
+    }
+    uint lid = get_local_id(0);
+    bonds[lid] = bond_sum;
+    magnetisation[lid] = spin_sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = MEASURE_WG / 2; stride > 0; stride /= 2) {
+        if (lid < stride) {
+            bonds[lid] += bonds[lid + stride];
+            magnetisation[lid] += magnetisation[lid + stride];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+        uint out = 2 * (slot * get_num_groups(0) + get_group_id(0));
+        partials[out] = bonds[0];
+        partials[out + 1] = magnetisation[0];
+    }
+}
