@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ns per spin flip versus L for the Ising model, naive and tiled (hits 1, 10,
+# ns per spin flip versus L for the Ising model, naive, msc and tiled (hits 1, 10,
 # 100) and, at the largest L, several tile edges; one clmc bench JSON per point,
 # merged into one document.  Usage:
 #   benchmarks/ising_scan.sh DEVICE DIM OUTPUT.json [L ...]
@@ -35,6 +35,7 @@ largest=0
 for L in "${sizes[@]}"; do
   (( L > largest )) && largest=$L
   point "$L" naive 1 0
+  (( L % 64 == 0 )) && point "$L" msc 1 0
   for hits in 1 10 100; do point "$L" tiled "$hits" 0; done
 done
 for tile in $tiles; do point "$largest" tiled 1 "$tile"; point "$largest" tiled 10 "$tile"; done
