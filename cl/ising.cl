@@ -2,6 +2,10 @@
  * and on the double checkerboard with multi-hit tiles in local memory (tiled),
  * plus initialisation and exact integer energy/magnetisation reductions.
  *
+ * Several configurations (tempering slots) are stored one after another; the
+ * second NDRange dimension is the configuration, which also selects its
+ * Metropolis thresholds and its random streams.
+ *
  * Defines: DIM (2|3), EDGE (L), MEASURE_WG; for the tiled kernel TILE (tile
  * edge), ITEM_WIDTH (sites per work-item along x: 8, 4 or 2, the largest that
  * divides TILE), TILES_PER_EDGE, TILE_COLOURS (2, or 3 when TILES_PER_EDGE is
@@ -27,7 +31,7 @@ inline uint octet_unit(uint x, uint y, uint z)
 
 typedef struct {
     clmc_philox_key key;
-    uint sweep, hit;
+    uint sweep, hit, config;
     uint thresholds[3]; /* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12 */
     uint high[3];       /* their high halves, in place: thresholds & 0xFFFF0000 */
 } metropolis_stream;
@@ -44,7 +48,7 @@ inline bool metropolis_accept(uint aligned, uint r16, uint site, const metropoli
     uint threshold = excess == 1 ? m->thresholds[0] : (excess == 2 ? m->thresholds[1] : m->thresholds[2]);
     uint high = threshold >> 16;
     if (r16 != high) return r16 < high;
-    clmc_philox_ctr low = clmc_random4(m->key, site, m->sweep, m->hit, CLMC_PURPOSE_REFINE);
+    clmc_philox_ctr low = clmc_random4(m->key, site, m->sweep, m->hit, CLMC_STREAM(CLMC_PURPOSE_REFINE, m->config));
     return (low.v[0] & 0xFFFFu) < (threshold & 0xFFFFu);
 }
 
@@ -53,26 +57,39 @@ inline uint wrap(int coordinate)
     return (uint)((coordinate + EDGE) % EDGE);
 }
 
+/* Thresholds of configuration `config`, and the stream state for its updates. */
+inline metropolis_stream stream_of(uint seed_lo, uint seed_hi, uint sweep, uint config,
+                                   __global const uint *thresholds)
+{
+    __global const uint *t = thresholds + 3 * config;
+    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, config, {t[0], t[1], t[2]},
+                           {t[0] & 0xFFFF0000u, t[1] & 0xFFFF0000u, t[2] & 0xFFFF0000u}};
+    return m;
+}
+
 __kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered)
 {
-    uint site = get_global_id(0);
+    uint site = get_global_id(0), config = get_global_id(1);
     if (site >= SITES) return;
+    spins += (size_t)config * SITES;
     if (ordered) {
         spins[site] = 1;
         return;
     }
     uint x = site % EDGE, row = site / EDGE;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, (x >> 3) + OCTETS_PER_ROW * row, 0, 0, CLMC_PURPOSE_INIT);
+    clmc_philox_ctr r = clmc_random4(key, (x >> 3) + OCTETS_PER_ROW * row, 0, 0,
+                                     CLMC_STREAM(CLMC_PURPOSE_INIT, config));
     spins[site] = (clmc_chunk16(r, x & 7) >> 15) ? 1 : -1;
 }
 
 /* One work-item per site of fine colour `colour`, global memory only. */
 __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_hi, uint sweep,
-                                 uint colour, uint t4, uint t8, uint t12)
+                                 uint colour, __global const uint *thresholds)
 {
-    uint item = get_global_id(0);
+    uint item = get_global_id(0), config = get_global_id(1);
     if (item >= SITES / 2) return;
+    spins += (size_t)config * SITES;
     uint row = item / (EDGE / 2);
     uint y = row % EDGE, z = row / EDGE;
     uint x = 2 * (item % (EDGE / 2)) + ((y + z + colour) & 1);
@@ -85,9 +102,9 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
     field += spins[x + EDGE * (y + EDGE * wrap((int)z - 1))]
            + spins[x + EDGE * (y + EDGE * wrap((int)z + 1))];
 #endif
-    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12},
-                           {t4 & 0xFFFF0000u, t8 & 0xFFFF0000u, t12 & 0xFFFF0000u}};
-    clmc_philox_ctr r = clmc_random4(m.key, octet_unit(x, y, z), sweep, 0, CLMC_PURPOSE_METROPOLIS);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
+    clmc_philox_ctr r = clmc_random4(m.key, octet_unit(x, y, z), sweep, 0,
+                                     CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, config));
     uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
     if (metropolis_accept(aligned, clmc_chunk16(r, x & 7), site, &m)) spins[site] = (char)-spin;
 }
@@ -356,8 +373,10 @@ inline void store_item(__global char *out, __local const uchar *plane0, __local 
  * Halo spins belong to tiles of other colours and stay fixed meanwhile. */
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1)))
 void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint sweep,
-                        uint colour, uint hits, uint t4, uint t8, uint t12)
+                        uint colour, uint hits, __global const uint *thresholds)
 {
+    uint config = get_global_id(1);
+    spins += (size_t)config * SITES;
     __local uchar planes[2 * PLANE_BYTES] __attribute__((aligned(4)));
     uint tx, ty, tz;
     if (!tile_of_group(get_group_id(0), colour, &tx, &ty, &tz)) return;
@@ -377,12 +396,12 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     uint colour0_offset = halo_colour(lx0 + 1, ly + 1, hz);
     load_tile(planes, spins, ox, oy, oz, first_site, offset, colour0_offset);
     barrier(CLK_LOCAL_MEM_FENCE);
-    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, {t4, t8, t12},
-                           {t4 & 0xFFFF0000u, t8 & 0xFFFF0000u, t12 & 0xFFFF0000u}};
+    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, config);
     uint unit = octet_unit(gx0, gy, gz);
 
     uint octet_start = ITEM_WIDTH == 8 ? 0 : gx0 & 7;
-    clmc_philox_ctr r = clmc_random4(m.key, unit, sweep, 0, CLMC_PURPOSE_METROPOLIS);
+    clmc_philox_ctr r = clmc_random4(m.key, unit, sweep, 0, stream);
     for (uint hit = 0; hit < hits; hit++) {
         m.hit = hit;
         update_colour(planes + offset, planes + PLANE_BYTES + offset, colour0_offset, r, octet_start,
@@ -390,7 +409,7 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
         /* The next hit's numbers do not depend on the lattice: drawing them
          * here gives the warps independent work while others wait. */
         clmc_philox_ctr next = r;
-        if (hit + 1 < hits) next = clmc_random4(m.key, unit, sweep, hit + 1, CLMC_PURPOSE_METROPOLIS);
+        if (hit + 1 < hits) next = clmc_random4(m.key, unit, sweep, hit + 1, stream);
         barrier(CLK_LOCAL_MEM_FENCE);
         update_colour(planes + PLANE_BYTES + offset, planes + offset, colour0_offset ^ 1, r, octet_start,
                       first_site, &m);
@@ -402,10 +421,12 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
 #endif
 
 /* Per-work-group partial sums of the bond sum (sum over +x,+y(,+z) bonds of
- * s_i s_j) and the magnetisation, stored at partials[2 * (slot * groups + g)]. */
+ * s_i s_j) and the magnetisation of each configuration, stored at
+ * partials[2 * ((slot * configs + config) * groups + g)]. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ising_measure(__global const char *spins, __global int *partials, uint slot)
 {
+    spins += (size_t)get_global_id(1) * SITES;
     __local int bonds[MEASURE_WG];
     __local int magnetisation[MEASURE_WG];
     int bond_sum = 0, spin_sum = 0;
@@ -432,7 +453,7 @@ void ising_measure(__global const char *spins, __global int *partials, uint slot
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) {
-        uint out = 2 * (slot * get_num_groups(0) + get_group_id(0));
+        uint out = 2 * ((slot * get_global_size(1) + get_global_id(1)) * get_num_groups(0) + get_group_id(0));
         partials[out] = bonds[0];
         partials[out + 1] = magnetisation[0];
     }

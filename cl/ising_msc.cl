@@ -2,7 +2,8 @@
  * 32 spins of one checkerboard colour, updated together with bitwise logic;
  * every spin gets its own random number, compared bit-serially.
  *
- * Defines: DIM (2|3), EDGE (L, a multiple of 64), MEASURE_WG.
+ * Defines: DIM (2|3), EDGE (L, a multiple of 64), MEASURE_WG.  As in ising.cl,
+ * the second NDRange dimension is the configuration (tempering slot).
  * Storage: two colour planes (global parity (x + y + z) & 1) of EDGE^(DIM-1)
  * rows of EDGE/64 words; site x of row r is bit (x/2) % 32 of word (x/2) / 32
  * in its colour's plane; bit set = spin up. */
@@ -31,10 +32,11 @@ inline uint word_at(uint y, uint z, uint w)
 
 __kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, uint ordered)
 {
-    uint word = get_global_id(0);
+    uint word = get_global_id(0), config = get_global_id(1);
     if (word >= 2 * PLANE_WORDS) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    planes[word] = ordered ? 0xFFFFFFFFu : clmc_random4(key, word, 0, 0, CLMC_PURPOSE_INIT).v[0];
+    planes[(size_t)config * 2 * PLANE_WORDS + word] =
+        ordered ? 0xFFFFFFFFu : clmc_random4(key, word, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, config)).v[0];
 }
 
 /* Neighbours along x in the other plane: one of them is the aligned word, the
@@ -84,10 +86,13 @@ inline void compare_plane(uint threshold, uint bit, uint random_bits, uint *less
  * drawing stops as soon as no uphill lane is still tied with its threshold,
  * so each decision equals the exact 32-bit comparison r < t. */
 __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi, uint sweep,
-                               uint colour, uint t4, uint t8, uint t12)
+                               uint colour, __global const uint *thresholds)
 {
-    uint item = get_global_id(0);
+    uint item = get_global_id(0), config = get_global_id(1);
     if (item >= PLANE_WORDS) return;
+    planes += (size_t)config * 2 * PLANE_WORDS;
+    uint t4 = thresholds[3 * config], t8 = thresholds[3 * config + 1], t12 = thresholds[3 * config + 2];
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, config);
     uint row = item / WORDS_PER_ROW, w = item % WORDS_PER_ROW;
     uint y = row % EDGE, z = row / EDGE;
     __global uint *own = planes + colour * PLANE_WORDS;
@@ -117,7 +122,7 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
     uint less1 = 0, less2 = 0, less3 = 0, equal1 = ~0u, equal2 = ~0u, equal3 = ~0u;
     uint tied = ~downhill;
     for (uint g = 0; g < 8 && tied; g++) {
-        clmc_philox_ctr r = clmc_random4(key, unit, sweep, g, CLMC_PURPOSE_METROPOLIS);
+        clmc_philox_ctr r = clmc_random4(key, unit, sweep, g, stream);
         for (uint q = 0; q < 4; q++) {
             uint bit = 31 - (4 * g + q);
             compare_plane(t4, bit, r.v[q], &less1, &equal1);
@@ -136,6 +141,7 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ising_msc_measure(__global const uint *planes, __global int *partials, uint slot)
 {
+    planes += (size_t)get_global_id(1) * 2 * PLANE_WORDS;
     __local int bonds[MEASURE_WG];
     __local int magnetisation[MEASURE_WG];
     int bond_sum = 0, spin_sum = 0;
@@ -167,7 +173,7 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) {
-        uint out = 2 * (slot * get_num_groups(0) + get_group_id(0));
+        uint out = 2 * ((slot * get_global_size(1) + get_global_id(1)) * get_num_groups(0) + get_group_id(0));
         partials[out] = bonds[0];
         partials[out + 1] = magnetisation[0];
     }

@@ -10,6 +10,8 @@
 
 #include "model.h"
 #include "results.h"
+#include "series.h"
+#include "tempering.h"
 
 #define FINISH_EVERY_SWEEPS 256
 
@@ -19,6 +21,7 @@ typedef struct {
     clmc_model_shape shape;
     size_t n_columns;
     clmc_runtime *rt;
+    clmc_tempering pt;
 } model_instance;
 
 static double now_seconds(void)
@@ -36,22 +39,18 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
-    return CLMC_OK;
+    CLMC_TRY(clmc_tempering_init(&m->pt, preset, &m->shape));
+    return clmc_tempering_apply(&m->pt, m->ops, m->state);
 }
 
 static void instance_close(model_instance *m)
 {
     if (m->state) m->ops->destroy(m->state);
     clmc_runtime_close(m->rt);
+    clmc_tempering_free(&m->pt);
     m->state = NULL;
     m->rt = NULL;
 }
-
-typedef struct {
-    uint64_t *sweeps;
-    double *rows;
-    size_t n_rows, capacity;
-} series;
 
 typedef struct {
     bool quiet;
@@ -73,15 +72,13 @@ static void progress_report(progress *p, uint64_t done, bool final)
     fflush(stderr);
 }
 
-static clmc_status collect_batch(model_instance *m, unsigned pending, series *s)
+/* After sweep t (0-based): an exchange every exchange_every sweeps. */
+static bool exchange_due(const model_instance *m, uint64_t t)
 {
-    if (pending == 0) return CLMC_OK;
-    CLMC_TRY(m->ops->collect(m->state, pending, s->rows + s->n_rows * m->n_columns));
-    s->n_rows += pending;
-    return CLMC_OK;
+    return m->pt.n_temperatures > 1 && (t + 1) % m->pt.exchange_every == 0;
 }
 
-static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, series *s, progress *p)
+static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc_series *s, progress *p)
 {
     uint64_t thermalization = (uint64_t)clmc_preset_int(preset, "run.thermalization");
     uint64_t sweeps = (uint64_t)clmc_preset_int(preset, "run.sweeps");
@@ -90,22 +87,21 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, seri
     unsigned pending = 0;
     for (uint64_t t = 0; t < p->total; t++) {
         CLMC_TRY(m->ops->sweep(m->state, t));
-        bool measured = t >= thermalization && (t - thermalization + 1) % every == 0;
-        if (measured) {
-            s->sweeps[s->n_rows + pending] = t + 1;
+        if (t >= thermalization && (t - thermalization + 1) % every == 0) {
+            clmc_series_note(s, pending, t + 1, &m->pt);
             CLMC_TRY(m->ops->measure(m->state, pending++));
         }
         if (pending == m->shape.measure_batch) {
-            CLMC_TRY(collect_batch(m, pending, s));
+            CLMC_TRY(clmc_series_collect(s, m->ops, m->state, pending));
             pending = 0;
         }
+        if (exchange_due(m, t)) CLMC_TRY(clmc_tempering_exchange(&m->pt, m->ops, m->state));
         if ((t + 1) % FINISH_EVERY_SWEEPS == 0) {
             CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
             progress_report(p, t + 1, false);
         }
     }
-    CLMC_TRY(collect_batch(m, pending, s));
-    return CLMC_OK;
+    return clmc_series_collect(s, m->ops, m->state, pending);
 }
 
 static cJSON *performance_json(double updates, double seconds)
@@ -117,7 +113,7 @@ static cJSON *performance_json(double updates, double seconds)
     return perf;
 }
 
-static clmc_status write_results(model_instance *m, const clmc_preset *preset, const series *s,
+static clmc_status write_results(model_instance *m, const clmc_preset *preset, const clmc_series *s,
                                  double kernel_seconds, const char *dir)
 {
     cJSON *root = cJSON_CreateObject();
@@ -125,14 +121,14 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
     cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
     cJSON *observables = cJSON_AddObjectToObject(root, "observables");
-    clmc_status status = m->ops->estimate(m->state, s->rows, s->n_rows, observables);
+    clmc_status status = clmc_series_estimate(s, &m->pt, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
     uint64_t total = (uint64_t)(clmc_preset_int(preset, "run.thermalization") + clmc_preset_int(preset, "run.sweeps"));
     cJSON_AddItemToObject(root, "performance", performance_json(m->shape.updates_per_sweep * (double)total, kernel_seconds));
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
-    char *csv = status == CLMC_OK ? clmc_series_csv(m->shape.series_columns, m->n_columns, s->sweeps, s->rows, s->n_rows) : NULL;
+    char *csv = status == CLMC_OK ? clmc_series_text(s, &m->pt, m->shape.series_columns) : NULL;
     if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
     if (status == CLMC_OK) {
@@ -147,25 +143,22 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     return status;
 }
 
-static clmc_status allocate_series(const clmc_preset *preset, size_t n_columns, series *s)
+static clmc_status allocate_series(const model_instance *m, const clmc_preset *preset, clmc_series *s)
 {
     uint64_t n = (uint64_t)(clmc_preset_int(preset, "run.sweeps") / clmc_preset_int(preset, "run.measure_every"));
-    if (n > (uint64_t)1 << 27)
-        return clmc_fail(CLMC_ERR_INPUT, "run: %llu measurements exceed the 2^27 kept in memory; raise run.measure_every",
-                         (unsigned long long)n);
-    s->capacity = (size_t)n;
-    s->sweeps = malloc((n + 1) * sizeof *s->sweeps);
-    s->rows = malloc((n + 1) * n_columns * sizeof *s->rows);
-    return s->sweeps && s->rows ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory for %llu measurements",
-                                                      (unsigned long long)n);
+    uint64_t values = n * m->n_columns * m->pt.n_configs;
+    if (values > (uint64_t)1 << 28)
+        return clmc_fail(CLMC_ERR_INPUT, "run: %llu measured values exceed the 2^28 kept in memory; raise "
+                         "run.measure_every", (unsigned long long)values);
+    return clmc_series_init(s, (size_t)n, &m->shape, m->n_columns);
 }
 
 static clmc_status run_instance(model_instance *m, clmc_preset *preset, const clmc_run_options *options)
 {
     const char *dir = clmc_preset_string(preset, "output.dir");
     CLMC_TRY(clmc_make_directory(dir));
-    series s = {0};
-    clmc_status status = allocate_series(preset, m->n_columns, &s);
+    clmc_series s = {0};
+    clmc_status status = allocate_series(m, preset, &s);
     progress p = {.quiet = options && options->quiet, .started = now_seconds()};
     double kernel_seconds = 0;
     clmc_runtime_reset_clock(m->rt);
@@ -173,8 +166,7 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
     if (status == CLMC_OK) progress_report(&p, p.total, true);
     if (status == CLMC_OK) status = write_results(m, preset, &s, kernel_seconds, dir);
-    free(s.sweeps);
-    free(s.rows);
+    clmc_series_free(&s);
     return status;
 }
 

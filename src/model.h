@@ -17,6 +17,10 @@ typedef struct clmc_model_shape {
     unsigned measure_batch;            /* measurements held on the device at once */
     double updates_per_sweep;          /* spin updates (or trial moves) per sweep */
     double bytes_per_sweep;            /* global-memory traffic of one sweep (estimate) */
+    /* Configurations: n_systems independent systems, each holding one
+     * configuration per temperature of the ensemble (n_temperatures, 1
+     * without tempering), stored system-major: config = system * T + slot. */
+    unsigned n_systems, n_temperatures;
 } clmc_model_shape;
 
 typedef struct clmc_model_ops {
@@ -34,10 +38,16 @@ typedef struct clmc_model_ops {
     clmc_status (*sweep)(void *state, uint64_t sweep_index);
     /* Enqueues one measurement into batch slot `slot` (< measure_batch). */
     clmc_status (*measure)(void *state, unsigned slot);
-    /* Reads slots [0, n_slots) of the batch into rows (n_slots x columns). */
+    /* Reads slots [0, n_slots) of the batch into rows: n_slots x configurations
+     * x columns. */
     clmc_status (*collect)(void *state, unsigned n_slots, double *rows);
-    /* Estimates with errors from the whole series, added to `observables`. */
-    clmc_status (*estimate)(void *state, const double *rows, size_t n_rows, cJSON *observables);
+    /* Estimates with errors from the series of one temperature (n_rows x
+     * columns, measured at inverse temperature beta), added to `observables`. */
+    clmc_status (*estimate)(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables);
+    /* Tempering: total energy H of every configuration, computed on the device. */
+    clmc_status (*energies)(void *state, double *energies);
+    /* Tempering: the inverse temperature each configuration is simulated at. */
+    clmc_status (*set_betas)(void *state, const double *betas);
     /* Model invariants of the final state, added to `checks`. */
     clmc_status (*checks)(void *state, cJSON *checks);
 } clmc_model_ops;

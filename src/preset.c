@@ -37,6 +37,16 @@ static const clmc_field single_beta_fields[] = {
     FIELD_END,
 };
 
+static const char *const ensemble_types[] = {"parallel_tempering", NULL};
+
+static const clmc_field tempering_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
+    {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL,
+     "inverse temperatures of the replicas, strictly increasing"},
+    {"exchange_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps between exchange attempts"},
+    FIELD_END,
+};
+
 static const clmc_field run_fields[] = {
     {"thermalization", CLMC_FIELD_INT, 0, 1e12, false, NULL, "1000", "sweeps discarded before measuring"},
     {"sweeps", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000", "sweeps after thermalization"},
@@ -83,14 +93,13 @@ static void select_algorithm_tables(const resolve_context *ctx, const cJSON *inp
     tables[0] = ctx->model->algorithm_fields;
 }
 
-/* Each ensemble form is one field table; a parallel-tempering block will be
- * told apart here by its "type" key. */
+/* Each ensemble form is one field table: a block with a "type" key is a
+ * parallel-tempering block, one without is a single temperature. */
 static void select_ensemble_tables(const resolve_context *ctx, const cJSON *input,
                                    const clmc_field *tables[2])
 {
     (void)ctx;
-    (void)input;
-    tables[0] = single_beta_fields;
+    tables[0] = cJSON_GetObjectItemCaseSensitive(input, "type") ? tempering_fields : single_beta_fields;
 }
 
 static clmc_status prepare_model(resolve_context *ctx, cJSON *input);
@@ -491,6 +500,36 @@ static clmc_status check_top_level(const cJSON *input, const char *source)
     return wrong_type(&ctx, "top level", "an object", input);
 }
 
+/* Tempering needs at least two strictly increasing inverse temperatures. */
+static clmc_status check_tempering(const clmc_preset *preset, const char *source)
+{
+    const cJSON *betas = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble"), "betas");
+    if (!betas) return CLMC_OK;
+    if (cJSON_GetArraySize(betas) < 2)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.betas: parallel tempering needs at least two betas", source);
+    for (int i = 1; i < cJSON_GetArraySize(betas); i++) {
+        double previous = cJSON_GetArrayItem(betas, i - 1)->valuedouble, beta = cJSON_GetArrayItem(betas, i)->valuedouble;
+        if (beta <= previous)
+            return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.betas[%d]: betas must be strictly increasing; %g follows %g",
+                             source, i, beta, previous);
+    }
+    return CLMC_OK;
+}
+
+size_t clmc_preset_betas(const clmc_preset *preset, double *betas, size_t capacity)
+{
+    const cJSON *ensemble = cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(ensemble, "betas");
+    if (!list) {
+        if (capacity > 0) betas[0] = clmc_preset_number(preset, "ensemble.beta");
+        return 1;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(list);
+    for (size_t i = 0; i < n && i < capacity; i++) betas[i] = cJSON_GetArrayItem(list, (int)i)->valuedouble;
+    return n;
+}
+
 clmc_status clmc_preset_parse(const char *text, size_t length, const char *source_name,
                               const char *const *overrides, size_t n_overrides, clmc_preset **out)
 {
@@ -504,6 +543,7 @@ clmc_status clmc_preset_parse(const char *text, size_t length, const char *sourc
     if (status == CLMC_OK) status = clmc_preset_apply_overrides(input, overrides, n_overrides);
     if (status == CLMC_OK) status = build_preset(input, source, &preset);
     cJSON_Delete(input);
+    if (status == CLMC_OK) status = check_tempering(preset, source);
     if (status == CLMC_OK && preset->model->validate) status = validate_model(preset, source);
     if (status != CLMC_OK) {
         clmc_preset_free(preset);

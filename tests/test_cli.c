@@ -36,6 +36,9 @@ static const bad_case bad_cases[] = {
     {"msc with L not a multiple of 64",
      "{\"model\": {\"type\": \"ising\", \"L\": 96}, \"algorithm\": {\"layout\": \"msc\"},"
      " \"ensemble\": {\"beta\": 0.4}}", "", "multiple of 64"},
+    {"betas not increasing",
+     "{\"model\": {\"type\": \"ising\", \"L\": 16}, \"ensemble\": {\"type\": \"parallel_tempering\","
+     " \"betas\": [0.3, 0.5, 0.4]}}", "", "strictly increasing"},
     {"missing file", NULL, "", "cannot read preset"},
     {"unknown device", GOOD_PRESET, "--device no-such-device-xyz", "no-such-device-xyz"},
     {"malformed --set", GOOD_PRESET, "--set model.L", "model.L"},

@@ -215,7 +215,7 @@ Test(preset, string_choices_list_values_and_suggest)
 {
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"algorithm\": {\"layout\": \"tild\"},"
                  " \"ensemble\": {\"beta\": 1}}",
-                 ": algorithm.layout: ", "expected one of \"naive\", \"tiled\"; got \"tild\"",
+                 ": algorithm.layout: ", "expected one of \"naive\", \"tiled\", \"msc\"; got \"tild\"",
                  "did you mean \"tiled\"?");
     EXPECT_ERROR("{\"model\": {\"type\": \"Ising\", \"L\": 8}, \"ensemble\": {\"beta\": 1}}",
                  ": model.type: ", "expected one of \"ising\"", "did you mean \"ising\"?");

@@ -65,6 +65,11 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
 #define CLMC_PURPOSE_INIT 0u
 #define CLMC_PURPOSE_METROPOLIS 1u
 #define CLMC_PURPOSE_REFINE 2u
+#define CLMC_PURPOSE_EXCHANGE 4u
+
+/* The counter word naming a purpose for configuration `config` of a model
+ * that holds several (tempering slots, replicas); config 0 is the purpose. */
+#define CLMC_STREAM(purpose, config) ((clmc_u32)(purpose) | ((clmc_u32)(config) << 8))
 
 /* Chunk q (0..7) of a draw as a 16-bit uniform: one draw serves eight sites. */
 CLMC_INLINE clmc_u32 clmc_chunk16(clmc_philox_ctr r, clmc_u32 q)

@@ -51,6 +51,9 @@ double clmc_preset_number(const clmc_preset *preset, const char *path);
 const char *clmc_preset_string(const clmc_preset *preset, const char *path);
 bool clmc_preset_bool(const clmc_preset *preset, const char *path);
 bool clmc_preset_has(const clmc_preset *preset, const char *path);
+/* The ensemble's inverse temperatures: ensemble.beta, or the tempering list
+ * ensemble.betas (increasing).  Writes at most `capacity`; returns the count. */
+size_t clmc_preset_betas(const clmc_preset *preset, double *betas, size_t capacity);
 /* Engine-side resolution of automatic values (e.g. a per-device tile edge). */
 void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value);
 

@@ -23,11 +23,11 @@ typedef struct {
     cl_uint ordered_start;
     int tile, hits, tile_colours;
     size_t tile_items, tile_groups[3];
-    double beta;
-    cl_uint seed_lo, seed_hi, thresholds[3];
+    cl_uint n_configs; /* one configuration per temperature */
+    cl_uint seed_lo, seed_hi;
     cl_program program;
     cl_kernel init, update, measure;
-    cl_mem spins, partials;
+    cl_mem spins, partials, thresholds;
     size_t measure_wg, measure_groups;
     cl_int *partials_host;
 } ising_state;
@@ -165,19 +165,28 @@ static clmc_status build_kernels(ising_state *s)
     return CLMC_OK;
 }
 
-/* Global memory of the configuration: bytes, or one bit per site for msc. */
+/* Global memory of one configuration: bytes, or one bit per site for msc. */
 static size_t spin_bytes(const ising_state *s)
 {
     return s->msc ? s->n_sites / 8 : s->n_sites;
+}
+
+/* Partial sums of one batch slot: two ints per work-group and configuration. */
+static size_t partials_per_slot(const ising_state *s)
+{
+    return 2 * s->measure_groups * s->n_configs;
 }
 
 static clmc_status allocate_buffers(ising_state *s)
 {
     cl_int err;
     cl_context ctx = clmc_runtime_context(s->rt);
-    s->spins = clCreateBuffer(ctx, CL_MEM_READ_WRITE, spin_bytes(s), NULL, &err);
+    s->spins = clCreateBuffer(ctx, CL_MEM_READ_WRITE, spin_bytes(s) * s->n_configs, NULL, &err);
     CLMC_CL_CHECK(err, "clCreateBuffer(spins)");
-    size_t partial_count = 2 * s->measure_groups * MEASURE_BATCH;
+    s->thresholds = clCreateBuffer(ctx, CL_MEM_READ_ONLY, 3 * sizeof(cl_uint) * s->n_configs, NULL, &err);
+    CLMC_CL_CHECK(err, "clCreateBuffer(thresholds)");
+    /* One slot more than the batch: energies for tempering exchanges. */
+    size_t partial_count = partials_per_slot(s) * (MEASURE_BATCH + 1);
     s->partials = clCreateBuffer(ctx, CL_MEM_READ_WRITE, partial_count * sizeof(cl_int), NULL, &err);
     CLMC_CL_CHECK(err, "clCreateBuffer(partials)");
     s->partials_host = malloc(partial_count * sizeof(cl_int));
@@ -190,16 +199,14 @@ static clmc_status initialise_spins(ising_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
-    size_t global = s->msc ? s->n_sites / 32 : s->n_sites;
-    CLMC_TRY(clmc_enqueue(s->rt, s->init, 1, &global, NULL, CLMC_UNTIMED));
+    size_t global[2] = {s->msc ? s->n_sites / 32 : s->n_sites, s->n_configs};
+    CLMC_TRY(clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
-    cl_uint first_threshold_arg = s->tiled ? 6 : 5;
-    for (cl_uint k = 0; k < 3; k++)
-        CLMC_CL_TRY(clSetKernelArg(s->update, first_threshold_arg + k, sizeof(cl_uint), &s->thresholds[k]));
+    CLMC_CL_TRY(clSetKernelArg(s->update, s->tiled ? 6 : 5, sizeof(cl_mem), &s->thresholds));
     if (s->tiled) {
         cl_uint hits = (cl_uint)s->hits;
         CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &hits));
@@ -208,7 +215,7 @@ static clmc_status initialise_spins(ising_state *s)
 }
 
 /* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12. */
-static void metropolis_thresholds(double beta, cl_uint thresholds[3])
+static void metropolis_thresholds(double beta, cl_uint *thresholds)
 {
     for (int k = 0; k < 3; k++) {
         double p = exp(-beta * 4.0 * (k + 1));
@@ -229,11 +236,10 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
     s->hits = (int)clmc_preset_int(p, "algorithm.hits");
-    s->beta = clmc_preset_number(p, "ensemble.beta");
+    s->n_configs = (cl_uint)clmc_preset_betas(p, NULL, 0);
     unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
-    metropolis_thresholds(s->beta, s->thresholds);
 }
 
 static clmc_status ising_setup(ising_state *s, clmc_preset *p)
@@ -263,8 +269,10 @@ static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     if (s->msc) halo_factor = 3.0 / 8.0 - 1.0 / 8.0;
     shape->series_columns = series_columns;
     shape->measure_batch = MEASURE_BATCH;
-    shape->updates_per_sweep = (double)s->n_sites * s->hits;
-    shape->bytes_per_sweep = (double)s->n_sites * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
+    shape->updates_per_sweep = (double)s->n_sites * s->hits * s->n_configs;
+    shape->bytes_per_sweep = (double)s->n_sites * s->n_configs * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
+    shape->n_systems = 1;
+    shape->n_temperatures = s->n_configs;
     *state = s;
     return CLMC_OK;
 }
@@ -279,6 +287,7 @@ static void ising_destroy(void *state)
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
     if (s->spins) CLMC_CL_WARN(clReleaseMemObject(s->spins));
     if (s->partials) CLMC_CL_WARN(clReleaseMemObject(s->partials));
+    if (s->thresholds) CLMC_CL_WARN(clReleaseMemObject(s->thresholds));
     free(s->partials_host);
     free(s);
 }
@@ -292,11 +301,11 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
     for (cl_uint colour = 0; colour < (cl_uint)colours; colour++) {
         CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
         if (s->tiled) {
-            size_t global = s->tile_groups[colour] * s->tile_items;
-            CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, &s->tile_items, CLMC_TIMED));
+            size_t global[2] = {s->tile_groups[colour] * s->tile_items, s->n_configs}, local[2] = {s->tile_items, 1};
+            CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, local, CLMC_TIMED));
         } else {
-            size_t global = s->msc ? s->n_sites / 64 : s->n_sites / 2;
-            CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED));
+            size_t global[2] = {s->msc ? s->n_sites / 64 : s->n_sites / 2, s->n_configs};
+            CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED));
         }
     }
     return CLMC_OK;
@@ -307,47 +316,90 @@ static clmc_status ising_measure(void *state, unsigned slot)
     ising_state *s = state;
     cl_uint slot_arg = slot;
     CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
-    size_t global = s->measure_groups * s->measure_wg;
-    return clmc_enqueue(s->rt, s->measure, 1, &global, &s->measure_wg, CLMC_UNTIMED);
+    size_t global[2] = {s->measure_groups * s->measure_wg, s->n_configs}, local[2] = {s->measure_wg, 1};
+    return clmc_enqueue(s->rt, s->measure, 2, global, local, CLMC_UNTIMED);
+}
+
+/* Reads batch slots [first, first + n) and sums each configuration's partials
+ * into (bond sum, magnetisation) pairs. */
+static clmc_status read_sums(ising_state *s, unsigned first, unsigned n, long long *sums)
+{
+    size_t per_slot = partials_per_slot(s);
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE,
+                                    first * per_slot * sizeof(cl_int), n * per_slot * sizeof(cl_int),
+                                    s->partials_host, 0, NULL, NULL));
+    for (size_t k = 0; k < (size_t)n * s->n_configs; k++) {
+        const cl_int *p = s->partials_host + 2 * s->measure_groups * k;
+        sums[2 * k] = sums[2 * k + 1] = 0;
+        for (size_t g = 0; g < s->measure_groups; g++) {
+            sums[2 * k] += p[2 * g];
+            sums[2 * k + 1] += p[2 * g + 1];
+        }
+    }
+    return CLMC_OK;
 }
 
 static clmc_status ising_collect(void *state, unsigned n_slots, double *rows)
 {
     ising_state *s = state;
-    size_t count = 2 * s->measure_groups * n_slots;
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE, 0,
-                                    count * sizeof(cl_int), s->partials_host, 0, NULL, NULL));
-    for (unsigned slot = 0; slot < n_slots; slot++) {
-        long long bonds = 0, magnetisation = 0;
-        const cl_int *p = s->partials_host + 2 * s->measure_groups * slot;
-        for (size_t g = 0; g < s->measure_groups; g++) {
-            bonds += p[2 * g];
-            magnetisation += p[2 * g + 1];
-        }
-        rows[2 * slot] = -(double)bonds / s->n_sites;
-        rows[2 * slot + 1] = (double)magnetisation / s->n_sites;
+    size_t n = (size_t)n_slots * s->n_configs;
+    long long *sums = malloc(2 * n * sizeof *sums);
+    if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_sums(s, 0, n_slots, sums);
+    for (size_t k = 0; status == CLMC_OK && k < n; k++) {
+        rows[2 * k] = -(double)sums[2 * k] / s->n_sites;
+        rows[2 * k + 1] = (double)sums[2 * k + 1] / s->n_sites;
     }
+    free(sums);
+    return status;
+}
+
+/* Total energies H of all configurations, through the reduction kernel into
+ * the spare batch slot. */
+static clmc_status ising_energies(void *state, double *energies)
+{
+    ising_state *s = state;
+    CLMC_TRY(ising_measure(s, MEASURE_BATCH));
+    long long *sums = malloc(2 * s->n_configs * sizeof *sums);
+    if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_sums(s, MEASURE_BATCH, 1, sums);
+    for (cl_uint c = 0; status == CLMC_OK && c < s->n_configs; c++) energies[c] = -(double)sums[2 * c];
+    free(sums);
+    return status;
+}
+
+static clmc_status ising_set_betas(void *state, const double *betas)
+{
+    ising_state *s = state;
+    cl_uint *thresholds = malloc(3 * sizeof *thresholds * s->n_configs);
+    if (!thresholds) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (cl_uint c = 0; c < s->n_configs; c++) metropolis_thresholds(betas[c], thresholds + 3 * c);
+    cl_int err = clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_TRUE, 0,
+                                      3 * sizeof *thresholds * s->n_configs, thresholds, 0, NULL, NULL);
+    free(thresholds);
+    CLMC_CL_CHECK(err, "clEnqueueWriteBuffer(thresholds)");
     return CLMC_OK;
 }
 
-static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows, cJSON *observables)
+static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
 {
     ising_state *s = state;
-    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, s->beta, s->n_sites, observables);
+    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, beta, s->n_sites, observables);
     return CLMC_OK;
 }
 
 /* Final configuration as +-1 bytes in site order, whatever the layout. */
-static clmc_status read_configuration(ising_state *s, signed char *spins)
+static clmc_status read_configuration(ising_state *s, cl_uint config, signed char *spins)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t offset = spin_bytes(s) * config;
     if (!s->msc) {
-        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, s->n_sites, spins, 0, NULL, NULL));
+        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, s->n_sites, spins, 0, NULL, NULL));
         return CLMC_OK;
     }
     cl_uint *words = malloc(spin_bytes(s));
     if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, spin_bytes(s), words, 0, NULL, NULL);
+    cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, spin_bytes(s), words, 0, NULL, NULL);
     size_t plane_words = s->n_sites / 64, row_words = (size_t)s->edge / 64;
     for (size_t site = 0; err == CL_SUCCESS && site < s->n_sites; site++) {
         size_t x = site % (size_t)s->edge, row = site / (size_t)s->edge;
@@ -360,24 +412,25 @@ static clmc_status read_configuration(ising_state *s, signed char *spins)
     return CLMC_OK;
 }
 
-/* Final configuration: every spin must be +-1; its FNV-1a hash lets runs on
- * different devices be compared bit for bit. */
+/* Final configurations: every spin must be +-1; the FNV-1a hash over all
+ * configurations (in storage order) lets runs on different devices be
+ * compared bit for bit. */
 static clmc_status ising_checks(void *state, cJSON *checks)
 {
     ising_state *s = state;
     signed char *spins = malloc(s->n_sites);
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    clmc_status status = read_configuration(s, spins);
-    if (status != CLMC_OK) {
-        free(spins);
-        return status;
-    }
     unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
-    for (cl_uint i = 0; i < s->n_sites; i++) {
-        invalid += spins[i] != 1 && spins[i] != -1;
-        hash = (hash ^ (unsigned char)spins[i]) * 0x100000001b3ULL;
+    clmc_status status = CLMC_OK;
+    for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
+        status = read_configuration(s, c, spins);
+        for (cl_uint i = 0; status == CLMC_OK && i < s->n_sites; i++) {
+            invalid += spins[i] != 1 && spins[i] != -1;
+            hash = (hash ^ (unsigned char)spins[i]) * 0x100000001b3ULL;
+        }
     }
     free(spins);
+    if (status != CLMC_OK) return status;
     char text[32];
     snprintf(text, sizeof text, "%016llx", hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
@@ -396,5 +449,7 @@ const clmc_model_ops clmc_model_ising = {
     .measure = ising_measure,
     .collect = ising_collect,
     .estimate = ising_estimate,
+    .energies = ising_energies,
+    .set_betas = ising_set_betas,
     .checks = ising_checks,
 };

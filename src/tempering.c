@@ -1,0 +1,125 @@
+/* Parallel tempering by swapping temperatures, not configurations: the
+ * temperature <-> configuration map is kept on the host and each
+ * configuration's beta is handed to the model after every exchange. */
+#include "tempering.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/philox.h"
+
+#define MAX_TEMPERATURES 4096
+
+clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape)
+{
+    memset(pt, 0, sizeof *pt);
+    double betas[MAX_TEMPERATURES];
+    size_t n = clmc_preset_betas(preset, betas, MAX_TEMPERATURES);
+    if (n > MAX_TEMPERATURES) return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: at most %d temperatures", MAX_TEMPERATURES);
+    if (n != shape->n_temperatures)
+        return clmc_fail(CLMC_ERR_OTHER, "model holds %u temperatures, ensemble has %zu", shape->n_temperatures, n);
+    pt->n_systems = shape->n_systems;
+    pt->n_temperatures = (unsigned)n;
+    pt->n_configs = pt->n_systems * pt->n_temperatures;
+    pt->exchange_every = clmc_preset_has(preset, "ensemble.exchange_every")
+                             ? (uint64_t)clmc_preset_int(preset, "ensemble.exchange_every") : 0;
+    uint64_t seed = (uint64_t)clmc_preset_int(preset, "run.seed");
+    pt->seed_lo = (uint32_t)seed;
+    pt->seed_hi = (uint32_t)(seed >> 32);
+    pt->betas = malloc(n * sizeof *pt->betas);
+    pt->config_at = malloc(pt->n_configs * sizeof *pt->config_at);
+    pt->heading = calloc(pt->n_configs, sizeof *pt->heading);
+    pt->accepted = calloc(n, sizeof *pt->accepted);
+    pt->attempted = calloc(n, sizeof *pt->attempted);
+    pt->config_betas = malloc(pt->n_configs * sizeof *pt->config_betas);
+    pt->energies = malloc(pt->n_configs * sizeof *pt->energies);
+    if (!pt->betas || !pt->config_at || !pt->heading || !pt->accepted || !pt->attempted ||
+        !pt->config_betas || !pt->energies)
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    memcpy(pt->betas, betas, n * sizeof *betas);
+    for (unsigned c = 0; c < pt->n_configs; c++) pt->config_at[c] = c;
+    return CLMC_OK;
+}
+
+void clmc_tempering_free(clmc_tempering *pt)
+{
+    free(pt->betas);
+    free(pt->config_at);
+    free(pt->heading);
+    free(pt->accepted);
+    free(pt->attempted);
+    free(pt->config_betas);
+    free(pt->energies);
+    memset(pt, 0, sizeof *pt);
+}
+
+clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, void *state)
+{
+    if (!ops->set_betas || !ops->energies) {
+        if (pt->n_temperatures == 1) return CLMC_OK; /* the model took ensemble.beta itself */
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble: model \"%s\" does not support parallel tempering", ops->type);
+    }
+    for (unsigned system = 0; system < pt->n_systems; system++)
+        for (unsigned t = 0; t < pt->n_temperatures; t++)
+            pt->config_betas[pt->config_at[system * pt->n_temperatures + t]] = pt->betas[t];
+    return ops->set_betas(state, pt->config_betas);
+}
+
+/* Uniform in [0, 1) for the exchange of pair t of `system`, from the counter
+ * (pair, exchange number, purpose EXCHANGE): reproducible on any host. */
+static double exchange_uniform(const clmc_tempering *pt, unsigned system, unsigned t)
+{
+    clmc_philox_key key = {{pt->seed_lo, pt->seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, system * pt->n_temperatures + t, (uint32_t)pt->exchanges,
+                                     (uint32_t)(pt->exchanges >> 32), CLMC_PURPOSE_EXCHANGE);
+    return ((double)(r.v[0] >> 5) * 67108864.0 + (double)(r.v[1] >> 6)) / 9007199254740992.0;
+}
+
+/* Round trips: a configuration heads up (+1) after touching the hottest end
+ * (t = 0) and down (-1) after then touching the coldest; a trip completes
+ * when it is back at t = 0 heading down. */
+static void track_round_trips(clmc_tempering *pt, unsigned system)
+{
+    unsigned *at = pt->config_at + system * pt->n_temperatures, top = pt->n_temperatures - 1;
+    if (pt->heading[at[0]] == -1) pt->round_trips++;
+    pt->heading[at[0]] = +1;
+    if (pt->heading[at[top]] == +1) pt->heading[at[top]] = -1;
+}
+
+clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *ops, void *state)
+{
+    if (pt->n_temperatures < 2) return CLMC_OK;
+    CLMC_TRY(ops->energies(state, pt->energies));
+    for (unsigned system = 0; system < pt->n_systems; system++) {
+        unsigned *at = pt->config_at + system * pt->n_temperatures;
+        for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) {
+            /* Swapping the temperatures of a (at beta_t) and b (at beta_t+1). */
+            unsigned a = at[t], b = at[t + 1];
+            double log_ratio = (pt->betas[t + 1] - pt->betas[t]) * (pt->energies[b] - pt->energies[a]);
+            pt->attempted[t]++;
+            if (log_ratio >= 0 || exchange_uniform(pt, system, t) < exp(log_ratio)) {
+                at[t] = b;
+                at[t + 1] = a;
+                pt->accepted[t]++;
+            }
+        }
+        track_round_trips(pt, system);
+    }
+    pt->exchanges++;
+    return clmc_tempering_apply(pt, ops, state);
+}
+
+void clmc_tempering_report(const clmc_tempering *pt, cJSON *observables)
+{
+    if (pt->n_temperatures < 2) return;
+    cJSON *report = cJSON_AddObjectToObject(observables, "tempering");
+    cJSON_AddNumberToObject(report, "exchange_every", (double)pt->exchange_every);
+    cJSON_AddNumberToObject(report, "exchanges", (double)pt->exchanges);
+    cJSON_AddNumberToObject(report, "round_trips", (double)pt->round_trips);
+    cJSON *acceptance = cJSON_AddArrayToObject(report, "acceptance");
+    for (unsigned t = 0; t + 1 < pt->n_temperatures; t++)
+        cJSON_AddItemToArray(acceptance, cJSON_CreateNumber(pt->attempted[t] ? (double)pt->accepted[t] / (double)pt->attempted[t] : 0));
+    cJSON *map = cJSON_AddArrayToObject(report, "final_configuration_at_temperature");
+    for (unsigned c = 0; c < pt->n_configs; c++) cJSON_AddItemToArray(map, cJSON_CreateNumber(pt->config_at[c]));
+}

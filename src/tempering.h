@@ -1,0 +1,33 @@
+/* Parallel tempering: temperature <-> configuration maps, exchanges between
+ * neighbouring temperatures on the host from device-computed energies, and
+ * their statistics.  Without tempering it holds one temperature. */
+#ifndef CLMC_TEMPERING_H
+#define CLMC_TEMPERING_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+#include "model.h"
+
+typedef struct clmc_tempering {
+    unsigned n_systems, n_temperatures, n_configs;
+    double *betas;           /* [t], increasing */
+    unsigned *config_at;     /* [system][t]: configuration simulated at temperature t */
+    int *heading;            /* [config]: +1 heading to the cold end, -1 back, 0 not yet started */
+    uint64_t *accepted, *attempted; /* [t] for the pair (t, t + 1) */
+    uint64_t round_trips, exchanges, exchange_every;
+    uint32_t seed_lo, seed_hi;
+    double *config_betas;    /* [config], scratch for set_betas */
+    double *energies;        /* [config], scratch */
+} clmc_tempering;
+
+clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape);
+void clmc_tempering_free(clmc_tempering *pt);
+/* Tells the model the inverse temperature of every configuration. */
+clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, void *state);
+/* One exchange attempt for every neighbouring pair of every system. */
+clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *ops, void *state);
+/* observables.tempering: per-pair acceptance, attempts, round trips. */
+void clmc_tempering_report(const clmc_tempering *pt, cJSON *observables);
+
+#endif
