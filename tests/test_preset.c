@@ -221,7 +221,7 @@ Test(preset, string_choices_list_values_and_suggest)
                  ": model.type: ", "expected one of \"ising\"", "did you mean \"ising\"?");
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"algorithm\": {\"layout\": \"checkerboard\"},"
                  " \"ensemble\": {\"beta\": 1}}",
-                 ": algorithm.layout: ", "expected one of \"naive\", \"tiled\"; got \"checkerboard\"");
+                 ": algorithm.layout: ", "expected one of \"naive\", \"tiled\", \"msc\"; got \"checkerboard\"");
 }
 
 Test(preset, required_keys_must_be_present)
