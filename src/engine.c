@@ -104,17 +104,20 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     return clmc_series_collect(s, m->ops, m->state, pending);
 }
 
-static cJSON *performance_json(double updates, double seconds)
+/* seconds: device time of the update kernels (profiling events); wall_seconds:
+ * the whole sweep loop (measurements, exchanges and host work included). */
+static cJSON *performance_json(double updates, double seconds, double wall_seconds)
 {
     cJSON *perf = cJSON_CreateObject();
     cJSON_AddNumberToObject(perf, "updates", updates);
     cJSON_AddNumberToObject(perf, "seconds", seconds);
     cJSON_AddNumberToObject(perf, "ns_per_update", updates > 0 ? seconds * 1e9 / updates : 0);
+    cJSON_AddNumberToObject(perf, "wall_seconds", wall_seconds);
     return perf;
 }
 
 static clmc_status write_results(model_instance *m, const clmc_preset *preset, const clmc_series *s,
-                                 double kernel_seconds, const char *dir)
+                                 double kernel_seconds, double wall_seconds, const char *dir)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
@@ -124,7 +127,8 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     clmc_status status = clmc_series_estimate(s, &m->pt, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
     uint64_t total = (uint64_t)(clmc_preset_int(preset, "run.thermalization") + clmc_preset_int(preset, "run.sweeps"));
-    cJSON_AddItemToObject(root, "performance", performance_json(m->shape.updates_per_sweep * (double)total, kernel_seconds));
+    cJSON_AddItemToObject(root, "performance",
+                          performance_json(m->shape.updates_per_sweep * (double)total, kernel_seconds, wall_seconds));
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
@@ -164,8 +168,9 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     clmc_runtime_reset_clock(m->rt);
     if (status == CLMC_OK) status = run_sweeps(m, preset, &s, &p);
     if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
+    double wall_seconds = now_seconds() - p.started;
     if (status == CLMC_OK) progress_report(&p, p.total, true);
-    if (status == CLMC_OK) status = write_results(m, preset, &s, kernel_seconds, dir);
+    if (status == CLMC_OK) status = write_results(m, preset, &s, kernel_seconds, wall_seconds, dir);
     clmc_series_free(&s);
     return status;
 }

@@ -29,5 +29,6 @@ done | tee "$out/cross-device.txt"
 build/benchmarks/rng_throughput nvidia --json "$out/rng-throughput-nvidia.json"
 benchmarks/ising_scan.sh nvidia 2 "$out/ising2d-scan-nvidia.json" "$@"
 [ -n "${SCAN_3D:-}" ] && benchmarks/ising_scan.sh nvidia 3 "$out/ising3d-scan-nvidia.json" $SCAN_3D
+benchmarks/tempering_overhead.sh nvidia "$out/tempering-overhead-nvidia.json" 2048 16 10
 [ -n "${SCAN_POCL:-}" ] && UPDATES_LOG2=27 benchmarks/ising_scan.sh pocl 2 "$out/ising2d-scan-pocl.json" $SCAN_POCL
 true
