@@ -422,24 +422,31 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
 
 /* Per-work-group partial sums of the bond sum (sum over +x,+y(,+z) bonds of
  * s_i s_j) and the magnetisation of each configuration, stored at
- * partials[2 * ((slot * configs + config) * groups + g)]. */
+ * partials[2 * ((slot * configs + config) * groups + g)].  Work-groups take
+ * whole rows, their items consecutive x: no division per site. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ising_measure(__global const char *spins, __global int *partials, uint slot)
 {
-    spins += (size_t)get_global_id(1) * SITES;
     __local int bonds[MEASURE_WG];
     __local int magnetisation[MEASURE_WG];
+    spins += (size_t)get_global_id(1) * SITES;
     int bond_sum = 0, spin_sum = 0;
-    for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
-        uint x = site % EDGE, y = (site / EDGE) % EDGE, z = site / EDGE / EDGE;
-        int spin = spins[site];
-        int right = spins[wrap((int)x + 1) + EDGE * (y + EDGE * z)];
-        int up = spins[x + EDGE * (wrap((int)y + 1) + EDGE * z)];
+    for (uint row = get_group_id(0); row < SITES / EDGE; row += get_num_groups(0)) {
+        uint y = row % EDGE, z = row / EDGE;
+        __global const char *line = spins + row * EDGE;
+        __global const char *above = spins + (wrap((int)y + 1) + EDGE * z) * EDGE;
 #if DIM == 3
-        up += spins[x + EDGE * (y + EDGE * wrap((int)z + 1))];
+        __global const char *behind = spins + (y + EDGE * wrap((int)z + 1)) * EDGE;
 #endif
-        bond_sum += spin * (right + up);
-        spin_sum += spin;
+        for (uint x = get_local_id(0); x < EDGE; x += MEASURE_WG) {
+            int spin = line[x];
+            int neighbours = line[x + 1 == EDGE ? 0 : x + 1] + above[x];
+#if DIM == 3
+            neighbours += behind[x];
+#endif
+            bond_sum += spin * neighbours;
+            spin_sum += spin;
+        }
     }
     uint lid = get_local_id(0);
     bonds[lid] = bond_sum;

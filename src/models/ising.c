@@ -28,6 +28,7 @@ typedef struct {
     cl_program program;
     cl_kernel init, update, measure;
     cl_mem spins, partials, thresholds;
+    cl_uint *thresholds_host; /* stays alive for non-blocking writes */
     size_t measure_wg, measure_groups;
     cl_int *partials_host;
 } ising_state;
@@ -143,8 +144,10 @@ static clmc_status build_kernels(ising_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     s->measure_wg = largest_power_of_two_at_most(d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX);
-    size_t groups = s->n_sites / (s->measure_wg * 64);
+    /* Measurement work-groups take whole rows (rows of words for msc). */
+    size_t rows = s->n_sites / (size_t)s->edge, groups = s->n_sites / (s->measure_wg * 64);
     s->measure_groups = groups < 1 ? 1 : (groups > 1024 ? 1024 : groups);
+    if (!s->msc && s->measure_groups > rows) s->measure_groups = rows;
     char options[512];
     int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DMEASURE_WG=%zu",
                      s->dim, s->edge, s->measure_wg);
@@ -190,7 +193,8 @@ static clmc_status allocate_buffers(ising_state *s)
     s->partials = clCreateBuffer(ctx, CL_MEM_READ_WRITE, partial_count * sizeof(cl_int), NULL, &err);
     CLMC_CL_CHECK(err, "clCreateBuffer(partials)");
     s->partials_host = malloc(partial_count * sizeof(cl_int));
-    return s->partials_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
+    return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
 static clmc_status initialise_spins(ising_state *s)
@@ -288,7 +292,9 @@ static void ising_destroy(void *state)
     if (s->spins) CLMC_CL_WARN(clReleaseMemObject(s->spins));
     if (s->partials) CLMC_CL_WARN(clReleaseMemObject(s->partials));
     if (s->thresholds) CLMC_CL_WARN(clReleaseMemObject(s->thresholds));
+    if (s->rt) CLMC_CL_WARN(clFinish(clmc_runtime_queue(s->rt))); /* pending writes read thresholds_host */
     free(s->partials_host);
+    free(s->thresholds_host);
     free(s);
 }
 
@@ -368,16 +374,16 @@ static clmc_status ising_energies(void *state, double *energies)
     return status;
 }
 
+/* The write does not block: the in-order queue applies it before the next
+ * sweep, and the host array is only rewritten after the energies of a later
+ * exchange were read (a blocking read that completes the write). */
 static clmc_status ising_set_betas(void *state, const double *betas)
 {
     ising_state *s = state;
-    cl_uint *thresholds = malloc(3 * sizeof *thresholds * s->n_configs);
-    if (!thresholds) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    for (cl_uint c = 0; c < s->n_configs; c++) metropolis_thresholds(betas[c], thresholds + 3 * c);
-    cl_int err = clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_TRUE, 0,
-                                      3 * sizeof *thresholds * s->n_configs, thresholds, 0, NULL, NULL);
-    free(thresholds);
-    CLMC_CL_CHECK(err, "clEnqueueWriteBuffer(thresholds)");
+    for (cl_uint c = 0; c < s->n_configs; c++) metropolis_thresholds(betas[c], s->thresholds_host + 3 * c);
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_FALSE, 0,
+                                     3 * sizeof *s->thresholds_host * s->n_configs, s->thresholds_host, 0,
+                                     NULL, NULL));
     return CLMC_OK;
 }
 
