@@ -11,6 +11,7 @@
  * divides TILE), TILES_PER_EDGE, TILE_COLOURS (2, or 3 when TILES_PER_EDGE is
  * odd).  Spins in global memory are chars +-1, row-major, x fastest. */
 #include "common/philox.h"
+#include "common/reduce.h"
 
 #define OCTETS_PER_ROW ((EDGE + 7) / 8)
 #if DIM == 2
@@ -448,20 +449,5 @@ void ising_measure(__global const char *spins, __global int *partials, uint slot
             spin_sum += spin;
         }
     }
-    uint lid = get_local_id(0);
-    bonds[lid] = bond_sum;
-    magnetisation[lid] = spin_sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = MEASURE_WG / 2; stride > 0; stride /= 2) {
-        if (lid < stride) {
-            bonds[lid] += bonds[lid + stride];
-            magnetisation[lid] += magnetisation[lid + stride];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-        uint out = 2 * ((slot * get_global_size(1) + get_global_id(1)) * get_num_groups(0) + get_group_id(0));
-        partials[out] = bonds[0];
-        partials[out + 1] = magnetisation[0];
-    }
+    reduce_pair_to(bonds, magnetisation, bond_sum, spin_sum, partials + partial_offset(slot));
 }

@@ -8,6 +8,7 @@
  * rows of EDGE/64 words; site x of row r is bit (x/2) % 32 of word (x/2) / 32
  * in its colour's plane; bit set = spin up. */
 #include "common/philox.h"
+#include "common/reduce.h"
 
 #define WORDS_PER_ROW (EDGE / 64)
 #if DIM == 2
@@ -161,20 +162,5 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
         bond_sum += 2 * aligned - bonds_counted;
         spin_sum += 2 * (int)popcount(spins) - 32;
     }
-    uint lid = get_local_id(0);
-    bonds[lid] = bond_sum;
-    magnetisation[lid] = spin_sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = MEASURE_WG / 2; stride > 0; stride /= 2) {
-        if (lid < stride) {
-            bonds[lid] += bonds[lid + stride];
-            magnetisation[lid] += magnetisation[lid + stride];
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) {
-        uint out = 2 * ((slot * get_global_size(1) + get_global_id(1)) * get_num_groups(0) + get_group_id(0));
-        partials[out] = bonds[0];
-        partials[out + 1] = magnetisation[0];
-    }
+    reduce_pair_to(bonds, magnetisation, bond_sum, spin_sum, partials + partial_offset(slot));
 }
