@@ -7,6 +7,7 @@
  * Storage: two colour planes (global parity (x + y + z) & 1) of EDGE^(DIM-1)
  * rows of EDGE/64 words; site x of row r is bit (x/2) % 32 of word (x/2) / 32
  * in its colour's plane; bit set = spin up. */
+#include "common/bitslice.h"
 #include "common/philox.h"
 #include "common/reduce.h"
 
@@ -55,22 +56,6 @@ inline void row_neighbours(__global const uint *other, uint y, uint z, uint w, u
         *left = mid;
         *right = (mid >> 1) | (next << 31);
     }
-}
-
-/* Adds one bit per lane to the bit-sliced counter (c0, c1, c2). */
-inline void count_bit(uint x, uint *c0, uint *c1, uint *c2)
-{
-    uint carry0 = *c0 & x;
-    *c0 ^= x;
-    uint carry1 = *c1 & carry0;
-    *c1 ^= carry0;
-    *c2 |= carry1;
-}
-
-/* Lanes whose count equals v (0..7). */
-inline uint count_equals(uint v, uint c0, uint c1, uint c2)
-{
-    return ((v & 1) ? c0 : ~c0) & ((v & 2) ? c1 : ~c1) & ((v & 4) ? c2 : ~c2);
 }
 
 /* One bit plane of the bit-serial comparison r < t, most significant first:

@@ -65,6 +65,7 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
 #define CLMC_PURPOSE_INIT 0u
 #define CLMC_PURPOSE_METROPOLIS 1u
 #define CLMC_PURPOSE_REFINE 2u
+#define CLMC_PURPOSE_COUPLINGS 3u
 #define CLMC_PURPOSE_EXCHANGE 4u
 
 /* The counter word naming a purpose for configuration `config` of a model

@@ -4,9 +4,11 @@
 #include "model.h"
 
 extern const clmc_model_ops clmc_model_ising;
+extern const clmc_model_ops clmc_model_ea_ising;
 
 const clmc_model_ops *const clmc_models[] = {
     &clmc_model_ising,
+    &clmc_model_ea_ising,
     NULL,
 };
 

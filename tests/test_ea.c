@@ -1,0 +1,279 @@
+/* Edwards-Anderson spin glass: the ferromagnetic limit against the exact 2D
+ * solution, 4x4 samples against exact enumeration, multi-spin coding against
+ * the single-spin-coded kernel bit for bit and statistically, and preset errors. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/preset.h"
+#include "ising_exact.h"
+#include "models/ea_ising.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+
+typedef struct {
+    double beta;
+    char couplings[16]; /* inline: parameters cross a process boundary */
+} ea_case;
+
+static double observable(const cJSON *result, const char *name, double *error)
+{
+    *error = test_observable(result, name, "error");
+    return test_observable(result, name, "mean");
+}
+
+/* ---- 1. Uniform couplings are the ferromagnet ------------------------------- */
+
+ParameterizedTestParameters(ea, uniform_couplings_are_the_ferromagnet)
+{
+    static double betas[] = {0.3, 0.4406868};
+    return cr_make_param_array(double, betas, 2);
+}
+
+/* 32 realizations (identical couplings, independent starts and random
+ * numbers); the error is over realizations, so 31 degrees of freedom. */
+ParameterizedTest(double *beta, ea, uniform_couplings_are_the_ferromagnet, .timeout = 300)
+{
+    char preset[1024];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 16, \"couplings\": \"uniform\","
+             " \"realizations\": 32}, \"algorithm\": {\"layout\": \"naive\"}, \"ensemble\": {\"beta\": %.10g},"
+             " \"run\": {\"thermalization\": 1000, \"sweeps\": 4000, \"measure_every\": 4, \"seed\": %d}}",
+             *beta, 300 + (int)(*beta * 100));
+    cJSON *result = physics_run(preset, "ea-ferromagnet");
+    double exact_energy, error;
+    ising2d_exact(16, *beta, &exact_energy, NULL);
+    double energy = observable(result, "energy", &error);
+    char what[96];
+    snprintf(what, sizeof what, "uniform J, 2D L=16 beta=%.7g energy", *beta);
+    double z = physics_compare(what, energy, error, exact_energy);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "energy off by %.2f sigma", z);
+    cr_expect(error > 0 && error < 0.004, "energy error %.5f: zero or too large to mean something", error);
+    cJSON_Delete(result);
+}
+
+/* ---- 2. A 4x4 sample against exact enumeration ------------------------------- */
+
+#define SAMPLE_EDGE 4
+#define SAMPLE_SITES (SAMPLE_EDGE * SAMPLE_EDGE)
+#define SAMPLE_SEED 2024
+
+/* <H>/N of the 4x4 periodic sample (realization 0 of SAMPLE_SEED) over all
+ * 2^16 states; couplings from the engine's own host function. */
+static double sample_exact_energy(clmc_ea_couplings kind, double beta)
+{
+    double j[SAMPLE_SITES][2];
+    for (int site = 0; site < SAMPLE_SITES; site++)
+        for (int d = 0; d < 2; d++) j[site][d] = clmc_ea_coupling(kind, SAMPLE_SEED, 0, (uint32_t)site, (unsigned)d);
+    static double energies[1 << SAMPLE_SITES];
+    double lowest = 0;
+    for (unsigned state = 0; state < (1u << SAMPLE_SITES); state++) {
+        double h = 0;
+        for (int site = 0; site < SAMPLE_SITES; site++) {
+            int x = site % SAMPLE_EDGE, y = site / SAMPLE_EDGE;
+            int right = (x + 1) % SAMPLE_EDGE + SAMPLE_EDGE * y, up = x + SAMPLE_EDGE * ((y + 1) % SAMPLE_EDGE);
+            int s = (state >> site) & 1 ? 1 : -1;
+            int s_right = (state >> right) & 1 ? 1 : -1, s_up = (state >> up) & 1 ? 1 : -1;
+            h -= j[site][0] * s * s_right + j[site][1] * s * s_up;
+        }
+        energies[state] = h;
+        if (h < lowest) lowest = h;
+    }
+    double z = 0, weighted = 0;
+    for (unsigned state = 0; state < (1u << SAMPLE_SITES); state++) {
+        double w = exp(-beta * (energies[state] - lowest));
+        z += w;
+        weighted += w * energies[state];
+    }
+    return weighted / z / SAMPLE_SITES;
+}
+
+ParameterizedTestParameters(ea, sample_4x4_against_enumeration)
+{
+    static ea_case cases[] = {{0.5, "bimodal"}, {1.0, "bimodal"}, {2.0, "bimodal"}, {1.0, "gaussian"}};
+    return cr_make_param_array(ea_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(ea_case *c, ea, sample_4x4_against_enumeration, .timeout = 300)
+{
+    char preset[1024];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": %d, \"couplings\": \"%s\"},"
+             " \"algorithm\": {\"layout\": \"naive\"}, \"ensemble\": {\"beta\": %.10g},"
+             " \"run\": {\"thermalization\": 2000, \"sweeps\": 30000, \"measure_every\": 5, \"seed\": %d}}",
+             SAMPLE_EDGE, c->couplings, c->beta, SAMPLE_SEED);
+    cJSON *result = physics_run(preset, "ea-sample");
+    double exact = sample_exact_energy(clmc_ea_couplings_from_name(c->couplings), c->beta), error;
+    double energy = observable(result, "energy", &error);
+    char what[96];
+    snprintf(what, sizeof what, "4x4 %s sample beta=%.2f energy", c->couplings, c->beta);
+    double z = physics_compare(what, energy, error, exact);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "energy off by %.2f sigma", z);
+    cr_expect(error > 0 && error < 0.01, "energy error %.5f: zero or too large to mean something", error);
+    cJSON_Delete(result);
+}
+
+/* ---- 3. Multi-spin coding equals the single-spin kernel bit for bit ---------- */
+
+static char *run_dir_preset(const char *preset, const char *label, cJSON **result)
+{
+    char *dir = test_scratch_dir(label), path[4200];
+    cr_assert_not_null(dir);
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, preset);
+    int status = test_run_clmc(NULL, "run '%s' --quiet --out '%s/out'", path, dir);
+    cr_assert_eq(status, 0, "clmc run %s exited with %d", label, status);
+    snprintf(path, sizeof path, "%s/out", dir);
+    *result = test_load_result(path);
+    cr_assert_not_null(*result);
+    snprintf(path, sizeof path, "%s/out/series.csv", dir);
+    free(dir);
+    char *series = test_read_file(path);
+    cr_assert_not_null(series);
+    return series;
+}
+
+static const char *configuration_hash(const cJSON *result)
+{
+    const cJSON *hash = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "checks"),
+                                                         "configuration_fnv1a");
+    cr_assert(cJSON_IsString(hash));
+    return hash->valuestring;
+}
+
+ParameterizedTestParameters(ea, msc_equals_naive_with_shared_randoms)
+{
+    static int dims[] = {2, 3};
+    return cr_make_param_array(int, dims, 2);
+}
+
+/* 64 realizations = two words, so every bit of both words is compared. */
+ParameterizedTest(int *dim, ea, msc_equals_naive_with_shared_randoms, .timeout = 300)
+{
+    const char *layouts[] = {"\"layout\": \"msc\"", "\"layout\": \"naive\", \"shared_randoms\": true"};
+    char *series[2];
+    cJSON *results[2];
+    for (int i = 0; i < 2; i++) {
+        char preset[1024];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": 8, \"realizations\": 64},"
+                 " \"algorithm\": {%s}, \"ensemble\": {\"beta\": 1.0},"
+                 " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 77}}",
+                 *dim, layouts[i]);
+        series[i] = run_dir_preset(preset, i == 0 ? "ea-msc" : "ea-shared", &results[i]);
+    }
+    const char *msc_hash = configuration_hash(results[0]), *naive_hash = configuration_hash(results[1]);
+    double msc_energy = test_observable(results[0], "energy", "mean");
+    double naive_energy = test_observable(results[1], "energy", "mean");
+    printf("%dD L=8, 64 realizations, 300 sweeps: configuration hash msc %s, naive shared %s; "
+           "energy %.10f vs %.10f; series.csv %zu vs %zu bytes, %s\n",
+           *dim, msc_hash, naive_hash, msc_energy, naive_energy, strlen(series[0]), strlen(series[1]),
+           strcmp(series[0], series[1]) == 0 ? "identical" : "different");
+    cr_expect_str_eq(msc_hash, naive_hash, "final configurations differ");
+    cr_expect_str_eq(series[0], series[1], "series.csv differ");
+    /* From a random start (e = 0) the spins must have moved towards order. */
+    cr_expect_lt(msc_energy, -1.0, "energy %.4f: the updates did not run", msc_energy);
+    for (int i = 0; i < 2; i++) {
+        free(series[i]);
+        cJSON_Delete(results[i]);
+    }
+}
+
+/* ---- 4. Shared random numbers leave the statistics unchanged ----------------- */
+
+/* Same seed, so the same couplings and starts; only the random numbers
+ * differ.  The errors over realizations include the sample-to-sample spread,
+ * which the two runs share, so the combined error is conservative. */
+Test(ea, msc_agrees_with_independent_randoms, .timeout = 300)
+{
+    const char *layouts[] = {"msc", "naive"};
+    cJSON *results[2];
+    for (int i = 0; i < 2; i++) {
+        char preset[1024];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"realizations\": 32},"
+                 " \"algorithm\": {\"layout\": \"%s\"}, \"ensemble\": {\"beta\": 1.0},"
+                 " \"run\": {\"thermalization\": 1000, \"sweeps\": 4000, \"measure_every\": 4, \"seed\": 8}}",
+                 layouts[i]);
+        results[i] = physics_run(preset, layouts[i]);
+    }
+    const char *names[] = {"energy", "q2"};
+    for (int k = 0; k < 2; k++) {
+        double msc_error, naive_error;
+        double msc = observable(results[0], names[k], &msc_error);
+        double naive = observable(results[1], names[k], &naive_error);
+        char what[96];
+        snprintf(what, sizeof what, "3D L=8 beta=1 msc vs naive %s (naive %.5f +- %.5f)", names[k], naive, naive_error);
+        double z = physics_compare(what, msc, hypot(msc_error, naive_error), naive);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", names[k], z);
+        cr_expect(msc_error > 0 && naive_error > 0, "an error of zero means nothing was measured");
+    }
+    for (int i = 0; i < 2; i++) cJSON_Delete(results[i]);
+}
+
+/* ---- Couplings and preset errors ------------------------------------------ */
+
+/* 10^5 bonds: bimodal balanced, Gaussian with mean 0 and variance 1, within
+ * 4 standard errors, and the same value on every call. */
+Test(ea, coupling_distributions)
+{
+    const int n = 100000;
+    double bimodal = 0, sum = 0, squares = 0;
+    for (int i = 0; i < n; i++) {
+        uint32_t realization = (uint32_t)(i / 3000), site = (uint32_t)(i % 3000) / 3;
+        unsigned direction = (unsigned)(i % 3);
+        bimodal += clmc_ea_coupling(CLMC_EA_BIMODAL, 5, realization, site, direction);
+        double g = clmc_ea_coupling(CLMC_EA_GAUSSIAN, 5, realization, site, direction);
+        sum += g;
+        squares += g * g;
+    }
+    double mean = sum / n, variance = squares / n - mean * mean;
+    printf("bimodal mean %.5f, gaussian mean %.5f variance %.5f (standard errors %.5f, %.5f)\n", bimodal / n, mean,
+           variance, 1 / sqrt(n), sqrt(2.0 / n));
+    cr_expect_lt(fabs(bimodal / n), 4 / sqrt(n));
+    cr_expect_lt(fabs(mean), 4 / sqrt(n));
+    cr_expect_lt(fabs(variance - 1), 4 * sqrt(2.0 / n));
+    cr_expect_eq(clmc_ea_coupling(CLMC_EA_GAUSSIAN, 5, 7, 11, 1), clmc_ea_coupling(CLMC_EA_GAUSSIAN, 5, 7, 11, 1));
+    cr_expect_eq(clmc_ea_coupling(CLMC_EA_UNIFORM, 5, 7, 11, 1), 1.0);
+}
+
+typedef struct {
+    const char *model, *algorithm, *needle;
+} invalid_case;
+
+static const invalid_case invalid_cases[] = {
+    {"\"L\": 8, \"couplings\": \"gaussian\", \"realizations\": 32", "\"layout\": \"msc\"",
+     "model.couplings: bimodal couplings required for msc"},
+    {"\"L\": 8, \"realizations\": 48", "\"layout\": \"msc\"", "model.realizations: "},
+    {"\"L\": 9", "\"layout\": \"naive\"", "model.L: must be even"},
+    {"\"dim\": 3, \"L\": 1292", "\"layout\": \"naive\"", "model.L: "},
+};
+
+/* Each error names its JSON path, and the command line exits with 2. */
+Test(ea, invalid_presets_are_input_errors)
+{
+    for (size_t i = 0; i < sizeof invalid_cases / sizeof invalid_cases[0]; i++) {
+        char preset[512];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"ea_ising\", %s}, \"algorithm\": {%s}, \"ensemble\": {\"beta\": 1}}",
+                 invalid_cases[i].model, invalid_cases[i].algorithm);
+        clmc_preset *parsed = NULL;
+        clmc_status status = clmc_preset_parse(preset, strlen(preset), "ea.json", NULL, 0, &parsed);
+        const char *message = clmc_error_message();
+        printf("case %zu: status %d, %s\n", i, (int)status, message);
+        cr_expect_eq(status, CLMC_ERR_INPUT);
+        cr_expect(strstr(message, invalid_cases[i].needle), "message lacks '%s'", invalid_cases[i].needle);
+        clmc_preset_free(parsed);
+        char *dir = test_scratch_dir("ea-invalid"), path[4200];
+        snprintf(path, sizeof path, "%s/preset.json", dir);
+        test_write_file(path, preset);
+        int exit_status = test_run_clmc(NULL, "run '%s' --quiet --out '%s/out'", path, dir);
+        cr_expect_eq(exit_status, 2, "case %zu: exit status %d", i, exit_status);
+        free(dir);
+    }
+}
