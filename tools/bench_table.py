@@ -22,14 +22,14 @@ def points(doc):
 def row(preset, entry):
     preset = entry.get("resolved_preset", preset)
     m, a = preset["model"], preset["algorithm"]
+    lattice = f'{m["type"]} {m["dim"]}D' + (f' x{m["realizations"]}' if "realizations" in m else "")
+    head = [entry["device"]["name"], lattice, str(m["L"]), a["layout"], str(a.get("hits", 1)), str(a.get("tile", 0))]
     metrics = entry.get("metrics", {})
     if entry.get("status") != "ok":
-        figure = "failed: " + entry.get("reason", "")[:60]
-        return [entry["device"]["name"], f'{m["dim"]}D', str(m["L"]), a["layout"], str(a["hits"]), str(a["tile"]), figure, "", ""]
+        return head + ["failed: " + entry.get("reason", "")[:60], "", ""]
     ns = metrics["ns_per_update"]["value"]
     frac = metrics["bandwidth_fraction"]["value"]
-    return [entry["device"]["name"], f'{m["dim"]}D', str(m["L"]), a["layout"], str(a["hits"]), str(a["tile"]),
-            f"{1000 * ns:.3f}", f'{metrics["achieved_bandwidth"]["value"] / 1e9:.0f}', f"{100 * frac:.1f}%"]
+    return head + [f"{1000 * ns:.3f}", f'{metrics["achieved_bandwidth"]["value"] / 1e9:.0f}', f"{100 * frac:.1f}%"]
 
 
 def main():
@@ -43,7 +43,7 @@ def main():
     for r in rows:
         r[5] = r[5] if r[5] != "0" or r[3] == "naive" else "auto"
         r[5] = "-" if r[3] == "naive" else r[5]
-    head = ["device", "lattice", "L", "layout", "hits", "tile", "ps/update", "GB/s", "of copy BW", "file"]
+    head = ["device", "model", "L", "layout", "hits", "tile", "ps/update", "GB/s", "of copy BW", "file"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
