@@ -160,3 +160,36 @@ clmc_estimate clmc_estimate_mean(const double *x, size_t n)
     const double *series[1] = {x};
     return clmc_estimate_derived(series, 1, n, first_mean, NULL);
 }
+
+#define MAX_SAMPLE_QUANTITIES 8
+
+/* f of the means with sample `left` removed (left == n: none removed). */
+static double mean_without(const double *const *values, size_t n_values, size_t n, const double *totals,
+                           size_t left, clmc_derived_fn f, void *context)
+{
+    double means[MAX_SAMPLE_QUANTITIES];
+    double count = left < n ? (double)(n - 1) : (double)n;
+    for (size_t k = 0; k < n_values; k++) means[k] = (totals[k] - (left < n ? values[k][left] : 0.0)) / count;
+    return f(means, context);
+}
+
+clmc_estimate clmc_estimate_over_samples(const double *const *values, size_t n_values, size_t n,
+                                         clmc_derived_fn f, void *context)
+{
+    clmc_estimate e = {0.0, 0.0, 0.5};
+    if (n == 0 || n_values == 0 || n_values > MAX_SAMPLE_QUANTITIES) return e;
+    double totals[MAX_SAMPLE_QUANTITIES] = {0};
+    for (size_t k = 0; k < n_values; k++)
+        for (size_t i = 0; i < n; i++) totals[k] += values[k][i];
+    e.mean = mean_without(values, n_values, n, totals, n, f, context);
+    if (n < 2) return e;
+    double sum = 0, squares = 0;
+    for (size_t i = 0; i < n; i++) sum += mean_without(values, n_values, n, totals, i, f, context);
+    double average = sum / (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double deviation = mean_without(values, n_values, n, totals, i, f, context) - average;
+        squares += deviation * deviation;
+    }
+    e.error = sqrt(squares * (double)(n - 1) / (double)n);
+    return e;
+}

@@ -202,3 +202,26 @@ Test(stats, reference_simulation_matches_exact_2d_ising)
     free(energy_squared);
     ising_ref_series_free(&series);
 }
+
+static double plain_mean(const double *means, void *context)
+{
+    (void)context;
+    return means[0];
+}
+
+/* For the plain mean the jackknife over samples equals the textbook standard
+ * error s / sqrt(n) exactly. */
+Test(stats, over_samples_mean_error_is_the_standard_error)
+{
+    const double samples[] = {1.0, 2.5, -0.5, 4.0, 3.0, 0.25, 2.0};
+    const size_t n = sizeof samples / sizeof samples[0];
+    double mean = 0, squares = 0;
+    for (size_t i = 0; i < n; i++) mean += samples[i] / (double)n;
+    for (size_t i = 0; i < n; i++) squares += (samples[i] - mean) * (samples[i] - mean);
+    double standard_error = sqrt(squares / (double)(n - 1) / (double)n);
+    const double *values[] = {samples};
+    clmc_estimate e = clmc_estimate_over_samples(values, 1, n, plain_mean, NULL);
+    printf("over samples: %.12f +- %.12f, direct %.12f +- %.12f\n", e.mean, e.error, mean, standard_error);
+    cr_expect_float_eq(e.mean, mean, 1e-12);
+    cr_expect_float_eq(e.error, standard_error, 1e-12);
+}

@@ -21,6 +21,12 @@ typedef double (*clmc_derived_fn)(const double *means, void *context);
 clmc_estimate clmc_estimate_derived(const double *const *series, size_t n_series, size_t n,
                                     clmc_derived_fn f, void *context);
 
+/* f of the means over n independent samples (e.g. disorder realizations):
+ * values[k][i] is quantity k of sample i (n_values <= 8).  The error is the
+ * jackknife error leaving one sample out at a time; tau_int is 0.5. */
+clmc_estimate clmc_estimate_over_samples(const double *const *values, size_t n_values, size_t n,
+                                         clmc_derived_fn f, void *context);
+
 /* Integrated autocorrelation time alone (automatic windowing, c = 6). */
 double clmc_tau_int(const double *x, size_t n);
 

@@ -430,31 +430,9 @@ static clmc_estimate scaled(clmc_estimate e, double factor)
     return e;
 }
 
-/* f of the means over realizations of per-realization time averages
- * `values[k]`, with the jackknife error (each realization left out in turn). */
-static double leave_one_out(const double *const *values, size_t n_values, size_t n, const double *totals,
-                            size_t left, clmc_derived_fn f)
+static clmc_estimate with_tau(clmc_estimate e, double tau_int)
 {
-    double means[2];
-    for (size_t k = 0; k < n_values; k++) means[k] = (totals[k] - values[k][left]) / (double)(n - 1);
-    return f(means, NULL);
-}
-
-static clmc_estimate over_realizations(const double *const *values, size_t n_values, size_t n,
-                                       clmc_derived_fn f, double tau_int)
-{
-    double totals[2] = {0, 0}, means[2], sample_sum = 0, squares = 0;
-    for (size_t k = 0; k < n_values; k++) {
-        for (size_t r = 0; r < n; r++) totals[k] += values[k][r];
-        means[k] = totals[k] / (double)n;
-    }
-    for (size_t r = 0; r < n; r++) sample_sum += leave_one_out(values, n_values, n, totals, r, f);
-    double sample_mean = sample_sum / (double)n;
-    for (size_t r = 0; r < n; r++) {
-        double deviation = leave_one_out(values, n_values, n, totals, r, f) - sample_mean;
-        squares += deviation * deviation;
-    }
-    clmc_estimate e = {f(means, NULL), sqrt(squares * (double)(n - 1) / (double)n), tau_int};
+    e.tau_int = tau_int;
     return e;
 }
 
@@ -485,11 +463,11 @@ static clmc_status estimate_over_realizations(ea_state *s, const double *rows, s
     }
     const double *energy[] = {averages}, *moments[] = {averages + n, averages + 2 * n};
     double tau_q2 = column_tau(rows, n_rows, 1, scratch), tau_q4 = column_tau(rows, n_rows, 2, scratch);
-    clmc_estimate q2 = over_realizations(moments, 1, n, first_mean, tau_q2);
-    clmc_add_estimate(observables, "energy", over_realizations(energy, 1, n, first_mean, column_tau(rows, n_rows, 0, scratch)));
+    clmc_estimate q2 = with_tau(clmc_estimate_over_samples(moments, 1, n, first_mean, NULL), tau_q2);
+    clmc_add_estimate(observables, "energy", with_tau(clmc_estimate_over_samples(energy, 1, n, first_mean, NULL), column_tau(rows, n_rows, 0, scratch)));
     clmc_add_estimate(observables, "q2", q2);
-    clmc_add_estimate(observables, "q4", over_realizations(moments + 1, 1, n, first_mean, tau_q4));
-    clmc_add_estimate(observables, "binder_q", over_realizations(moments, 2, n, binder_q, fmax(tau_q2, tau_q4)));
+    clmc_add_estimate(observables, "q4", with_tau(clmc_estimate_over_samples(moments + 1, 1, n, first_mean, NULL), tau_q4));
+    clmc_add_estimate(observables, "binder_q", with_tau(clmc_estimate_over_samples(moments, 2, n, binder_q, NULL), fmax(tau_q2, tau_q4)));
     clmc_add_estimate(observables, "chi_sg", scaled(q2, s->n_sites));
     free(averages);
     return CLMC_OK;
