@@ -297,7 +297,11 @@ inline void update_colour(__local uchar *own, __local const uchar *other, uint f
 #pragma unroll
     for (uint i = 0; i < 4; i++) {
         uint a = (aligned >> (8 * i)) & 0xFFu, w = rotate(r.v[i], rotation);
-        uint high = a == NEIGHBOURS / 2 + 1 ? m->high[0] : (a == NEIGHBOURS / 2 + 2 ? m->high[1] : m->high[2]);
+#if DIM == 2
+        uint high = a == 3 ? m->high[0] : m->high[1]; /* only read when uphill: a is 3 or 4 */
+#else
+        uint high = a == 4 ? m->high[0] : (a == 5 ? m->high[1] : m->high[2]);
+#endif
         bool uphill = a > NEIGHBOURS / 2;
         flips |= (uint)(!uphill || w < high) << (8 * i);
         tie |= uphill && (w ^ high) < 0x10000u;
