@@ -10,12 +10,13 @@
 
 #include "common/philox.h"
 #include "measure.h"
+#include "models/lattice.h"
 
 #define MEASURE_WG_MAX 256
 #define MEASURE_BATCH_MAX 256
 #define MEASURE_GROUPS_MAX 65536
 #define PARTIALS_BYTES_MAX (64u << 20)
-#define THRESHOLD_CLASSES 3
+#define THRESHOLD_CLASSES CLMC_METROPOLIS_CLASSES
 #define COUPLING_FIXED_POINT 16777216.0 /* as in cl/ea_ising.cl */
 
 static const char *const series_columns[] = {"energy", "q2", "q4", NULL};
@@ -40,12 +41,6 @@ typedef struct {
     size_t measurements;
 } ea_state;
 
-static unsigned long long site_count(int dim, int edge)
-{
-    unsigned long long n = (unsigned long long)edge * (unsigned long long)edge;
-    return dim == 3 ? n * (unsigned long long)edge : n;
-}
-
 /* ---- Validation ---------------------------------------------------------- */
 
 static clmc_status ea_validate(const clmc_preset *p)
@@ -54,7 +49,7 @@ static clmc_status ea_validate(const clmc_preset *p)
     long long realizations = clmc_preset_int(p, "model.realizations");
     const char *couplings = clmc_preset_string(p, "model.couplings");
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
-    unsigned long long sites = site_count(dim, edge);
+    unsigned long long sites = clmc_lattice_sites(dim, edge);
     if (clmc_preset_betas(p, NULL, 0) != 1)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: parallel tempering is not implemented for ea_ising yet; "
                          "give a single ensemble.beta");
@@ -123,22 +118,6 @@ static void fill_couplings(const ea_state *s, void *out)
 
 /* ---- Device set-up ---------------------------------------------------------- */
 
-/* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12 (as in ising.c). */
-static void metropolis_thresholds(double beta, cl_uint thresholds[THRESHOLD_CLASSES])
-{
-    for (int k = 0; k < THRESHOLD_CLASSES; k++) {
-        double scaled = floor(ldexp(exp(-beta * 4.0 * (k + 1)), 32));
-        thresholds[k] = scaled >= 4294967295.0 ? 4294967295u : (cl_uint)scaled;
-    }
-}
-
-static size_t largest_power_of_two_at_most(size_t n)
-{
-    size_t p = 1;
-    while (p * 2 <= n) p *= 2;
-    return p;
-}
-
 /* Work-groups per realization (naive) or per word (msc) of the measurement:
  * enough to keep a device busy on large lattices, one on small ones, and no
  * more than MEASURE_GROUPS_MAX in all. */
@@ -146,7 +125,7 @@ static void plan_measurement(ea_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     size_t limit = d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX;
-    s->measure_wg = largest_power_of_two_at_most(limit);
+    s->measure_wg = clmc_power_of_two_at_most(limit);
     size_t sites_per_step = s->msc ? s->measure_wg / 32 : s->measure_wg;
     size_t units = s->msc ? s->realizations / 32 : s->realizations;
     size_t groups = s->n_sites / (sites_per_step * 16);
@@ -213,7 +192,7 @@ static clmc_status upload_temperatures(ea_state *s)
     cl_float *betas = malloc((size_t)s->configurations * sizeof *betas);
     clmc_status status = thresholds && betas ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; status == CLMC_OK && c < s->configurations; c++) {
-        metropolis_thresholds(s->beta, thresholds + THRESHOLD_CLASSES * c);
+        clmc_metropolis_thresholds(s->beta, thresholds + THRESHOLD_CLASSES * c);
         betas[c] = (cl_float)s->beta;
     }
     if (status == CLMC_OK)
@@ -270,7 +249,7 @@ static void read_preset(ea_state *s, const clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
-    s->n_sites = (cl_uint)site_count(s->dim, s->edge);
+    s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     s->realizations = (cl_uint)clmc_preset_int(p, "model.realizations");
     s->configurations = 2 * s->realizations;
     s->stacks = 2 * ((s->realizations + 31) / 32);

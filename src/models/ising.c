@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "measure.h"
+#include "models/lattice.h"
 
 #define MEASURE_BATCH 256
 #define MEASURE_WG_MAX 256
@@ -33,12 +34,6 @@ typedef struct {
     cl_int *partials_host;
 } ising_state;
 
-static unsigned long long site_count(int dim, int edge)
-{
-    unsigned long long n = (unsigned long long)edge * (unsigned long long)edge;
-    return dim == 3 ? n * (unsigned long long)edge : n;
-}
-
 /* Problems with a tile edge for this lattice, or NULL if it is usable. */
 static const char *tile_problem(int edge, int tile)
 {
@@ -57,7 +52,7 @@ static clmc_status ising_validate(const clmc_preset *p)
     long long hits = clmc_preset_int(p, "algorithm.hits");
     if (edge % 2 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
-    if (site_count(dim, edge) >= (1ULL << 32))
+    if (clmc_lattice_sites(dim, edge) >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^32 sites the kernels index", edge, dim);
     if (msc && edge % 64 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: layout \"msc\" packs 32 sites of a colour per word and "
@@ -126,24 +121,17 @@ static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
                          d->max_work_group_size, (unsigned long long)d->local_mem_bytes);
     int tiles_per_edge = s->edge / s->tile;
     s->tile_colours = tiles_per_edge % 2 == 0 ? 2 : 3;
-    size_t tiles = (size_t)site_count(s->dim, tiles_per_edge);
+    size_t tiles = (size_t)clmc_lattice_sites(s->dim, tiles_per_edge);
     s->tile_items = tile_items(s->dim, s->tile);
     for (int c = 0; c < s->tile_colours; c++)
         s->tile_groups[c] = s->tile_colours == 2 ? tiles / 2 : tiles;
     return CLMC_OK;
 }
 
-static size_t largest_power_of_two_at_most(size_t n)
-{
-    size_t p = 1;
-    while (p * 2 <= n) p *= 2;
-    return p;
-}
-
 static clmc_status build_kernels(ising_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
-    s->measure_wg = largest_power_of_two_at_most(d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX);
+    s->measure_wg = clmc_power_of_two_at_most(d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX);
     /* Measurement work-groups take whole rows (rows of words for msc). */
     size_t rows = s->n_sites / (size_t)s->edge, groups = s->n_sites / (s->measure_wg * 64);
     s->measure_groups = groups < 1 ? 1 : (groups > 1024 ? 1024 : groups);
@@ -218,23 +206,13 @@ static clmc_status initialise_spins(ising_state *s)
     return CLMC_OK;
 }
 
-/* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12. */
-static void metropolis_thresholds(double beta, cl_uint *thresholds)
-{
-    for (int k = 0; k < 3; k++) {
-        double p = exp(-beta * 4.0 * (k + 1));
-        double scaled = floor(ldexp(p, 32));
-        thresholds[k] = scaled >= 4294967295.0 ? 4294967295u : (cl_uint)scaled;
-    }
-}
-
 static void ising_destroy(void *state);
 
 static void read_preset(ising_state *s, const clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
-    s->n_sites = (cl_uint)site_count(s->dim, s->edge);
+    s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     s->tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
@@ -380,7 +358,7 @@ static clmc_status ising_energies(void *state, double *energies)
 static clmc_status ising_set_betas(void *state, const double *betas)
 {
     ising_state *s = state;
-    for (cl_uint c = 0; c < s->n_configs; c++) metropolis_thresholds(betas[c], s->thresholds_host + 3 * c);
+    for (cl_uint c = 0; c < s->n_configs; c++) clmc_metropolis_thresholds(betas[c], s->thresholds_host + 3 * c);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_FALSE, 0,
                                      3 * sizeof *s->thresholds_host * s->n_configs, s->thresholds_host, 0,
                                      NULL, NULL));

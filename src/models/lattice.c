@@ -1,0 +1,25 @@
+/* Helpers shared by the hypercubic lattice models. */
+#include "models/lattice.h"
+
+#include <math.h>
+
+unsigned long long clmc_lattice_sites(int dim, int edge)
+{
+    unsigned long long n = (unsigned long long)edge * (unsigned long long)edge;
+    return dim == 3 ? n * (unsigned long long)edge : n;
+}
+
+void clmc_metropolis_thresholds(double beta, cl_uint thresholds[CLMC_METROPOLIS_CLASSES])
+{
+    for (int k = 0; k < CLMC_METROPOLIS_CLASSES; k++) {
+        double scaled = floor(ldexp(exp(-beta * 4.0 * (k + 1)), 32));
+        thresholds[k] = scaled >= 4294967295.0 ? 4294967295u : (cl_uint)scaled;
+    }
+}
+
+size_t clmc_power_of_two_at_most(size_t n)
+{
+    size_t p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+}

@@ -1,0 +1,20 @@
+/* Helpers shared by the hypercubic lattice models (Ising, EA spin glass). */
+#ifndef CLMC_MODELS_LATTICE_H
+#define CLMC_MODELS_LATTICE_H
+
+#include <stddef.h>
+
+#include "clmc/runtime.h"
+
+/* Metropolis classes: uphill moves cost dE = 4, 8, 12 for +-1 couplings. */
+#define CLMC_METROPOLIS_CLASSES 3
+
+/* L^dim. */
+unsigned long long clmc_lattice_sites(int dim, int edge);
+/* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12: integer acceptance thresholds
+ * that keep devices bit-identical. */
+void clmc_metropolis_thresholds(double beta, cl_uint thresholds[CLMC_METROPOLIS_CLASSES]);
+/* The largest power of two not above n (n >= 1), e.g. for reduction work-groups. */
+size_t clmc_power_of_two_at_most(size_t n);
+
+#endif
