@@ -3,12 +3,15 @@
  * asynchronously multi-spin coded (msc: bit b of a word is realization b),
  * plus exact integer reductions of replica energies and overlaps.
  *
- * Defines: DIM (2|3), EDGE (L), REALIZATIONS, MSC (0|1), GAUSSIAN (0|1,
+ * Defines: DIM (2|3), EDGE (L), REALIZATIONS, TEMPERATURES (naive; 1 for
+ * msc), MSC (0|1), GAUSSIAN (0|1,
  * naive only), SHARED_RANDOMS (0|1, naive only; msc always shares),
  * MEASURE_WG (power of two, >= 32 for msc), MEASURE_GROUPS (work-groups per
  * realization (naive) or per word of 32 realizations (msc)).
  *
- * Configurations: config = 2 realization + replica.  msc stacks: stack =
+ * Configurations: config = chain TEMPERATURES + slot, chain = 2 realization +
+ * replica (slot: the configuration's place in its chain's tempering ensemble;
+ * TEMPERATURES = 1 without tempering, so config = 2 realization + replica).  msc stacks: stack =
  * 2 word + replica holds realizations 32 word .. 32 word + 31 of that replica.
  * Sites are row-major, x fastest; bond (site, d) joins site and its +d
  * neighbour.  Buffers: naive spins [config][site] as chars +-1; msc spins
@@ -18,7 +21,7 @@
  * [config][k] = floor(exp(-4 (k+1) beta_config) 2^32); betas [config].
  *
  * Random numbers (Philox counter: unit, sweep, hit, CLMC_STREAM(purpose, stream)):
- *   initial spins          (site, 0, 0, STREAM(INIT, stack)).v[0], bit realization % 32
+ *   initial spins          (site, slot, 0, STREAM(INIT, stack)).v[0], bit realization % 32
  *   shared Metropolis      (site, sweep, 0, STREAM(METROPOLIS, stack)).v[0], one
  *                          number for the 32 realizations of a word (the msc kernel's)
  *   independent Metropolis (site, sweep, 0, STREAM(METROPOLIS, INDEPENDENT | config / 4))
@@ -36,10 +39,11 @@
 #endif
 #define HALF_SITES (SITES / 2)
 #define NEIGHBOURS (2 * DIM)
-#define CONFIGURATIONS (2u * REALIZATIONS)
+#define CONFIGURATIONS (2u * REALIZATIONS * TEMPERATURES)
 #define STACKS (2u * ((REALIZATIONS + 31) / 32))
 #define QUADS ((CONFIGURATIONS + 3) / 4)
-/* Stream numbers have 24 bits; stacks and quads of configurations stay below 2^23. */
+/* Stream numbers have 24 bits; stacks and quads of configurations stay below
+ * 2^23 (the host validates REALIZATIONS TEMPERATURES < 2^24). */
 #define INDEPENDENT 0x800000u
 /* Gaussian bond energies are summed exactly as fixed point J 2^24. */
 #define COUPLING_FIXED_POINT 16777216.0f
@@ -86,10 +90,11 @@ inline uint stack_of(uint realization, uint replica)
     return 2 * (realization / 32) + replica;
 }
 
-/* Initial spins of the 32 realizations of a stack at one site. */
-inline uint initial_bits(clmc_philox_key key, uint site, uint stack, uint ordered)
+/* Initial spins of the 32 realizations of a stack at one site, for tempering
+ * slot `slot` (0 without tempering). */
+inline uint initial_bits(clmc_philox_key key, uint site, uint slot, uint stack, uint ordered)
 {
-    return ordered ? 0xFFFFFFFFu : clmc_random4(key, site, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, stack)).v[0];
+    return ordered ? 0xFFFFFFFFu : clmc_random4(key, site, slot, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, stack)).v[0];
 }
 
 inline uint shared_random(clmc_philox_key key, uint site, uint sweep, uint stack)
@@ -142,9 +147,9 @@ __kernel void ea_naive_init(__global char *spins, uint seed_lo, uint seed_hi, ui
 {
     uint item = get_global_id(0);
     if (item >= CONFIGURATIONS * SITES) return;
-    uint config = item / SITES, site = item % SITES, realization = config / 2;
+    uint config = item / SITES, site = item % SITES, chain = config / TEMPERATURES, realization = chain / 2;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint bits = initial_bits(key, site, stack_of(realization, config % 2), ordered);
+    uint bits = initial_bits(key, site, config % TEMPERATURES, stack_of(realization, chain % 2), ordered);
     spins[item] = (bits >> (realization % 32)) & 1u ? 1 : -1;
 }
 
@@ -175,7 +180,8 @@ __kernel void ea_naive_update(__global char *spins, __global const coupling *cou
     for (uint c = 0; c < 4; c++) {
         uint config = 4 * quad + c;
         if (config < CONFIGURATIONS)
-            update_spin(spins + (size_t)config * SITES, couplings + (size_t)(config / 2) * SITES * DIM, site, &n,
+            update_spin(spins + (size_t)config * SITES,
+                        couplings + (size_t)(config / (2 * TEMPERATURES)) * SITES * DIM, site, &n,
                         r.v[c], thresholds + 3 * config, betas[config]);
     }
 }
@@ -185,7 +191,7 @@ __kernel void ea_msc_init(__global uint *spins, uint seed_lo, uint seed_hi, uint
     uint item = get_global_id(0);
     if (item >= STACKS * SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    spins[item] = initial_bits(key, item % SITES, item / SITES, ordered);
+    spins[item] = initial_bits(key, item % SITES, 0, item / SITES, ordered);
 }
 
 inline uint all_lanes_if(bool condition)
@@ -239,12 +245,15 @@ inline void reduce_sums(__local long *sums, uint lid, uint keep)
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Partials of realization r, group g, in batch slot `slot`: bond sums
- * sum_<ij> J_ij s_i s_j of replicas 0 and 1, overlap sum_i s_i^(0) s_i^(1). */
-inline void store_partials(__global long *partials, uint slot, uint realization, uint group,
+/* msc partials of realization r, group g, in batch slot `slot`: bond sums
+ * sum_<ij> J_ij s_i s_j of replicas 0 and 1, overlap sum_i s_i^(0) s_i^(1).
+ * naive partials of configuration c, group g: its bond sum, its overlap with
+ * partners[c] (the other replica of its realization at the same temperature)
+ * and 0. */
+inline void store_partials(__global long *partials, uint slot, uint unit, uint units, uint group,
                            __local const long *sums, uint lid)
 {
-    __global long *out = partials + 3 * (((size_t)slot * REALIZATIONS + realization) * MEASURE_GROUPS + group);
+    __global long *out = partials + 3 * (((size_t)slot * units + unit) * MEASURE_GROUPS + group);
     for (uint k = 0; k < 3; k++) out[k] = sums[k * MEASURE_WG + lid];
 }
 
@@ -259,33 +268,28 @@ inline long bond_weight(coupling j)
 #endif
 }
 
-/* Work-group (realization, g) sums sites g WG + lid, stepping by the groups. */
+/* Work-group (configuration, g) sums sites g WG + lid, stepping by the groups. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_naive_measure(__global const char *spins, __global const coupling *couplings,
-                      __global long *partials, uint slot)
+                      __global const uint *partners, __global long *partials, uint slot)
 {
     __local long sums[3 * MEASURE_WG];
-    uint lid = get_local_id(0), realization = get_group_id(0) / MEASURE_GROUPS;
+    uint lid = get_local_id(0), config = get_group_id(0) / MEASURE_GROUPS;
     uint group = get_group_id(0) % MEASURE_GROUPS;
-    __global const char *first = spins + (size_t)(2 * realization) * SITES, *second = first + SITES;
-    __global const coupling *bonds = couplings + (size_t)realization * SITES * DIM;
-    long bond_sum0 = 0, bond_sum1 = 0, overlap = 0;
+    __global const char *own = spins + (size_t)config * SITES, *partner = spins + (size_t)partners[config] * SITES;
+    __global const coupling *bonds = couplings + (size_t)(config / (2 * TEMPERATURES)) * SITES * DIM;
+    long bond_sum = 0, overlap = 0;
     for (uint site = group * MEASURE_WG + lid; site < SITES; site += MEASURE_GROUPS * MEASURE_WG) {
-        int s0 = first[site], s1 = second[site];
+        int s = own[site];
         neighbourhood n = neighbours_of(site);
-        for (uint d = 0; d < DIM; d++) {
-            uint up = n.up[d];
-            long weight = bond_weight(bonds[site * DIM + d]);
-            bond_sum0 += weight * (s0 * first[up]);
-            bond_sum1 += weight * (s1 * second[up]);
-        }
-        overlap += s0 * s1;
+        for (uint d = 0; d < DIM; d++) bond_sum += bond_weight(bonds[site * DIM + d]) * (s * own[n.up[d]]);
+        overlap += s * partner[site];
     }
-    sums[lid] = bond_sum0;
-    sums[MEASURE_WG + lid] = bond_sum1;
-    sums[2 * MEASURE_WG + lid] = overlap;
+    sums[lid] = bond_sum;
+    sums[MEASURE_WG + lid] = overlap;
+    sums[2 * MEASURE_WG + lid] = 0;
     reduce_sums(sums, lid, 1);
-    if (lid == 0) store_partials(partials, slot, realization, group, sums, lid);
+    if (lid == 0) store_partials(partials, slot, config, CONFIGURATIONS, group, sums, lid);
 }
 #else
 /* Work-group (word, g): lane lid % 32 is the realization bit, lid / 32 picks
@@ -316,6 +320,6 @@ void ea_msc_measure(__global const uint *spins, __global const uint *negative_bo
     sums[2 * MEASURE_WG + lid] = 2 * agreeing - sites;
     reduce_sums(sums, lid, 32);
     if (lid < 32 && 32 * word + lid < REALIZATIONS)
-        store_partials(partials, slot, 32 * word + lid, group, sums, lid);
+        store_partials(partials, slot, 32 * word + lid, REALIZATIONS, group, sums, lid);
 }
 #endif

@@ -1,6 +1,7 @@
 /* Edwards-Anderson spin glass: the ferromagnetic limit against the exact 2D
- * solution, 4x4 samples against exact enumeration, multi-spin coding against
- * the single-spin-coded kernel bit for bit and statistically, and preset errors. */
+ * solution, 4x4 samples against exact enumeration (both also with parallel
+ * tempering), multi-spin coding against the single-spin-coded kernel bit for
+ * bit and statistically, and preset errors. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -216,6 +217,104 @@ Test(ea, msc_agrees_with_independent_randoms, .timeout = 300)
     for (int i = 0; i < 2; i++) cJSON_Delete(results[i]);
 }
 
+/* ---- 5. Parallel tempering (naive layout) ------------------------------------ */
+
+static const cJSON *temperature_entries(const cJSON *result, int expected)
+{
+    const cJSON *list = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(list), expected, "one estimate per temperature");
+    return list;
+}
+
+static double entry_observable(const cJSON *entry, const char *name, double *error)
+{
+    const cJSON *o = cJSON_GetObjectItem(entry, name);
+    cr_assert_not_null(o, "observable %s missing", name);
+    *error = cJSON_GetObjectItem(o, "error")->valuedouble;
+    return cJSON_GetObjectItem(o, "mean")->valuedouble;
+}
+
+/* observables.tempering: an acceptance per pair of neighbouring betas, and
+ * the final map a permutation of each chain's configurations. */
+static void check_tempering_report(const cJSON *result, int chains, int n_betas)
+{
+    const cJSON *report = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "tempering");
+    cr_assert_not_null(report, "tempering report missing");
+    const cJSON *acceptance = cJSON_GetObjectItem(report, "acceptance");
+    cr_assert_eq(cJSON_GetArraySize(acceptance), n_betas - 1);
+    printf("acceptance:");
+    for (int t = 0; t < n_betas - 1; t++) {
+        double a = cJSON_GetArrayItem(acceptance, t)->valuedouble;
+        printf(" %.3f", a);
+        cr_expect(a > 0 && a <= 1, "pair %d: acceptance %.4f", t, a);
+    }
+    printf(", round trips %g\n", cJSON_GetObjectItem(report, "round_trips")->valuedouble);
+    const cJSON *map = cJSON_GetObjectItem(report, "final_configuration_at_temperature");
+    cr_assert_eq(cJSON_GetArraySize(map), chains * n_betas);
+    for (int chain = 0; chain < chains; chain++) {
+        int seen[16] = {0};
+        for (int t = 0; t < n_betas; t++) {
+            int c = cJSON_GetArrayItem(map, chain * n_betas + t)->valueint;
+            cr_expect(c >= chain * n_betas && c < (chain + 1) * n_betas && !seen[c - chain * n_betas]++,
+                      "chain %d: configuration %d out of place or repeated", chain, c);
+        }
+    }
+}
+
+/* Uniform J: two chains (the replicas) of the 2D ferromagnet, L=16, across
+ * the critical point. */
+Test(ea, tempering_ferromagnet_matches_exact, .timeout = 300)
+{
+    static const double betas[] = {0.3, 0.36, 0.4406868, 0.5, 0.6};
+    const char *preset =
+        "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 16, \"couplings\": \"uniform\"},"
+        " \"algorithm\": {\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"parallel_tempering\","
+        " \"betas\": [0.3, 0.36, 0.4406868, 0.5, 0.6], \"exchange_every\": 10},"
+        " \"run\": {\"thermalization\": 1000, \"sweeps\": 20000, \"measure_every\": 5, \"seed\": 31}}";
+    cJSON *result = physics_run(preset, "ea-tempering-ferromagnet");
+    const cJSON *list = temperature_entries(result, 5);
+    for (int t = 0; t < 5; t++) {
+        const cJSON *entry = cJSON_GetArrayItem(list, t);
+        cr_expect_float_eq(cJSON_GetObjectItem(entry, "beta")->valuedouble, betas[t], 1e-12);
+        double exact, error;
+        ising2d_exact(16, betas[t], &exact, NULL);
+        double energy = entry_observable(entry, "energy", &error);
+        char what[96];
+        snprintf(what, sizeof what, "tempering uniform J, 2D L=16 beta=%.7g energy", betas[t]);
+        double z = physics_compare(what, energy, error, exact);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "beta %.7g: energy off by %.2f sigma", betas[t], z);
+        cr_expect(error > 0 && error < 0.01, "energy error %.5f: zero or too large to mean something", error);
+    }
+    check_tempering_report(result, 2, 5);
+    cJSON_Delete(result);
+}
+
+/* The 4x4 +-J sample of section 2 at three temperatures in one ensemble. */
+Test(ea, tempering_sample_4x4_against_enumeration, .timeout = 300)
+{
+    static const double betas[] = {0.5, 1.0, 2.0};
+    char preset[1024];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": %d, \"couplings\": \"bimodal\"},"
+             " \"algorithm\": {\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"parallel_tempering\","
+             " \"betas\": [0.5, 1.0, 2.0], \"exchange_every\": 10},"
+             " \"run\": {\"thermalization\": 2000, \"sweeps\": 30000, \"measure_every\": 5, \"seed\": %d}}",
+             SAMPLE_EDGE, SAMPLE_SEED);
+    cJSON *result = physics_run(preset, "ea-tempering-sample");
+    const cJSON *list = temperature_entries(result, 3);
+    for (int t = 0; t < 3; t++) {
+        double exact = sample_exact_energy(CLMC_EA_BIMODAL, betas[t]), error;
+        double energy = entry_observable(cJSON_GetArrayItem(list, t), "energy", &error);
+        char what[96];
+        snprintf(what, sizeof what, "tempering 4x4 bimodal sample beta=%.2f energy", betas[t]);
+        double z = physics_compare(what, energy, error, exact);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "beta %.2f: energy off by %.2f sigma", betas[t], z);
+        cr_expect(error > 0 && error < 0.01, "energy error %.5f: zero or too large to mean something", error);
+    }
+    check_tempering_report(result, 2, 3);
+    cJSON_Delete(result);
+}
+
 /* ---- Couplings and preset errors ------------------------------------------ */
 
 /* 10^5 bonds: bimodal balanced, Gaussian with mean 0 and variance 1, within
@@ -244,14 +343,20 @@ Test(ea, coupling_distributions)
 
 typedef struct {
     const char *model, *algorithm, *needle;
+    const char *ensemble; /* NULL: "beta": 1 */
 } invalid_case;
 
 static const invalid_case invalid_cases[] = {
     {"\"L\": 8, \"couplings\": \"gaussian\", \"realizations\": 32", "\"layout\": \"msc\"",
-     "model.couplings: bimodal couplings required for msc"},
-    {"\"L\": 8, \"realizations\": 48", "\"layout\": \"msc\"", "model.realizations: "},
-    {"\"L\": 9", "\"layout\": \"naive\"", "model.L: must be even"},
-    {"\"dim\": 3, \"L\": 1292", "\"layout\": \"naive\"", "model.L: "},
+     "model.couplings: bimodal couplings required for msc", NULL},
+    {"\"L\": 8, \"realizations\": 48", "\"layout\": \"msc\"", "model.realizations: ", NULL},
+    {"\"L\": 9", "\"layout\": \"naive\"", "model.L: must be even", NULL},
+    {"\"dim\": 3, \"L\": 1292", "\"layout\": \"naive\"", "model.L: ", NULL},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\"",
+     "ensemble.betas: parallel tempering needs algorithm.layout \"naive\"",
+     "\"type\": \"parallel_tempering\", \"betas\": [0.5, 1]"},
+    {"\"L\": 8", "\"layout\": \"naive\", \"shared_randoms\": true", "algorithm.shared_randoms: ",
+     "\"type\": \"parallel_tempering\", \"betas\": [0.5, 1]"},
 };
 
 /* Each error names its JSON path, and the command line exits with 2. */
@@ -260,8 +365,9 @@ Test(ea, invalid_presets_are_input_errors)
     for (size_t i = 0; i < sizeof invalid_cases / sizeof invalid_cases[0]; i++) {
         char preset[512];
         snprintf(preset, sizeof preset,
-                 "{\"model\": {\"type\": \"ea_ising\", %s}, \"algorithm\": {%s}, \"ensemble\": {\"beta\": 1}}",
-                 invalid_cases[i].model, invalid_cases[i].algorithm);
+                 "{\"model\": {\"type\": \"ea_ising\", %s}, \"algorithm\": {%s}, \"ensemble\": {%s}}",
+                 invalid_cases[i].model, invalid_cases[i].algorithm,
+                 invalid_cases[i].ensemble ? invalid_cases[i].ensemble : "\"beta\": 1");
         clmc_preset *parsed = NULL;
         clmc_status status = clmc_preset_parse(preset, strlen(preset), "ea.json", NULL, 0, &parsed);
         const char *message = clmc_error_message();

@@ -1,7 +1,14 @@
-/* Host side of the Edwards-Anderson Ising spin glass: validation, quenched
- * couplings, kernel set-up and launches (cl/ea_ising.cl), replica energies and
- * overlaps, and disorder averages with errors over realizations. */
-#include "models/ea_ising.h"
+/* Host side of the Edwards-Anderson Ising spin glass: validation, kernel set-up
+ * and launches (cl/ea_ising.cl), replica energies and overlaps, and parallel
+ * tempering (naive layout); couplings in ea_couplings.c, disorder averages in
+ * ea_estimate.c.
+ *
+ * Tempering: every (realization r, replica a) is a chain, i.e. a tempering
+ * system (2 r + a) with one configuration per temperature, config = chain T +
+ * slot.  The overlap pairs the configurations of chains (r, 0) and (r, 1) that
+ * are at the same temperature: set_betas derives that map from the betas and
+ * uploads each configuration's partner for the measurement kernel. */
+#include "models/ea_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,34 +19,9 @@
 #include "measure.h"
 #include "models/lattice.h"
 
-#define MEASURE_WG_MAX 256
-#define MEASURE_BATCH_MAX 256
-#define MEASURE_GROUPS_MAX 65536
-#define PARTIALS_BYTES_MAX (64u << 20)
-#define THRESHOLD_CLASSES CLMC_METROPOLIS_CLASSES
-#define COUPLING_FIXED_POINT 16777216.0 /* as in cl/ea_ising.cl */
 
 static const char *const series_columns[] = {"energy", "q2", "q4", NULL};
 
-typedef struct {
-    clmc_runtime *rt;
-    int dim, edge;
-    cl_uint n_sites, realizations, configurations, stacks;
-    clmc_ea_couplings couplings;
-    bool msc, shared_randoms;
-    cl_uint ordered_start, seed_lo, seed_hi;
-    uint64_t seed;
-    double beta;
-    cl_program program;
-    cl_kernel init, update, measure;
-    cl_mem spins, bonds, thresholds, betas, partials;
-    size_t measure_wg, measure_groups, measure_global;
-    unsigned measure_batch;
-    cl_long *partials_host;
-    /* Per-realization sums over measurements of e (both replicas), q^2, q^4. */
-    double *energy_sum, *q2_sum, *q4_sum;
-    size_t measurements;
-} ea_state;
 
 /* ---- Validation ---------------------------------------------------------- */
 
@@ -50,9 +32,17 @@ static clmc_status ea_validate(const clmc_preset *p)
     const char *couplings = clmc_preset_string(p, "model.couplings");
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     unsigned long long sites = clmc_lattice_sites(dim, edge);
-    if (clmc_preset_betas(p, NULL, 0) != 1)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: parallel tempering is not implemented for ea_ising yet; "
-                         "give a single ensemble.beta");
+    unsigned long long temperatures = clmc_preset_betas(p, NULL, 0);
+    if (msc && temperatures > 1)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: parallel tempering needs algorithm.layout \"naive\": layout "
+                         "\"msc\" packs 32 realizations into one word that share one random number and one set of "
+                         "Metropolis thresholds, so per-realization temperature swaps are impossible");
+    if (temperatures > 1 && clmc_preset_bool(p, "algorithm.shared_randoms"))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.shared_randoms: reproduces the random numbers of msc, which has "
+                         "no parallel tempering; leave it false with ensemble.betas");
+    if ((unsigned long long)realizations * temperatures >= (1ULL << 24))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: %lld realizations x %llu temperatures exceed the 2^24 - 1 "
+                         "chains' configurations the random streams number", realizations, temperatures);
     if (edge % 2 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
     if (sites >= (1ULL << 31))
@@ -63,57 +53,10 @@ static clmc_status ea_validate(const clmc_preset *p)
     if (msc && realizations % 32 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: layout \"msc\" packs 32 realizations per word "
                          "and needs a multiple of 32, got %lld", realizations);
-    if ((unsigned long long)realizations * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
-        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: %lld realizations of %llu sites exceed the "
-                         "2^32 spins and couplings the kernels index", realizations, sites);
+    if ((unsigned long long)realizations * temperatures * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
+        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: %lld realizations x %llu temperatures of %llu sites "
+                         "exceed the 2^32 spins and couplings the kernels index", realizations, temperatures, sites);
     return CLMC_OK;
-}
-
-/* ---- Quenched couplings --------------------------------------------------- */
-
-/* Box-Muller from two 32-bit words: u1 in (0, 1] keeps the logarithm finite. */
-static float gaussian_from_words(uint32_t a, uint32_t b)
-{
-    const double two_pi = 6.283185307179586476925286766559;
-    double u1 = ((double)a + 1.0) / 4294967296.0, u2 = (double)b / 4294967296.0;
-    return (float)(sqrt(-2.0 * log(u1)) * cos(two_pi * u2));
-}
-
-double clmc_ea_coupling(clmc_ea_couplings kind, uint64_t seed, uint32_t realization, uint32_t site,
-                        unsigned direction)
-{
-    if (kind == CLMC_EA_UNIFORM) return 1.0;
-    clmc_philox_key key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
-    clmc_philox_ctr r = clmc_random4(key, site, realization, direction, CLMC_PURPOSE_COUPLINGS);
-    if (kind == CLMC_EA_BIMODAL) return (r.v[0] >> 31) ? 1.0 : -1.0;
-    return gaussian_from_words(r.v[0], r.v[1]);
-}
-
-static size_t bond_count(const ea_state *s)
-{
-    return (size_t)s->n_sites * (size_t)s->dim;
-}
-
-/* Coupling buffer as the kernels read it: naive [realization][site][d] as
- * char or float, msc [word][site][d] with bit b set where J = -1. */
-static size_t coupling_bytes(const ea_state *s)
-{
-    if (s->msc) return (size_t)(s->realizations / 32) * bond_count(s) * sizeof(cl_uint);
-    size_t element = s->couplings == CLMC_EA_GAUSSIAN ? sizeof(cl_float) : 1;
-    return (size_t)s->realizations * bond_count(s) * element;
-}
-
-static void fill_couplings(const ea_state *s, void *out)
-{
-    size_t bonds = bond_count(s);
-    for (cl_uint r = 0; r < s->realizations; r++)
-        for (size_t b = 0; b < bonds; b++) {
-            double j = clmc_ea_coupling(s->couplings, s->seed, r, (uint32_t)(b / (size_t)s->dim),
-                                        (unsigned)(b % (size_t)s->dim));
-            if (s->msc) ((cl_uint *)out)[(r / 32) * bonds + b] |= (cl_uint)(j < 0) << (r % 32);
-            else if (s->couplings == CLMC_EA_GAUSSIAN) ((cl_float *)out)[r * bonds + b] = (cl_float)j;
-            else ((cl_char *)out)[r * bonds + b] = (cl_char)j;
-        }
 }
 
 /* ---- Device set-up ---------------------------------------------------------- */
@@ -127,14 +70,15 @@ static void plan_measurement(ea_state *s)
     size_t limit = d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX;
     s->measure_wg = clmc_power_of_two_at_most(limit);
     size_t sites_per_step = s->msc ? s->measure_wg / 32 : s->measure_wg;
-    size_t units = s->msc ? s->realizations / 32 : s->realizations;
+    size_t units = s->msc ? s->realizations / 32 : s->configurations;
     size_t groups = s->n_sites / (sites_per_step * 16);
     groups = groups < 1 ? 1 : (groups > 64 ? 64 : groups);
     while (groups > 1 && units * groups > MEASURE_GROUPS_MAX) groups /= 2;
     s->measure_groups = groups;
     s->measure_global = units * s->measure_groups * s->measure_wg;
-    size_t slot_bytes = 3 * s->realizations * s->measure_groups * sizeof(cl_long);
-    size_t batch = PARTIALS_BYTES_MAX / slot_bytes;
+    s->partials_per_slot = 3 * (size_t)(s->msc ? s->realizations : s->configurations) * s->measure_groups;
+    size_t batch = PARTIALS_BYTES_MAX / (s->partials_per_slot * sizeof(cl_long));
+    batch = batch > 1 ? batch - 1 : 1; /* one slot more for the tempering energies */
     s->measure_batch = batch < 1 ? 1 : (batch > MEASURE_BATCH_MAX ? MEASURE_BATCH_MAX : (unsigned)batch);
 }
 
@@ -145,9 +89,10 @@ static clmc_status build_kernels(ea_state *s)
                          clmc_runtime_device(s->rt)->name, s->measure_wg);
     char options[512];
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DMSC=%d -DGAUSSIAN=%d -DSHARED_RANDOMS=%d "
-             "-DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu",
-             s->dim, s->edge, s->realizations, s->msc, s->couplings == CLMC_EA_GAUSSIAN, s->shared_randoms,
+             "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d "
+             "-DSHARED_RANDOMS=%d -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu",
+             s->dim, s->edge, s->realizations, s->temperatures, s->msc, s->couplings == CLMC_EA_GAUSSIAN,
+             s->shared_randoms,
              s->measure_wg, s->measure_groups);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
@@ -175,34 +120,47 @@ static clmc_status create_buffer(ea_state *s, size_t bytes, void *host, cl_mem *
 
 static clmc_status upload_couplings(ea_state *s)
 {
-    void *host = calloc(1, coupling_bytes(s));
+    void *host = calloc(1, ea_coupling_bytes(s));
     if (!host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory for the couplings");
-    fill_couplings(s, host);
-    clmc_status status = create_buffer(s, coupling_bytes(s), host, &s->bonds, "couplings");
+    ea_fill_couplings(s, host);
+    clmc_status status = create_buffer(s, ea_coupling_bytes(s), host, &s->bonds, "couplings");
     free(host);
     return status;
 }
 
-/* Per-configuration acceptance parameters, so that each configuration may
- * later run at its own temperature (the msc kernel reads those of the first
- * realization of each word). */
+/* Partner of every configuration from config_at ([chain][temperature] ->
+ * configuration): the other replica's configuration at the same temperature. */
+static void find_partners(ea_state *s)
+{
+    cl_uint t_count = s->temperatures;
+    for (cl_uint chain = 0; chain < 2 * s->realizations; chain++)
+        for (cl_uint t = 0; t < t_count; t++)
+            s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1u) * t_count + t];
+}
+
+/* Per-configuration acceptance parameters (the msc kernel reads those of the
+ * first realization of each word), initially slot t of every chain at
+ * temperature t, and the overlap partners of that map. */
 static clmc_status upload_temperatures(ea_state *s)
 {
-    cl_uint *thresholds = malloc((size_t)s->configurations * THRESHOLD_CLASSES * sizeof *thresholds);
-    cl_float *betas = malloc((size_t)s->configurations * sizeof *betas);
-    clmc_status status = thresholds && betas ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    for (cl_uint c = 0; status == CLMC_OK && c < s->configurations; c++) {
-        clmc_metropolis_thresholds(s->beta, thresholds + THRESHOLD_CLASSES * c);
-        betas[c] = (cl_float)s->beta;
+    size_t n = s->configurations;
+    s->thresholds_host = malloc(n * THRESHOLD_CLASSES * sizeof *s->thresholds_host);
+    s->betas_host = malloc(n * sizeof *s->betas_host);
+    s->partners_host = malloc(n * sizeof *s->partners_host);
+    s->config_at = malloc(n * sizeof *s->config_at);
+    if (!s->thresholds_host || !s->betas_host || !s->partners_host || !s->config_at)
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (cl_uint c = 0; c < s->configurations; c++) {
+        double beta = s->temperature_betas[c % s->temperatures];
+        clmc_metropolis_thresholds(beta, s->thresholds_host + THRESHOLD_CLASSES * c);
+        s->betas_host[c] = (cl_float)beta;
+        s->config_at[c] = c;
     }
-    if (status == CLMC_OK)
-        status = create_buffer(s, (size_t)s->configurations * THRESHOLD_CLASSES * sizeof *thresholds, thresholds,
-                               &s->thresholds, "Metropolis thresholds");
-    if (status == CLMC_OK)
-        status = create_buffer(s, (size_t)s->configurations * sizeof *betas, betas, &s->betas, "betas");
-    free(thresholds);
-    free(betas);
-    return status;
+    find_partners(s);
+    CLMC_TRY(create_buffer(s, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host, s->thresholds_host,
+                           &s->thresholds, "Metropolis thresholds"));
+    CLMC_TRY(create_buffer(s, n * sizeof *s->betas_host, s->betas_host, &s->betas, "betas"));
+    return create_buffer(s, n * sizeof *s->partners_host, s->partners_host, &s->partners, "overlap partners");
 }
 
 static clmc_status allocate_buffers(ea_state *s)
@@ -210,7 +168,7 @@ static clmc_status allocate_buffers(ea_state *s)
     CLMC_TRY(create_buffer(s, spin_bytes(s), NULL, &s->spins, "spins"));
     CLMC_TRY(upload_couplings(s));
     CLMC_TRY(upload_temperatures(s));
-    size_t partial_count = 3 * (size_t)s->measure_batch * s->realizations * s->measure_groups;
+    size_t partial_count = s->partials_per_slot * (s->measure_batch + 1);
     CLMC_TRY(create_buffer(s, partial_count * sizeof(cl_long), NULL, &s->partials, "measurement partials"));
     s->partials_host = malloc(partial_count * sizeof(cl_long));
     s->energy_sum = calloc(3 * (size_t)s->realizations, sizeof(double));
@@ -233,9 +191,11 @@ static clmc_status set_kernel_arguments(ea_state *s)
     if (!s->msc) CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->betas));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_uint), &s->seed_hi));
-    CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
-    CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->bonds));
-    CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_mem), &s->partials));
+    arg = 0;
+    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->bonds));
+    if (!s->msc) CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partners));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partials));
     return CLMC_OK;
 }
 
@@ -245,29 +205,34 @@ static clmc_status initialise_spins(ea_state *s)
     return clmc_enqueue(s->rt, s->init, 1, &global, NULL, CLMC_UNTIMED);
 }
 
-static void read_preset(ea_state *s, const clmc_preset *p)
+static clmc_status read_preset(ea_state *s, const clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     s->realizations = (cl_uint)clmc_preset_int(p, "model.realizations");
-    s->configurations = 2 * s->realizations;
+    s->temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0); /* validated: 1, or more for naive */
+    s->temperature_betas = malloc(s->temperatures * sizeof *s->temperature_betas);
+    if (!s->temperature_betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_preset_betas(p, s->temperature_betas, s->temperatures);
+    s->beta = s->temperature_betas[0];
+    s->configurations = 2 * s->realizations * s->temperatures;
     s->stacks = 2 * ((s->realizations + 31) / 32);
     s->couplings = clmc_ea_couplings_from_name(clmc_preset_string(p, "model.couplings"));
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->shared_randoms = s->msc || clmc_preset_bool(p, "algorithm.shared_randoms");
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
-    clmc_preset_betas(p, &s->beta, 1); /* validated: exactly one */
     s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)(s->seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(s->seed >> 32);
+    return CLMC_OK;
 }
 
 static void ea_destroy(void *state);
 
 static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
 {
-    read_preset(s, p);
+    CLMC_TRY(read_preset(s, p));
     plan_measurement(s);
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate_buffers(s));
@@ -296,8 +261,10 @@ static clmc_status ea_create(clmc_runtime *rt, clmc_preset *p, void **state, clm
     shape->measure_batch = s->measure_batch;
     shape->updates_per_sweep = (double)s->configurations * s->n_sites;
     shape->bytes_per_sweep = shape->updates_per_sweep * bytes_per_update;
-    shape->n_systems = 1; /* series rows are disorder averages */
-    shape->n_temperatures = 1;
+    /* One temperature: series rows are disorder averages; tempering: one row
+     * per configuration, each chain (realization, replica) a system. */
+    shape->n_systems = s->temperatures > 1 ? 2 * s->realizations : 1;
+    shape->n_temperatures = s->temperatures;
     *state = s;
     return CLMC_OK;
 }
@@ -310,11 +277,16 @@ static void ea_destroy(void *state)
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->partials};
+    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->partners, s->partials};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->partials_host);
     free(s->energy_sum);
+    free(s->temperature_betas);
+    free(s->thresholds_host);
+    free(s->betas_host);
+    free(s->partners_host);
+    free(s->config_at);
     free(s);
 }
 
@@ -338,7 +310,7 @@ static clmc_status ea_measure(void *state, unsigned slot)
 {
     ea_state *s = state;
     cl_uint slot_arg = slot;
-    CLMC_CL_TRY(clSetKernelArg(s->measure, 3, sizeof(cl_uint), &slot_arg));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, s->msc ? 3 : 4, sizeof(cl_uint), &slot_arg));
     return clmc_enqueue(s->rt, s->measure, 1, &s->measure_global, &s->measure_wg, CLMC_UNTIMED);
 }
 
@@ -347,16 +319,35 @@ typedef struct {
     double overlap;
 } realization_sample;
 
-static realization_sample sum_partials(const ea_state *s, const cl_long *p)
+/* Sums over the work-groups of partial k of unit (realization or configuration) `unit`. */
+static cl_long partial_sum(const ea_state *s, const cl_long *slot_partials, size_t unit, unsigned k)
 {
-    cl_long bonds0 = 0, bonds1 = 0, overlap = 0;
-    for (size_t g = 0; g < s->measure_groups; g++) {
-        bonds0 += p[3 * g];
-        bonds1 += p[3 * g + 1];
-        overlap += p[3 * g + 2];
+    const cl_long *p = slot_partials + 3 * unit * s->measure_groups;
+    cl_long sum = 0;
+    for (size_t g = 0; g < s->measure_groups; g++) sum += p[3 * g + k];
+    return sum;
+}
+
+static double coupling_scale(const ea_state *s)
+{
+    return s->couplings == CLMC_EA_GAUSSIAN ? COUPLING_FIXED_POINT : 1.0;
+}
+
+/* Without tempering: msc partials per realization {bonds0, bonds1, overlap},
+ * naive ones per configuration 2 r + replica {bonds, overlap, 0}. */
+static realization_sample sum_partials(const ea_state *s, const cl_long *slot_partials, size_t r)
+{
+    cl_long bonds0, bonds1, overlap;
+    if (s->msc) {
+        bonds0 = partial_sum(s, slot_partials, r, 0);
+        bonds1 = partial_sum(s, slot_partials, r, 1);
+        overlap = partial_sum(s, slot_partials, r, 2);
+    } else {
+        bonds0 = partial_sum(s, slot_partials, 2 * r, 0);
+        bonds1 = partial_sum(s, slot_partials, 2 * r + 1, 0);
+        overlap = partial_sum(s, slot_partials, 2 * r, 1);
     }
-    double scale = s->couplings == CLMC_EA_GAUSSIAN ? COUPLING_FIXED_POINT : 1.0;
-    realization_sample sample = {-((double)bonds0 + (double)bonds1) / (2.0 * scale * s->n_sites),
+    realization_sample sample = {-((double)bonds0 + (double)bonds1) / (2.0 * coupling_scale(s) * s->n_sites),
                                  (double)overlap / s->n_sites};
     return sample;
 }
@@ -367,7 +358,7 @@ static void collect_slot(ea_state *s, const cl_long *slot_partials, double *row)
 {
     double energy = 0, q2 = 0, q4 = 0;
     for (cl_uint r = 0; r < s->realizations; r++) {
-        realization_sample sample = sum_partials(s, slot_partials + 3 * (size_t)r * s->measure_groups);
+        realization_sample sample = sum_partials(s, slot_partials, r);
         double square = sample.overlap * sample.overlap;
         s->energy_sum[r] += sample.energy;
         s->q2_sum[r] += square;
@@ -382,107 +373,85 @@ static void collect_slot(ea_state *s, const cl_long *slot_partials, double *row)
     s->measurements++;
 }
 
+/* Tempering: one row per configuration, energy per spin and q^2, q^4 of its
+ * overlap with its partner (the two replicas' rows carry the same q). */
+static void collect_configurations(const ea_state *s, const cl_long *slot_partials, double *rows)
+{
+    for (cl_uint c = 0; c < s->configurations; c++) {
+        double q = (double)partial_sum(s, slot_partials, c, 1) / s->n_sites, square = q * q;
+        rows[3 * (size_t)c] = -(double)partial_sum(s, slot_partials, c, 0) / (coupling_scale(s) * s->n_sites);
+        rows[3 * (size_t)c + 1] = square;
+        rows[3 * (size_t)c + 2] = square * square;
+    }
+}
+
+static clmc_status read_partials(ea_state *s, unsigned first_slot, unsigned n_slots)
+{
+    size_t bytes = s->partials_per_slot * sizeof(cl_long);
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE, first_slot * bytes,
+                                    n_slots * bytes, s->partials_host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
 static clmc_status ea_collect(void *state, unsigned n_slots, double *rows)
 {
     ea_state *s = state;
-    size_t slot_count = 3 * (size_t)s->realizations * s->measure_groups;
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE, 0,
-                                    n_slots * slot_count * sizeof(cl_long), s->partials_host, 0, NULL, NULL));
-    for (unsigned slot = 0; slot < n_slots; slot++)
-        collect_slot(s, s->partials_host + slot * slot_count, rows + 3 * (size_t)slot);
-    return CLMC_OK;
-}
-
-/* ---- Disorder averages ------------------------------------------------------- */
-
-/* Binder parameter of the overlap, (3 - <q^4>/<q^2>^2) / 2, from means {q2, q4}. */
-static double binder_q(const double *means, void *context)
-{
-    (void)context;
-    return means[0] > 0 ? 0.5 * (3.0 - means[1] / (means[0] * means[0])) : 0.0;
-}
-
-static clmc_estimate scaled(clmc_estimate e, double factor)
-{
-    e.mean *= factor;
-    e.error *= factor;
-    return e;
-}
-
-static clmc_estimate with_tau(clmc_estimate e, double tau_int)
-{
-    e.tau_int = tau_int;
-    return e;
-}
-
-static double first_mean(const double *means, void *context)
-{
-    (void)context;
-    return means[0];
-}
-
-static double column_tau(const double *rows, size_t n_rows, size_t column, double *scratch)
-{
-    for (size_t i = 0; i < n_rows; i++) scratch[i] = rows[3 * i + column];
-    return clmc_tau_int(scratch, n_rows);
-}
-
-/* Several realizations: errors over realizations; tau_int of the
- * disorder-averaged series, as an indicator of equilibration. */
-static clmc_status estimate_over_realizations(ea_state *s, const double *rows, size_t n_rows, cJSON *observables)
-{
-    size_t n = s->realizations;
-    double *averages = malloc((3 * n + n_rows + 1) * sizeof *averages), *scratch = averages + 3 * n;
-    if (!averages) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    double count = s->measurements ? (double)s->measurements : 1.0;
-    for (size_t r = 0; r < n; r++) {
-        averages[r] = s->energy_sum[r] / count;
-        averages[n + r] = s->q2_sum[r] / count;
-        averages[2 * n + r] = s->q4_sum[r] / count;
+    CLMC_TRY(read_partials(s, 0, n_slots));
+    for (unsigned slot = 0; slot < n_slots; slot++) {
+        const cl_long *slot_partials = s->partials_host + slot * s->partials_per_slot;
+        if (s->temperatures > 1) collect_configurations(s, slot_partials, rows + 3 * (size_t)slot * s->configurations);
+        else collect_slot(s, slot_partials, rows + 3 * (size_t)slot);
     }
-    const double *energy[] = {averages}, *moments[] = {averages + n, averages + 2 * n};
-    double tau_q2 = column_tau(rows, n_rows, 1, scratch), tau_q4 = column_tau(rows, n_rows, 2, scratch);
-    clmc_estimate q2 = with_tau(clmc_estimate_over_samples(moments, 1, n, first_mean, NULL), tau_q2);
-    clmc_add_estimate(observables, "energy", with_tau(clmc_estimate_over_samples(energy, 1, n, first_mean, NULL), column_tau(rows, n_rows, 0, scratch)));
-    clmc_add_estimate(observables, "q2", q2);
-    clmc_add_estimate(observables, "q4", with_tau(clmc_estimate_over_samples(moments + 1, 1, n, first_mean, NULL), tau_q4));
-    clmc_add_estimate(observables, "binder_q", with_tau(clmc_estimate_over_samples(moments, 2, n, binder_q, NULL), fmax(tau_q2, tau_q4)));
-    clmc_add_estimate(observables, "chi_sg", scaled(q2, s->n_sites));
-    free(averages);
     return CLMC_OK;
 }
 
-/* One realization: errors from the time series (binning jackknife). */
-static clmc_status estimate_one_realization(ea_state *s, const double *rows, size_t n_rows, cJSON *observables)
-{
-    double *columns = malloc((3 * n_rows + 1) * sizeof *columns);
-    if (!columns) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    for (size_t i = 0; i < n_rows; i++)
-        for (size_t c = 0; c < 3; c++) columns[c * n_rows + i] = rows[3 * i + c];
-    const double *moments[] = {columns + n_rows, columns + 2 * n_rows};
-    clmc_estimate q2 = clmc_estimate_mean(moments[0], n_rows);
-    clmc_add_estimate(observables, "energy", clmc_estimate_mean(columns, n_rows));
-    clmc_add_estimate(observables, "q2", q2);
-    clmc_add_estimate(observables, "q4", clmc_estimate_mean(moments[1], n_rows));
-    clmc_add_estimate(observables, "binder_q", clmc_estimate_derived(moments, 2, n_rows, binder_q, NULL));
-    clmc_add_estimate(observables, "chi_sg", scaled(q2, s->n_sites));
-    free(columns);
-    return CLMC_OK;
-}
+/* ---- Parallel tempering ------------------------------------------------------ */
 
-static clmc_status ea_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
+/* Total energies H of all configurations (exact bond sums), measured into
+ * the spare batch slot. */
+static clmc_status ea_energies(void *state, double *energies)
 {
     ea_state *s = state;
-    (void)beta; /* one temperature: the model's own ensemble.beta */
-    cJSON_AddNumberToObject(observables, "realizations", s->realizations);
-    return s->realizations > 1 ? estimate_over_realizations(s, rows, n_rows, observables)
-                               : estimate_one_realization(s, rows, n_rows, observables);
+    CLMC_TRY(ea_measure(s, s->measure_batch));
+    CLMC_TRY(read_partials(s, s->measure_batch, 1));
+    for (cl_uint c = 0; c < s->configurations; c++)
+        energies[c] = -(double)partial_sum(s, s->partials_host, c, 0) / coupling_scale(s);
+    return CLMC_OK;
+}
+
+/* The writes do not block: the in-order queue applies them before the next
+ * sweep or measurement, and the host arrays are only rewritten by the next
+ * call, after the energies of a later exchange were read (a blocking read
+ * that completes the writes).  Without tempering the engine hands one beta,
+ * which the model took at creation. */
+static clmc_status ea_set_betas(void *state, const double *betas)
+{
+    ea_state *s = state;
+    if (s->temperatures == 1) return CLMC_OK;
+    for (cl_uint c = 0; c < s->configurations; c++) {
+        cl_uint t = 0;
+        while (t < s->temperatures && s->temperature_betas[t] != betas[c]) t++;
+        if (t == s->temperatures)
+            return clmc_fail(CLMC_ERR_OTHER, "configuration %u: beta %.17g is none of the ensemble's", c, betas[c]);
+        s->config_at[(c / s->temperatures) * s->temperatures + t] = c;
+        clmc_metropolis_thresholds(betas[c], s->thresholds_host + THRESHOLD_CLASSES * c);
+        s->betas_host[c] = (cl_float)betas[c];
+    }
+    find_partners(s);
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t n = s->configurations;
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host,
+                                     s->thresholds_host, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->betas, CL_FALSE, 0, n * sizeof *s->betas_host, s->betas_host, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->partners, CL_FALSE, 0, n * sizeof *s->partners_host, s->partners_host,
+                                     0, NULL, NULL));
+    return CLMC_OK;
 }
 
 /* ---- Checks ---------------------------------------------------------------- */
 
 /* All configurations as +-1 bytes in the canonical order (realization,
- * replica, site), whatever the layout. */
+ * replica, tempering slot, site), whatever the layout. */
 static clmc_status read_configurations(ea_state *s, signed char *spins)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
@@ -537,5 +506,7 @@ const clmc_model_ops clmc_model_ea_ising = {
     .measure = ea_measure,
     .collect = ea_collect,
     .estimate = ea_estimate,
+    .energies = ea_energies,
+    .set_betas = ea_set_betas,
     .checks = ea_checks,
 };

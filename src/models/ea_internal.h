@@ -1,0 +1,54 @@
+/* State of the Edwards-Anderson model shared by its host files (ea_ising.c:
+ * set-up, sweeps, measurements, tempering; ea_couplings.c: quenched
+ * couplings; ea_estimate.c: disorder averages). */
+#ifndef CLMC_MODELS_EA_INTERNAL_H
+#define CLMC_MODELS_EA_INTERNAL_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/ea_ising.h"
+#include "models/lattice.h"
+
+#define MEASURE_WG_MAX 256
+#define MEASURE_BATCH_MAX 256
+#define MEASURE_GROUPS_MAX 65536
+#define PARTIALS_BYTES_MAX (64u << 20)
+#define THRESHOLD_CLASSES CLMC_METROPOLIS_CLASSES
+#define COUPLING_FIXED_POINT 16777216.0 /* as in cl/ea_ising.cl */
+
+typedef struct {
+    clmc_runtime *rt;
+    int dim, edge;
+    cl_uint n_sites, realizations, temperatures, configurations, stacks;
+    clmc_ea_couplings couplings;
+    bool msc, shared_randoms;
+    cl_uint ordered_start, seed_lo, seed_hi;
+    uint64_t seed;
+    double beta;
+    cl_program program;
+    cl_kernel init, update, measure;
+    cl_mem spins, bonds, thresholds, betas, partners, partials;
+    size_t measure_wg, measure_groups, measure_global, partials_per_slot;
+    unsigned measure_batch;
+    cl_long *partials_host;
+    /* Tempering: the ensemble's betas (increasing), and host copies of the
+     * per-configuration uploads, kept alive for the non-blocking writes. */
+    double *temperature_betas;
+    cl_uint *thresholds_host, *partners_host, *config_at;
+    cl_float *betas_host;
+    /* Per-realization sums over measurements of e (both replicas), q^2, q^4. */
+    double *energy_sum, *q2_sum, *q4_sum;
+    size_t measurements;
+} ea_state;
+
+/* ea_couplings.c */
+size_t ea_bond_count(const ea_state *s);
+size_t ea_coupling_bytes(const ea_state *s);
+void ea_fill_couplings(const ea_state *s, void *out);
+
+/* ea_estimate.c */
+clmc_status ea_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables);
+
+#endif
