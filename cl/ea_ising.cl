@@ -6,24 +6,29 @@
  * Defines: DIM (2|3), EDGE (L), REALIZATIONS, TEMPERATURES (naive; 1 for
  * msc), MSC (0|1), GAUSSIAN (0|1,
  * naive only), SHARED_RANDOMS (0|1, naive only; msc always shares),
- * MEASURE_WG (power of two, >= 32 for msc), MEASURE_GROUPS (work-groups per
- * realization (naive) or per word of 32 realizations (msc)).
+ * WORD_BITS (32|64: realizations per msc word, word_t uint or ulong; also
+ * the stacks whose random numbers naive shares), MEASURE_WG (power of two,
+ * >= WORD_BITS for msc), MEASURE_GROUPS (work-groups per realization
+ * (naive) or per word of WORD_BITS realizations (msc)).
  *
  * Configurations: config = chain TEMPERATURES + slot, chain = 2 realization +
  * replica (slot: the configuration's place in its chain's tempering ensemble;
  * TEMPERATURES = 1 without tempering, so config = 2 realization + replica).  msc stacks: stack =
- * 2 word + replica holds realizations 32 word .. 32 word + 31 of that replica.
+ * 2 word + replica holds realizations W word .. W word + W - 1 of that replica
+ * (W = WORD_BITS).
  * Sites are row-major, x fastest; bond (site, d) joins site and its +d
  * neighbour.  Buffers: naive spins [config][site] as chars +-1; msc spins
  * [stack][site] as words, bit set = spin up.  Couplings: naive
  * [realization][site][d] as char +-1 or float; msc [word][site][d], bit b set
- * = J = -1 in realization 32 word + b.  Metropolis thresholds
+ * = J = -1 in realization W word + b.  Metropolis thresholds
  * [config][k] = floor(exp(-4 (k+1) beta_config) 2^32); betas [config].
  *
  * Random numbers (Philox counter: unit, sweep, hit, CLMC_STREAM(purpose, stream)):
- *   initial spins          (site, slot, 0, STREAM(INIT, stack)).v[0], bit realization % 32
+ *   initial spins          (site, slot, 0, STREAM(INIT, 2 (realization / 32) + replica)).v[0],
+ *                          bit realization % 32, whatever WORD_BITS (a 64-bit word
+ *                          joins the draws of its two halves)
  *   shared Metropolis      (site, sweep, 0, STREAM(METROPOLIS, stack)).v[0], one
- *                          number for the 32 realizations of a word (the msc kernel's)
+ *                          number for the W realizations of a word (the msc kernel's)
  *   independent Metropolis (site, sweep, 0, STREAM(METROPOLIS, INDEPENDENT | config / 4))
  *                          .v[config % 4]: one draw serves four configurations;
  *                          the INDEPENDENT bit keeps these apart from the stacks
@@ -40,13 +45,26 @@
 #define HALF_SITES (SITES / 2)
 #define NEIGHBOURS (2 * DIM)
 #define CONFIGURATIONS (2u * REALIZATIONS * TEMPERATURES)
-#define STACKS (2u * ((REALIZATIONS + 31) / 32))
+#define STACKS (2u * ((REALIZATIONS + WORD_BITS - 1) / WORD_BITS))
 #define QUADS ((CONFIGURATIONS + 3) / 4)
 /* Stream numbers have 24 bits; stacks and quads of configurations stay below
  * 2^23 (the host validates REALIZATIONS TEMPERATURES < 2^24). */
 #define INDEPENDENT 0x800000u
 /* Gaussian bond energies are summed exactly as fixed point J 2^24. */
 #define COUPLING_FIXED_POINT 16777216.0f
+
+#if WORD_BITS == 64
+typedef ulong word_t;
+#define count_word_bit count_bit_ulong
+#define count_word_equals count_equals_ulong
+#elif WORD_BITS == 32
+typedef uint word_t;
+#define count_word_bit count_bit
+#define count_word_equals count_equals
+#else
+#error "WORD_BITS must be 32 or 64"
+#endif
+#define ALL_LANES (~(word_t)0)
 
 /* Neighbours of a site along each direction, with periodic wrap-around.
  * Divisions are by constants, which compilers turn into multiplications. */
@@ -87,14 +105,15 @@ inline uint site_of_colour(uint index, uint colour)
 
 inline uint stack_of(uint realization, uint replica)
 {
-    return 2 * (realization / 32) + replica;
+    return 2 * (realization / WORD_BITS) + replica;
 }
 
-/* Initial spins of the 32 realizations of a stack at one site, for tempering
- * slot `slot` (0 without tempering). */
-inline uint initial_bits(clmc_philox_key key, uint site, uint slot, uint stack, uint ordered)
+/* Initial spins of realizations 32 part .. 32 part + 31 of one replica at one
+ * site, for tempering slot `slot` (0 without tempering). */
+inline uint initial_bits32(clmc_philox_key key, uint site, uint slot, uint part, uint replica, uint ordered)
 {
-    return ordered ? 0xFFFFFFFFu : clmc_random4(key, site, slot, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, stack)).v[0];
+    return ordered ? 0xFFFFFFFFu
+                   : clmc_random4(key, site, slot, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, 2 * part + replica)).v[0];
 }
 
 inline uint shared_random(clmc_philox_key key, uint site, uint sweep, uint stack)
@@ -149,7 +168,7 @@ __kernel void ea_naive_init(__global char *spins, uint seed_lo, uint seed_hi, ui
     if (item >= CONFIGURATIONS * SITES) return;
     uint config = item / SITES, site = item % SITES, chain = config / TEMPERATURES, realization = chain / 2;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint bits = initial_bits(key, site, config % TEMPERATURES, stack_of(realization, chain % 2), ordered);
+    uint bits = initial_bits32(key, site, config % TEMPERATURES, realization / 32, chain % 2, ordered);
     spins[item] = (bits >> (realization % 32)) & 1u ? 1 : -1;
 }
 
@@ -186,25 +205,31 @@ __kernel void ea_naive_update(__global char *spins, __global const coupling *cou
     }
 }
 #else
-__kernel void ea_msc_init(__global uint *spins, uint seed_lo, uint seed_hi, uint ordered)
+__kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, uint ordered)
 {
     uint item = get_global_id(0);
     if (item >= STACKS * SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    spins[item] = initial_bits(key, item % SITES, 0, item / SITES, ordered);
+    uint site = item % SITES, stack = item / SITES, word = stack / 2, replica = stack % 2;
+#if WORD_BITS == 64
+    spins[item] = (ulong)initial_bits32(key, site, 0, 2 * word, replica, ordered)
+                | (ulong)initial_bits32(key, site, 0, 2 * word + 1, replica, ordered) << 32;
+#else
+    spins[item] = initial_bits32(key, site, 0, word, replica, ordered);
+#endif
 }
 
-inline uint all_lanes_if(bool condition)
+inline word_t all_lanes_if(bool condition)
 {
-    return condition ? 0xFFFFFFFFu : 0u;
+    return condition ? ALL_LANES : (word_t)0;
 }
 
-/* One work-item per (stack, site of colour `colour`): 32 realizations at once.
+/* One work-item per (stack, site of colour `colour`): W realizations at once.
  * A bond is satisfied where s_i s_j J_ij = +1, i.e. where the bits of s_i,
  * s_j and "J = -1" have even parity.  One random number serves the word; the
  * realizations of a word share their beta, so the thresholds of its first
  * realization decide every class of dE = 4k. */
-__kernel void ea_msc_update(__global uint *spins, __global const uint *negative_bonds,
+__kernel void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
                             __global const uint *thresholds, uint seed_lo, uint seed_hi, uint sweep,
                             uint colour)
 {
@@ -212,22 +237,22 @@ __kernel void ea_msc_update(__global uint *spins, __global const uint *negative_
     if (item >= STACKS * HALF_SITES) return;
     uint stack = item / HALF_SITES, word = stack / 2;
     uint site = site_of_colour(item % HALF_SITES, colour);
-    __global uint *own = spins + (size_t)stack * SITES;
-    __global const uint *bonds = negative_bonds + (size_t)word * SITES * DIM;
+    __global word_t *own = spins + (size_t)stack * SITES;
+    __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
     neighbourhood n = neighbours_of(site);
-    uint spin = own[site], c0 = 0, c1 = 0, c2 = 0;
+    word_t spin = own[site], c0 = 0, c1 = 0, c2 = 0;
     for (uint d = 0; d < DIM; d++) {
-        count_bit(~(spin ^ own[n.up[d]] ^ bonds[site * DIM + d]), &c0, &c1, &c2);
-        count_bit(~(spin ^ own[n.down[d]] ^ bonds[n.down[d] * DIM + d]), &c0, &c1, &c2);
+        count_word_bit(~(spin ^ own[n.up[d]] ^ bonds[site * DIM + d]), &c0, &c1, &c2);
+        count_word_bit(~(spin ^ own[n.down[d]] ^ bonds[n.down[d] * DIM + d]), &c0, &c1, &c2);
     }
-    uint class1 = count_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
-    uint class2 = count_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
-    uint class3 = DIM == 3 ? count_equals(NEIGHBOURS / 2 + 3, c0, c1, c2) : 0u;
-    uint downhill = ~(class1 | class2 | class3);
+    word_t class1 = count_word_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
+    word_t class2 = count_word_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
+    word_t class3 = DIM == 3 ? count_word_equals(NEIGHBOURS / 2 + 3, c0, c1, c2) : (word_t)0;
+    word_t downhill = ~(class1 | class2 | class3);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint r = shared_random(key, site, sweep, stack);
-    __global const uint *t = thresholds + 3 * (2 * (32 * word) + stack % 2);
-    uint flips = downhill | (class1 & all_lanes_if(r < t[0])) | (class2 & all_lanes_if(r < t[1]))
+    __global const uint *t = thresholds + 3 * (2 * (WORD_BITS * word) + stack % 2);
+    word_t flips = downhill | (class1 & all_lanes_if(r < t[0])) | (class2 & all_lanes_if(r < t[1]))
                | (class3 & all_lanes_if(r < t[2]));
     own[site] = spin ^ flips;
 }
@@ -292,34 +317,35 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
     if (lid == 0) store_partials(partials, slot, config, CONFIGURATIONS, group, sums, lid);
 }
 #else
-/* Work-group (word, g): lane lid % 32 is the realization bit, lid / 32 picks
- * the site, so the 32 lanes reading one word read the same address. */
+/* Work-group (word, g): lane lid % W is the realization bit, lid / W picks
+ * the site, so the W lanes reading one word read the same address. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
-void ea_msc_measure(__global const uint *spins, __global const uint *negative_bonds,
+void ea_msc_measure(__global const word_t *spins, __global const word_t *negative_bonds,
                     __global long *partials, uint slot)
 {
     __local long sums[3 * MEASURE_WG];
-    uint lid = get_local_id(0), lane = lid % 32, rows = MEASURE_WG / 32;
+    uint lid = get_local_id(0), lane = lid % WORD_BITS, rows = MEASURE_WG / WORD_BITS;
     uint word = get_group_id(0) / MEASURE_GROUPS, group = get_group_id(0) % MEASURE_GROUPS;
-    __global const uint *first = spins + (size_t)(2 * word) * SITES, *second = first + SITES;
-    __global const uint *bonds = negative_bonds + (size_t)word * SITES * DIM;
+    __global const word_t *first = spins + (size_t)(2 * word) * SITES, *second = first + SITES;
+    __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
     long satisfied0 = 0, satisfied1 = 0, agreeing = 0, sites = 0;
-    for (uint site = group * rows + lid / 32; site < SITES; site += MEASURE_GROUPS * rows) {
-        uint s0 = first[site], s1 = second[site];
+    for (uint site = group * rows + lid / WORD_BITS; site < SITES; site += MEASURE_GROUPS * rows) {
+        word_t s0 = first[site], s1 = second[site];
         neighbourhood n = neighbours_of(site);
         for (uint d = 0; d < DIM; d++) {
-            uint up = n.up[d], negative = bonds[site * DIM + d];
-            satisfied0 += (~(s0 ^ first[up] ^ negative) >> lane) & 1u;
-            satisfied1 += (~(s1 ^ second[up] ^ negative) >> lane) & 1u;
+            uint up = n.up[d];
+            word_t negative = bonds[site * DIM + d];
+            satisfied0 += (long)((~(s0 ^ first[up] ^ negative) >> lane) & 1u);
+            satisfied1 += (long)((~(s1 ^ second[up] ^ negative) >> lane) & 1u);
         }
-        agreeing += (~(s0 ^ s1) >> lane) & 1u;
+        agreeing += (long)((~(s0 ^ s1) >> lane) & 1u);
         sites++;
     }
     sums[lid] = 2 * satisfied0 - DIM * sites;
     sums[MEASURE_WG + lid] = 2 * satisfied1 - DIM * sites;
     sums[2 * MEASURE_WG + lid] = 2 * agreeing - sites;
-    reduce_sums(sums, lid, 32);
-    if (lid < 32 && 32 * word + lid < REALIZATIONS)
-        store_partials(partials, slot, 32 * word + lid, REALIZATIONS, group, sums, lid);
+    reduce_sums(sums, lid, WORD_BITS);
+    if (lid < WORD_BITS && WORD_BITS * word + lid < REALIZATIONS)
+        store_partials(partials, slot, WORD_BITS * word + lid, REALIZATIONS, group, sums, lid);
 }
 #endif

@@ -147,33 +147,39 @@ static const char *configuration_hash(const cJSON *result)
     return hash->valuestring;
 }
 
+typedef struct {
+    int dim, word_bits;
+} msc_case;
+
 ParameterizedTestParameters(ea, msc_equals_naive_with_shared_randoms)
 {
-    static int dims[] = {2, 3};
-    return cr_make_param_array(int, dims, 2);
+    static msc_case cases[] = {{2, 32}, {3, 32}, {2, 64}, {3, 64}};
+    return cr_make_param_array(msc_case, cases, sizeof cases / sizeof cases[0]);
 }
 
-/* 64 realizations = two words, so every bit of both words is compared. */
-ParameterizedTest(int *dim, ea, msc_equals_naive_with_shared_randoms, .timeout = 300)
+/* 2 word_bits realizations = two words, so every bit of both words is
+ * compared; algorithm.word_bits applies to both layouts. */
+ParameterizedTest(msc_case *c, ea, msc_equals_naive_with_shared_randoms, .timeout = 300)
 {
     const char *layouts[] = {"\"layout\": \"msc\"", "\"layout\": \"naive\", \"shared_randoms\": true"};
+    int realizations = 2 * c->word_bits;
     char *series[2];
     cJSON *results[2];
     for (int i = 0; i < 2; i++) {
         char preset[1024];
         snprintf(preset, sizeof preset,
-                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": 8, \"realizations\": 64},"
-                 " \"algorithm\": {%s}, \"ensemble\": {\"beta\": 1.0},"
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": 8, \"realizations\": %d},"
+                 " \"algorithm\": {%s, \"word_bits\": %d}, \"ensemble\": {\"beta\": 1.0},"
                  " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 77}}",
-                 *dim, layouts[i]);
+                 c->dim, realizations, layouts[i], c->word_bits);
         series[i] = run_dir_preset(preset, i == 0 ? "ea-msc" : "ea-shared", &results[i]);
     }
     const char *msc_hash = configuration_hash(results[0]), *naive_hash = configuration_hash(results[1]);
     double msc_energy = test_observable(results[0], "energy", "mean");
     double naive_energy = test_observable(results[1], "energy", "mean");
-    printf("%dD L=8, 64 realizations, 300 sweeps: configuration hash msc %s, naive shared %s; "
+    printf("%dD L=8, word_bits %d, %d realizations, 300 sweeps: configuration hash msc %s, naive shared %s; "
            "energy %.10f vs %.10f; series.csv %zu vs %zu bytes, %s\n",
-           *dim, msc_hash, naive_hash, msc_energy, naive_energy, strlen(series[0]), strlen(series[1]),
+           c->dim, c->word_bits, realizations, msc_hash, naive_hash, msc_energy, naive_energy, strlen(series[0]), strlen(series[1]),
            strcmp(series[0], series[1]) == 0 ? "identical" : "different");
     cr_expect_str_eq(msc_hash, naive_hash, "final configurations differ");
     cr_expect_str_eq(series[0], series[1], "series.csv differ");
@@ -187,20 +193,28 @@ ParameterizedTest(int *dim, ea, msc_equals_naive_with_shared_randoms, .timeout =
 
 /* ---- 4. Shared random numbers leave the statistics unchanged ----------------- */
 
+ParameterizedTestParameters(ea, msc_agrees_with_independent_randoms)
+{
+    static int word_bits[] = {32, 64};
+    return cr_make_param_array(int, word_bits, 2);
+}
+
 /* Same seed, so the same couplings and starts; only the random numbers
  * differ.  The errors over realizations include the sample-to-sample spread,
- * which the two runs share, so the combined error is conservative. */
-Test(ea, msc_agrees_with_independent_randoms, .timeout = 300)
+ * which the two runs share, so the combined error is conservative.  One word
+ * of word_bits realizations (word_bits does not change naive without
+ * shared_randoms). */
+ParameterizedTest(int *word_bits, ea, msc_agrees_with_independent_randoms, .timeout = 300)
 {
     const char *layouts[] = {"msc", "naive"};
     cJSON *results[2];
     for (int i = 0; i < 2; i++) {
         char preset[1024];
         snprintf(preset, sizeof preset,
-                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"realizations\": 32},"
-                 " \"algorithm\": {\"layout\": \"%s\"}, \"ensemble\": {\"beta\": 1.0},"
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"realizations\": %d},"
+                 " \"algorithm\": {\"layout\": \"%s\", \"word_bits\": %d}, \"ensemble\": {\"beta\": 1.0},"
                  " \"run\": {\"thermalization\": 1000, \"sweeps\": 4000, \"measure_every\": 4, \"seed\": 8}}",
-                 layouts[i]);
+                 *word_bits, layouts[i], *word_bits);
         results[i] = physics_run(preset, layouts[i]);
     }
     const char *names[] = {"energy", "q2"};
@@ -209,7 +223,8 @@ Test(ea, msc_agrees_with_independent_randoms, .timeout = 300)
         double msc = observable(results[0], names[k], &msc_error);
         double naive = observable(results[1], names[k], &naive_error);
         char what[96];
-        snprintf(what, sizeof what, "3D L=8 beta=1 msc vs naive %s (naive %.5f +- %.5f)", names[k], naive, naive_error);
+        snprintf(what, sizeof what, "3D L=8 beta=1 msc%d vs naive %s (naive %.5f +- %.5f)", *word_bits, names[k], naive,
+                 naive_error);
         double z = physics_compare(what, msc, hypot(msc_error, naive_error), naive);
         cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", names[k], z);
         cr_expect(msc_error > 0 && naive_error > 0, "an error of zero means nothing was measured");
@@ -349,10 +364,13 @@ typedef struct {
 static const invalid_case invalid_cases[] = {
     {"\"L\": 8, \"couplings\": \"gaussian\", \"realizations\": 32", "\"layout\": \"msc\"",
      "model.couplings: bimodal couplings required for msc", NULL},
-    {"\"L\": 8, \"realizations\": 48", "\"layout\": \"msc\"", "model.realizations: ", NULL},
+    {"\"L\": 8, \"realizations\": 48", "\"layout\": \"msc\", \"word_bits\": 32", "model.realizations: ", NULL},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\"", "algorithm.word_bits", NULL},
+    {"\"L\": 8, \"realizations\": 96", "\"layout\": \"msc\", \"word_bits\": 64", "model.realizations: ", NULL},
+    {"\"L\": 8, \"realizations\": 64", "\"layout\": \"msc\", \"word_bits\": 48", "algorithm.word_bits: ", NULL},
     {"\"L\": 9", "\"layout\": \"naive\"", "model.L: must be even", NULL},
     {"\"dim\": 3, \"L\": 1292", "\"layout\": \"naive\"", "model.L: ", NULL},
-    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\"",
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32",
      "ensemble.betas: parallel tempering needs algorithm.layout \"naive\"",
      "\"type\": \"parallel_tempering\", \"betas\": [0.5, 1]"},
     {"\"L\": 8", "\"layout\": \"naive\", \"shared_randoms\": true", "algorithm.shared_randoms: ",

@@ -31,11 +31,18 @@ size_t ea_bond_count(const ea_state *s)
     return (size_t)s->n_sites * (size_t)s->dim;
 }
 
+/* Bytes of one msc word: cl_uint (32 realizations) or cl_ulong (64). */
+size_t ea_word_bytes(const ea_state *s)
+{
+    return s->word_bits == 64 ? sizeof(cl_ulong) : sizeof(cl_uint);
+}
+
 /* Coupling buffer as the kernels read it: naive [realization][site][d] as
- * char or float, msc [word][site][d] with bit b set where J = -1. */
+ * char or float, msc [word][site][d] (words of word_bits realizations) with
+ * bit b set where J = -1 in realization word_bits word + b. */
 size_t ea_coupling_bytes(const ea_state *s)
 {
-    if (s->msc) return (size_t)(s->realizations / 32) * ea_bond_count(s) * sizeof(cl_uint);
+    if (s->msc) return (size_t)(s->realizations / s->word_bits) * ea_bond_count(s) * ea_word_bytes(s);
     size_t element = s->couplings == CLMC_EA_GAUSSIAN ? sizeof(cl_float) : 1;
     return (size_t)s->realizations * ea_bond_count(s) * element;
 }
@@ -47,7 +54,9 @@ void ea_fill_couplings(const ea_state *s, void *out)
         for (size_t b = 0; b < bonds; b++) {
             double j = clmc_ea_coupling(s->couplings, s->seed, r, (uint32_t)(b / (size_t)s->dim),
                                         (unsigned)(b % (size_t)s->dim));
-            if (s->msc) ((cl_uint *)out)[(r / 32) * bonds + b] |= (cl_uint)(j < 0) << (r % 32);
+            if (s->msc && s->word_bits == 64)
+                ((cl_ulong *)out)[(r / 64) * bonds + b] |= (cl_ulong)(j < 0) << (r % 64);
+            else if (s->msc) ((cl_uint *)out)[(r / 32) * bonds + b] |= (cl_uint)(j < 0) << (r % 32);
             else if (s->couplings == CLMC_EA_GAUSSIAN) ((cl_float *)out)[r * bonds + b] = (cl_float)j;
             else ((cl_char *)out)[r * bonds + b] = (cl_char)j;
         }

@@ -24,6 +24,7 @@ typedef struct {
     cl_uint n_sites, realizations, temperatures, configurations, stacks;
     clmc_ea_couplings couplings;
     bool msc, shared_randoms;
+    cl_uint word_bits; /* realizations per msc word (32 or 64; also the stacks shared_randoms shares) */
     cl_uint ordered_start, seed_lo, seed_hi;
     uint64_t seed;
     double beta;
@@ -46,6 +47,7 @@ typedef struct {
 /* ea_couplings.c */
 size_t ea_bond_count(const ea_state *s);
 size_t ea_coupling_bytes(const ea_state *s);
+size_t ea_word_bytes(const ea_state *s);
 void ea_fill_couplings(const ea_state *s, void *out);
 
 /* ea_estimate.c */

@@ -31,11 +31,14 @@ static clmc_status ea_validate(const clmc_preset *p)
     long long realizations = clmc_preset_int(p, "model.realizations");
     const char *couplings = clmc_preset_string(p, "model.couplings");
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    long long word_bits = clmc_preset_int(p, "algorithm.word_bits");
     unsigned long long sites = clmc_lattice_sites(dim, edge);
     unsigned long long temperatures = clmc_preset_betas(p, NULL, 0);
+    if (word_bits != 32 && word_bits != 64)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.word_bits: must be 32 or 64, got %lld", word_bits);
     if (msc && temperatures > 1)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: parallel tempering needs algorithm.layout \"naive\": layout "
-                         "\"msc\" packs 32 realizations into one word that share one random number and one set of "
+                         "\"msc\" packs 32 or 64 realizations into one word that share one random number and one set of "
                          "Metropolis thresholds, so per-realization temperature swaps are impossible");
     if (temperatures > 1 && clmc_preset_bool(p, "algorithm.shared_randoms"))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.shared_randoms: reproduces the random numbers of msc, which has "
@@ -50,9 +53,10 @@ static clmc_status ea_validate(const clmc_preset *p)
     if (msc && strcmp(couplings, "gaussian") == 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.couplings: bimodal couplings required for msc "
                          "(algorithm.layout \"msc\" packs one bit per coupling); got \"%s\"", couplings);
-    if (msc && realizations % 32 != 0)
-        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: layout \"msc\" packs 32 realizations per word "
-                         "and needs a multiple of 32, got %lld", realizations);
+    if (msc && realizations % word_bits != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: layout \"msc\" packs algorithm.word_bits = %lld "
+                         "realizations per word and needs a multiple of %lld, got %lld%s", word_bits, word_bits,
+                         realizations, word_bits == 64 && realizations % 32 == 0 ? " (or set algorithm.word_bits to 32)" : "");
     if ((unsigned long long)realizations * temperatures * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: %lld realizations x %llu temperatures of %llu sites "
                          "exceed the 2^32 spins and couplings the kernels index", realizations, temperatures, sites);
@@ -69,8 +73,8 @@ static void plan_measurement(ea_state *s)
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     size_t limit = d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX;
     s->measure_wg = clmc_power_of_two_at_most(limit);
-    size_t sites_per_step = s->msc ? s->measure_wg / 32 : s->measure_wg;
-    size_t units = s->msc ? s->realizations / 32 : s->configurations;
+    size_t sites_per_step = s->msc ? s->measure_wg / s->word_bits : s->measure_wg;
+    size_t units = s->msc ? s->realizations / s->word_bits : s->configurations;
     size_t groups = s->n_sites / (sites_per_step * 16);
     groups = groups < 1 ? 1 : (groups > 64 ? 64 : groups);
     while (groups > 1 && units * groups > MEASURE_GROUPS_MAX) groups /= 2;
@@ -84,15 +88,15 @@ static void plan_measurement(ea_state *s)
 
 static clmc_status build_kernels(ea_state *s)
 {
-    if (s->msc && s->measure_wg < 32)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: msc needs work-groups of 32; %s allows %zu",
-                         clmc_runtime_device(s->rt)->name, s->measure_wg);
+    if (s->msc && s->measure_wg < s->word_bits)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.word_bits: msc needs work-groups of %u; %s allows %zu",
+                         s->word_bits, clmc_runtime_device(s->rt)->name, s->measure_wg);
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d "
-             "-DSHARED_RANDOMS=%d -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu",
+             "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu",
              s->dim, s->edge, s->realizations, s->temperatures, s->msc, s->couplings == CLMC_EA_GAUSSIAN,
-             s->shared_randoms,
+             s->shared_randoms, s->word_bits,
              s->measure_wg, s->measure_groups);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
@@ -102,7 +106,7 @@ static clmc_status build_kernels(ea_state *s)
 
 static size_t spin_bytes(const ea_state *s)
 {
-    return s->msc ? (size_t)s->stacks * s->n_sites * sizeof(cl_uint) : (size_t)s->configurations * s->n_sites;
+    return s->msc ? (size_t)s->stacks * s->n_sites * ea_word_bytes(s) : (size_t)s->configurations * s->n_sites;
 }
 
 static clmc_status create_buffer(ea_state *s, size_t bytes, void *host, cl_mem *out, const char *what)
@@ -217,7 +221,8 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     clmc_preset_betas(p, s->temperature_betas, s->temperatures);
     s->beta = s->temperature_betas[0];
     s->configurations = 2 * s->realizations * s->temperatures;
-    s->stacks = 2 * ((s->realizations + 31) / 32);
+    s->word_bits = (cl_uint)clmc_preset_int(p, "algorithm.word_bits"); /* validated: 32 or 64 */
+    s->stacks = 2 * ((s->realizations + s->word_bits - 1) / s->word_bits);
     s->couplings = clmc_ea_couplings_from_name(clmc_preset_string(p, "model.couplings"));
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->shared_randoms = s->msc || clmc_preset_bool(p, "algorithm.shared_randoms");
@@ -253,10 +258,11 @@ static clmc_status ea_create(clmc_runtime *rt, clmc_preset *p, void **state, clm
     /* Compulsory traffic per spin update, neighbours and repeated couplings
      * coming from caches: the spin is read, written and read again as a
      * neighbour in the other colour's pass; the dim couplings of a site are
-     * read in both passes and serve both replicas.  msc: per word of 32. */
-    double coupling_size = s->msc ? 4.0 : (s->couplings == CLMC_EA_GAUSSIAN ? 4.0 : 1.0);
-    double bytes_per_word = 3.0 * (s->msc ? 4.0 : 1.0) + s->dim * coupling_size;
-    double bytes_per_update = s->msc ? bytes_per_word / 32.0 : bytes_per_word;
+     * read in both passes and serve both replicas.  msc: per word of word_bits. */
+    double word_size = (double)ea_word_bytes(s);
+    double coupling_size = s->msc ? word_size : (s->couplings == CLMC_EA_GAUSSIAN ? 4.0 : 1.0);
+    double bytes_per_word = 3.0 * (s->msc ? word_size : 1.0) + s->dim * coupling_size;
+    double bytes_per_update = s->msc ? bytes_per_word / s->word_bits : bytes_per_word;
     shape->series_columns = series_columns;
     shape->measure_batch = s->measure_batch;
     shape->updates_per_sweep = (double)s->configurations * s->n_sites;
@@ -459,13 +465,15 @@ static clmc_status read_configurations(ea_state *s, signed char *spins)
         CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, spin_bytes(s), spins, 0, NULL, NULL));
         return CLMC_OK;
     }
-    cl_uint *words = malloc(spin_bytes(s));
+    void *words = malloc(spin_bytes(s));
     if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, spin_bytes(s), words, 0, NULL, NULL);
     for (size_t i = 0; err == CL_SUCCESS && i < (size_t)s->configurations * s->n_sites; i++) {
         size_t config = i / s->n_sites, site = i % s->n_sites, realization = config / 2;
-        size_t stack = 2 * (realization / 32) + config % 2;
-        spins[i] = (words[stack * s->n_sites + site] >> (realization % 32)) & 1u ? 1 : -1;
+        size_t stack = 2 * (realization / s->word_bits) + config % 2, at = stack * s->n_sites + site;
+        unsigned bit = (unsigned)(realization % s->word_bits);
+        uint64_t word = s->word_bits == 64 ? ((const cl_ulong *)words)[at] : ((const cl_uint *)words)[at];
+        spins[i] = (word >> bit) & 1u ? 1 : -1;
     }
     free(words);
     CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");

@@ -25,10 +25,13 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"metropolis\"", "update algorithm"},
     {"layout", CLMC_FIELD_STRING, 0, 0, false, layouts, "\"naive\"",
      "naive: one byte per spin, any couplings; msc: asynchronous multi-spin coding, bit b of a word "
-     "is realization b (bimodal or uniform couplings, realizations a multiple of 32)"},
+     "is realization b (bimodal or uniform couplings, realizations a multiple of word_bits)"},
     {"shared_randoms", CLMC_FIELD_BOOL, 0, 0, false, NULL, "false",
-     "naive: one random number per (replica, site, sweep) for the 32 realizations of a word, "
+     "naive: one random number per (replica, site, sweep) for the word_bits realizations of a word, "
      "exactly those of msc (msc always shares)"},
+    {"word_bits", CLMC_FIELD_INT, 32, 64, false, NULL, "64",
+     "32 or 64: realizations per msc word (uint or ulong), and per shared random number with "
+     "shared_randoms"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
 
