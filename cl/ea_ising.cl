@@ -3,37 +3,45 @@
  * asynchronously multi-spin coded (msc: bit b of a word is realization b),
  * plus exact integer reductions of replica energies and overlaps.
  *
- * Defines: DIM (2|3), EDGE (L), REALIZATIONS, TEMPERATURES (naive; 1 for
- * msc), MSC (0|1), GAUSSIAN (0|1,
- * naive only), SHARED_RANDOMS (0|1, naive only; msc always shares),
- * WORD_BITS (32|64: realizations per msc word, word_t uint or ulong; also
- * the stacks whose random numbers naive shares), MEASURE_WG (power of two,
- * >= WORD_BITS for msc), MEASURE_GROUPS (work-groups per realization
- * (naive) or per word of WORD_BITS realizations (msc)).
+ * Defines: DIM (2|3), EDGE (L), REALIZATIONS, TEMPERATURES (of the tempering
+ * ensemble, 1 without), MSC (0|1), GAUSSIAN (0|1, naive only),
+ * SHARED_RANDOMS (0|1, naive only; msc always shares), WORD_BITS (32|64:
+ * realizations per msc word, word_t uint or ulong; also the realizations
+ * whose random numbers naive shares), MEASURE_WG (power of two, >= WORD_BITS
+ * for msc), MEASURE_GROUPS (work-groups per configuration (naive) or per
+ * stack (msc)).
  *
- * Configurations: config = chain TEMPERATURES + slot, chain = 2 realization +
- * replica (slot: the configuration's place in its chain's tempering ensemble;
- * TEMPERATURES = 1 without tempering, so config = 2 realization + replica).  msc stacks: stack =
- * 2 word + replica holds realizations W word .. W word + W - 1 of that replica
- * (W = WORD_BITS).
+ * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
+ * + replica (place: the configuration's slot in its chain's tempering
+ * ensemble, 0 without tempering).  msc stacks: stack = (2 word + replica)
+ * TEMPERATURES + place holds the configurations (realization, replica, place)
+ * of realizations W word .. W word + W - 1 (W = WORD_BITS), one per bit.
  * Sites are row-major, x fastest; bond (site, d) joins site and its +d
  * neighbour.  Buffers: naive spins [config][site] as chars +-1; msc spins
  * [stack][site] as words, bit set = spin up.  Couplings: naive
  * [realization][site][d] as char +-1 or float; msc [word][site][d], bit b set
  * = J = -1 in realization W word + b.  Metropolis thresholds
- * [config][k] = floor(exp(-4 (k+1) beta_config) 2^32); betas [config].
+ * floor(exp(-4 k beta) 2^32), k = 1 .. 3: naive [config][k - 1]; msc
+ * [k - 1][temperature] (betas increasing, so each row is non-increasing).
+ * naive betas [config]; msc lanes_below [stack][j], j = 0 .. TEMPERATURES:
+ * the bits of the stack whose configurations sit at temperatures below j.
+ * partners [config]: the other replica's configuration at the same
+ * temperature.
  *
  * Random numbers (Philox counter: unit, sweep, hit, CLMC_STREAM(purpose, stream)):
- *   initial spins          (site, slot, 0, STREAM(INIT, 2 (realization / 32) + replica)).v[0],
+ *   initial spins          (site, place, 0, STREAM(INIT, 2 (realization / 32) + replica)).v[0],
  *                          bit realization % 32, whatever WORD_BITS (a 64-bit word
  *                          joins the draws of its two halves)
- *   shared Metropolis      (site, sweep, 0, STREAM(METROPOLIS, stack)).v[0], one
- *                          number for the W realizations of a word (the msc kernel's)
+ *   shared Metropolis      (site, sweep, 0, STREAM(METROPOLIS, word TEMPERATURES + place))
+ *                          .v[replica], one number for the W configurations of a
+ *                          stack (the msc kernel's, which updates both replicas of a
+ *                          word at once)
  *   independent Metropolis (site, sweep, 0, STREAM(METROPOLIS, INDEPENDENT | config / 4))
  *                          .v[config % 4]: one draw serves four configurations;
  *                          the INDEPENDENT bit keeps these apart from the stacks
  * The initial spins are the same for both layouts, so msc and naive runs with
- * shared random numbers give identical configurations. */
+ * shared random numbers give identical configurations, with or without
+ * tempering. */
 #include "common/bitslice.h"
 #include "common/philox.h"
 
@@ -45,7 +53,8 @@
 #define HALF_SITES (SITES / 2)
 #define NEIGHBOURS (2 * DIM)
 #define CONFIGURATIONS (2u * REALIZATIONS * TEMPERATURES)
-#define STACKS (2u * ((REALIZATIONS + WORD_BITS - 1) / WORD_BITS))
+#define WORDS ((REALIZATIONS + WORD_BITS - 1) / WORD_BITS)
+#define STACKS (2u * WORDS * TEMPERATURES)
 #define QUADS ((CONFIGURATIONS + 3) / 4)
 /* Stream numbers have 24 bits; stacks and quads of configurations stay below
  * 2^23 (the host validates REALIZATIONS TEMPERATURES < 2^24). */
@@ -103,22 +112,29 @@ inline uint site_of_colour(uint index, uint colour)
     return x + EDGE * row;
 }
 
-inline uint stack_of(uint realization, uint replica)
+inline uint stack_of(uint realization, uint replica, uint place)
 {
-    return 2 * (realization / WORD_BITS) + replica;
+    return (2 * (realization / WORD_BITS) + replica) * TEMPERATURES + place;
+}
+
+inline uint stack_of_config(uint config)
+{
+    uint chain = config / TEMPERATURES;
+    return stack_of(chain / 2, chain % 2, config % TEMPERATURES);
 }
 
 /* Initial spins of realizations 32 part .. 32 part + 31 of one replica at one
- * site, for tempering slot `slot` (0 without tempering). */
-inline uint initial_bits32(clmc_philox_key key, uint site, uint slot, uint part, uint replica, uint ordered)
+ * site, in tempering place `place`. */
+inline uint initial_bits32(clmc_philox_key key, uint site, uint place, uint part, uint replica, uint ordered)
 {
     return ordered ? 0xFFFFFFFFu
-                   : clmc_random4(key, site, slot, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, 2 * part + replica)).v[0];
+                   : clmc_random4(key, site, place, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, 2 * part + replica)).v[0];
 }
 
-inline uint shared_random(clmc_philox_key key, uint site, uint sweep, uint stack)
+/* The shared numbers of both replicas' stacks of (word, place) at one site. */
+inline clmc_philox_ctr shared_randoms(clmc_philox_key key, uint site, uint sweep, uint word, uint place)
 {
-    return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stack)).v[0];
+    return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, word * TEMPERATURES + place));
 }
 
 #if !MSC
@@ -130,16 +146,22 @@ typedef char coupling;
 typedef int local_field;
 #endif
 
-/* Random numbers of configurations 4 quad .. 4 quad + 3 (realizations
- * 2 quad, 2 quad + 1, replicas 0, 1) at one site: one independent draw, or
- * the shared number of each replica's stack (both realizations lie in one word). */
+/* Random numbers of configurations 4 quad .. 4 quad + 3 at one site: one
+ * independent draw, or the shared number of each configuration's stack
+ * (without tempering: realizations 2 quad and 2 quad + 1, which lie in one
+ * word, replicas 0 and 1, so one draw). */
 inline clmc_philox_ctr metropolis_randoms(clmc_philox_key key, uint site, uint sweep, uint quad)
 {
-#if SHARED_RANDOMS
-    uint first_stack = stack_of(2 * quad, 0);
+#if SHARED_RANDOMS && TEMPERATURES == 1
+    clmc_philox_ctr shared = shared_randoms(key, site, sweep, 2 * quad / WORD_BITS, 0);
+    clmc_philox_ctr r = {{shared.v[0], shared.v[1], shared.v[0], shared.v[1]}};
+    return r;
+#elif SHARED_RANDOMS
     clmc_philox_ctr r;
-    r.v[0] = r.v[2] = shared_random(key, site, sweep, first_stack);
-    r.v[1] = r.v[3] = shared_random(key, site, sweep, first_stack + 1);
+    for (uint c = 0; c < 4; c++) {
+        uint config = 4 * quad + c, chain = config / TEMPERATURES;
+        r.v[c] = shared_randoms(key, site, sweep, chain / 2 / WORD_BITS, config % TEMPERATURES).v[chain % 2];
+    }
     return r;
 #else
     return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | quad));
@@ -210,12 +232,13 @@ __kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, ui
     uint item = get_global_id(0);
     if (item >= STACKS * SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint site = item % SITES, stack = item / SITES, word = stack / 2, replica = stack % 2;
+    uint site = item % SITES, stack = item / SITES, place = stack % TEMPERATURES;
+    uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
 #if WORD_BITS == 64
-    spins[item] = (ulong)initial_bits32(key, site, 0, 2 * word, replica, ordered)
-                | (ulong)initial_bits32(key, site, 0, 2 * word + 1, replica, ordered) << 32;
+    spins[item] = (ulong)initial_bits32(key, site, place, 2 * word, replica, ordered)
+                | (ulong)initial_bits32(key, site, place, 2 * word + 1, replica, ordered) << 32;
 #else
-    spins[item] = initial_bits32(key, site, 0, word, replica, ordered);
+    spins[item] = initial_bits32(key, site, place, word, replica, ordered);
 #endif
 }
 
@@ -224,37 +247,86 @@ inline word_t all_lanes_if(bool condition)
     return condition ? ALL_LANES : (word_t)0;
 }
 
-/* One work-item per (stack, site of colour `colour`): W realizations at once.
- * A bond is satisfied where s_i s_j J_ij = +1, i.e. where the bits of s_i,
- * s_j and "J = -1" have even parity.  One random number serves the word; the
- * realizations of a word share their beta, so the thresholds of its first
- * realization decide every class of dE = 4k. */
-__kernel void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
-                            __global const uint *thresholds, uint seed_lo, uint seed_hi, uint sweep,
-                            uint colour)
+#if TEMPERATURES > 1
+/* Number of temperatures j with r < row[j]: the row is non-increasing, so
+ * these are 0 .. n - 1, found by binary search. */
+inline uint temperatures_accepting(uint r, __global const uint *row)
 {
-    uint item = get_global_id(0);
-    if (item >= STACKS * HALF_SITES) return;
-    uint stack = item / HALF_SITES, word = stack / 2;
-    uint site = site_of_colour(item % HALF_SITES, colour);
-    __global word_t *own = spins + (size_t)stack * SITES;
-    __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
-    neighbourhood n = neighbours_of(site);
-    word_t spin = own[site], c0 = 0, c1 = 0, c2 = 0;
-    for (uint d = 0; d < DIM; d++) {
-        count_word_bit(~(spin ^ own[n.up[d]] ^ bonds[site * DIM + d]), &c0, &c1, &c2);
-        count_word_bit(~(spin ^ own[n.down[d]] ^ bonds[n.down[d] * DIM + d]), &c0, &c1, &c2);
-    }
+    uint top = 1;
+    while (2 * top <= TEMPERATURES) top *= 2;
+    uint n = 0;
+    for (uint step = top; step > 0; step /= 2)
+        if (n + step <= TEMPERATURES && r < row[n + step - 1]) n += step;
+    return n;
+}
+#endif
+
+/* Lanes of the stack that accept a move of class k (dE = 4 k) for random
+ * number r: all or none without tempering, else those whose temperature's
+ * threshold exceeds r, i.e. the lanes below the first temperature that
+ * rejects. */
+inline word_t lanes_accepting(uint r, __global const uint *thresholds, __global const word_t *below, uint k)
+{
+#if TEMPERATURES == 1
+    (void)below;
+    return all_lanes_if(r < thresholds[k]);
+#else
+    return below[temperatures_accepting(r, thresholds + k * TEMPERATURES)];
+#endif
+}
+
+/* Lanes of one stack that flip at a site, given the spin word, its
+ * neighbours' words and the "J = -1" words of the bonds to them.  A bond is
+ * satisfied where s_i s_j J_ij = +1, i.e. where the bits of s_i, s_j and
+ * "J = -1" have even parity. */
+inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t *negative, uint r,
+                             __global const uint *thresholds, __global const word_t *below)
+{
+    word_t c0 = 0, c1 = 0, c2 = 0;
+    for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
     word_t class1 = count_word_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
     word_t class2 = count_word_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
-    word_t class3 = DIM == 3 ? count_word_equals(NEIGHBOURS / 2 + 3, c0, c1, c2) : (word_t)0;
-    word_t downhill = ~(class1 | class2 | class3);
+    word_t flips = (class1 & lanes_accepting(r, thresholds, below, 0)) | (class2 & lanes_accepting(r, thresholds, below, 1));
+#if DIM == 3
+    word_t class3 = count_word_equals(NEIGHBOURS / 2 + 3, c0, c1, c2);
+    flips |= class3 & lanes_accepting(r, thresholds, below, 2);
+#else
+    word_t class3 = 0;
+#endif
+    return flips | ~(class1 | class2 | class3);
+}
+
+/* One work-item per (word, place, site of colour `colour`): the stacks of
+ * both replicas, which share the couplings and one Philox draw. */
+__kernel void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
+                            __global const uint *thresholds, __global const word_t *lanes_below,
+                            uint seed_lo, uint seed_hi, uint sweep, uint colour)
+{
+    uint item = get_global_id(0);
+    if (item >= STACKS / 2 * HALF_SITES) return;
+    uint pair = item / HALF_SITES, word = pair / TEMPERATURES, place = pair % TEMPERATURES;
+    uint site = site_of_colour(item % HALF_SITES, colour);
+    __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
+    neighbourhood n = neighbours_of(site);
+    word_t negative[NEIGHBOURS];
+    for (uint d = 0; d < DIM; d++) {
+        negative[2 * d] = bonds[site * DIM + d];
+        negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
+    }
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint r = shared_random(key, site, sweep, stack);
-    __global const uint *t = thresholds + 3 * (2 * (WORD_BITS * word) + stack % 2);
-    word_t flips = downhill | (class1 & all_lanes_if(r < t[0])) | (class2 & all_lanes_if(r < t[1]))
-               | (class3 & all_lanes_if(r < t[2]));
-    own[site] = spin ^ flips;
+    clmc_philox_ctr r = shared_randoms(key, site, sweep, word, place);
+    for (uint replica = 0; replica < 2; replica++) {
+        uint stack = (2 * word + replica) * TEMPERATURES + place;
+        __global word_t *own = spins + (size_t)stack * SITES;
+        word_t neighbour[NEIGHBOURS];
+        for (uint d = 0; d < DIM; d++) {
+            neighbour[2 * d] = own[n.up[d]];
+            neighbour[2 * d + 1] = own[n.down[d]];
+        }
+        word_t spin = own[site];
+        own[site] = spin ^ flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
+                                          lanes_below + (size_t)stack * (TEMPERATURES + 1));
+    }
 }
 #endif
 
@@ -270,15 +342,12 @@ inline void reduce_sums(__local long *sums, uint lid, uint keep)
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* msc partials of realization r, group g, in batch slot `slot`: bond sums
- * sum_<ij> J_ij s_i s_j of replicas 0 and 1, overlap sum_i s_i^(0) s_i^(1).
- * naive partials of configuration c, group g: its bond sum, its overlap with
- * partners[c] (the other replica of its realization at the same temperature)
- * and 0. */
-inline void store_partials(__global long *partials, uint slot, uint unit, uint units, uint group,
-                           __local const long *sums, uint lid)
+/* Partials of configuration c, group g, in batch slot `batch`: its bond sum
+ * sum_<ij> J_ij s_i s_j, its overlap sum_i s_i s'_i with its partner, and 0. */
+inline void store_partials(__global long *partials, uint batch, uint config, uint group, __local const long *sums,
+                           uint lid)
 {
-    __global long *out = partials + 3 * (((size_t)slot * units + unit) * MEASURE_GROUPS + group);
+    __global long *out = partials + 3 * (((size_t)batch * CONFIGURATIONS + config) * MEASURE_GROUPS + group);
     for (uint k = 0; k < 3; k++) out[k] = sums[k * MEASURE_WG + lid];
 }
 
@@ -296,7 +365,7 @@ inline long bond_weight(coupling j)
 /* Work-group (configuration, g) sums sites g WG + lid, stepping by the groups. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_naive_measure(__global const char *spins, __global const coupling *couplings,
-                      __global const uint *partners, __global long *partials, uint slot)
+                      __global const uint *partners, __global long *partials, uint batch)
 {
     __local long sums[3 * MEASURE_WG];
     uint lid = get_local_id(0), config = get_group_id(0) / MEASURE_GROUPS;
@@ -314,38 +383,37 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
     sums[MEASURE_WG + lid] = overlap;
     sums[2 * MEASURE_WG + lid] = 0;
     reduce_sums(sums, lid, 1);
-    if (lid == 0) store_partials(partials, slot, config, CONFIGURATIONS, group, sums, lid);
+    if (lid == 0) store_partials(partials, batch, config, group, sums, lid);
 }
 #else
-/* Work-group (word, g): lane lid % W is the realization bit, lid / W picks
- * the site, so the W lanes reading one word read the same address. */
+/* Work-group (stack, g): lane lid % W is the realization bit, lid / W picks
+ * the site, so the W lanes reading one word of the stack read the same
+ * address; each lane reads its partner's word from the stack holding it. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_msc_measure(__global const word_t *spins, __global const word_t *negative_bonds,
-                    __global long *partials, uint slot)
+                    __global const uint *partners, __global long *partials, uint batch)
 {
     __local long sums[3 * MEASURE_WG];
     uint lid = get_local_id(0), lane = lid % WORD_BITS, rows = MEASURE_WG / WORD_BITS;
-    uint word = get_group_id(0) / MEASURE_GROUPS, group = get_group_id(0) % MEASURE_GROUPS;
-    __global const word_t *first = spins + (size_t)(2 * word) * SITES, *second = first + SITES;
+    uint stack = get_group_id(0) / MEASURE_GROUPS, group = get_group_id(0) % MEASURE_GROUPS;
+    uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2, place = stack % TEMPERATURES;
+    uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + place;
+    __global const word_t *own = spins + (size_t)stack * SITES;
+    __global const word_t *partner = spins + (size_t)stack_of_config(partners[config]) * SITES;
     __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
-    long satisfied0 = 0, satisfied1 = 0, agreeing = 0, sites = 0;
+    long satisfied = 0, agreeing = 0, sites = 0;
     for (uint site = group * rows + lid / WORD_BITS; site < SITES; site += MEASURE_GROUPS * rows) {
-        word_t s0 = first[site], s1 = second[site];
+        word_t s = own[site];
         neighbourhood n = neighbours_of(site);
-        for (uint d = 0; d < DIM; d++) {
-            uint up = n.up[d];
-            word_t negative = bonds[site * DIM + d];
-            satisfied0 += (long)((~(s0 ^ first[up] ^ negative) >> lane) & 1u);
-            satisfied1 += (long)((~(s1 ^ second[up] ^ negative) >> lane) & 1u);
-        }
-        agreeing += (long)((~(s0 ^ s1) >> lane) & 1u);
+        for (uint d = 0; d < DIM; d++)
+            satisfied += (long)((~(s ^ own[n.up[d]] ^ bonds[site * DIM + d]) >> lane) & 1u);
+        agreeing += (long)((~(s ^ partner[site]) >> lane) & 1u);
         sites++;
     }
-    sums[lid] = 2 * satisfied0 - DIM * sites;
-    sums[MEASURE_WG + lid] = 2 * satisfied1 - DIM * sites;
-    sums[2 * MEASURE_WG + lid] = 2 * agreeing - sites;
+    sums[lid] = 2 * satisfied - DIM * sites;
+    sums[MEASURE_WG + lid] = 2 * agreeing - sites;
+    sums[2 * MEASURE_WG + lid] = 0;
     reduce_sums(sums, lid, WORD_BITS);
-    if (lid < WORD_BITS && WORD_BITS * word + lid < REALIZATIONS)
-        store_partials(partials, slot, WORD_BITS * word + lid, REALIZATIONS, group, sums, lid);
+    if (lid < WORD_BITS) store_partials(partials, batch, config, group, sums, lid);
 }
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clmc/preset.h"
+#include "clmc/stats.h"
 #include "ising_exact.h"
 #include "models/ea_ising.h"
 #include "physics.h"
@@ -330,6 +331,105 @@ Test(ea, tempering_sample_4x4_against_enumeration, .timeout = 300)
     cJSON_Delete(result);
 }
 
+ParameterizedTestParameters(ea, msc_tempering_equals_naive_with_shared_randoms)
+{
+    static msc_case cases[] = {{2, 32}, {3, 64}};
+    return cr_make_param_array(msc_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* Tempering: the exchanges depend on the exact energies only, so with the
+ * msc random numbers the naive kernel must follow msc exactly, the lanes of
+ * each word scattered over the temperatures.  Two words, four temperatures. */
+ParameterizedTest(msc_case *c, ea, msc_tempering_equals_naive_with_shared_randoms, .timeout = 300)
+{
+    const char *layouts[] = {"\"layout\": \"msc\"", "\"layout\": \"naive\", \"shared_randoms\": true"};
+    int realizations = 2 * c->word_bits;
+    char *series[2];
+    cJSON *results[2];
+    for (int i = 0; i < 2; i++) {
+        char preset[1024];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": 8, \"realizations\": %d},"
+                 " \"algorithm\": {%s, \"word_bits\": %d}, \"ensemble\": {\"type\": \"parallel_tempering\","
+                 " \"betas\": %s, \"exchange_every\": 3},"
+                 " \"run\": {\"thermalization\": 60, \"sweeps\": 120, \"measure_every\": 4, \"seed\": 78}}",
+                 c->dim, realizations, layouts[i], c->word_bits,
+                 c->dim == 2 ? "[0.3, 0.5, 0.7, 0.9]" : "[0.6, 0.66, 0.72, 0.78]");
+        series[i] = run_dir_preset(preset, i == 0 ? "ea-msc-tempering" : "ea-shared-tempering", &results[i]);
+    }
+    const cJSON *reports[2];
+    for (int i = 0; i < 2; i++)
+        reports[i] = cJSON_GetObjectItem(cJSON_GetObjectItem(results[i], "observables"), "tempering");
+    char *maps[2];
+    for (int i = 0; i < 2; i++) maps[i] = cJSON_PrintUnformatted(reports[i]);
+    const cJSON *acceptance = cJSON_GetObjectItem(reports[0], "acceptance");
+    printf("%dD L=8, word_bits %d, %d realizations, 4 temperatures, 180 sweeps: configuration hash msc %s, naive "
+           "shared %s; acceptance %.3f %.3f %.3f; series.csv %zu vs %zu bytes, %s; tempering reports %s\n",
+           c->dim, c->word_bits, realizations, configuration_hash(results[0]), configuration_hash(results[1]),
+           cJSON_GetArrayItem(acceptance, 0)->valuedouble, cJSON_GetArrayItem(acceptance, 1)->valuedouble,
+           cJSON_GetArrayItem(acceptance, 2)->valuedouble, strlen(series[0]), strlen(series[1]),
+           strcmp(series[0], series[1]) == 0 ? "identical" : "different",
+           strcmp(maps[0], maps[1]) == 0 ? "identical" : "different");
+    cr_expect_str_eq(configuration_hash(results[0]), configuration_hash(results[1]), "final configurations differ");
+    cr_expect_str_eq(series[0], series[1], "series.csv differ");
+    cr_expect_str_eq(maps[0], maps[1], "exchange histories differ");
+    check_tempering_report(results[0], 2 * realizations, 4);
+    for (int i = 0; i < 2; i++) {
+        free(maps[i]);
+        free(series[i]);
+        cJSON_Delete(results[i]);
+    }
+}
+
+/* msc tempering on the 4x4 +-J sample: realization 0 of 32 in one word (the
+ * others are other samples, their lanes at their own temperatures).  Its two
+ * chains' rows of series.csv give the sample's energy at each temperature,
+ * with a time-series error, against exact enumeration. */
+Test(ea, msc_tempering_sample_4x4_against_enumeration, .timeout = 300)
+{
+    static const double betas[] = {0.5, 1.0, 2.0};
+    enum { TEMPERATURES = 3, MEASUREMENTS = 5000 };
+    char preset[1024];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": %d, \"realizations\": 32},"
+             " \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\":"
+             " \"parallel_tempering\", \"betas\": [0.5, 1.0, 2.0], \"exchange_every\": 10},"
+             " \"run\": {\"thermalization\": 2000, \"sweeps\": %d, \"measure_every\": 10, \"seed\": %d}}",
+             SAMPLE_EDGE, 10 * MEASUREMENTS, SAMPLE_SEED);
+    cJSON *result;
+    char *series = run_dir_preset(preset, "ea-msc-tempering-sample", &result);
+    static double energy[TEMPERATURES][MEASUREMENTS];
+    int rows[TEMPERATURES] = {0};
+    for (char *line = strchr(series, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        /* strto* rather than sscanf, which measures the whole rest of the file per call */
+        char *at = line + 1;
+        unsigned long sweep = strtoul(at, &at, 10);
+        long system = strtol(at + 1, &at, 10), t = strtol(at + 1, &at, 10);
+        double beta = strtod(at + 1, &at), e = strtod(at + 1, &at);
+        cr_assert(*at == ',', "bad row after sweep %lu", sweep);
+        if (system > 1) continue;
+        cr_assert(t >= 0 && t < TEMPERATURES && beta == betas[t], "row of sweep %lu: temperature %ld beta %g", sweep,
+                  t, beta);
+        int m = rows[t]++ / 2; /* systems 0 and 1 alternate within a measurement */
+        cr_assert_lt(m, MEASUREMENTS);
+        energy[t][m] += 0.5 * e;
+    }
+    for (int t = 0; t < TEMPERATURES; t++) {
+        cr_assert_eq(rows[t], 2 * MEASUREMENTS, "temperature %d: %d rows of realization 0", t, rows[t]);
+        clmc_estimate estimate = clmc_estimate_mean(energy[t], MEASUREMENTS);
+        double exact = sample_exact_energy(CLMC_EA_BIMODAL, betas[t]);
+        char what[96];
+        snprintf(what, sizeof what, "msc tempering 4x4 bimodal sample beta=%.2f energy", betas[t]);
+        double z = physics_compare(what, estimate.mean, estimate.error, exact);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "beta %.2f: energy off by %.2f sigma", betas[t], z);
+        cr_expect(estimate.error > 0 && estimate.error < 0.01, "energy error %.5f: zero or too large to mean something",
+                  estimate.error);
+    }
+    check_tempering_report(result, 64, TEMPERATURES);
+    free(series);
+    cJSON_Delete(result);
+}
+
 /* ---- Couplings and preset errors ------------------------------------------ */
 
 /* 10^5 bonds: bimodal balanced, Gaussian with mean 0 and variance 1, within
@@ -370,11 +470,17 @@ static const invalid_case invalid_cases[] = {
     {"\"L\": 8, \"realizations\": 64", "\"layout\": \"msc\", \"word_bits\": 48", "algorithm.word_bits: ", NULL},
     {"\"L\": 9", "\"layout\": \"naive\"", "model.L: must be even", NULL},
     {"\"dim\": 3, \"L\": 1292", "\"layout\": \"naive\"", "model.L: ", NULL},
-    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32",
-     "ensemble.betas: parallel tempering needs algorithm.layout \"naive\"",
-     "\"type\": \"parallel_tempering\", \"betas\": [0.5, 1]"},
-    {"\"L\": 8", "\"layout\": \"naive\", \"shared_randoms\": true", "algorithm.shared_randoms: ",
-     "\"type\": \"parallel_tempering\", \"betas\": [0.5, 1]"},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32", "ensemble.betas",
+     "\"type\": \"parallel_tempering\", \"betas\": [1, 0.5]"},
+    {"\"L\": 8, \"couplings\": \"uniform\", \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32",
+     "model.couplings: \"uniform\"", NULL},
+    {"\"L\": 8, \"couplings\": \"uniform\"", "\"layout\": \"naive\", \"shared_randoms\": true",
+     "model.couplings: \"uniform\"", NULL},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32", "ensemble.betas",
+     "\"type\": \"parallel_tempering\", \"betas\": [0.5, 0.5]"},
+    {"\"L\": 8, \"realizations\": 1048576", "\"layout\": \"msc\", \"word_bits\": 32", "ensemble.betas: ",
+     "\"type\": \"parallel_tempering\", \"betas\": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.1, 1.2, "
+     "1.3, 1.4, 1.5, 1.6]"},
 };
 
 /* Each error names its JSON path, and the command line exits with 2. */

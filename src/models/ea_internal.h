@@ -30,15 +30,18 @@ typedef struct {
     double beta;
     cl_program program;
     cl_kernel init, update, measure;
-    cl_mem spins, bonds, thresholds, betas, partners, partials;
+    cl_mem spins, bonds, thresholds, betas, lanes_below, partners, partials;
     size_t measure_wg, measure_groups, measure_global, partials_per_slot;
     unsigned measure_batch;
     cl_long *partials_host;
     /* Tempering: the ensemble's betas (increasing), and host copies of the
-     * per-configuration uploads, kept alive for the non-blocking writes. */
+     * uploads that follow the temperature <-> configuration map, kept alive
+     * for the non-blocking writes (naive: thresholds and betas per
+     * configuration; msc: lanes_below per stack; both: partners). */
     double *temperature_betas;
-    cl_uint *thresholds_host, *partners_host, *config_at;
+    cl_uint *thresholds_host, *partners_host, *config_at, *temperature_of;
     cl_float *betas_host;
+    void *lanes_below_host; /* words of word_bits */
     /* Per-realization sums over measurements of e (both replicas), q^2, q^4. */
     double *energy_sum, *q2_sum, *q4_sum;
     size_t measurements;

@@ -1,13 +1,17 @@
 /* Host side of the Edwards-Anderson Ising spin glass: validation, kernel set-up
  * and launches (cl/ea_ising.cl), replica energies and overlaps, and parallel
- * tempering (naive layout); couplings in ea_couplings.c, disorder averages in
+ * tempering; couplings in ea_couplings.c, disorder averages in
  * ea_estimate.c.
  *
  * Tempering: every (realization r, replica a) is a chain, i.e. a tempering
  * system (2 r + a) with one configuration per temperature, config = chain T +
- * slot.  The overlap pairs the configurations of chains (r, 0) and (r, 1) that
- * are at the same temperature: set_betas derives that map from the betas and
- * uploads each configuration's partner for the measurement kernel. */
+ * place.  The overlap pairs the configurations of chains (r, 0) and (r, 1)
+ * that are at the same temperature: set_betas derives that map from the betas
+ * and uploads each configuration's partner for the measurement kernel.  msc
+ * packs the configurations (r, a, place) of the W realizations of a word into
+ * one stack; its lanes sit at different temperatures, and the update kernel
+ * finds, for its one random number, the lanes whose temperature accepts a
+ * move from prefix masks over the temperatures (lanes_below). */
 #include "models/ea_internal.h"
 
 #include <math.h>
@@ -36,13 +40,6 @@ static clmc_status ea_validate(const clmc_preset *p)
     unsigned long long temperatures = clmc_preset_betas(p, NULL, 0);
     if (word_bits != 32 && word_bits != 64)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.word_bits: must be 32 or 64, got %lld", word_bits);
-    if (msc && temperatures > 1)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: parallel tempering needs algorithm.layout \"naive\": layout "
-                         "\"msc\" packs 32 or 64 realizations into one word that share one random number and one set of "
-                         "Metropolis thresholds, so per-realization temperature swaps are impossible");
-    if (temperatures > 1 && clmc_preset_bool(p, "algorithm.shared_randoms"))
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.shared_randoms: reproduces the random numbers of msc, which has "
-                         "no parallel tempering; leave it false with ensemble.betas");
     if ((unsigned long long)realizations * temperatures >= (1ULL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: %lld realizations x %llu temperatures exceed the 2^24 - 1 "
                          "chains' configurations the random streams number", realizations, temperatures);
@@ -50,6 +47,11 @@ static clmc_status ea_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
     if (sites >= (1ULL << 31))
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^31 - 1 the kernels index", edge, dim);
+    if ((msc || clmc_preset_bool(p, "algorithm.shared_randoms")) && strcmp(couplings, "uniform") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.couplings: \"uniform\" makes every realization the same system, and "
+                         "the realizations of a word share their random numbers (layout \"msc\" or shared_randoms), "
+                         "so they would merge into identical copies and the errors over realizations would mean "
+                         "nothing; use layout \"naive\" without shared_randoms");
     if (msc && strcmp(couplings, "gaussian") == 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.couplings: bimodal couplings required for msc "
                          "(algorithm.layout \"msc\" packs one bit per coupling); got \"%s\"", couplings);
@@ -74,13 +76,13 @@ static void plan_measurement(ea_state *s)
     size_t limit = d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX;
     s->measure_wg = clmc_power_of_two_at_most(limit);
     size_t sites_per_step = s->msc ? s->measure_wg / s->word_bits : s->measure_wg;
-    size_t units = s->msc ? s->realizations / s->word_bits : s->configurations;
+    size_t units = s->msc ? s->stacks : s->configurations;
     size_t groups = s->n_sites / (sites_per_step * 16);
     groups = groups < 1 ? 1 : (groups > 64 ? 64 : groups);
     while (groups > 1 && units * groups > MEASURE_GROUPS_MAX) groups /= 2;
     s->measure_groups = groups;
     s->measure_global = units * s->measure_groups * s->measure_wg;
-    s->partials_per_slot = 3 * (size_t)(s->msc ? s->realizations : s->configurations) * s->measure_groups;
+    s->partials_per_slot = 3 * (size_t)s->configurations * s->measure_groups;
     size_t batch = PARTIALS_BYTES_MAX / (s->partials_per_slot * sizeof(cl_long));
     batch = batch > 1 ? batch - 1 : 1; /* one slot more for the tempering energies */
     s->measure_batch = batch < 1 ? 1 : (batch > MEASURE_BATCH_MAX ? MEASURE_BATCH_MAX : (unsigned)batch);
@@ -132,19 +134,56 @@ static clmc_status upload_couplings(ea_state *s)
     return status;
 }
 
-/* Partner of every configuration from config_at ([chain][temperature] ->
- * configuration): the other replica's configuration at the same temperature. */
-static void find_partners(ea_state *s)
+/* From the temperature of every configuration: config_at ([chain][temperature]
+ * -> configuration), each configuration's partner (the other replica's
+ * configuration at the same temperature) and, for msc, the prefix masks of
+ * every stack's lanes by temperature. */
+static void map_temperatures(ea_state *s)
 {
     cl_uint t_count = s->temperatures;
+    for (cl_uint c = 0; c < s->configurations; c++)
+        s->config_at[(c / t_count) * t_count + s->temperature_of[c]] = c;
     for (cl_uint chain = 0; chain < 2 * s->realizations; chain++)
         for (cl_uint t = 0; t < t_count; t++)
             s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1u) * t_count + t];
+    if (!s->msc) return;
+    size_t row = t_count + 1, words = (size_t)s->stacks * row;
+    memset(s->lanes_below_host, 0, words * ea_word_bytes(s));
+    for (cl_uint c = 0; c < s->configurations; c++) {
+        cl_uint chain = c / t_count, realization = chain / 2, lane = realization % s->word_bits;
+        size_t stack = (2 * (realization / s->word_bits) + chain % 2) * (size_t)t_count + c % t_count;
+        for (size_t j = s->temperature_of[c] + 1; j <= t_count; j++) {
+            if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[stack * row + j] |= (cl_ulong)1 << lane;
+            else ((cl_uint *)s->lanes_below_host)[stack * row + j] |= (cl_uint)1 << lane;
+        }
+    }
 }
 
-/* Per-configuration acceptance parameters (the msc kernel reads those of the
- * first realization of each word), initially slot t of every chain at
- * temperature t, and the overlap partners of that map. */
+/* naive: Metropolis thresholds and beta of every configuration (after
+ * temperature_of); msc: thresholds per temperature, fixed, [k][t]. */
+static void fill_acceptance(ea_state *s)
+{
+    if (s->msc) {
+        for (cl_uint t = 0; t < s->temperatures; t++) {
+            cl_uint classes[THRESHOLD_CLASSES];
+            clmc_metropolis_thresholds(s->temperature_betas[t], classes);
+            for (unsigned k = 0; k < THRESHOLD_CLASSES; k++) s->thresholds_host[k * s->temperatures + t] = classes[k];
+        }
+        return;
+    }
+    for (cl_uint c = 0; c < s->configurations; c++) {
+        double beta = s->temperature_betas[s->temperature_of[c]];
+        clmc_metropolis_thresholds(beta, s->thresholds_host + THRESHOLD_CLASSES * c);
+        s->betas_host[c] = (cl_float)beta;
+    }
+}
+
+static size_t lanes_below_bytes(const ea_state *s)
+{
+    return (size_t)s->stacks * (s->temperatures + 1) * ea_word_bytes(s);
+}
+
+/* Initially configuration chain T + t of every chain sits at temperature t. */
 static clmc_status upload_temperatures(ea_state *s)
 {
     size_t n = s->configurations;
@@ -152,18 +191,18 @@ static clmc_status upload_temperatures(ea_state *s)
     s->betas_host = malloc(n * sizeof *s->betas_host);
     s->partners_host = malloc(n * sizeof *s->partners_host);
     s->config_at = malloc(n * sizeof *s->config_at);
-    if (!s->thresholds_host || !s->betas_host || !s->partners_host || !s->config_at)
+    s->temperature_of = malloc(n * sizeof *s->temperature_of);
+    s->lanes_below_host = malloc(s->msc ? lanes_below_bytes(s) : 1);
+    if (!s->thresholds_host || !s->betas_host || !s->partners_host || !s->config_at || !s->temperature_of ||
+        !s->lanes_below_host)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    for (cl_uint c = 0; c < s->configurations; c++) {
-        double beta = s->temperature_betas[c % s->temperatures];
-        clmc_metropolis_thresholds(beta, s->thresholds_host + THRESHOLD_CLASSES * c);
-        s->betas_host[c] = (cl_float)beta;
-        s->config_at[c] = c;
-    }
-    find_partners(s);
+    for (cl_uint c = 0; c < s->configurations; c++) s->temperature_of[c] = c % s->temperatures;
+    fill_acceptance(s);
+    map_temperatures(s);
     CLMC_TRY(create_buffer(s, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host, s->thresholds_host,
                            &s->thresholds, "Metropolis thresholds"));
-    CLMC_TRY(create_buffer(s, n * sizeof *s->betas_host, s->betas_host, &s->betas, "betas"));
+    if (s->msc) CLMC_TRY(create_buffer(s, lanes_below_bytes(s), s->lanes_below_host, &s->lanes_below, "lane masks"));
+    else CLMC_TRY(create_buffer(s, n * sizeof *s->betas_host, s->betas_host, &s->betas, "betas"));
     return create_buffer(s, n * sizeof *s->partners_host, s->partners_host, &s->partners, "overlap partners");
 }
 
@@ -192,13 +231,13 @@ static clmc_status set_kernel_arguments(ea_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->bonds));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->thresholds));
-    if (!s->msc) CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->betas));
+    CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), s->msc ? &s->lanes_below : &s->betas));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_uint), &s->seed_hi));
     arg = 0;
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->bonds));
-    if (!s->msc) CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partners));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partners));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partials));
     return CLMC_OK;
 }
@@ -215,14 +254,14 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     s->realizations = (cl_uint)clmc_preset_int(p, "model.realizations");
-    s->temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0); /* validated: 1, or more for naive */
+    s->temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);
     s->temperature_betas = malloc(s->temperatures * sizeof *s->temperature_betas);
     if (!s->temperature_betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     clmc_preset_betas(p, s->temperature_betas, s->temperatures);
     s->beta = s->temperature_betas[0];
     s->configurations = 2 * s->realizations * s->temperatures;
     s->word_bits = (cl_uint)clmc_preset_int(p, "algorithm.word_bits"); /* validated: 32 or 64 */
-    s->stacks = 2 * ((s->realizations + s->word_bits - 1) / s->word_bits);
+    s->stacks = 2 * ((s->realizations + s->word_bits - 1) / s->word_bits) * s->temperatures;
     s->couplings = clmc_ea_couplings_from_name(clmc_preset_string(p, "model.couplings"));
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->shared_randoms = s->msc || clmc_preset_bool(p, "algorithm.shared_randoms");
@@ -283,7 +322,7 @@ static void ea_destroy(void *state)
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->partners, s->partials};
+    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lanes_below, s->partners, s->partials};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->partials_host);
@@ -293,6 +332,8 @@ static void ea_destroy(void *state)
     free(s->betas_host);
     free(s->partners_host);
     free(s->config_at);
+    free(s->temperature_of);
+    free(s->lanes_below_host);
     free(s);
 }
 
@@ -301,10 +342,10 @@ static void ea_destroy(void *state)
 static clmc_status ea_sweep(void *state, uint64_t sweep_index)
 {
     ea_state *s = state;
-    cl_uint sweep = (cl_uint)sweep_index, first_loop_arg = s->msc ? 5 : 6;
+    cl_uint sweep = (cl_uint)sweep_index, first_loop_arg = 6;
     CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg, sizeof(cl_uint), &sweep));
     size_t quads = (s->configurations + 3) / 4; /* naive: four configurations per work-item */
-    size_t global = (s->msc ? (size_t)s->stacks : quads) * (s->n_sites / 2);
+    size_t global = (s->msc ? (size_t)s->stacks / 2 : quads) * (s->n_sites / 2); /* msc: both replicas per work-item */
     for (cl_uint colour = 0; colour < 2; colour++) {
         CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg + 1, sizeof(cl_uint), &colour));
         CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED));
@@ -316,7 +357,7 @@ static clmc_status ea_measure(void *state, unsigned slot)
 {
     ea_state *s = state;
     cl_uint slot_arg = slot;
-    CLMC_CL_TRY(clSetKernelArg(s->measure, s->msc ? 3 : 4, sizeof(cl_uint), &slot_arg));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 4, sizeof(cl_uint), &slot_arg));
     return clmc_enqueue(s->rt, s->measure, 1, &s->measure_global, &s->measure_wg, CLMC_UNTIMED);
 }
 
@@ -325,10 +366,10 @@ typedef struct {
     double overlap;
 } realization_sample;
 
-/* Sums over the work-groups of partial k of unit (realization or configuration) `unit`. */
-static cl_long partial_sum(const ea_state *s, const cl_long *slot_partials, size_t unit, unsigned k)
+/* Sums over the work-groups of partial k (bond sum, overlap) of configuration `config`. */
+static cl_long partial_sum(const ea_state *s, const cl_long *slot_partials, size_t config, unsigned k)
 {
-    const cl_long *p = slot_partials + 3 * unit * s->measure_groups;
+    const cl_long *p = slot_partials + 3 * config * s->measure_groups;
     cl_long sum = 0;
     for (size_t g = 0; g < s->measure_groups; g++) sum += p[3 * g + k];
     return sum;
@@ -339,20 +380,11 @@ static double coupling_scale(const ea_state *s)
     return s->couplings == CLMC_EA_GAUSSIAN ? COUPLING_FIXED_POINT : 1.0;
 }
 
-/* Without tempering: msc partials per realization {bonds0, bonds1, overlap},
- * naive ones per configuration 2 r + replica {bonds, overlap, 0}. */
+/* Without tempering configuration 2 r + a is replica a of realization r. */
 static realization_sample sum_partials(const ea_state *s, const cl_long *slot_partials, size_t r)
 {
-    cl_long bonds0, bonds1, overlap;
-    if (s->msc) {
-        bonds0 = partial_sum(s, slot_partials, r, 0);
-        bonds1 = partial_sum(s, slot_partials, r, 1);
-        overlap = partial_sum(s, slot_partials, r, 2);
-    } else {
-        bonds0 = partial_sum(s, slot_partials, 2 * r, 0);
-        bonds1 = partial_sum(s, slot_partials, 2 * r + 1, 0);
-        overlap = partial_sum(s, slot_partials, 2 * r, 1);
-    }
+    cl_long bonds0 = partial_sum(s, slot_partials, 2 * r, 0), bonds1 = partial_sum(s, slot_partials, 2 * r + 1, 0);
+    cl_long overlap = partial_sum(s, slot_partials, 2 * r, 1);
     realization_sample sample = {-((double)bonds0 + (double)bonds1) / (2.0 * coupling_scale(s) * s->n_sites),
                                  (double)overlap / s->n_sites};
     return sample;
@@ -439,16 +471,22 @@ static clmc_status ea_set_betas(void *state, const double *betas)
         while (t < s->temperatures && s->temperature_betas[t] != betas[c]) t++;
         if (t == s->temperatures)
             return clmc_fail(CLMC_ERR_OTHER, "configuration %u: beta %.17g is none of the ensemble's", c, betas[c]);
-        s->config_at[(c / s->temperatures) * s->temperatures + t] = c;
-        clmc_metropolis_thresholds(betas[c], s->thresholds_host + THRESHOLD_CLASSES * c);
-        s->betas_host[c] = (cl_float)betas[c];
+        s->temperature_of[c] = t;
     }
-    find_partners(s);
+    if (!s->msc) fill_acceptance(s);
+    map_temperatures(s);
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t n = s->configurations;
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host,
-                                     s->thresholds_host, 0, NULL, NULL));
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->betas, CL_FALSE, 0, n * sizeof *s->betas_host, s->betas_host, 0, NULL, NULL));
+    if (s->msc) {
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->lanes_below, CL_FALSE, 0, lanes_below_bytes(s), s->lanes_below_host,
+                                         0, NULL, NULL));
+    } else {
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0,
+                                         n * THRESHOLD_CLASSES * sizeof *s->thresholds_host, s->thresholds_host, 0,
+                                         NULL, NULL));
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->betas, CL_FALSE, 0, n * sizeof *s->betas_host, s->betas_host, 0,
+                                         NULL, NULL));
+    }
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->partners, CL_FALSE, 0, n * sizeof *s->partners_host, s->partners_host,
                                      0, NULL, NULL));
     return CLMC_OK;
@@ -469,8 +507,10 @@ static clmc_status read_configurations(ea_state *s, signed char *spins)
     if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, spin_bytes(s), words, 0, NULL, NULL);
     for (size_t i = 0; err == CL_SUCCESS && i < (size_t)s->configurations * s->n_sites; i++) {
-        size_t config = i / s->n_sites, site = i % s->n_sites, realization = config / 2;
-        size_t stack = 2 * (realization / s->word_bits) + config % 2, at = stack * s->n_sites + site;
+        size_t config = i / s->n_sites, site = i % s->n_sites, chain = config / s->temperatures;
+        size_t realization = chain / 2, place = config % s->temperatures;
+        size_t stack = (2 * (realization / s->word_bits) + chain % 2) * s->temperatures + place;
+        size_t at = stack * s->n_sites + site;
         unsigned bit = (unsigned)(realization % s->word_bits);
         uint64_t word = s->word_bits == 64 ? ((const cl_ulong *)words)[at] : ((const cl_uint *)words)[at];
         spins[i] = (word >> bit) & 1u ? 1 : -1;

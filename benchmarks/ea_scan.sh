@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# ps per spin flip of the Edwards-Anderson kernels (every realization's spin
+# counted): msc with 64- and 32-bit words in 3D (L = 32, 64, 128) and 2D, the
+# single-spin-coded kernel, and msc with parallel tempering over 16
+# temperatures (kernel time, and the wall-time overhead of exchanges every 10
+# sweeps).  One clmc bench JSON per point, merged into one document.
+# Usage: benchmarks/ea_scan.sh DEVICE OUTPUT.json
+set -euo pipefail
+cd "$(dirname "$0")/.."
+device=$1 output=$2
+clmc=${CLMC:-build/clmc}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+betas16=$(python3 -c "print(','.join(f'{0.6 * 2.5 ** (i / 15):.6f}' for i in range(16)))")
+tempering='{"type": "parallel_tempering", "betas": ['"$betas16"'], "exchange_every": 10}'
+
+point() { # name dim L realizations layout word_bits [extra --set arguments]
+  local name=$1 dim=$2 L=$3 realizations=$4 layout=$5 bits=$6
+  shift 6
+  local sites=$(( dim == 3 ? L * L * L : L * L ))
+  local sweeps=$(( (1 << ${UPDATES_LOG2:-36}) / (sites * realizations * 2) ))
+  (( sweeps < 5 )) && sweeps=5
+  (( sweeps > 2000 )) && sweeps=2000
+  echo "== $name ($sweeps sweeps)" >&2
+  "$clmc" bench presets/bench-ea3d-msc-L64.json --devices "$device" --quiet --json "$work/$name.json" \
+    --set model.dim="$dim" --set model.L="$L" --set model.realizations="$realizations" \
+    --set algorithm.layout="$layout" --set algorithm.word_bits="$bits" --set algorithm.shared_randoms=false \
+    --set run.sweeps="$sweeps" "$@" || echo "   (failed: $name)" >&2
+}
+
+for bits in 64 32; do
+  point "3d-msc$bits-L32" 3 32 4096 msc "$bits"
+  point "3d-msc$bits-L64" 3 64 1024 msc "$bits"
+  point "3d-msc$bits-L128" 3 128 256 msc "$bits"
+  point "2d-msc$bits-L512" 2 512 1024 msc "$bits"
+  point "2d-msc$bits-L4096" 2 4096 64 msc "$bits"
+done
+point 3d-naive-L32 3 32 64 naive 64
+point 2d-naive-L512 2 512 16 naive 64
+point 3d-msc64-L32-pt16 3 32 256 msc 64 --set ensemble="$tempering"
+
+# Wall time of a tempering run with exchanges every 10 sweeps against none.
+overhead() { # name exchange_every
+  "$clmc" run presets/bench-ea3d-msc-L64.json --quiet --device "$device" --out "$work/run-$1" \
+    --set model.L=32 --set model.realizations=256 \
+    --set ensemble='{"type": "parallel_tempering", "betas": ['"$betas16"'], "exchange_every": '"$2"'}' \
+    --set run.thermalization=0 --set run.sweeps="${OVERHEAD_SWEEPS:-2000}" --set run.measure_every=$(( ${OVERHEAD_SWEEPS:-2000} / 10 ))
+}
+overhead warm-up 10 && overhead none 1000000000 && overhead exchanges 10 || echo "   (failed: tempering overhead)" >&2
+
+python3 - "$work" "$output" <<'PY'
+import glob, json, os, sys
+work, output = sys.argv[1], sys.argv[2]
+points = []
+for path in sorted(glob.glob(os.path.join(work, "*.json"))):
+    with open(path) as f:
+        points.append(json.load(f))
+doc = {"schema": "clmc-bench-scan", "format_version": 1, "benchmark": "ea_scan", "points": points}
+runs = {k: os.path.join(work, f"run-{k}", "result.json") for k in ("none", "exchanges")}
+if all(os.path.exists(path) for path in runs.values()):
+    runs = {k: json.load(open(path)) for k, path in runs.items()}
+    wall0, wall1 = (runs[k]["performance"]["wall_seconds"] for k in ("none", "exchanges"))
+    doc["tempering_overhead"] = {
+        "preset": runs["exchanges"]["preset"], "device": runs["exchanges"]["device"], "exchange_every": 10,
+        "wall_seconds_without_exchanges": wall0, "wall_seconds_with_exchanges": wall1,
+        "overhead_fraction": (wall1 - wall0) / wall0,
+        "acceptance": runs["exchanges"]["observables"]["tempering"]["acceptance"]}
+with open(output, "w") as f:
+    json.dump(doc, f, indent=1)
+for p in points:
+    pre = p["preset"]
+    for d in p["devices"]:
+        m = d.get("metrics", {})
+        ns = m.get("ns_per_update", {}).get("value")
+        frac = m.get("bandwidth_fraction", {}).get("value")
+        a = pre["algorithm"]
+        t = len(pre["ensemble"].get("betas", [1]))
+        print(f'{d["device"]["name"][:20]:20s} {pre["model"]["dim"]}D L={pre["model"]["L"]:5d} x{pre["model"]["realizations"]:5d} '
+              f'{a["layout"]:5s} w{a["word_bits"]} T={t:2d} '
+              + (f'{1000*ns:7.3f} ps/flip  {100*frac:5.1f}% of copy bandwidth' if ns else d.get("reason", "failed")))
+if "tempering_overhead" in doc:
+    print(f'tempering overhead (3D L=32 x256 msc, 16 temperatures, every 10 sweeps): wall {wall0:.3f} s without, '
+          f'{wall1:.3f} s with: {100 * (wall1 - wall0) / wall0:.2f}%')
+PY
