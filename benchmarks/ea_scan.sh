@@ -30,6 +30,7 @@ point() { # name dim L realizations layout word_bits [extra --set arguments]
 
 for bits in 64 32; do
   point "3d-msc$bits-L32" 3 32 4096 msc "$bits"
+  point "3d-msc$bits-L32-x1024" 3 32 1024 msc "$bits"
   point "3d-msc$bits-L64" 3 64 1024 msc "$bits"
   point "3d-msc$bits-L128" 3 128 256 msc "$bits"
   point "2d-msc$bits-L512" 2 512 1024 msc "$bits"
@@ -39,14 +40,17 @@ point 3d-naive-L32 3 32 64 naive 64
 point 2d-naive-L512 2 512 16 naive 64
 point 3d-msc64-L32-pt16 3 32 256 msc 64 --set ensemble="$tempering"
 
-# Wall time of a tempering run with exchanges every 10 sweeps against none.
-overhead() { # name exchange_every
-  "$clmc" run presets/bench-ea3d-msc-L64.json --quiet --device "$device" --out "$work/run-$1" \
-    --set model.L=32 --set model.realizations=256 \
-    --set ensemble='{"type": "parallel_tempering", "betas": ['"$betas16"'], "exchange_every": '"$2"'}' \
+# Wall time of tempering runs with exchanges every 10 sweeps against none.
+overhead() { # L realizations name exchange_every
+  "$clmc" run presets/bench-ea3d-msc-L64.json --quiet --device "$device" --out "$work/run-L$1-$3" \
+    --set model.L="$1" --set model.realizations="$2" \
+    --set ensemble='{"type": "parallel_tempering", "betas": ['"$betas16"'], "exchange_every": '"$4"'}' \
     --set run.thermalization=0 --set run.sweeps="${OVERHEAD_SWEEPS:-2000}" --set run.measure_every=$(( ${OVERHEAD_SWEEPS:-2000} / 10 ))
 }
-overhead warm-up 10 && overhead none 1000000000 && overhead exchanges 10 || echo "   (failed: tempering overhead)" >&2
+for L in 32 64; do
+  overhead "$L" 256 warm-up 10 && overhead "$L" 256 none 1000000000 && overhead "$L" 256 exchanges 10 \
+    || echo "   (failed: tempering overhead L=$L)" >&2
+done
 
 python3 - "$work" "$output" <<'PY'
 import glob, json, os, sys
@@ -56,15 +60,18 @@ for path in sorted(glob.glob(os.path.join(work, "*.json"))):
     with open(path) as f:
         points.append(json.load(f))
 doc = {"schema": "clmc-bench-scan", "format_version": 1, "benchmark": "ea_scan", "points": points}
-runs = {k: os.path.join(work, f"run-{k}", "result.json") for k in ("none", "exchanges")}
-if all(os.path.exists(path) for path in runs.values()):
-    runs = {k: json.load(open(path)) for k, path in runs.items()}
+doc["tempering_overhead"] = []
+for L in (32, 64):
+    paths = {k: os.path.join(work, f"run-L{L}-{k}", "result.json") for k in ("none", "exchanges")}
+    if not all(os.path.exists(path) for path in paths.values()):
+        continue
+    runs = {k: json.load(open(path)) for k, path in paths.items()}
     wall0, wall1 = (runs[k]["performance"]["wall_seconds"] for k in ("none", "exchanges"))
-    doc["tempering_overhead"] = {
+    doc["tempering_overhead"].append({
         "preset": runs["exchanges"]["preset"], "device": runs["exchanges"]["device"], "exchange_every": 10,
         "wall_seconds_without_exchanges": wall0, "wall_seconds_with_exchanges": wall1,
         "overhead_fraction": (wall1 - wall0) / wall0,
-        "acceptance": runs["exchanges"]["observables"]["tempering"]["acceptance"]}
+        "acceptance": runs["exchanges"]["observables"]["tempering"]["acceptance"]})
 with open(output, "w") as f:
     json.dump(doc, f, indent=1)
 for p in points:
@@ -78,7 +85,9 @@ for p in points:
         print(f'{d["device"]["name"][:20]:20s} {pre["model"]["dim"]}D L={pre["model"]["L"]:5d} x{pre["model"]["realizations"]:5d} '
               f'{a["layout"]:5s} w{a["word_bits"]} T={t:2d} '
               + (f'{1000*ns:7.3f} ps/flip  {100*frac:5.1f}% of copy bandwidth' if ns else d.get("reason", "failed")))
-if "tempering_overhead" in doc:
-    print(f'tempering overhead (3D L=32 x256 msc, 16 temperatures, every 10 sweeps): wall {wall0:.3f} s without, '
-          f'{wall1:.3f} s with: {100 * (wall1 - wall0) / wall0:.2f}%')
+for o in doc["tempering_overhead"]:
+    m = o["preset"]["model"]
+    print(f'tempering overhead (3D L={m["L"]} x{m["realizations"]} msc, 16 temperatures, every 10 sweeps): wall '
+          f'{o["wall_seconds_without_exchanges"]:.3f} s without, {o["wall_seconds_with_exchanges"]:.3f} s with: '
+          f'{100 * o["overhead_fraction"]:.2f}%')
 PY

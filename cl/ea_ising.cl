@@ -4,7 +4,7 @@
  * plus exact integer reductions of replica energies and overlaps.
  *
  * Defines: DIM (2|3), EDGE (L), REALIZATIONS, TEMPERATURES (of the tempering
- * ensemble, 1 without), MSC (0|1), GAUSSIAN (0|1, naive only),
+ * ensemble, 1 without), MSC (0|1), GAUSSIAN (0|1, naive only), UNIFORM (0|1),
  * SHARED_RANDOMS (0|1, naive only; msc always shares), WORD_BITS (32|64:
  * realizations per msc word, word_t uint or ulong; also the realizations
  * whose random numbers naive shares), MEASURE_WG (power of two, >= WORD_BITS
@@ -136,6 +136,44 @@ inline clmc_philox_ctr shared_randoms(clmc_philox_key key, uint site, uint sweep
 {
     return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, word * TEMPERATURES + place));
 }
+
+/* Bimodal couplings as the host's clmc_ea_coupling draws them: counter (site,
+ * realization, direction, COUPLINGS), J = +1 where bit 31 of v[0] is set.
+ * Integer arithmetic, so every device builds the same disorder; Gaussian
+ * couplings are drawn on the host.  UNIFORM: all J = +1. */
+inline bool negative_coupling(clmc_philox_key key, uint realization, uint bond)
+{
+#if UNIFORM
+    (void)key, (void)realization, (void)bond;
+    return false;
+#else
+    return (clmc_random4(key, bond / DIM, realization, bond % DIM, CLMC_PURPOSE_COUPLINGS).v[0] >> 31) == 0;
+#endif
+}
+
+#if MSC
+/* One work-item per (word, bond): bit b for realization W word + b. */
+__kernel void ea_couplings(__global word_t *negative_bonds, uint seed_lo, uint seed_hi)
+{
+    uint item = get_global_id(0);
+    if (item >= WORDS * SITES * DIM) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint word = item / (SITES * DIM), bond = item % (SITES * DIM);
+    word_t negative = 0;
+    for (uint lane = 0; lane < WORD_BITS; lane++)
+        if (negative_coupling(key, WORD_BITS * word + lane, bond)) negative |= (word_t)1 << lane;
+    negative_bonds[item] = negative;
+}
+#elif !GAUSSIAN
+/* One work-item per (realization, bond). */
+__kernel void ea_couplings(__global char *couplings, uint seed_lo, uint seed_hi)
+{
+    uint item = get_global_id(0);
+    if (item >= REALIZATIONS * SITES * DIM) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    couplings[item] = negative_coupling(key, item / (SITES * DIM), item % (SITES * DIM)) ? -1 : 1;
+}
+#endif
 
 #if !MSC
 #if GAUSSIAN
@@ -342,12 +380,12 @@ inline void reduce_sums(__local long *sums, uint lid, uint keep)
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Partials of configuration c, group g, in batch slot `batch`: its bond sum
- * sum_<ij> J_ij s_i s_j, its overlap sum_i s_i s'_i with its partner, and 0. */
-inline void store_partials(__global long *partials, uint batch, uint config, uint group, __local const long *sums,
-                           uint lid)
+/* Partials of configuration c from work-group g: its bond sum
+ * sum_<ij> J_ij s_i s_j, its overlap sum_i s_i s'_i with its partner, and 0;
+ * ea_sum_groups adds those of the groups. */
+inline void store_partials(__global long *partials, uint config, uint group, __local const long *sums, uint lid)
 {
-    __global long *out = partials + 3 * (((size_t)batch * CONFIGURATIONS + config) * MEASURE_GROUPS + group);
+    __global long *out = partials + 3 * ((size_t)config * MEASURE_GROUPS + group);
     for (uint k = 0; k < 3; k++) out[k] = sums[k * MEASURE_WG + lid];
 }
 
@@ -365,7 +403,7 @@ inline long bond_weight(coupling j)
 /* Work-group (configuration, g) sums sites g WG + lid, stepping by the groups. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_naive_measure(__global const char *spins, __global const coupling *couplings,
-                      __global const uint *partners, __global long *partials, uint batch)
+                      __global const uint *partners, __global long *partials)
 {
     __local long sums[3 * MEASURE_WG];
     uint lid = get_local_id(0), config = get_group_id(0) / MEASURE_GROUPS;
@@ -383,7 +421,7 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
     sums[MEASURE_WG + lid] = overlap;
     sums[2 * MEASURE_WG + lid] = 0;
     reduce_sums(sums, lid, 1);
-    if (lid == 0) store_partials(partials, batch, config, group, sums, lid);
+    if (lid == 0) store_partials(partials, config, group, sums, lid);
 }
 #else
 /* Work-group (stack, g): lane lid % W is the realization bit, lid / W picks
@@ -391,7 +429,7 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
  * address; each lane reads its partner's word from the stack holding it. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_msc_measure(__global const word_t *spins, __global const word_t *negative_bonds,
-                    __global const uint *partners, __global long *partials, uint batch)
+                    __global const uint *partners, __global long *partials)
 {
     __local long sums[3 * MEASURE_WG];
     uint lid = get_local_id(0), lane = lid % WORD_BITS, rows = MEASURE_WG / WORD_BITS;
@@ -414,6 +452,19 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
     sums[MEASURE_WG + lid] = 2 * agreeing - sites;
     sums[2 * MEASURE_WG + lid] = 0;
     reduce_sums(sums, lid, WORD_BITS);
-    if (lid < WORD_BITS) store_partials(partials, batch, config, group, sums, lid);
+    if (lid < WORD_BITS) store_partials(partials, config, group, sums, lid);
 }
 #endif
+
+/* totals[batch][config][k] = sum over the work-groups g of partials[config][g][k]:
+ * one measurement's results, kept on the device until the batch is read. */
+__kernel void ea_sum_groups(__global const long *partials, __global long *totals, uint batch)
+{
+    uint item = get_global_id(0);
+    if (item >= 3 * CONFIGURATIONS) return;
+    uint config = item / 3, k = item % 3;
+    __global const long *p = partials + 3 * (size_t)config * MEASURE_GROUPS + k;
+    long sum = 0;
+    for (uint g = 0; g < MEASURE_GROUPS; g++) sum += p[3 * g];
+    totals[(size_t)batch * 3 * CONFIGURATIONS + item] = sum;
+}

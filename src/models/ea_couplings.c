@@ -47,18 +47,15 @@ size_t ea_coupling_bytes(const ea_state *s)
     return (size_t)s->realizations * ea_bond_count(s) * element;
 }
 
+/* Gaussian couplings (naive layout) on the host; the integer kinds are drawn
+ * by the ea_couplings kernel with the same counters (cl/ea_ising.cl). */
 void ea_fill_couplings(const ea_state *s, void *out)
 {
     size_t bonds = ea_bond_count(s);
     for (cl_uint r = 0; r < s->realizations; r++)
-        for (size_t b = 0; b < bonds; b++) {
-            double j = clmc_ea_coupling(s->couplings, s->seed, r, (uint32_t)(b / (size_t)s->dim),
-                                        (unsigned)(b % (size_t)s->dim));
-            if (s->msc && s->word_bits == 64)
-                ((cl_ulong *)out)[(r / 64) * bonds + b] |= (cl_ulong)(j < 0) << (r % 64);
-            else if (s->msc) ((cl_uint *)out)[(r / 32) * bonds + b] |= (cl_uint)(j < 0) << (r % 32);
-            else if (s->couplings == CLMC_EA_GAUSSIAN) ((cl_float *)out)[r * bonds + b] = (cl_float)j;
-            else ((cl_char *)out)[r * bonds + b] = (cl_char)j;
-        }
+        for (size_t b = 0; b < bonds; b++)
+            ((cl_float *)out)[r * bonds + b] = (cl_float)clmc_ea_coupling(s->couplings, s->seed, r,
+                                                                          (uint32_t)(b / (size_t)s->dim),
+                                                                          (unsigned)(b % (size_t)s->dim));
 }
 

@@ -14,7 +14,7 @@
 #define MEASURE_WG_MAX 256
 #define MEASURE_BATCH_MAX 256
 #define MEASURE_GROUPS_MAX 65536
-#define PARTIALS_BYTES_MAX (64u << 20)
+#define TOTALS_BYTES_MAX (64u << 20)
 #define THRESHOLD_CLASSES CLMC_METROPOLIS_CLASSES
 #define COUPLING_FIXED_POINT 16777216.0 /* as in cl/ea_ising.cl */
 
@@ -29,11 +29,11 @@ typedef struct {
     uint64_t seed;
     double beta;
     cl_program program;
-    cl_kernel init, update, measure;
-    cl_mem spins, bonds, thresholds, betas, lanes_below, partners, partials;
-    size_t measure_wg, measure_groups, measure_global, partials_per_slot;
+    cl_kernel init, update, measure, sum_groups;
+    cl_mem spins, bonds, thresholds, betas, lanes_below, partners, partials, totals;
+    size_t measure_wg, measure_groups, measure_global;
     unsigned measure_batch;
-    cl_long *partials_host;
+    cl_long *totals_host; /* [slot][config][bond sum, overlap, 0] */
     /* Tempering: the ensemble's betas (increasing), and host copies of the
      * uploads that follow the temperature <-> configuration map, kept alive
      * for the non-blocking writes (naive: thresholds and betas per

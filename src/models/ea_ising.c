@@ -67,7 +67,7 @@ static clmc_status ea_validate(const clmc_preset *p)
 
 /* ---- Device set-up ---------------------------------------------------------- */
 
-/* Work-groups per realization (naive) or per word (msc) of the measurement:
+/* Work-groups per configuration (naive) or per stack (msc) of the measurement:
  * enough to keep a device busy on large lattices, one on small ones, and no
  * more than MEASURE_GROUPS_MAX in all. */
 static void plan_measurement(ea_state *s)
@@ -82,8 +82,7 @@ static void plan_measurement(ea_state *s)
     while (groups > 1 && units * groups > MEASURE_GROUPS_MAX) groups /= 2;
     s->measure_groups = groups;
     s->measure_global = units * s->measure_groups * s->measure_wg;
-    s->partials_per_slot = 3 * (size_t)s->configurations * s->measure_groups;
-    size_t batch = PARTIALS_BYTES_MAX / (s->partials_per_slot * sizeof(cl_long));
+    size_t batch = TOTALS_BYTES_MAX / (3 * (size_t)s->configurations * sizeof(cl_long));
     batch = batch > 1 ? batch - 1 : 1; /* one slot more for the tempering energies */
     s->measure_batch = batch < 1 ? 1 : (batch > MEASURE_BATCH_MAX ? MEASURE_BATCH_MAX : (unsigned)batch);
 }
@@ -95,15 +94,17 @@ static clmc_status build_kernels(ea_state *s)
                          s->word_bits, clmc_runtime_device(s->rt)->name, s->measure_wg);
     char options[512];
     snprintf(options, sizeof options,
-             "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d "
+             "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
              "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu",
              s->dim, s->edge, s->realizations, s->temperatures, s->msc, s->couplings == CLMC_EA_GAUSSIAN,
+             s->couplings == CLMC_EA_UNIFORM,
              s->shared_randoms, s->word_bits,
              s->measure_wg, s->measure_groups);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_update" : "ea_naive_update", &s->update));
-    return clmc_kernel_create(s->program, s->msc ? "ea_msc_measure" : "ea_naive_measure", &s->measure);
+    CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_measure" : "ea_naive_measure", &s->measure));
+    return clmc_kernel_create(s->program, "ea_sum_groups", &s->sum_groups);
 }
 
 static size_t spin_bytes(const ea_state *s)
@@ -124,8 +125,25 @@ static clmc_status create_buffer(ea_state *s, size_t bytes, void *host, cl_mem *
                              : clmc_fail(CLMC_ERR_DEVICE, "clCreateBuffer(%s) failed: %s", what, clmc_cl_error_name(err));
 }
 
+/* Gaussian couplings are drawn on the host (floating point), the others by
+ * the ea_couplings kernel from the same integer Philox draws. */
 static clmc_status upload_couplings(ea_state *s)
 {
+    if (s->couplings != CLMC_EA_GAUSSIAN) {
+        cl_kernel fill;
+        CLMC_TRY(create_buffer(s, ea_coupling_bytes(s), NULL, &s->bonds, "couplings"));
+        CLMC_TRY(clmc_kernel_create(s->program, "ea_couplings", &fill));
+        size_t words = s->msc ? s->realizations / s->word_bits : s->realizations;
+        size_t global = words * ea_bond_count(s);
+        cl_int err = clSetKernelArg(fill, 0, sizeof(cl_mem), &s->bonds);
+        if (err == CL_SUCCESS) err = clSetKernelArg(fill, 1, sizeof(cl_uint), &s->seed_lo);
+        if (err == CL_SUCCESS) err = clSetKernelArg(fill, 2, sizeof(cl_uint), &s->seed_hi);
+        clmc_status status = err == CL_SUCCESS ? clmc_enqueue(s->rt, fill, 1, &global, NULL, CLMC_UNTIMED)
+                                               : clmc_fail(CLMC_ERR_DEVICE, "clSetKernelArg(ea_couplings): %s",
+                                                           clmc_cl_error_name(err));
+        CLMC_CL_WARN(clReleaseKernel(fill));
+        return status;
+    }
     void *host = calloc(1, ea_coupling_bytes(s));
     if (!host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory for the couplings");
     ea_fill_couplings(s, host);
@@ -211,11 +229,13 @@ static clmc_status allocate_buffers(ea_state *s)
     CLMC_TRY(create_buffer(s, spin_bytes(s), NULL, &s->spins, "spins"));
     CLMC_TRY(upload_couplings(s));
     CLMC_TRY(upload_temperatures(s));
-    size_t partial_count = s->partials_per_slot * (s->measure_batch + 1);
-    CLMC_TRY(create_buffer(s, partial_count * sizeof(cl_long), NULL, &s->partials, "measurement partials"));
-    s->partials_host = malloc(partial_count * sizeof(cl_long));
+    size_t per_slot = 3 * (size_t)s->configurations, totals = per_slot * (s->measure_batch + 1);
+    CLMC_TRY(create_buffer(s, per_slot * s->measure_groups * sizeof(cl_long), NULL, &s->partials,
+                           "measurement partials"));
+    CLMC_TRY(create_buffer(s, totals * sizeof(cl_long), NULL, &s->totals, "measurement totals"));
+    s->totals_host = malloc(totals * sizeof(cl_long));
     s->energy_sum = calloc(3 * (size_t)s->realizations, sizeof(double));
-    if (!s->partials_host || !s->energy_sum) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (!s->totals_host || !s->energy_sum) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     s->q2_sum = s->energy_sum + s->realizations;
     s->q4_sum = s->q2_sum + s->realizations;
     return CLMC_OK;
@@ -239,6 +259,8 @@ static clmc_status set_kernel_arguments(ea_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->bonds));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partners));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partials));
+    CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 0, sizeof(cl_mem), &s->partials));
+    CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 1, sizeof(cl_mem), &s->totals));
     return CLMC_OK;
 }
 
@@ -321,11 +343,12 @@ static void ea_destroy(void *state)
     if (s->init) CLMC_CL_WARN(clReleaseKernel(s->init));
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
+    if (s->sum_groups) CLMC_CL_WARN(clReleaseKernel(s->sum_groups));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lanes_below, s->partners, s->partials};
+    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lanes_below, s->partners, s->partials, s->totals};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
-    free(s->partials_host);
+    free(s->totals_host);
     free(s->energy_sum);
     free(s->temperature_betas);
     free(s->thresholds_host);
@@ -357,8 +380,10 @@ static clmc_status ea_measure(void *state, unsigned slot)
 {
     ea_state *s = state;
     cl_uint slot_arg = slot;
-    CLMC_CL_TRY(clSetKernelArg(s->measure, 4, sizeof(cl_uint), &slot_arg));
-    return clmc_enqueue(s->rt, s->measure, 1, &s->measure_global, &s->measure_wg, CLMC_UNTIMED);
+    CLMC_TRY(clmc_enqueue(s->rt, s->measure, 1, &s->measure_global, &s->measure_wg, CLMC_UNTIMED));
+    CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 2, sizeof(cl_uint), &slot_arg));
+    size_t items = 3 * (size_t)s->configurations;
+    return clmc_enqueue(s->rt, s->sum_groups, 1, &items, NULL, CLMC_UNTIMED);
 }
 
 typedef struct {
@@ -366,13 +391,10 @@ typedef struct {
     double overlap;
 } realization_sample;
 
-/* Sums over the work-groups of partial k (bond sum, overlap) of configuration `config`. */
-static cl_long partial_sum(const ea_state *s, const cl_long *slot_partials, size_t config, unsigned k)
+/* Total k (0: bond sum, 1: overlap) of configuration `config` in one slot's totals. */
+static cl_long total(const cl_long *slot_totals, size_t config, unsigned k)
 {
-    const cl_long *p = slot_partials + 3 * config * s->measure_groups;
-    cl_long sum = 0;
-    for (size_t g = 0; g < s->measure_groups; g++) sum += p[3 * g + k];
-    return sum;
+    return slot_totals[3 * config + k];
 }
 
 static double coupling_scale(const ea_state *s)
@@ -381,10 +403,10 @@ static double coupling_scale(const ea_state *s)
 }
 
 /* Without tempering configuration 2 r + a is replica a of realization r. */
-static realization_sample sum_partials(const ea_state *s, const cl_long *slot_partials, size_t r)
+static realization_sample sample_of(const ea_state *s, const cl_long *slot_totals, size_t r)
 {
-    cl_long bonds0 = partial_sum(s, slot_partials, 2 * r, 0), bonds1 = partial_sum(s, slot_partials, 2 * r + 1, 0);
-    cl_long overlap = partial_sum(s, slot_partials, 2 * r, 1);
+    cl_long bonds0 = total(slot_totals, 2 * r, 0), bonds1 = total(slot_totals, 2 * r + 1, 0);
+    cl_long overlap = total(slot_totals, 2 * r, 1);
     realization_sample sample = {-((double)bonds0 + (double)bonds1) / (2.0 * coupling_scale(s) * s->n_sites),
                                  (double)overlap / s->n_sites};
     return sample;
@@ -392,11 +414,11 @@ static realization_sample sum_partials(const ea_state *s, const cl_long *slot_pa
 
 /* Row of one measurement: means over realizations; the per-realization
  * time sums are updated on the way. */
-static void collect_slot(ea_state *s, const cl_long *slot_partials, double *row)
+static void collect_slot(ea_state *s, const cl_long *slot_totals, double *row)
 {
     double energy = 0, q2 = 0, q4 = 0;
     for (cl_uint r = 0; r < s->realizations; r++) {
-        realization_sample sample = sum_partials(s, slot_partials, r);
+        realization_sample sample = sample_of(s, slot_totals, r);
         double square = sample.overlap * sample.overlap;
         s->energy_sum[r] += sample.energy;
         s->q2_sum[r] += square;
@@ -413,32 +435,32 @@ static void collect_slot(ea_state *s, const cl_long *slot_partials, double *row)
 
 /* Tempering: one row per configuration, energy per spin and q^2, q^4 of its
  * overlap with its partner (the two replicas' rows carry the same q). */
-static void collect_configurations(const ea_state *s, const cl_long *slot_partials, double *rows)
+static void collect_configurations(const ea_state *s, const cl_long *slot_totals, double *rows)
 {
     for (cl_uint c = 0; c < s->configurations; c++) {
-        double q = (double)partial_sum(s, slot_partials, c, 1) / s->n_sites, square = q * q;
-        rows[3 * (size_t)c] = -(double)partial_sum(s, slot_partials, c, 0) / (coupling_scale(s) * s->n_sites);
+        double q = (double)total(slot_totals, c, 1) / s->n_sites, square = q * q;
+        rows[3 * (size_t)c] = -(double)total(slot_totals, c, 0) / (coupling_scale(s) * s->n_sites);
         rows[3 * (size_t)c + 1] = square;
         rows[3 * (size_t)c + 2] = square * square;
     }
 }
 
-static clmc_status read_partials(ea_state *s, unsigned first_slot, unsigned n_slots)
+static clmc_status read_totals(ea_state *s, unsigned first_slot, unsigned n_slots)
 {
-    size_t bytes = s->partials_per_slot * sizeof(cl_long);
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE, first_slot * bytes,
-                                    n_slots * bytes, s->partials_host, 0, NULL, NULL));
+    size_t bytes = 3 * (size_t)s->configurations * sizeof(cl_long);
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->totals, CL_TRUE, first_slot * bytes,
+                                    n_slots * bytes, s->totals_host, 0, NULL, NULL));
     return CLMC_OK;
 }
 
 static clmc_status ea_collect(void *state, unsigned n_slots, double *rows)
 {
     ea_state *s = state;
-    CLMC_TRY(read_partials(s, 0, n_slots));
+    CLMC_TRY(read_totals(s, 0, n_slots));
     for (unsigned slot = 0; slot < n_slots; slot++) {
-        const cl_long *slot_partials = s->partials_host + slot * s->partials_per_slot;
-        if (s->temperatures > 1) collect_configurations(s, slot_partials, rows + 3 * (size_t)slot * s->configurations);
-        else collect_slot(s, slot_partials, rows + 3 * (size_t)slot);
+        const cl_long *slot_totals = s->totals_host + slot * 3 * (size_t)s->configurations;
+        if (s->temperatures > 1) collect_configurations(s, slot_totals, rows + 3 * (size_t)slot * s->configurations);
+        else collect_slot(s, slot_totals, rows + 3 * (size_t)slot);
     }
     return CLMC_OK;
 }
@@ -451,9 +473,9 @@ static clmc_status ea_energies(void *state, double *energies)
 {
     ea_state *s = state;
     CLMC_TRY(ea_measure(s, s->measure_batch));
-    CLMC_TRY(read_partials(s, s->measure_batch, 1));
+    CLMC_TRY(read_totals(s, s->measure_batch, 1));
     for (cl_uint c = 0; c < s->configurations; c++)
-        energies[c] = -(double)partial_sum(s, s->partials_host, c, 0) / coupling_scale(s);
+        energies[c] = -(double)total(s->totals_host, c, 0) / coupling_scale(s);
     return CLMC_OK;
 }
 
