@@ -368,6 +368,7 @@ __kernel void ea_msc_update(__global word_t *spins, __global const word_t *negat
 }
 #endif
 
+#if !MSC
 /* Sums sums[k * MEASURE_WG + lid] (k = 0, 1, 2) over lids equal modulo
  * `keep`, leaving the results in lids 0 .. keep - 1. */
 inline void reduce_sums(__local long *sums, uint lid, uint keep)
@@ -389,7 +390,6 @@ inline void store_partials(__global long *partials, uint config, uint group, __l
     for (uint k = 0; k < 3; k++) out[k] = sums[k * MEASURE_WG + lid];
 }
 
-#if !MSC
 /* Bond weight as an exact integer: J itself, or J 2^24 rounded for Gaussian J. */
 inline long bond_weight(coupling j)
 {
@@ -403,7 +403,7 @@ inline long bond_weight(coupling j)
 /* Work-group (configuration, g) sums sites g WG + lid, stepping by the groups. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_naive_measure(__global const char *spins, __global const coupling *couplings,
-                      __global const uint *partners, __global long *partials)
+                      __global const uint *partners, __global long *partials, uint with_overlap)
 {
     __local long sums[3 * MEASURE_WG];
     uint lid = get_local_id(0), config = get_group_id(0) / MEASURE_GROUPS;
@@ -415,7 +415,7 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
         int s = own[site];
         neighbourhood n = neighbours_of(site);
         for (uint d = 0; d < DIM; d++) bond_sum += bond_weight(bonds[site * DIM + d]) * (s * own[n.up[d]]);
-        overlap += s * partner[site];
+        if (with_overlap) overlap += s * partner[site];
     }
     sums[lid] = bond_sum;
     sums[MEASURE_WG + lid] = overlap;
@@ -424,35 +424,84 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
     if (lid == 0) store_partials(partials, config, group, sums, lid);
 }
 #else
-/* Work-group (stack, g): lane lid % W is the realization bit, lid / W picks
- * the site, so the W lanes reading one word of the stack read the same
- * address; each lane reads its partner's word from the stack holding it. */
+/* Bit-sliced per-lane counters: c[k] holds bit k of every lane's count. */
+#define TALLY_LEVELS 20
+
+inline void tally(word_t *c, word_t carry)
+{
+#pragma unroll
+    for (uint k = 0; k < TALLY_LEVELS; k++) {
+        word_t next = c[k] & carry;
+        c[k] ^= carry;
+        carry = next;
+        if (!carry) break;
+    }
+}
+
+/* Count of lane `lane` in a bit-sliced counter. */
+inline uint tally_of(const word_t *c, uint lane)
+{
+    uint count = 0;
+#pragma unroll
+    for (uint k = 0; k < TALLY_LEVELS; k++) count |= (uint)((c[k] >> lane) & 1u) << k;
+    return count;
+}
+
+/* Work-group (stack, g) sums sites g WG + lid, stepping by the groups, one
+ * word (W configurations) at a time into bit-sliced counters of satisfied
+ * bonds and of spins agreeing with the partner (the host keeps a work-item's
+ * counts below 2^TALLY_LEVELS and a group's below 2^32); then every
+ * work-item adds its lanes' counts into the group's local sums, lanes in a
+ * staggered order so that few work-items hit one address at a time.  The
+ * partners of a stack's lanes lie in the other replica's stacks of the same
+ * word: partner_lanes[stack][p] marks the lanes whose partner is in place p.
+ * with_overlap = 0 (tempering energies) skips the overlaps. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_msc_measure(__global const word_t *spins, __global const word_t *negative_bonds,
-                    __global const uint *partners, __global long *partials)
+                    __global const word_t *partner_lanes, __global long *partials, uint with_overlap)
 {
-    __local long sums[3 * MEASURE_WG];
-    uint lid = get_local_id(0), lane = lid % WORD_BITS, rows = MEASURE_WG / WORD_BITS;
+    __local uint lane_sums[2 * WORD_BITS], group_sites;
+    uint lid = get_local_id(0);
     uint stack = get_group_id(0) / MEASURE_GROUPS, group = get_group_id(0) % MEASURE_GROUPS;
-    uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2, place = stack % TEMPERATURES;
-    uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + place;
+    uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
+    for (uint i = lid; i < 2 * WORD_BITS; i += MEASURE_WG) lane_sums[i] = 0;
+    if (lid == 0) group_sites = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
     __global const word_t *own = spins + (size_t)stack * SITES;
-    __global const word_t *partner = spins + (size_t)stack_of_config(partners[config]) * SITES;
+    __global const word_t *others = spins + (size_t)(2 * word + 1 - replica) * TEMPERATURES * SITES;
+    __global const word_t *partner_mask = partner_lanes + (size_t)stack * TEMPERATURES;
     __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
-    long satisfied = 0, agreeing = 0, sites = 0;
-    for (uint site = group * rows + lid / WORD_BITS; site < SITES; site += MEASURE_GROUPS * rows) {
+    word_t satisfied[TALLY_LEVELS], agreeing[TALLY_LEVELS];
+    for (uint k = 0; k < TALLY_LEVELS; k++) satisfied[k] = agreeing[k] = 0;
+    uint sites = 0;
+    for (uint site = group * MEASURE_WG + lid; site < SITES; site += MEASURE_GROUPS * MEASURE_WG) {
         word_t s = own[site];
         neighbourhood n = neighbours_of(site);
-        for (uint d = 0; d < DIM; d++)
-            satisfied += (long)((~(s ^ own[n.up[d]] ^ bonds[site * DIM + d]) >> lane) & 1u);
-        agreeing += (long)((~(s ^ partner[site]) >> lane) & 1u);
+        for (uint d = 0; d < DIM; d++) tally(satisfied, ~(s ^ own[n.up[d]] ^ bonds[site * DIM + d]));
+        if (with_overlap) {
+            word_t agree = 0;
+            for (uint place = 0; place < TEMPERATURES; place++) {
+                word_t lanes = partner_mask[place];
+                if (lanes) agree |= ~(s ^ others[(size_t)place * SITES + site]) & lanes;
+            }
+            tally(agreeing, agree);
+        }
         sites++;
     }
-    sums[lid] = 2 * satisfied - DIM * sites;
-    sums[MEASURE_WG + lid] = 2 * agreeing - sites;
-    sums[2 * MEASURE_WG + lid] = 0;
-    reduce_sums(sums, lid, WORD_BITS);
-    if (lid < WORD_BITS) store_partials(partials, config, group, sums, lid);
+    for (uint step = 0; step < WORD_BITS; step++) {
+        uint lane = (lid + step) % WORD_BITS;
+        atomic_add(&lane_sums[lane], tally_of(satisfied, lane));
+        if (with_overlap) atomic_add(&lane_sums[WORD_BITS + lane], tally_of(agreeing, lane));
+    }
+    atomic_add(&group_sites, sites);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint lane = lid; lane < WORD_BITS; lane += MEASURE_WG) {
+        uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + stack % TEMPERATURES;
+        __global long *out = partials + 3 * ((size_t)config * MEASURE_GROUPS + group);
+        out[0] = 2 * (long)lane_sums[lane] - DIM * (long)group_sites;
+        out[1] = with_overlap ? 2 * (long)lane_sums[WORD_BITS + lane] - (long)group_sites : 0;
+        out[2] = 0;
+    }
 }
 #endif
 

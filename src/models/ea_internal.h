@@ -31,6 +31,7 @@ typedef struct {
     cl_program program;
     cl_kernel init, update, measure, sum_groups;
     cl_mem spins, bonds, thresholds, betas, lanes_below, partners, partials, totals;
+    cl_mem partner_lanes; /* msc: [stack][place] lanes whose partner is in that place */
     size_t measure_wg, measure_groups, measure_global;
     unsigned measure_batch;
     cl_long *totals_host; /* [slot][config][bond sum, overlap, 0] */
@@ -41,7 +42,7 @@ typedef struct {
     double *temperature_betas;
     cl_uint *thresholds_host, *partners_host, *config_at, *temperature_of;
     cl_float *betas_host;
-    void *lanes_below_host; /* words of word_bits */
+    void *lanes_below_host, *partner_lanes_host; /* words of word_bits */
     /* Per-realization sums over measurements of e (both replicas), q^2, q^4. */
     double *energy_sum, *q2_sum, *q4_sum;
     size_t measurements;

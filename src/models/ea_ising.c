@@ -75,11 +75,20 @@ static void plan_measurement(ea_state *s)
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     size_t limit = d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX;
     s->measure_wg = clmc_power_of_two_at_most(limit);
-    size_t sites_per_step = s->msc ? s->measure_wg / s->word_bits : s->measure_wg;
     size_t units = s->msc ? s->stacks : s->configurations;
-    size_t groups = s->n_sites / (sites_per_step * 16);
+    /* msc work-items tally a word per site and unpack their counters once, so
+     * they take more sites each (about 256) than naive ones (16). */
+    size_t groups = s->n_sites / (s->measure_wg * (s->msc ? 256 : 16));
     groups = groups < 1 ? 1 : (groups > 64 ? 64 : groups);
     while (groups > 1 && units * groups > MEASURE_GROUPS_MAX) groups /= 2;
+    if (s->msc) {
+        /* Counts per work-item below 2^TALLY_LEVELS (20), per group below 2^32. */
+        size_t bonds = (size_t)s->n_sites * s->dim;
+        size_t item_groups = (bonds + s->measure_wg * ((1u << 20) - 1) - 1) / (s->measure_wg * ((1u << 20) - 1));
+        size_t group_groups = (size_t)((bonds + 0xFFFFFFFEull) / 0xFFFFFFFFull);
+        if (groups < item_groups) groups = item_groups;
+        if (groups < group_groups) groups = group_groups;
+    }
     s->measure_groups = groups;
     s->measure_global = units * s->measure_groups * s->measure_wg;
     size_t batch = TOTALS_BYTES_MAX / (3 * (size_t)s->configurations * sizeof(cl_long));
@@ -89,9 +98,6 @@ static void plan_measurement(ea_state *s)
 
 static clmc_status build_kernels(ea_state *s)
 {
-    if (s->msc && s->measure_wg < s->word_bits)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.word_bits: msc needs work-groups of %u; %s allows %zu",
-                         s->word_bits, clmc_runtime_device(s->rt)->name, s->measure_wg);
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
@@ -152,10 +158,17 @@ static clmc_status upload_couplings(ea_state *s)
     return status;
 }
 
+static void set_lane(const ea_state *s, void *words, size_t at, unsigned lane)
+{
+    if (s->word_bits == 64) ((cl_ulong *)words)[at] |= (cl_ulong)1 << lane;
+    else ((cl_uint *)words)[at] |= (cl_uint)1 << lane;
+}
+
 /* From the temperature of every configuration: config_at ([chain][temperature]
  * -> configuration), each configuration's partner (the other replica's
  * configuration at the same temperature) and, for msc, the prefix masks of
- * every stack's lanes by temperature. */
+ * every stack's lanes by temperature and the masks of its lanes by the place
+ * of their partners. */
 static void map_temperatures(ea_state *s)
 {
     cl_uint t_count = s->temperatures;
@@ -165,15 +178,14 @@ static void map_temperatures(ea_state *s)
         for (cl_uint t = 0; t < t_count; t++)
             s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1u) * t_count + t];
     if (!s->msc) return;
-    size_t row = t_count + 1, words = (size_t)s->stacks * row;
-    memset(s->lanes_below_host, 0, words * ea_word_bytes(s));
+    size_t row = t_count + 1;
+    memset(s->lanes_below_host, 0, (size_t)s->stacks * row * ea_word_bytes(s));
+    memset(s->partner_lanes_host, 0, (size_t)s->stacks * t_count * ea_word_bytes(s));
     for (cl_uint c = 0; c < s->configurations; c++) {
         cl_uint chain = c / t_count, realization = chain / 2, lane = realization % s->word_bits;
         size_t stack = (2 * (realization / s->word_bits) + chain % 2) * (size_t)t_count + c % t_count;
-        for (size_t j = s->temperature_of[c] + 1; j <= t_count; j++) {
-            if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[stack * row + j] |= (cl_ulong)1 << lane;
-            else ((cl_uint *)s->lanes_below_host)[stack * row + j] |= (cl_uint)1 << lane;
-        }
+        for (size_t j = s->temperature_of[c] + 1; j <= t_count; j++) set_lane(s, s->lanes_below_host, stack * row + j, lane);
+        set_lane(s, s->partner_lanes_host, stack * t_count + s->partners_host[c] % t_count, lane);
     }
 }
 
@@ -201,6 +213,11 @@ static size_t lanes_below_bytes(const ea_state *s)
     return (size_t)s->stacks * (s->temperatures + 1) * ea_word_bytes(s);
 }
 
+static size_t partner_lanes_bytes(const ea_state *s)
+{
+    return (size_t)s->stacks * s->temperatures * ea_word_bytes(s);
+}
+
 /* Initially configuration chain T + t of every chain sits at temperature t. */
 static clmc_status upload_temperatures(ea_state *s)
 {
@@ -211,17 +228,21 @@ static clmc_status upload_temperatures(ea_state *s)
     s->config_at = malloc(n * sizeof *s->config_at);
     s->temperature_of = malloc(n * sizeof *s->temperature_of);
     s->lanes_below_host = malloc(s->msc ? lanes_below_bytes(s) : 1);
+    s->partner_lanes_host = malloc(s->msc ? partner_lanes_bytes(s) : 1);
     if (!s->thresholds_host || !s->betas_host || !s->partners_host || !s->config_at || !s->temperature_of ||
-        !s->lanes_below_host)
+        !s->lanes_below_host || !s->partner_lanes_host)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->configurations; c++) s->temperature_of[c] = c % s->temperatures;
     fill_acceptance(s);
     map_temperatures(s);
     CLMC_TRY(create_buffer(s, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host, s->thresholds_host,
                            &s->thresholds, "Metropolis thresholds"));
-    if (s->msc) CLMC_TRY(create_buffer(s, lanes_below_bytes(s), s->lanes_below_host, &s->lanes_below, "lane masks"));
-    else CLMC_TRY(create_buffer(s, n * sizeof *s->betas_host, s->betas_host, &s->betas, "betas"));
-    return create_buffer(s, n * sizeof *s->partners_host, s->partners_host, &s->partners, "overlap partners");
+    if (!s->msc) {
+        CLMC_TRY(create_buffer(s, n * sizeof *s->betas_host, s->betas_host, &s->betas, "betas"));
+        return create_buffer(s, n * sizeof *s->partners_host, s->partners_host, &s->partners, "overlap partners");
+    }
+    CLMC_TRY(create_buffer(s, lanes_below_bytes(s), s->lanes_below_host, &s->lanes_below, "lane masks"));
+    return create_buffer(s, partner_lanes_bytes(s), s->partner_lanes_host, &s->partner_lanes, "overlap partner masks");
 }
 
 static clmc_status allocate_buffers(ea_state *s)
@@ -257,7 +278,7 @@ static clmc_status set_kernel_arguments(ea_state *s)
     arg = 0;
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->bonds));
-    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partners));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), s->msc ? &s->partner_lanes : &s->partners));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 0, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 1, sizeof(cl_mem), &s->totals));
@@ -345,7 +366,8 @@ static void ea_destroy(void *state)
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->sum_groups) CLMC_CL_WARN(clReleaseKernel(s->sum_groups));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lanes_below, s->partners, s->partials, s->totals};
+    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lanes_below, s->partners, s->partials, s->totals,
+                        s->partner_lanes};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->totals_host);
@@ -357,6 +379,7 @@ static void ea_destroy(void *state)
     free(s->config_at);
     free(s->temperature_of);
     free(s->lanes_below_host);
+    free(s->partner_lanes_host);
     free(s);
 }
 
@@ -376,14 +399,21 @@ static clmc_status ea_sweep(void *state, uint64_t sweep_index)
     return CLMC_OK;
 }
 
-static clmc_status ea_measure(void *state, unsigned slot)
+/* One measurement into totals slot `slot`; energies only (tempering) without
+ * the overlaps. */
+static clmc_status measure_into(ea_state *s, unsigned slot, bool with_overlap)
 {
-    ea_state *s = state;
-    cl_uint slot_arg = slot;
+    cl_uint slot_arg = slot, overlap_arg = with_overlap;
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 4, sizeof(cl_uint), &overlap_arg));
     CLMC_TRY(clmc_enqueue(s->rt, s->measure, 1, &s->measure_global, &s->measure_wg, CLMC_UNTIMED));
     CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 2, sizeof(cl_uint), &slot_arg));
     size_t items = 3 * (size_t)s->configurations;
     return clmc_enqueue(s->rt, s->sum_groups, 1, &items, NULL, CLMC_UNTIMED);
+}
+
+static clmc_status ea_measure(void *state, unsigned slot)
+{
+    return measure_into(state, slot, true);
 }
 
 typedef struct {
@@ -472,7 +502,7 @@ static clmc_status ea_collect(void *state, unsigned n_slots, double *rows)
 static clmc_status ea_energies(void *state, double *energies)
 {
     ea_state *s = state;
-    CLMC_TRY(ea_measure(s, s->measure_batch));
+    CLMC_TRY(measure_into(s, s->measure_batch, false));
     CLMC_TRY(read_totals(s, s->measure_batch, 1));
     for (cl_uint c = 0; c < s->configurations; c++)
         energies[c] = -(double)total(s->totals_host, c, 0) / coupling_scale(s);
@@ -502,13 +532,14 @@ static clmc_status ea_set_betas(void *state, const double *betas)
     if (s->msc) {
         CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->lanes_below, CL_FALSE, 0, lanes_below_bytes(s), s->lanes_below_host,
                                          0, NULL, NULL));
-    } else {
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0,
-                                         n * THRESHOLD_CLASSES * sizeof *s->thresholds_host, s->thresholds_host, 0,
-                                         NULL, NULL));
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->betas, CL_FALSE, 0, n * sizeof *s->betas_host, s->betas_host, 0,
-                                         NULL, NULL));
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->partner_lanes, CL_FALSE, 0, partner_lanes_bytes(s),
+                                         s->partner_lanes_host, 0, NULL, NULL));
+        return CLMC_OK;
     }
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host,
+                                     s->thresholds_host, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->betas, CL_FALSE, 0, n * sizeof *s->betas_host, s->betas_host, 0, NULL,
+                                     NULL));
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->partners, CL_FALSE, 0, n * sizeof *s->partners_host, s->partners_host,
                                      0, NULL, NULL));
     return CLMC_OK;
