@@ -46,8 +46,9 @@ typedef struct clmc_model_ops {
     clmc_status (*estimate)(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables);
     /* Tempering: total energy H of every configuration, computed on the device. */
     clmc_status (*energies)(void *state, double *energies);
-    /* Tempering: the inverse temperature each configuration is simulated at. */
-    clmc_status (*set_betas)(void *state, const double *betas);
+    /* Tempering: the inverse temperature each configuration is simulated at,
+     * and its index in the ensemble's increasing betas. */
+    clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
     /* Model invariants of the final state, added to `checks`. */
     clmc_status (*checks)(void *state, cJSON *checks);
 } clmc_model_ops;

@@ -33,9 +33,10 @@ clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, c
     pt->accepted = calloc(n, sizeof *pt->accepted);
     pt->attempted = calloc(n, sizeof *pt->attempted);
     pt->config_betas = malloc(pt->n_configs * sizeof *pt->config_betas);
+    pt->temperature_of = malloc(pt->n_configs * sizeof *pt->temperature_of);
     pt->energies = malloc(pt->n_configs * sizeof *pt->energies);
     if (!pt->betas || !pt->config_at || !pt->heading || !pt->accepted || !pt->attempted ||
-        !pt->config_betas || !pt->energies)
+        !pt->config_betas || !pt->temperature_of || !pt->energies)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     memcpy(pt->betas, betas, n * sizeof *betas);
     for (unsigned c = 0; c < pt->n_configs; c++) pt->config_at[c] = c;
@@ -50,6 +51,7 @@ void clmc_tempering_free(clmc_tempering *pt)
     free(pt->accepted);
     free(pt->attempted);
     free(pt->config_betas);
+    free(pt->temperature_of);
     free(pt->energies);
     memset(pt, 0, sizeof *pt);
 }
@@ -61,19 +63,28 @@ clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, 
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: model \"%s\" does not support parallel tempering", ops->type);
     }
     for (unsigned system = 0; system < pt->n_systems; system++)
-        for (unsigned t = 0; t < pt->n_temperatures; t++)
-            pt->config_betas[pt->config_at[system * pt->n_temperatures + t]] = pt->betas[t];
-    return ops->set_betas(state, pt->config_betas);
+        for (unsigned t = 0; t < pt->n_temperatures; t++) {
+            unsigned c = pt->config_at[system * pt->n_temperatures + t];
+            pt->config_betas[c] = pt->betas[t];
+            pt->temperature_of[c] = t;
+        }
+    return ops->set_betas(state, pt->config_betas, pt->temperature_of);
 }
 
-/* Uniform in [0, 1) for the exchange of pair t of `system`, from the counter
- * (pair, exchange number, purpose EXCHANGE): reproducible on any host. */
-static double exchange_uniform(const clmc_tempering *pt, unsigned system, unsigned t)
+/* Uniform in (0, 1) for the exchange of pair t of `system`: word t % 4 of
+ * the draw at counter (system T + t - t % 4, exchange number, purpose
+ * EXCHANGE), so one draw serves four pairs; reproducible on any host.  The
+ * draw is cached in *r (valid for pairs first .. first + 3). */
+static double exchange_uniform(const clmc_tempering *pt, unsigned system, unsigned t, clmc_philox_ctr *r,
+                               unsigned *first)
 {
-    clmc_philox_key key = {{pt->seed_lo, pt->seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, system * pt->n_temperatures + t, (uint32_t)pt->exchanges,
-                                     (uint32_t)(pt->exchanges >> 32), CLMC_PURPOSE_EXCHANGE);
-    return ((double)(r.v[0] >> 5) * 67108864.0 + (double)(r.v[1] >> 6)) / 9007199254740992.0;
+    if (*first != t - t % 4) {
+        clmc_philox_key key = {{pt->seed_lo, pt->seed_hi}};
+        *first = t - t % 4;
+        *r = clmc_random4(key, system * pt->n_temperatures + *first, (uint32_t)pt->exchanges,
+                          (uint32_t)(pt->exchanges >> 32), CLMC_PURPOSE_EXCHANGE);
+    }
+    return ((double)r->v[t % 4] + 0.5) / 4294967296.0;
 }
 
 /* Round trips: a configuration heads up (+1) after touching the hottest end
@@ -92,13 +103,14 @@ clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *op
     if (pt->n_temperatures < 2) return CLMC_OK;
     CLMC_TRY(ops->energies(state, pt->energies));
     for (unsigned system = 0; system < pt->n_systems; system++) {
-        unsigned *at = pt->config_at + system * pt->n_temperatures;
+        unsigned *at = pt->config_at + system * pt->n_temperatures, first = UINT32_MAX;
+        clmc_philox_ctr r;
         for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) {
             /* Swapping the temperatures of a (at beta_t) and b (at beta_t+1). */
             unsigned a = at[t], b = at[t + 1];
             double log_ratio = (pt->betas[t + 1] - pt->betas[t]) * (pt->energies[b] - pt->energies[a]);
             pt->attempted[t]++;
-            if (log_ratio >= 0 || exchange_uniform(pt, system, t) < exp(log_ratio)) {
+            if (log_ratio >= 0 || log(exchange_uniform(pt, system, t, &r, &first)) < log_ratio) {
                 at[t] = b;
                 at[t + 1] = a;
                 pt->accepted[t]++;

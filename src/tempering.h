@@ -18,6 +18,7 @@ typedef struct clmc_tempering {
     uint64_t round_trips, exchanges, exchange_every;
     uint32_t seed_lo, seed_hi;
     double *config_betas;    /* [config], scratch for set_betas */
+    unsigned *temperature_of; /* [config], scratch for set_betas */
     double *energies;        /* [config], scratch */
 } clmc_tempering;
 

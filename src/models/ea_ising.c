@@ -6,7 +6,7 @@
  * Tempering: every (realization r, replica a) is a chain, i.e. a tempering
  * system (2 r + a) with one configuration per temperature, config = chain T +
  * place.  The overlap pairs the configurations of chains (r, 0) and (r, 1)
- * that are at the same temperature: set_betas derives that map from the betas
+ * that are at the same temperature: set_betas derives that map from the engine's temperature indices
  * and uploads each configuration's partner for the measurement kernel.  msc
  * packs the configurations (r, a, place) of the W realizations of a word into
  * one stack; its lanes sit at different temperatures, and the update kernel
@@ -181,12 +181,19 @@ static void map_temperatures(ea_state *s)
     size_t row = t_count + 1;
     memset(s->lanes_below_host, 0, (size_t)s->stacks * row * ea_word_bytes(s));
     memset(s->partner_lanes_host, 0, (size_t)s->stacks * t_count * ea_word_bytes(s));
+    /* Lanes at temperature t go to row t + 1, then rows become prefix unions. */
     for (cl_uint c = 0; c < s->configurations; c++) {
         cl_uint chain = c / t_count, realization = chain / 2, lane = realization % s->word_bits;
         size_t stack = (2 * (realization / s->word_bits) + chain % 2) * (size_t)t_count + c % t_count;
-        for (size_t j = s->temperature_of[c] + 1; j <= t_count; j++) set_lane(s, s->lanes_below_host, stack * row + j, lane);
+        set_lane(s, s->lanes_below_host, stack * row + s->temperature_of[c] + 1, lane);
         set_lane(s, s->partner_lanes_host, stack * t_count + s->partners_host[c] % t_count, lane);
     }
+    for (size_t stack = 0; stack < s->stacks; stack++)
+        for (size_t j = 2; j <= t_count; j++) {
+            size_t at = stack * row + j;
+            if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[at] |= ((cl_ulong *)s->lanes_below_host)[at - 1];
+            else ((cl_uint *)s->lanes_below_host)[at] |= ((cl_uint *)s->lanes_below_host)[at - 1];
+        }
 }
 
 /* naive: Metropolis thresholds and beta of every configuration (after
@@ -514,17 +521,12 @@ static clmc_status ea_energies(void *state, double *energies)
  * call, after the energies of a later exchange were read (a blocking read
  * that completes the writes).  Without tempering the engine hands one beta,
  * which the model took at creation. */
-static clmc_status ea_set_betas(void *state, const double *betas)
+static clmc_status ea_set_betas(void *state, const double *betas, const unsigned *temperature_of)
 {
     ea_state *s = state;
+    (void)betas; /* those of the ensemble, temperature_betas[temperature_of[c]] */
     if (s->temperatures == 1) return CLMC_OK;
-    for (cl_uint c = 0; c < s->configurations; c++) {
-        cl_uint t = 0;
-        while (t < s->temperatures && s->temperature_betas[t] != betas[c]) t++;
-        if (t == s->temperatures)
-            return clmc_fail(CLMC_ERR_OTHER, "configuration %u: beta %.17g is none of the ensemble's", c, betas[c]);
-        s->temperature_of[c] = t;
-    }
+    memcpy(s->temperature_of, temperature_of, s->configurations * sizeof *s->temperature_of);
     if (!s->msc) fill_acceptance(s);
     map_temperatures(s);
     cl_command_queue queue = clmc_runtime_queue(s->rt);

@@ -355,9 +355,10 @@ static clmc_status ising_energies(void *state, double *energies)
 /* The write does not block: the in-order queue applies it before the next
  * sweep, and the host array is only rewritten after the energies of a later
  * exchange were read (a blocking read that completes the write). */
-static clmc_status ising_set_betas(void *state, const double *betas)
+static clmc_status ising_set_betas(void *state, const double *betas, const unsigned *temperature_of)
 {
     ising_state *s = state;
+    (void)temperature_of;
     for (cl_uint c = 0; c < s->n_configs; c++) clmc_metropolis_thresholds(betas[c], s->thresholds_host + 3 * c);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_FALSE, 0,
                                      3 * sizeof *s->thresholds_host * s->n_configs, s->thresholds_host, 0,
