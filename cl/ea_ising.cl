@@ -424,8 +424,8 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
     if (lid == 0) store_partials(partials, config, group, sums, lid);
 }
 #else
-/* Bit-sliced per-lane counters: c[k] holds bit k of every lane's count. */
-#define TALLY_LEVELS 20
+/* Bit-sliced per-lane counters: c[k] holds bit k of every lane's count;
+ * TALLY_LEVELS (from the host) covers the largest count of a work-item. */
 
 inline void tally(word_t *c, word_t carry)
 {

@@ -15,6 +15,7 @@
 #define MEASURE_BATCH_MAX 256
 #define MEASURE_GROUPS_MAX 65536
 #define TOTALS_BYTES_MAX (64u << 20)
+#define TALLY_LEVELS_MAX 24 /* bit-sliced counter levels of the msc measurement */
 #define THRESHOLD_CLASSES CLMC_METROPOLIS_CLASSES
 #define COUPLING_FIXED_POINT 16777216.0 /* as in cl/ea_ising.cl */
 
@@ -33,7 +34,7 @@ typedef struct {
     cl_mem spins, bonds, thresholds, betas, lanes_below, partners, partials, totals;
     cl_mem partner_lanes; /* msc: [stack][place] lanes whose partner is in that place */
     size_t measure_wg, measure_groups, measure_global;
-    unsigned measure_batch;
+    unsigned measure_batch, tally_levels;
     cl_long *totals_host; /* [slot][config][bond sum, overlap, 0] */
     /* Tempering: the ensemble's betas (increasing), and host copies of the
      * uploads that follow the temperature <-> configuration map, kept alive

@@ -77,18 +77,29 @@ static void plan_measurement(ea_state *s)
     s->measure_wg = clmc_power_of_two_at_most(limit);
     size_t units = s->msc ? s->stacks : s->configurations;
     /* msc work-items tally a word per site and unpack their counters once, so
-     * they take more sites each (about 256) than naive ones (16). */
+     * they take more sites each (about 256) than naive ones (16), but the
+     * groups still give every compute unit a few work-groups. */
     size_t groups = s->n_sites / (s->measure_wg * (s->msc ? 256 : 16));
+    if (s->msc) {
+        size_t busy = (4 * (size_t)d->compute_units + units - 1) / units;
+        if (groups < busy) groups = busy;
+    }
+    size_t most = (s->n_sites + s->measure_wg - 1) / s->measure_wg; /* every work-item gets a site */
     groups = groups < 1 ? 1 : (groups > 64 ? 64 : groups);
+    if (groups > most) groups = most;
     while (groups > 1 && units * groups > MEASURE_GROUPS_MAX) groups /= 2;
     if (s->msc) {
-        /* Counts per work-item below 2^TALLY_LEVELS (20), per group below 2^32. */
-        size_t bonds = (size_t)s->n_sites * s->dim;
-        size_t item_groups = (bonds + s->measure_wg * ((1u << 20) - 1) - 1) / (s->measure_wg * ((1u << 20) - 1));
+        /* Counts per work-item below 2^TALLY_LEVELS_MAX, per group below 2^32. */
+        size_t bonds = (size_t)s->n_sites * s->dim, item_limit = ((size_t)1 << TALLY_LEVELS_MAX) - 1;
+        size_t item_groups = (bonds + s->measure_wg * item_limit - 1) / (s->measure_wg * item_limit);
         size_t group_groups = (size_t)((bonds + 0xFFFFFFFEull) / 0xFFFFFFFFull);
         if (groups < item_groups) groups = item_groups;
         if (groups < group_groups) groups = group_groups;
     }
+    /* Counter levels for the largest count of one work-item. */
+    size_t per_item = ((s->n_sites + groups * s->measure_wg - 1) / (groups * s->measure_wg)) * (size_t)s->dim;
+    s->tally_levels = 1;
+    while (((size_t)1 << s->tally_levels) <= per_item) s->tally_levels++;
     s->measure_groups = groups;
     s->measure_global = units * s->measure_groups * s->measure_wg;
     size_t batch = TOTALS_BYTES_MAX / (3 * (size_t)s->configurations * sizeof(cl_long));
@@ -101,11 +112,11 @@ static clmc_status build_kernels(ea_state *s)
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
-             "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu",
+             "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu -DTALLY_LEVELS=%u",
              s->dim, s->edge, s->realizations, s->temperatures, s->msc, s->couplings == CLMC_EA_GAUSSIAN,
              s->couplings == CLMC_EA_UNIFORM,
              s->shared_randoms, s->word_bits,
-             s->measure_wg, s->measure_groups);
+             s->measure_wg, s->measure_groups, s->tally_levels);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_update" : "ea_naive_update", &s->update));
