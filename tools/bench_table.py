@@ -23,6 +23,12 @@ def row(preset, entry):
     preset = entry.get("resolved_preset", preset)
     m, a = preset["model"], preset["algorithm"]
     lattice = f'{m["type"]} {m["dim"]}D' + (f' x{m["realizations"]}' if "realizations" in m else "")
+    if a.get("layout") == "msc" and "word_bits" in a:
+        lattice += f' w{a["word_bits"]}'
+    temperatures = len(preset.get("ensemble", {}).get("betas", []))
+    if temperatures > 1:
+        lattice += f' T{temperatures}'
+
     head = [entry["device"]["name"], lattice, str(m["L"]), a["layout"], str(a.get("hits", 1)), str(a.get("tile", 0))]
     metrics = entry.get("metrics", {})
     if entry.get("status") != "ok":
