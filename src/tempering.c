@@ -56,18 +56,24 @@ void clmc_tempering_free(clmc_tempering *pt)
     memset(pt, 0, sizeof *pt);
 }
 
+/* Loops over systems or configurations run in parallel (OpenMP, when the
+ * build has it) above this many iterations; every iteration writes its own
+ * entries, so the results do not depend on the threads. */
+#define PARALLEL_ABOVE 256
+
 clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, void *state)
 {
     if (!ops->set_betas || !ops->energies) {
         if (pt->n_temperatures == 1) return CLMC_OK; /* the model took ensemble.beta itself */
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: model \"%s\" does not support parallel tempering", ops->type);
     }
-    for (unsigned system = 0; system < pt->n_systems; system++)
-        for (unsigned t = 0; t < pt->n_temperatures; t++) {
-            unsigned c = pt->config_at[system * pt->n_temperatures + t];
-            pt->config_betas[c] = pt->betas[t];
-            pt->temperature_of[c] = t;
-        }
+    long n = (long)pt->n_configs;
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ABOVE)
+    for (long i = 0; i < n; i++) {
+        unsigned c = pt->config_at[i], t = (unsigned)(i % pt->n_temperatures);
+        pt->config_betas[c] = pt->betas[t];
+        pt->temperature_of[c] = t;
+    }
     return ops->set_betas(state, pt->config_betas, pt->temperature_of);
 }
 
@@ -87,37 +93,42 @@ static double exchange_uniform(const clmc_tempering *pt, unsigned system, unsign
     return ((double)r->v[t % 4] + 0.5) / 4294967296.0;
 }
 
-/* Round trips: a configuration heads up (+1) after touching the hottest end
- * (t = 0) and down (-1) after then touching the coldest; a trip completes
- * when it is back at t = 0 heading down. */
-static void track_round_trips(clmc_tempering *pt, unsigned system)
+/* One system's exchanges, pairs (0, 1), (1, 2), ... in turn; counts accepted
+ * swaps per pair and returns the round trips it completed.  A configuration
+ * heads up (+1) after touching the hottest end (t = 0) and down (-1) after
+ * then touching the coldest; a trip completes when it is back at t = 0
+ * heading down. */
+static unsigned exchange_system(clmc_tempering *pt, unsigned system, uint64_t *accepted)
 {
-    unsigned *at = pt->config_at + system * pt->n_temperatures, top = pt->n_temperatures - 1;
-    if (pt->heading[at[0]] == -1) pt->round_trips++;
+    unsigned *at = pt->config_at + system * pt->n_temperatures, first = UINT32_MAX;
+    clmc_philox_ctr r;
+    for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) {
+        /* Swapping the temperatures of a (at beta_t) and b (at beta_t+1). */
+        unsigned a = at[t], b = at[t + 1];
+        double log_ratio = (pt->betas[t + 1] - pt->betas[t]) * (pt->energies[b] - pt->energies[a]);
+        if (log_ratio >= 0 || log(exchange_uniform(pt, system, t, &r, &first)) < log_ratio) {
+            at[t] = b;
+            at[t + 1] = a;
+            accepted[t]++;
+        }
+    }
+    unsigned top = pt->n_temperatures - 1, trips = pt->heading[at[0]] == -1;
     pt->heading[at[0]] = +1;
     if (pt->heading[at[top]] == +1) pt->heading[at[top]] = -1;
+    return trips;
 }
 
 clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *ops, void *state)
 {
     if (pt->n_temperatures < 2) return CLMC_OK;
     CLMC_TRY(ops->energies(state, pt->energies));
-    for (unsigned system = 0; system < pt->n_systems; system++) {
-        unsigned *at = pt->config_at + system * pt->n_temperatures, first = UINT32_MAX;
-        clmc_philox_ctr r;
-        for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) {
-            /* Swapping the temperatures of a (at beta_t) and b (at beta_t+1). */
-            unsigned a = at[t], b = at[t + 1];
-            double log_ratio = (pt->betas[t + 1] - pt->betas[t]) * (pt->energies[b] - pt->energies[a]);
-            pt->attempted[t]++;
-            if (log_ratio >= 0 || log(exchange_uniform(pt, system, t, &r, &first)) < log_ratio) {
-                at[t] = b;
-                at[t + 1] = a;
-                pt->accepted[t]++;
-            }
-        }
-        track_round_trips(pt, system);
-    }
+    unsigned pairs = pt->n_temperatures - 1;
+    uint64_t trips = 0, *accepted = pt->accepted;
+    long systems = (long)pt->n_systems;
+#pragma omp parallel for schedule(static) reduction(+ : trips, accepted[:pairs]) if (systems > PARALLEL_ABOVE)
+    for (long system = 0; system < systems; system++) trips += exchange_system(pt, (unsigned)system, accepted);
+    pt->round_trips += trips;
+    for (unsigned t = 0; t < pairs; t++) pt->attempted[t] += pt->n_systems;
     pt->exchanges++;
     return clmc_tempering_apply(pt, ops, state);
 }

@@ -430,6 +430,39 @@ Test(ea, msc_tempering_sample_4x4_against_enumeration, .timeout = 300)
     cJSON_Delete(result);
 }
 
+/* The host side of the exchanges runs its per-chain loops on several
+ * threads when the build has OpenMP (above 256 chains, 4096
+ * configurations): one thread and two must give the same run. */
+Test(ea, tempering_does_not_depend_on_host_threads, .timeout = 300)
+{
+    const char *threads[] = {"1", "2"};
+    char *series[2], *reports[2];
+    cJSON *results[2];
+    for (int i = 0; i < 2; i++) {
+        setenv("OMP_NUM_THREADS", threads[i], 1);
+        const char *preset =
+            "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 4, \"realizations\": 2048},"
+            " \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\":"
+            " \"parallel_tempering\", \"betas\": [0.5, 1.0, 1.5, 2.0], \"exchange_every\": 2},"
+            " \"run\": {\"thermalization\": 20, \"sweeps\": 100, \"measure_every\": 10, \"seed\": 5}}";
+        series[i] = run_dir_preset(preset, i == 0 ? "ea-threads-1" : "ea-threads-2", &results[i]);
+        reports[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(results[i], "observables"),
+                                                                "tempering"));
+    }
+    printf("4096 chains x 4 temperatures, OMP_NUM_THREADS 1 vs 2: hashes %s %s; series %s; tempering reports %s\n",
+           configuration_hash(results[0]), configuration_hash(results[1]),
+           strcmp(series[0], series[1]) == 0 ? "identical" : "different",
+           strcmp(reports[0], reports[1]) == 0 ? "identical" : "different");
+    cr_expect_str_eq(configuration_hash(results[0]), configuration_hash(results[1]));
+    cr_expect_str_eq(series[0], series[1], "series.csv differ");
+    cr_expect_str_eq(reports[0], reports[1], "exchange histories differ");
+    for (int i = 0; i < 2; i++) {
+        free(series[i]);
+        free(reports[i]);
+        cJSON_Delete(results[i]);
+    }
+}
+
 /* ---- Couplings and preset errors ------------------------------------------ */
 
 /* 10^5 bonds: bimodal balanced, Gaussian with mean 0 and variance 1, within

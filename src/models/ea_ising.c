@@ -169,6 +169,11 @@ static clmc_status upload_couplings(ea_state *s)
     return status;
 }
 
+static void clear_lanes(const ea_state *s, void *words, size_t first, size_t count)
+{
+    memset((char *)words + first * ea_word_bytes(s), 0, count * ea_word_bytes(s));
+}
+
 static void set_lane(const ea_state *s, void *words, size_t at, unsigned lane)
 {
     if (s->word_bits == 64) ((cl_ulong *)words)[at] |= (cl_ulong)1 << lane;
@@ -182,29 +187,34 @@ static void set_lane(const ea_state *s, void *words, size_t at, unsigned lane)
  * of their partners. */
 static void map_temperatures(ea_state *s)
 {
-    cl_uint t_count = s->temperatures;
-    for (cl_uint c = 0; c < s->configurations; c++)
-        s->config_at[(c / t_count) * t_count + s->temperature_of[c]] = c;
-    for (cl_uint chain = 0; chain < 2 * s->realizations; chain++)
-        for (cl_uint t = 0; t < t_count; t++)
-            s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1u) * t_count + t];
+    long t_count = (long)s->temperatures, n = (long)s->configurations, chains = 2 * (long)s->realizations;
+#pragma omp parallel for schedule(static) if (n > 4096)
+    for (long c = 0; c < n; c++) s->config_at[(c / t_count) * t_count + s->temperature_of[c]] = (cl_uint)c;
+#pragma omp parallel for schedule(static) if (n > 4096)
+    for (long chain = 0; chain < chains; chain++)
+        for (long t = 0; t < t_count; t++)
+            s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1) * t_count + t];
     if (!s->msc) return;
-    size_t row = t_count + 1;
-    memset(s->lanes_below_host, 0, (size_t)s->stacks * row * ea_word_bytes(s));
-    memset(s->partner_lanes_host, 0, (size_t)s->stacks * t_count * ea_word_bytes(s));
-    /* Lanes at temperature t go to row t + 1, then rows become prefix unions. */
-    for (cl_uint c = 0; c < s->configurations; c++) {
-        cl_uint chain = c / t_count, realization = chain / 2, lane = realization % s->word_bits;
-        size_t stack = (2 * (realization / s->word_bits) + chain % 2) * (size_t)t_count + c % t_count;
-        set_lane(s, s->lanes_below_host, stack * row + s->temperature_of[c] + 1, lane);
-        set_lane(s, s->partner_lanes_host, stack * t_count + s->partners_host[c] % t_count, lane);
-    }
-    for (size_t stack = 0; stack < s->stacks; stack++)
-        for (size_t j = 2; j <= t_count; j++) {
-            size_t at = stack * row + j;
-            if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[at] |= ((cl_ulong *)s->lanes_below_host)[at - 1];
-            else ((cl_uint *)s->lanes_below_host)[at] |= ((cl_uint *)s->lanes_below_host)[at - 1];
+    /* Per stack (its own rows only): lanes at temperature t go to row t + 1
+     * of lanes_below, then the rows become prefix unions. */
+    long stacks = (long)s->stacks;
+    size_t row = (size_t)t_count + 1;
+#pragma omp parallel for schedule(static) if (n > 4096)
+    for (long stack = 0; stack < stacks; stack++) {
+        size_t below = (size_t)stack * row, partner = (size_t)stack * t_count;
+        long word = stack / (2 * t_count), replica = (stack / t_count) % 2, place = stack % t_count;
+        clear_lanes(s, s->lanes_below_host, below, row);
+        clear_lanes(s, s->partner_lanes_host, partner, (size_t)t_count);
+        for (unsigned lane = 0; lane < s->word_bits; lane++) {
+            long c = (2 * ((long)s->word_bits * word + lane) + replica) * t_count + place;
+            set_lane(s, s->lanes_below_host, below + s->temperature_of[c] + 1, lane);
+            set_lane(s, s->partner_lanes_host, partner + s->partners_host[c] % t_count, lane);
         }
+        for (size_t j = 2; j <= (size_t)t_count; j++) {
+            if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[below + j] |= ((cl_ulong *)s->lanes_below_host)[below + j - 1];
+            else ((cl_uint *)s->lanes_below_host)[below + j] |= ((cl_uint *)s->lanes_below_host)[below + j - 1];
+        }
+    }
 }
 
 /* naive: Metropolis thresholds and beta of every configuration (after
