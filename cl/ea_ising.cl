@@ -427,14 +427,39 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
 /* Bit-sliced per-lane counters: c[k] holds bit k of every lane's count;
  * TALLY_LEVELS (from the host) covers the largest count of a work-item. */
 
-inline void tally(word_t *c, word_t carry)
+/* Adds carry << level to every lane's count. */
+inline void tally_at(word_t *c, word_t carry, uint level)
 {
 #pragma unroll
     for (uint k = 0; k < TALLY_LEVELS; k++) {
+        if (k < level) continue;
         word_t next = c[k] & carry;
         c[k] ^= carry;
         carry = next;
         if (!carry) break;
+    }
+}
+
+/* Adds the counters of work-items lid and lid + stride for FOLD_ROUNDS
+ * rounds (stride WG / 2, WG / 4, ...), leaving the sums of 2^FOLD_ROUNDS
+ * work-items in lids 0 .. WG / 2^FOLD_ROUNDS - 1: bit-sliced additions, so
+ * far fewer lanes have to be unpacked one by one afterwards. */
+inline void fold_tallies(word_t *c, __local word_t *buffer, uint lid)
+{
+    for (uint fold = 0, stride = MEASURE_WG / 2; fold < FOLD_ROUNDS; fold++, stride /= 2) {
+        if (lid >= stride && lid < 2 * stride)
+            for (uint k = 0; k < TALLY_LEVELS; k++) buffer[(lid - stride) * TALLY_LEVELS + k] = c[k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < stride) {
+            word_t carry = 0;
+            for (uint k = 0; k < TALLY_LEVELS; k++) {
+                word_t other = buffer[lid * TALLY_LEVELS + k], odd = c[k] ^ other;
+                word_t next = (c[k] & other) | (carry & odd);
+                c[k] = odd ^ carry;
+                carry = next;
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
 
@@ -450,9 +475,10 @@ inline uint tally_of(const word_t *c, uint lane)
 /* Work-group (stack, g) sums sites g WG + lid, stepping by the groups, one
  * word (W configurations) at a time into bit-sliced counters of satisfied
  * bonds and of spins agreeing with the partner (the host keeps a work-item's
- * counts below 2^TALLY_LEVELS and a group's below 2^32); then every
- * work-item adds its lanes' counts into the group's local sums, lanes in a
- * staggered order so that few work-items hit one address at a time.  The
+ * counts below 2^TALLY_LEVELS after folding 2^FOLD_ROUNDS of them, and a
+ * group's below 2^32); then the folded work-items add their lanes' counts
+ * into the group's local sums, lanes in a staggered order so that few
+ * work-items hit one address at a time.  The
  * partners of a stack's lanes lie in the other replica's stacks of the same
  * word: partner_lanes[stack][p] marks the lanes whose partner is in place p.
  * with_overlap = 0 (tempering energies) skips the overlaps. */
@@ -461,6 +487,7 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
                     __global const word_t *partner_lanes, __global long *partials, uint with_overlap)
 {
     __local uint lane_sums[2 * WORD_BITS], group_sites;
+    __local word_t fold_buffer[MEASURE_WG / 2 * TALLY_LEVELS];
     uint lid = get_local_id(0);
     uint stack = get_group_id(0) / MEASURE_GROUPS, group = get_group_id(0) % MEASURE_GROUPS;
     uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
@@ -477,23 +504,34 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
     for (uint site = group * MEASURE_WG + lid; site < SITES; site += MEASURE_GROUPS * MEASURE_WG) {
         word_t s = own[site];
         neighbourhood n = neighbours_of(site);
-        for (uint d = 0; d < DIM; d++) tally(satisfied, ~(s ^ own[n.up[d]] ^ bonds[site * DIM + d]));
+        /* The site's satisfied bonds up to DIM = 3 as a 2-bit number (sum, high). */
+        word_t sum = 0, high = 0;
+        for (uint d = 0; d < DIM; d++) {
+            word_t bond = ~(s ^ own[n.up[d]] ^ bonds[site * DIM + d]);
+            high |= sum & bond;
+            sum ^= bond;
+        }
+        tally_at(satisfied, sum, 0);
+        tally_at(satisfied, high, 1);
         if (with_overlap) {
             word_t agree = 0;
             for (uint place = 0; place < TEMPERATURES; place++) {
                 word_t lanes = partner_mask[place];
                 if (lanes) agree |= ~(s ^ others[(size_t)place * SITES + site]) & lanes;
             }
-            tally(agreeing, agree);
+            tally_at(agreeing, agree, 0);
         }
         sites++;
     }
-    for (uint step = 0; step < WORD_BITS; step++) {
-        uint lane = (lid + step) % WORD_BITS;
-        atomic_add(&lane_sums[lane], tally_of(satisfied, lane));
-        if (with_overlap) atomic_add(&lane_sums[WORD_BITS + lane], tally_of(agreeing, lane));
-    }
     atomic_add(&group_sites, sites);
+    fold_tallies(satisfied, fold_buffer, lid);
+    if (with_overlap) fold_tallies(agreeing, fold_buffer, lid);
+    if (lid < (MEASURE_WG >> FOLD_ROUNDS))
+        for (uint step = 0; step < WORD_BITS; step++) {
+            uint lane = (lid + step) % WORD_BITS;
+            atomic_add(&lane_sums[lane], tally_of(satisfied, lane));
+            if (with_overlap) atomic_add(&lane_sums[WORD_BITS + lane], tally_of(agreeing, lane));
+        }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint lane = lid; lane < WORD_BITS; lane += MEASURE_WG) {
         uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + stack % TEMPERATURES;

@@ -34,7 +34,7 @@ typedef struct {
     cl_mem spins, bonds, thresholds, betas, lanes_below, partners, partials, totals;
     cl_mem partner_lanes; /* msc: [stack][place] lanes whose partner is in that place */
     size_t measure_wg, measure_groups, measure_global;
-    unsigned measure_batch, tally_levels;
+    unsigned measure_batch, tally_levels, fold_rounds;
     cl_long *totals_host; /* [slot][config][bond sum, overlap, 0] */
     /* Tempering: the ensemble's betas (increasing), and host copies of the
      * uploads that follow the temperature <-> configuration map, kept alive

@@ -89,15 +89,20 @@ static void plan_measurement(ea_state *s)
     if (groups > most) groups = most;
     while (groups > 1 && units * groups > MEASURE_GROUPS_MAX) groups /= 2;
     if (s->msc) {
-        /* Counts per work-item below 2^TALLY_LEVELS_MAX, per group below 2^32. */
-        size_t bonds = (size_t)s->n_sites * s->dim, item_limit = ((size_t)1 << TALLY_LEVELS_MAX) - 1;
+        /* Counts of 2^fold_rounds work-items below 2^TALLY_LEVELS_MAX, per
+         * group below 2^32. */
+        s->fold_rounds = 0;
+        while (s->fold_rounds < 3 && ((size_t)2 << s->fold_rounds) <= s->measure_wg) s->fold_rounds++;
+        size_t bonds = (size_t)s->n_sites * s->dim;
+        size_t item_limit = (((size_t)1 << TALLY_LEVELS_MAX) - 1) >> s->fold_rounds;
         size_t item_groups = (bonds + s->measure_wg * item_limit - 1) / (s->measure_wg * item_limit);
         size_t group_groups = (size_t)((bonds + 0xFFFFFFFEull) / 0xFFFFFFFFull);
         if (groups < item_groups) groups = item_groups;
         if (groups < group_groups) groups = group_groups;
     }
-    /* Counter levels for the largest count of one work-item. */
+    /* Counter levels for the largest count of 2^fold_rounds work-items. */
     size_t per_item = ((s->n_sites + groups * s->measure_wg - 1) / (groups * s->measure_wg)) * (size_t)s->dim;
+    per_item <<= s->fold_rounds;
     s->tally_levels = 1;
     while (((size_t)1 << s->tally_levels) <= per_item) s->tally_levels++;
     s->measure_groups = groups;
@@ -112,11 +117,12 @@ static clmc_status build_kernels(ea_state *s)
     char options[512];
     snprintf(options, sizeof options,
              "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
-             "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu -DTALLY_LEVELS=%u",
+             "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu -DTALLY_LEVELS=%u "
+             "-DFOLD_ROUNDS=%u",
              s->dim, s->edge, s->realizations, s->temperatures, s->msc, s->couplings == CLMC_EA_GAUSSIAN,
              s->couplings == CLMC_EA_UNIFORM,
              s->shared_randoms, s->word_bits,
-             s->measure_wg, s->measure_groups, s->tally_levels);
+             s->measure_wg, s->measure_groups, s->tally_levels, s->fold_rounds);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_update" : "ea_naive_update", &s->update));
