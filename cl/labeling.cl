@@ -1,0 +1,121 @@
+/* Connected components of a bond configuration on the periodic square
+ * (DIM 2) or simple cubic (DIM 3) lattice of edge EDGE: self-labeling inside
+ * tiles of edge TILE held in local memory, then consolidation across tiles
+ * by label relaxation on the tiles' roots.  The seed's scheme ("Connected
+ * component identification and cluster update on GPU", sections II.2.3 and
+ * II.3.1), with atomic minima so that every label only decreases and the
+ * result does not depend on the order of operations: each site ends with the
+ * smallest site index of its cluster.
+ *
+ * Defines: DIM, EDGE, TILE (divides EDGE), LABEL_WG (work-group size,
+ * dividing TILE^DIM).  Sites are row-major, x fastest; bonds[site] bit d set
+ * = the bond from the site to its +d neighbour (periodic) is active. */
+
+#if DIM == 2
+#define SITES ((uint)EDGE * EDGE)
+#define TILE_SITES ((uint)TILE * TILE)
+#else
+#define SITES ((uint)EDGE * EDGE * EDGE)
+#define TILE_SITES ((uint)TILE * TILE * TILE)
+#endif
+#define TILES_PER_EDGE (EDGE / TILE)
+
+/* Lattice site of site `i` of tile `tile` (both row-major, x fastest). */
+inline uint tile_site(uint tile, uint i)
+{
+    uint x = (tile % TILES_PER_EDGE) * TILE + i % TILE;
+    uint y = (tile / TILES_PER_EDGE % TILES_PER_EDGE) * TILE + i / TILE % TILE;
+#if DIM == 3
+    uint z = tile / (TILES_PER_EDGE * TILES_PER_EDGE) * TILE + i / (TILE * TILE);
+    return x + EDGE * (y + EDGE * z);
+#else
+    return x + EDGE * y;
+#endif
+}
+
+/* Self-labeling: labels start as site numbers; every pass, each active bond
+ * inside the tile lowers both its ends' labels to the smaller of the two,
+ * until a pass changes nothing (decided by the whole work-group). */
+__kernel __attribute__((reqd_work_group_size(LABEL_WG, 1, 1)))
+void label_tiles(__global const uchar *bonds, __global uint *labels)
+{
+    __local uint label[TILE_SITES];
+    __local uchar bond[TILE_SITES];
+    __local int changed;
+    uint tile = get_group_id(0), lid = get_local_id(0);
+    for (uint i = lid; i < TILE_SITES; i += LABEL_WG) {
+        uint site = tile_site(tile, i);
+        label[i] = site;
+        bond[i] = bonds[site];
+    }
+    for (;;) {
+        if (lid == 0) changed = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint i = lid; i < TILE_SITES; i += LABEL_WG) {
+            uint stride = 1;
+            for (uint d = 0; d < DIM; d++, stride *= TILE) {
+                if (!((bond[i] >> d) & 1u) || (i / stride) % TILE == TILE - 1) continue;
+                uint a = label[i], b = label[i + stride];
+                if (a != b) {
+                    uint low = min(a, b);
+                    atomic_min(&label[i], low);
+                    atomic_min(&label[i + stride], low);
+                    changed = 1;
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int again = changed;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!again) break;
+    }
+    for (uint i = lid; i < TILE_SITES; i += LABEL_WG) labels[tile_site(tile, i)] = label[i];
+}
+
+/* Root of a site: labels point to smaller sites or to the site itself. */
+inline uint find_root(volatile __global uint *labels, uint site)
+{
+    uint next = labels[site];
+    while (next != site) {
+        site = next;
+        next = labels[site];
+    }
+    return site;
+}
+
+/* Neighbour of `site` in direction +d (periodic) and whether the bond to it
+ * crosses a tile boundary. */
+inline uint step_up(uint site, uint d, bool *crosses)
+{
+    uint stride = d == 0 ? 1u : (d == 1 ? (uint)EDGE : (uint)EDGE * EDGE);
+    uint coordinate = site / stride % EDGE;
+    *crosses = coordinate % TILE == TILE - 1;
+    return coordinate == EDGE - 1 ? site - (EDGE - 1) * stride : site + stride;
+}
+
+/* One relaxation pass over the bonds that cross tile boundaries (periodic
+ * wrap bonds included): the larger of the two roots is hooked under the
+ * smaller; *changed is set while any such bond still joins two roots. */
+__kernel void relax_tiles(__global const uchar *bonds, volatile __global uint *labels, __global int *changed)
+{
+    uint site = get_global_id(0);
+    if (site >= SITES) return;
+    uint active = bonds[site];
+    for (uint d = 0; d < DIM; d++) {
+        bool crosses;
+        uint neighbour = step_up(site, d, &crosses);
+        if (!((active >> d) & 1u) || !crosses) continue;
+        uint a = find_root(labels, site), b = find_root(labels, neighbour);
+        if (a != b) {
+            atomic_min(&labels[max(a, b)], min(a, b));
+            *changed = 1;
+        }
+    }
+}
+
+/* Every site takes its root's label. */
+__kernel void flatten_labels(volatile __global uint *labels)
+{
+    uint site = get_global_id(0);
+    if (site < SITES) labels[site] = find_root(labels, site);
+}

@@ -1,0 +1,154 @@
+/* Connected-component labeling on the device against a host union-find:
+ * random bond configurations at p = 0.2, 0.5, 0.8 in 2D and 3D, several tile
+ * edges, clusters wrapping the torus included.  The device must give every
+ * site the smallest site index of its cluster, i.e. exactly the partition of
+ * the host union-find, with the same representatives. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clmc/labeling.h"
+#include "common/philox.h"
+
+typedef struct {
+    int dim, edge, tile;
+    double p;
+} label_case;
+
+ParameterizedTestParameters(labeling, partition_equals_host_union_find)
+{
+    static label_case cases[] = {
+        {2, 64, 8, 0.2},  {2, 64, 8, 0.5},  {2, 64, 8, 0.8},  {2, 64, 16, 0.5}, {2, 64, 32, 0.5},
+        {2, 48, 16, 0.5}, {2, 96, 32, 0.8}, {3, 16, 4, 0.2},  {3, 16, 4, 0.5},  {3, 16, 8, 0.25},
+        {3, 16, 8, 0.8},  {3, 24, 8, 0.5},  {2, 8, 8, 0.6},   {3, 8, 8, 0.5},
+    };
+    return cr_make_param_array(label_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+static uint32_t find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+}
+
+/* Union by smaller index: every root is its cluster's smallest site. */
+static void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = find(parent, a);
+    b = find(parent, b);
+    if (a < b) parent[b] = a;
+    else if (b < a) parent[a] = b;
+}
+
+static uint32_t neighbour_up(int dim, int edge, uint32_t site, int d)
+{
+    uint32_t stride = d == 0 ? 1u : (d == 1 ? (uint32_t)edge : (uint32_t)(edge * edge));
+    uint32_t coordinate = site / stride % (uint32_t)edge;
+    (void)dim;
+    return coordinate == (uint32_t)edge - 1 ? site - (uint32_t)(edge - 1) * stride : site + stride;
+}
+
+/* True if some cluster wraps the torus along x: a depth-first search keeps
+ * every site's unwrapped x; reaching a seen site with another unwrapped x
+ * means a closed path around the torus. */
+static int wraps_in_x(int dim, int edge, const uint8_t *bonds, size_t sites)
+{
+    long *unwrapped = malloc(sites * sizeof *unwrapped);
+    char *seen = calloc(sites, 1);
+    uint32_t *stack = malloc(sites * sizeof *stack);
+    int found = 0;
+    for (size_t start = 0; start < sites && !found; start++) {
+        if (seen[start]) continue;
+        size_t top = 0;
+        stack[top++] = (uint32_t)start;
+        seen[start] = 1;
+        unwrapped[start] = 0;
+        while (top && !found) {
+            uint32_t s = stack[--top];
+            for (int d = 0; d < dim; d++) {
+                uint32_t stride = d == 0 ? 1u : (d == 1 ? (uint32_t)edge : (uint32_t)(edge * edge));
+                uint32_t c = s / stride % (uint32_t)edge;
+                uint32_t up = neighbour_up(dim, edge, s, d);
+                uint32_t down = c == 0 ? s + (uint32_t)(edge - 1) * stride : s - stride;
+                uint32_t next[2] = {up, down};
+                int active[2] = {(bonds[s] >> d) & 1, (bonds[down] >> d) & 1};
+                for (int k = 0; k < 2; k++) {
+                    if (!active[k]) continue;
+                    long x = unwrapped[s] + (d == 0 ? (k == 0 ? 1 : -1) : 0);
+                    if (!seen[next[k]]) {
+                        seen[next[k]] = 1;
+                        unwrapped[next[k]] = x;
+                        stack[top++] = next[k];
+                    } else if (unwrapped[next[k]] != x) {
+                        found = 1;
+                    }
+                }
+            }
+        }
+    }
+    free(unwrapped);
+    free(seen);
+    free(stack);
+    return found;
+}
+
+ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .timeout = 300)
+{
+    size_t sites = c->dim == 2 ? (size_t)c->edge * c->edge : (size_t)c->edge * c->edge * c->edge;
+    uint8_t *bonds = calloc(sites, 1);
+    uint32_t *labels = malloc(sites * sizeof *labels), *parent = malloc(sites * sizeof *parent);
+    cr_assert(bonds && labels && parent);
+    clmc_philox_key key = {{(uint32_t)(1000 * c->p) + 17u * (uint32_t)c->tile, (uint32_t)c->edge}};
+    uint32_t threshold = (uint32_t)(c->p * 4294967296.0);
+    for (uint32_t site = 0; site < sites; site++) {
+        clmc_philox_ctr r = clmc_random4(key, site, (uint32_t)c->dim, 0, 99u);
+        for (int d = 0; d < c->dim; d++)
+            if (r.v[d] < threshold) bonds[site] |= (uint8_t)(1u << d);
+        parent[site] = site;
+    }
+    for (uint32_t site = 0; site < sites; site++)
+        for (int d = 0; d < c->dim; d++)
+            if ((bonds[site] >> d) & 1u) unite(parent, site, neighbour_up(c->dim, c->edge, site, d));
+    clmc_runtime *rt = NULL;
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    clmc_label_lattice lattice = {c->dim, c->edge, c->tile};
+    clmc_label_report report = {0};
+    cr_assert_eq(clmc_label_bonds(rt, lattice, bonds, labels, &report), CLMC_OK, "%s", clmc_error_message());
+    size_t mismatches = 0, clusters = 0, largest = 0;
+    size_t *sizes = calloc(sites, sizeof *sizes);
+    for (uint32_t site = 0; site < sites; site++) {
+        uint32_t root = find(parent, site);
+        mismatches += labels[site] != root;
+        clusters += root == site;
+        if (++sizes[root] > largest) largest = sizes[root];
+    }
+    int wraps = wraps_in_x(c->dim, c->edge, bonds, sites);
+    printf("%dD L=%d tile %d p=%.2f: %zu clusters, largest %zu of %zu sites, %s in x; %u relaxation passes; "
+           "%zu labels differ from the host union-find\n",
+           c->dim, c->edge, c->tile, c->p, clusters, largest, sites, wraps ? "a cluster wraps" : "none wraps",
+           report.relax_passes, mismatches);
+    cr_expect_eq(mismatches, 0, "%zu sites labelled differently from the host union-find", mismatches);
+    if (c->p >= 0.8) cr_expect(wraps, "p=%.2f should give a cluster wrapping the torus", c->p);
+    free(sizes);
+    free(bonds);
+    free(labels);
+    free(parent);
+    clmc_runtime_close(rt);
+}
+
+/* Bad lattices are input errors that name the problem. */
+Test(labeling, invalid_lattices_are_input_errors)
+{
+    clmc_runtime *rt = NULL;
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    uint8_t bonds[64] = {0};
+    uint32_t labels[64];
+    clmc_label_lattice bad[] = {{4, 8, 0}, {2, 8, 3}, {2, 1, 0}, {3, 128, 32}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        clmc_status status = clmc_label_bonds(rt, bad[i], bonds, labels, NULL);
+        printf("dim %d edge %d tile %d: %s\n", bad[i].dim, bad[i].edge, bad[i].tile, clmc_error_message());
+        cr_expect_eq(status, CLMC_ERR_INPUT);
+    }
+    clmc_runtime_close(rt);
+}
