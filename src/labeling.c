@@ -2,6 +2,7 @@
 #include "clmc/labeling.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define RELAX_PASSES_MAX 100000
 
@@ -25,21 +26,24 @@ static clmc_status check_lattice(clmc_label_lattice *l)
     return CLMC_OK;
 }
 
-typedef struct {
+struct clmc_labeler {
+    clmc_runtime *rt;
+    clmc_label_lattice lattice;
+    size_t sites, tile_sites, wg;
     cl_program program;
     cl_kernel tiles, relax, flatten;
-    cl_mem bonds, labels, changed;
-} labeling;
+    cl_mem changed;
+};
 
-static void release(labeling *w)
+void clmc_labeler_destroy(clmc_labeler *w)
 {
+    if (!w) return;
     if (w->tiles) CLMC_CL_WARN(clReleaseKernel(w->tiles));
     if (w->relax) CLMC_CL_WARN(clReleaseKernel(w->relax));
     if (w->flatten) CLMC_CL_WARN(clReleaseKernel(w->flatten));
     if (w->program) CLMC_CL_WARN(clReleaseProgram(w->program));
-    cl_mem buffers[] = {w->bonds, w->labels, w->changed};
-    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
-        if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
+    if (w->changed) CLMC_CL_WARN(clReleaseMemObject(w->changed));
+    free(w);
 }
 
 static clmc_status create_buffer(clmc_runtime *rt, cl_mem_flags flags, size_t bytes, void *host, cl_mem *out)
@@ -50,54 +54,71 @@ static clmc_status create_buffer(clmc_runtime *rt, cl_mem_flags flags, size_t by
     return CLMC_OK;
 }
 
-/* Relaxation passes until no bond across tiles joins two roots. */
-static clmc_status relax(clmc_runtime *rt, labeling *w, size_t sites, unsigned *passes)
+static clmc_status build(clmc_labeler *w)
 {
-    cl_command_queue queue = clmc_runtime_queue(rt);
+    const clmc_label_lattice *l = &w->lattice;
+    w->sites = l->dim == 2 ? (size_t)l->edge * l->edge : (size_t)l->edge * l->edge * l->edge;
+    w->tile_sites = l->dim == 2 ? (size_t)l->tile * l->tile : (size_t)l->tile * l->tile * l->tile;
+    w->wg = clmc_runtime_device(w->rt)->max_work_group_size;
+    w->wg = w->wg > 256 ? 256 : w->wg;
+    while (w->wg > 1 && w->tile_sites % w->wg != 0) w->wg /= 2;
+    char options[256];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DTILE=%d -DLABEL_WG=%zu", l->dim, l->edge,
+             l->tile, w->wg);
+    CLMC_TRY(clmc_program_build(w->rt, "labeling.cl", options, &w->program));
+    CLMC_TRY(clmc_kernel_create(w->program, "label_tiles", &w->tiles));
+    CLMC_TRY(clmc_kernel_create(w->program, "relax_tiles", &w->relax));
+    CLMC_TRY(clmc_kernel_create(w->program, "flatten_labels", &w->flatten));
+    return create_buffer(w->rt, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &w->changed);
+}
+
+clmc_status clmc_labeler_create(clmc_runtime *rt, clmc_label_lattice lattice, clmc_labeler **out)
+{
+    *out = NULL;
+    CLMC_TRY(check_lattice(&lattice));
+    clmc_labeler *w = calloc(1, sizeof *w);
+    if (!w) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    w->rt = rt;
+    w->lattice = lattice;
+    clmc_status status = build(w);
+    if (status != CLMC_OK) {
+        clmc_labeler_destroy(w);
+        return status;
+    }
+    *out = w;
+    return CLMC_OK;
+}
+
+/* Relaxation passes until no bond across tiles joins two roots. */
+static clmc_status relax(clmc_labeler *w, unsigned *passes)
+{
+    cl_command_queue queue = clmc_runtime_queue(w->rt);
     for (*passes = 1; *passes <= RELAX_PASSES_MAX; (*passes)++) {
         cl_int changed = 0;
         CLMC_CL_TRY(clEnqueueWriteBuffer(queue, w->changed, CL_FALSE, 0, sizeof changed, &changed, 0, NULL, NULL));
-        CLMC_TRY(clmc_enqueue(rt, w->relax, 1, &sites, NULL, CLMC_UNTIMED));
+        CLMC_TRY(clmc_enqueue(w->rt, w->relax, 1, &w->sites, NULL, CLMC_UNTIMED));
         CLMC_CL_TRY(clEnqueueReadBuffer(queue, w->changed, CL_TRUE, 0, sizeof changed, &changed, 0, NULL, NULL));
         if (!changed) return CLMC_OK;
     }
     return clmc_fail(CLMC_ERR_DEVICE, "labeling: no convergence after %d relaxation passes", RELAX_PASSES_MAX);
 }
 
-static clmc_status run(clmc_runtime *rt, const clmc_label_lattice *l, const uint8_t *bonds, uint32_t *labels,
-                       clmc_label_report *report, labeling *w)
+clmc_status clmc_labeler_run(clmc_labeler *w, cl_mem bonds, cl_mem labels, clmc_label_report *report)
 {
-    size_t sites = l->dim == 2 ? (size_t)l->edge * l->edge : (size_t)l->edge * l->edge * l->edge;
-    size_t tile_sites = l->dim == 2 ? (size_t)l->tile * l->tile : (size_t)l->tile * l->tile * l->tile;
-    size_t wg = clmc_runtime_device(rt)->max_work_group_size;
-    wg = wg > 256 ? 256 : wg;
-    while (wg > 1 && tile_sites % wg != 0) wg /= 2;
-    char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DTILE=%d -DLABEL_WG=%zu", l->dim, l->edge,
-             l->tile, wg);
-    CLMC_TRY(clmc_program_build(rt, "labeling.cl", options, &w->program));
-    CLMC_TRY(clmc_kernel_create(w->program, "label_tiles", &w->tiles));
-    CLMC_TRY(clmc_kernel_create(w->program, "relax_tiles", &w->relax));
-    CLMC_TRY(clmc_kernel_create(w->program, "flatten_labels", &w->flatten));
-    CLMC_TRY(create_buffer(rt, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sites, (void *)bonds, &w->bonds));
-    CLMC_TRY(create_buffer(rt, CL_MEM_READ_WRITE, sites * sizeof(cl_uint), NULL, &w->labels));
-    CLMC_TRY(create_buffer(rt, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &w->changed));
-    CLMC_CL_TRY(clSetKernelArg(w->tiles, 0, sizeof(cl_mem), &w->bonds));
-    CLMC_CL_TRY(clSetKernelArg(w->tiles, 1, sizeof(cl_mem), &w->labels));
-    CLMC_CL_TRY(clSetKernelArg(w->relax, 0, sizeof(cl_mem), &w->bonds));
-    CLMC_CL_TRY(clSetKernelArg(w->relax, 1, sizeof(cl_mem), &w->labels));
+    CLMC_CL_TRY(clSetKernelArg(w->tiles, 0, sizeof(cl_mem), &bonds));
+    CLMC_CL_TRY(clSetKernelArg(w->tiles, 1, sizeof(cl_mem), &labels));
+    CLMC_CL_TRY(clSetKernelArg(w->relax, 0, sizeof(cl_mem), &bonds));
+    CLMC_CL_TRY(clSetKernelArg(w->relax, 1, sizeof(cl_mem), &labels));
     CLMC_CL_TRY(clSetKernelArg(w->relax, 2, sizeof(cl_mem), &w->changed));
-    CLMC_CL_TRY(clSetKernelArg(w->flatten, 0, sizeof(cl_mem), &w->labels));
-    size_t global = sites / tile_sites * wg;
-    CLMC_TRY(clmc_enqueue(rt, w->tiles, 1, &global, &wg, CLMC_UNTIMED));
+    CLMC_CL_TRY(clSetKernelArg(w->flatten, 0, sizeof(cl_mem), &labels));
+    size_t global = w->sites / w->tile_sites * w->wg;
+    CLMC_TRY(clmc_enqueue(w->rt, w->tiles, 1, &global, &w->wg, CLMC_TIMED));
     unsigned passes = 0;
-    CLMC_TRY(relax(rt, w, sites, &passes));
-    CLMC_TRY(clmc_enqueue(rt, w->flatten, 1, &sites, NULL, CLMC_UNTIMED));
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(rt), w->labels, CL_TRUE, 0, sites * sizeof(cl_uint), labels, 0,
-                                    NULL, NULL));
+    CLMC_TRY(relax(w, &passes));
+    CLMC_TRY(clmc_enqueue(w->rt, w->flatten, 1, &w->sites, NULL, CLMC_TIMED));
     if (report) {
         report->relax_passes = passes;
-        report->tile = l->tile;
+        report->tile = w->lattice.tile;
     }
     return CLMC_OK;
 }
@@ -105,9 +126,22 @@ static clmc_status run(clmc_runtime *rt, const clmc_label_lattice *l, const uint
 clmc_status clmc_label_bonds(clmc_runtime *rt, clmc_label_lattice lattice, const uint8_t *bonds, uint32_t *labels,
                              clmc_label_report *report)
 {
-    CLMC_TRY(check_lattice(&lattice));
-    labeling w = {0};
-    clmc_status status = run(rt, &lattice, bonds, labels, report, &w);
-    release(&w);
+    clmc_labeler *w = NULL;
+    CLMC_TRY(clmc_labeler_create(rt, lattice, &w));
+    cl_mem bond_buffer = NULL, label_buffer = NULL;
+    clmc_status status = create_buffer(rt, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, w->sites, (void *)bonds,
+                                       &bond_buffer);
+    if (status == CLMC_OK)
+        status = create_buffer(rt, CL_MEM_READ_WRITE, w->sites * sizeof(cl_uint), NULL, &label_buffer);
+    if (status == CLMC_OK) status = clmc_labeler_run(w, bond_buffer, label_buffer, report);
+    if (status == CLMC_OK) {
+        cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(rt), label_buffer, CL_TRUE, 0, w->sites * sizeof(cl_uint),
+                                         labels, 0, NULL, NULL);
+        if (err != CL_SUCCESS) status = clmc_fail(CLMC_ERR_DEVICE, "clEnqueueReadBuffer(labels): %s",
+                                                  clmc_cl_error_name(err));
+    }
+    if (bond_buffer) CLMC_CL_WARN(clReleaseMemObject(bond_buffer));
+    if (label_buffer) CLMC_CL_WARN(clReleaseMemObject(label_buffer));
+    clmc_labeler_destroy(w);
     return status;
 }

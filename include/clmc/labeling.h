@@ -30,4 +30,11 @@ typedef struct {
 clmc_status clmc_label_bonds(clmc_runtime *rt, clmc_label_lattice lattice, const uint8_t *bonds, uint32_t *labels,
                              clmc_label_report *report);
 
+/* The same on device buffers (uchar bonds, uint labels of edge^dim
+ * entries), for models that label every sweep: kernels built once. */
+typedef struct clmc_labeler clmc_labeler;
+clmc_status clmc_labeler_create(clmc_runtime *rt, clmc_label_lattice lattice, clmc_labeler **out);
+clmc_status clmc_labeler_run(clmc_labeler *labeler, cl_mem bonds, cl_mem labels, clmc_label_report *report);
+void clmc_labeler_destroy(clmc_labeler *labeler);
+
 #endif
