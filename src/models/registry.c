@@ -5,10 +5,12 @@
 
 extern const clmc_model_ops clmc_model_ising;
 extern const clmc_model_ops clmc_model_ea_ising;
+extern const clmc_model_ops clmc_model_potts;
 
 const clmc_model_ops *const clmc_models[] = {
     &clmc_model_ising,
     &clmc_model_ea_ising,
+    &clmc_model_potts,
     NULL,
 };
 

@@ -1,0 +1,278 @@
+/* Host side of the q-state Potts model: validation, kernel set-up, sweeps
+ * (checkerboard Metropolis, or Swendsen-Wang: bond activation, labeling by
+ * clmc_labeler, cluster flips) and measurements of the energy and the Potts
+ * order parameter. */
+#include "models/potts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <math.h>
+
+#include "clmc/labeling.h"
+#include "measure.h"
+#include "models/lattice.h"
+
+#define MEASURE_WG_MAX 256
+#define MEASURE_GROUPS_MAX 1024
+#define MEASURE_BATCH 256
+
+static const char *const series_columns[] = {"energy", "magnetization", NULL};
+
+typedef struct {
+    clmc_runtime *rt;
+    int dim, edge, q, tile;
+    cl_uint n_sites, seed_lo, seed_hi, ordered;
+    bool cluster; /* Swendsen-Wang, else Metropolis */
+    double beta;
+    cl_program program;
+    cl_kernel init, metropolis, bonds_kernel, flip, measure;
+    cl_mem spins, bonds, labels, thresholds, counts;
+    clmc_labeler *labeler;
+    size_t measure_wg, measure_global;
+    cl_uint *counts_host; /* [slot][state 0 .. q - 1, equal bonds] */
+} potts_state;
+
+static clmc_status potts_validate(const clmc_preset *p)
+{
+    int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
+    int tile = (int)clmc_preset_int(p, "algorithm.tile");
+    bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "swendsen_wang") == 0;
+    if (clmc_preset_betas(p, NULL, 0) > 1)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the potts model has no parallel tempering yet; give ensemble.beta");
+    if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
+    if (clmc_lattice_sites(dim, edge) >= (1ULL << 30))
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^30 the kernels count", edge, dim);
+    if (cluster && tile != 0 && (edge % tile != 0 || clmc_lattice_sites(dim, tile) > CLMC_LABEL_TILE_SITES_MAX))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d must divide model.L = %d with tile^%d <= %d", tile, edge,
+                         dim, CLMC_LABEL_TILE_SITES_MAX);
+    if (!cluster && tile != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: only for swendsen_wang (labeling tiles); got %d", tile);
+    return CLMC_OK;
+}
+
+static clmc_status create_buffer(potts_state *s, size_t bytes, void *host, cl_mem *out)
+{
+    cl_int err;
+    *out = clCreateBuffer(clmc_runtime_context(s->rt), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                          host, &err);
+    CLMC_CL_CHECK(err, "clCreateBuffer(potts)");
+    return CLMC_OK;
+}
+
+static clmc_status build(potts_state *s)
+{
+    size_t limit = clmc_runtime_device(s->rt)->max_work_group_size;
+    s->measure_wg = clmc_power_of_two_at_most(limit < MEASURE_WG_MAX ? limit : MEASURE_WG_MAX);
+    size_t groups = (s->n_sites + s->measure_wg - 1) / s->measure_wg;
+    s->measure_global = (groups < MEASURE_GROUPS_MAX ? groups : MEASURE_GROUPS_MAX) * s->measure_wg;
+    char options[256];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DQ=%d -DMEASURE_WG=%zu", s->dim, s->edge,
+             s->q, s->measure_wg);
+    CLMC_TRY(clmc_program_build(s->rt, "potts.cl", options, &s->program));
+    CLMC_TRY(clmc_kernel_create(s->program, "potts_init", &s->init));
+    CLMC_TRY(clmc_kernel_create(s->program, "potts_measure", &s->measure));
+    if (s->cluster) {
+        CLMC_TRY(clmc_kernel_create(s->program, "potts_bonds", &s->bonds_kernel));
+        CLMC_TRY(clmc_kernel_create(s->program, "potts_flip", &s->flip));
+        clmc_label_lattice lattice = {s->dim, s->edge, s->tile};
+        return clmc_labeler_create(s->rt, lattice, &s->labeler);
+    }
+    return clmc_kernel_create(s->program, "potts_metropolis", &s->metropolis);
+}
+
+static clmc_status allocate(potts_state *s)
+{
+    CLMC_TRY(create_buffer(s, s->n_sites, NULL, &s->spins));
+    s->counts_host = calloc((size_t)MEASURE_BATCH * (s->q + 1), sizeof *s->counts_host);
+    if (!s->counts_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_TRY(create_buffer(s, (size_t)MEASURE_BATCH * (s->q + 1) * sizeof(cl_uint), NULL, &s->counts));
+    if (s->cluster) {
+        CLMC_TRY(create_buffer(s, s->n_sites, NULL, &s->bonds));
+        return create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), NULL, &s->labels);
+    }
+    /* floor(exp(-beta dE) 2^32) for dE = 1 .. 2 dim. */
+    cl_uint thresholds[6];
+    for (int k = 1; k <= 2 * s->dim; k++) thresholds[k - 1] = (cl_uint)floor(exp(-s->beta * k) * 4294967296.0);
+    return create_buffer(s, sizeof thresholds, thresholds, &s->thresholds);
+}
+
+static clmc_status set_arguments(potts_state *s)
+{
+    CLMC_CL_TRY(clSetKernelArg(s->init, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->counts));
+    if (!s->cluster) {
+        CLMC_CL_TRY(clSetKernelArg(s->metropolis, 0, sizeof(cl_mem), &s->spins));
+        CLMC_CL_TRY(clSetKernelArg(s->metropolis, 1, sizeof(cl_mem), &s->thresholds));
+        CLMC_CL_TRY(clSetKernelArg(s->metropolis, 2, sizeof(cl_uint), &s->seed_lo));
+        CLMC_CL_TRY(clSetKernelArg(s->metropolis, 3, sizeof(cl_uint), &s->seed_hi));
+        return CLMC_OK;
+    }
+    /* Bond probability 1 - exp(-beta) as an exact integer threshold. */
+    cl_uint threshold = (cl_uint)floor(-expm1(-s->beta) * 4294967296.0);
+    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 1, sizeof(cl_mem), &s->bonds));
+    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 2, sizeof(cl_uint), &threshold));
+    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 3, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 4, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->flip, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->flip, 1, sizeof(cl_mem), &s->labels));
+    CLMC_CL_TRY(clSetKernelArg(s->flip, 2, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->flip, 3, sizeof(cl_uint), &s->seed_hi));
+    return CLMC_OK;
+}
+
+static void potts_destroy(void *state)
+{
+    potts_state *s = state;
+    if (!s) return;
+    cl_kernel kernels[] = {s->init, s->metropolis, s->bonds_kernel, s->flip, s->measure};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
+    if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
+    cl_mem buffers[] = {s->spins, s->bonds, s->labels, s->thresholds, s->counts};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
+        if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
+    clmc_labeler_destroy(s->labeler);
+    free(s->counts_host);
+    free(s);
+}
+
+static clmc_status setup(potts_state *s, const clmc_preset *p)
+{
+    s->dim = (int)clmc_preset_int(p, "model.dim");
+    s->edge = (int)clmc_preset_int(p, "model.L");
+    s->q = (int)clmc_preset_int(p, "model.q");
+    s->tile = (int)clmc_preset_int(p, "algorithm.tile");
+    s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
+    s->cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "swendsen_wang") == 0;
+    s->ordered = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
+    clmc_preset_betas(p, &s->beta, 1);
+    uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
+    s->seed_lo = (cl_uint)seed;
+    s->seed_hi = (cl_uint)(seed >> 32);
+    CLMC_TRY(build(s));
+    CLMC_TRY(allocate(s));
+    CLMC_TRY(set_arguments(s));
+    size_t global = s->n_sites;
+    return clmc_enqueue(s->rt, s->init, 1, &global, NULL, CLMC_UNTIMED);
+}
+
+static clmc_status potts_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
+{
+    potts_state *s = calloc(1, sizeof *s);
+    if (!s) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    s->rt = rt;
+    clmc_status status = setup(s, p);
+    if (status != CLMC_OK) {
+        potts_destroy(s);
+        return status;
+    }
+    shape->series_columns = series_columns;
+    shape->measure_batch = MEASURE_BATCH;
+    shape->updates_per_sweep = s->n_sites;
+    /* Per site: Metropolis reads it, its neighbours (cached) and writes it
+     * (about 2 bytes); Swendsen-Wang writes and reads bonds and labels and
+     * rewrites the spin (about 12 bytes; relaxation passes not counted). */
+    shape->bytes_per_sweep = (double)s->n_sites * (s->cluster ? 12.0 : 2.0);
+    shape->n_systems = 1;
+    shape->n_temperatures = 1;
+    *state = s;
+    return CLMC_OK;
+}
+
+static clmc_status potts_sweep(void *state, uint64_t sweep_index)
+{
+    potts_state *s = state;
+    cl_uint sweep = (cl_uint)sweep_index;
+    size_t sites = s->n_sites, half = s->n_sites / 2;
+    if (!s->cluster) {
+        CLMC_CL_TRY(clSetKernelArg(s->metropolis, 4, sizeof(cl_uint), &sweep));
+        for (cl_uint colour = 0; colour < 2; colour++) {
+            CLMC_CL_TRY(clSetKernelArg(s->metropolis, 5, sizeof(cl_uint), &colour));
+            CLMC_TRY(clmc_enqueue(s->rt, s->metropolis, 1, &half, NULL, CLMC_TIMED));
+        }
+        return CLMC_OK;
+    }
+    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 5, sizeof(cl_uint), &sweep));
+    CLMC_TRY(clmc_enqueue(s->rt, s->bonds_kernel, 1, &sites, NULL, CLMC_TIMED));
+    CLMC_TRY(clmc_labeler_run(s->labeler, s->bonds, s->labels, NULL));
+    CLMC_CL_TRY(clSetKernelArg(s->flip, 4, sizeof(cl_uint), &sweep));
+    return clmc_enqueue(s->rt, s->flip, 1, &sites, NULL, CLMC_TIMED);
+}
+
+static clmc_status potts_measure(void *state, unsigned slot)
+{
+    potts_state *s = state;
+    cl_uint zero = 0, slot_arg = slot;
+    size_t width = (size_t)(s->q + 1) * sizeof(cl_uint);
+    CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->counts, &zero, sizeof zero, slot * width, width, 0,
+                                    NULL, NULL));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
+    return clmc_enqueue(s->rt, s->measure, 1, &s->measure_global, &s->measure_wg, CLMC_UNTIMED);
+}
+
+/* Rows: energy per spin -(equal bonds)/N and the order parameter
+ * (q max_k N_k / N - 1)/(q - 1), which is |M|/N for q = 2. */
+static clmc_status potts_collect(void *state, unsigned n_slots, double *rows)
+{
+    potts_state *s = state;
+    size_t width = (size_t)(s->q + 1);
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->counts, CL_TRUE, 0, n_slots * width * sizeof(cl_uint),
+                                    s->counts_host, 0, NULL, NULL));
+    for (unsigned slot = 0; slot < n_slots; slot++) {
+        const cl_uint *c = s->counts_host + slot * width;
+        cl_uint largest = 0;
+        for (int k = 0; k < s->q; k++) largest = c[k] > largest ? c[k] : largest;
+        rows[2 * slot] = -(double)c[s->q] / s->n_sites;
+        rows[2 * slot + 1] = ((double)s->q * largest / s->n_sites - 1.0) / (s->q - 1);
+    }
+    return CLMC_OK;
+}
+
+static clmc_status potts_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
+{
+    potts_state *s = state;
+    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, beta, s->n_sites, observables);
+    return CLMC_OK;
+}
+
+/* FNV-1a of the final states, and the count of states outside 0 .. q - 1. */
+static clmc_status potts_checks(void *state, cJSON *checks)
+{
+    potts_state *s = state;
+    unsigned char *spins = malloc(s->n_sites);
+    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, s->n_sites, spins, 0, NULL, NULL);
+    unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
+    for (cl_uint i = 0; err == CL_SUCCESS && i < s->n_sites; i++) {
+        invalid += spins[i] >= s->q;
+        hash = (hash ^ spins[i]) * 0x100000001b3ULL;
+    }
+    free(spins);
+    CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
+    char text[32];
+    snprintf(text, sizeof text, "%016llx", hash);
+    cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
+    cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
+    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins outside 0 .. q - 1", invalid) : CLMC_OK;
+}
+
+const clmc_model_ops clmc_model_potts = {
+    .type = "potts",
+    .model_fields = clmc_potts_model_fields,
+    .algorithm_fields = clmc_potts_algorithm_fields,
+    .validate = potts_validate,
+    .create = potts_create,
+    .destroy = potts_destroy,
+    .sweep = potts_sweep,
+    .measure = potts_measure,
+    .collect = potts_collect,
+    .estimate = potts_estimate,
+    .checks = potts_checks,
+};

@@ -1,0 +1,166 @@
+/* Potts model: Swendsen-Wang for q = 2 against the exact 2D Ising solution,
+ * Swendsen-Wang against Metropolis for q = 3, the critical slowing down of
+ * both, and preset errors. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clmc/preset.h"
+#include "ising_exact.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+
+static double observable(const cJSON *result, const char *name, double *error, double *tau)
+{
+    *error = test_observable(result, name, "error");
+    if (tau) *tau = test_observable(result, name, "tau_int");
+    return test_observable(result, name, "mean");
+}
+
+typedef struct {
+    int edge;
+    double beta_ising;
+} exact_case;
+
+ParameterizedTestParameters(potts, swendsen_wang_q2_matches_exact_ising)
+{
+    static exact_case cases[] = {{16, 0.3}, {16, 0.4406868}, {16, 0.6}, {32, 0.3}, {32, 0.4406868}, {32, 0.6}};
+    return cr_make_param_array(exact_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* q = 2 at beta = 2 beta_Ising is the Ising model with e = -1 + e_Ising / 2
+ * (delta(s, s') = (1 + s s') / 2) and the same specific heat. */
+ParameterizedTest(exact_case *c, potts, swendsen_wang_q2_matches_exact_ising, .timeout = 300)
+{
+    char preset[512];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": %d, \"q\": 2}, \"algorithm\": {\"type\":"
+             " \"swendsen_wang\", \"tile\": %d}, \"ensemble\": {\"beta\": %.10g}, \"run\": {\"thermalization\": 300,"
+             " \"sweeps\": 6000, \"seed\": %d}}",
+             c->edge, c->edge == 16 ? 8 : 16, 2 * c->beta_ising, 40 + c->edge + (int)(100 * c->beta_ising));
+    cJSON *result = physics_run(preset, "potts-sw-q2");
+    double exact_energy, exact_heat, error, heat_error;
+    ising2d_exact(c->edge, c->beta_ising, &exact_energy, &exact_heat);
+    double energy = observable(result, "energy", &error, NULL);
+    double heat = observable(result, "specific_heat", &heat_error, NULL);
+    char what[96];
+    snprintf(what, sizeof what, "SW q=2 L=%d beta_Ising=%.7g energy", c->edge, c->beta_ising);
+    double z = physics_compare(what, energy, error, -1.0 + exact_energy / 2);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "energy off by %.2f sigma", z);
+    snprintf(what, sizeof what, "SW q=2 L=%d beta_Ising=%.7g C", c->edge, c->beta_ising);
+    z = physics_compare(what, heat, heat_error, exact_heat);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "specific heat off by %.2f sigma", z);
+    cr_expect(error > 0 && error < 0.005, "energy error %.5f: zero or too large to mean something", error);
+    cJSON_Delete(result);
+}
+
+ParameterizedTestParameters(potts, swendsen_wang_q3_agrees_with_metropolis)
+{
+    static double betas[] = {0.8, 1.2};
+    return cr_make_param_array(double, betas, 2);
+}
+
+/* q = 3, 2D L=16 on either side of beta_c = ln(1 + sqrt 3) = 1.005: two
+ * independent algorithms of the engine, compared within the combined error. */
+ParameterizedTest(double *beta, potts, swendsen_wang_q3_agrees_with_metropolis, .timeout = 300)
+{
+    const char *types[] = {"swendsen_wang", "metropolis"};
+    int sweeps[] = {6000, 40000};
+    cJSON *results[2];
+    for (int i = 0; i < 2; i++) {
+        char preset[512];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 16, \"q\": 3}, \"algorithm\": {\"type\": \"%s\"},"
+                 " \"ensemble\": {\"beta\": %.10g}, \"run\": {\"thermalization\": 1000, \"sweeps\": %d, \"seed\": %d}}",
+                 types[i], *beta, sweeps[i], 7 + i);
+        results[i] = physics_run(preset, types[i]);
+    }
+    const char *names[] = {"energy", "abs_magnetization", "specific_heat"};
+    for (int k = 0; k < 3; k++) {
+        double sw_error, metropolis_error;
+        double sw = observable(results[0], names[k], &sw_error, NULL);
+        double metropolis = observable(results[1], names[k], &metropolis_error, NULL);
+        char what[112];
+        snprintf(what, sizeof what, "q=3 L=16 beta=%.2f SW vs Metropolis %s (Metropolis %.5f +- %.5f)", *beta, names[k],
+                 metropolis, metropolis_error);
+        double z = physics_compare(what, sw, hypot(sw_error, metropolis_error), metropolis);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", names[k], z);
+        cr_expect(sw_error > 0 && metropolis_error > 0, "an error of zero means nothing was measured");
+    }
+    for (int i = 0; i < 2; i++) cJSON_Delete(results[i]);
+}
+
+/* Critical 2D Ising (q = 2) at L = 64: integrated autocorrelation times per
+ * sweep, Swendsen-Wang against checkerboard Metropolis.  For |m| the gap is
+ * large (about 170 against 4 in long runs); for the energy, which the
+ * checkerboard sweep decorrelates fast, it is about 9 at this size (47
+ * against 5.2 from 400000 Metropolis sweeps), and windowed estimates from
+ * shorter runs come out lower, so the test asks 10x for |m| and 4x for the
+ * energy. */
+Test(potts, swendsen_wang_beats_critical_slowing_down, .timeout = 600)
+{
+    const char *types[] = {"swendsen_wang", "metropolis"};
+    int sweeps[] = {4000, 60000};
+    double tau_energy[2], tau_magnetization[2];
+    for (int i = 0; i < 2; i++) {
+        char preset[512];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 64, \"q\": 2}, \"algorithm\": {\"type\": \"%s\"},"
+                 " \"ensemble\": {\"beta\": 0.8813736}, \"run\": {\"thermalization\": %d, \"sweeps\": %d, \"seed\": 5}}",
+                 types[i], sweeps[i] / 10, sweeps[i]);
+        cJSON *result = physics_run(preset, types[i]);
+        double error;
+        observable(result, "energy", &error, &tau_energy[i]);
+        observable(result, "abs_magnetization", &error, &tau_magnetization[i]);
+        cJSON_Delete(result);
+    }
+    printf("critical 2D Ising L=64, tau_int in sweeps: energy Swendsen-Wang %.2f, Metropolis %.2f (ratio %.1f); "
+           "|m| Swendsen-Wang %.2f, Metropolis %.2f (ratio %.1f)\n",
+           tau_energy[0], tau_energy[1], tau_energy[1] / tau_energy[0], tau_magnetization[0], tau_magnetization[1],
+           tau_magnetization[1] / tau_magnetization[0]);
+    cr_expect(tau_magnetization[0] > 0 && tau_magnetization[1] >= 10 * tau_magnetization[0],
+              "|m|: Metropolis tau %.2f is not 10x Swendsen-Wang's %.2f", tau_magnetization[1], tau_magnetization[0]);
+    cr_expect(tau_energy[0] > 0 && tau_energy[1] >= 4 * tau_energy[0], "energy: Metropolis tau %.2f is not 4x "
+              "Swendsen-Wang's %.2f", tau_energy[1], tau_energy[0]);
+}
+
+typedef struct {
+    const char *model, *algorithm, *ensemble, *needle;
+} invalid_case;
+
+static const invalid_case invalid_cases[] = {
+    {"\"L\": 24", "\"tile\": 16", "\"beta\": 1", "algorithm.tile: 16 must divide model.L"},
+    {"\"L\": 17", "\"type\": \"metropolis\"", "\"beta\": 1", "model.L: must be even"},
+    {"\"L\": 16", "\"type\": \"metropolis\", \"tile\": 8", "\"beta\": 1", "algorithm.tile: only for swendsen_wang"},
+    {"\"L\": 16", "\"type\": \"swendsen_wang\"", "\"type\": \"parallel_tempering\", \"betas\": [0.5, 1]",
+     "ensemble: the potts model has no parallel tempering"},
+    {"\"L\": 16, \"q\": 1", "\"type\": \"swendsen_wang\"", "\"beta\": 1", "model.q"},
+    {"\"L\": 16, \"dim\": 3, \"q\": 3", "\"type\": \"swendsen_wang\", \"tile\": 32", "\"beta\": 1", "algorithm.tile"},
+};
+
+/* Each error names its JSON path, and the command line exits with 2. */
+Test(potts, invalid_presets_are_input_errors)
+{
+    for (size_t i = 0; i < sizeof invalid_cases / sizeof invalid_cases[0]; i++) {
+        char preset[512];
+        snprintf(preset, sizeof preset, "{\"model\": {\"type\": \"potts\", %s}, \"algorithm\": {%s}, \"ensemble\": {%s}}",
+                 invalid_cases[i].model, invalid_cases[i].algorithm, invalid_cases[i].ensemble);
+        clmc_preset *parsed = NULL;
+        clmc_status status = clmc_preset_parse(preset, strlen(preset), "potts.json", NULL, 0, &parsed);
+        const char *message = clmc_error_message();
+        printf("case %zu: status %d, %s\n", i, (int)status, message);
+        cr_expect_eq(status, CLMC_ERR_INPUT);
+        cr_expect(strstr(message, invalid_cases[i].needle), "message lacks '%s'", invalid_cases[i].needle);
+        clmc_preset_free(parsed);
+        char *dir = test_scratch_dir("potts-invalid"), path[4200];
+        snprintf(path, sizeof path, "%s/preset.json", dir);
+        test_write_file(path, preset);
+        int exit_status = test_run_clmc(NULL, "run '%s' --quiet --out '%s/out'", path, dir);
+        cr_expect_eq(exit_status, 2, "case %zu: exit status %d", i, exit_status);
+        free(dir);
+    }
+}
