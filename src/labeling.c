@@ -96,7 +96,7 @@ static clmc_status relax(clmc_labeler *w, unsigned *passes)
     for (*passes = 1; *passes <= RELAX_PASSES_MAX; (*passes)++) {
         cl_int changed = 0;
         CLMC_CL_TRY(clEnqueueWriteBuffer(queue, w->changed, CL_FALSE, 0, sizeof changed, &changed, 0, NULL, NULL));
-        CLMC_TRY(clmc_enqueue(w->rt, w->relax, 1, &w->sites, NULL, CLMC_UNTIMED));
+        CLMC_TRY(clmc_enqueue(w->rt, w->relax, 1, &w->sites, NULL, CLMC_TIMED));
         CLMC_CL_TRY(clEnqueueReadBuffer(queue, w->changed, CL_TRUE, 0, sizeof changed, &changed, 0, NULL, NULL));
         if (!changed) return CLMC_OK;
     }
