@@ -29,7 +29,10 @@ def row(preset, entry):
     if temperatures > 1:
         lattice += f' T{temperatures}'
 
-    head = [entry["device"]["name"], lattice, str(m["L"]), a["layout"], str(a.get("hits", 1)), str(a.get("tile", 0))]
+    if "q" in m:
+        lattice += f' q{m["q"]}'
+    method = a.get("layout", a.get("type", "-"))
+    head = [entry["device"]["name"], lattice, str(m["L"]), method, str(a.get("hits", 1)), str(a.get("tile", 0))]
     metrics = entry.get("metrics", {})
     if entry.get("status") != "ok":
         return head + ["failed: " + entry.get("reason", "")[:60], "", ""]
