@@ -4,6 +4,7 @@
 #define CLMC_MODEL_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,6 +26,7 @@ typedef struct clmc_model_shape {
 
 typedef struct clmc_model_ops {
     const char *type;                   /* value of model.type */
+    bool athermal;                      /* no temperature: "ensemble" is optional and empty */
     const clmc_field *model_fields;     /* keys of "model" other than "type" */
     const clmc_field *algorithm_fields; /* keys of "algorithm", "type" included */
     /* Cross-field checks that need no device (e.g. L divisible by tile). */

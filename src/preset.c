@@ -98,8 +98,9 @@ static void select_algorithm_tables(const resolve_context *ctx, const cJSON *inp
 static void select_ensemble_tables(const resolve_context *ctx, const cJSON *input,
                                    const clmc_field *tables[2])
 {
-    (void)ctx;
-    tables[0] = cJSON_GetObjectItemCaseSensitive(input, "type") ? tempering_fields : single_beta_fields;
+    static const clmc_field no_fields[] = {FIELD_END};
+    if (ctx->model->athermal) tables[0] = no_fields;
+    else tables[0] = cJSON_GetObjectItemCaseSensitive(input, "type") ? tempering_fields : single_beta_fields;
 }
 
 static clmc_status prepare_model(resolve_context *ctx, cJSON *input);
@@ -324,6 +325,7 @@ static void collect_names(const clmc_field *const tables[2], const section_schem
 static clmc_status unknown_key(const resolve_context *ctx, const char *path, const char *key,
                                const char *const *names)
 {
+    if (!names[0]) return schema_error(ctx, path, "unknown key; this section takes no keys for this model");
     const char *hint = closest_name(names, key);
     if (hint) return schema_error(ctx, path, "unknown key; did you mean \"%s\"?", hint);
     char allowed[1024];
@@ -399,7 +401,8 @@ static clmc_status resolve_section(resolve_context *ctx, cJSON *root_in, const s
                                    cJSON *root_out)
 {
     cJSON *input = cJSON_GetObjectItemCaseSensitive(root_in, section->name);
-    if (!input && section->required) return schema_error(ctx, section->name, "required key missing");
+    bool required = section->required && !(ctx->model && ctx->model->athermal && strcmp(section->name, "ensemble") == 0);
+    if (!input && required) return schema_error(ctx, section->name, "required key missing");
     if (!input && !(input = cJSON_AddObjectToObject(root_in, section->name))) return out_of_memory();
     if (!cJSON_IsObject(input)) return wrong_type(ctx, section->name, "an object", input);
     if (section->prepare) CLMC_TRY(section->prepare(ctx, input));

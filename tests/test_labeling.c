@@ -1,4 +1,6 @@
-/* Connected-component labeling on the device against a host union-find:
+/* Connected-component labeling on the device against a host union-find, and
+ * the percolation model built on it (wrapping probabilities against exact
+ * values).  Labeling:
  * random bond configurations at p = 0.2, 0.5, 0.8 in 2D and 3D, several tile
  * edges, clusters wrapping the torus included.  The device must give every
  * site the smallest site index of its cluster, i.e. exactly the partition of
@@ -7,8 +9,12 @@
 #include <criterion/parameterized.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clmc/labeling.h"
+#include "clmc/preset.h"
+#include "physics.h"
+#include "testenv.h"
 #include "common/philox.h"
 
 typedef struct {
@@ -151,4 +157,77 @@ Test(labeling, invalid_lattices_are_input_errors)
         cr_expect_eq(status, CLMC_ERR_INPUT);
     }
     clmc_runtime_close(rt);
+}
+
+/* ---- Percolation model (model.type "percolation") ---------------------------- */
+
+static double percolation_observable(const cJSON *result, const char *name, double *error)
+{
+    *error = test_observable(result, name, "error");
+    return test_observable(result, name, "mean");
+}
+
+/* Bond percolation on the square lattice at p_c = 1/2, L = 64 torus: the
+ * probabilities that a cluster wraps horizontally, in either direction and
+ * in both, against the exact values (Pinson 1994; finite-size corrections
+ * are O(L^-2)), 4000 independent samples. */
+Test(labeling, bond_percolation_wrapping_matches_exact, .timeout = 300)
+{
+    const char *preset = "{\"model\": {\"type\": \"percolation\", \"dim\": 2, \"L\": 64, \"p\": 0.5, \"kind\": \"bond\"},"
+                         " \"algorithm\": {\"tile\": 16}, \"run\": {\"thermalization\": 0, \"sweeps\": 4000, \"seed\": 12}}";
+    cJSON *result = physics_run(preset, "percolation");
+    const char *names[] = {"wrapping_horizontal", "wrapping_either", "wrapping_both"};
+    const double exact[] = {0.521058290, 0.690473725, 0.351642855};
+    for (int k = 0; k < 3; k++) {
+        double error, value = percolation_observable(result, names[k], &error);
+        char what[96];
+        snprintf(what, sizeof what, "bond percolation L=64 p=1/2 %s", names[k]);
+        double z = physics_compare(what, value, error, exact[k]);
+        cr_expect_lt(z, 4.0, "%s off by %.2f sigma", names[k], z);
+        cr_expect(error > 0.005 && error < 0.02, "%s error %.4f: not that of 4000 samples", names[k], error);
+    }
+    double error, largest = percolation_observable(result, "largest_cluster_fraction", &error);
+    printf("largest cluster fraction %.4f +- %.4f\n", largest, error);
+    cr_expect(largest > 0.3 && largest < 0.9, "largest cluster fraction %.4f is not critical-like", largest);
+    cJSON_Delete(result);
+}
+
+/* Site percolation at the ends: p = 0 leaves no occupied site, p = 1 one
+ * cluster of all sites that wraps in every direction (2D and 3D). */
+Test(labeling, site_percolation_limits, .timeout = 120)
+{
+    for (int dim = 2; dim <= 3; dim++)
+        for (int full = 0; full <= 1; full++) {
+            char preset[512];
+            snprintf(preset, sizeof preset,
+                     "{\"model\": {\"type\": \"percolation\", \"dim\": %d, \"L\": 16, \"p\": %d, \"kind\": \"site\"},"
+                     " \"run\": {\"thermalization\": 0, \"sweeps\": 5, \"seed\": 3}}", dim, full);
+            cJSON *result = physics_run(preset, "site-percolation");
+            double error, largest = percolation_observable(result, "largest_cluster_fraction", &error);
+            double both = percolation_observable(result, "wrapping_both", &error);
+            printf("site percolation %dD p=%d: largest %.3f, wrapping in all directions %.3f\n", dim, full, largest, both);
+            cr_expect_float_eq(largest, full ? 1.0 : 0.0, 1e-12);
+            cr_expect_float_eq(both, full ? 1.0 : 0.0, 1e-12);
+            cJSON_Delete(result);
+        }
+}
+
+/* Percolation has no temperature: an ensemble key is an error, as is a tile
+ * that does not divide L. */
+Test(labeling, percolation_preset_errors)
+{
+    const char *presets[] = {
+        "{\"model\": {\"type\": \"percolation\", \"L\": 16}, \"ensemble\": {\"beta\": 1}}",
+        "{\"model\": {\"type\": \"percolation\", \"L\": 24}, \"algorithm\": {\"tile\": 16}}",
+        "{\"model\": {\"type\": \"percolation\", \"L\": 16, \"p\": 1.5}}",
+    };
+    const char *needles[] = {"ensemble.beta", "algorithm.tile", "model.p"};
+    for (int i = 0; i < 3; i++) {
+        clmc_preset *parsed = NULL;
+        clmc_status status = clmc_preset_parse(presets[i], strlen(presets[i]), "percolation.json", NULL, 0, &parsed);
+        printf("case %d: status %d, %s\n", i, (int)status, clmc_error_message());
+        cr_expect_eq(status, CLMC_ERR_INPUT);
+        cr_expect(strstr(clmc_error_message(), needles[i]), "message lacks '%s'", needles[i]);
+        clmc_preset_free(parsed);
+    }
 }

@@ -6,11 +6,13 @@
 extern const clmc_model_ops clmc_model_ising;
 extern const clmc_model_ops clmc_model_ea_ising;
 extern const clmc_model_ops clmc_model_potts;
+extern const clmc_model_ops clmc_model_percolation;
 
 const clmc_model_ops *const clmc_models[] = {
     &clmc_model_ising,
     &clmc_model_ea_ising,
     &clmc_model_potts,
+    &clmc_model_percolation,
     NULL,
 };
 
