@@ -8,7 +8,8 @@
  * smallest site index of its cluster.
  *
  * Defines: DIM, EDGE, TILE (divides EDGE), LABEL_WG (work-group size,
- * dividing TILE^DIM).  Sites are row-major, x fastest; bonds[site] bit d set
+ * dividing TILE^DIM), UNION_FIND (0: self-labeling in tiles; 1: union-find
+ * in tiles, the same labels).  Sites are row-major, x fastest; bonds[site] bit d set
  * = the bond from the site to its +d neighbour (periodic) is active. */
 
 #if DIM == 2
@@ -33,6 +34,17 @@ inline uint tile_site(uint tile, uint i)
 #endif
 }
 
+/* Root of tile index i in a local union-find forest (parents are smaller). */
+inline uint local_root(volatile __local uint *parent, uint i)
+{
+    uint next = parent[i];
+    while (next != i) {
+        i = next;
+        next = parent[i];
+    }
+    return i;
+}
+
 /* Self-labeling: labels start as site numbers; every pass, each active bond
  * inside the tile lowers both its ends' labels to the smaller of the two,
  * until a pass changes nothing (decided by the whole work-group). */
@@ -48,6 +60,31 @@ void label_tiles(__global const uchar *bonds, __global uint *labels)
         label[i] = site;
         bond[i] = bonds[site];
     }
+#if UNION_FIND
+    /* Union-find on tile indices (which order like the sites): every active
+     * bond hooks the larger of its ends' roots under the smaller, retrying
+     * when another work-item hooked it first; then each site takes its root. */
+    (void)changed;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < TILE_SITES; i += LABEL_WG) label[i] = i;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < TILE_SITES; i += LABEL_WG) {
+        uint stride = 1;
+        for (uint d = 0; d < DIM; d++, stride *= TILE) {
+            if (!((bond[i] >> d) & 1u) || (i / stride) % TILE == TILE - 1) continue;
+            uint a = local_root(label, i), b = local_root(label, i + stride);
+            while (a != b) {
+                uint low = min(a, b), high = max(a, b), before = atomic_min(&label[high], low);
+                if (before == high) break;
+                a = local_root(label, before);
+                b = local_root(label, low);
+            }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < TILE_SITES; i += LABEL_WG) labels[tile_site(tile, i)] = tile_site(tile, local_root(label, i));
+    return;
+#else
     for (;;) {
         if (lid == 0) changed = 0;
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -69,6 +106,7 @@ void label_tiles(__global const uchar *bonds, __global uint *labels)
         barrier(CLK_LOCAL_MEM_FENCE);
         if (!again) break;
     }
+#endif
     for (uint i = lid; i < TILE_SITES; i += LABEL_WG) labels[tile_site(tile, i)] = label[i];
 }
 

@@ -63,8 +63,8 @@ static clmc_status build(clmc_labeler *w)
     w->wg = w->wg > 256 ? 256 : w->wg;
     while (w->wg > 1 && w->tile_sites % w->wg != 0) w->wg /= 2;
     char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DTILE=%d -DLABEL_WG=%zu", l->dim, l->edge,
-             l->tile, w->wg);
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DTILE=%d -DLABEL_WG=%zu -DUNION_FIND=%d", l->dim,
+             l->edge, l->tile, w->wg, l->union_find != 0);
     CLMC_TRY(clmc_program_build(w->rt, "labeling.cl", options, &w->program));
     CLMC_TRY(clmc_kernel_create(w->program, "label_tiles", &w->tiles));
     CLMC_TRY(clmc_kernel_create(w->program, "relax_tiles", &w->relax));

@@ -20,14 +20,16 @@
 typedef struct {
     int dim, edge, tile;
     double p;
+    int union_find;
 } label_case;
 
 ParameterizedTestParameters(labeling, partition_equals_host_union_find)
 {
     static label_case cases[] = {
-        {2, 64, 8, 0.2},  {2, 64, 8, 0.5},  {2, 64, 8, 0.8},  {2, 64, 16, 0.5}, {2, 64, 32, 0.5},
-        {2, 48, 16, 0.5}, {2, 96, 32, 0.8}, {3, 16, 4, 0.2},  {3, 16, 4, 0.5},  {3, 16, 8, 0.25},
-        {3, 16, 8, 0.8},  {3, 24, 8, 0.5},  {2, 8, 8, 0.6},   {3, 8, 8, 0.5},
+        {2, 64, 8, 0.2, 0},  {2, 64, 8, 0.5, 0},  {2, 64, 8, 0.8, 0},  {2, 64, 16, 0.5, 0}, {2, 64, 32, 0.5, 0},
+        {2, 48, 16, 0.5, 0}, {2, 96, 32, 0.8, 0}, {3, 16, 4, 0.2, 0},  {3, 16, 4, 0.5, 0},  {3, 16, 8, 0.25, 0},
+        {3, 16, 8, 0.8, 0},  {3, 24, 8, 0.5, 0},  {2, 8, 8, 0.6, 0},   {3, 8, 8, 0.5, 0},   {2, 64, 8, 0.2, 1},
+        {2, 64, 16, 0.5, 1}, {2, 96, 32, 0.8, 1}, {3, 16, 4, 0.5, 1},  {3, 16, 8, 0.25, 1}, {3, 24, 8, 0.8, 1},
     };
     return cr_make_param_array(label_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -118,7 +120,7 @@ ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .ti
             if ((bonds[site] >> d) & 1u) unite(parent, site, neighbour_up(c->dim, c->edge, site, d));
     clmc_runtime *rt = NULL;
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
-    clmc_label_lattice lattice = {c->dim, c->edge, c->tile};
+    clmc_label_lattice lattice = {c->dim, c->edge, c->tile, c->union_find};
     clmc_label_report report = {0};
     cr_assert_eq(clmc_label_bonds(rt, lattice, bonds, labels, &report), CLMC_OK, "%s", clmc_error_message());
     size_t mismatches = 0, clusters = 0, largest = 0;
@@ -130,9 +132,9 @@ ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .ti
         if (++sizes[root] > largest) largest = sizes[root];
     }
     int wraps = wraps_in_x(c->dim, c->edge, bonds, sites);
-    printf("%dD L=%d tile %d p=%.2f: %zu clusters, largest %zu of %zu sites, %s in x; %u relaxation passes; "
+    printf("%s, %dD L=%d tile %d p=%.2f: %zu clusters, largest %zu of %zu sites, %s in x; %u relaxation passes; "
            "%zu labels differ from the host union-find\n",
-           c->dim, c->edge, c->tile, c->p, clusters, largest, sites, wraps ? "a cluster wraps" : "none wraps",
+           c->union_find ? "union-find" : "self-labeling", c->dim, c->edge, c->tile, c->p, clusters, largest, sites, wraps ? "a cluster wraps" : "none wraps",
            report.relax_passes, mismatches);
     cr_expect_eq(mismatches, 0, "%zu sites labelled differently from the host union-find", mismatches);
     if (c->p >= 0.8) cr_expect(wraps, "p=%.2f should give a cluster wrapping the torus", c->p);
@@ -150,7 +152,7 @@ Test(labeling, invalid_lattices_are_input_errors)
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
     uint8_t bonds[64] = {0};
     uint32_t labels[64];
-    clmc_label_lattice bad[] = {{4, 8, 0}, {2, 8, 3}, {2, 1, 0}, {3, 128, 32}};
+    clmc_label_lattice bad[] = {{4, 8, 0, 0}, {2, 8, 3, 0}, {2, 1, 0, 0}, {3, 128, 32, 1}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         clmc_status status = clmc_label_bonds(rt, bad[i], bonds, labels, NULL);
         printf("dim %d edge %d tile %d: %s\n", bad[i].dim, bad[i].edge, bad[i].tile, clmc_error_message());

@@ -32,16 +32,17 @@ ParameterizedTestParameters(potts, swendsen_wang_q2_matches_exact_ising)
     return cr_make_param_array(exact_case, cases, sizeof cases / sizeof cases[0]);
 }
 
-/* q = 2 at beta = 2 beta_Ising is the Ising model with e = -1 + e_Ising / 2
+/* L = 16 labels tiles by self-labeling, L = 32 by union-find.
+ * q = 2 at beta = 2 beta_Ising is the Ising model with e = -1 + e_Ising / 2
  * (delta(s, s') = (1 + s s') / 2) and the same specific heat. */
 ParameterizedTest(exact_case *c, potts, swendsen_wang_q2_matches_exact_ising, .timeout = 300)
 {
     char preset[512];
     snprintf(preset, sizeof preset,
              "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": %d, \"q\": 2}, \"algorithm\": {\"type\":"
-             " \"swendsen_wang\", \"tile\": %d}, \"ensemble\": {\"beta\": %.10g}, \"run\": {\"thermalization\": 300,"
-             " \"sweeps\": 6000, \"seed\": %d}}",
-             c->edge, c->edge == 16 ? 8 : 16, 2 * c->beta_ising, 40 + c->edge + (int)(100 * c->beta_ising));
+             " \"swendsen_wang\", \"tile\": %d, \"labeling\": \"%s\"}, \"ensemble\": {\"beta\": %.10g},"
+             " \"run\": {\"thermalization\": 300, \"sweeps\": 6000, \"seed\": %d}}",
+             c->edge, c->edge == 16 ? 8 : 16, c->edge == 16 ? "self_labeling" : "union_find", 2 * c->beta_ising, 40 + c->edge + (int)(100 * c->beta_ising));
     cJSON *result = physics_run(preset, "potts-sw-q2");
     double exact_energy, exact_heat, error, heat_error;
     ising2d_exact(c->edge, c->beta_ising, &exact_energy, &exact_heat);

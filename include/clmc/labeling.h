@@ -18,6 +18,7 @@
 
 typedef struct {
     int dim, edge, tile;
+    int union_find; /* 0: self-labeling in tiles, 1: union-find in tiles (same labels) */
 } clmc_label_lattice;
 
 typedef struct {

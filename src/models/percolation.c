@@ -91,7 +91,8 @@ static clmc_status setup(percolation_state *s, const clmc_preset *p)
     snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d", s->dim, s->edge);
     CLMC_TRY(clmc_program_build(s->rt, "percolation.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "percolation_sample", &s->sample));
-    clmc_label_lattice lattice = {s->dim, s->edge, s->tile};
+    clmc_label_lattice lattice = {s->dim, s->edge, s->tile,
+                                  strcmp(clmc_preset_string(p, "algorithm.labeling"), "union_find") == 0};
     CLMC_TRY(clmc_labeler_create(s->rt, lattice, &s->labeler));
     CLMC_TRY(create_buffer(s, s->n_sites, &s->bonds));
     CLMC_TRY(create_buffer(s, s->n_sites, &s->occupied));

@@ -1,6 +1,7 @@
 /* Preset keys of the percolation model. */
 #include "models/percolation.h"
 
+static const char *const labelings[] = {"self_labeling", "union_find", NULL};
 static const char *const algorithm_types[] = {"labeling", NULL};
 static const char *const kinds[] = {"bond", "site", NULL};
 
@@ -17,5 +18,7 @@ const clmc_field clmc_percolation_algorithm_fields[] = {
      "labeling: a fresh sample every sweep, labelled on the device"},
     {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
      "edge of the labeling tiles in local memory (divides L; 0 = 16 in 2D, 8 in 3D)"},
+    {"labeling", CLMC_FIELD_STRING, 0, 0, false, labelings, "\"self_labeling\"",
+     "labeling inside tiles: self_labeling (label minima until no change) or union_find; the same labels"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };

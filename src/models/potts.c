@@ -22,7 +22,7 @@ static const char *const series_columns[] = {"energy", "magnetization", NULL};
 
 typedef struct {
     clmc_runtime *rt;
-    int dim, edge, q, tile;
+    int dim, edge, q, tile, union_find;
     cl_uint n_sites, seed_lo, seed_hi, ordered;
     bool cluster; /* Swendsen-Wang, else Metropolis */
     double beta;
@@ -76,7 +76,7 @@ static clmc_status build(potts_state *s)
     if (s->cluster) {
         CLMC_TRY(clmc_kernel_create(s->program, "potts_bonds", &s->bonds_kernel));
         CLMC_TRY(clmc_kernel_create(s->program, "potts_flip", &s->flip));
-        clmc_label_lattice lattice = {s->dim, s->edge, s->tile};
+        clmc_label_lattice lattice = {s->dim, s->edge, s->tile, s->union_find};
         return clmc_labeler_create(s->rt, lattice, &s->labeler);
     }
     return clmc_kernel_create(s->program, "potts_metropolis", &s->metropolis);
@@ -149,6 +149,7 @@ static clmc_status setup(potts_state *s, const clmc_preset *p)
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->q = (int)clmc_preset_int(p, "model.q");
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
+    s->union_find = strcmp(clmc_preset_string(p, "algorithm.labeling"), "union_find") == 0;
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     s->cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "swendsen_wang") == 0;
     s->ordered = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;

@@ -1,6 +1,7 @@
 /* Preset keys of the Potts model and its algorithms. */
 #include "models/potts.h"
 
+static const char *const labelings[] = {"self_labeling", "union_find", NULL};
 static const char *const algorithm_types[] = {"swendsen_wang", "metropolis", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 
@@ -18,5 +19,7 @@ const clmc_field clmc_potts_algorithm_fields[] = {
      "swendsen_wang: cluster update (bonds, labeling, flips); metropolis: checkerboard single-spin update"},
     {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
      "swendsen_wang: edge of the labeling tiles in local memory (divides L; 0 = 16 in 2D, 8 in 3D)"},
+    {"labeling", CLMC_FIELD_STRING, 0, 0, false, labelings, "\"self_labeling\"",
+     "labeling inside tiles: self_labeling (label minima until no change) or union_find; the same labels"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
