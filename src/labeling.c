@@ -8,7 +8,7 @@
 
 static int default_tile(int dim, int edge)
 {
-    int tile = dim == 2 ? 16 : 8;
+    int tile = dim == 2 ? 64 : 16; /* the largest tiles (4096 sites): fastest on the H200 with union-find */
     while (tile > 1 && edge % tile != 0) tile /= 2;
     return tile;
 }

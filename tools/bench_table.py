@@ -31,7 +31,7 @@ def row(preset, entry):
 
     if "q" in m:
         lattice += f' q{m["q"]}'
-    method = a.get("layout", a.get("type", "-"))
+    method = a.get("layout", a.get("type", "-")) + (f' {a["labeling"]}' if "labeling" in a else "")
     head = [entry["device"]["name"], lattice, str(m["L"]), method, str(a.get("hits", 1)), str(a.get("tile", 0))]
     metrics = entry.get("metrics", {})
     if entry.get("status") != "ok":

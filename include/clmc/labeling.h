@@ -13,7 +13,7 @@
  * sites row-major with x fastest; bonds[site] bit d set = the bond from the
  * site to its +d neighbour is active.  `tile` (dividing edge, tile^dim at
  * most CLMC_LABEL_TILE_SITES_MAX) is the edge of the local-memory tiles;
- * 0 picks 16 in 2D and 8 in 3D (smaller when edge needs it). */
+ * 0 picks 64 in 2D and 16 in 3D (halved until it divides the edge). */
 #define CLMC_LABEL_TILE_SITES_MAX 4096
 
 typedef struct {
