@@ -43,14 +43,9 @@
  * shared random numbers give identical configurations, with or without
  * tempering. */
 #include "common/bitslice.h"
+#include "common/lattice.h"
 #include "common/philox.h"
 
-#if DIM == 2
-#define SITES ((uint)EDGE * EDGE)
-#else
-#define SITES ((uint)EDGE * EDGE * EDGE)
-#endif
-#define HALF_SITES (SITES / 2)
 #define NEIGHBOURS (2 * DIM)
 #define CONFIGURATIONS (2u * REALIZATIONS * TEMPERATURES)
 #define WORDS ((REALIZATIONS + WORD_BITS - 1) / WORD_BITS)
@@ -103,14 +98,6 @@ inline neighbourhood neighbours_of(uint site)
     return n;
 }
 
-/* Site number `index` among the sites of colour `colour` (parity of x + y + z). */
-inline uint site_of_colour(uint index, uint colour)
-{
-    uint row = index / (EDGE / 2);
-    uint y = row % EDGE, z = row / EDGE;
-    uint x = 2 * (index % (EDGE / 2)) + ((y + z + colour) & 1);
-    return x + EDGE * row;
-}
 
 inline uint stack_of(uint realization, uint replica, uint place)
 {

@@ -12,11 +12,11 @@
  * in tiles, the same labels).  Sites are row-major, x fastest; bonds[site] bit d set
  * = the bond from the site to its +d neighbour (periodic) is active. */
 
+#include "common/lattice.h"
+
 #if DIM == 2
-#define SITES ((uint)EDGE * EDGE)
 #define TILE_SITES ((uint)TILE * TILE)
 #else
-#define SITES ((uint)EDGE * EDGE * EDGE)
 #define TILE_SITES ((uint)TILE * TILE * TILE)
 #endif
 #define TILES_PER_EDGE (EDGE / TILE)
@@ -53,20 +53,17 @@ void label_tiles(__global const uchar *bonds, __global uint *labels)
 {
     __local uint label[TILE_SITES];
     __local uchar bond[TILE_SITES];
-    __local int changed;
+    __local int changed; /* self-labeling: a label moved in this pass */
     uint tile = get_group_id(0), lid = get_local_id(0);
     for (uint i = lid; i < TILE_SITES; i += LABEL_WG) {
         uint site = tile_site(tile, i);
-        label[i] = site;
+        label[i] = UNION_FIND ? i : site;
         bond[i] = bonds[site];
     }
 #if UNION_FIND
     /* Union-find on tile indices (which order like the sites): every active
      * bond hooks the larger of its ends' roots under the smaller, retrying
      * when another work-item hooked it first; then each site takes its root. */
-    (void)changed;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = lid; i < TILE_SITES; i += LABEL_WG) label[i] = i;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < TILE_SITES; i += LABEL_WG) {
         uint stride = 1;
@@ -121,14 +118,10 @@ inline uint find_root(volatile __global uint *labels, uint site)
     return site;
 }
 
-/* Neighbour of `site` in direction +d (periodic) and whether the bond to it
- * crosses a tile boundary. */
-inline uint step_up(uint site, uint d, bool *crosses)
+/* Whether the bond from `site` to its +d neighbour crosses a tile boundary. */
+inline bool crosses_tiles(uint site, uint d)
 {
-    uint stride = d == 0 ? 1u : (d == 1 ? (uint)EDGE : (uint)EDGE * EDGE);
-    uint coordinate = site / stride % EDGE;
-    *crosses = coordinate % TILE == TILE - 1;
-    return coordinate == EDGE - 1 ? site - (EDGE - 1) * stride : site + stride;
+    return site / lattice_stride(d) % EDGE % TILE == TILE - 1;
 }
 
 /* One relaxation pass over the bonds that cross tile boundaries (periodic
@@ -140,10 +133,8 @@ __kernel void relax_tiles(__global const uchar *bonds, volatile __global uint *l
     if (site >= SITES) return;
     uint active = bonds[site];
     for (uint d = 0; d < DIM; d++) {
-        bool crosses;
-        uint neighbour = step_up(site, d, &crosses);
-        if (!((active >> d) & 1u) || !crosses) continue;
-        uint a = find_root(labels, site), b = find_root(labels, neighbour);
+        if (!((active >> d) & 1u) || !crosses_tiles(site, d)) continue;
+        uint a = find_root(labels, site), b = find_root(labels, lattice_up(site, d));
         if (a != b) {
             atomic_min(&labels[max(a, b)], min(a, b));
             *changed = 1;

@@ -6,19 +6,8 @@
  * site percolation: the site is occupied if r.v[3] < T and the bond to an
  * occupied +d neighbour is open.  T = floor(p 2^32), so samples are
  * bit-identical across devices. */
+#include "common/lattice.h"
 #include "common/philox.h"
-
-#if DIM == 2
-#define SITES ((uint)EDGE * EDGE)
-#else
-#define SITES ((uint)EDGE * EDGE * EDGE)
-#endif
-
-inline uint up(uint site, uint d)
-{
-    uint stride = d == 0 ? 1u : (d == 1 ? (uint)EDGE : (uint)EDGE * EDGE);
-    return site / stride % EDGE == EDGE - 1 ? site - (EDGE - 1) * stride : site + stride;
-}
 
 inline clmc_philox_ctr site_randoms(uint seed_lo, uint seed_hi, uint site, uint sample)
 {
@@ -35,7 +24,7 @@ __kernel void percolation_sample(__global uchar *bonds, __global uchar *occupied
     uint open = 0, here = !site_kind || r.v[3] < threshold;
     for (uint d = 0; d < DIM; d++) {
         if (site_kind) {
-            if (here && site_randoms(seed_lo, seed_hi, up(site, d), sample).v[3] < threshold) open |= 1u << d;
+            if (here && site_randoms(seed_lo, seed_hi, lattice_up(site, d), sample).v[3] < threshold) open |= 1u << d;
         } else if (r.v[d] < threshold) {
             open |= 1u << d;
         }

@@ -14,39 +14,8 @@
  *   cluster flip        (root, sweep, 0, CLUSTER_FLIP).v[0]: the cluster's new state
  * Integers throughout (a uniform state is mul_hi(r, Q)), so runs are
  * bit-identical across devices. */
+#include "common/lattice.h"
 #include "common/philox.h"
-
-#if DIM == 2
-#define SITES ((uint)EDGE * EDGE)
-#else
-#define SITES ((uint)EDGE * EDGE * EDGE)
-#endif
-#define HALF_SITES (SITES / 2)
-
-inline uint stride_of(uint d)
-{
-    return d == 0 ? 1u : (d == 1 ? (uint)EDGE : (uint)EDGE * EDGE);
-}
-
-inline uint up(uint site, uint d)
-{
-    uint stride = stride_of(d);
-    return site / stride % EDGE == EDGE - 1 ? site - (EDGE - 1) * stride : site + stride;
-}
-
-inline uint down(uint site, uint d)
-{
-    uint stride = stride_of(d);
-    return site / stride % EDGE == 0 ? site + (EDGE - 1) * stride : site - stride;
-}
-
-/* Site number `index` among the sites of colour `colour` (parity of x + y + z). */
-inline uint site_of_colour(uint index, uint colour)
-{
-    uint row = index / (EDGE / 2);
-    uint y = row % EDGE, z = row / EDGE;
-    return 2 * (index % (EDGE / 2)) + ((y + z + colour) & 1) + EDGE * row;
-}
 
 __kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered)
 {
@@ -70,7 +39,7 @@ __kernel void potts_metropolis(__global uchar *spins, __global const uint *thres
     uint now = spins[site], next = (now + 1 + mul_hi(r.v[0], (uint)(Q - 1))) % Q;
     int change = 0;
     for (uint d = 0; d < DIM; d++) {
-        uint a = spins[up(site, d)], b = spins[down(site, d)];
+        uint a = spins[lattice_up(site, d)], b = spins[lattice_down(site, d)];
         change += (a == now) + (b == now) - (a == next) - (b == next);
     }
     if (change <= 0 || r.v[1] < thresholds[change - 1]) spins[site] = (uchar)next;
@@ -87,7 +56,7 @@ __kernel void potts_bonds(__global const uchar *spins, __global uchar *bonds, ui
     clmc_philox_ctr r = clmc_random4(key, site, sweep, 0, CLMC_PURPOSE_CLUSTER_BONDS);
     uint own = spins[site], active = 0;
     for (uint d = 0; d < DIM; d++)
-        if (spins[up(site, d)] == own && r.v[d] < threshold) active |= 1u << d;
+        if (spins[lattice_up(site, d)] == own && r.v[d] < threshold) active |= 1u << d;
     bonds[site] = (uchar)active;
 }
 
@@ -115,7 +84,7 @@ void potts_measure(__global const uchar *spins, __global uint *counts, uint slot
     for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
         uint own = spins[site];
         atomic_inc(&local_counts[own]);
-        for (uint d = 0; d < DIM; d++) equal += spins[up(site, d)] == own;
+        for (uint d = 0; d < DIM; d++) equal += spins[lattice_up(site, d)] == own;
     }
     atomic_add(&local_counts[Q], equal);
     barrier(CLK_LOCAL_MEM_FENCE);
