@@ -150,18 +150,8 @@ Test(potts, invalid_presets_are_input_errors)
         char preset[512];
         snprintf(preset, sizeof preset, "{\"model\": {\"type\": \"potts\", %s}, \"algorithm\": {%s}, \"ensemble\": {%s}}",
                  invalid_cases[i].model, invalid_cases[i].algorithm, invalid_cases[i].ensemble);
-        clmc_preset *parsed = NULL;
-        clmc_status status = clmc_preset_parse(preset, strlen(preset), "potts.json", NULL, 0, &parsed);
-        const char *message = clmc_error_message();
-        printf("case %zu: status %d, %s\n", i, (int)status, message);
-        cr_expect_eq(status, CLMC_ERR_INPUT);
-        cr_expect(strstr(message, invalid_cases[i].needle), "message lacks '%s'", invalid_cases[i].needle);
-        clmc_preset_free(parsed);
-        char *dir = test_scratch_dir("potts-invalid"), path[4200];
-        snprintf(path, sizeof path, "%s/preset.json", dir);
-        test_write_file(path, preset);
-        int exit_status = test_run_clmc(NULL, "run '%s' --quiet --out '%s/out'", path, dir);
-        cr_expect_eq(exit_status, 2, "case %zu: exit status %d", i, exit_status);
-        free(dir);
+        char label[32];
+        snprintf(label, sizeof label, "potts-invalid-%zu", i);
+        expect_input_error(preset, label, invalid_cases[i].needle);
     }
 }

@@ -38,3 +38,23 @@ double physics_compare(const char *what, double measured, double error, double r
     fflush(stdout);
     return fabs(z);
 }
+
+void expect_input_error(const char *preset_json, const char *label, const char *needle)
+{
+    clmc_preset *parsed = NULL;
+    clmc_status status = clmc_preset_parse(preset_json, strlen(preset_json), label, NULL, 0, &parsed);
+    const char *message = clmc_error_message();
+    printf("%s: status %d, %s\n", label, (int)status, message);
+    cr_expect_eq(status, CLMC_ERR_INPUT, "%s: status %d", label, (int)status);
+    cr_expect(strstr(message, needle), "%s: message lacks '%s'", label, needle);
+    clmc_preset_free(parsed);
+    char *dir = test_scratch_dir(label), path[4200];
+    cr_assert_not_null(dir, "scratch directory");
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, preset_json);
+    int exit_status = test_run_clmc(NULL, "run '%s' --quiet --out '%s/out'", path, dir);
+    cr_expect_eq(exit_status, 2, "%s: exit status %d", label, exit_status);
+    snprintf(path, sizeof path, "%s/out", dir);
+    cr_expect(!test_path_exists(path), "%s: an output directory was created", label);
+    free(dir);
+}

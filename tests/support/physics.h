@@ -11,4 +11,9 @@ cJSON *physics_run(const char *preset_json, const char *label);
 /* Prints "what: measured +- error vs reference (z = ...)" and returns |z|. */
 double physics_compare(const char *what, double measured, double error, double reference);
 
+/* A preset that must be refused: clmc_preset_parse gives an input error
+ * whose message contains `needle`, and `clmc run` exits with 2 without
+ * creating its output directory. */
+void expect_input_error(const char *preset_json, const char *label, const char *needle);
+
 #endif
