@@ -105,14 +105,24 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
 }
 
 /* seconds: device time of the update kernels (profiling events); wall_seconds:
- * the whole sweep loop (measurements, exchanges and host work included). */
-static cJSON *performance_json(double updates, double seconds, double wall_seconds)
+ * the whole sweep loop (measurements, exchanges and host work included);
+ * phases: the parts of the update a model named (clmc_runtime_set_phase). */
+static cJSON *performance_json(const clmc_runtime *rt, double updates, double seconds, double wall_seconds)
 {
     cJSON *perf = cJSON_CreateObject();
     cJSON_AddNumberToObject(perf, "updates", updates);
     cJSON_AddNumberToObject(perf, "seconds", seconds);
     cJSON_AddNumberToObject(perf, "ns_per_update", updates > 0 ? seconds * 1e9 / updates : 0);
     cJSON_AddNumberToObject(perf, "wall_seconds", wall_seconds);
+    const char *names[CLMC_MAX_PHASES];
+    double phase_seconds[CLMC_MAX_PHASES];
+    size_t n = clmc_runtime_phases(rt, names, phase_seconds, CLMC_MAX_PHASES);
+    cJSON *phases = n ? cJSON_AddObjectToObject(perf, "phases") : NULL;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *phase = cJSON_AddObjectToObject(phases, names[i]);
+        cJSON_AddNumberToObject(phase, "seconds", phase_seconds[i]);
+        cJSON_AddNumberToObject(phase, "ns_per_update", updates > 0 ? phase_seconds[i] * 1e9 / updates : 0);
+    }
     return perf;
 }
 
@@ -128,7 +138,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
     uint64_t total = (uint64_t)(clmc_preset_int(preset, "run.thermalization") + clmc_preset_int(preset, "run.sweeps"));
     cJSON_AddItemToObject(root, "performance",
-                          performance_json(m->shape.updates_per_sweep * (double)total, kernel_seconds, wall_seconds));
+                          performance_json(m->rt, m->shape.updates_per_sweep * (double)total, kernel_seconds, wall_seconds));
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;

@@ -56,6 +56,15 @@ clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds);
 void clmc_runtime_reset_clock(clmc_runtime *rt);
 
+/* Phases: timed launches after clmc_runtime_set_phase(rt, name) are also
+ * counted under `name` (a string that outlives the runtime, e.g. a literal;
+ * NULL stops the attribution), so a model can break its sweep time into
+ * parts.  clmc_runtime_phases fills up to `max` names and device seconds
+ * (after clmc_runtime_finish) and returns how many phases there are. */
+#define CLMC_MAX_PHASES 8
+void clmc_runtime_set_phase(clmc_runtime *rt, const char *name);
+size_t clmc_runtime_phases(const clmc_runtime *rt, const char **names, double *seconds, size_t max);
+
 /* Measures device-to-device copy bandwidth in bytes/s (read + write counted). */
 clmc_status clmc_measure_copy_bandwidth(clmc_runtime *rt, double *bytes_per_second);
 
