@@ -67,6 +67,9 @@ void clmc_bench_print_table(FILE *out, const clmc_bench_entry *e, size_t n)
         fprintf(out, "%-40.40s %-22.22s %12.6f %14.4e %7.2fx %10.1f %7.1f%%\n", e[i].device.name,
                 e[i].device.driver, e[i].ns_per_update, e[i].updates_per_second,
                 slowest / e[i].ns_per_update, e[i].achieved_bytes_per_second * 1e-9, 100 * fraction);
+        for (size_t k = 0; k < e[i].n_phases; k++)
+            fprintf(out, "%s%s %.6f ns%s", k ? ", " : "    phases: ", e[i].phase_names[k], e[i].phase_ns_per_update[k],
+                    k + 1 == e[i].n_phases ? "\n" : "");
     }
 }
 
@@ -100,6 +103,11 @@ static cJSON *entry_json(const clmc_bench_entry *e)
     add_metric(metrics, "bandwidth_fraction",
                e->copy_bytes_per_second > 0 ? e->achieved_bytes_per_second / e->copy_bytes_per_second : 0,
                "1", "higher_is_better");
+    if (e->n_phases) {
+        cJSON *phases = cJSON_AddObjectToObject(item, "phases");
+        for (size_t k = 0; k < e->n_phases; k++)
+            add_metric(phases, e->phase_names[k], e->phase_ns_per_update[k], "ns", "lower_is_better");
+    }
     cJSON_AddNumberToObject(item, "repetitions", e->repetitions);
     cJSON_AddNumberToObject(item, "sweeps_per_repetition", e->sweeps_per_repetition);
     return item;

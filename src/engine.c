@@ -211,12 +211,16 @@ static clmc_status time_repetitions(model_instance *m, const clmc_preset *preset
     uint64_t sweep = 0;
     for (int warm_up = 0; warm_up < 2; warm_up++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
     CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
+    double updates = m->shape.updates_per_sweep * (double)per_repetition, phase_seconds[CLMC_MAX_PHASES];
     for (int r = 0; r < repetitions; r++) {
         clmc_runtime_reset_clock(m->rt);
         for (uint64_t i = 0; i < per_repetition; i++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
         double seconds = 0;
         CLMC_TRY(clmc_runtime_finish(m->rt, &seconds));
-        ns[r] = seconds * 1e9 / (m->shape.updates_per_sweep * (double)per_repetition);
+        ns[r] = seconds * 1e9 / updates;
+        e->n_phases = clmc_runtime_phases(m->rt, e->phase_names, phase_seconds, CLMC_MAX_PHASES);
+        for (size_t k = 0; k < e->n_phases; k++)
+            e->phase_ns_per_update[k] += phase_seconds[k] * 1e9 / (updates * repetitions);
     }
     return CLMC_OK;
 }

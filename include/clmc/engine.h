@@ -29,6 +29,9 @@ typedef struct clmc_bench_entry {
     double bytes_per_update;        /* model's estimate of global-memory traffic */
     double achieved_bytes_per_second;
     double copy_bytes_per_second;   /* the device's own measured copy bandwidth */
+    size_t n_phases;                /* parts of the update the model named */
+    const char *phase_names[CLMC_MAX_PHASES];
+    double phase_ns_per_update[CLMC_MAX_PHASES]; /* mean over all timed blocks */
     char *resolved_preset;          /* JSON of the preset as run (automatic values
                                        resolved for this device); free() it */
 } clmc_bench_entry;
