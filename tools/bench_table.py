@@ -31,7 +31,9 @@ def row(preset, entry):
 
     if "q" in m:
         lattice += f' q{m["q"]}'
-    method = a.get("layout", a.get("type", "-")) + (f' {a["labeling"]}' if "labeling" in a else "")
+    method = a.get("layout", a.get("type", "-")) + "".join(f' {a[k]}' for k in ("labeling", "consolidation") if k in a)
+    if m["type"] == "percolation":
+        method += f' {m.get("kind", "bond")} p={m.get("p")}'
     head = [entry["device"]["name"], lattice, str(m["L"]), method, str(a.get("hits", 1)), str(a.get("tile", 0))]
     metrics = entry.get("metrics", {})
     if entry.get("status") != "ok":

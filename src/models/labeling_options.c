@@ -4,7 +4,7 @@
 #include <string.h>
 
 const char *const clmc_labeling_methods[] = {"self_labeling", "union_find", NULL};
-const char *const clmc_consolidation_methods[] = {"relaxation", "sewing", NULL};
+const char *const clmc_consolidation_methods[] = {"sewing", "relaxation", NULL};
 
 clmc_label_lattice clmc_label_lattice_from_preset(const clmc_preset *preset, int dim, int edge)
 {
@@ -13,8 +13,8 @@ clmc_label_lattice clmc_label_lattice_from_preset(const clmc_preset *preset, int
         .edge = edge,
         .tile = (int)clmc_preset_int(preset, "algorithm.tile"),
         .union_find = strcmp(clmc_preset_string(preset, "algorithm.labeling"), "union_find") == 0,
-        .consolidation = strcmp(clmc_preset_string(preset, "algorithm.consolidation"), "sewing") == 0
-                             ? CLMC_CONSOLIDATE_SEWING : CLMC_CONSOLIDATE_RELAXATION,
+        .consolidation = strcmp(clmc_preset_string(preset, "algorithm.consolidation"), "relaxation") == 0
+                             ? CLMC_CONSOLIDATE_RELAXATION : CLMC_CONSOLIDATE_SEWING,
     };
     return lattice;
 }

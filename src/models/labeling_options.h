@@ -16,9 +16,9 @@ extern const char *const clmc_consolidation_methods[];
      "edge of the labeling tiles in local memory (divides L; 0 = 64 in 2D, 16 in 3D, halved until it divides L)"}, \
     {"labeling", CLMC_FIELD_STRING, 0, 0, false, clmc_labeling_methods, "\"union_find\"",                        \
      "labeling inside tiles: self_labeling (label minima until no change) or union_find; the same labels"},       \
-    {"consolidation", CLMC_FIELD_STRING, 0, 0, false, clmc_consolidation_methods, "\"relaxation\"",               \
-     "across tiles: relaxation (repeated until no root changes) or sewing (hierarchical, 2^dim blocks per "       \
-     "level, wrap bonds last); the same labels"}
+    {"consolidation", CLMC_FIELD_STRING, 0, 0, false, clmc_consolidation_methods, "\"sewing\"",               \
+     "across tiles: sewing (hierarchical, 2^dim blocks per level, wrap bonds last) or relaxation (repeated "      \
+     "until no root changes); the same labels"}
 
 /* The labeling set-up a preset asks for (tile 0: the labeler's default). */
 clmc_label_lattice clmc_label_lattice_from_preset(const clmc_preset *preset, int dim, int edge);
