@@ -12,6 +12,7 @@
 #include "results.h"
 #include "series.h"
 #include "tempering.h"
+#include "tuning.h"
 
 #define FINISH_EVERY_SWEEPS 256
 
@@ -22,6 +23,7 @@ typedef struct {
     size_t n_columns;
     clmc_runtime *rt;
     clmc_tempering pt;
+    cJSON *tuning; /* where the tunable keys' values came from */
 } model_instance;
 
 static double now_seconds(void)
@@ -36,6 +38,8 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     memset(m, 0, sizeof *m);
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
+    m->tuning = cJSON_CreateObject();
+    if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
     CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
@@ -48,6 +52,8 @@ static void instance_close(model_instance *m)
     if (m->state) m->ops->destroy(m->state);
     clmc_runtime_close(m->rt);
     clmc_tempering_free(&m->pt);
+    cJSON_Delete(m->tuning);
+    m->tuning = NULL;
     m->state = NULL;
     m->rt = NULL;
 }
@@ -133,6 +139,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
     cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
     cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
+    if (m->tuning) cJSON_AddItemReferenceToObject(root, "tuning", m->tuning);
     cJSON *observables = cJSON_AddObjectToObject(root, "observables");
     clmc_status status = clmc_series_estimate(s, &m->pt, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
@@ -185,12 +192,27 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     return status;
 }
 
+/* Says on stderr where the tunable values came from. */
+static void print_tuning(const cJSON *tuning)
+{
+    const cJSON *source = cJSON_GetObjectItem(tuning, "source"), *value;
+    const cJSON *file = cJSON_GetObjectItem(tuning, "file"), *problem = cJSON_GetObjectItem(tuning, "cache_problem");
+    if (cJSON_IsString(problem)) fprintf(stderr, "clmc: tuning cache skipped: %s\n", problem->valuestring);
+    if (!cJSON_IsString(source)) return;
+    fprintf(stderr, "clmc: launch parameters: %s", source->valuestring);
+    if (cJSON_IsString(file)) fprintf(stderr, " from %s", file->valuestring);
+    cJSON_ArrayForEach(value, cJSON_GetObjectItem(tuning, "values")) fprintf(stderr, " %s=%g", value->string,
+                                                                             value->valuedouble);
+    fprintf(stderr, "\n");
+}
+
 clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
 {
     clmc_device_info device;
     CLMC_TRY(clmc_device_select(options ? options->device : NULL, &device));
     model_instance m;
     clmc_status status = instance_open(preset, &device, &m);
+    if (status == CLMC_OK && !(options && options->quiet)) print_tuning(m.tuning);
     if (status == CLMC_OK) status = run_instance(&m, preset, options);
     instance_close(&m);
     return status;

@@ -41,4 +41,26 @@ typedef struct clmc_bench_entry {
 void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int repetitions,
                        clmc_bench_entry *entry);
 
+typedef struct clmc_tune_options {
+    const char *device; /* selector, as for clmc_run */
+    int repetitions;    /* timed blocks per candidate */
+    bool quiet;         /* no table on stdout */
+} clmc_tune_options;
+
+typedef struct clmc_tune_result {
+    double default_ns_per_update, tuned_ns_per_update;
+    int candidates_tried, candidates_passed;
+    char values[512];   /* the stored values, "path=value;..." */
+    char file[4096];    /* the tuning cache written */
+} clmc_tune_result;
+
+/* Searches the model's tunable keys (model.h) on one device: every
+ * combination the preset's checks accept is timed as by clmc bench and then
+ * run briefly against the defaults (bit-identical observables and
+ * configuration where the keys keep the update order; clean checks and
+ * observables within 5 standard errors plus 1% otherwise).  The fastest
+ * candidate that passes is stored in the tuning cache (src/tuning.h), which
+ * later runs on the same device, driver and kernels use. */
+clmc_status clmc_tune(const clmc_preset *preset, const clmc_tune_options *options, clmc_tune_result *result);
+
 #endif

@@ -46,6 +46,9 @@ cl_command_queue clmc_runtime_queue(const clmc_runtime *rt);
 clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options,
                                cl_program *program);
 clmc_status clmc_kernel_create(cl_program program, const char *name, cl_kernel *kernel);
+/* FNV-1a hash of every kernel source (.cl files in cl/, .h files in cl/common/): what tuned
+ * parameters are valid for. */
+clmc_status clmc_kernel_sources_hash(uint64_t *hash);
 
 /* Enqueues a kernel with a profiling event.  Timed launches add their device
  * time to the runtime's update-kernel clock (read with clmc_runtime_finish). */

@@ -6,6 +6,12 @@
 const char *const clmc_labeling_methods[] = {"self_labeling", "union_find", NULL};
 const char *const clmc_consolidation_methods[] = {"sewing", "relaxation", NULL};
 
+static const long long tile_candidates[] = {8, 16, 32, 64, 0};
+const clmc_tunable clmc_labeling_tunables[] = {
+    {"algorithm.tile", 0, tile_candidates, true},
+    {NULL, 0, NULL, false},
+};
+
 clmc_label_lattice clmc_label_lattice_from_preset(const clmc_preset *preset, int dim, int edge)
 {
     clmc_label_lattice lattice = {

@@ -20,6 +20,10 @@ extern const char *const clmc_consolidation_methods[];
      "across tiles: sewing (hierarchical, 2^dim blocks per level, wrap bonds last) or relaxation (repeated "      \
      "until no root changes); the same labels"}
 
+/* `clmc tune` may search the labeling tile edge: every edge gives the same
+ * labels, so the same run. */
+extern const clmc_tunable clmc_labeling_tunables[];
+
 /* The labeling set-up a preset asks for (tile 0: the labeler's default). */
 clmc_label_lattice clmc_label_lattice_from_preset(const clmc_preset *preset, int dim, int edge);
 

@@ -76,7 +76,7 @@ static void percolation_destroy(void *state)
     free(s);
 }
 
-static clmc_status setup(percolation_state *s, const clmc_preset *p)
+static clmc_status setup(percolation_state *s, clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
@@ -92,6 +92,7 @@ static clmc_status setup(percolation_state *s, const clmc_preset *p)
     CLMC_TRY(clmc_program_build(s->rt, "percolation.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "percolation_sample", &s->sample));
     CLMC_TRY(clmc_labeler_create(s->rt, clmc_label_lattice_from_preset(p, s->dim, s->edge), &s->labeler));
+    clmc_preset_set_int(p, "algorithm.tile", clmc_labeler_tile(s->labeler)); /* the resolved edge, echoed */
     CLMC_TRY(create_buffer(s, s->n_sites, &s->bonds));
     CLMC_TRY(create_buffer(s, s->n_sites, &s->occupied));
     CLMC_TRY(create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), &s->labels));
@@ -265,4 +266,5 @@ const clmc_model_ops clmc_model_percolation = {
     .collect = percolation_collect,
     .estimate = percolation_estimate,
     .checks = percolation_checks,
+    .tunables = clmc_labeling_tunables,
 };

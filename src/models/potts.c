@@ -69,7 +69,7 @@ static clmc_status create_buffer(potts_state *s, size_t bytes, void *host, cl_me
     return CLMC_OK;
 }
 
-static clmc_status build(potts_state *s)
+static clmc_status build(potts_state *s, clmc_preset *p)
 {
     size_t limit = clmc_runtime_device(s->rt)->max_work_group_size;
     s->measure_wg = clmc_power_of_two_at_most(limit < MEASURE_WG_MAX ? limit : MEASURE_WG_MAX);
@@ -88,6 +88,7 @@ static clmc_status build(potts_state *s)
         CLMC_TRY(clmc_kernel_create(s->program, "potts_flip_marked", &s->flip_marked));
         CLMC_TRY(clmc_labeler_create(s->rt, s->labeling, &s->labeler));
         s->tile_edge = (cl_uint)clmc_labeler_tile(s->labeler);
+        clmc_preset_set_int(p, "algorithm.tile", (long long)s->tile_edge); /* the resolved edge, echoed */
         s->tiles = (cl_uint)clmc_lattice_sites(s->dim, s->edge / (int)s->tile_edge);
         return CLMC_OK;
     }
@@ -173,7 +174,7 @@ static void potts_destroy(void *state)
     free(s);
 }
 
-static clmc_status setup(potts_state *s, const clmc_preset *p)
+static clmc_status setup(potts_state *s, clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
@@ -188,7 +189,7 @@ static clmc_status setup(potts_state *s, const clmc_preset *p)
     uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
-    CLMC_TRY(build(s));
+    CLMC_TRY(build(s, p));
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
     size_t global = s->n_sites;
@@ -324,4 +325,5 @@ const clmc_model_ops clmc_model_potts = {
     .collect = potts_collect,
     .estimate = potts_estimate,
     .checks = potts_checks,
+    .tunables = clmc_labeling_tunables,
 };
