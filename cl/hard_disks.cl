@@ -106,7 +106,8 @@ __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, 
         uint pair = (move & 1u) * 2;
         float radius = max_displacement * sqrt(unit_float(r.v[pair]));
         float angle = 6.28318530717958648f * unit_float(r.v[pair + 1]);
-        float2 trial = own[moving] + radius * (float2)(cos(angle), sin(angle));
+        float cosine, sine = sincos(angle, &cosine);
+        float2 trial = own[moving] + radius * (float2)(cosine, sine);
         if (inside_cell(trial, width) && !overlaps(trial, own, moving, neighbour)) {
             own[moving] = trial;
             accepted++;
