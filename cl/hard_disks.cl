@@ -1,10 +1,11 @@
 /* Hard disks by massively parallel Monte Carlo (Anderson et al. 2013,
  * Algorithms 2-4): particle positions live in the cell list itself, in
- * cell-local coordinates (0, w] x (0, w], at most SLOTS = 4 per cell (w < sqrt 2,
+ * cell-local coordinates (0, w] x (0, w], at most 4 per cell (w < sqrt 2,
  * diameter 1); empty slots hold a far-away sentinel.
  *
- * Defines: CELLS (cells per side m, even), MOVES (n_M trial moves per active
- * cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2).
+ * Defines: CELLS (cells per side m, even), SLOTS (4; 8 when disks may stray
+ * `margin` beyond their cell: the seed's pitfall 1), MOVES (n_M trial moves
+ * per active cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2).
  *
  * Layout (seed's Algorithm 3): slot i of cell (x, y) is at (i m + y) m + q
  * with q = x / 2 for even x and m / 2 + x / 2 for odd x, so the active cells
@@ -16,7 +17,6 @@
  * so (cell, sweep, hit, purpose) names every number once. */
 #include "common/philox.h"
 
-#define SLOTS 4
 #define HALF (CELLS / 2)
 #define SENTINEL ((float2)(-10.0f, -10.0f))
 
@@ -36,16 +36,19 @@ inline float unit_float(uint bits)
     return (float)(bits >> 8) * (1.0f / 16777216.0f); /* [0, 1) in 24 bits */
 }
 
-inline bool inside_cell(float2 p, float width)
+/* (0, w] x (0, w], widened by margin on every side (margin 0 but for pitfall 1). */
+inline bool inside_cell(float2 p, float width, float margin)
 {
-    return p.x > 0.0f && p.x <= width && p.y > 0.0f && p.y <= width;
+    return p.x > -margin && p.x <= width + margin && p.y > -margin && p.y <= width + margin;
 }
 
-/* Fisher-Yates over the first n (<= 4) entries, three 32-bit draws. */
-inline void shuffle_particles(float2 *p, uint n, clmc_philox_ctr r)
+/* Fisher-Yates over the first n entries: one 32-bit word per step (a second
+ * draw for n > 5, which only pitfall 1's wider cells reach). */
+inline void shuffle_particles(float2 *p, uint n, clmc_philox_ctr r, clmc_philox_ctr more)
 {
     for (uint k = n; k > 1; k--) {
-        uint j = (uint)(((ulong)r.v[k - 2] * k) >> 32);
+        uint word = k - 2 < 4 ? r.v[k - 2] : more.v[(k - 2) & 3u];
+        uint j = (uint)(((ulong)word * k) >> 32);
         float2 t = p[k - 1];
         p[k - 1] = p[j];
         p[j] = t;
@@ -83,8 +86,8 @@ inline bool overlaps(float2 trial, const float2 *own, uint moving, const float2 
  * lower-left cell is (offset_x, offset_y).  move_tally[cell] receives the
  * accepted moves, plus 1 << 16 when the cell made trial moves. */
 __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, __global uint *move_tally,
-                             float width, float max_displacement, uint seed_lo, uint seed_hi, uint sweep,
-                             uint offset_x, uint offset_y)
+                             float width, float margin, float max_displacement, uint seed_lo, uint seed_hi,
+                             uint sweep, uint offset_x, uint offset_y)
 {
     uint item = get_global_id(0);
     if (item >= HALF * HALF) return;
@@ -97,7 +100,9 @@ __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, 
     clmc_philox_key key = {{seed_lo, seed_hi}};
     float2 own[SLOTS], neighbour[8 * SLOTS];
     for (uint i = 0; i < SLOTS; i++) own[i] = disk[slot_index(x, y, i)];
-    if (SHUFFLE_PARTICLES) shuffle_particles(own, n, clmc_random4(key, unit, sweep, 0, CLMC_PURPOSE_DISK_SHUFFLE));
+    if (SHUFFLE_PARTICLES)
+        shuffle_particles(own, n, clmc_random4(key, unit, sweep, 0, CLMC_PURPOSE_DISK_SHUFFLE),
+                          n > 5 ? clmc_random4(key, unit, sweep, 1, CLMC_PURPOSE_DISK_SHUFFLE) : (clmc_philox_ctr){{0, 0, 0, 0}});
     load_neighbours(disk, x, y, width, neighbour);
     uint accepted = 0, moving = 0;
     clmc_philox_ctr r;
@@ -108,7 +113,7 @@ __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, 
         float angle = 6.28318530717958648f * unit_float(r.v[pair + 1]);
         float cosine, sine = sincos(angle, &cosine);
         float2 trial = own[moving] + radius * (float2)(cosine, sine);
-        if (inside_cell(trial, width) && !overlaps(trial, own, moving, neighbour)) {
+        if (inside_cell(trial, width, margin) && !overlaps(trial, own, moving, neighbour)) {
             own[moving] = trial;
             accepted++;
         }
@@ -132,11 +137,20 @@ inline float2 with_along(float2 p, uint axis, float value)
 
 /* Cell shift (Algorithm 4): every particle moves by `delta` along `axis`
  * (the cells move by -delta; direction = the sign of -delta, +1 or -1).
- * New cell (x, y) keeps its own particles that stay inside and takes those
- * that leave the neighbour in `direction`.  Both work-items decide a
- * particle's membership from the same float sum p + delta, so it lands in
- * exactly one cell; only then is the neighbour's coordinate translation
- * applied.  Writes into the second buffer (the first is still being read). */
+ * New cell (x, y) keeps its own particles that stay and takes those that
+ * leave the neighbour in `direction`.  Both work-items decide a particle's
+ * membership from the same float sum p + delta and the same predicate, so
+ * it lands in exactly one cell; only then is the neighbour's coordinate
+ * translation applied.  A disk can only leave through the edge it moves
+ * towards, so the predicate looks at that edge alone (for disks inside
+ * their cell the same as testing (0, w]; with pitfall 1's margin a disk
+ * beyond the other edge stays).  Writes into the second buffer (the first
+ * is still being read). */
+inline bool stays(float moved, float width, int direction)
+{
+    return direction > 0 ? moved > 0.0f : moved <= width;
+}
+
 __kernel void disks_shift(__global const float2 *disk, __global const uint *count, __global float2 *disk_next,
                           __global uint *count_next, __global uint *overflow, float width, float delta, uint axis,
                           int direction)
@@ -144,20 +158,21 @@ __kernel void disks_shift(__global const float2 *disk, __global const uint *coun
     uint item = get_global_id(0);
     if (item >= CELLS * CELLS) return;
     uint x = item % CELLS, y = item / CELLS;
-    float2 gathered[SLOTS] = {SENTINEL, SENTINEL, SENTINEL, SENTINEL};
+    float2 gathered[SLOTS];
+    for (uint i = 0; i < SLOTS; i++) gathered[i] = SENTINEL;
     uint n_new = 0, lost = 0;
     uint n_here = count[slot_index(x, y, 0)];
     for (uint i = 0; i < n_here; i++) {
         float2 p = disk[slot_index(x, y, i)];
         float moved = along(p, axis) + delta;
-        if (moved > 0.0f && moved <= width) gathered[n_new++] = with_along(p, axis, moved);
+        if (stays(moved, width, direction)) gathered[n_new++] = with_along(p, axis, moved);
     }
     uint nx = axis ? x : wrap((int)x + direction), ny = axis ? wrap((int)y + direction) : y;
     uint n_there = count[slot_index(nx, ny, 0)];
     for (uint i = 0; i < n_there; i++) {
         float2 p = disk[slot_index(nx, ny, i)];
         float moved = along(p, axis) + delta;
-        if (moved > 0.0f && moved <= width) continue; /* stays in the neighbour */
+        if (stays(moved, width, direction)) continue; /* stays in the neighbour */
         if (n_new == SLOTS) {
             lost++;
             continue;

@@ -61,7 +61,7 @@ Test(hard_disks, invariants_hold_after_many_sweeps, .timeout = 300)
     snprintf(path, sizeof path, "%s/configuration.csv", dir);
     disk_configuration_report report;
     cr_assert_eq(disk_configuration_check(path, check_value(result, "box_length"), check_value(result, "cell_width"),
-                                          1e-5, &report), 0, "cannot read %s", path);
+                                          1e-6, 1e-5, &report), 0, "cannot read %s", path);
     printf("N=1024 phi=0.70 after 3000 sweeps: %zu disks, %zu overlaps, closest pair %.7f, %zu outside their cell; "
            "engine: %g lost, %g overlaps\n",
            report.disks, report.overlaps, report.closest, report.outside_cell, check_value(result, "particles_lost"),
@@ -75,6 +75,33 @@ Test(hard_disks, invariants_hold_after_many_sweeps, .timeout = 300)
     cr_expect(test_path_exists(path), "configuration.svg");
     double acceptance = test_observable(result, "acceptance", "mean");
     cr_expect(acceptance > 0.05 && acceptance < 0.6, "acceptance %.3f", acceptance);
+    cJSON_Delete(result);
+    free(dir);
+}
+
+/* Pitfall 1 (algorithm.cell_exit): moves may carry disks beyond their cell
+ * by the margin, which keeps simultaneously moved disks apart: still no
+ * overlap and no disk lost, disks beyond their cell's edges but within the
+ * margin. */
+Test(hard_disks, cell_exit_strays_but_keeps_disks_apart, .timeout = 300)
+{
+    const char *preset = "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.70},"
+                         " \"algorithm\": {\"type\": \"mpmc\", \"cell_exit\": true},"
+                         " \"run\": {\"thermalization\": 500, \"sweeps\": 1000, \"measure_every\": 100, \"seed\": 4}}";
+    char *dir, path[4200];
+    cJSON *result = run_disks(preset, "disks-cell-exit", &dir);
+    snprintf(path, sizeof path, "%s/configuration.csv", dir);
+    double box = check_value(result, "box_length"), width = check_value(result, "cell_width");
+    double margin = check_value(result, "cell_margin");
+    disk_configuration_report strict, widened;
+    cr_assert_eq(disk_configuration_check(path, box, width, 1e-6, 1e-5, &strict), 0, "cannot read %s", path);
+    cr_assert_eq(disk_configuration_check(path, box, width, margin + 1e-6, 1e-5, &widened), 0, "cannot read %s", path);
+    printf("cell_exit N=1024 phi=0.70 after 1500 sweeps: %zu disks, %zu overlaps, %zu beyond their cell, %zu beyond "
+           "the margin %.4f\n", strict.disks, strict.overlaps, strict.outside_cell, widened.outside_cell, margin);
+    cr_expect_eq(strict.disks, 1024);
+    cr_expect_eq(strict.overlaps, 0);
+    cr_expect_gt(strict.outside_cell, 0, "no disk beyond its cell: the switch does nothing");
+    cr_expect_eq(widened.outside_cell, 0, "disks beyond the margin");
     cJSON_Delete(result);
     free(dir);
 }

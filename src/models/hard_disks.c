@@ -37,7 +37,8 @@ static clmc_status disks_validate(const clmc_preset *p)
     disk_geometry g;
     uint32_t rows, columns;
     CLMC_TRY(disk_geometry_for((uint32_t)clmc_preset_int(p, "model.N"), clmc_preset_number(p, "model.packing_fraction"),
-                               clmc_preset_number(p, "algorithm.pressure_range"), &g));
+                               clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
+                               &g));
     CLMC_TRY(disk_lattice_shape(g.n_disks, g.box, &rows, &columns));
     disk_pressure check;
     clmc_status status = disk_pressure_init(&check, clmc_preset_number(p, "algorithm.pressure_bin"),
@@ -82,7 +83,8 @@ static size_t n_cells(const disks_state *s)
 static clmc_status read_options(disks_state *s, const clmc_preset *p)
 {
     CLMC_TRY(disk_geometry_for((uint32_t)clmc_preset_int(p, "model.N"), clmc_preset_number(p, "model.packing_fraction"),
-                               clmc_preset_number(p, "algorithm.pressure_range"), &s->host.g));
+                               clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
+                               &s->host.g));
     CLMC_TRY(disk_pressure_init(&s->pressure, clmc_preset_number(p, "algorithm.pressure_bin"),
                                 clmc_preset_number(p, "algorithm.pressure_range"),
                                 (int)clmc_preset_int(p, "algorithm.pressure_degree")));
@@ -100,7 +102,7 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
 static clmc_status start_configuration(disks_state *s)
 {
     size_t cells = n_cells(s);
-    s->host.xy = malloc(cells * DISK_SLOTS * 2 * sizeof *s->host.xy);
+    s->host.xy = malloc(cells * s->host.g.slots * 2 * sizeof *s->host.xy);
     s->host.count = malloc(cells * sizeof *s->host.count);
     s->tally_host = malloc(cells * sizeof *s->tally_host);
     if (!s->host.xy || !s->host.count || !s->tally_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -116,12 +118,12 @@ static clmc_status start_configuration(disks_state *s)
 static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
 {
     char options[160];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCELLS=%u -DMOVES=%u -DSHUFFLE_PARTICLES=%d", s->host.g.cells,
-             s->moves, clmc_preset_bool(p, "algorithm.shuffle_particles") ? 1 : 0);
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCELLS=%u -DSLOTS=%u -DMOVES=%u -DSHUFFLE_PARTICLES=%d",
+             s->host.g.cells, s->host.g.slots, s->moves, clmc_preset_bool(p, "algorithm.shuffle_particles") ? 1 : 0);
     CLMC_TRY(clmc_program_build(s->rt, "hard_disks.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_subsweep", &s->subsweep));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));
-    size_t cells = n_cells(s), slots_bytes = cells * DISK_SLOTS * 2 * sizeof(float);
+    size_t cells = n_cells(s), slots_bytes = cells * s->host.g.slots * 2 * sizeof(float);
     cl_uint zero = 0;
     for (int b = 0; b < 2; b++) {
         CLMC_TRY(create_buffer(s, slots_bytes, s->host.xy, &s->disk[b]));
@@ -131,9 +133,10 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_TRY(create_buffer(s, sizeof(cl_uint), &zero, &s->overflow));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 2, sizeof(cl_mem), &s->tally));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 3, sizeof(float), &s->host.g.width));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 4, sizeof(float), &s->max_displacement));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 5, sizeof(cl_uint), &s->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 6, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 4, sizeof(float), &s->host.g.margin));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 5, sizeof(float), &s->max_displacement));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 6, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 7, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 4, sizeof(cl_mem), &s->overflow));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 5, sizeof(float), &s->host.g.width));
     /* Tallies start at zero: a measurement before any sweep reads no moves. */
@@ -204,11 +207,11 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
     size_t half = s->host.g.cells / 2, active = half * half, all = n_cells(s);
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 0, sizeof(cl_mem), &s->disk[b]));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 1, sizeof(cl_mem), &s->count[b]));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 7, sizeof(cl_uint), &sweep));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 8, sizeof(cl_uint), &sweep));
     for (int k = 0; k < 4; k++) {
         cl_uint offset_x = plan.order[k] & 1u, offset_y = plan.order[k] >> 1;
-        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 8, sizeof(cl_uint), &offset_x));
-        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 9, sizeof(cl_uint), &offset_y));
+        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 9, sizeof(cl_uint), &offset_x));
+        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 10, sizeof(cl_uint), &offset_y));
         CLMC_TRY(clmc_enqueue(s->rt, s->subsweep, 1, &active, NULL, CLMC_TIMED));
     }
     CLMC_CL_TRY(clSetKernelArg(s->shift, 0, sizeof(cl_mem), &s->disk[b]));
@@ -228,7 +231,7 @@ static clmc_status read_back(disks_state *s)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t cells = n_cells(s);
-    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->disk[s->current], CL_FALSE, 0, cells * DISK_SLOTS * 2 * sizeof(float),
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->disk[s->current], CL_FALSE, 0, cells * s->host.g.slots * 2 * sizeof(float),
                                     s->host.xy, 0, NULL, NULL));
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->tally, CL_FALSE, 0, cells * sizeof(cl_uint), s->tally_host, 0, NULL, NULL));
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->count[s->current], CL_TRUE, 0, cells * sizeof(cl_uint), s->host.count, 0,
@@ -296,6 +299,7 @@ static clmc_status disks_checks(void *state, cJSON *checks)
     cJSON_AddNumberToObject(checks, "outside_cell", (double)v.outside);
     cJSON_AddNumberToObject(checks, "box_length", s->host.g.box);
     cJSON_AddNumberToObject(checks, "cell_width", s->host.g.width);
+    cJSON_AddNumberToObject(checks, "cell_margin", s->host.g.margin);
     cJSON_AddNumberToObject(checks, "cells_per_side", s->host.g.cells);
     if (s->write_configuration) CLMC_TRY(disk_write_configuration(&s->host, s->output_dir));
     if (lost != 0 || overflow || v.overlaps || v.outside)

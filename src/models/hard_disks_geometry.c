@@ -11,7 +11,8 @@
 #define CSV_MAX_DISKS (1u << 24)
 #define SVG_MAX_DISKS 65536u
 
-clmc_status disk_geometry_for(uint32_t n_disks, double packing_fraction, double contact_range, disk_geometry *g)
+clmc_status disk_geometry_for(uint32_t n_disks, double packing_fraction, double contact_range, bool cell_exit,
+                              disk_geometry *g)
 {
     double box = sqrt((double)n_disks * DISK_PI / (4.0 * packing_fraction));
     uint32_t cells = (uint32_t)floor(box / sqrt(2.0)) + 1;
@@ -20,12 +21,14 @@ clmc_status disk_geometry_for(uint32_t n_disks, double packing_fraction, double 
     g->cells = cells;
     g->width = (float)(box / cells);
     g->box = (double)cells * g->width;
+    g->slots = cell_exit ? DISK_EXIT_SLOTS : DISK_SLOTS;
+    g->margin = cell_exit ? (float)((g->width - 1.0 - contact_range) / 2) : 0.0f;
     if (cells < 4 || g->width <= 1.0 + contact_range)
         return clmc_fail(CLMC_ERR_INPUT,
                          "model.N: %u disks at packing fraction %g fill a box of %.3f diameters: %u cells of width "
                          "%.4f, need at least 4 cells per side wider than 1 + algorithm.pressure_range = %g",
                          n_disks, packing_fraction, box, cells, g->width, 1.0 + contact_range);
-    if ((double)cells * cells * DISK_SLOTS >= 4294967296.0 / 2)
+    if ((double)cells * cells * g->slots >= 4294967296.0 / 2)
         return clmc_fail(CLMC_ERR_INPUT, "model.N: %u disks need %u^2 cells, more than the kernels index", n_disks,
                          cells);
     return CLMC_OK;
@@ -71,7 +74,7 @@ clmc_status disk_lattice_start(disk_cells *c)
     uint32_t rows, columns;
     CLMC_TRY(disk_lattice_shape(g->n_disks, g->box, &rows, &columns));
     size_t n_cells = (size_t)g->cells * g->cells;
-    for (size_t i = 0; i < n_cells * DISK_SLOTS * 2; i++) c->xy[i] = DISK_SENTINEL;
+    for (size_t i = 0; i < n_cells * g->slots * 2; i++) c->xy[i] = DISK_SENTINEL;
     memset(c->count, 0, n_cells * sizeof *c->count);
     uint64_t sites = (uint64_t)rows * columns;
     double ax = g->box / columns, ay = g->box / rows;
@@ -82,8 +85,8 @@ clmc_status disk_lattice_start(disk_cells *c)
         locate((k + 0.25 + 0.5 * (r & 1u)) * ax, g, &cx, &lx);
         locate((r + 0.5) * ay, g, &cy, &ly);
         size_t cell = disk_slot_index(g->cells, cx, cy, 0);
-        if (c->count[cell] == DISK_SLOTS)
-            return clmc_fail(CLMC_ERR_OTHER, "lattice start: more than %d disks in cell (%u, %u)", DISK_SLOTS, cx, cy);
+        if (c->count[cell] == g->slots)
+            return clmc_fail(CLMC_ERR_OTHER, "lattice start: more than %u disks in cell (%u, %u)", g->slots, cx, cy);
         size_t slot = disk_slot_index(g->cells, cx, cy, c->count[cell]++);
         c->xy[2 * slot] = lx;
         c->xy[2 * slot + 1] = ly;
@@ -113,7 +116,8 @@ disk_invariants disk_check(const disk_cells *c, double tolerance)
             for (uint32_t a = 0; a < n; a++) {
                 size_t i = disk_slot_index(m, x, y, a);
                 float lx = c->xy[2 * i], ly = c->xy[2 * i + 1];
-                v.outside += !(lx > 0.0f && lx <= c->g.width && ly > 0.0f && ly <= c->g.width);
+                float low = -c->g.margin, high = c->g.width + c->g.margin;
+                v.outside += !(lx > low && lx <= high && ly > low && ly <= high);
                 for (int dy = -1; dy <= 1; dy++)
                     for (int dx = -1; dx <= 1; dx++) {
                         uint32_t nn = c->count[disk_slot_index(m, (x + m + dx) % m, (y + m + dy) % m, 0)];

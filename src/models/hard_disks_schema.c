@@ -22,6 +22,9 @@ const clmc_field clmc_hard_disks_algorithm_fields[] = {
      "shuffle each cell's disks before its moves; false is WRONG (seed pitfall 2, Table 1)"},
     {"shuffle_sets", CLMC_FIELD_BOOL, 0, 0, false, NULL, "true",
      "random order of the four checkerboard sets; false (fixed order) breaks detailed balance, the seed finds no bias"},
+    {"cell_exit", CLMC_FIELD_BOOL, 0, 0, false, NULL, "false",
+     "let moves carry a disk up to (w - 1 - pressure_range) / 2 beyond its cell (it stays in its cell's list until a "
+     "shift); WRONG: seed pitfall 1, membership is no longer a function of the positions"},
     {"pressure_bin", CLMC_FIELD_NUMBER, 0, 0.01, true, NULL, "0.0001", "width of the pair-distance histogram bins"},
     {"pressure_range", CLMC_FIELD_NUMBER, 0, 0.2, true, NULL, "0.02",
      "g(r) is fitted on (1, 1 + range] and extrapolated to contact"},

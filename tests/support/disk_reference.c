@@ -103,7 +103,7 @@ static void check_pairs(const point *disk, size_t n, double box, double toleranc
     free(next);
 }
 
-int disk_configuration_check(const char *csv_path, double box, double cell_width, double tolerance,
+int disk_configuration_check(const char *csv_path, double box, double cell_width, double cell_slack, double tolerance,
                              disk_configuration_report *report)
 {
     memset(report, 0, sizeof *report);
@@ -121,7 +121,7 @@ int disk_configuration_check(const char *csv_path, double box, double cell_width
     while (fscanf(f, "%lf,%lf,%u,%u", &x, &y, &cx, &cy) == 4) {
         if (n == capacity) disk = realloc(disk, (capacity *= 2) * sizeof *disk);
         disk[n++] = (point){x, y};
-        double slack = 1e-6;
+        double slack = cell_slack;
         report->outside_cell += x <= cx * cell_width - slack || x > (cx + 1) * cell_width + slack ||
                                 y <= cy * cell_width - slack || y > (cy + 1) * cell_width + slack;
     }

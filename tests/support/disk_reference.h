@@ -21,8 +21,9 @@ typedef struct {
 /* Reads configuration.csv (x,y,cell_x,cell_y) and checks, with its own grid
  * of bins at least one diameter wide and minimum images in a periodic box of
  * edge `box`, every pair of disks in neighbouring bins for distances below
- * 1 - tolerance, and every disk against its cell [c w, (c + 1) w]. */
-int disk_configuration_check(const char *csv_path, double box, double cell_width, double tolerance,
+ * 1 - tolerance, and every disk against its cell [c w, (c + 1) w] widened by
+ * cell_slack on every side. */
+int disk_configuration_check(const char *csv_path, double box, double cell_width, double cell_slack, double tolerance,
                              disk_configuration_report *report);
 
 #endif
