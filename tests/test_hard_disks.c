@@ -207,6 +207,8 @@ typedef struct {
 
 static const invalid_case invalid_cases[] = {
     {"\"N\": 1024, \"packing_fraction\": 0.91", "\"type\": \"mpmc\"", "model.packing_fraction"},
+    {"\"N\": 1024, \"packing_fraction\": 0.90689968211710892", "\"type\": \"mpmc\"",
+     "model.packing_fraction: 0.90689968211710892 is at or above close packing"},
     {"\"N\": 1000, \"packing_fraction\": 0.88", "\"type\": \"mpmc\"", "model.packing_fraction: too dense"},
     {"\"N\": 16, \"packing_fraction\": 0.85", "\"type\": \"mpmc\"", "model.N"},
     {"\"N\": 1024, \"packing_fraction\": 0.5", "\"max_displacement\": 0", "algorithm.max_displacement"},

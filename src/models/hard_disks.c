@@ -36,6 +36,9 @@ static clmc_status disks_validate(const clmc_preset *p)
 {
     disk_geometry g;
     uint32_t rows, columns;
+    double phi = clmc_preset_number(p, "model.packing_fraction");
+    if (phi >= DISK_CLOSE_PACKING)
+        return clmc_fail(CLMC_ERR_INPUT, "model.packing_fraction: %.17g is at or above close packing pi / (2 sqrt 3)", phi);
     CLMC_TRY(disk_geometry_for((uint32_t)clmc_preset_int(p, "model.N"), clmc_preset_number(p, "model.packing_fraction"),
                                clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
                                &g));
