@@ -42,16 +42,33 @@ inline bool inside_cell(float2 p, float width, float margin)
     return p.x > -margin && p.x <= width + margin && p.y > -margin && p.y <= width + margin;
 }
 
+/* p[index] and p[index] = value by unrolled selects, so that the cell's
+ * slots stay in registers (a computed index would put them in memory). */
+inline float2 slot_get(const float2 *p, uint index)
+{
+    float2 value = SENTINEL;
+    for (uint j = 0; j < SLOTS; j++)
+        if (j == index) value = p[j];
+    return value;
+}
+
+inline void slot_set(float2 *p, uint index, float2 value)
+{
+    for (uint j = 0; j < SLOTS; j++)
+        if (j == index) p[j] = value;
+}
+
 /* Fisher-Yates over the first n entries: one 32-bit word per step (a second
  * draw for n > 5, which only pitfall 1's wider cells reach). */
 inline void shuffle_particles(float2 *p, uint n, clmc_philox_ctr r, clmc_philox_ctr more)
 {
-    for (uint k = n; k > 1; k--) {
+    for (uint k = SLOTS; k > 1; k--) {
+        if (k > n) continue;
         uint word = k - 2 < 4 ? r.v[k - 2] : more.v[(k - 2) & 3u];
         uint j = (uint)(((ulong)word * k) >> 32);
-        float2 t = p[k - 1];
-        p[k - 1] = p[j];
-        p[j] = t;
+        float2 last = p[k - 1];
+        p[k - 1] = slot_get(p, j);
+        slot_set(p, j, last);
     }
 }
 
@@ -112,9 +129,9 @@ __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, 
         float radius = max_displacement * sqrt(unit_float(r.v[pair]));
         float angle = 6.28318530717958648f * unit_float(r.v[pair + 1]);
         float cosine, sine = sincos(angle, &cosine);
-        float2 trial = own[moving] + radius * (float2)(cosine, sine);
+        float2 trial = slot_get(own, moving) + radius * (float2)(cosine, sine);
         if (inside_cell(trial, width, margin) && !overlaps(trial, own, moving, neighbour)) {
-            own[moving] = trial;
+            slot_set(own, moving, trial);
             accepted++;
         }
         moving = moving + 1 == n ? 0 : moving + 1;
