@@ -165,8 +165,10 @@ static clmc_status disks_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     shape->series_columns = series_columns;
     shape->measure_batch = 1; /* configurations are analysed on the host one by one */
     shape->updates_per_sweep = cells * s->moves; /* n_M trial moves per cell (empty cells make none) */
-    /* Sub-sweeps read 9 cells and write one per active cell; the shift reads two, writes one (36 bytes a cell). */
-    shape->bytes_per_sweep = cells * 36.0 * (9 + 1 + 3) + cells * 4.0;
+    /* Per cell and sweep: 9 cells read and its own written in its sub-sweep, two read and one written by the
+     * shift (slots and count), and its move tally. */
+    double cell_bytes = s->host.g.slots * 8.0 + 4.0;
+    shape->bytes_per_sweep = cells * (cell_bytes * (9 + 1 + 3) + 4.0);
     shape->n_systems = 1;
     shape->n_temperatures = 1;
     *state = s;
