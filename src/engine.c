@@ -38,6 +38,8 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     memset(m, 0, sizeof *m);
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
+    if (clmc_preset_bool(preset, "output.picture") && !m->ops->picture)
+        return clmc_fail(CLMC_ERR_INPUT, "output.picture: model \"%s\" draws no picture", m->ops->type);
     m->tuning = cJSON_CreateObject();
     if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
     CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
@@ -132,6 +134,27 @@ static cJSON *performance_json(const clmc_runtime *rt, double updates, double se
     return perf;
 }
 
+/* configuration.pgm: binary grey map (P5) of the model's picture. */
+static clmc_status write_picture(model_instance *m, const char *dir)
+{
+    unsigned char *grey = NULL;
+    int width = 0, height = 0;
+    clmc_status status = m->ops->picture(m->state, &grey, &width, &height);
+    char header[64];
+    int n = snprintf(header, sizeof header, "P5\n%d %d\n255\n", width, height);
+    size_t pixels = (size_t)width * (size_t)height;
+    char *file = status == CLMC_OK ? malloc((size_t)n + pixels) : NULL;
+    if (status == CLMC_OK && !file) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) {
+        memcpy(file, header, (size_t)n);
+        memcpy(file + n, grey, pixels);
+        status = clmc_write_file_atomic(dir, "configuration.pgm", file, (size_t)n + pixels);
+    }
+    free(file);
+    free(grey);
+    return status;
+}
+
 static clmc_status write_results(model_instance *m, const clmc_preset *preset, const clmc_series *s,
                                  double kernel_seconds, double wall_seconds, const char *dir)
 {
@@ -151,6 +174,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
     char *csv = status == CLMC_OK ? clmc_series_text(s, &m->pt, m->shape.series_columns) : NULL;
     if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && clmc_preset_bool(preset, "output.picture")) status = write_picture(m, dir);
     if (status == CLMC_OK) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
     if (status == CLMC_OK) {
         size_t n = strlen(json);

@@ -62,6 +62,9 @@ typedef struct clmc_model_ops {
     clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
     /* Model invariants of the final state, added to `checks`. */
     clmc_status (*checks)(void *state, cJSON *checks);
+    /* Optional: the final configuration of the first system as a grey image
+     * (plane z = 0 in 3D), width x height bytes the caller frees. */
+    clmc_status (*picture)(void *state, unsigned char **grey, int *width, int *height);
     /* Parameters `clmc tune` may search (NULL or a list ended by a NULL
      * path); candidates the preset's checks refuse are skipped. */
     const clmc_tunable *tunables;

@@ -210,3 +210,35 @@ Test(bench, tuned_run_equals_untuned_run, .timeout = 600)
     unsetenv("CLMC_TUNING_FILE");
     free(file);
 }
+
+/* The configuration picture on request, and the plotting tools on a run's
+ * files (skipped, with a message, where python3 has no matplotlib). */
+Test(bench, picture_and_plots, .timeout = 300)
+{
+    char *dir = test_scratch_dir("picture"), *output = NULL, path[4300];
+    cr_assert_eq(test_run_clmc(NULL, "run $CLMC_PRESET_DIR/quickstart.json --quiet --out %s --set model.L=48 "
+                                     "--set output.picture=true --set run.sweeps=200", dir), 0);
+    snprintf(path, sizeof path, "%s/configuration.pgm", dir);
+    char *pgm = test_read_file(path);
+    cr_assert(pgm, "no configuration.pgm");
+    cr_expect(strncmp(pgm, "P5\n48 48\n255\n", 13) == 0, "a 48 x 48 binary grey map");
+    free(pgm);
+    if (system("python3 -c 'import matplotlib' 2>/dev/null") != 0) {
+        free(dir);
+        cr_skip_test("python3 has no matplotlib (tools/setup.sh installs it): plots not checked");
+    }
+    char command[9000];
+    snprintf(command, sizeof command, "python3 $CLMC_PRESET_DIR/../tools/plot_series.py %s && "
+             "python3 $CLMC_PRESET_DIR/../tools/plot_configuration.py %s", dir, dir);
+    cr_expect_eq(system(command), 0, "the plotting tools failed");
+    const char *images[] = {"series.png", "configuration.png"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, images[i]);
+        char *png = test_read_file(path);
+        cr_expect(png && strncmp(png + 1, "PNG", 3) == 0, "%s is not a PNG image", images[i]);
+        printf("%s written\n", images[i]);
+        free(png);
+    }
+    free(output);
+    free(dir);
+}

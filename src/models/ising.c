@@ -442,6 +442,22 @@ static clmc_status ising_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
 }
 
+/* Spin up white, down black. */
+static clmc_status ising_picture(void *state, unsigned char **grey, int *width, int *height)
+{
+    ising_state *s = state;
+    signed char *spins = malloc(s->n_sites);
+    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_configuration(s, 0, spins);
+    size_t plane = (size_t)s->edge * (size_t)s->edge;
+    *grey = status == CLMC_OK ? malloc(plane) : NULL;
+    if (status == CLMC_OK && !*grey) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t i = 0; status == CLMC_OK && i < plane; i++) (*grey)[i] = spins[i] > 0 ? 255 : 0;
+    free(spins);
+    *width = *height = s->edge;
+    return status;
+}
+
 static const long long tile_candidates[] = {4, 8, 16, 32, 64, 0}, width_candidates[] = {2, 4, 8, 0};
 static const clmc_tunable ising_tunables[] = {
     {"algorithm.tile", 0, tile_candidates, false}, /* the double checkerboard's update order follows the tile */
@@ -464,4 +480,5 @@ const clmc_model_ops clmc_model_ising = {
     .set_betas = ising_set_betas,
     .checks = ising_checks,
     .tunables = ising_tunables,
+    .picture = ising_picture,
 };

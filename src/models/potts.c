@@ -313,6 +313,19 @@ static clmc_status potts_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins outside 0 .. q - 1", invalid) : CLMC_OK;
 }
 
+/* State k as grey level 255 k / (q - 1). */
+static clmc_status potts_picture(void *state, unsigned char **grey, int *width, int *height)
+{
+    potts_state *s = state;
+    size_t plane = (size_t)s->edge * (size_t)s->edge;
+    *grey = malloc(plane);
+    if (!*grey) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, plane, *grey, 0, NULL, NULL));
+    for (size_t i = 0; i < plane; i++) (*grey)[i] = (unsigned char)((*grey)[i] * 255 / (s->q - 1));
+    *width = *height = s->edge;
+    return CLMC_OK;
+}
+
 const clmc_model_ops clmc_model_potts = {
     .type = "potts",
     .model_fields = clmc_potts_model_fields,
@@ -326,4 +339,5 @@ const clmc_model_ops clmc_model_potts = {
     .estimate = potts_estimate,
     .checks = potts_checks,
     .tunables = clmc_labeling_tunables,
+    .picture = potts_picture,
 };
