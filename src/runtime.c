@@ -298,6 +298,18 @@ clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const
     return CLMC_OK;
 }
 
+clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items, clmc_timing timing)
+{
+    size_t group = 256, kernel_limit = 0;
+    CLMC_CL_TRY(clGetKernelWorkGroupInfo(kernel, rt->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_limit,
+                                         &kernel_limit, NULL));
+    if (kernel_limit && kernel_limit < group) group = kernel_limit;
+    if (rt->info.max_work_group_size < group) group = rt->info.max_work_group_size;
+    if (group == 0) group = 1;
+    size_t global = (items + group - 1) / group * group;
+    return clmc_enqueue(rt, kernel, 1, &global, &group, timing);
+}
+
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds)
 {
     CLMC_CL_TRY(clFinish(rt->queue));

@@ -57,8 +57,9 @@ typedef struct clmc_tune_result {
 /* Searches the model's tunable keys (model.h) on one device: every
  * combination the preset's checks accept is timed as by clmc bench and then
  * run briefly against the defaults (bit-identical observables and
- * configuration where the keys keep the update order; clean checks and
- * observables within 5 standard errors plus 1% otherwise).  The fastest
+ * configuration where the keys keep the update order; clean checks and the
+ * energy, or every observable where there is none, within 5 standard
+ * errors plus 1% otherwise).  The fastest
  * candidate that passes is stored in the tuning cache (src/tuning.h), which
  * later runs on the same device, driver and kernels use. */
 clmc_status clmc_tune(const clmc_preset *preset, const clmc_tune_options *options, clmc_tune_result *result);

@@ -217,7 +217,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
         cl_uint offset_x = plan.order[k] & 1u, offset_y = plan.order[k] >> 1;
         CLMC_CL_TRY(clSetKernelArg(s->subsweep, 9, sizeof(cl_uint), &offset_x));
         CLMC_CL_TRY(clSetKernelArg(s->subsweep, 10, sizeof(cl_uint), &offset_y));
-        CLMC_TRY(clmc_enqueue(s->rt, s->subsweep, 1, &active, NULL, CLMC_TIMED));
+        CLMC_TRY(clmc_enqueue_items(s->rt, s->subsweep, active, CLMC_TIMED));
     }
     CLMC_CL_TRY(clSetKernelArg(s->shift, 0, sizeof(cl_mem), &s->disk[b]));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 1, sizeof(cl_mem), &s->count[b]));
@@ -226,7 +226,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
     CLMC_CL_TRY(clSetKernelArg(s->shift, 6, sizeof(float), &plan.delta));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &plan.axis));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 8, sizeof(cl_int), &plan.direction));
-    CLMC_TRY(clmc_enqueue(s->rt, s->shift, 1, &all, NULL, CLMC_TIMED));
+    CLMC_TRY(clmc_enqueue_items(s->rt, s->shift, all, CLMC_TIMED));
     s->current = 1 - b;
     return CLMC_OK;
 }
