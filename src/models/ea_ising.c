@@ -112,10 +112,10 @@ static void plan_measurement(ea_state *s)
     s->measure_batch = batch < 1 ? 1 : (batch > MEASURE_BATCH_MAX ? MEASURE_BATCH_MAX : (unsigned)batch);
 }
 
-static clmc_status build_kernels(ea_state *s)
+/* options: the build options, kept for the energy pass's program. */
+static clmc_status build_kernels(ea_state *s, char *options, size_t size)
 {
-    char options[512];
-    snprintf(options, sizeof options,
+    snprintf(options, size,
              "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
              "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu -DTALLY_LEVELS=%u "
              "-DFOLD_ROUNDS=%u",
@@ -123,7 +123,9 @@ static clmc_status build_kernels(ea_state *s)
              s->couplings == CLMC_EA_UNIFORM,
              s->shared_randoms, s->word_bits,
              s->measure_wg, s->measure_groups, s->tally_levels, s->fold_rounds);
-    CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->program));
+    char main_options[544];
+    snprintf(main_options, sizeof main_options, "%s -DENERGY_PASS=0", options);
+    CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", main_options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_update" : "ea_naive_update", &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_measure" : "ea_naive_measure", &s->measure));
@@ -353,11 +355,13 @@ static void ea_destroy(void *state);
 
 static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
 {
+    char options[512];
     CLMC_TRY(read_preset(s, p));
     plan_measurement(s);
-    CLMC_TRY(build_kernels(s));
+    CLMC_TRY(build_kernels(s, options, sizeof options));
     CLMC_TRY(allocate_buffers(s));
     CLMC_TRY(set_kernel_arguments(s));
+    CLMC_TRY(ea_energy_pass_create(s, options));
     return initialise_spins(s);
 }
 
@@ -400,6 +404,7 @@ static void ea_destroy(void *state)
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->sum_groups) CLMC_CL_WARN(clReleaseKernel(s->sum_groups));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
+    ea_energy_pass_destroy(s);
     cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lanes_below, s->partners, s->partials, s->totals,
                         s->partner_lanes};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
@@ -419,18 +424,33 @@ static void ea_destroy(void *state)
 
 /* ---- Sweeps and measurements ----------------------------------------------- */
 
+/* The update kernel's pass over the sites of one colour. */
+static clmc_status update_colour(ea_state *s, cl_uint sweep, cl_uint colour)
+{
+    cl_uint first_loop_arg = 6;
+    CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg, sizeof(cl_uint), &sweep));
+    CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg + 1, sizeof(cl_uint), &colour));
+    size_t quads = (s->configurations + 3) / 4; /* naive: four configurations per work-item */
+    size_t global = (s->msc ? (size_t)s->stacks / 2 : quads) * (s->n_sites / 2); /* msc: both replicas per work-item */
+    return clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED);
+}
+
 static clmc_status ea_sweep(void *state, uint64_t sweep_index)
 {
     ea_state *s = state;
-    cl_uint sweep = (cl_uint)sweep_index, first_loop_arg = 6;
-    CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg, sizeof(cl_uint), &sweep));
-    size_t quads = (s->configurations + 3) / 4; /* naive: four configurations per work-item */
-    size_t global = (s->msc ? (size_t)s->stacks / 2 : quads) * (s->n_sites / 2); /* msc: both replicas per work-item */
-    for (cl_uint colour = 0; colour < 2; colour++) {
-        CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg + 1, sizeof(cl_uint), &colour));
-        CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED));
-    }
+    s->pass_energies_ready = false;
+    for (cl_uint colour = 0; colour < 2; colour++) CLMC_TRY(update_colour(s, (cl_uint)sweep_index, colour));
     return CLMC_OK;
+}
+
+/* msc tempering: the last colour pass also counts the energies, which
+ * ea_energies then reads instead of measuring them. */
+static clmc_status ea_sweep_before_energies(void *state, uint64_t sweep_index)
+{
+    ea_state *s = state;
+    if (!ea_energy_pass_available(s)) return ea_sweep(state, sweep_index);
+    CLMC_TRY(update_colour(s, (cl_uint)sweep_index, 0));
+    return ea_energy_pass_enqueue(s, (cl_uint)sweep_index);
 }
 
 /* One measurement into totals slot `slot`; energies only (tempering) without
@@ -533,14 +553,30 @@ static clmc_status ea_collect(void *state, unsigned n_slots, double *rows)
 
 /* Total energies H of all configurations (exact bond sums), measured into
  * the spare batch slot. */
-static clmc_status ea_energies(void *state, double *energies)
+static clmc_status measured_energies(ea_state *s, double *energies)
 {
-    ea_state *s = state;
     CLMC_TRY(measure_into(s, s->measure_batch, false));
     CLMC_TRY(read_totals(s, s->measure_batch, 1));
     for (cl_uint c = 0; c < s->configurations; c++)
         energies[c] = -(double)total(s->totals_host, c, 0) / coupling_scale(s);
     return CLMC_OK;
+}
+
+/* From the energy pass when the last sweep ran it, else measured;
+ * CLMC_EA_ENERGIES=check measures as well and counts the differences. */
+static clmc_status ea_energies(void *state, double *energies)
+{
+    ea_state *s = state;
+    if (!s->pass_energies_ready) return measured_energies(s, energies);
+    CLMC_TRY(ea_energy_pass_read(s, energies));
+    if (s->energy_mode != EA_ENERGIES_CHECK) return CLMC_OK;
+    double *measured = malloc(s->configurations * sizeof *measured);
+    if (!measured) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = measured_energies(s, measured);
+    for (cl_uint c = 0; status == CLMC_OK && c < s->configurations; c++) s->energy_mismatches += energies[c] != measured[c];
+    s->energies_checked += s->configurations;
+    free(measured);
+    return status;
 }
 
 /* The writes do not block: the in-order queue applies them before the next
@@ -622,6 +658,10 @@ static clmc_status ea_checks(void *state, cJSON *checks)
     snprintf(text, sizeof text, "%016llx", hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
+    if (s->energy_mode == EA_ENERGIES_CHECK) {
+        cJSON_AddNumberToObject(checks, "energy_pass_checked", (double)s->energies_checked);
+        cJSON_AddNumberToObject(checks, "energy_pass_mismatches", (double)s->energy_mismatches);
+    }
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
 }
 
@@ -633,6 +673,7 @@ const clmc_model_ops clmc_model_ea_ising = {
     .create = ea_create,
     .destroy = ea_destroy,
     .sweep = ea_sweep,
+    .sweep_before_energies = ea_sweep_before_energies,
     .measure = ea_measure,
     .collect = ea_collect,
     .estimate = ea_estimate,
