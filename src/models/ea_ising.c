@@ -188,39 +188,52 @@ static void set_lane(const ea_state *s, void *words, size_t at, unsigned lane)
     else ((cl_uint *)words)[at] |= (cl_uint)1 << lane;
 }
 
+/* Lanes of msc stack `stack` (word, replica, place) by temperature and by
+ * the place of their partners: a lane at temperature t joins rows t + 1 ..
+ * T of lanes_below (prefix unions over the temperatures) and the row of its
+ * partner's place in partner_lanes. */
+static void map_stack(ea_state *s, size_t stack)
+{
+    size_t t_count = s->temperatures, below = stack * (t_count + 1), partner = stack * t_count;
+    size_t word = stack / (2 * t_count), replica = stack / t_count % 2, place = stack % t_count;
+    clear_lanes(s, s->lanes_below_host, below, t_count + 1);
+    clear_lanes(s, s->partner_lanes_host, partner, t_count);
+    for (unsigned lane = 0; lane < s->word_bits; lane++) {
+        size_t chain = 2 * (s->word_bits * word + lane) + replica, other = chain ^ 1;
+        cl_uint t = s->temperature_of[chain * t_count + place];
+        set_lane(s, s->lanes_below_host, below + t + 1, lane);
+        set_lane(s, s->partner_lanes_host, partner + s->config_at[other * t_count + t] - other * t_count, lane);
+    }
+    for (size_t j = 2; j <= t_count; j++) {
+        if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[below + j] |= ((cl_ulong *)s->lanes_below_host)[below + j - 1];
+        else ((cl_uint *)s->lanes_below_host)[below + j] |= ((cl_uint *)s->lanes_below_host)[below + j - 1];
+    }
+}
+
 /* From the temperature of every configuration: config_at ([chain][temperature]
- * -> configuration), each configuration's partner (the other replica's
- * configuration at the same temperature) and, for msc, the prefix masks of
- * every stack's lanes by temperature and the masks of its lanes by the place
- * of their partners. */
+ * -> configuration) and, naive, each configuration's partner (the other
+ * replica's configuration at the same temperature) or, msc, every stack's
+ * lane masks (map_stack).  One parallel region, loops without divisions by
+ * the (run-time) number of temperatures. */
 static void map_temperatures(ea_state *s)
 {
-    long t_count = (long)s->temperatures, n = (long)s->configurations, chains = 2 * (long)s->realizations;
-#pragma omp parallel for schedule(static) if (n > 4096)
-    for (long c = 0; c < n; c++) s->config_at[(c / t_count) * t_count + s->temperature_of[c]] = (cl_uint)c;
-#pragma omp parallel for schedule(static) if (n > 4096)
-    for (long chain = 0; chain < chains; chain++)
-        for (long t = 0; t < t_count; t++)
-            s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1) * t_count + t];
-    if (!s->msc) return;
-    /* Per stack (its own rows only): lanes at temperature t go to row t + 1
-     * of lanes_below, then the rows become prefix unions. */
-    long stacks = (long)s->stacks;
-    size_t row = (size_t)t_count + 1;
-#pragma omp parallel for schedule(static) if (n > 4096)
-    for (long stack = 0; stack < stacks; stack++) {
-        size_t below = (size_t)stack * row, partner = (size_t)stack * t_count;
-        long word = stack / (2 * t_count), replica = (stack / t_count) % 2, place = stack % t_count;
-        clear_lanes(s, s->lanes_below_host, below, row);
-        clear_lanes(s, s->partner_lanes_host, partner, (size_t)t_count);
-        for (unsigned lane = 0; lane < s->word_bits; lane++) {
-            long c = (2 * ((long)s->word_bits * word + lane) + replica) * t_count + place;
-            set_lane(s, s->lanes_below_host, below + s->temperature_of[c] + 1, lane);
-            set_lane(s, s->partner_lanes_host, partner + s->partners_host[c] % t_count, lane);
+    long t_count = (long)s->temperatures, chains = 2 * (long)s->realizations, stacks = (long)s->stacks;
+#pragma omp parallel if (s->configurations > 4096)
+    {
+#pragma omp for schedule(static)
+        for (long chain = 0; chain < chains; chain++) {
+            const cl_uint *temperature = s->temperature_of + chain * t_count;
+            cl_uint *at = s->config_at + chain * t_count;
+            for (long place = 0; place < t_count; place++) at[temperature[place]] = (cl_uint)(chain * t_count + place);
         }
-        for (size_t j = 2; j <= (size_t)t_count; j++) {
-            if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[below + j] |= ((cl_ulong *)s->lanes_below_host)[below + j - 1];
-            else ((cl_uint *)s->lanes_below_host)[below + j] |= ((cl_uint *)s->lanes_below_host)[below + j - 1];
+        if (s->msc) {
+#pragma omp for schedule(static)
+            for (long stack = 0; stack < stacks; stack++) map_stack(s, (size_t)stack);
+        } else {
+#pragma omp for schedule(static)
+            for (long chain = 0; chain < chains; chain++)
+                for (long t = 0; t < t_count; t++)
+                    s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1) * t_count + t];
         }
     }
 }
