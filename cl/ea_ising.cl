@@ -27,8 +27,9 @@
  * floor(exp(-4 k beta) 2^32), k = 1 .. 3: naive [config][k - 1]; msc
  * [k - 1][temperature] (betas increasing, so each row is non-increasing).
  * naive betas [config]; msc lanes_below [stack][j], j = 0 .. TEMPERATURES:
- * the bits of the stack whose configurations sit at temperatures below j.
- * partners [config]: the other replica's configuration at the same
+ * the bits of the stack whose configurations sit at temperatures below j,
+ * followed in the same buffer by partner_lanes [stack][place] (below).
+ * naive partners [config]: the other replica's configuration at the same
  * temperature.
  *
  * Random numbers (Philox counter: unit, sweep, hit, CLMC_STREAM(purpose, stream)):
@@ -541,11 +542,12 @@ inline uint tally_of(const word_t *c, uint lane)
  * into the group's local sums, lanes in a staggered order so that few
  * work-items hit one address at a time.  The
  * partners of a stack's lanes lie in the other replica's stacks of the same
- * word: partner_lanes[stack][p] marks the lanes whose partner is in place p.
+ * word: partner_lanes[stack][p] marks the lanes whose partner is in place p
+ * (in lane_masks after lanes_below).
  * with_overlap = 0 (tempering energies) skips the overlaps. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_msc_measure(__global const word_t *spins, __global const word_t *negative_bonds,
-                    __global const word_t *partner_lanes, __global long *partials, uint with_overlap)
+                    __global const word_t *lane_masks, __global long *partials, uint with_overlap)
 {
     __local uint lane_sums[2 * WORD_BITS], group_sites;
     __local word_t fold_buffer[MEASURE_WG / 2 * TALLY_LEVELS];
@@ -557,6 +559,7 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
     barrier(CLK_LOCAL_MEM_FENCE);
     __global const word_t *own = spins + (size_t)stack * SITES;
     __global const word_t *others = spins + (size_t)(2 * word + 1 - replica) * TEMPERATURES * SITES;
+    __global const word_t *partner_lanes = lane_masks + (size_t)STACKS * (TEMPERATURES + 1);
     __global const word_t *partner_mask = partner_lanes + (size_t)stack * TEMPERATURES;
     __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
     word_t satisfied[TALLY_LEVELS], agreeing[TALLY_LEVELS];

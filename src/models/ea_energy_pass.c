@@ -46,7 +46,7 @@ static clmc_status set_energy_arguments(ea_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->bonds));
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->thresholds));
-    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->lanes_below));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->lane_masks));
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_uint), &s->seed_hi));
     arg++; /* sweep, per launch */

@@ -34,15 +34,16 @@ typedef struct {
     double beta;
     cl_program program;
     cl_kernel init, update, measure, sum_groups;
-    cl_mem spins, bonds, thresholds, betas, lanes_below, partners, partials, totals;
-    cl_mem partner_lanes; /* msc: [stack][place] lanes whose partner is in that place */
+    cl_mem spins, bonds, thresholds, betas, partners, partials, totals;
+    cl_mem lane_masks; /* msc: lanes_below, then partner_lanes ([stack][place] lanes whose partner is in that place) */
     size_t measure_wg, measure_groups, measure_global;
     unsigned measure_batch, tally_levels, fold_rounds;
     cl_long *totals_host; /* [slot][config][bond sum, overlap, 0] */
     /* Tempering: the ensemble's betas (increasing), and host copies of the
      * uploads that follow the temperature <-> configuration map, kept alive
      * for the non-blocking writes (naive: thresholds and betas per
-     * configuration; msc: lanes_below per stack; both: partners). */
+     * configuration and partners; msc: lanes_below and partner_lanes per
+     * stack, one allocation). */
     double *temperature_betas;
     cl_uint *thresholds_host, *partners_host, *config_at, *temperature_of;
     cl_float *betas_host;

@@ -267,6 +267,12 @@ static size_t partner_lanes_bytes(const ea_state *s)
     return (size_t)s->stacks * s->temperatures * ea_word_bytes(s);
 }
 
+/* msc: lanes_below, then partner_lanes, in one buffer (one upload per exchange). */
+static size_t lane_masks_bytes(const ea_state *s)
+{
+    return lanes_below_bytes(s) + partner_lanes_bytes(s);
+}
+
 /* Initially configuration chain T + t of every chain sits at temperature t. */
 static clmc_status upload_temperatures(ea_state *s)
 {
@@ -276,11 +282,11 @@ static clmc_status upload_temperatures(ea_state *s)
     s->partners_host = malloc(n * sizeof *s->partners_host);
     s->config_at = malloc(n * sizeof *s->config_at);
     s->temperature_of = malloc(n * sizeof *s->temperature_of);
-    s->lanes_below_host = malloc(s->msc ? lanes_below_bytes(s) : 1);
-    s->partner_lanes_host = malloc(s->msc ? partner_lanes_bytes(s) : 1);
+    s->lanes_below_host = malloc(s->msc ? lane_masks_bytes(s) : 1);
     if (!s->thresholds_host || !s->betas_host || !s->partners_host || !s->config_at || !s->temperature_of ||
-        !s->lanes_below_host || !s->partner_lanes_host)
+        !s->lanes_below_host)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    s->partner_lanes_host = s->msc ? (char *)s->lanes_below_host + lanes_below_bytes(s) : NULL;
     for (cl_uint c = 0; c < s->configurations; c++) s->temperature_of[c] = c % s->temperatures;
     fill_acceptance(s);
     map_temperatures(s);
@@ -290,8 +296,7 @@ static clmc_status upload_temperatures(ea_state *s)
         CLMC_TRY(create_buffer(s, n * sizeof *s->betas_host, s->betas_host, &s->betas, "betas"));
         return create_buffer(s, n * sizeof *s->partners_host, s->partners_host, &s->partners, "overlap partners");
     }
-    CLMC_TRY(create_buffer(s, lanes_below_bytes(s), s->lanes_below_host, &s->lanes_below, "lane masks"));
-    return create_buffer(s, partner_lanes_bytes(s), s->partner_lanes_host, &s->partner_lanes, "overlap partner masks");
+    return create_buffer(s, lane_masks_bytes(s), s->lanes_below_host, &s->lane_masks, "lane masks");
 }
 
 static clmc_status allocate_buffers(ea_state *s)
@@ -321,13 +326,13 @@ static clmc_status set_kernel_arguments(ea_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->bonds));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->thresholds));
-    CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), s->msc ? &s->lanes_below : &s->betas));
+    CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), s->msc ? &s->lane_masks : &s->betas));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_uint), &s->seed_hi));
     arg = 0;
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->bonds));
-    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), s->msc ? &s->partner_lanes : &s->partners));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), s->msc ? &s->lane_masks : &s->partners));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 0, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 1, sizeof(cl_mem), &s->totals));
@@ -418,8 +423,7 @@ static void ea_destroy(void *state)
     if (s->sum_groups) CLMC_CL_WARN(clReleaseKernel(s->sum_groups));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
     ea_energy_pass_destroy(s);
-    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lanes_below, s->partners, s->partials, s->totals,
-                        s->partner_lanes};
+    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lane_masks, s->partners, s->partials, s->totals};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->totals_host);
@@ -430,8 +434,7 @@ static void ea_destroy(void *state)
     free(s->partners_host);
     free(s->config_at);
     free(s->temperature_of);
-    free(s->lanes_below_host);
-    free(s->partner_lanes_host);
+    free(s->lanes_below_host); /* partner_lanes_host included */
     free(s);
 }
 
@@ -608,10 +611,8 @@ static clmc_status ea_set_betas(void *state, const double *betas, const unsigned
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t n = s->configurations;
     if (s->msc) {
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->lanes_below, CL_FALSE, 0, lanes_below_bytes(s), s->lanes_below_host,
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->lane_masks, CL_FALSE, 0, lane_masks_bytes(s), s->lanes_below_host,
                                          0, NULL, NULL));
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->partner_lanes, CL_FALSE, 0, partner_lanes_bytes(s),
-                                         s->partner_lanes_host, 0, NULL, NULL));
         return CLMC_OK;
     }
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host,
