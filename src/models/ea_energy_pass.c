@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define ENERGY_WG_MAX 128
+#define ENERGY_SITES 4 /* sites per work-item: the fold's cost spread over more updates */
 
 static clmc_status energy_mode(ea_energy_mode *mode)
 {
@@ -23,21 +24,21 @@ static clmc_status energy_mode(ea_energy_mode *mode)
     return CLMC_OK;
 }
 
-/* Work-groups of a power of two work-items (the smallest covering the
- * colour's sites, at most ENERGY_WG_MAX), folded completely; counters wide
- * enough for 2 DIM satisfied bonds per work-item. */
+/* Work-groups of a power of two work-items of ENERGY_SITES sites each (the
+ * smallest group covering the colour's sites, at most ENERGY_WG_MAX), folded
+ * completely; counters wide enough for 2 DIM satisfied bonds per site. */
 static void plan_energy_pass(ea_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     size_t half = s->n_sites / 2;
     size_t wg = clmc_power_of_two_at_most(d->max_work_group_size < ENERGY_WG_MAX ? d->max_work_group_size : ENERGY_WG_MAX);
-    while (wg > 1 && wg / 2 >= half) wg /= 2;
+    while (wg > 1 && wg / 2 * ENERGY_SITES >= half) wg /= 2;
     s->energy_wg = wg;
-    s->energy_groups = (half + wg - 1) / wg;
+    s->energy_groups = (half + wg * ENERGY_SITES - 1) / (wg * ENERGY_SITES);
     s->energy_fold_rounds = 0;
     while (((size_t)1 << s->energy_fold_rounds) < wg) s->energy_fold_rounds++;
     s->energy_levels = 1;
-    while (((size_t)1 << s->energy_levels) <= 2 * (size_t)s->dim * wg) s->energy_levels++;
+    while (((size_t)1 << s->energy_levels) <= 2 * (size_t)s->dim * ENERGY_SITES * wg) s->energy_levels++;
 }
 
 static clmc_status set_energy_arguments(ea_state *s)
@@ -71,9 +72,9 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
     if (!s->msc || s->temperatures < 2 || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
     plan_energy_pass(s);
     char options[768];
-    snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_LEVELS=%u "
-             "-DENERGY_FOLD_ROUNDS=%u", base_options, s->energy_wg, s->energy_groups, s->energy_levels,
-             s->energy_fold_rounds);
+    snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_SITES=%d "
+             "-DENERGY_LEVELS=%u -DENERGY_FOLD_ROUNDS=%u", base_options, s->energy_wg, s->energy_groups, ENERGY_SITES,
+             s->energy_levels, s->energy_fold_rounds);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->energy_program));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_sum_energy_groups", &s->sum_energies));
