@@ -11,8 +11,8 @@
  * for msc), MEASURE_GROUPS (work-groups per configuration (naive) or per
  * stack (msc)), TALLY_LEVELS and FOLD_ROUNDS (msc measurement counters),
  * ENERGY_PASS (0|1: ea_msc_update also counts the satisfied bonds, for the
- * tempering energies; then ENERGY_WG, ENERGY_GROUPS, ENERGY_LEVELS,
- * ENERGY_FOLD_ROUNDS size its work-groups and counters).
+ * tempering energies; then ENERGY_WG, ENERGY_GROUPS, ENERGY_SITES,
+ * ENERGY_LEVELS, ENERGY_FOLD_ROUNDS size its work-groups and counters).
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering
@@ -355,76 +355,102 @@ inline void fold_tallies(word_t *c, uint counters, uint levels, uint rounds, uin
     }
 }
 
-/* One work-item per (word, place, site of colour `colour`): the stacks of
- * both replicas, which share the couplings and one Philox draw.
- *
- * ENERGY_PASS = 1 (built as a second program, run as the last colour pass of
- * a sweep that an exchange follows): every bond joins a site of each colour,
- * so the satisfied bonds of the updated sites, counted with their new spins,
- * are all the satisfied bonds.  Work-groups of ENERGY_WG work-items, padded
- * per (word, place) to ENERGY_GROUPS groups; each work-item counts its
- * site's satisfied bonds per lane (bit-sliced, one counter per replica), the
- * group folds them and writes energy_partials[config][group], which
- * ea_sum_energy_groups adds up. */
-__kernel
 #if ENERGY_PASS
-__attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
+/* Adds a site's per-lane count of satisfied bonds, (c0, c1, c2) bit-sliced,
+ * to counter c of ENERGY_LEVELS levels (ripple carry, stopping once the
+ * carry is spent). */
+inline void add_site_count(word_t *c, word_t c0, word_t c1, word_t c2)
+{
+    word_t carry = 0;
+    for (uint level = 0; level < ENERGY_LEVELS; level++) {
+        word_t bit = level == 0 ? c0 : (level == 1 ? c1 : (level == 2 ? c2 : 0));
+        if (level > 2 && !carry) break;
+        word_t next = (c[level] & bit) | (carry & (c[level] ^ bit));
+        c[level] ^= bit ^ carry;
+        carry = next;
+    }
+}
 #endif
+
+/* Updates the words of both replicas' stacks of (word, place) at site number
+ * `index` of colour `colour`: they share the couplings and one Philox draw.
+ * ENERGY_PASS: adds each replica's satisfied bonds at the site, counted with
+ * the new spins, to its counter in `satisfied` ([replica][level]). */
+inline void update_site(__global word_t *spins, __global const word_t *negative_bonds,
+                        __global const uint *thresholds, __global const word_t *lanes_below, clmc_philox_key key,
+                        uint sweep, uint colour, uint word, uint place, uint index, word_t *satisfied)
+{
+    uint site = site_of_colour(index, colour);
+    __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
+    neighbourhood n = neighbours_of(site);
+    word_t negative[NEIGHBOURS];
+    for (uint d = 0; d < DIM; d++) {
+        negative[2 * d] = bonds[site * DIM + d];
+        negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
+    }
+    clmc_philox_ctr r = shared_randoms(key, site, sweep, word, place);
+    for (uint replica = 0; replica < 2; replica++) {
+        uint stack = (2 * word + replica) * TEMPERATURES + place;
+        __global word_t *own = spins + (size_t)stack * SITES;
+        word_t neighbour[NEIGHBOURS];
+        for (uint d = 0; d < DIM; d++) {
+            neighbour[2 * d] = own[n.up[d]];
+            neighbour[2 * d + 1] = own[n.down[d]];
+        }
+        word_t spin = own[site];
+        spin ^= flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
+                               lanes_below + (size_t)stack * (TEMPERATURES + 1));
+        own[site] = spin;
+#if ENERGY_PASS
+        word_t c0 = 0, c1 = 0, c2 = 0;
+        for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
+        add_site_count(satisfied + replica * ENERGY_LEVELS, c0, c1, c2);
+#else
+        (void)satisfied;
+#endif
+    }
+}
+
+#if !ENERGY_PASS
+/* One work-item per (word, place, site of colour `colour`). */
+__kernel void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
+                            __global const uint *thresholds, __global const word_t *lanes_below,
+                            uint seed_lo, uint seed_hi, uint sweep, uint colour)
+{
+    uint item = get_global_id(0);
+    if (item >= STACKS / 2 * HALF_SITES) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint pair = item / HALF_SITES;
+    update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, pair / TEMPERATURES,
+                pair % TEMPERATURES, item % HALF_SITES, (word_t *)0);
+}
+#else
+/* The same update as the last colour pass of a sweep that an exchange
+ * follows (built as a second program): every bond joins a site of each
+ * colour, so the satisfied bonds of the updated sites, counted with their new
+ * spins, are all the satisfied bonds.  Work-groups of ENERGY_WG work-items,
+ * ENERGY_GROUPS per (word, place), each work-item updating ENERGY_SITES
+ * sites (ENERGY_WG apart, the last groups partly idle) and counting their
+ * satisfied bonds per lane (bit-sliced, one counter per replica); the group
+ * folds the counters and writes energy_partials[config][group], which
+ * ea_sum_energy_groups adds up. */
+__kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
 void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
                    __global const uint *thresholds, __global const word_t *lanes_below,
-                   uint seed_lo, uint seed_hi, uint sweep, uint colour
-#if ENERGY_PASS
-                   , __global uint *energy_partials
-#endif
-                   )
+                   uint seed_lo, uint seed_hi, uint sweep, uint colour, __global uint *energy_partials)
 {
-#if ENERGY_PASS
     __local word_t fold_buffer[ENERGY_WG / 2 * 2 * ENERGY_LEVELS];
     word_t satisfied[2 * ENERGY_LEVELS]; /* [replica][level] */
     for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) satisfied[k] = 0;
-    uint lid = get_local_id(0), group = get_group_id(0) % ENERGY_GROUPS;
-    uint pair = get_group_id(0) / ENERGY_GROUPS, index = group * ENERGY_WG + lid;
-    bool active = index < HALF_SITES;
-#else
-    uint item = get_global_id(0);
-    if (item >= STACKS / 2 * HALF_SITES) return;
-    uint pair = item / HALF_SITES, index = item % HALF_SITES;
-    const bool active = true;
-#endif
+    uint lid = get_local_id(0), group = get_group_id(0) % ENERGY_GROUPS, pair = get_group_id(0) / ENERGY_GROUPS;
     uint word = pair / TEMPERATURES, place = pair % TEMPERATURES;
-    if (active) {
-        uint site = site_of_colour(index, colour);
-        __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
-        neighbourhood n = neighbours_of(site);
-        word_t negative[NEIGHBOURS];
-        for (uint d = 0; d < DIM; d++) {
-            negative[2 * d] = bonds[site * DIM + d];
-            negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
-        }
-        clmc_philox_key key = {{seed_lo, seed_hi}};
-        clmc_philox_ctr r = shared_randoms(key, site, sweep, word, place);
-        for (uint replica = 0; replica < 2; replica++) {
-            uint stack = (2 * word + replica) * TEMPERATURES + place;
-            __global word_t *own = spins + (size_t)stack * SITES;
-            word_t neighbour[NEIGHBOURS];
-            for (uint d = 0; d < DIM; d++) {
-                neighbour[2 * d] = own[n.up[d]];
-                neighbour[2 * d + 1] = own[n.down[d]];
-            }
-            word_t spin = own[site];
-            spin ^= flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
-                                   lanes_below + (size_t)stack * (TEMPERATURES + 1));
-            own[site] = spin;
-#if ENERGY_PASS
-            word_t c0 = 0, c1 = 0, c2 = 0;
-            for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
-            satisfied[replica * ENERGY_LEVELS] = c0;
-            satisfied[replica * ENERGY_LEVELS + 1] = c1;
-            satisfied[replica * ENERGY_LEVELS + 2] = c2;
-#endif
-        }
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    for (uint k = 0; k < ENERGY_SITES; k++) {
+        uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
+        if (index < HALF_SITES)
+            update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, place, index,
+                        satisfied);
     }
-#if ENERGY_PASS
     fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
     if (lid == 0)
         for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) fold_buffer[k] = satisfied[k];
@@ -436,8 +462,8 @@ void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds
         uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + place;
         energy_partials[(size_t)config * ENERGY_GROUPS + group] = count;
     }
-#endif
 }
+#endif
 
 #if ENERGY_PASS
 /* energies[config] = the bond sum sum_<ij> J_ij s_i s_j = satisfied -

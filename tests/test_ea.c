@@ -437,9 +437,10 @@ typedef struct {
 
 ParameterizedTestParameters(ea, energy_pass_equals_measurement)
 {
-    /* Half-lattices of 162, 50, 108 and 256 sites: two groups (one partly
-     * idle), one of 64, one partly idle and two full ones of 128. */
-    static energy_pass_case cases[] = {{2, 18, 32}, {2, 10, 64}, {3, 6, 32}, {3, 8, 64}};
+    /* Half-lattices of 8, 800, 108 and 864 sites, four sites per work-item:
+     * one group of 2 work-items (fewer than the lanes), two groups of 128
+     * (the second partly idle), one group of 32 partly idle, two of 128. */
+    static energy_pass_case cases[] = {{2, 4, 32}, {2, 40, 64}, {3, 6, 32}, {3, 12, 64}};
     return cr_make_param_array(energy_pass_case, cases, sizeof cases / sizeof cases[0]);
 }
 
