@@ -143,19 +143,27 @@ static bool exchange_accepted(const clmc_tempering *pt, uint32_t v, double log_r
  * heading down. */
 static unsigned exchange_system(clmc_tempering *pt, unsigned system, uint64_t *accepted)
 {
-    unsigned *at = pt->config_at + system * pt->n_temperatures;
+    unsigned *at = pt->config_at + system * pt->n_temperatures, top = pt->n_temperatures - 1;
     clmc_philox_ctr draws[DRAWS_AT_ONCE];
-    for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) {
+    /* The configuration at t when pair t's turn comes, a, and its energy are
+     * carried from pair to pair (the one dependency between pairs); b, its
+     * energy and the bucket bounds do not depend on earlier pairs. */
+    unsigned a = at[0];
+    double energy_a = pt->energies[a];
+    for (unsigned t = 0; t < top; t++) {
         if (t % PAIRS_PER_BATCH == 0) exchange_draws(pt, system, t, draws);
         /* Swapping the temperatures of a (at beta_t) and b (at beta_t+1). */
-        unsigned a = at[t], b = at[t + 1];
-        double log_ratio = (pt->betas[t + 1] - pt->betas[t]) * (pt->energies[b] - pt->energies[a]);
+        unsigned b = at[t + 1];
+        double energy_b = pt->energies[b];
+        double log_ratio = (pt->betas[t + 1] - pt->betas[t]) * (energy_b - energy_a);
         bool accept = exchange_accepted(pt, draws[t % PAIRS_PER_BATCH / 4].v[t % 4], log_ratio);
         at[t] = accept ? b : a;
-        at[t + 1] = accept ? a : b;
+        a = accept ? a : b;
+        energy_a = accept ? energy_a : energy_b;
         accepted[t] += accept;
     }
-    unsigned top = pt->n_temperatures - 1, trips = pt->heading[at[0]] == -1;
+    at[top] = a;
+    unsigned trips = pt->heading[at[0]] == -1;
     pt->heading[at[0]] = +1;
     if (pt->heading[at[top]] == +1) pt->heading[at[top]] = -1;
     return trips;
