@@ -1,11 +1,13 @@
 /* Connected components of a bond configuration on the periodic square
- * (DIM 2) or simple cubic (DIM 3) lattice of edge EDGE: self-labeling inside
- * tiles of edge TILE held in local memory, then consolidation across tiles
- * by label relaxation on the tiles' roots.  The seed's scheme ("Connected
- * component identification and cluster update on GPU", sections II.2.3 and
- * II.3.1), with atomic minima so that every label only decreases and the
+ * (DIM 2) or simple cubic (DIM 3) lattice of edge EDGE: self-labeling (or
+ * union-find) inside tiles of edge TILE held in local memory, then
+ * consolidation across tiles by label relaxation on the tiles' roots or by
+ * hierarchical sewing.  The seed's scheme ("Connected component
+ * identification and cluster update on GPU", sections II.2.3, II.3.1 and
+ * II.3.2), with atomic minima so that every label only decreases and the
  * result does not depend on the order of operations: each site ends with the
- * smallest site index of its cluster.
+ * smallest site index of its cluster.  Labels always point to smaller (or
+ * equal) sites, so the forest has no cycles.
  *
  * Defines: DIM, EDGE, TILE (divides EDGE), LABEL_WG (work-group size,
  * dividing TILE^DIM), UNION_FIND (0: self-labeling in tiles; 1: union-find
@@ -140,6 +142,45 @@ __kernel void relax_tiles(__global const uchar *bonds, volatile __global uint *l
             *changed = 1;
         }
     }
+}
+
+/* Joins the trees of sites a and b without locks: the larger root is hooked
+ * under the smaller by an atomic minimum; if another work-item hooked it
+ * first, the trees of the value found there and of the smaller root are
+ * joined in turn, so no connection is lost. */
+inline void unite(volatile __global uint *labels, uint a, uint b)
+{
+    a = find_root(labels, a);
+    b = find_root(labels, b);
+    while (a != b) {
+        uint low = min(a, b), high = max(a, b), before = atomic_min(&labels[high], low);
+        if (before == high) return;
+        a = find_root(labels, before);
+        b = find_root(labels, low);
+    }
+}
+
+/* Hierarchical sewing, one level: the blocks of edge `block` (tiles at the
+ * first level, then 2^dim of them merged per level) are sewn into blocks of
+ * edge 2 block by inserting the active bonds across their seams, the planes
+ * after coordinate (2 j + 1) block - 1 for j < seams in every direction.
+ * With block = EDGE and one seam it inserts the periodic wrap bonds, the
+ * last step.  One work-item per seam site; the seams of one level are
+ * disjoint and the unions lock-free, so all of a level runs at once. */
+__kernel void sew_seams(__global const uchar *bonds, volatile __global uint *labels, uint block, uint seams)
+{
+    uint plane = SITES / EDGE, item = get_global_id(0);
+    if (item >= DIM * seams * plane) return;
+    uint d = item / (seams * plane), seam = item / plane % seams, p = item % plane;
+    uint across = (2 * seam + 1) * block - 1, a = p % EDGE, b = p / EDGE;
+#if DIM == 2
+    uint site = d == 0 ? across + EDGE * a : a + EDGE * across;
+#else
+    uint site = d == 0 ? across + EDGE * (a + EDGE * b)
+              : d == 1 ? a + EDGE * (across + EDGE * b)
+                       : a + EDGE * (b + EDGE * across);
+#endif
+    if ((bonds[site] >> d) & 1u) unite(labels, site, lattice_up(site, d));
 }
 
 /* Every site takes its root's label. */

@@ -1,8 +1,8 @@
 /* q-state Potts model, H = -sum_<ij> delta(s_i, s_j), on the periodic square
  * (DIM 2) or simple cubic (DIM 3) lattice: checkerboard Metropolis, and the
  * Swendsen-Wang steps around the labeling of cl/labeling.cl (bond
- * activation, cluster flips), plus the measurement of state counts and
- * satisfied bonds.
+ * activation, cluster flips; or the few-cluster variant's seeds and flips),
+ * plus the measurement of state counts and satisfied bonds.
  *
  * Defines: DIM, EDGE, Q (2 .. 255), MEASURE_WG.  Spins uchar 0 .. Q - 1,
  * row-major, x fastest; bonds[site] bit d = bond to the +d neighbour active.
@@ -12,6 +12,8 @@
  *   Metropolis          (site, sweep, 0, METROPOLIS): v[0] proposal, v[1] acceptance
  *   bond activation     (site, sweep, 0, CLUSTER_BONDS).v[d] for the bond in +d
  *   cluster flip        (root, sweep, 0, CLUSTER_FLIP).v[0]: the cluster's new state
+ *                       (few-cluster: v[0] the new state among the others, v[1] whether it changes)
+ *   few-cluster seeds   (tile, sweep, 0, CLUSTER_SEED).v[d]: the seed's coordinate d in its tile
  * Integers throughout (a uniform state is mul_hi(r, Q)), so runs are
  * bit-identical across devices. */
 #include "common/lattice.h"
@@ -69,6 +71,42 @@ __kernel void potts_flip(__global uchar *spins, __global const uint *labels, uin
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint root = labels[site];
     spins[site] = (uchar)mul_hi(clmc_random4(key, root, sweep, 0, CLMC_PURPOSE_CLUSTER_FLIP).v[0], (uint)Q);
+}
+
+/* Few-cluster variant (seed section III, "logically identical to the full
+ * Swendsen-Wang decomposition followed by picking points"): one seed site,
+ * uniform in each tile of edge tile_edge, marks its cluster's root with the
+ * sweep's stamp.  Seeds in one cluster mark it once. */
+__kernel void potts_mark_seeds(__global const uint *labels, __global uint *marked, uint tile_edge, uint seed_lo,
+                               uint seed_hi, uint sweep)
+{
+    uint tile = get_global_id(0), per_edge = EDGE / tile_edge, tiles = per_edge * per_edge;
+#if DIM == 3
+    tiles *= per_edge;
+#endif
+    if (tile >= tiles) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, tile, sweep, 0, CLMC_PURPOSE_CLUSTER_SEED);
+    uint site = 0, stride = 1;
+    for (uint d = 0; d < DIM; d++, stride *= EDGE, tile /= per_edge)
+        site += ((tile % per_edge) * tile_edge + mul_hi(r.v[d], tile_edge)) * stride;
+    marked[labels[site]] = sweep + 1;
+}
+
+/* Each marked cluster changes, with probability flip_threshold / 2^32 (below
+ * one, so that the update stays ergodic), to a state drawn at its root among
+ * the Q - 1 others; its sites all share one state, so they agree. */
+__kernel void potts_flip_marked(__global uchar *spins, __global const uint *labels, __global const uint *marked,
+                                uint flip_threshold, uint seed_lo, uint seed_hi, uint sweep)
+{
+    uint site = get_global_id(0);
+    if (site >= SITES) return;
+    uint root = labels[site];
+    if (marked[root] != sweep + 1) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, root, sweep, 0, CLMC_PURPOSE_CLUSTER_FLIP);
+    if (r.v[1] >= flip_threshold) return;
+    spins[site] = (uchar)((spins[site] + 1 + mul_hi(r.v[0], (uint)(Q - 1))) % Q);
 }
 
 /* counts[slot][k] += sites in state k (k < Q), counts[slot][Q] += bonds

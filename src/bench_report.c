@@ -67,6 +67,9 @@ void clmc_bench_print_table(FILE *out, const clmc_bench_entry *e, size_t n)
         fprintf(out, "%-40.40s %-22.22s %12.6f %14.4e %7.2fx %10.1f %7.1f%%\n", e[i].device.name,
                 e[i].device.driver, e[i].ns_per_update, e[i].updates_per_second,
                 slowest / e[i].ns_per_update, e[i].achieved_bytes_per_second * 1e-9, 100 * fraction);
+        for (size_t k = 0; k < e[i].n_phases; k++)
+            fprintf(out, "%s%s %.6f ns%s", k ? ", " : "    phases: ", e[i].phase_names[k], e[i].phase_ns_per_update[k],
+                    k + 1 == e[i].n_phases ? "\n" : "");
     }
 }
 
@@ -100,6 +103,11 @@ static cJSON *entry_json(const clmc_bench_entry *e)
     add_metric(metrics, "bandwidth_fraction",
                e->copy_bytes_per_second > 0 ? e->achieved_bytes_per_second / e->copy_bytes_per_second : 0,
                "1", "higher_is_better");
+    if (e->n_phases) {
+        cJSON *phases = cJSON_AddObjectToObject(item, "phases");
+        for (size_t k = 0; k < e->n_phases; k++)
+            add_metric(phases, e->phase_names[k], e->phase_ns_per_update[k], "ns", "lower_is_better");
+    }
     cJSON_AddNumberToObject(item, "repetitions", e->repetitions);
     cJSON_AddNumberToObject(item, "sweeps_per_repetition", e->sweeps_per_repetition);
     return item;
@@ -135,6 +143,80 @@ clmc_status clmc_bench_write_json(const char *path, const clmc_preset *preset, c
     clmc_status status = clmc_write_file_atomic(slash ? (dir[0] ? dir : "/") : ".", name, text, length + 1);
     free(text);
     return status;
+}
+
+#define COMPARE_MAX_BYTES (64L << 20)
+
+static clmc_status read_bench_document(const char *path, cJSON **doc)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file) return clmc_fail(CLMC_ERR_INPUT, "--compare: cannot read '%s'", path);
+    char *text = malloc(COMPARE_MAX_BYTES + 1);
+    size_t length = text ? fread(text, 1, COMPARE_MAX_BYTES + 1, file) : 0;
+    fclose(file);
+    if (!text) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (length > COMPARE_MAX_BYTES) {
+        free(text);
+        return clmc_fail(CLMC_ERR_INPUT, "--compare: '%s' is larger than %ld bytes", path, COMPARE_MAX_BYTES);
+    }
+    text[length] = '\0';
+    *doc = cJSON_Parse(text);
+    free(text);
+    const cJSON *schema = *doc ? cJSON_GetObjectItem(*doc, "schema") : NULL;
+    const cJSON *version = *doc ? cJSON_GetObjectItem(*doc, "format_version") : NULL;
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, CLMC_BENCH_SCHEMA) != 0 || !cJSON_IsNumber(version) ||
+        version->valueint != CLMC_BENCH_FORMAT_VERSION || !cJSON_IsArray(cJSON_GetObjectItem(*doc, "devices"))) {
+        cJSON_Delete(*doc);
+        return clmc_fail(CLMC_ERR_INPUT, "--compare: '%s' is not a %s document of format version %d (written by "
+                         "clmc bench --json)", path, CLMC_BENCH_SCHEMA, CLMC_BENCH_FORMAT_VERSION);
+    }
+    return CLMC_OK;
+}
+
+/* ns per update of the old document's entry for this device, or 0. */
+static double old_ns_per_update(const cJSON *doc, const clmc_device_info *device)
+{
+    const cJSON *entry;
+    cJSON_ArrayForEach(entry, cJSON_GetObjectItem(doc, "devices")) {
+        const cJSON *d = cJSON_GetObjectItem(entry, "device");
+        const cJSON *name = cJSON_GetObjectItem(d, "name"), *driver = cJSON_GetObjectItem(d, "driver");
+        const cJSON *ns = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(entry, "metrics"),
+                                                                  "ns_per_update"), "value");
+        if (cJSON_IsString(name) && cJSON_IsString(driver) && cJSON_IsNumber(ns) &&
+            strcmp(name->valuestring, device->name) == 0 && strcmp(driver->valuestring, device->driver) == 0)
+            return ns->valuedouble;
+    }
+    return 0;
+}
+
+clmc_status clmc_bench_check_compare_file(const char *old_path)
+{
+    cJSON *doc = NULL;
+    CLMC_TRY(read_bench_document(old_path, &doc));
+    cJSON_Delete(doc);
+    return CLMC_OK;
+}
+
+clmc_status clmc_bench_compare(FILE *out, const char *old_path, const clmc_preset *preset, const clmc_bench_entry *e,
+                               size_t n)
+{
+    cJSON *doc = NULL;
+    CLMC_TRY(read_bench_document(old_path, &doc));
+    const cJSON *date = cJSON_GetObjectItem(doc, "date");
+    fprintf(out, "compared with %s (%s):\n", old_path, cJSON_IsString(date) ? date->valuestring : "undated");
+    if (!cJSON_Compare(cJSON_GetObjectItem(doc, "preset"), clmc_preset_tree(preset), true))
+        fprintf(out, "note: the old run's preset differs from this one\n");
+    fprintf(out, "%-40s %14s %14s %10s\n", "device", "old ns/update", "new ns/update", "new/old");
+    for (size_t i = 0; i < n; i++) {
+        double old = old_ns_per_update(doc, &e[i].device);
+        if (e[i].status != CLMC_OK) fprintf(out, "%-40.40s %14s\n", e[i].device.name, "failed now");
+        else if (old <= 0) fprintf(out, "%-40.40s %14s %14.6f\n", e[i].device.name, "not in old", e[i].ns_per_update);
+        else
+            fprintf(out, "%-40.40s %14.6f %14.6f %9.3fx (%s)\n", e[i].device.name, old, e[i].ns_per_update,
+                    e[i].ns_per_update / old, e[i].ns_per_update <= old ? "faster or equal" : "slower");
+    }
+    cJSON_Delete(doc);
+    return CLMC_OK;
 }
 
 char *clmc_join_arguments(int argc, char **argv)

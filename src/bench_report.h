@@ -15,6 +15,13 @@ clmc_status clmc_bench_select_devices(const char *list, clmc_device_info **devic
 void clmc_bench_print_table(FILE *out, const clmc_bench_entry *entries, size_t n);
 clmc_status clmc_bench_write_json(const char *path, const clmc_preset *preset, const char *invocation,
                                   const clmc_bench_entry *entries, size_t n);
+/* Prints, for every device of `entries` also found (by name and driver) in
+ * the clmc-bench document OLD_PATH, the old and new ns per update and their
+ * ratio.  A file that is not a clmc-bench document is an input error. */
+clmc_status clmc_bench_compare(FILE *out, const char *old_path, const clmc_preset *preset,
+                               const clmc_bench_entry *entries, size_t n);
+/* The same check of OLD_PATH alone, before any benchmark runs. */
+clmc_status clmc_bench_check_compare_file(const char *old_path);
 /* argv joined by spaces; caller frees. */
 char *clmc_join_arguments(int argc, char **argv);
 

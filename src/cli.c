@@ -15,11 +15,12 @@
 
 static const char usage_text[] =
     "usage:\n"
-    "  clmc devices [--json]\n"
+    "  clmc devices [--json] [--bandwidth]\n"
     "  clmc check PRESET.json [--set PATH=VALUE]...\n"
     "  clmc run PRESET.json [--device SEL] [--out DIR] [--set PATH=VALUE]... [--quiet]\n"
     "  clmc bench PRESET.json [--devices SEL,SEL,...|all] [--json FILE] [--repetitions N]\n"
-    "                         [--set PATH=VALUE]...\n"
+    "                         [--compare OLD.json] [--set PATH=VALUE]...\n"
+    "  clmc tune PRESET.json [--device SEL] [--repetitions N] [--set PATH=VALUE]... [--quiet]\n"
     "  clmc --version\n"
     "SEL: P:D from 'clmc devices', or a case-insensitive part of the platform, vendor,\n"
     "device name or type (nvidia, pocl, cpu, gpu). Default: $CLMC_DEVICE, else the first GPU,\n"
@@ -40,10 +41,10 @@ static int report(clmc_status status)
 }
 
 typedef struct {
-    const char *preset_path, *device, *devices, *out_dir, *json_file;
+    const char *preset_path, *device, *devices, *out_dir, *json_file, *compare_file;
     const char *overrides[MAX_OVERRIDES + 1];
     size_t n_overrides;
-    bool quiet, json;
+    bool quiet, json, bandwidth;
     int repetitions;
     char out_override[4200];
     char *invocation;
@@ -58,6 +59,7 @@ static int parse_args(int argc, char **argv, const char *accepted, cli_args *a)
 #define OPTION(text, letter) (strcmp(arg, text) == 0 && strchr(accepted, letter))
         if (OPTION("--json", 'j') && strcmp(argv[1], "devices") == 0) a->json = true;
         else if (OPTION("--quiet", 'q')) a->quiet = true;
+        else if (OPTION("--bandwidth", 'b')) a->bandwidth = true;
         else if (OPTION("--set", 's') && has_value) {
             if (a->n_overrides == MAX_OVERRIDES) return usage_error("too many --set options%s", "");
             a->overrides[a->n_overrides++] = argv[++i];
@@ -65,6 +67,7 @@ static int parse_args(int argc, char **argv, const char *accepted, cli_args *a)
         else if (OPTION("--devices", 'D') && has_value) a->devices = argv[++i];
         else if (OPTION("--out", 'o') && has_value) a->out_dir = argv[++i];
         else if (OPTION("--json", 'j') && has_value) a->json_file = argv[++i];
+        else if (OPTION("--compare", 'c') && has_value) a->compare_file = argv[++i];
         else if (OPTION("--repetitions", 'r') && has_value) {
             char *end;
             long n = strtol(argv[++i], &end, 10);
@@ -91,28 +94,60 @@ static void add_out_override(cli_args *a)
     a->overrides[a->n_overrides++] = a->out_override;
 }
 
+/* Each device's own device-to-device copy bandwidth (read + write bytes per
+ * second), the reference of the bench table's roofline fraction; 0 where
+ * the device fails (the reason goes to stderr). */
+static void measure_bandwidths(const clmc_device_info *devices, size_t n, double *bytes_per_second)
+{
+    for (size_t i = 0; i < n; i++) {
+        clmc_runtime *rt = NULL;
+        clmc_status status = clmc_runtime_open_device(&devices[i], &rt);
+        if (status == CLMC_OK) status = clmc_measure_copy_bandwidth(rt, &bytes_per_second[i]);
+        if (status != CLMC_OK) {
+            bytes_per_second[i] = 0;
+            fprintf(stderr, "clmc: %s: no bandwidth figure: %s\n", devices[i].name, clmc_error_message());
+        }
+        clmc_runtime_close(rt);
+    }
+}
+
 static int cmd_devices(int argc, char **argv)
 {
     cli_args a = {0};
-    int rc = parse_args(argc, argv, "j", &a);
+    int rc = parse_args(argc, argv, "jb", &a);
     if (rc) return rc;
     clmc_device_info *devices = NULL;
     size_t n = 0;
     clmc_status status = clmc_device_list(&devices, &n);
     if (status != CLMC_OK) return report(status);
+    double *bandwidth = calloc(n ? n : 1, sizeof *bandwidth);
+    if (!bandwidth) return report(clmc_fail(CLMC_ERR_OTHER, "out of host memory"));
+    if (a.bandwidth) measure_bandwidths(devices, n, bandwidth);
     if (a.json) {
         cJSON *list = cJSON_CreateArray();
-        for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(list, clmc_device_json(&devices[i]));
+        for (size_t i = 0; i < n; i++) {
+            cJSON *device = clmc_device_json(&devices[i]);
+            if (a.bandwidth) {
+                cJSON *metric = cJSON_AddObjectToObject(device, "copy_bandwidth");
+                cJSON_AddNumberToObject(metric, "value", bandwidth[i]);
+                cJSON_AddStringToObject(metric, "unit", "B/s");
+                cJSON_AddStringToObject(metric, "status", bandwidth[i] > 0 ? "ok" : "failed");
+            }
+            cJSON_AddItemToArray(list, device);
+        }
         char *text = cJSON_Print(list);
         printf("%s\n", text ? text : "[]");
         free(text);
         cJSON_Delete(list);
     } else {
-        for (size_t i = 0; i < n; i++)
-            printf("%d:%d  %-4s  %s | %s | %s | driver %s\n", devices[i].platform_index,
-                   devices[i].device_index, devices[i].type, devices[i].platform, devices[i].vendor,
-                   devices[i].name, devices[i].driver);
+        for (size_t i = 0; i < n; i++) {
+            printf("%d:%d  %-4s  %s | %s | %s | driver %s", devices[i].platform_index, devices[i].device_index,
+                   devices[i].type, devices[i].platform, devices[i].vendor, devices[i].name, devices[i].driver);
+            if (a.bandwidth) printf(" | copy %.1f GB/s", bandwidth[i] * 1e-9);
+            printf("\n");
+        }
     }
+    free(bandwidth);
     free(devices);
     return 0;
 }
@@ -171,6 +206,7 @@ static int run_bench(cli_args *a, const clmc_device_info *devices, size_t n)
     if (rc == 0) {
         clmc_bench_print_table(stdout, entries, n);
         if (a->json_file) rc = report(clmc_bench_write_json(a->json_file, preset, a->invocation, entries, n));
+        if (rc == 0 && a->compare_file) rc = report(clmc_bench_compare(stdout, a->compare_file, preset, entries, n));
     }
     clmc_preset_free(preset);
     for (size_t i = 0; i < n && rc == 0; i++) rc = (int)entries[i].status;
@@ -183,9 +219,10 @@ static int cmd_bench(int argc, char **argv)
 {
     cli_args a = {.repetitions = 5};
     clmc_preset *preset = NULL;
-    int rc = parse_args(argc, argv, "PsDjrq", &a);
+    int rc = parse_args(argc, argv, "PsDjrqc", &a);
     if (rc || (rc = load_preset(&a, &preset))) return rc;
     clmc_preset_free(preset);
+    if (a.compare_file && (rc = report(clmc_bench_check_compare_file(a.compare_file)))) return rc;
     clmc_device_info *devices = NULL;
     size_t n = 0;
     clmc_status status = clmc_bench_select_devices(a.devices, &devices, &n);
@@ -194,6 +231,21 @@ static int cmd_bench(int argc, char **argv)
     rc = run_bench(&a, devices, n);
     free(a.invocation);
     free(devices);
+    return rc;
+}
+
+/* Searches the model's tunable keys on one device and stores the fastest
+ * passing values in the tuning cache. */
+static int cmd_tune(int argc, char **argv)
+{
+    cli_args a = {.repetitions = 5};
+    clmc_preset *preset = NULL;
+    int rc = parse_args(argc, argv, "Psdrq", &a);
+    if (rc || (rc = load_preset(&a, &preset))) return rc;
+    clmc_tune_options options = {.device = a.device, .repetitions = a.repetitions, .quiet = a.quiet};
+    clmc_tune_result result;
+    rc = report(clmc_tune(preset, &options, &result));
+    clmc_preset_free(preset);
     return rc;
 }
 
@@ -213,5 +265,6 @@ int main(int argc, char **argv)
     if (strcmp(command, "check") == 0) return cmd_check(argc, argv);
     if (strcmp(command, "run") == 0) return cmd_run(argc, argv);
     if (strcmp(command, "bench") == 0) return cmd_bench(argc, argv);
+    if (strcmp(command, "tune") == 0) return cmd_tune(argc, argv);
     return usage_error("unknown command '%s'", command);
 }

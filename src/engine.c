@@ -12,6 +12,7 @@
 #include "results.h"
 #include "series.h"
 #include "tempering.h"
+#include "tuning.h"
 
 #define FINISH_EVERY_SWEEPS 256
 
@@ -22,6 +23,7 @@ typedef struct {
     size_t n_columns;
     clmc_runtime *rt;
     clmc_tempering pt;
+    cJSON *tuning; /* where the tunable keys' values came from */
 } model_instance;
 
 static double now_seconds(void)
@@ -36,6 +38,10 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     memset(m, 0, sizeof *m);
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
+    if (clmc_preset_bool(preset, "output.picture") && !m->ops->picture)
+        return clmc_fail(CLMC_ERR_INPUT, "output.picture: model \"%s\" draws no picture", m->ops->type);
+    m->tuning = cJSON_CreateObject();
+    if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
     CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
@@ -48,6 +54,8 @@ static void instance_close(model_instance *m)
     if (m->state) m->ops->destroy(m->state);
     clmc_runtime_close(m->rt);
     clmc_tempering_free(&m->pt);
+    cJSON_Delete(m->tuning);
+    m->tuning = NULL;
     m->state = NULL;
     m->rt = NULL;
 }
@@ -107,15 +115,46 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
 }
 
 /* seconds: device time of the update kernels (profiling events); wall_seconds:
- * the whole sweep loop (measurements, exchanges and host work included). */
-static cJSON *performance_json(double updates, double seconds, double wall_seconds)
+ * the whole sweep loop (measurements, exchanges and host work included);
+ * phases: the parts of the update a model named (clmc_runtime_set_phase). */
+static cJSON *performance_json(const clmc_runtime *rt, double updates, double seconds, double wall_seconds)
 {
     cJSON *perf = cJSON_CreateObject();
     cJSON_AddNumberToObject(perf, "updates", updates);
     cJSON_AddNumberToObject(perf, "seconds", seconds);
     cJSON_AddNumberToObject(perf, "ns_per_update", updates > 0 ? seconds * 1e9 / updates : 0);
     cJSON_AddNumberToObject(perf, "wall_seconds", wall_seconds);
+    const char *names[CLMC_MAX_PHASES];
+    double phase_seconds[CLMC_MAX_PHASES];
+    size_t n = clmc_runtime_phases(rt, names, phase_seconds, CLMC_MAX_PHASES);
+    cJSON *phases = n ? cJSON_AddObjectToObject(perf, "phases") : NULL;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *phase = cJSON_AddObjectToObject(phases, names[i]);
+        cJSON_AddNumberToObject(phase, "seconds", phase_seconds[i]);
+        cJSON_AddNumberToObject(phase, "ns_per_update", updates > 0 ? phase_seconds[i] * 1e9 / updates : 0);
+    }
     return perf;
+}
+
+/* configuration.pgm: binary grey map (P5) of the model's picture. */
+static clmc_status write_picture(model_instance *m, const char *dir)
+{
+    unsigned char *grey = NULL;
+    int width = 0, height = 0;
+    clmc_status status = m->ops->picture(m->state, &grey, &width, &height);
+    char header[64];
+    int n = snprintf(header, sizeof header, "P5\n%d %d\n255\n", width, height);
+    size_t pixels = (size_t)width * (size_t)height;
+    char *file = status == CLMC_OK ? malloc((size_t)n + pixels) : NULL;
+    if (status == CLMC_OK && !file) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) {
+        memcpy(file, header, (size_t)n);
+        memcpy(file + n, grey, pixels);
+        status = clmc_write_file_atomic(dir, "configuration.pgm", file, (size_t)n + pixels);
+    }
+    free(file);
+    free(grey);
+    return status;
 }
 
 static clmc_status write_results(model_instance *m, const clmc_preset *preset, const clmc_series *s,
@@ -125,17 +164,19 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
     cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
     cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
+    if (m->tuning) cJSON_AddItemReferenceToObject(root, "tuning", m->tuning);
     cJSON *observables = cJSON_AddObjectToObject(root, "observables");
     clmc_status status = clmc_series_estimate(s, &m->pt, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
     uint64_t total = (uint64_t)(clmc_preset_int(preset, "run.thermalization") + clmc_preset_int(preset, "run.sweeps"));
     cJSON_AddItemToObject(root, "performance",
-                          performance_json(m->shape.updates_per_sweep * (double)total, kernel_seconds, wall_seconds));
+                          performance_json(m->rt, m->shape.updates_per_sweep * (double)total, kernel_seconds, wall_seconds));
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
     char *csv = status == CLMC_OK ? clmc_series_text(s, &m->pt, m->shape.series_columns) : NULL;
     if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && clmc_preset_bool(preset, "output.picture")) status = write_picture(m, dir);
     if (status == CLMC_OK) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
     if (status == CLMC_OK) {
         size_t n = strlen(json);
@@ -177,12 +218,27 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     return status;
 }
 
+/* Says on stderr where the tunable values came from. */
+static void print_tuning(const cJSON *tuning)
+{
+    const cJSON *source = cJSON_GetObjectItem(tuning, "source"), *value;
+    const cJSON *file = cJSON_GetObjectItem(tuning, "file"), *problem = cJSON_GetObjectItem(tuning, "cache_problem");
+    if (cJSON_IsString(problem)) fprintf(stderr, "clmc: tuning cache skipped: %s\n", problem->valuestring);
+    if (!cJSON_IsString(source)) return;
+    fprintf(stderr, "clmc: launch parameters: %s", source->valuestring);
+    if (cJSON_IsString(file)) fprintf(stderr, " from %s", file->valuestring);
+    cJSON_ArrayForEach(value, cJSON_GetObjectItem(tuning, "values")) fprintf(stderr, " %s=%g", value->string,
+                                                                             value->valuedouble);
+    fprintf(stderr, "\n");
+}
+
 clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
 {
     clmc_device_info device;
     CLMC_TRY(clmc_device_select(options ? options->device : NULL, &device));
     model_instance m;
     clmc_status status = instance_open(preset, &device, &m);
+    if (status == CLMC_OK && !(options && options->quiet)) print_tuning(m.tuning);
     if (status == CLMC_OK) status = run_instance(&m, preset, options);
     instance_close(&m);
     return status;
@@ -203,12 +259,16 @@ static clmc_status time_repetitions(model_instance *m, const clmc_preset *preset
     uint64_t sweep = 0;
     for (int warm_up = 0; warm_up < 2; warm_up++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
     CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
+    double updates = m->shape.updates_per_sweep * (double)per_repetition, phase_seconds[CLMC_MAX_PHASES];
     for (int r = 0; r < repetitions; r++) {
         clmc_runtime_reset_clock(m->rt);
         for (uint64_t i = 0; i < per_repetition; i++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
         double seconds = 0;
         CLMC_TRY(clmc_runtime_finish(m->rt, &seconds));
-        ns[r] = seconds * 1e9 / (m->shape.updates_per_sweep * (double)per_repetition);
+        ns[r] = seconds * 1e9 / updates;
+        e->n_phases = clmc_runtime_phases(m->rt, e->phase_names, phase_seconds, CLMC_MAX_PHASES);
+        for (size_t k = 0; k < e->n_phases; k++)
+            e->phase_ns_per_update[k] += phase_seconds[k] * 1e9 / (updates * repetitions);
     }
     return CLMC_OK;
 }

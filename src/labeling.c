@@ -18,6 +18,8 @@ static clmc_status check_lattice(clmc_label_lattice *l)
     if (l->dim != 2 && l->dim != 3) return clmc_fail(CLMC_ERR_INPUT, "labeling: dim must be 2 or 3, got %d", l->dim);
     if (l->edge < 2 || (l->dim == 2 ? (long long)l->edge * l->edge : (long long)l->edge * l->edge * l->edge) >= (1LL << 31))
         return clmc_fail(CLMC_ERR_INPUT, "labeling: edge %d out of range (2 .. edge^dim < 2^31)", l->edge);
+    if (l->consolidation != CLMC_CONSOLIDATE_RELAXATION && l->consolidation != CLMC_CONSOLIDATE_SEWING)
+        return clmc_fail(CLMC_ERR_INPUT, "labeling: unknown consolidation method %d", (int)l->consolidation);
     if (l->tile == 0) l->tile = default_tile(l->dim, l->edge);
     long long tile_sites = l->dim == 2 ? (long long)l->tile * l->tile : (long long)l->tile * l->tile * l->tile;
     if (l->tile < 1 || l->edge % l->tile != 0 || tile_sites > CLMC_LABEL_TILE_SITES_MAX)
@@ -31,7 +33,7 @@ struct clmc_labeler {
     clmc_label_lattice lattice;
     size_t sites, tile_sites, wg;
     cl_program program;
-    cl_kernel tiles, relax, flatten;
+    cl_kernel tiles, relax, sew, flatten;
     cl_mem changed;
 };
 
@@ -40,6 +42,7 @@ void clmc_labeler_destroy(clmc_labeler *w)
     if (!w) return;
     if (w->tiles) CLMC_CL_WARN(clReleaseKernel(w->tiles));
     if (w->relax) CLMC_CL_WARN(clReleaseKernel(w->relax));
+    if (w->sew) CLMC_CL_WARN(clReleaseKernel(w->sew));
     if (w->flatten) CLMC_CL_WARN(clReleaseKernel(w->flatten));
     if (w->program) CLMC_CL_WARN(clReleaseProgram(w->program));
     if (w->changed) CLMC_CL_WARN(clReleaseMemObject(w->changed));
@@ -68,6 +71,7 @@ static clmc_status build(clmc_labeler *w)
     CLMC_TRY(clmc_program_build(w->rt, "labeling.cl", options, &w->program));
     CLMC_TRY(clmc_kernel_create(w->program, "label_tiles", &w->tiles));
     CLMC_TRY(clmc_kernel_create(w->program, "relax_tiles", &w->relax));
+    CLMC_TRY(clmc_kernel_create(w->program, "sew_seams", &w->sew));
     CLMC_TRY(clmc_kernel_create(w->program, "flatten_labels", &w->flatten));
     return create_buffer(w->rt, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &w->changed);
 }
@@ -89,6 +93,8 @@ clmc_status clmc_labeler_create(clmc_runtime *rt, clmc_label_lattice lattice, cl
     return CLMC_OK;
 }
 
+int clmc_labeler_tile(const clmc_labeler *w) { return w->lattice.tile; }
+
 /* Relaxation passes until no bond across tiles joins two roots. */
 static clmc_status relax(clmc_labeler *w, unsigned *passes)
 {
@@ -103,21 +109,55 @@ static clmc_status relax(clmc_labeler *w, unsigned *passes)
     return clmc_fail(CLMC_ERR_DEVICE, "labeling: no convergence after %d relaxation passes", RELAX_PASSES_MAX);
 }
 
-clmc_status clmc_labeler_run(clmc_labeler *w, cl_mem bonds, cl_mem labels, clmc_label_report *report)
+/* Hierarchical sewing: blocks of edge `block` (the tiles first) are sewn
+ * into blocks of twice the edge, level by level, until one block covers the
+ * lattice; then the periodic wrap bonds.  Where the tiles per edge are not
+ * a power of two, the last block of a row is smaller; every seam is sewn at
+ * exactly one level. */
+static clmc_status sew(clmc_labeler *w, unsigned *levels)
+{
+    cl_uint edge = (cl_uint)w->lattice.edge, plane = (cl_uint)(w->sites / edge);
+    *levels = 0;
+    for (cl_uint block = (cl_uint)w->lattice.tile;; block *= 2) {
+        int wrap = block >= edge;
+        cl_uint at = wrap ? edge : block, seams = wrap ? 1 : (edge + block - 1) / block / 2;
+        size_t items = (size_t)w->lattice.dim * seams * plane;
+        CLMC_CL_TRY(clSetKernelArg(w->sew, 2, sizeof(cl_uint), &at));
+        CLMC_CL_TRY(clSetKernelArg(w->sew, 3, sizeof(cl_uint), &seams));
+        CLMC_TRY(clmc_enqueue(w->rt, w->sew, 1, &items, NULL, CLMC_TIMED));
+        (*levels)++;
+        if (wrap) return CLMC_OK;
+    }
+}
+
+static clmc_status set_arguments(clmc_labeler *w, cl_mem bonds, cl_mem labels)
 {
     CLMC_CL_TRY(clSetKernelArg(w->tiles, 0, sizeof(cl_mem), &bonds));
     CLMC_CL_TRY(clSetKernelArg(w->tiles, 1, sizeof(cl_mem), &labels));
     CLMC_CL_TRY(clSetKernelArg(w->relax, 0, sizeof(cl_mem), &bonds));
     CLMC_CL_TRY(clSetKernelArg(w->relax, 1, sizeof(cl_mem), &labels));
     CLMC_CL_TRY(clSetKernelArg(w->relax, 2, sizeof(cl_mem), &w->changed));
+    CLMC_CL_TRY(clSetKernelArg(w->sew, 0, sizeof(cl_mem), &bonds));
+    CLMC_CL_TRY(clSetKernelArg(w->sew, 1, sizeof(cl_mem), &labels));
     CLMC_CL_TRY(clSetKernelArg(w->flatten, 0, sizeof(cl_mem), &labels));
+    return CLMC_OK;
+}
+
+clmc_status clmc_labeler_run(clmc_labeler *w, cl_mem bonds, cl_mem labels, clmc_label_report *report)
+{
+    CLMC_TRY(set_arguments(w, bonds, labels));
     size_t global = w->sites / w->tile_sites * w->wg;
+    clmc_runtime_set_phase(w->rt, "local_labeling");
     CLMC_TRY(clmc_enqueue(w->rt, w->tiles, 1, &global, &w->wg, CLMC_TIMED));
-    unsigned passes = 0;
-    CLMC_TRY(relax(w, &passes));
+    clmc_runtime_set_phase(w->rt, "consolidation");
+    unsigned passes = 0, levels = 0;
+    if (w->lattice.consolidation == CLMC_CONSOLIDATE_SEWING) CLMC_TRY(sew(w, &levels));
+    else CLMC_TRY(relax(w, &passes));
     CLMC_TRY(clmc_enqueue(w->rt, w->flatten, 1, &w->sites, NULL, CLMC_TIMED));
+    clmc_runtime_set_phase(w->rt, NULL);
     if (report) {
         report->relax_passes = passes;
+        report->sewing_levels = levels;
         report->tile = w->lattice.tile;
     }
     return CLMC_OK;

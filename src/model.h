@@ -24,6 +24,15 @@ typedef struct clmc_model_shape {
     unsigned n_systems, n_temperatures;
 } clmc_model_shape;
 
+/* A launch or tiling parameter that `clmc tune` may search: a preset key
+ * whose value `automatic` lets the model (or the tuning cache) choose. */
+typedef struct clmc_tunable {
+    const char *path;              /* e.g. "algorithm.tile"; NULL ends a list */
+    long long automatic;           /* the value that means "choose for me" */
+    const long long *candidates;   /* values to try, ended by `automatic` */
+    bool keeps_order;              /* every value gives bit-identical results */
+} clmc_tunable;
+
 typedef struct clmc_model_ops {
     const char *type;                   /* value of model.type */
     bool athermal;                      /* no temperature: "ensemble" is optional and empty */
@@ -57,6 +66,12 @@ typedef struct clmc_model_ops {
     clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
     /* Model invariants of the final state, added to `checks`. */
     clmc_status (*checks)(void *state, cJSON *checks);
+    /* Optional: the final configuration of the first system as a grey image
+     * (plane z = 0 in 3D), width x height bytes the caller frees. */
+    clmc_status (*picture)(void *state, unsigned char **grey, int *width, int *height);
+    /* Parameters `clmc tune` may search (NULL or a list ended by a NULL
+     * path); candidates the preset's checks refuse are skipped. */
+    const clmc_tunable *tunables;
 } clmc_model_ops;
 
 /* NULL-terminated registry of all models (src/models/registry.c). */

@@ -58,6 +58,8 @@ static const clmc_field run_fields[] = {
 static const clmc_field output_fields[] = {
     /* No default_json: "out/<name>" is filled in by prepare_output. */
     {"dir", CLMC_FIELD_STRING, 0, 0, false, NULL, NULL, "result directory; default: out/<name>"},
+    {"picture", CLMC_FIELD_BOOL, 0, 0, false, NULL, "false",
+     "also write configuration.pgm, the final configuration (plane z = 0 in 3D) as a grey image"},
     FIELD_END,
 };
 

@@ -1,5 +1,6 @@
 /* Kernel programs: source loading with include expansion, and a binary cache
  * keyed by everything that can change the compiled code (STYLE.md 3). */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,49 @@ clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *o
     free(key);
     free(source.text);
     return status;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names and contents of every file in `subdir` of the kernel directory, in
+ * name order, folded into *hash. */
+static clmc_status hash_kernel_folder(const char *dir, const char *subdir, uint64_t *hash)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, subdir);
+    DIR *folder = opendir(path);
+    if (!folder) return clmc_fail(CLMC_ERR_OTHER, "cannot list kernel sources in %s: %s", path, strerror(errno));
+    char *names[512];
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(folder)) && n < 512;) {
+        size_t length = strlen(e->d_name);
+        bool source = length > 3 && (strcmp(e->d_name + length - 3, ".cl") == 0 || strcmp(e->d_name + length - 2, ".h") == 0);
+        if (source && (names[n] = strdup(e->d_name))) n++;
+    }
+    closedir(folder);
+    qsort(names, n, sizeof *names, compare_names);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s/%s", dir, subdir, names[i]);
+        size_t length = 0;
+        char *text = read_file(path, &length);
+        *hash = fnv1a(*hash, names[i], strlen(names[i]) + 1);
+        if (text) *hash = fnv1a(*hash, text, length);
+        free(text);
+        free(names[i]);
+    }
+    return CLMC_OK;
+}
+
+clmc_status clmc_kernel_sources_hash(uint64_t *hash)
+{
+    const char *dir = kernel_dir();
+    if (!dir) return clmc_fail(CLMC_ERR_OTHER, "kernel sources not found (set CLMC_KERNEL_DIR)");
+    *hash = 0xcbf29ce484222325ULL;
+    CLMC_TRY(hash_kernel_folder(dir, ".", hash));
+    return hash_kernel_folder(dir, "common", hash);
 }
 
 clmc_status clmc_kernel_create(cl_program program, const char *name, cl_kernel *kernel)

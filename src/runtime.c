@@ -236,8 +236,10 @@ clmc_status clmc_runtime_open_device(const clmc_device_info *device, clmc_runtim
         return clmc_fail(CLMC_ERR_DEVICE, "clCreateCommandQueue failed: %s", clmc_cl_error_name(err));
     }
     rt->pending = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending);
+    rt->pending_phase = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_phase);
+    rt->current_phase = -1;
     *out = rt;
-    return rt->pending ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    return rt->pending && rt->pending_phase ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
 clmc_status clmc_runtime_open(const char *selector, clmc_runtime **rt)
@@ -258,6 +260,7 @@ static clmc_status settle_pending(clmc_runtime *rt)
         CLMC_CL_TRY(clGetEventProfilingInfo(rt->pending[i], CL_PROFILING_COMMAND_END,
                                             sizeof end, &end, NULL));
         rt->timed_ns += (double)(end - start);
+        if (rt->pending_phase[i] >= 0) rt->phase_ns[rt->pending_phase[i]] += (double)(end - start);
         CLMC_CL_WARN(clReleaseEvent(rt->pending[i]));
     }
     rt->n_pending = 0;
@@ -272,6 +275,7 @@ void clmc_runtime_close(clmc_runtime *rt)
     if (rt->queue) CLMC_CL_WARN(clReleaseCommandQueue(rt->queue));
     if (rt->context) CLMC_CL_WARN(clReleaseContext(rt->context));
     free(rt->pending);
+    free(rt->pending_phase);
     free(rt);
 }
 
@@ -288,6 +292,7 @@ clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const
     }
     if (rt->n_pending == MAX_PENDING_EVENTS) CLMC_TRY(settle_pending(rt));
     cl_event *event = &rt->pending[rt->n_pending];
+    rt->pending_phase[rt->n_pending] = rt->current_phase;
     CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, NULL, global, local, 0, NULL, event));
     rt->n_pending++;
     return CLMC_OK;
@@ -301,7 +306,35 @@ clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds)
     return CLMC_OK;
 }
 
-void clmc_runtime_reset_clock(clmc_runtime *rt) { rt->timed_ns = 0; }
+void clmc_runtime_reset_clock(clmc_runtime *rt)
+{
+    rt->timed_ns = 0;
+    for (int i = 0; i < rt->n_phases; i++) rt->phase_ns[i] = 0;
+}
+
+void clmc_runtime_set_phase(clmc_runtime *rt, const char *name)
+{
+    rt->current_phase = -1;
+    if (!name) return;
+    for (int i = 0; i < rt->n_phases; i++)
+        if (strcmp(rt->phase_names[i], name) == 0) {
+            rt->current_phase = i;
+            return;
+        }
+    if (rt->n_phases == CLMC_MAX_PHASES) return; /* more parts than kept: counted in the total only */
+    rt->phase_names[rt->n_phases] = name;
+    rt->phase_ns[rt->n_phases] = 0;
+    rt->current_phase = rt->n_phases++;
+}
+
+size_t clmc_runtime_phases(const clmc_runtime *rt, const char **names, double *seconds, size_t max)
+{
+    for (int i = 0; i < rt->n_phases && (size_t)i < max; i++) {
+        names[i] = rt->phase_names[i];
+        seconds[i] = rt->phase_ns[i] * 1e-9;
+    }
+    return (size_t)rt->n_phases;
+}
 
 clmc_status clmc_measure_copy_bandwidth(clmc_runtime *rt, double *bytes_per_second)
 {

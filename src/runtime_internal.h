@@ -11,8 +11,12 @@ struct clmc_runtime {
     cl_context context;
     cl_command_queue queue;
     cl_event *pending; /* profiling events of timed launches not yet read */
+    int *pending_phase; /* phase index of each pending event, -1: none */
     cl_uint n_pending;
     double timed_ns;
+    const char *phase_names[CLMC_MAX_PHASES]; /* named parts of the timed kernels */
+    double phase_ns[CLMC_MAX_PHASES];
+    int n_phases, current_phase;
 };
 
 #endif

@@ -2,9 +2,11 @@
  * the percolation model built on it (wrapping probabilities against exact
  * values).  Labeling:
  * random bond configurations at p = 0.2, 0.5, 0.8 in 2D and 3D, several tile
- * edges, clusters wrapping the torus included.  The device must give every
- * site the smallest site index of its cluster, i.e. exactly the partition of
- * the host union-find, with the same representatives. */
+ * edges (tiles per edge a power of two or not), clusters wrapping the torus
+ * included; every case is labelled by both consolidation methods (label
+ * relaxation and hierarchical sewing).  The device must give every site the
+ * smallest site index of its cluster, i.e. exactly the partition of the host
+ * union-find, with the same representatives. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -28,7 +30,7 @@ ParameterizedTestParameters(labeling, partition_equals_host_union_find)
     static label_case cases[] = {
         {2, 64, 8, 0.2, 0},  {2, 64, 8, 0.5, 0},  {2, 64, 8, 0.8, 0},  {2, 64, 16, 0.5, 0}, {2, 64, 32, 0.5, 0},
         {2, 48, 16, 0.5, 0}, {2, 96, 32, 0.8, 0}, {3, 16, 4, 0.2, 0},  {3, 16, 4, 0.5, 0},  {3, 16, 8, 0.25, 0},
-        {3, 16, 8, 0.8, 0},  {3, 24, 8, 0.5, 0},  {2, 8, 8, 0.6, 0},   {3, 8, 8, 0.5, 0},   {2, 64, 8, 0.2, 1},
+        {3, 16, 8, 0.8, 0},  {3, 24, 8, 0.5, 0},  {2, 8, 8, 0.6, 0},   {3, 8, 8, 0.5, 0},   {2, 80, 16, 0.5, 0}, {2, 64, 8, 0.2, 1},
         {2, 64, 16, 0.5, 1}, {2, 96, 32, 0.8, 1}, {3, 16, 4, 0.5, 1},  {3, 16, 8, 0.25, 1}, {3, 24, 8, 0.8, 1},
     };
     return cr_make_param_array(label_case, cases, sizeof cases / sizeof cases[0]);
@@ -120,24 +122,32 @@ ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .ti
             if ((bonds[site] >> d) & 1u) unite(parent, site, neighbour_up(c->dim, c->edge, site, d));
     clmc_runtime *rt = NULL;
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
-    clmc_label_lattice lattice = {c->dim, c->edge, c->tile, c->union_find};
-    clmc_label_report report = {0};
-    cr_assert_eq(clmc_label_bonds(rt, lattice, bonds, labels, &report), CLMC_OK, "%s", clmc_error_message());
-    size_t mismatches = 0, clusters = 0, largest = 0;
+    size_t clusters = 0, largest = 0;
     size_t *sizes = calloc(sites, sizeof *sizes);
     for (uint32_t site = 0; site < sites; site++) {
         uint32_t root = find(parent, site);
-        mismatches += labels[site] != root;
         clusters += root == site;
         if (++sizes[root] > largest) largest = sizes[root];
     }
     int wraps = wraps_in_x(c->dim, c->edge, bonds, sites);
-    printf("%s, %dD L=%d tile %d p=%.2f: %zu clusters, largest %zu of %zu sites, %s in x; %u relaxation passes; "
-           "%zu labels differ from the host union-find\n",
-           c->union_find ? "union-find" : "self-labeling", c->dim, c->edge, c->tile, c->p, clusters, largest, sites, wraps ? "a cluster wraps" : "none wraps",
-           report.relax_passes, mismatches);
-    cr_expect_eq(mismatches, 0, "%zu sites labelled differently from the host union-find", mismatches);
     if (c->p >= 0.8) cr_expect(wraps, "p=%.2f should give a cluster wrapping the torus", c->p);
+    const clmc_consolidation methods[] = {CLMC_CONSOLIDATE_RELAXATION, CLMC_CONSOLIDATE_SEWING};
+    for (int k = 0; k < 2; k++) {
+        clmc_consolidation method = methods[k];
+        clmc_label_lattice lattice = {c->dim, c->edge, c->tile, c->union_find, method};
+        clmc_label_report report = {0};
+        memset(labels, 0xff, sites * sizeof *labels);
+        cr_assert_eq(clmc_label_bonds(rt, lattice, bonds, labels, &report), CLMC_OK, "%s", clmc_error_message());
+        size_t mismatches = 0;
+        for (uint32_t site = 0; site < sites; site++) mismatches += labels[site] != find(parent, site);
+        printf("%s + %s, %dD L=%d tile %d p=%.2f: %zu clusters, largest %zu of %zu sites, %s in x; %u relaxation "
+               "passes, %u sewing levels; %zu labels differ from the host union-find\n",
+               c->union_find ? "union-find" : "self-labeling", k ? "sewing" : "relaxation", c->dim, c->edge,
+               c->tile, c->p, clusters, largest, sites, wraps ? "a cluster wraps" : "none wraps", report.relax_passes,
+               report.sewing_levels, mismatches);
+        cr_expect_eq(mismatches, 0, "%s: %zu sites labelled differently from the host union-find",
+                     k ? "sewing" : "relaxation", mismatches);
+    }
     free(sizes);
     free(bonds);
     free(labels);
@@ -152,10 +162,15 @@ Test(labeling, invalid_lattices_are_input_errors)
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
     uint8_t bonds[64] = {0};
     uint32_t labels[64];
-    clmc_label_lattice bad[] = {{4, 8, 0, 0}, {2, 8, 3, 0}, {2, 1, 0, 0}, {3, 128, 32, 1}};
+    clmc_label_lattice bad[] = {{4, 8, 0, 0, CLMC_CONSOLIDATE_RELAXATION},
+                                {2, 8, 3, 0, CLMC_CONSOLIDATE_SEWING},
+                                {2, 1, 0, 0, CLMC_CONSOLIDATE_RELAXATION},
+                                {3, 128, 32, 1, CLMC_CONSOLIDATE_RELAXATION},
+                                {2, 8, 0, 0, (clmc_consolidation)7}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         clmc_status status = clmc_label_bonds(rt, bad[i], bonds, labels, NULL);
-        printf("dim %d edge %d tile %d: %s\n", bad[i].dim, bad[i].edge, bad[i].tile, clmc_error_message());
+        printf("dim %d edge %d tile %d consolidation %d: %s\n", bad[i].dim, bad[i].edge, bad[i].tile,
+               (int)bad[i].consolidation, clmc_error_message());
         cr_expect_eq(status, CLMC_ERR_INPUT);
     }
     clmc_runtime_close(rt);

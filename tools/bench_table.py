@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
-"""Markdown table of every recorded benchmark point in benchmarks/results/*.json.
+"""Markdown table of every recorded benchmark point in benchmarks/results/*.json,
+followed by the published reference figures of benchmarks/reference.json.
 
-Usage: tools/bench_table.py [RESULTS_DIR]  (prints to stdout)
+Usage: tools/bench_table.py [RESULTS_DIR]   (prints to stdout)
+       tools/bench_table.py --update-readme  (rewrites the table under "## All recorded
+                                              points" in benchmarks/README.md)
 """
+import contextlib
+import io
 import glob
 import json
 import os
@@ -22,7 +27,7 @@ def points(doc):
 def row(preset, entry):
     preset = entry.get("resolved_preset", preset)
     m, a = preset["model"], preset["algorithm"]
-    lattice = f'{m["type"]} {m["dim"]}D' + (f' x{m["realizations"]}' if "realizations" in m else "")
+    lattice = f'{m["type"]} {m.get("dim", 2)}D' + (f' x{m["realizations"]}' if "realizations" in m else "")
     if a.get("layout") == "msc" and "word_bits" in a:
         lattice += f' w{a["word_bits"]}'
     temperatures = len(preset.get("ensemble", {}).get("betas", []))
@@ -31,8 +36,11 @@ def row(preset, entry):
 
     if "q" in m:
         lattice += f' q{m["q"]}'
-    method = a.get("layout", a.get("type", "-")) + (f' {a["labeling"]}' if "labeling" in a else "")
-    head = [entry["device"]["name"], lattice, str(m["L"]), method, str(a.get("hits", 1)), str(a.get("tile", 0))]
+    method = a.get("layout", a.get("type", "-")) + "".join(f' {a[k]}' for k in ("labeling", "consolidation") if k in a)
+    if m["type"] == "percolation":
+        method += f' {m.get("kind", "bond")} p={m.get("p")}'
+    edge = m["L"] if "L" in m else round(m.get("N", 0) ** 0.5)
+    head = [entry["device"]["name"], lattice, str(edge), method, str(a.get("hits", 1)), str(a.get("tile", 0))]
     metrics = entry.get("metrics", {})
     if entry.get("status") != "ok":
         return head + ["failed: " + entry.get("reason", "")[:60], "", ""]
@@ -57,7 +65,29 @@ def main():
     print("|" + "---|" * len(head))
     for r in rows:
         print("| " + " | ".join(r) + " |")
+    reference = os.path.join(root, "..", "reference.json")
+    if os.path.exists(reference):
+        for r in json.load(open(reference))["rows"]:
+            print(f'| {r["device"]} | {r["model"]} | {r["L"]} | {r["method"]} | - | - | {r["ps_per_update"]:g} | - | - '
+                  f'| published ({r["source"]}) |')
+
+
+def update_readme():
+    readme = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "README.md")
+    text = open(readme).read()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        sys.argv = sys.argv[:1]
+        main()
+    start = text.index("\n| device |", text.index("## All recorded points")) + 1
+    end = start
+    for line in text[start:].split("\n"):
+        if not line.startswith("|"):
+            break
+        end += len(line) + 1
+    open(readme, "w").write(text[:start] + out.getvalue() + text[end:])
+    print(f"updated {readme}")
 
 
 if __name__ == "__main__":
-    main()
+    update_readme() if "--update-readme" in sys.argv else main()

@@ -18,6 +18,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${missing[@]}"
 fi
 
+# The plotting tools (tools/plot_*.py) need matplotlib for the python3 on PATH.
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "setup: installing matplotlib for $(command -v python3)" >&2
+  python3 -m pip install --quiet matplotlib 2>/dev/null ||
+    python3 -m pip install --quiet --user matplotlib 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages matplotlib ||
+    echo "setup: matplotlib not installed; the plotting tools and their test will be skipped" >&2
+fi
+
 if [ ! -f build/build.ninja ]; then
   meson setup build "$@"
 elif [ $# -gt 0 ]; then

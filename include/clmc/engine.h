@@ -29,6 +29,9 @@ typedef struct clmc_bench_entry {
     double bytes_per_update;        /* model's estimate of global-memory traffic */
     double achieved_bytes_per_second;
     double copy_bytes_per_second;   /* the device's own measured copy bandwidth */
+    size_t n_phases;                /* parts of the update the model named */
+    const char *phase_names[CLMC_MAX_PHASES];
+    double phase_ns_per_update[CLMC_MAX_PHASES]; /* mean over all timed blocks */
     char *resolved_preset;          /* JSON of the preset as run (automatic values
                                        resolved for this device); free() it */
 } clmc_bench_entry;
@@ -37,5 +40,27 @@ typedef struct clmc_bench_entry {
  * `repetitions` timed blocks of run.sweeps / repetitions sweeps each). */
 void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int repetitions,
                        clmc_bench_entry *entry);
+
+typedef struct clmc_tune_options {
+    const char *device; /* selector, as for clmc_run */
+    int repetitions;    /* timed blocks per candidate */
+    bool quiet;         /* no table on stdout */
+} clmc_tune_options;
+
+typedef struct clmc_tune_result {
+    double default_ns_per_update, tuned_ns_per_update;
+    int candidates_tried, candidates_passed;
+    char values[512];   /* the stored values, "path=value;..." */
+    char file[4096];    /* the tuning cache written */
+} clmc_tune_result;
+
+/* Searches the model's tunable keys (model.h) on one device: every
+ * combination the preset's checks accept is timed as by clmc bench and then
+ * run briefly against the defaults (bit-identical observables and
+ * configuration where the keys keep the update order; clean checks and
+ * observables within 5 standard errors plus 1% otherwise).  The fastest
+ * candidate that passes is stored in the tuning cache (src/tuning.h), which
+ * later runs on the same device, driver and kernels use. */
+clmc_status clmc_tune(const clmc_preset *preset, const clmc_tune_options *options, clmc_tune_result *result);
 
 #endif

@@ -46,6 +46,9 @@ cl_command_queue clmc_runtime_queue(const clmc_runtime *rt);
 clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options,
                                cl_program *program);
 clmc_status clmc_kernel_create(cl_program program, const char *name, cl_kernel *kernel);
+/* FNV-1a hash of every kernel source (.cl files in cl/, .h files in cl/common/): what tuned
+ * parameters are valid for. */
+clmc_status clmc_kernel_sources_hash(uint64_t *hash);
 
 /* Enqueues a kernel with a profiling event.  Timed launches add their device
  * time to the runtime's update-kernel clock (read with clmc_runtime_finish). */
@@ -55,6 +58,15 @@ clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const
 /* Waits for all work; returns accumulated device seconds of timed kernels. */
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds);
 void clmc_runtime_reset_clock(clmc_runtime *rt);
+
+/* Phases: timed launches after clmc_runtime_set_phase(rt, name) are also
+ * counted under `name` (a string that outlives the runtime, e.g. a literal;
+ * NULL stops the attribution), so a model can break its sweep time into
+ * parts.  clmc_runtime_phases fills up to `max` names and device seconds
+ * (after clmc_runtime_finish) and returns how many phases there are. */
+#define CLMC_MAX_PHASES 8
+void clmc_runtime_set_phase(clmc_runtime *rt, const char *name);
+size_t clmc_runtime_phases(const clmc_runtime *rt, const char **names, double *seconds, size_t max);
 
 /* Measures device-to-device copy bandwidth in bytes/s (read + write counted). */
 clmc_status clmc_measure_copy_bandwidth(clmc_runtime *rt, double *bytes_per_second);

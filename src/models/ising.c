@@ -22,7 +22,7 @@ typedef struct {
     cl_uint n_sites;
     bool tiled, msc;
     cl_uint ordered_start;
-    int tile, hits, tile_colours;
+    int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
     size_t tile_items, tile_groups[3];
     cl_uint n_configs; /* one configuration per temperature */
     cl_uint seed_lo, seed_hi;
@@ -62,19 +62,32 @@ static clmc_status ising_validate(const clmc_preset *p)
     const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
     if (problem)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
+    if (!tiled && tile != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" only (give 0)", tile);
+    int width = (int)clmc_preset_int(p, "algorithm.item_width");
+    if (width != 0 && width != 2 && width != 4 && width != 8)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: must be 0 (automatic), 2, 4 or 8, got %d", width);
+    if (width != 0 && !tiled)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d is for layout \"tiled\" only (give 0)", width);
+    if (width != 0 && tile != 0 && tile % width != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide algorithm.tile = %d", width, tile);
     return CLMC_OK;
 }
 
-/* Sites per work-item along x in the tiled kernel: the largest of 8, 4, 2 dividing the tile. */
-static int item_width(int tile)
+/* Sites per work-item along x in the tiled kernel: `requested` (2, 4 or 8),
+ * or 0 for the largest of 8, 4, 2 dividing the tile.  The random numbers are
+ * drawn per octet of a row, not per work-item, so the width does not change
+ * the results. */
+static int item_width(int tile, int requested)
 {
+    if (requested) return requested;
     return tile % 8 == 0 ? 8 : (tile % 4 == 0 ? 4 : 2);
 }
 
-static size_t tile_items(int dim, int tile)
+static size_t tile_items(int dim, int tile, int width)
 {
     size_t sites = (size_t)tile * (size_t)tile * (dim == 3 ? (size_t)tile : 1);
-    return sites / (size_t)item_width(tile);
+    return sites / (size_t)item_width(tile, width);
 }
 
 /* Two colour planes of the tile plus halo, rows padded as in cl/ising.cl. */
@@ -84,9 +97,9 @@ static size_t tile_local_bytes(int dim, int tile)
     return 2 * row * rows * (dim == 3 ? rows : 1);
 }
 
-static bool tile_fits_device(const clmc_device_info *d, int dim, int tile)
+static bool tile_fits_device(const clmc_device_info *d, int dim, int tile, int width)
 {
-    return tile_items(dim, tile) <= d->max_work_group_size &&
+    return tile_items(dim, tile, width) <= d->max_work_group_size &&
            tile_local_bytes(dim, tile) + 2 * MEASURE_WG_MAX * 4 <= d->local_mem_bytes;
 }
 
@@ -94,14 +107,16 @@ static bool tile_fits_device(const clmc_device_info *d, int dim, int tile)
  * device.  The list does not depend on the device type, so the same preset
  * keeps the same update order (and configurations) on every device that can
  * hold the tile; 32 (2D) and 8 (3D) were fastest on the GPUs measured. */
-static int default_tile(const clmc_device_info *d, int dim, int edge)
+static int default_tile(const clmc_device_info *d, int dim, int edge, int width)
 {
     const int candidates_2d[] = {32, 16, 8, 4, 2}, candidates_3d[] = {8, 4, 16, 2, 6};
     const int *list = dim == 3 ? candidates_3d : candidates_2d;
     for (int i = 0; i < 5; i++)
-        if (!tile_problem(edge, list[i]) && tile_fits_device(d, dim, list[i])) return list[i];
+        if (!tile_problem(edge, list[i]) && list[i] % (width ? width : 2) == 0 && tile_fits_device(d, dim, list[i], width))
+            return list[i];
     for (int tile = 2; tile <= edge / 2; tile += 2)
-        if (!tile_problem(edge, tile) && tile_fits_device(d, dim, tile)) return tile;
+        if (!tile_problem(edge, tile) && tile % (width ? width : 2) == 0 && tile_fits_device(d, dim, tile, width))
+            return tile;
     return 0;
 }
 
@@ -109,20 +124,23 @@ static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     if (s->tile == 0) {
-        s->tile = default_tile(d, s->dim, s->edge);
+        s->tile = default_tile(d, s->dim, s->edge, s->item_width);
         if (s->tile == 0)
             return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: no tile edge fits L = %d on %s", s->edge, d->name);
         clmc_preset_set_int(p, "algorithm.tile", s->tile);
     }
-    if (!tile_fits_device(d, s->dim, s->tile))
+    if (s->item_width && s->tile % s->item_width != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide the tile edge %d", s->item_width,
+                         s->tile);
+    if (!tile_fits_device(d, s->dim, s->tile, s->item_width))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d needs %zu work-items per group and %zu bytes of "
                          "local memory; %s allows %zu work-items and %llu bytes",
-                         s->tile, tile_items(s->dim, s->tile), tile_local_bytes(s->dim, s->tile), d->name,
+                         s->tile, tile_items(s->dim, s->tile, s->item_width), tile_local_bytes(s->dim, s->tile), d->name,
                          d->max_work_group_size, (unsigned long long)d->local_mem_bytes);
     int tiles_per_edge = s->edge / s->tile;
     s->tile_colours = tiles_per_edge % 2 == 0 ? 2 : 3;
     size_t tiles = (size_t)clmc_lattice_sites(s->dim, tiles_per_edge);
-    s->tile_items = tile_items(s->dim, s->tile);
+    s->tile_items = tile_items(s->dim, s->tile, s->item_width);
     for (int c = 0; c < s->tile_colours; c++)
         s->tile_groups[c] = s->tile_colours == 2 ? tiles / 2 : tiles;
     return CLMC_OK;
@@ -142,7 +160,7 @@ static clmc_status build_kernels(ising_state *s)
     if (s->tiled)
         snprintf(options + n, sizeof options - (size_t)n,
                  " -DTILE=%d -DITEM_WIDTH=%d -DTILES_PER_EDGE=%d -DTILE_COLOURS=%d", s->tile,
-                 item_width(s->tile), s->edge / s->tile, s->tile_colours);
+                 item_width(s->tile, s->item_width), s->edge / s->tile, s->tile_colours);
     if (s->msc) {
         CLMC_TRY(clmc_program_build(s->rt, "ising_msc.cl", options, &s->program));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_init", &s->init));
@@ -217,6 +235,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
+    s->item_width = (int)clmc_preset_int(p, "algorithm.item_width");
     s->hits = (int)clmc_preset_int(p, "algorithm.hits");
     s->n_configs = (cl_uint)clmc_preset_betas(p, NULL, 0);
     unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
@@ -423,6 +442,29 @@ static clmc_status ising_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
 }
 
+/* Spin up white, down black. */
+static clmc_status ising_picture(void *state, unsigned char **grey, int *width, int *height)
+{
+    ising_state *s = state;
+    signed char *spins = malloc(s->n_sites);
+    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_configuration(s, 0, spins);
+    size_t plane = (size_t)s->edge * (size_t)s->edge;
+    *grey = status == CLMC_OK ? malloc(plane) : NULL;
+    if (status == CLMC_OK && !*grey) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t i = 0; status == CLMC_OK && i < plane; i++) (*grey)[i] = spins[i] > 0 ? 255 : 0;
+    free(spins);
+    *width = *height = s->edge;
+    return status;
+}
+
+static const long long tile_candidates[] = {4, 8, 16, 32, 64, 0}, width_candidates[] = {2, 4, 8, 0};
+static const clmc_tunable ising_tunables[] = {
+    {"algorithm.tile", 0, tile_candidates, false}, /* the double checkerboard's update order follows the tile */
+    {"algorithm.item_width", 0, width_candidates, true},
+    {NULL, 0, NULL, false},
+};
+
 const clmc_model_ops clmc_model_ising = {
     .type = "ising",
     .model_fields = clmc_ising_model_fields,
@@ -437,4 +479,6 @@ const clmc_model_ops clmc_model_ising = {
     .energies = ising_energies,
     .set_betas = ising_set_betas,
     .checks = ising_checks,
+    .tunables = ising_tunables,
+    .picture = ising_picture,
 };

@@ -20,6 +20,9 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "msc: multi-spin coded, 32 sites per word"},
     {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
      "tile edge for layout tiled (multiple of 4; 0 = per-device default)"},
+    {"item_width", CLMC_FIELD_INT, 0, 8, false, NULL, "0",
+     "tiled: sites per work-item along x, 2, 4 or 8 dividing the tile (0 = the largest that divides it); "
+     "results do not depend on it"},
     {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",
      "updates of each tile per visit (multi-hit); 1 for layout naive"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "clmc/labeling.h"
+#include "models/labeling_options.h"
 #include "clmc/stats.h"
 #include "measure.h"
 #include "models/lattice.h"
@@ -23,7 +24,7 @@ static const char *const series_columns[] = {"largest_cluster_fraction", "mean_c
 
 typedef struct {
     clmc_runtime *rt;
-    int dim, edge, tile;
+    int dim, edge;
     cl_uint n_sites, seed_lo, seed_hi, threshold, site_kind;
     cl_program program;
     cl_kernel sample;
@@ -75,11 +76,10 @@ static void percolation_destroy(void *state)
     free(s);
 }
 
-static clmc_status setup(percolation_state *s, const clmc_preset *p)
+static clmc_status setup(percolation_state *s, clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
-    s->tile = (int)clmc_preset_int(p, "algorithm.tile");
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     double probability = clmc_preset_number(p, "model.p");
     s->threshold = probability >= 1.0 ? 0xFFFFFFFFu : (cl_uint)floor(probability * 4294967296.0);
@@ -91,9 +91,8 @@ static clmc_status setup(percolation_state *s, const clmc_preset *p)
     snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d", s->dim, s->edge);
     CLMC_TRY(clmc_program_build(s->rt, "percolation.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "percolation_sample", &s->sample));
-    clmc_label_lattice lattice = {s->dim, s->edge, s->tile,
-                                  strcmp(clmc_preset_string(p, "algorithm.labeling"), "union_find") == 0};
-    CLMC_TRY(clmc_labeler_create(s->rt, lattice, &s->labeler));
+    CLMC_TRY(clmc_labeler_create(s->rt, clmc_label_lattice_from_preset(p, s->dim, s->edge), &s->labeler));
+    clmc_preset_set_int(p, "algorithm.tile", clmc_labeler_tile(s->labeler)); /* the resolved edge, echoed */
     CLMC_TRY(create_buffer(s, s->n_sites, &s->bonds));
     CLMC_TRY(create_buffer(s, s->n_sites, &s->occupied));
     CLMC_TRY(create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), &s->labels));
@@ -143,6 +142,7 @@ static clmc_status percolation_sweep(void *state, uint64_t sweep_index)
     cl_uint sample = (cl_uint)sweep_index;
     size_t sites = s->n_sites;
     CLMC_CL_TRY(clSetKernelArg(s->sample, 6, sizeof(cl_uint), &sample));
+    clmc_runtime_set_phase(s->rt, "sampling");
     CLMC_TRY(clmc_enqueue(s->rt, s->sample, 1, &sites, NULL, CLMC_TIMED));
     return clmc_labeler_run(s->labeler, s->bonds, s->labels, NULL);
 }
@@ -266,4 +266,5 @@ const clmc_model_ops clmc_model_percolation = {
     .collect = percolation_collect,
     .estimate = percolation_estimate,
     .checks = percolation_checks,
+    .tunables = clmc_labeling_tunables,
 };

@@ -1,7 +1,7 @@
 /* Preset keys of the percolation model. */
 #include "models/percolation.h"
+#include "models/labeling_options.h"
 
-static const char *const labelings[] = {"self_labeling", "union_find", NULL};
 static const char *const algorithm_types[] = {"labeling", NULL};
 static const char *const kinds[] = {"bond", "site", NULL};
 
@@ -16,9 +16,6 @@ const clmc_field clmc_percolation_model_fields[] = {
 const clmc_field clmc_percolation_algorithm_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"labeling\"",
      "labeling: a fresh sample every sweep, labelled on the device"},
-    {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
-     "edge of the labeling tiles in local memory (divides L; 0 = 64 in 2D, 16 in 3D, halved until it divides L)"},
-    {"labeling", CLMC_FIELD_STRING, 0, 0, false, labelings, "\"union_find\"",
-     "labeling inside tiles: self_labeling (label minima until no change) or union_find; the same labels"},
+    CLMC_LABELING_FIELDS,
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "clmc/labeling.h"
+#include "models/labeling_options.h"
 #include "measure.h"
 #include "models/lattice.h"
 
@@ -22,13 +23,16 @@ static const char *const series_columns[] = {"energy", "magnetization", NULL};
 
 typedef struct {
     clmc_runtime *rt;
-    int dim, edge, q, tile, union_find;
+    int dim, edge, q;
+    clmc_label_lattice labeling;
     cl_uint n_sites, seed_lo, seed_hi, ordered;
-    bool cluster; /* Swendsen-Wang, else Metropolis */
+    bool cluster;      /* Swendsen-Wang or few-cluster, else Metropolis */
+    bool few_clusters; /* few-cluster: only seeded clusters change */
+    cl_uint flip_threshold, tile_edge, tiles; /* few-cluster */
     double beta;
     cl_program program;
-    cl_kernel init, metropolis, bonds_kernel, flip, measure;
-    cl_mem spins, bonds, labels, thresholds, counts;
+    cl_kernel init, metropolis, bonds_kernel, flip, mark_seeds, flip_marked, measure;
+    cl_mem spins, bonds, labels, marked, thresholds, counts;
     clmc_labeler *labeler;
     size_t measure_wg, measure_global;
     cl_uint *counts_host; /* [slot][state 0 .. q - 1, equal bonds] */
@@ -38,7 +42,8 @@ static clmc_status potts_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
-    bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "swendsen_wang") == 0;
+    bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
+    double flip_probability = clmc_preset_number(p, "algorithm.flip_probability");
     if (clmc_preset_betas(p, NULL, 0) > 1)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: the potts model has no parallel tempering yet; give ensemble.beta");
     if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
@@ -49,6 +54,9 @@ static clmc_status potts_validate(const clmc_preset *p)
                          dim, CLMC_LABEL_TILE_SITES_MAX);
     if (!cluster && tile != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: only for swendsen_wang (labeling tiles); got %d", tile);
+    if (!(flip_probability > 0 && flip_probability < 1))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.flip_probability: must lie strictly between 0 and 1 (below one "
+                         "for ergodicity), got %g", flip_probability);
     return CLMC_OK;
 }
 
@@ -61,7 +69,7 @@ static clmc_status create_buffer(potts_state *s, size_t bytes, void *host, cl_me
     return CLMC_OK;
 }
 
-static clmc_status build(potts_state *s)
+static clmc_status build(potts_state *s, clmc_preset *p)
 {
     size_t limit = clmc_runtime_device(s->rt)->max_work_group_size;
     s->measure_wg = clmc_power_of_two_at_most(limit < MEASURE_WG_MAX ? limit : MEASURE_WG_MAX);
@@ -76,8 +84,13 @@ static clmc_status build(potts_state *s)
     if (s->cluster) {
         CLMC_TRY(clmc_kernel_create(s->program, "potts_bonds", &s->bonds_kernel));
         CLMC_TRY(clmc_kernel_create(s->program, "potts_flip", &s->flip));
-        clmc_label_lattice lattice = {s->dim, s->edge, s->tile, s->union_find};
-        return clmc_labeler_create(s->rt, lattice, &s->labeler);
+        CLMC_TRY(clmc_kernel_create(s->program, "potts_mark_seeds", &s->mark_seeds));
+        CLMC_TRY(clmc_kernel_create(s->program, "potts_flip_marked", &s->flip_marked));
+        CLMC_TRY(clmc_labeler_create(s->rt, s->labeling, &s->labeler));
+        s->tile_edge = (cl_uint)clmc_labeler_tile(s->labeler);
+        clmc_preset_set_int(p, "algorithm.tile", (long long)s->tile_edge); /* the resolved edge, echoed */
+        s->tiles = (cl_uint)clmc_lattice_sites(s->dim, s->edge / (int)s->tile_edge);
+        return CLMC_OK;
     }
     return clmc_kernel_create(s->program, "potts_metropolis", &s->metropolis);
 }
@@ -90,7 +103,13 @@ static clmc_status allocate(potts_state *s)
     CLMC_TRY(create_buffer(s, (size_t)MEASURE_BATCH * (s->q + 1) * sizeof(cl_uint), NULL, &s->counts));
     if (s->cluster) {
         CLMC_TRY(create_buffer(s, s->n_sites, NULL, &s->bonds));
-        return create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), NULL, &s->labels);
+        CLMC_TRY(create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), NULL, &s->labels));
+        if (!s->few_clusters) return CLMC_OK;
+        CLMC_TRY(create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), NULL, &s->marked));
+        cl_uint zero = 0; /* no cluster marked: stamps are sweep + 1 */
+        CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->marked, &zero, sizeof zero, 0,
+                                        (size_t)s->n_sites * sizeof(cl_uint), 0, NULL, NULL));
+        return CLMC_OK;
     }
     /* floor(exp(-beta dE) 2^32) for dE = 1 .. 2 dim. */
     cl_uint thresholds[6];
@@ -124,6 +143,18 @@ static clmc_status set_arguments(potts_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->flip, 1, sizeof(cl_mem), &s->labels));
     CLMC_CL_TRY(clSetKernelArg(s->flip, 2, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->flip, 3, sizeof(cl_uint), &s->seed_hi));
+    if (!s->few_clusters) return CLMC_OK;
+    CLMC_CL_TRY(clSetKernelArg(s->mark_seeds, 0, sizeof(cl_mem), &s->labels));
+    CLMC_CL_TRY(clSetKernelArg(s->mark_seeds, 1, sizeof(cl_mem), &s->marked));
+    CLMC_CL_TRY(clSetKernelArg(s->mark_seeds, 2, sizeof(cl_uint), &s->tile_edge));
+    CLMC_CL_TRY(clSetKernelArg(s->mark_seeds, 3, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->mark_seeds, 4, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->flip_marked, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->flip_marked, 1, sizeof(cl_mem), &s->labels));
+    CLMC_CL_TRY(clSetKernelArg(s->flip_marked, 2, sizeof(cl_mem), &s->marked));
+    CLMC_CL_TRY(clSetKernelArg(s->flip_marked, 3, sizeof(cl_uint), &s->flip_threshold));
+    CLMC_CL_TRY(clSetKernelArg(s->flip_marked, 4, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->flip_marked, 5, sizeof(cl_uint), &s->seed_hi));
     return CLMC_OK;
 }
 
@@ -131,11 +162,11 @@ static void potts_destroy(void *state)
 {
     potts_state *s = state;
     if (!s) return;
-    cl_kernel kernels[] = {s->init, s->metropolis, s->bonds_kernel, s->flip, s->measure};
+    cl_kernel kernels[] = {s->init, s->metropolis, s->bonds_kernel, s->flip, s->mark_seeds, s->flip_marked, s->measure};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->bonds, s->labels, s->thresholds, s->counts};
+    cl_mem buffers[] = {s->spins, s->bonds, s->labels, s->marked, s->thresholds, s->counts};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     clmc_labeler_destroy(s->labeler);
@@ -143,21 +174,22 @@ static void potts_destroy(void *state)
     free(s);
 }
 
-static clmc_status setup(potts_state *s, const clmc_preset *p)
+static clmc_status setup(potts_state *s, clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->q = (int)clmc_preset_int(p, "model.q");
-    s->tile = (int)clmc_preset_int(p, "algorithm.tile");
-    s->union_find = strcmp(clmc_preset_string(p, "algorithm.labeling"), "union_find") == 0;
+    s->labeling = clmc_label_lattice_from_preset(p, s->dim, s->edge);
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
-    s->cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "swendsen_wang") == 0;
+    s->cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
+    s->few_clusters = strcmp(clmc_preset_string(p, "algorithm.type"), "few_cluster") == 0;
+    s->flip_threshold = (cl_uint)floor(clmc_preset_number(p, "algorithm.flip_probability") * 4294967296.0);
     s->ordered = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     clmc_preset_betas(p, &s->beta, 1);
     uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
-    CLMC_TRY(build(s));
+    CLMC_TRY(build(s, p));
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
     size_t global = s->n_sites;
@@ -187,6 +219,19 @@ static clmc_status potts_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     return CLMC_OK;
 }
 
+/* Sets argument `arg` (the sweep) of a per-site kernel and launches it. */
+static clmc_status launch_with_sweep(potts_state *s, cl_kernel kernel, cl_uint arg, cl_uint sweep, size_t items)
+{
+    CLMC_CL_TRY(clSetKernelArg(kernel, arg, sizeof(cl_uint), &sweep));
+    return clmc_enqueue(s->rt, kernel, 1, &items, NULL, CLMC_TIMED);
+}
+
+static clmc_status flip_seeded_clusters(potts_state *s, cl_uint sweep)
+{
+    CLMC_TRY(launch_with_sweep(s, s->mark_seeds, 5, sweep, s->tiles));
+    return launch_with_sweep(s, s->flip_marked, 6, sweep, s->n_sites);
+}
+
 static clmc_status potts_sweep(void *state, uint64_t sweep_index)
 {
     potts_state *s = state;
@@ -201,10 +246,14 @@ static clmc_status potts_sweep(void *state, uint64_t sweep_index)
         return CLMC_OK;
     }
     CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 5, sizeof(cl_uint), &sweep));
+    clmc_runtime_set_phase(s->rt, "bond_activation");
     CLMC_TRY(clmc_enqueue(s->rt, s->bonds_kernel, 1, &sites, NULL, CLMC_TIMED));
     CLMC_TRY(clmc_labeler_run(s->labeler, s->bonds, s->labels, NULL));
-    CLMC_CL_TRY(clSetKernelArg(s->flip, 4, sizeof(cl_uint), &sweep));
-    return clmc_enqueue(s->rt, s->flip, 1, &sites, NULL, CLMC_TIMED);
+    clmc_runtime_set_phase(s->rt, "flip");
+    clmc_status status = s->few_clusters ? flip_seeded_clusters(s, sweep)
+                                         : launch_with_sweep(s, s->flip, 4, sweep, sites);
+    clmc_runtime_set_phase(s->rt, NULL);
+    return status;
 }
 
 static clmc_status potts_measure(void *state, unsigned slot)
@@ -264,6 +313,19 @@ static clmc_status potts_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins outside 0 .. q - 1", invalid) : CLMC_OK;
 }
 
+/* State k as grey level 255 k / (q - 1). */
+static clmc_status potts_picture(void *state, unsigned char **grey, int *width, int *height)
+{
+    potts_state *s = state;
+    size_t plane = (size_t)s->edge * (size_t)s->edge;
+    *grey = malloc(plane);
+    if (!*grey) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, plane, *grey, 0, NULL, NULL));
+    for (size_t i = 0; i < plane; i++) (*grey)[i] = (unsigned char)((*grey)[i] * 255 / (s->q - 1));
+    *width = *height = s->edge;
+    return CLMC_OK;
+}
+
 const clmc_model_ops clmc_model_potts = {
     .type = "potts",
     .model_fields = clmc_potts_model_fields,
@@ -276,4 +338,6 @@ const clmc_model_ops clmc_model_potts = {
     .collect = potts_collect,
     .estimate = potts_estimate,
     .checks = potts_checks,
+    .tunables = clmc_labeling_tunables,
+    .picture = potts_picture,
 };

@@ -1,8 +1,8 @@
 /* Preset keys of the Potts model and its algorithms. */
 #include "models/potts.h"
+#include "models/labeling_options.h"
 
-static const char *const labelings[] = {"self_labeling", "union_find", NULL};
-static const char *const algorithm_types[] = {"swendsen_wang", "metropolis", NULL};
+static const char *const algorithm_types[] = {"swendsen_wang", "few_cluster", "metropolis", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 
 const clmc_field clmc_potts_model_fields[] = {
@@ -16,10 +16,11 @@ const clmc_field clmc_potts_model_fields[] = {
 
 const clmc_field clmc_potts_algorithm_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"swendsen_wang\"",
-     "swendsen_wang: cluster update (bonds, labeling, flips); metropolis: checkerboard single-spin update"},
-    {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
-     "swendsen_wang: edge of the labeling tiles in local memory (divides L; 0 = 64 in 2D, 16 in 3D, halved until it divides L)"},
-    {"labeling", CLMC_FIELD_STRING, 0, 0, false, labelings, "\"union_find\"",
-     "labeling inside tiles: self_labeling (label minima until no change) or union_find; the same labels"},
+     "swendsen_wang: cluster update (bonds, labeling, flips); few_cluster: the same decomposition, but only the "
+     "clusters of one random seed per labeling tile change, each with probability flip_probability; metropolis: "
+     "checkerboard single-spin update"},
+    CLMC_LABELING_FIELDS,
+    {"flip_probability", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.9",
+     "few_cluster: probability that a seeded cluster changes state (0 < p < 1; below one for ergodicity)"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };

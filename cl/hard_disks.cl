@@ -1,0 +1,202 @@
+/* Hard disks by massively parallel Monte Carlo (Anderson et al. 2013,
+ * Algorithms 2-4): particle positions live in the cell list itself, in
+ * cell-local coordinates (0, w] x (0, w], at most 4 per cell (w < sqrt 2,
+ * diameter 1); empty slots hold a far-away sentinel.
+ *
+ * Defines: CELLS (cells per side m, even), SLOTS (4; 8 when disks may stray
+ * `margin` beyond their cell: the seed's pitfall 1), MOVES (n_M trial moves
+ * per active cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2).
+ *
+ * Layout (seed's Algorithm 3): slot i of cell (x, y) is at (i m + y) m + q
+ * with q = x / 2 for even x and m / 2 + x / 2 for odd x, so the active cells
+ * of a sub-sweep (every other x) and the reads of one slot are contiguous.
+ *
+ * Random numbers: cell unit = y m + x; per sweep one draw for the particle
+ * shuffle (CLMC_PURPOSE_DISK_SHUFFLE) and one draw per two trial moves
+ * (CLMC_PURPOSE_DISK_MOVE, hit = move / 2).  A cell is active once per sweep,
+ * so (cell, sweep, hit, purpose) names every number once. */
+#include "common/philox.h"
+
+#define HALF (CELLS / 2)
+#define SENTINEL ((float2)(-10.0f, -10.0f))
+
+inline uint slot_index(uint x, uint y, uint slot)
+{
+    uint q = (x & 1u) * HALF + (x >> 1);
+    return (slot * CELLS + y) * CELLS + q;
+}
+
+inline uint wrap(int c)
+{
+    return (uint)((c + CELLS) % CELLS);
+}
+
+inline float unit_float(uint bits)
+{
+    return (float)(bits >> 8) * (1.0f / 16777216.0f); /* [0, 1) in 24 bits */
+}
+
+/* (0, w] x (0, w], widened by margin on every side (margin 0 but for pitfall 1). */
+inline bool inside_cell(float2 p, float width, float margin)
+{
+    return p.x > -margin && p.x <= width + margin && p.y > -margin && p.y <= width + margin;
+}
+
+/* p[index] and p[index] = value by unrolled selects, so that the cell's
+ * slots stay in registers (a computed index would put them in memory). */
+inline float2 slot_get(const float2 *p, uint index)
+{
+    float2 value = SENTINEL;
+    for (uint j = 0; j < SLOTS; j++)
+        if (j == index) value = p[j];
+    return value;
+}
+
+inline void slot_set(float2 *p, uint index, float2 value)
+{
+    for (uint j = 0; j < SLOTS; j++)
+        if (j == index) p[j] = value;
+}
+
+/* Fisher-Yates over the first n entries: one 32-bit word per step (a second
+ * draw for n > 5, which only pitfall 1's wider cells reach). */
+inline void shuffle_particles(float2 *p, uint n, clmc_philox_ctr r, clmc_philox_ctr more)
+{
+    for (uint k = SLOTS; k > 1; k--) {
+        if (k > n) continue;
+        uint word = k - 2 < 4 ? r.v[k - 2] : more.v[(k - 2) & 3u];
+        uint j = (uint)(((ulong)word * k) >> 32);
+        float2 last = p[k - 1];
+        p[k - 1] = slot_get(p, j);
+        slot_set(p, j, last);
+    }
+}
+
+/* The 8 neighbouring cells' slots, translated into this cell's coordinates. */
+inline void load_neighbours(__global const float2 *disk, uint x, uint y, float width, float2 *neighbour)
+{
+    uint k = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            if (dx == 0 && dy == 0) continue;
+            uint nx = wrap((int)x + dx), ny = wrap((int)y + dy);
+            float2 shift = (float2)((float)dx * width, (float)dy * width);
+            for (uint i = 0; i < SLOTS; i++) neighbour[k++] = disk[slot_index(nx, ny, i)] + shift;
+        }
+}
+
+inline bool overlaps(float2 trial, const float2 *own, uint moving, const float2 *neighbour)
+{
+    bool hit = false;
+    for (uint j = 0; j < SLOTS; j++) {
+        float2 r = trial - own[j];
+        hit |= j != moving && dot(r, r) < 1.0f;
+    }
+    for (uint j = 0; j < 8 * SLOTS; j++) {
+        float2 r = trial - neighbour[j];
+        hit |= dot(r, r) < 1.0f;
+    }
+    return hit;
+}
+
+/* One sub-sweep (Algorithm 2): one work-item per cell of the set whose
+ * lower-left cell is (offset_x, offset_y).  move_tally[cell] receives the
+ * accepted moves, plus 1 << 16 when the cell made trial moves. */
+__kernel void disks_subsweep(__global float2 *disk, __global const uint *count, __global uint *move_tally,
+                             float width, float margin, float max_displacement, uint seed_lo, uint seed_hi,
+                             uint sweep, uint offset_x, uint offset_y)
+{
+    uint item = get_global_id(0);
+    if (item >= HALF * HALF) return;
+    uint x = 2 * (item % HALF) + offset_x, y = 2 * (item / HALF) + offset_y;
+    uint cell = slot_index(x, y, 0), unit = y * CELLS + x, n = count[cell];
+    if (n == 0) {
+        move_tally[cell] = 0;
+        return;
+    }
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    float2 own[SLOTS], neighbour[8 * SLOTS];
+    for (uint i = 0; i < SLOTS; i++) own[i] = disk[slot_index(x, y, i)];
+    if (SHUFFLE_PARTICLES)
+        shuffle_particles(own, n, clmc_random4(key, unit, sweep, 0, CLMC_PURPOSE_DISK_SHUFFLE),
+                          n > 5 ? clmc_random4(key, unit, sweep, 1, CLMC_PURPOSE_DISK_SHUFFLE) : (clmc_philox_ctr){{0, 0, 0, 0}});
+    load_neighbours(disk, x, y, width, neighbour);
+    uint accepted = 0, moving = 0;
+    clmc_philox_ctr r;
+    for (uint move = 0; move < MOVES; move++) {
+        if ((move & 1u) == 0) r = clmc_random4(key, unit, sweep, move >> 1, CLMC_PURPOSE_DISK_MOVE);
+        uint pair = (move & 1u) * 2;
+        float radius = max_displacement * sqrt(unit_float(r.v[pair]));
+        float angle = 6.28318530717958648f * unit_float(r.v[pair + 1]);
+        float cosine, sine = sincos(angle, &cosine);
+        float2 trial = slot_get(own, moving) + radius * (float2)(cosine, sine);
+        if (inside_cell(trial, width, margin) && !overlaps(trial, own, moving, neighbour)) {
+            slot_set(own, moving, trial);
+            accepted++;
+        }
+        moving = moving + 1 == n ? 0 : moving + 1;
+    }
+    for (uint i = 0; i < SLOTS; i++) disk[slot_index(x, y, i)] = own[i];
+    move_tally[cell] = accepted | (1u << 16);
+}
+
+inline float along(float2 p, uint axis)
+{
+    return axis ? p.y : p.x;
+}
+
+inline float2 with_along(float2 p, uint axis, float value)
+{
+    if (axis) p.y = value;
+    else p.x = value;
+    return p;
+}
+
+/* Cell shift (Algorithm 4): every particle moves by `delta` along `axis`
+ * (the cells move by -delta; direction = the sign of -delta, +1 or -1).
+ * New cell (x, y) keeps its own particles that stay and takes those that
+ * leave the neighbour in `direction`.  Both work-items decide a particle's
+ * membership from the same float sum p + delta and the same predicate, so
+ * it lands in exactly one cell; only then is the neighbour's coordinate
+ * translation applied.  A disk can only leave through the edge it moves
+ * towards, so the predicate looks at that edge alone (for disks inside
+ * their cell the same as testing (0, w]; with pitfall 1's margin a disk
+ * beyond the other edge stays).  Writes into the second buffer (the first
+ * is still being read). */
+inline bool stays(float moved, float width, int direction)
+{
+    return direction > 0 ? moved > 0.0f : moved <= width;
+}
+
+__kernel void disks_shift(__global const float2 *disk, __global const uint *count, __global float2 *disk_next,
+                          __global uint *count_next, __global uint *overflow, float width, float delta, uint axis,
+                          int direction)
+{
+    uint item = get_global_id(0);
+    if (item >= CELLS * CELLS) return;
+    uint x = item % CELLS, y = item / CELLS;
+    float2 gathered[SLOTS];
+    for (uint i = 0; i < SLOTS; i++) gathered[i] = SENTINEL;
+    uint n_new = 0, lost = 0;
+    uint n_here = count[slot_index(x, y, 0)];
+    for (uint i = 0; i < n_here; i++) {
+        float2 p = disk[slot_index(x, y, i)];
+        float moved = along(p, axis) + delta;
+        if (stays(moved, width, direction)) gathered[n_new++] = with_along(p, axis, moved);
+    }
+    uint nx = axis ? x : wrap((int)x + direction), ny = axis ? wrap((int)y + direction) : y;
+    uint n_there = count[slot_index(nx, ny, 0)];
+    for (uint i = 0; i < n_there; i++) {
+        float2 p = disk[slot_index(nx, ny, i)];
+        float moved = along(p, axis) + delta;
+        if (stays(moved, width, direction)) continue; /* stays in the neighbour */
+        if (n_new == SLOTS) {
+            lost++;
+            continue;
+        }
+        gathered[n_new++] = with_along(p, axis, moved + (float)direction * width);
+    }
+    for (uint i = 0; i < SLOTS; i++) disk_next[slot_index(x, y, i)] = gathered[i];
+    count_next[slot_index(x, y, 0)] = n_new;
+    if (lost) atomic_add(overflow, lost);
+}

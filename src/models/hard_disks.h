@@ -1,0 +1,74 @@
+/* Hard disks by massively parallel Monte Carlo (cl/hard_disks.cl): the state
+ * shared by the host files of the model (driver, geometry, analysis). */
+#ifndef CLMC_MODELS_HARD_DISKS_H
+#define CLMC_MODELS_HARD_DISKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define DISK_SLOTS 4      /* at most 4 disk centres in a cell of width < sqrt 2 */
+#define DISK_EXIT_SLOTS 8 /* cells whose disks may stray beyond their edges */
+#define DISK_SENTINEL (-10.0f)
+#define DISK_CLOSE_PACKING 0.90689968211710892 /* pi / (2 sqrt 3) */
+#define DISK_PI 3.14159265358979323846
+
+extern const clmc_field clmc_hard_disks_model_fields[];
+extern const clmc_field clmc_hard_disks_algorithm_fields[];
+
+/* The box and its cell list: m x m cells of width w (a float, so that the
+ * kernels and the host agree on the box m w exactly). */
+typedef struct {
+    uint32_t n_disks, cells; /* N, m */
+    uint32_t slots;          /* disks a cell can store */
+    float width;             /* w */
+    float margin;            /* how far a disk may stray beyond its cell (0 unless algorithm.cell_exit) */
+    double box;              /* m w */
+} disk_geometry;
+
+/* Positions as the device stores them: slot-major (cl/hard_disks.cl). */
+typedef struct {
+    disk_geometry g;
+    float *xy;       /* 2 floats per slot, cells^2 * slots slots */
+    uint32_t *count; /* per cell, same cell order as slot 0 */
+} disk_cells;
+
+/* The cell geometry for N disks at packing fraction phi: m = the smallest
+ * even number above L / sqrt 2.  With cell_exit, disks may stray
+ * (w - 1 - contact_range) / 2 beyond their cell: disks of cells two apart
+ * stay further apart than 1 + contact_range.  Input errors name the JSON path. */
+clmc_status disk_geometry_for(uint32_t n_disks, double packing_fraction, double contact_range, bool cell_exit,
+                              disk_geometry *g);
+size_t disk_slot_index(uint32_t cells, uint32_t x, uint32_t y, uint32_t slot);
+/* A staggered-row lattice start, vacancies spread evenly; fails with an
+ * input error if its nearest neighbours would be closer than a diameter. */
+clmc_status disk_lattice_start(disk_cells *c);
+/* Lattice rows and columns for the start (validation uses it without cells). */
+clmc_status disk_lattice_shape(uint32_t n_disks, double box, uint32_t *rows, uint32_t *columns);
+
+/* Invariants of a configuration: disks stored, pairs closer than
+ * 1 - tolerance, disks whose local coordinates leave (-margin, w + margin]. */
+typedef struct {
+    uint64_t disks, overlaps, outside;
+} disk_invariants;
+disk_invariants disk_check(const disk_cells *c, double tolerance);
+
+/* Extrapolation of g(r) to contact (seed, section 4): histogram bins of
+ * width bin in [1, 1 + range), sampled at R_i, polynomial of `degree`. */
+typedef struct {
+    size_t bins;
+    double bin, range;
+    double *weight; /* g(1) = sum_i weight[i] g(R_i) */
+    uint64_t *histogram;
+} disk_pressure;
+clmc_status disk_pressure_init(disk_pressure *p, double bin, double range, int degree);
+void disk_pressure_free(disk_pressure *p);
+/* beta P sigma^2 of one configuration (Eq. 4 with g(1) extrapolated). */
+double disk_pressure_of(disk_pressure *p, const disk_cells *c);
+
+/* configuration.csv (x,y,cell_x,cell_y) and, for N <= 65536,
+ * configuration.svg, written atomically into dir. */
+clmc_status disk_write_configuration(const disk_cells *c, const char *dir);
+
+#endif

@@ -1,0 +1,257 @@
+/* Hard disks by MPMC: invariants of long runs checked independently from the
+ * written configuration, the pressure against the fluid equation of state,
+ * the particle-shuffling pitfall (opt-in, CLMC_LONG_TESTS=1) and bad input. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/engine.h"
+#include "clmc/preset.h"
+#include "disk_reference.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+/* Spread of Pade approximants of the B2..B10 series at eta = 0.6 (6.450 ..
+ * 6.460) and their distance to Liu's form: the reference's own uncertainty. */
+#define EOS_RELATIVE_UNCERTAINTY 1e-3
+
+/* Runs a preset into a fresh directory; returns the parsed result, *dir the directory. */
+static cJSON *run_disks(const char *preset_json, const char *label, char **dir)
+{
+    *dir = test_scratch_dir(label);
+    cr_assert_not_null(*dir, "scratch directory");
+    char override[4200];
+    snprintf(override, sizeof override, "output.dir=\"%s\"", *dir);
+    const char *overrides[] = {override};
+    clmc_preset *preset = NULL;
+    clmc_status status = clmc_preset_parse(preset_json, strlen(preset_json), label, overrides, 1, &preset);
+    cr_assert_eq(status, CLMC_OK, "preset: %s", clmc_error_message());
+    clmc_run_options options = {.quiet = true};
+    status = clmc_run(preset, &options);
+    cr_assert_eq(status, CLMC_OK, "run: %s", clmc_error_message());
+    clmc_preset_free(preset);
+    cJSON *result = test_load_result(*dir);
+    cr_assert_not_null(result, "result.json in %s", *dir);
+    return result;
+}
+
+static double check_value(const cJSON *result, const char *name)
+{
+    const cJSON *item = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), name);
+    cr_assert(cJSON_IsNumber(item), "checks.%s missing", name);
+    return item->valuedouble;
+}
+
+/* phi = 0.70 (dense, near the transition), 3000 sweeps with 3000 cell
+ * shifts: every disk is still there, no pair overlaps, every disk sits in the
+ * cell that stores it, by an all-pairs check of configuration.csv that shares
+ * no code with the engine. */
+Test(hard_disks, invariants_hold_after_many_sweeps, .timeout = 300)
+{
+    const char *preset = "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.70},"
+                         " \"algorithm\": {\"type\": \"mpmc\", \"max_displacement\": 0.2},"
+                         " \"run\": {\"thermalization\": 1000, \"sweeps\": 2000, \"measure_every\": 100, \"seed\": 3}}";
+    char *dir;
+    cJSON *result = run_disks(preset, "disks-invariants", &dir);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/configuration.csv", dir);
+    disk_configuration_report report;
+    cr_assert_eq(disk_configuration_check(path, check_value(result, "box_length"), check_value(result, "cell_width"),
+                                          1e-6, 1e-5, &report), 0, "cannot read %s", path);
+    printf("N=1024 phi=0.70 after 3000 sweeps: %zu disks, %zu overlaps, closest pair %.7f, %zu outside their cell; "
+           "engine: %g lost, %g overlaps\n",
+           report.disks, report.overlaps, report.closest, report.outside_cell, check_value(result, "particles_lost"),
+           check_value(result, "overlaps"));
+    cr_expect_eq(report.disks, 1024, "disks in configuration.csv");
+    cr_expect_eq(report.overlaps, 0, "overlapping pairs");
+    cr_expect_eq(report.outside_cell, 0, "disks outside their cell");
+    cr_expect(report.closest < 1.01, "closest pair %.5f: at phi = 0.7 some disks must nearly touch", report.closest);
+    cr_expect_eq(check_value(result, "particles_lost"), 0);
+    snprintf(path, sizeof path, "%s/configuration.svg", dir);
+    cr_expect(test_path_exists(path), "configuration.svg");
+    double acceptance = test_observable(result, "acceptance", "mean");
+    cr_expect(acceptance > 0.05 && acceptance < 0.6, "acceptance %.3f", acceptance);
+    cJSON_Delete(result);
+    free(dir);
+}
+
+/* The seed lost disks in cell shifts whose two cells judged membership by
+ * different float operations.  N = 256 (12 x 12 cells) at phi = 0.71 with
+ * d = 0.3 through 60000 shifts: every disk is still there, none overlaps,
+ * each in its cell. */
+Test(hard_disks, no_disk_lost_in_many_cell_shifts, .timeout = 300)
+{
+    const char *preset = "{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.71},"
+                         " \"algorithm\": {\"max_displacement\": 0.3, \"pressure_range\": 0.1, \"pressure_degree\": 3,"
+                         " \"pressure_bin\": 0.005},"
+                         " \"run\": {\"thermalization\": 0, \"sweeps\": 60000, \"measure_every\": 1000, \"seed\": 8}}";
+    char *dir, path[4200];
+    cJSON *result = run_disks(preset, "disks-shifts", &dir);
+    snprintf(path, sizeof path, "%s/configuration.csv", dir);
+    disk_configuration_report report;
+    cr_assert_eq(disk_configuration_check(path, check_value(result, "box_length"), check_value(result, "cell_width"),
+                                          1e-6, 1e-5, &report), 0, "cannot read %s", path);
+    printf("N=256 phi=0.71 after 60000 cell shifts: %zu disks, %zu overlaps, %zu outside their cell\n", report.disks,
+           report.overlaps, report.outside_cell);
+    cr_expect_eq(report.disks, 256);
+    cr_expect_eq(report.overlaps, 0);
+    cr_expect_eq(report.outside_cell, 0);
+    cJSON_Delete(result);
+    free(dir);
+}
+
+/* Pitfall 1 (algorithm.cell_exit): moves may carry disks beyond their cell
+ * by the margin, which keeps simultaneously moved disks apart: still no
+ * overlap and no disk lost, disks beyond their cell's edges but within the
+ * margin. */
+Test(hard_disks, cell_exit_strays_but_keeps_disks_apart, .timeout = 300)
+{
+    const char *preset = "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.70},"
+                         " \"algorithm\": {\"type\": \"mpmc\", \"cell_exit\": true},"
+                         " \"run\": {\"thermalization\": 500, \"sweeps\": 1000, \"measure_every\": 100, \"seed\": 4}}";
+    char *dir, path[4200];
+    cJSON *result = run_disks(preset, "disks-cell-exit", &dir);
+    snprintf(path, sizeof path, "%s/configuration.csv", dir);
+    double box = check_value(result, "box_length"), width = check_value(result, "cell_width");
+    double margin = check_value(result, "cell_margin");
+    disk_configuration_report strict, widened;
+    cr_assert_eq(disk_configuration_check(path, box, width, 1e-6, 1e-5, &strict), 0, "cannot read %s", path);
+    cr_assert_eq(disk_configuration_check(path, box, width, margin + 1e-6, 1e-5, &widened), 0, "cannot read %s", path);
+    printf("cell_exit N=1024 phi=0.70 after 1500 sweeps: %zu disks, %zu overlaps, %zu beyond their cell, %zu beyond "
+           "the margin %.4f\n", strict.disks, strict.overlaps, strict.outside_cell, widened.outside_cell, margin);
+    cr_expect_eq(strict.disks, 1024);
+    cr_expect_eq(strict.overlaps, 0);
+    cr_expect_gt(strict.outside_cell, 0, "no disk beyond its cell: the switch does nothing");
+    cr_expect_eq(widened.outside_cell, 0, "disks beyond the margin");
+    cJSON_Delete(result);
+    free(dir);
+}
+
+typedef struct {
+    double phi;
+    int sweeps;
+} pressure_case;
+
+ParameterizedTestParameters(hard_disks, pressure_matches_equation_of_state)
+{
+    static pressure_case cases[] = {{0.2, 1500}, {0.4, 1500}, {0.6, 2500}};
+    return cr_make_param_array(pressure_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* N = 48^2 from a lattice start; g(r) fitted on (1, 1.1] with a cubic (the
+ * seed's 0.02 and degree 5 need far more pairs than a short run collects). */
+ParameterizedTest(pressure_case *c, hard_disks, pressure_matches_equation_of_state, .timeout = 300)
+{
+    char preset[640];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"hard_disks\", \"N\": 2304, \"packing_fraction\": %.3f, \"write_configuration\": false},"
+             " \"algorithm\": {\"type\": \"mpmc\", \"max_displacement\": %.2f, \"pressure_range\": 0.1,"
+             " \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+             " \"run\": {\"thermalization\": 300, \"sweeps\": %d, \"measure_every\": 5, \"seed\": %d}}",
+             c->phi, c->phi < 0.5 ? 0.5 : 0.16, c->sweeps, 11 + (int)(10 * c->phi));
+    char *dir;
+    cJSON *result = run_disks(preset, "disks-pressure", &dir);
+    double pressure = test_observable(result, "pressure", "mean"), error = test_observable(result, "pressure", "error");
+    double density = 4 * c->phi / 3.14159265358979323846;
+    double reference = density * disk_eos_pade(c->phi);
+    char what[128];
+    snprintf(what, sizeof what, "P* at phi=%.1f (Liu: %.5f)", c->phi, density * disk_eos_liu(c->phi));
+    double combined = hypot(error, EOS_RELATIVE_UNCERTAINTY * reference);
+    double z = physics_compare(what, pressure, combined, reference);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "pressure off by %.2f sigma", z);
+    cr_expect(error > 0 && error < 0.01 * reference, "pressure error %.5f: zero or too large to test", error);
+    cJSON_Delete(result);
+    free(dir);
+}
+
+/* The seed's Table 1: without particle shuffling the pressure near phi =
+ * 0.708 comes out higher (9.1876(2) against 9.18214(6) at N = 256^2).  Here
+ * N = 128^2, 1e6 + 4e6 sweeps per run, g(r) fitted on (1, 1.05] by a cubic:
+ * minutes on a GPU, far too long for PoCL; opt-in (CLMC_LONG_TESTS=1, device
+ * from CLMC_DEVICE).  The shift is expected with the seed's sign at this size,
+ * which is not verified. */
+Test(hard_disks, unshuffled_particles_raise_the_pressure, .timeout = 7200)
+{
+    const char *enabled = getenv("CLMC_LONG_TESTS");
+    if (!enabled || strcmp(enabled, "1") != 0) cr_skip_test("set CLMC_LONG_TESTS=1 to run");
+    double pressure[2], error[2];
+    for (int shuffle = 0; shuffle < 2; shuffle++) {
+        char preset[640];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"hard_disks\", \"N\": 16384, \"packing_fraction\": 0.708,"
+                 " \"write_configuration\": false}, \"algorithm\": {\"type\": \"mpmc\", \"shuffle_particles\": %s,"
+                 " \"pressure_range\": 0.05, \"pressure_degree\": 3, \"pressure_bin\": 0.0025},"
+                 " \"run\": {\"thermalization\": 1000000, \"sweeps\": 4000000, \"measure_every\": 400, \"seed\": 17}}",
+                 shuffle ? "true" : "false");
+        char *dir;
+        cJSON *result = run_disks(preset, shuffle ? "disks-shuffled" : "disks-unshuffled", &dir);
+        pressure[shuffle] = test_observable(result, "pressure", "mean");
+        error[shuffle] = test_observable(result, "pressure", "error");
+        cJSON_Delete(result);
+        free(dir);
+    }
+    double z = (pressure[0] - pressure[1]) / hypot(error[0], error[1]);
+    printf("phi=0.708 N=128^2: P* unshuffled %.5f +- %.5f, shuffled %.5f +- %.5f, difference z = %+.2f\n", pressure[0],
+           error[0], pressure[1], error[1], z);
+    cr_expect_gt(z, 2.0, "unshuffled pressure not above the shuffled one");
+}
+
+/* A run is a function of its preset: the same seed gives the same series bit
+ * for bit (random numbers indexed by cell, sweep and move, never by thread),
+ * and another seed a different one. */
+Test(hard_disks, runs_are_reproducible, .timeout = 120)
+{
+    char *series[3];
+    for (int i = 0; i < 3; i++) {
+        char preset[512];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.5},"
+                 " \"algorithm\": {\"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+                 " \"run\": {\"thermalization\": 50, \"sweeps\": 200, \"measure_every\": 20, \"seed\": %d}}",
+                 i < 2 ? 5 : 6);
+        char *dir, path[4200];
+        cJSON *result = run_disks(preset, "disks-reproducible", &dir);
+        snprintf(path, sizeof path, "%s/series.csv", dir);
+        series[i] = test_read_file(path);
+        cr_assert_not_null(series[i], "%s", path);
+        cJSON_Delete(result);
+        free(dir);
+    }
+    cr_expect_str_eq(series[0], series[1], "same seed, different series");
+    cr_expect_str_neq(series[0], series[2], "another seed, the same series");
+    for (int i = 0; i < 3; i++) free(series[i]);
+}
+
+typedef struct {
+    const char *model, *algorithm, *needle;
+} invalid_case;
+
+static const invalid_case invalid_cases[] = {
+    {"\"N\": 1024, \"packing_fraction\": 0.91", "\"type\": \"mpmc\"", "model.packing_fraction"},
+    {"\"N\": 1024, \"packing_fraction\": 0.90689968211710892", "\"type\": \"mpmc\"",
+     "model.packing_fraction: 0.90689968211710892 is at or above close packing"},
+    {"\"N\": 1000, \"packing_fraction\": 0.88", "\"type\": \"mpmc\"", "model.packing_fraction: too dense"},
+    {"\"N\": 16, \"packing_fraction\": 0.85", "\"type\": \"mpmc\"", "model.N"},
+    {"\"N\": 1024, \"packing_fraction\": 0.5", "\"max_displacement\": 0", "algorithm.max_displacement"},
+    {"\"N\": 1024, \"packing_fraction\": 0.5", "\"max_displacement\": -0.1", "algorithm.max_displacement"},
+    {"\"N\": 1024, \"packing_fraction\": 0.5", "\"pressure_range\": 0.001, \"pressure_bin\": 0.001",
+     "algorithm.pressure_range"},
+    {"\"packing_fraction\": 0.5", "\"type\": \"mpmc\"", "model.N"},
+};
+
+/* Each error names its JSON path, and the command line exits with 2. */
+Test(hard_disks, invalid_presets_are_input_errors)
+{
+    for (size_t i = 0; i < sizeof invalid_cases / sizeof invalid_cases[0]; i++) {
+        char preset[512];
+        snprintf(preset, sizeof preset, "{\"model\": {\"type\": \"hard_disks\", %s}, \"algorithm\": {%s}}",
+                 invalid_cases[i].model, invalid_cases[i].algorithm);
+        char label[32];
+        snprintf(label, sizeof label, "disks-invalid-%zu", i);
+        expect_input_error(preset, label, invalid_cases[i].needle);
+    }
+}
