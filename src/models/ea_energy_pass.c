@@ -60,6 +60,10 @@ static clmc_status set_energy_arguments(ea_state *s)
 
 static clmc_status create_device_buffer(ea_state *s, size_t bytes, cl_mem *out, const char *what)
 {
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    if (bytes > d->max_alloc_bytes)
+        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: the %s need %zu bytes in one buffer; %s allows %llu",
+                         what, bytes, d->name, (unsigned long long)d->max_alloc_bytes);
     cl_int err;
     *out = clCreateBuffer(clmc_runtime_context(s->rt), CL_MEM_READ_WRITE, bytes, NULL, &err);
     return err == CL_SUCCESS ? CLMC_OK
