@@ -356,15 +356,21 @@ inline void fold_tallies(word_t *c, uint counters, uint levels, uint rounds, uin
 }
 
 #if ENERGY_PASS
+/* Levels that hold a work-item's count before the fold (at most
+ * NEIGHBOURS ENERGY_SITES satisfied bonds): the higher levels stay zero, so
+ * compilers need not keep them in registers during the updates. */
+#define ENERGY_ITEM_COUNT (NEIGHBOURS * ENERGY_SITES)
+#define ENERGY_ITEM_LEVELS (ENERGY_ITEM_COUNT < 8 ? 3 : ENERGY_ITEM_COUNT < 16 ? 4 : ENERGY_ITEM_COUNT < 32 ? 5 : \
+                            ENERGY_ITEM_COUNT < 64 ? 6 : ENERGY_LEVELS)
+
 /* Adds a site's per-lane count of satisfied bonds, (c0, c1, c2) bit-sliced,
- * to counter c of ENERGY_LEVELS levels (ripple carry, stopping once the
- * carry is spent). */
+ * to a work-item's counter c (ripple carry over ENERGY_ITEM_LEVELS levels). */
 inline void add_site_count(word_t *c, word_t c0, word_t c1, word_t c2)
 {
     word_t carry = 0;
-    for (uint level = 0; level < ENERGY_LEVELS; level++) {
+#pragma unroll
+    for (uint level = 0; level < ENERGY_ITEM_LEVELS; level++) {
         word_t bit = level == 0 ? c0 : (level == 1 ? c1 : (level == 2 ? c2 : 0));
-        if (level > 2 && !carry) break;
         word_t next = (c[level] & bit) | (carry & (c[level] ^ bit));
         c[level] ^= bit ^ carry;
         carry = next;
