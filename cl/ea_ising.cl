@@ -9,7 +9,10 @@
  * realizations per msc word, word_t uint or ulong; also the realizations
  * whose random numbers naive shares), MEASURE_WG (power of two, >= WORD_BITS
  * for msc), MEASURE_GROUPS (work-groups per configuration (naive) or per
- * stack (msc)).
+ * stack (msc)), TALLY_LEVELS and FOLD_ROUNDS (msc measurement counters),
+ * ENERGY_PASS (0|1: ea_msc_update also counts the satisfied bonds, for the
+ * tempering energies; then ENERGY_WG, ENERGY_GROUPS, ENERGY_SITES,
+ * ENERGY_LEVELS, ENERGY_FOLD_ROUNDS size its work-groups and counters).
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering
@@ -24,8 +27,9 @@
  * floor(exp(-4 k beta) 2^32), k = 1 .. 3: naive [config][k - 1]; msc
  * [k - 1][temperature] (betas increasing, so each row is non-increasing).
  * naive betas [config]; msc lanes_below [stack][j], j = 0 .. TEMPERATURES:
- * the bits of the stack whose configurations sit at temperatures below j.
- * partners [config]: the other replica's configuration at the same
+ * the bits of the stack whose configurations sit at temperatures below j,
+ * followed in the same buffer by partner_lanes [stack][place] (below).
+ * naive partners [config]: the other replica's configuration at the same
  * temperature.
  *
  * Random numbers (Philox counter: unit, sweep, hit, CLMC_STREAM(purpose, stream)):
@@ -321,16 +325,68 @@ inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t 
     return flips | ~(class1 | class2 | class3);
 }
 
-/* One work-item per (word, place, site of colour `colour`): the stacks of
- * both replicas, which share the couplings and one Philox draw. */
-__kernel void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
-                            __global const uint *thresholds, __global const word_t *lanes_below,
-                            uint seed_lo, uint seed_hi, uint sweep, uint colour)
+/* Bit-sliced per-lane counters: c[k] holds bit k of every lane's count. */
+
+/* Adds the counters (`counters` of `levels` words each) of work-items lid and
+ * lid + stride for `rounds` rounds (stride wg / 2, wg / 4, ...), leaving the
+ * sums of 2^rounds work-items in lids 0 .. wg / 2^rounds - 1: bit-sliced
+ * additions, so far fewer lanes have to be unpacked one by one afterwards.
+ * The caller keeps every sum below 2^levels. */
+inline void fold_tallies(word_t *c, uint counters, uint levels, uint rounds, uint wg, __local word_t *buffer,
+                         uint lid)
 {
-    uint item = get_global_id(0);
-    if (item >= STACKS / 2 * HALF_SITES) return;
-    uint pair = item / HALF_SITES, word = pair / TEMPERATURES, place = pair % TEMPERATURES;
-    uint site = site_of_colour(item % HALF_SITES, colour);
+    uint words = counters * levels;
+    for (uint fold = 0, stride = wg / 2; fold < rounds; fold++, stride /= 2) {
+        if (lid >= stride && lid < 2 * stride)
+            for (uint k = 0; k < words; k++) buffer[(lid - stride) * words + k] = c[k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < stride)
+            for (uint counter = 0; counter < counters; counter++) {
+                word_t carry = 0;
+                for (uint level = 0; level < levels; level++) {
+                    uint k = counter * levels + level;
+                    word_t other = buffer[lid * words + k], odd = c[k] ^ other;
+                    word_t next = (c[k] & other) | (carry & odd);
+                    c[k] = odd ^ carry;
+                    carry = next;
+                }
+            }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+#if ENERGY_PASS
+/* Levels that hold a work-item's count before the fold (at most
+ * NEIGHBOURS ENERGY_SITES satisfied bonds): the higher levels stay zero, so
+ * compilers need not keep them in registers during the updates. */
+#define ENERGY_ITEM_COUNT (NEIGHBOURS * ENERGY_SITES)
+#define ENERGY_ITEM_LEVELS (ENERGY_ITEM_COUNT < 8 ? 3 : ENERGY_ITEM_COUNT < 16 ? 4 : ENERGY_ITEM_COUNT < 32 ? 5 : \
+                            ENERGY_ITEM_COUNT < 64 ? 6 : ENERGY_LEVELS)
+
+/* Adds a site's per-lane count of satisfied bonds, (c0, c1, c2) bit-sliced,
+ * to a work-item's counter c (ripple carry over ENERGY_ITEM_LEVELS levels). */
+inline void add_site_count(word_t *c, word_t c0, word_t c1, word_t c2)
+{
+    word_t carry = 0;
+#pragma unroll
+    for (uint level = 0; level < ENERGY_ITEM_LEVELS; level++) {
+        word_t bit = level == 0 ? c0 : (level == 1 ? c1 : (level == 2 ? c2 : 0));
+        word_t next = (c[level] & bit) | (carry & (c[level] ^ bit));
+        c[level] ^= bit ^ carry;
+        carry = next;
+    }
+}
+#endif
+
+/* Updates the words of both replicas' stacks of (word, place) at site number
+ * `index` of colour `colour`: they share the couplings and one Philox draw.
+ * ENERGY_PASS: adds each replica's satisfied bonds at the site, counted with
+ * the new spins, to its counter in `satisfied` ([replica][level]). */
+inline void update_site(__global word_t *spins, __global const word_t *negative_bonds,
+                        __global const uint *thresholds, __global const word_t *lanes_below, clmc_philox_key key,
+                        uint sweep, uint colour, uint word, uint place, uint index, word_t *satisfied)
+{
+    uint site = site_of_colour(index, colour);
     __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
     neighbourhood n = neighbours_of(site);
     word_t negative[NEIGHBOURS];
@@ -338,7 +394,6 @@ __kernel void ea_msc_update(__global word_t *spins, __global const word_t *negat
         negative[2 * d] = bonds[site * DIM + d];
         negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
     }
-    clmc_philox_key key = {{seed_lo, seed_hi}};
     clmc_philox_ctr r = shared_randoms(key, site, sweep, word, place);
     for (uint replica = 0; replica < 2; replica++) {
         uint stack = (2 * word + replica) * TEMPERATURES + place;
@@ -349,10 +404,85 @@ __kernel void ea_msc_update(__global word_t *spins, __global const word_t *negat
             neighbour[2 * d + 1] = own[n.down[d]];
         }
         word_t spin = own[site];
-        own[site] = spin ^ flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
-                                          lanes_below + (size_t)stack * (TEMPERATURES + 1));
+        spin ^= flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
+                               lanes_below + (size_t)stack * (TEMPERATURES + 1));
+        own[site] = spin;
+#if ENERGY_PASS
+        word_t c0 = 0, c1 = 0, c2 = 0;
+        for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
+        add_site_count(satisfied + replica * ENERGY_LEVELS, c0, c1, c2);
+#else
+        (void)satisfied;
+#endif
     }
 }
+
+#if !ENERGY_PASS
+/* One work-item per (word, place, site of colour `colour`). */
+__kernel void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
+                            __global const uint *thresholds, __global const word_t *lanes_below,
+                            uint seed_lo, uint seed_hi, uint sweep, uint colour)
+{
+    uint item = get_global_id(0);
+    if (item >= STACKS / 2 * HALF_SITES) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint pair = item / HALF_SITES;
+    update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, pair / TEMPERATURES,
+                pair % TEMPERATURES, item % HALF_SITES, (word_t *)0);
+}
+#else
+/* The same update as the last colour pass of a sweep that an exchange
+ * follows (built as a second program): every bond joins a site of each
+ * colour, so the satisfied bonds of the updated sites, counted with their new
+ * spins, are all the satisfied bonds.  Work-groups of ENERGY_WG work-items,
+ * ENERGY_GROUPS per (word, place), each work-item updating ENERGY_SITES
+ * sites (ENERGY_WG apart, the last groups partly idle) and counting their
+ * satisfied bonds per lane (bit-sliced, one counter per replica); the group
+ * folds the counters and writes energy_partials[config][group], which
+ * ea_sum_energy_groups adds up. */
+__kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
+void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
+                   __global const uint *thresholds, __global const word_t *lanes_below,
+                   uint seed_lo, uint seed_hi, uint sweep, uint colour, __global uint *energy_partials)
+{
+    __local word_t fold_buffer[ENERGY_WG / 2 * 2 * ENERGY_LEVELS];
+    word_t satisfied[2 * ENERGY_LEVELS]; /* [replica][level] */
+    for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) satisfied[k] = 0;
+    uint lid = get_local_id(0), group = get_group_id(0) % ENERGY_GROUPS, pair = get_group_id(0) / ENERGY_GROUPS;
+    uint word = pair / TEMPERATURES, place = pair % TEMPERATURES;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    for (uint k = 0; k < ENERGY_SITES; k++) {
+        uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
+        if (index < HALF_SITES)
+            update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, place, index,
+                        satisfied);
+    }
+    fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
+    if (lid == 0)
+        for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) fold_buffer[k] = satisfied[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < 2 * WORD_BITS; i += ENERGY_WG) {
+        uint replica = i / WORD_BITS, lane = i % WORD_BITS, count = 0;
+        for (uint level = 0; level < ENERGY_LEVELS; level++)
+            count |= (uint)((fold_buffer[replica * ENERGY_LEVELS + level] >> lane) & 1u) << level;
+        uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + place;
+        energy_partials[(size_t)config * ENERGY_GROUPS + group] = count;
+    }
+}
+#endif
+
+#if ENERGY_PASS
+/* energies[config] = the bond sum sum_<ij> J_ij s_i s_j = satisfied -
+ * unsatisfied bonds, from the groups' satisfied counts of the energy pass. */
+__kernel void ea_sum_energy_groups(__global const uint *energy_partials, __global long *energies)
+{
+    uint config = get_global_id(0);
+    if (config >= CONFIGURATIONS) return;
+    long satisfied = 0;
+    for (uint g = 0; g < ENERGY_GROUPS; g++) satisfied += energy_partials[(size_t)config * ENERGY_GROUPS + g];
+    energies[config] = 2 * satisfied - (long)DIM * SITES;
+}
+#endif
 #endif
 
 #if !MSC
@@ -427,29 +557,6 @@ inline void tally_at(word_t *c, word_t carry, uint level)
     }
 }
 
-/* Adds the counters of work-items lid and lid + stride for FOLD_ROUNDS
- * rounds (stride WG / 2, WG / 4, ...), leaving the sums of 2^FOLD_ROUNDS
- * work-items in lids 0 .. WG / 2^FOLD_ROUNDS - 1: bit-sliced additions, so
- * far fewer lanes have to be unpacked one by one afterwards. */
-inline void fold_tallies(word_t *c, __local word_t *buffer, uint lid)
-{
-    for (uint fold = 0, stride = MEASURE_WG / 2; fold < FOLD_ROUNDS; fold++, stride /= 2) {
-        if (lid >= stride && lid < 2 * stride)
-            for (uint k = 0; k < TALLY_LEVELS; k++) buffer[(lid - stride) * TALLY_LEVELS + k] = c[k];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        if (lid < stride) {
-            word_t carry = 0;
-            for (uint k = 0; k < TALLY_LEVELS; k++) {
-                word_t other = buffer[lid * TALLY_LEVELS + k], odd = c[k] ^ other;
-                word_t next = (c[k] & other) | (carry & odd);
-                c[k] = odd ^ carry;
-                carry = next;
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-}
-
 /* Count of lane `lane` in a bit-sliced counter. */
 inline uint tally_of(const word_t *c, uint lane)
 {
@@ -467,11 +574,12 @@ inline uint tally_of(const word_t *c, uint lane)
  * into the group's local sums, lanes in a staggered order so that few
  * work-items hit one address at a time.  The
  * partners of a stack's lanes lie in the other replica's stacks of the same
- * word: partner_lanes[stack][p] marks the lanes whose partner is in place p.
+ * word: partner_lanes[stack][p] marks the lanes whose partner is in place p
+ * (in lane_masks after lanes_below).
  * with_overlap = 0 (tempering energies) skips the overlaps. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
 void ea_msc_measure(__global const word_t *spins, __global const word_t *negative_bonds,
-                    __global const word_t *partner_lanes, __global long *partials, uint with_overlap)
+                    __global const word_t *lane_masks, __global long *partials, uint with_overlap)
 {
     __local uint lane_sums[2 * WORD_BITS], group_sites;
     __local word_t fold_buffer[MEASURE_WG / 2 * TALLY_LEVELS];
@@ -483,6 +591,7 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
     barrier(CLK_LOCAL_MEM_FENCE);
     __global const word_t *own = spins + (size_t)stack * SITES;
     __global const word_t *others = spins + (size_t)(2 * word + 1 - replica) * TEMPERATURES * SITES;
+    __global const word_t *partner_lanes = lane_masks + (size_t)STACKS * (TEMPERATURES + 1);
     __global const word_t *partner_mask = partner_lanes + (size_t)stack * TEMPERATURES;
     __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
     word_t satisfied[TALLY_LEVELS], agreeing[TALLY_LEVELS];
@@ -511,8 +620,8 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
         sites++;
     }
     atomic_add(&group_sites, sites);
-    fold_tallies(satisfied, fold_buffer, lid);
-    if (with_overlap) fold_tallies(agreeing, fold_buffer, lid);
+    fold_tallies(satisfied, 1, TALLY_LEVELS, FOLD_ROUNDS, MEASURE_WG, fold_buffer, lid);
+    if (with_overlap) fold_tallies(agreeing, 1, TALLY_LEVELS, FOLD_ROUNDS, MEASURE_WG, fold_buffer, lid);
     if (lid < (MEASURE_WG >> FOLD_ROUNDS))
         for (uint step = 0; step < WORD_BITS; step++) {
             uint lane = (lid + step) % WORD_BITS;

@@ -94,7 +94,9 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     p->total = thermalization + sweeps;
     unsigned pending = 0;
     for (uint64_t t = 0; t < p->total; t++) {
-        CLMC_TRY(m->ops->sweep(m->state, t));
+        bool exchange = exchange_due(m, t);
+        if (exchange && m->ops->sweep_before_energies) CLMC_TRY(m->ops->sweep_before_energies(m->state, t));
+        else CLMC_TRY(m->ops->sweep(m->state, t));
         if (t >= thermalization && (t - thermalization + 1) % every == 0) {
             clmc_series_note(s, pending, t + 1, &m->pt);
             CLMC_TRY(m->ops->measure(m->state, pending++));
@@ -103,7 +105,7 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
             CLMC_TRY(clmc_series_collect(s, m->ops, m->state, pending));
             pending = 0;
         }
-        if (exchange_due(m, t)) CLMC_TRY(clmc_tempering_exchange(&m->pt, m->ops, m->state));
+        if (exchange) CLMC_TRY(clmc_tempering_exchange(&m->pt, m->ops, m->state));
         if ((t + 1) % FINISH_EVERY_SWEEPS == 0) {
             CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
             progress_report(p, t + 1, false);

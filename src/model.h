@@ -47,6 +47,10 @@ typedef struct clmc_model_ops {
     void (*destroy)(void *state);
     /* Enqueues the update kernels of sweep `sweep_index` (timed launches). */
     clmc_status (*sweep)(void *state, uint64_t sweep_index);
+    /* Optional (tempering): like sweep, for a sweep after which the engine
+     * calls energies before any other sweep, so the model may compute the
+     * energies during the sweep.  NULL: the engine calls sweep. */
+    clmc_status (*sweep_before_energies)(void *state, uint64_t sweep_index);
     /* Enqueues one measurement into batch slot `slot` (< measure_batch). */
     clmc_status (*measure)(void *state, unsigned slot);
     /* Reads slots [0, n_slots) of the batch into rows: n_slots x configurations

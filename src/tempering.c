@@ -10,6 +10,17 @@
 #include "common/philox.h"
 
 #define MAX_TEMPERATURES 4096
+/* The exchange uniforms u = (v + 0.5) / 2^32 fall into 2^UNIFORM_BUCKET_BITS
+ * buckets by the top bits of v; log u at the bucket edges decides most
+ * exchanges without calling log.  LOG_MARGIN covers the rounding of log (an
+ * ulp is below 4e-15 for |log u| < 23). */
+#define UNIFORM_BUCKET_BITS 12
+#define LOG_MARGIN 1e-12
+
+static double log_uniform(uint64_t v)
+{
+    return log(((double)v + 0.5) / 4294967296.0);
+}
 
 clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape)
 {
@@ -35,9 +46,12 @@ clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, c
     pt->config_betas = malloc(pt->n_configs * sizeof *pt->config_betas);
     pt->temperature_of = malloc(pt->n_configs * sizeof *pt->temperature_of);
     pt->energies = malloc(pt->n_configs * sizeof *pt->energies);
+    pt->log_uniform_edges = malloc(((1u << UNIFORM_BUCKET_BITS) + 1) * sizeof *pt->log_uniform_edges);
     if (!pt->betas || !pt->config_at || !pt->heading || !pt->accepted || !pt->attempted ||
-        !pt->config_betas || !pt->temperature_of || !pt->energies)
+        !pt->config_betas || !pt->temperature_of || !pt->energies || !pt->log_uniform_edges)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (uint64_t j = 0; j <= 1u << UNIFORM_BUCKET_BITS; j++)
+        pt->log_uniform_edges[j] = log_uniform(j << (32 - UNIFORM_BUCKET_BITS));
     memcpy(pt->betas, betas, n * sizeof *betas);
     for (unsigned c = 0; c < pt->n_configs; c++) pt->config_at[c] = c;
     return CLMC_OK;
@@ -53,6 +67,7 @@ void clmc_tempering_free(clmc_tempering *pt)
     free(pt->config_betas);
     free(pt->temperature_of);
     free(pt->energies);
+    free(pt->log_uniform_edges);
     memset(pt, 0, sizeof *pt);
 }
 
@@ -67,30 +82,58 @@ clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, 
         if (pt->n_temperatures == 1) return CLMC_OK; /* the model took ensemble.beta itself */
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: model \"%s\" does not support parallel tempering", ops->type);
     }
-    long n = (long)pt->n_configs;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ABOVE)
-    for (long i = 0; i < n; i++) {
-        unsigned c = pt->config_at[i], t = (unsigned)(i % pt->n_temperatures);
-        pt->config_betas[c] = pt->betas[t];
-        pt->temperature_of[c] = t;
+    long systems = (long)pt->n_systems;
+    /* A few nanoseconds per configuration: threads only for large ensembles. */
+#pragma omp parallel for schedule(static) if (pt->n_configs > 64 * PARALLEL_ABOVE)
+    for (long system = 0; system < systems; system++) {
+        const unsigned *at = pt->config_at + (size_t)system * pt->n_temperatures;
+        for (unsigned t = 0; t < pt->n_temperatures; t++) {
+            pt->config_betas[at[t]] = pt->betas[t];
+            pt->temperature_of[at[t]] = t;
+        }
     }
     return ops->set_betas(state, pt->config_betas, pt->temperature_of);
 }
 
-/* Uniform in (0, 1) for the exchange of pair t of `system`: word t % 4 of
- * the draw at counter (system T + t - t % 4, exchange number, purpose
- * EXCHANGE), so one draw serves four pairs; reproducible on any host.  The
- * draw is cached in *r (valid for pairs first .. first + 3). */
-static double exchange_uniform(const clmc_tempering *pt, unsigned system, unsigned t, clmc_philox_ctr *r,
-                               unsigned *first)
+/* The uniform u = (v + 0.5) / 2^32 in (0, 1) for the exchange of pair t of
+ * `system` comes from word t % 4 of the draw at counter (system T + t - t %
+ * 4, exchange number, purpose EXCHANGE), so one draw serves four pairs;
+ * reproducible on any host.  The draws of pairs first .. first + 4
+ * DRAWS_AT_ONCE - 1 are computed together, their rounds interleaved, which
+ * takes about the time of one (some may go unused). */
+#define DRAWS_AT_ONCE 4
+#define PAIRS_PER_BATCH (4 * DRAWS_AT_ONCE)
+
+static void exchange_draws(const clmc_tempering *pt, unsigned system, unsigned first,
+                           clmc_philox_ctr draws[DRAWS_AT_ONCE])
 {
-    if (*first != t - t % 4) {
-        clmc_philox_key key = {{pt->seed_lo, pt->seed_hi}};
-        *first = t - t % 4;
-        *r = clmc_random4(key, system * pt->n_temperatures + *first, (uint32_t)pt->exchanges,
-                          (uint32_t)(pt->exchanges >> 32), CLMC_PURPOSE_EXCHANGE);
+    clmc_philox_key key = {{pt->seed_lo, pt->seed_hi}};
+    for (unsigned i = 0; i < DRAWS_AT_ONCE; i++) {
+        draws[i].v[0] = system * pt->n_temperatures + first + 4 * i;
+        draws[i].v[1] = (uint32_t)pt->exchanges;
+        draws[i].v[2] = (uint32_t)(pt->exchanges >> 32);
+        draws[i].v[3] = CLMC_PURPOSE_EXCHANGE;
     }
-    return ((double)r->v[t % 4] + 0.5) / 4294967296.0;
+    for (int round = 0; round < 10; round++) {
+        if (round > 0) {
+            key.v[0] += CLMC_PHILOX_W0;
+            key.v[1] += CLMC_PHILOX_W1;
+        }
+        for (unsigned i = 0; i < DRAWS_AT_ONCE; i++) draws[i] = clmc_philox_round(draws[i], key);
+    }
+}
+
+/* The Metropolis rule log_ratio >= 0 or log u < log_ratio, with log u as
+ * log() computes it: decided without log where log u at both edges of v's
+ * bucket lies clearly on one side.  Bitwise rather than short-circuit
+ * operators, so that the random outcome costs no mispredicted branch. */
+static bool exchange_accepted(const clmc_tempering *pt, uint32_t v, double log_ratio)
+{
+    unsigned bucket = v >> (32 - UNIFORM_BUCKET_BITS);
+    bool accept = (log_ratio >= 0) | (pt->log_uniform_edges[bucket + 1] < log_ratio - LOG_MARGIN);
+    bool undecided = !accept & !(pt->log_uniform_edges[bucket] > log_ratio + LOG_MARGIN);
+    if (undecided) accept = log_uniform(v) < log_ratio;
+    return accept;
 }
 
 /* One system's exchanges, pairs (0, 1), (1, 2), ... in turn; counts accepted
@@ -100,19 +143,27 @@ static double exchange_uniform(const clmc_tempering *pt, unsigned system, unsign
  * heading down. */
 static unsigned exchange_system(clmc_tempering *pt, unsigned system, uint64_t *accepted)
 {
-    unsigned *at = pt->config_at + system * pt->n_temperatures, first = UINT32_MAX;
-    clmc_philox_ctr r;
-    for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) {
+    unsigned *at = pt->config_at + system * pt->n_temperatures, top = pt->n_temperatures - 1;
+    clmc_philox_ctr draws[DRAWS_AT_ONCE];
+    /* The configuration at t when pair t's turn comes, a, and its energy are
+     * carried from pair to pair (the one dependency between pairs); b, its
+     * energy and the bucket bounds do not depend on earlier pairs. */
+    unsigned a = at[0];
+    double energy_a = pt->energies[a];
+    for (unsigned t = 0; t < top; t++) {
+        if (t % PAIRS_PER_BATCH == 0) exchange_draws(pt, system, t, draws);
         /* Swapping the temperatures of a (at beta_t) and b (at beta_t+1). */
-        unsigned a = at[t], b = at[t + 1];
-        double log_ratio = (pt->betas[t + 1] - pt->betas[t]) * (pt->energies[b] - pt->energies[a]);
-        if (log_ratio >= 0 || log(exchange_uniform(pt, system, t, &r, &first)) < log_ratio) {
-            at[t] = b;
-            at[t + 1] = a;
-            accepted[t]++;
-        }
+        unsigned b = at[t + 1];
+        double energy_b = pt->energies[b];
+        double log_ratio = (pt->betas[t + 1] - pt->betas[t]) * (energy_b - energy_a);
+        bool accept = exchange_accepted(pt, draws[t % PAIRS_PER_BATCH / 4].v[t % 4], log_ratio);
+        at[t] = accept ? b : a;
+        a = accept ? a : b;
+        energy_a = accept ? energy_a : energy_b;
+        accepted[t] += accept;
     }
-    unsigned top = pt->n_temperatures - 1, trips = pt->heading[at[0]] == -1;
+    at[top] = a;
+    unsigned trips = pt->heading[at[0]] == -1;
     pt->heading[at[0]] = +1;
     if (pt->heading[at[top]] == +1) pt->heading[at[top]] = -1;
     return trips;

@@ -20,6 +20,7 @@ typedef struct clmc_tempering {
     double *config_betas;    /* [config], scratch for set_betas */
     unsigned *temperature_of; /* [config], scratch for set_betas */
     double *energies;        /* [config], scratch */
+    double *log_uniform_edges; /* [bucket edge]: log of the exchange uniforms there */
 } clmc_tempering;
 
 clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape);

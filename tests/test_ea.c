@@ -1,7 +1,8 @@
 /* Edwards-Anderson spin glass: the ferromagnetic limit against the exact 2D
  * solution, 4x4 samples against exact enumeration (both also with parallel
  * tempering), multi-spin coding against the single-spin-coded kernel bit for
- * bit and statistically, and preset errors. */
+ * bit and statistically, tempering energies of the msc energy pass against
+ * the measurement kernel, and preset errors. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -428,6 +429,76 @@ Test(ea, msc_tempering_sample_4x4_against_enumeration, .timeout = 300)
     check_tempering_report(result, 64, TEMPERATURES);
     free(series);
     cJSON_Delete(result);
+}
+
+typedef struct {
+    int dim, edge, word_bits;
+} energy_pass_case;
+
+ParameterizedTestParameters(ea, energy_pass_equals_measurement)
+{
+    /* Half-lattices of 8, 800, 108 and 864 sites, four sites per work-item:
+     * one group of 2 work-items (fewer than the lanes), two groups of 128
+     * (the second partly idle), one group of 32 partly idle, two of 128. */
+    static energy_pass_case cases[] = {{2, 4, 32}, {2, 40, 64}, {3, 6, 32}, {3, 12, 64}};
+    return cr_make_param_array(energy_pass_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+static double check_count(const cJSON *result, const char *name)
+{
+    const cJSON *value = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), name);
+    cr_assert(cJSON_IsNumber(value), "checks.%s missing", name);
+    return value->valuedouble;
+}
+
+/* msc tempering takes its energies from the last colour pass of the sweep
+ * before each exchange.  CLMC_EA_ENERGIES=check also measures them with the
+ * measurement kernel at every exchange and counts the configurations whose
+ * energies differ (must be none); CLMC_EA_ENERGIES=measure is the previous
+ * method, whose run (series.csv, observables, final configurations) must be
+ * the same bit for bit. */
+ParameterizedTest(energy_pass_case *c, ea, energy_pass_equals_measurement, .timeout = 300)
+{
+    const char *modes[] = {"check", "measure"};
+    enum { REALIZATIONS_PER_WORD = 2, TEMPERATURES = 4, SWEEPS = 60, EVERY = 3 };
+    int realizations = REALIZATIONS_PER_WORD * c->word_bits;
+    char *series[2], *observables[2];
+    cJSON *results[2];
+    for (int i = 0; i < 2; i++) {
+        char preset[1024];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d, \"realizations\": %d},"
+                 " \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d}, \"ensemble\": {\"type\":"
+                 " \"parallel_tempering\", \"betas\": %s, \"exchange_every\": %d},"
+                 " \"run\": {\"thermalization\": %d, \"sweeps\": %d, \"measure_every\": 5, \"seed\": 91}}",
+                 c->dim, c->edge, realizations, c->word_bits,
+                 c->dim == 2 ? "[0.3, 0.5, 0.7, 0.9]" : "[0.6, 0.66, 0.72, 0.78]", EVERY, SWEEPS / 2, SWEEPS / 2);
+        setenv("CLMC_EA_ENERGIES", modes[i], 1);
+        series[i] = run_dir_preset(preset, i == 0 ? "ea-energy-check" : "ea-energy-measure", &results[i]);
+        observables[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(results[i], "observables"));
+    }
+    unsetenv("CLMC_EA_ENERGIES");
+    double configurations = 2.0 * realizations * TEMPERATURES, exchanges = SWEEPS / EVERY;
+    double checked = check_count(results[0], "energy_pass_checked");
+    double mismatches = check_count(results[0], "energy_pass_mismatches");
+    printf("%dD L=%d word_bits %d: energies of %g configurations x %g exchanges from the last colour pass: %g "
+           "checked, %g differ from the measurement kernel; against the measured-energy run: hashes %s %s, series.csv "
+           "%s, observables %s\n",
+           c->dim, c->edge, c->word_bits, configurations, exchanges, checked, mismatches,
+           configuration_hash(results[0]), configuration_hash(results[1]),
+           strcmp(series[0], series[1]) == 0 ? "identical" : "different",
+           strcmp(observables[0], observables[1]) == 0 ? "identical" : "different");
+    cr_expect_eq(checked, configurations * exchanges, "energy pass ran at %g of %g exchanges",
+                 checked / configurations, exchanges);
+    cr_expect_eq(mismatches, 0, "%g energies differ", mismatches);
+    cr_expect_str_eq(configuration_hash(results[0]), configuration_hash(results[1]), "final configurations differ");
+    cr_expect_str_eq(series[0], series[1], "series.csv differ");
+    cr_expect_str_eq(observables[0], observables[1], "observables differ");
+    for (int i = 0; i < 2; i++) {
+        free(series[i]);
+        free(observables[i]);
+        cJSON_Delete(results[i]);
+    }
 }
 
 /* The host side of the exchanges runs its per-chain loops on several

@@ -19,6 +19,9 @@
 #define THRESHOLD_CLASSES CLMC_METROPOLIS_CLASSES
 #define COUPLING_FIXED_POINT 16777216.0 /* as in cl/ea_ising.cl */
 
+/* Where the tempering energies come from (CLMC_EA_ENERGIES, ea_energy_pass.c). */
+typedef enum { EA_ENERGIES_PASS, EA_ENERGIES_MEASURE, EA_ENERGIES_CHECK } ea_energy_mode;
+
 typedef struct {
     clmc_runtime *rt;
     int dim, edge;
@@ -31,15 +34,16 @@ typedef struct {
     double beta;
     cl_program program;
     cl_kernel init, update, measure, sum_groups;
-    cl_mem spins, bonds, thresholds, betas, lanes_below, partners, partials, totals;
-    cl_mem partner_lanes; /* msc: [stack][place] lanes whose partner is in that place */
+    cl_mem spins, bonds, thresholds, betas, partners, partials, totals;
+    cl_mem lane_masks; /* msc: lanes_below, then partner_lanes ([stack][place] lanes whose partner is in that place) */
     size_t measure_wg, measure_groups, measure_global;
     unsigned measure_batch, tally_levels, fold_rounds;
     cl_long *totals_host; /* [slot][config][bond sum, overlap, 0] */
     /* Tempering: the ensemble's betas (increasing), and host copies of the
      * uploads that follow the temperature <-> configuration map, kept alive
      * for the non-blocking writes (naive: thresholds and betas per
-     * configuration; msc: lanes_below per stack; both: partners). */
+     * configuration and partners; msc: lanes_below and partner_lanes per
+     * stack, one allocation). */
     double *temperature_betas;
     cl_uint *thresholds_host, *partners_host, *config_at, *temperature_of;
     cl_float *betas_host;
@@ -47,6 +51,17 @@ typedef struct {
     /* Per-realization sums over measurements of e (both replicas), q^2, q^4. */
     double *energy_sum, *q2_sum, *q4_sum;
     size_t measurements;
+    /* msc tempering: the energy pass (last colour pass that also counts the
+     * satisfied bonds) and its per-group counts and energies. */
+    ea_energy_mode energy_mode;
+    cl_program energy_program;
+    cl_kernel energy_update, sum_energies;
+    cl_mem energy_partials, pass_energies;
+    size_t energy_wg, energy_groups;
+    unsigned energy_levels, energy_fold_rounds;
+    bool pass_energies_ready;
+    cl_long *pass_energies_host;
+    unsigned long long energies_checked, energy_mismatches; /* CLMC_EA_ENERGIES=check */
 } ea_state;
 
 /* ea_couplings.c */
@@ -54,6 +69,16 @@ size_t ea_bond_count(const ea_state *s);
 size_t ea_coupling_bytes(const ea_state *s);
 size_t ea_word_bytes(const ea_state *s);
 void ea_fill_couplings(const ea_state *s, void *out);
+
+/* ea_energy_pass.c: built only for msc tempering unless CLMC_EA_ENERGIES is
+ * "measure"; base_options are those of the main program. */
+clmc_status ea_energy_pass_create(ea_state *s, const char *base_options);
+bool ea_energy_pass_available(const ea_state *s);
+/* Enqueues the last colour pass of sweep `sweep` with the energy counts. */
+clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep);
+/* Total energies H of all configurations after that pass (blocking read). */
+clmc_status ea_energy_pass_read(ea_state *s, double *energies);
+void ea_energy_pass_destroy(ea_state *s);
 
 /* ea_estimate.c */
 clmc_status ea_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables);

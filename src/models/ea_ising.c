@@ -112,10 +112,10 @@ static void plan_measurement(ea_state *s)
     s->measure_batch = batch < 1 ? 1 : (batch > MEASURE_BATCH_MAX ? MEASURE_BATCH_MAX : (unsigned)batch);
 }
 
-static clmc_status build_kernels(ea_state *s)
+/* options: the build options, kept for the energy pass's program. */
+static clmc_status build_kernels(ea_state *s, char *options, size_t size)
 {
-    char options[512];
-    snprintf(options, sizeof options,
+    snprintf(options, size,
              "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
              "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu -DTALLY_LEVELS=%u "
              "-DFOLD_ROUNDS=%u",
@@ -123,7 +123,9 @@ static clmc_status build_kernels(ea_state *s)
              s->couplings == CLMC_EA_UNIFORM,
              s->shared_randoms, s->word_bits,
              s->measure_wg, s->measure_groups, s->tally_levels, s->fold_rounds);
-    CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->program));
+    char main_options[544];
+    snprintf(main_options, sizeof main_options, "%s -DENERGY_PASS=0", options);
+    CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", main_options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_update" : "ea_naive_update", &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_measure" : "ea_naive_measure", &s->measure));
@@ -186,39 +188,52 @@ static void set_lane(const ea_state *s, void *words, size_t at, unsigned lane)
     else ((cl_uint *)words)[at] |= (cl_uint)1 << lane;
 }
 
+/* Lanes of msc stack `stack` (word, replica, place) by temperature and by
+ * the place of their partners: a lane at temperature t joins rows t + 1 ..
+ * T of lanes_below (prefix unions over the temperatures) and the row of its
+ * partner's place in partner_lanes. */
+static void map_stack(ea_state *s, size_t stack)
+{
+    size_t t_count = s->temperatures, below = stack * (t_count + 1), partner = stack * t_count;
+    size_t word = stack / (2 * t_count), replica = stack / t_count % 2, place = stack % t_count;
+    clear_lanes(s, s->lanes_below_host, below, t_count + 1);
+    clear_lanes(s, s->partner_lanes_host, partner, t_count);
+    for (unsigned lane = 0; lane < s->word_bits; lane++) {
+        size_t chain = 2 * (s->word_bits * word + lane) + replica, other = chain ^ 1;
+        cl_uint t = s->temperature_of[chain * t_count + place];
+        set_lane(s, s->lanes_below_host, below + t + 1, lane);
+        set_lane(s, s->partner_lanes_host, partner + s->config_at[other * t_count + t] - other * t_count, lane);
+    }
+    for (size_t j = 2; j <= t_count; j++) {
+        if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[below + j] |= ((cl_ulong *)s->lanes_below_host)[below + j - 1];
+        else ((cl_uint *)s->lanes_below_host)[below + j] |= ((cl_uint *)s->lanes_below_host)[below + j - 1];
+    }
+}
+
 /* From the temperature of every configuration: config_at ([chain][temperature]
- * -> configuration), each configuration's partner (the other replica's
- * configuration at the same temperature) and, for msc, the prefix masks of
- * every stack's lanes by temperature and the masks of its lanes by the place
- * of their partners. */
+ * -> configuration) and, naive, each configuration's partner (the other
+ * replica's configuration at the same temperature) or, msc, every stack's
+ * lane masks (map_stack).  One parallel region, loops without divisions by
+ * the (run-time) number of temperatures. */
 static void map_temperatures(ea_state *s)
 {
-    long t_count = (long)s->temperatures, n = (long)s->configurations, chains = 2 * (long)s->realizations;
-#pragma omp parallel for schedule(static) if (n > 4096)
-    for (long c = 0; c < n; c++) s->config_at[(c / t_count) * t_count + s->temperature_of[c]] = (cl_uint)c;
-#pragma omp parallel for schedule(static) if (n > 4096)
-    for (long chain = 0; chain < chains; chain++)
-        for (long t = 0; t < t_count; t++)
-            s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1) * t_count + t];
-    if (!s->msc) return;
-    /* Per stack (its own rows only): lanes at temperature t go to row t + 1
-     * of lanes_below, then the rows become prefix unions. */
-    long stacks = (long)s->stacks;
-    size_t row = (size_t)t_count + 1;
-#pragma omp parallel for schedule(static) if (n > 4096)
-    for (long stack = 0; stack < stacks; stack++) {
-        size_t below = (size_t)stack * row, partner = (size_t)stack * t_count;
-        long word = stack / (2 * t_count), replica = (stack / t_count) % 2, place = stack % t_count;
-        clear_lanes(s, s->lanes_below_host, below, row);
-        clear_lanes(s, s->partner_lanes_host, partner, (size_t)t_count);
-        for (unsigned lane = 0; lane < s->word_bits; lane++) {
-            long c = (2 * ((long)s->word_bits * word + lane) + replica) * t_count + place;
-            set_lane(s, s->lanes_below_host, below + s->temperature_of[c] + 1, lane);
-            set_lane(s, s->partner_lanes_host, partner + s->partners_host[c] % t_count, lane);
+    long t_count = (long)s->temperatures, chains = 2 * (long)s->realizations, stacks = (long)s->stacks;
+#pragma omp parallel if (s->configurations > 4096)
+    {
+#pragma omp for schedule(static)
+        for (long chain = 0; chain < chains; chain++) {
+            const cl_uint *temperature = s->temperature_of + chain * t_count;
+            cl_uint *at = s->config_at + chain * t_count;
+            for (long place = 0; place < t_count; place++) at[temperature[place]] = (cl_uint)(chain * t_count + place);
         }
-        for (size_t j = 2; j <= (size_t)t_count; j++) {
-            if (s->word_bits == 64) ((cl_ulong *)s->lanes_below_host)[below + j] |= ((cl_ulong *)s->lanes_below_host)[below + j - 1];
-            else ((cl_uint *)s->lanes_below_host)[below + j] |= ((cl_uint *)s->lanes_below_host)[below + j - 1];
+        if (s->msc) {
+#pragma omp for schedule(static)
+            for (long stack = 0; stack < stacks; stack++) map_stack(s, (size_t)stack);
+        } else {
+#pragma omp for schedule(static)
+            for (long chain = 0; chain < chains; chain++)
+                for (long t = 0; t < t_count; t++)
+                    s->partners_host[s->config_at[chain * t_count + t]] = s->config_at[(chain ^ 1) * t_count + t];
         }
     }
 }
@@ -252,6 +267,12 @@ static size_t partner_lanes_bytes(const ea_state *s)
     return (size_t)s->stacks * s->temperatures * ea_word_bytes(s);
 }
 
+/* msc: lanes_below, then partner_lanes, in one buffer (one upload per exchange). */
+static size_t lane_masks_bytes(const ea_state *s)
+{
+    return lanes_below_bytes(s) + partner_lanes_bytes(s);
+}
+
 /* Initially configuration chain T + t of every chain sits at temperature t. */
 static clmc_status upload_temperatures(ea_state *s)
 {
@@ -261,11 +282,11 @@ static clmc_status upload_temperatures(ea_state *s)
     s->partners_host = malloc(n * sizeof *s->partners_host);
     s->config_at = malloc(n * sizeof *s->config_at);
     s->temperature_of = malloc(n * sizeof *s->temperature_of);
-    s->lanes_below_host = malloc(s->msc ? lanes_below_bytes(s) : 1);
-    s->partner_lanes_host = malloc(s->msc ? partner_lanes_bytes(s) : 1);
+    s->lanes_below_host = malloc(s->msc ? lane_masks_bytes(s) : 1);
     if (!s->thresholds_host || !s->betas_host || !s->partners_host || !s->config_at || !s->temperature_of ||
-        !s->lanes_below_host || !s->partner_lanes_host)
+        !s->lanes_below_host)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    s->partner_lanes_host = s->msc ? (char *)s->lanes_below_host + lanes_below_bytes(s) : NULL;
     for (cl_uint c = 0; c < s->configurations; c++) s->temperature_of[c] = c % s->temperatures;
     fill_acceptance(s);
     map_temperatures(s);
@@ -275,8 +296,7 @@ static clmc_status upload_temperatures(ea_state *s)
         CLMC_TRY(create_buffer(s, n * sizeof *s->betas_host, s->betas_host, &s->betas, "betas"));
         return create_buffer(s, n * sizeof *s->partners_host, s->partners_host, &s->partners, "overlap partners");
     }
-    CLMC_TRY(create_buffer(s, lanes_below_bytes(s), s->lanes_below_host, &s->lanes_below, "lane masks"));
-    return create_buffer(s, partner_lanes_bytes(s), s->partner_lanes_host, &s->partner_lanes, "overlap partner masks");
+    return create_buffer(s, lane_masks_bytes(s), s->lanes_below_host, &s->lane_masks, "lane masks");
 }
 
 static clmc_status allocate_buffers(ea_state *s)
@@ -306,13 +326,13 @@ static clmc_status set_kernel_arguments(ea_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->bonds));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->thresholds));
-    CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), s->msc ? &s->lanes_below : &s->betas));
+    CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), s->msc ? &s->lane_masks : &s->betas));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_uint), &s->seed_hi));
     arg = 0;
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->bonds));
-    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), s->msc ? &s->partner_lanes : &s->partners));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), s->msc ? &s->lane_masks : &s->partners));
     CLMC_CL_TRY(clSetKernelArg(s->measure, arg++, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 0, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->sum_groups, 1, sizeof(cl_mem), &s->totals));
@@ -353,11 +373,13 @@ static void ea_destroy(void *state);
 
 static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
 {
+    char options[512];
     CLMC_TRY(read_preset(s, p));
     plan_measurement(s);
-    CLMC_TRY(build_kernels(s));
+    CLMC_TRY(build_kernels(s, options, sizeof options));
     CLMC_TRY(allocate_buffers(s));
     CLMC_TRY(set_kernel_arguments(s));
+    CLMC_TRY(ea_energy_pass_create(s, options));
     return initialise_spins(s);
 }
 
@@ -400,8 +422,8 @@ static void ea_destroy(void *state)
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->sum_groups) CLMC_CL_WARN(clReleaseKernel(s->sum_groups));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lanes_below, s->partners, s->partials, s->totals,
-                        s->partner_lanes};
+    ea_energy_pass_destroy(s);
+    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lane_masks, s->partners, s->partials, s->totals};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->totals_host);
@@ -412,25 +434,39 @@ static void ea_destroy(void *state)
     free(s->partners_host);
     free(s->config_at);
     free(s->temperature_of);
-    free(s->lanes_below_host);
-    free(s->partner_lanes_host);
+    free(s->lanes_below_host); /* partner_lanes_host included */
     free(s);
 }
 
 /* ---- Sweeps and measurements ----------------------------------------------- */
 
+/* The update kernel's pass over the sites of one colour. */
+static clmc_status update_colour(ea_state *s, cl_uint sweep, cl_uint colour)
+{
+    cl_uint first_loop_arg = 6;
+    CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg, sizeof(cl_uint), &sweep));
+    CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg + 1, sizeof(cl_uint), &colour));
+    size_t quads = (s->configurations + 3) / 4; /* naive: four configurations per work-item */
+    size_t global = (s->msc ? (size_t)s->stacks / 2 : quads) * (s->n_sites / 2); /* msc: both replicas per work-item */
+    return clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED);
+}
+
 static clmc_status ea_sweep(void *state, uint64_t sweep_index)
 {
     ea_state *s = state;
-    cl_uint sweep = (cl_uint)sweep_index, first_loop_arg = 6;
-    CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg, sizeof(cl_uint), &sweep));
-    size_t quads = (s->configurations + 3) / 4; /* naive: four configurations per work-item */
-    size_t global = (s->msc ? (size_t)s->stacks / 2 : quads) * (s->n_sites / 2); /* msc: both replicas per work-item */
-    for (cl_uint colour = 0; colour < 2; colour++) {
-        CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg + 1, sizeof(cl_uint), &colour));
-        CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED));
-    }
+    s->pass_energies_ready = false;
+    for (cl_uint colour = 0; colour < 2; colour++) CLMC_TRY(update_colour(s, (cl_uint)sweep_index, colour));
     return CLMC_OK;
+}
+
+/* msc tempering: the last colour pass also counts the energies, which
+ * ea_energies then reads instead of measuring them. */
+static clmc_status ea_sweep_before_energies(void *state, uint64_t sweep_index)
+{
+    ea_state *s = state;
+    if (!ea_energy_pass_available(s)) return ea_sweep(state, sweep_index);
+    CLMC_TRY(update_colour(s, (cl_uint)sweep_index, 0));
+    return ea_energy_pass_enqueue(s, (cl_uint)sweep_index);
 }
 
 /* One measurement into totals slot `slot`; energies only (tempering) without
@@ -533,14 +569,30 @@ static clmc_status ea_collect(void *state, unsigned n_slots, double *rows)
 
 /* Total energies H of all configurations (exact bond sums), measured into
  * the spare batch slot. */
-static clmc_status ea_energies(void *state, double *energies)
+static clmc_status measured_energies(ea_state *s, double *energies)
 {
-    ea_state *s = state;
     CLMC_TRY(measure_into(s, s->measure_batch, false));
     CLMC_TRY(read_totals(s, s->measure_batch, 1));
     for (cl_uint c = 0; c < s->configurations; c++)
         energies[c] = -(double)total(s->totals_host, c, 0) / coupling_scale(s);
     return CLMC_OK;
+}
+
+/* From the energy pass when the last sweep ran it, else measured;
+ * CLMC_EA_ENERGIES=check measures as well and counts the differences. */
+static clmc_status ea_energies(void *state, double *energies)
+{
+    ea_state *s = state;
+    if (!s->pass_energies_ready) return measured_energies(s, energies);
+    CLMC_TRY(ea_energy_pass_read(s, energies));
+    if (s->energy_mode != EA_ENERGIES_CHECK) return CLMC_OK;
+    double *measured = malloc(s->configurations * sizeof *measured);
+    if (!measured) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = measured_energies(s, measured);
+    for (cl_uint c = 0; status == CLMC_OK && c < s->configurations; c++) s->energy_mismatches += energies[c] != measured[c];
+    s->energies_checked += s->configurations;
+    free(measured);
+    return status;
 }
 
 /* The writes do not block: the in-order queue applies them before the next
@@ -559,10 +611,8 @@ static clmc_status ea_set_betas(void *state, const double *betas, const unsigned
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t n = s->configurations;
     if (s->msc) {
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->lanes_below, CL_FALSE, 0, lanes_below_bytes(s), s->lanes_below_host,
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->lane_masks, CL_FALSE, 0, lane_masks_bytes(s), s->lanes_below_host,
                                          0, NULL, NULL));
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->partner_lanes, CL_FALSE, 0, partner_lanes_bytes(s),
-                                         s->partner_lanes_host, 0, NULL, NULL));
         return CLMC_OK;
     }
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host,
@@ -622,6 +672,10 @@ static clmc_status ea_checks(void *state, cJSON *checks)
     snprintf(text, sizeof text, "%016llx", hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
+    if (s->energy_mode == EA_ENERGIES_CHECK) {
+        cJSON_AddNumberToObject(checks, "energy_pass_checked", (double)s->energies_checked);
+        cJSON_AddNumberToObject(checks, "energy_pass_mismatches", (double)s->energy_mismatches);
+    }
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
 }
 
@@ -633,6 +687,7 @@ const clmc_model_ops clmc_model_ea_ising = {
     .create = ea_create,
     .destroy = ea_destroy,
     .sweep = ea_sweep,
+    .sweep_before_energies = ea_sweep_before_energies,
     .measure = ea_measure,
     .collect = ea_collect,
     .estimate = ea_estimate,

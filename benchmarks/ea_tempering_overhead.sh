@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Parallel-tempering overhead of the EA spin glass (msc, 3D, 16 temperatures,
+# one exchange every 10 sweeps): wall time of the same run with exchanges
+# (energies from the last colour pass, and as before from the measurement
+# kernel: CLMC_EA_ENERGIES=measure) against none, at L = 32 (256 and 1024
+# realizations), 64 and 128 (256).  One JSON per case in OUTDIR.
+# Usage: benchmarks/ea_tempering_overhead.sh DEVICE OUTDIR [CASES...]
+#   a case is L:REALIZATIONS (default: 32:256 32:1024 64:256 128:256);
+#   SWEEPS (default 2000) sweeps per run, WORD_BITS (default 64).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+device=$1 outdir=$2
+shift 2
+cases=("$@")
+(( ${#cases[@]} )) || cases=(32:256 32:1024 64:256 128:256)
+clmc=${CLMC:-build/clmc} sweeps=${SWEEPS:-2000} every=10 bits=${WORD_BITS:-64}
+mkdir -p "$outdir"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+betas=$(python3 -c "print(','.join(f'{0.6 * 2.5 ** (i / 15):.6f}' for i in range(16)))")
+
+run() { # name L realizations exchange_every [env assignments]
+  local name=$1 L=$2 realizations=$3 exchange_every=$4
+  shift 4
+  env "$@" "$clmc" run presets/ea3d-L32-tempering.json --quiet --device "$device" --out "$work/$name" \
+    --set model.L="$L" --set model.realizations="$realizations" --set algorithm.word_bits="$bits" \
+    --set ensemble='{"type": "parallel_tempering", "betas": ['"$betas"'], "exchange_every": '"$exchange_every"'}' \
+    --set run.thermalization=0 --set run.sweeps="$sweeps" --set run.measure_every=$(( sweeps / 10 ))
+}
+
+for case in "${cases[@]}"; do
+  L=${case%%:*} realizations=${case##*:} name="ea3d-L$L-x$realizations"
+  echo "== $name: $sweeps sweeps, 16 temperatures, exchanges every $every" >&2
+  if run "$name-warm-up" "$L" "$realizations" "$every" &&
+     run "$name-none" "$L" "$realizations" 1000000000 &&
+     run "$name-pass" "$L" "$realizations" "$every" &&
+     run "$name-measure" "$L" "$realizations" "$every" CLMC_EA_ENERGIES=measure; then
+    python3 - "$work" "$name" "$outdir/$name.json" "$every" <<'PY'
+import json, sys
+work, name, output, every = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+runs = {k: json.load(open(f"{work}/{name}-{k}/result.json")) for k in ("none", "pass", "measure")}
+wall = {k: r["performance"]["wall_seconds"] for k, r in runs.items()}
+kernel = {k: r["performance"]["seconds"] for k, r in runs.items()}
+doc = {"schema": "clmc-ea-tempering-overhead", "format_version": 1, "device": runs["pass"]["device"],
+       "preset": runs["pass"]["preset"], "exchange_every": every,
+       "exchanges": runs["pass"]["observables"]["tempering"]["exchanges"],
+       "wall_seconds": {"without_exchanges": wall["none"], "energy_pass": wall["pass"],
+                        "measured_energies": wall["measure"]},
+       "update_kernel_seconds": {"without_exchanges": kernel["none"], "energy_pass": kernel["pass"],
+                                 "measured_energies": kernel["measure"]},
+       "overhead_fraction": {"energy_pass": (wall["pass"] - wall["none"]) / wall["none"],
+                             "measured_energies": (wall["measure"] - wall["none"]) / wall["none"]},
+       "same_run": runs["pass"]["checks"] == runs["measure"]["checks"]
+                   and runs["pass"]["observables"] == runs["measure"]["observables"],
+       "acceptance": runs["pass"]["observables"]["tempering"]["acceptance"]}
+json.dump(doc, open(output, "w"), indent=1)
+o = doc["overhead_fraction"]
+print(f'{doc["device"]["name"]}: {name}: wall {wall["none"]:.3f} s without exchanges, {wall["pass"]:.3f} s with '
+      f'(energy pass; update kernels {kernel["pass"] - kernel["none"]:+.3f} s), {wall["measure"]:.3f} s with measured '
+      f'energies: overhead {100 * o["energy_pass"]:.2f}% (was {100 * o["measured_energies"]:.2f}%); '
+      f'identical runs: {doc["same_run"]}')
+PY
+  else
+    echo "   (failed: $name)" >&2
+  fi
+done
