@@ -69,6 +69,7 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
 #define CLMC_PURPOSE_EXCHANGE 4u
 #define CLMC_PURPOSE_CLUSTER_BONDS 5u
 #define CLMC_PURPOSE_CLUSTER_FLIP 6u
+#define CLMC_PURPOSE_HEATBATH 7u
 
 /* The counter word naming a purpose for configuration `config` of a model
  * that holds several (tempering slots, replicas); config 0 is the purpose. */

@@ -7,12 +7,14 @@ extern const clmc_model_ops clmc_model_ising;
 extern const clmc_model_ops clmc_model_ea_ising;
 extern const clmc_model_ops clmc_model_potts;
 extern const clmc_model_ops clmc_model_percolation;
+extern const clmc_model_ops clmc_model_heisenberg;
 
 const clmc_model_ops *const clmc_models[] = {
     &clmc_model_ising,
     &clmc_model_ea_ising,
     &clmc_model_potts,
     &clmc_model_percolation,
+    &clmc_model_heisenberg,
     NULL,
 };
 
