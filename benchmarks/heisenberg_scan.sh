@@ -69,6 +69,6 @@ for p in points:
     for d in p["devices"]:
         ns = d.get("metrics", {}).get("ns_per_update", {}).get("value")
         a, m = pre["algorithm"], pre["model"]
-        print(f'{d["device"]["name"][:20]:20s} {p["point"]:40s} n={m["n"]} {m["precision"]:6s} tile={a["tile"]:2d} '
+        print(f'{d["device"]["name"][:20]:20s} {p["point"]:40s} n={m["n"]} {m["precision"]:6s} '
               + (f'{1000 * ns:8.2f} ps/update' if ns else d.get("reason", "failed")))
 PY

@@ -4,8 +4,7 @@
  * tiles in local memory (tiled), spin-length renormalisation, and energy and
  * magnetisation sums in exact fixed point.
  *
- * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG, MC_MOVE
- * (MOVE_METROPOLIS | MOVE_HEATBATH: the stochastic move); REAL_DOUBLE for
+ * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG; REAL_DOUBLE for
  * double precision; FAST_MATH for native functions; for the tiled kernel TILE
  * (even edge) and TILES_PER_EDGE (even).  Spins are reals, component-major:
  * component c of site i at spins[c * SITES + i].
@@ -184,11 +183,8 @@ inline spin_t update_spin(spin_t s, spin_t h, uint move, real beta, clmc_philox_
                           uint hit)
 {
     if (move == MOVE_OVERRELAXATION) return overrelaxation_move(s, h);
-#if MC_MOVE == MOVE_HEATBATH
-    return heatbath_move(s, h, beta, key, site, sweep, hit);
-#else
+    if (move == MOVE_HEATBATH) return heatbath_move(s, h, beta, key, site, sweep, hit);
     return metropolis_move(s, h, beta, key, site, sweep, hit);
-#endif
 }
 
 __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, uint ordered)
@@ -206,8 +202,8 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
     store_spin(spins, site, s);
 }
 
-/* One work-item per site of colour `colour`; `move` is MC_MOVE or
- * MOVE_OVERRELAXATION, `hit` the sub-sweep within the sweep. */
+/* One work-item per site of colour `colour`; `move` one of the MOVE_
+ * values, `hit` the sub-sweep within the sweep. */
 __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
                                       uint move, uint hit, real beta)
 {
@@ -236,8 +232,8 @@ __kernel void heisenberg_renormalize(__global real *spins, __global uint *max_de
 
 #ifdef TILE
 /* Double checkerboard: a work-group loads one tile of the coarse colour with
- * its halo faces into local memory, then runs `mc_hits` sub-sweeps of MC_MOVE
- * and `or_steps` of over-relaxation (each: fine colour 0, then 1; one site of
+ * its halo faces into local memory, then runs `mc_hits` sub-sweeps of
+ * `mc_move` (MOVE_METROPOLIS or MOVE_HEATBATH) and `or_steps` of over-relaxation (each: fine colour 0, then 1; one site of
  * each colour per work-item) and writes the tile back.  Halo spins belong to
  * tiles of the other colour and stay fixed meanwhile. */
 #define HALO_EDGE (TILE + 2)
@@ -294,7 +290,7 @@ inline spin_t box_field(__local const real *box, uint b)
 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1)))
 void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
-                             uint mc_hits, uint or_steps, real beta)
+                             uint mc_hits, uint or_steps, real beta, uint mc_move)
 {
     __local real box[NCOMP * BOX_SITES];
     uint group = get_group_id(0), lid = get_local_id(0);
@@ -319,7 +315,7 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
         site[c] = (uint)ox + lx[c] + EDGE * ((uint)oy + ly[c] + EDGE * ((uint)oz + lz[c]));
     }
     for (uint step = 0; step < mc_hits + or_steps; step++) {
-        uint move = step < mc_hits ? MC_MOVE : MOVE_OVERRELAXATION;
+        uint move = step < mc_hits ? mc_move : MOVE_OVERRELAXATION;
         for (uint c = 0; c < 2; c++) {
             spin_t s = update_spin(box_spin(box, b[c]), box_field(box, b[c]), move, beta, key, site[c], sweep, step);
             set_box_spin(box, b[c], s);

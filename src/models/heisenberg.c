@@ -140,8 +140,8 @@ static clmc_status build_kernels(heisenberg_state *s)
     size_t groups = (s->n_sites + s->measure_wg - 1) / s->measure_wg;
     s->measure_groups = groups < MEASURE_GROUPS_MAX ? groups : MEASURE_GROUPS_MAX;
     char options[512];
-    int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu -DMC_MOVE=%u%s%s",
-                     s->dim, s->edge, s->ncomp, s->measure_wg, s->mc_move, s->is_double ? " -DREAL_DOUBLE" : "",
+    int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu%s%s",
+                     s->dim, s->edge, s->ncomp, s->measure_wg, s->is_double ? " -DREAL_DOUBLE" : "",
                      s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "");
     if (s->tiled) snprintf(options + n, sizeof options - (size_t)n, " -DTILE=%d -DTILES_PER_EDGE=%d", s->tile, s->tiles_per_edge);
     CLMC_TRY(clmc_program_build(s->rt, "heisenberg.cl", options, &s->program));
@@ -197,6 +197,7 @@ static clmc_status set_arguments(heisenberg_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_TRY(set_beta_argument(s, 7));
+    if (s->tiled) CLMC_CL_TRY(clSetKernelArg(s->update, 8, sizeof(cl_uint), &s->mc_move));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 1, sizeof(cl_mem), &s->max_deviation));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
