@@ -5,9 +5,13 @@
  * magnetisation sums in exact fixed point.
  *
  * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG; REAL_DOUBLE for
- * double precision; FAST_MATH for native functions; for the tiled kernel TILE
- * (even edge) and TILES_PER_EDGE (even).  Spins are reals, component-major:
- * component c of site i at spins[c * SITES + i].
+ * double precision; FAST_MATH for native functions; GLASS for quenched
+ * couplings (the spin glass, H = -sum_<ij> J_ij s_i . s_j, J of the bond from
+ * site i to its +d neighbour at couplings[d * SITES + i]; without GLASS the
+ * couplings argument is not read); for the tiled kernel TILE (even edge) and
+ * TILES_PER_EDGE (even).  Spins are reals, component-major: component c of
+ * site i at spins[c * SITES + i]; configurations (replicas, NDRange dimension
+ * 1) one after another, each with its own random streams.
  *
  * Random numbers (Philox counter: unit, sweep, hit word, purpose), never by
  * work-item:
@@ -66,6 +70,14 @@ typedef float3 spin_t;
 /* Fixed-point scale of the measured sums: exact integer addition, any order. */
 #define FIXED_SCALE ((real)1073741824.0)
 
+#ifdef GLASS
+#define COUPLING(couplings, site, d) ((couplings)[(d) * SITES + (site)])
+#else
+#define COUPLING(couplings, site, d) ((real)1)
+#endif
+#define CONFIG_SPINS(spins) ((spins) + (size_t)get_global_id(1) * NCOMP * SITES)
+#define STREAM(purpose) CLMC_STREAM(purpose, get_global_id(1))
+
 inline spin_t load_spin(__global const real *spins, uint site)
 {
 #if NCOMP == 2
@@ -115,7 +127,7 @@ inline spin_t uniform_direction(real u0, real u1)
 inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit)
 {
     real u[3];
-    uniforms3(key, site, sweep, hit, CLMC_PURPOSE_METROPOLIS, u);
+    uniforms3(key, site, sweep, hit, STREAM(CLMC_PURPOSE_METROPOLIS), u);
     spin_t t = uniform_direction(u[0], u[1]);
     real gain = beta * dot(t - s, h);
     return (gain >= 0 || u[2] < EXP(gain)) ? t : s;
@@ -127,7 +139,7 @@ inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key
 inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit)
 {
     real u[3];
-    uniforms3(key, site, sweep, hit, CLMC_PURPOSE_HEATBATH, u);
+    uniforms3(key, site, sweep, hit, STREAM(CLMC_PURPOSE_HEATBATH), u);
     real field = length(h), b = beta * field;
     (void)s;
     if (!(b > (real)1e-12)) return uniform_direction(u[0], u[1]);
@@ -148,14 +160,14 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, 
     real u[3];
     real field = length(h), kappa = beta * field;
     if (!(kappa > (real)1e-12)) {
-        uniforms3(key, site, sweep, hit, CLMC_PURPOSE_HEATBATH, u);
+        uniforms3(key, site, sweep, hit, STREAM(CLMC_PURPOSE_HEATBATH), u);
         return uniform_direction(u[0], u[1]);
     }
     real root = SQRT(1 + 4 * kappa * kappa), tau = 1 + root;
     real rho = 2 * kappa * tau / ((root + 1) * (tau + SQRT(2 * tau)));
     real r = (1 + rho * rho) / (2 * rho);
     for (uint attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_PURPOSE_HEATBATH, u);
+        uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), STREAM(CLMC_PURPOSE_HEATBATH), u);
         real z = COS(PI * u[0]);
         real f = (1 + r * z) / (r + z);
         real c = kappa * (r - f);
@@ -191,12 +203,13 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;
+    spins = CONFIG_SPINS(spins);
     spin_t s = 0;
     s.x = 1;
     if (!ordered) {
         clmc_philox_key key = {{seed_lo, seed_hi}};
         real u[3];
-        uniforms3(key, site, 0, 0, CLMC_PURPOSE_INIT, u);
+        uniforms3(key, site, 0, 0, STREAM(CLMC_PURPOSE_INIT), u);
         s = uniform_direction(u[0], u[1]);
     }
     store_spin(spins, site, s);
@@ -205,13 +218,19 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
 /* One work-item per site of colour `colour`; `move` one of the MOVE_
  * values, `hit` the sub-sweep within the sweep. */
 __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
-                                      uint move, uint hit, real beta)
+                                      uint move, uint hit, real beta, __global const real *couplings)
 {
     uint item = get_global_id(0);
     if (item >= HALF_SITES) return;
+    spins = CONFIG_SPINS(spins);
     uint site = site_of_colour(item, colour);
     spin_t h = 0;
-    for (uint d = 0; d < DIM; d++) h += load_spin(spins, lattice_up(site, d)) + load_spin(spins, lattice_down(site, d));
+    for (uint d = 0; d < DIM; d++) {
+        uint down = lattice_down(site, d);
+        h += COUPLING(couplings, site, d) * load_spin(spins, lattice_up(site, d))
+           + COUPLING(couplings, down, d) * load_spin(spins, down);
+    }
+    (void)couplings;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     store_spin(spins, site, update_spin(load_spin(spins, site), h, move, beta, key, site, sweep, hit));
 }
@@ -223,6 +242,7 @@ __kernel void heisenberg_renormalize(__global real *spins, __global uint *max_de
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;
+    spins = CONFIG_SPINS(spins);
     spin_t s = load_spin(spins, site);
     real norm = sqrt(dot(s, s));
     float deviation = (float)fabs(norm - 1);
@@ -279,20 +299,38 @@ inline uint item_box_site(uint lid, uint colour, uint *lx, uint *ly, uint *lz)
     return (*lx + 1) + HALO_EDGE * ((*ly + 1) + HALO_EDGE * (DIM == 3 ? *lz + 1 : 0));
 }
 
-inline spin_t box_field(__local const real *box, uint b)
+#ifdef GLASS
+/* Couplings of the box sites' +d bonds, [d][box site]; JBOX_SITES = BOX_SITES. */
+#define JBOX_SITES BOX_SITES
+inline spin_t box_field(__local const real *box, __local const real *jbox, uint b)
 {
+    spin_t h = 0;
+    uint stride = 1;
+    for (uint d = 0; d < DIM; d++, stride *= HALO_EDGE)
+        h += jbox[d * BOX_SITES + b] * box_spin(box, b + stride)
+           + jbox[d * BOX_SITES + b - stride] * box_spin(box, b - stride);
+    return h;
+}
+#else
+#define JBOX_SITES 1
+inline spin_t box_field(__local const real *box, __local const real *jbox, uint b)
+{
+    (void)jbox;
     spin_t h = box_spin(box, b - 1) + box_spin(box, b + 1) + box_spin(box, b - HALO_EDGE) + box_spin(box, b + HALO_EDGE);
 #if DIM == 3
     h += box_spin(box, b - HALO_EDGE * HALO_EDGE) + box_spin(box, b + HALO_EDGE * HALO_EDGE);
 #endif
     return h;
 }
+#endif
 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1)))
 void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
-                             uint mc_hits, uint or_steps, real beta, uint mc_move)
+                             uint mc_hits, uint or_steps, real beta, __global const real *couplings, uint mc_move)
 {
     __local real box[NCOMP * BOX_SITES];
+    __local real jbox[DIM * JBOX_SITES];
+    spins = CONFIG_SPINS(spins);
     uint group = get_group_id(0), lid = get_local_id(0);
     uint pairs_per_row = TILES_PER_EDGE / 2, rest = group / pairs_per_row;
     uint ty = rest % TILES_PER_EDGE, tz = rest / TILES_PER_EDGE;
@@ -306,7 +344,11 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
         uint gz = DIM == 3 ? wrap(oz + (int)bz - 1) : 0;
         uint site = wrap(ox + (int)bx - 1) + EDGE * (wrap(oy + (int)by - 1) + EDGE * gz);
         set_box_spin(box, b, load_spin(spins, site));
+#ifdef GLASS
+        for (uint d = 0; d < DIM; d++) jbox[d * BOX_SITES + b] = COUPLING(couplings, site, d);
+#endif
     }
+    (void)couplings;
     barrier(CLK_LOCAL_MEM_FENCE);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint lx[2], ly[2], lz[2], b[2], site[2];
@@ -317,7 +359,7 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
     for (uint step = 0; step < mc_hits + or_steps; step++) {
         uint move = step < mc_hits ? mc_move : MOVE_OVERRELAXATION;
         for (uint c = 0; c < 2; c++) {
-            spin_t s = update_spin(box_spin(box, b[c]), box_field(box, b[c]), move, beta, key, site[c], sweep, step);
+            spin_t s = update_spin(box_spin(box, b[c]), box_field(box, jbox, b[c]), move, beta, key, site[c], sweep, step);
             set_box_spin(box, b[c], s);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
@@ -331,13 +373,16 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
  * fixed point (FIXED_SCALE) so that the sums are exact, at
  * partials[4 * (slot * groups + group) + k]. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
-void heisenberg_measure(__global const real *spins, __global long *partials, uint slot)
+void heisenberg_measure(__global const real *spins, __global long *partials, uint slot,
+                        __global const real *couplings)
 {
     __local long sums[4 * MEASURE_WG];
     long total[4] = {0, 0, 0, 0};
+    spins = CONFIG_SPINS(spins);
+    (void)couplings;
     for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
         spin_t s = load_spin(spins, site), up = 0;
-        for (uint d = 0; d < DIM; d++) up += load_spin(spins, lattice_up(site, d));
+        for (uint d = 0; d < DIM; d++) up += COUPLING(couplings, site, d) * load_spin(spins, lattice_up(site, d));
         total[0] += convert_long_rte(dot(s, up) * FIXED_SCALE);
         total[1] += convert_long_rte(s.x * FIXED_SCALE);
         total[2] += convert_long_rte(s.y * FIXED_SCALE);
@@ -353,5 +398,45 @@ void heisenberg_measure(__global const real *spins, __global long *partials, uin
             for (uint k = 0; k < 4; k++) sums[k * MEASURE_WG + lid] += sums[k * MEASURE_WG + lid + stride];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid < 4) partials[4 * ((size_t)slot * get_num_groups(0) + get_group_id(0)) + lid] = sums[lid * MEASURE_WG];
+    if (lid < 4)
+        partials[4 * (((size_t)slot * get_global_size(1) + get_global_id(1)) * get_num_groups(0) + get_group_id(0)) + lid] =
+            sums[lid * MEASURE_WG];
 }
+
+#ifdef GLASS
+inline real spin_component(spin_t s, uint c)
+{
+#if NCOMP == 2
+    return c == 0 ? s.x : s.y;
+#else
+    return c == 0 ? s.x : (c == 1 ? s.y : s.z);
+#endif
+}
+
+/* Per-work-group sums of the overlap tensor q_ab = sum_i s_i^a s_i^b between
+ * configurations 0 and 1 (the two replicas), in the fixed point of
+ * heisenberg_measure, at partials[NCOMP^2 * (slot * groups + group) + NCOMP a + b]. */
+__kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
+void heisenberg_overlap(__global const real *spins, __global long *partials, uint slot)
+{
+    __local long sums[MEASURE_WG];
+    long total[NCOMP * NCOMP];
+    for (uint k = 0; k < NCOMP * NCOMP; k++) total[k] = 0;
+    for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
+        spin_t a = load_spin(spins, site), b = load_spin(spins + NCOMP * SITES, site);
+        for (uint k = 0; k < NCOMP * NCOMP; k++)
+            total[k] += convert_long_rte(spin_component(a, k / NCOMP) * spin_component(b, k % NCOMP) * FIXED_SCALE);
+    }
+    uint lid = get_local_id(0);
+    for (uint k = 0; k < NCOMP * NCOMP; k++) {
+        sums[lid] = total[k];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint stride = MEASURE_WG / 2; stride > 0; stride /= 2) {
+            if (lid < stride) sums[lid] += sums[lid + stride];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0) partials[NCOMP * NCOMP * ((size_t)slot * get_num_groups(0) + get_group_id(0)) + k] = sums[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif

@@ -1,8 +1,10 @@
-/* Host side of the O(n) vector spin models (XY, Heisenberg): validation,
- * kernel set-up, the sweep mix (Metropolis or heat-bath sub-sweeps followed by
- * over-relaxation ones, naive or tiled), measurements and the checks (spin
- * lengths, energy drift of pure over-relaxation). */
-#include "models/heisenberg.h"
+/* Host side of the O(n) vector spin models (XY, Heisenberg ferromagnets and
+ * spin glasses): validation, kernel set-up, the sweep mix (Metropolis or
+ * heat-bath sub-sweeps followed by over-relaxation ones, naive or tiled),
+ * measurements and the checks (spin lengths, energy drift of pure
+ * over-relaxation); the glass's couplings and overlaps are in
+ * heisenberg_glass.c. */
+#include "models/heisenberg_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -12,10 +14,8 @@
 #include "measure.h"
 #include "models/lattice.h"
 
-#define MEASURE_BATCH 256
 #define MEASURE_WG_MAX 256
 #define MEASURE_GROUPS_MAX 1024
-#define FIXED_SCALE 1073741824.0 /* cl/heisenberg.cl */
 #define MOVE_METROPOLIS 0u
 #define MOVE_HEATBATH 1u
 #define MOVE_OVERRELAXATION 2u
@@ -25,21 +25,6 @@
 
 static const char *const series_columns[] = {"energy", "magnetization", NULL};
 
-typedef struct {
-    clmc_runtime *rt;
-    int dim, edge, ncomp, tile, tiles_per_edge;
-    cl_uint n_sites, seed_lo, seed_hi, ordered;
-    bool tiled, is_double, fast_math, pure_overrelaxation;
-    cl_uint mc_move, hits, or_steps;
-    long long renormalize_every, thermalization;
-    double beta;
-    size_t tile_items, tile_groups, measure_wg, measure_groups;
-    cl_program program;
-    cl_kernel init, update, renormalize, measure;
-    cl_mem spins, partials, max_deviation;
-    cl_long *partials_host;
-} heisenberg_state;
-
 static const char *tile_problem(int edge, int tile)
 {
     if (tile < 2 || tile % 2 != 0) return "must be an even number >= 2";
@@ -48,14 +33,14 @@ static const char *tile_problem(int edge, int tile)
     return NULL;
 }
 
-static clmc_status heisenberg_validate(const clmc_preset *p)
+clmc_status clmc_heisenberg_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
     bool tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
     bool pure_or = strcmp(clmc_preset_string(p, "algorithm.type"), "overrelaxation") == 0;
     if (clmc_preset_betas(p, NULL, 0) > 1)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg model has no parallel tempering yet; give ensemble.beta");
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg models have no parallel tempering yet; give ensemble.beta");
     if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
     if (clmc_lattice_sites(dim, edge) >= (1ULL << 31))
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^31 the measurement sums hold", edge, dim);
@@ -86,7 +71,7 @@ static clmc_status check_precision(heisenberg_state *s)
     return clmc_heisenberg_check_precision(s->is_double, fp64 != 0, clmc_runtime_device(s->rt)->name);
 }
 
-static size_t real_bytes(const heisenberg_state *s)
+size_t clmc_heisenberg_real_bytes(const heisenberg_state *s)
 {
     return s->is_double ? sizeof(cl_double) : sizeof(cl_float);
 }
@@ -98,8 +83,8 @@ static size_t tile_items(int dim, int tile)
 
 static size_t tile_local_bytes(const heisenberg_state *s, int tile)
 {
-    size_t halo = (size_t)tile + 2;
-    return (size_t)s->ncomp * real_bytes(s) * halo * halo * (s->dim == 3 ? halo : 1);
+    size_t halo = (size_t)tile + 2, per_site = (size_t)s->ncomp + (s->glass ? (size_t)s->dim : 0);
+    return per_site * clmc_heisenberg_real_bytes(s) * halo * halo * (s->dim == 3 ? halo : 1);
 }
 
 static bool tile_fits_device(const heisenberg_state *s, int tile)
@@ -140,36 +125,41 @@ static clmc_status build_kernels(heisenberg_state *s)
     size_t groups = (s->n_sites + s->measure_wg - 1) / s->measure_wg;
     s->measure_groups = groups < MEASURE_GROUPS_MAX ? groups : MEASURE_GROUPS_MAX;
     char options[512];
-    int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu%s%s",
+    int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu%s%s%s",
                      s->dim, s->edge, s->ncomp, s->measure_wg, s->is_double ? " -DREAL_DOUBLE" : "",
-                     s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "");
+                     s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "", s->glass ? " -DGLASS" : "");
     if (s->tiled) snprintf(options + n, sizeof options - (size_t)n, " -DTILE=%d -DTILES_PER_EDGE=%d", s->tile, s->tiles_per_edge);
     CLMC_TRY(clmc_program_build(s->rt, "heisenberg.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "heisenberg_tiled_update" : "heisenberg_naive_update", &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_renormalize", &s->renormalize));
+    if (s->glass) CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_overlap", &s->overlap));
     return clmc_kernel_create(s->program, "heisenberg_measure", &s->measure);
 }
 
-static clmc_status create_buffer(heisenberg_state *s, size_t bytes, cl_mem *out)
+clmc_status clmc_heisenberg_buffer(heisenberg_state *s, size_t bytes, void *host, cl_mem *out)
 {
     cl_int err;
-    *out = clCreateBuffer(clmc_runtime_context(s->rt), CL_MEM_READ_WRITE, bytes, NULL, &err);
+    *out = clCreateBuffer(clmc_runtime_context(s->rt), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                          host, &err);
     CLMC_CL_CHECK(err, "clCreateBuffer(heisenberg)");
     return CLMC_OK;
 }
 
 static size_t partials_per_slot(const heisenberg_state *s)
 {
-    return 4 * s->measure_groups;
+    return 4 * s->measure_groups * s->n_configs;
 }
 
 static clmc_status allocate(heisenberg_state *s)
 {
-    CLMC_TRY(create_buffer(s, (size_t)s->ncomp * s->n_sites * real_bytes(s), &s->spins));
+    size_t spin_bytes = (size_t)s->ncomp * s->n_sites * clmc_heisenberg_real_bytes(s) * s->n_configs;
+    CLMC_TRY(clmc_heisenberg_buffer(s, spin_bytes, NULL, &s->spins));
     size_t partial_count = partials_per_slot(s) * (MEASURE_BATCH + 2);
-    CLMC_TRY(create_buffer(s, partial_count * sizeof(cl_long), &s->partials));
-    CLMC_TRY(create_buffer(s, sizeof(cl_uint), &s->max_deviation));
+    CLMC_TRY(clmc_heisenberg_buffer(s, partial_count * sizeof(cl_long), NULL, &s->partials));
+    CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_uint), NULL, &s->max_deviation));
+    if (s->glass) CLMC_TRY(clmc_heisenberg_glass_allocate(s));
+    else CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_double), NULL, &s->couplings)); /* not read */
     cl_uint zero = 0;
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->max_deviation, CL_TRUE, 0, sizeof zero, &zero, 0,
                                      NULL, NULL));
@@ -197,11 +187,13 @@ static clmc_status set_arguments(heisenberg_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_TRY(set_beta_argument(s, 7));
-    if (s->tiled) CLMC_CL_TRY(clSetKernelArg(s->update, 8, sizeof(cl_uint), &s->mc_move));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 8, sizeof(cl_mem), &s->couplings));
+    if (s->tiled) CLMC_CL_TRY(clSetKernelArg(s->update, 9, sizeof(cl_uint), &s->mc_move));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 1, sizeof(cl_mem), &s->max_deviation));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->partials));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 3, sizeof(cl_mem), &s->couplings));
     return CLMC_OK;
 }
 
@@ -223,24 +215,28 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->renormalize_every = clmc_preset_int(p, "algorithm.renormalize_every");
     s->fast_math = clmc_preset_bool(p, "algorithm.fast_math");
     s->thermalization = clmc_preset_int(p, "run.thermalization");
+    s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
+    s->n_configs = s->glass ? 2 : 1;
+    s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
     clmc_preset_betas(p, &s->beta, 1);
     unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
 }
 
-static void heisenberg_destroy(void *state)
+void clmc_heisenberg_destroy(void *state)
 {
     heisenberg_state *s = state;
     if (!s) return;
-    cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure};
+    cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure, s->overlap};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation};
+    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->partials_host);
+    free(s->overlaps_host);
     free(s);
 }
 
@@ -252,53 +248,55 @@ static clmc_status setup(heisenberg_state *s, clmc_preset *p)
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
-    size_t global = s->n_sites;
-    return clmc_enqueue(s->rt, s->init, 1, &global, NULL, CLMC_UNTIMED);
+    size_t global[2] = {s->n_sites, s->n_configs};
+    return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
 
-static clmc_status heisenberg_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
+clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass, void **state, clmc_model_shape *shape)
 {
     heisenberg_state *s = calloc(1, sizeof *s);
     if (!s) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     s->rt = rt;
+    s->glass = glass;
     clmc_status status = setup(s, p);
     if (status != CLMC_OK) {
-        heisenberg_destroy(s);
+        clmc_heisenberg_destroy(s);
         return status;
     }
     double sub_sweeps = s->pure_overrelaxation ? s->hits : (double)s->hits + s->or_steps;
-    double site_bytes = (double)s->ncomp * (double)real_bytes(s);
+    double site_bytes = ((double)s->ncomp + (s->glass ? s->dim : 0)) * (double)clmc_heisenberg_real_bytes(s);
     /* Tiles read tile + halo and write the tile once per visit; the naive
      * kernel reads the site and its neighbours and writes it per sub-sweep. */
     double per_site = s->tiled ? pow((s->tile + 2.0) / s->tile, s->dim) + 1.0 : sub_sweeps * (2.0 * s->dim + 2.0);
-    shape->series_columns = series_columns;
+    shape->series_columns = glass ? clmc_heisenberg_glass_columns : series_columns;
     shape->measure_batch = MEASURE_BATCH;
-    shape->updates_per_sweep = (double)s->n_sites * sub_sweeps;
-    shape->bytes_per_sweep = (double)s->n_sites * site_bytes * per_site;
+    shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;
+    shape->bytes_per_sweep = (double)s->n_sites * site_bytes * per_site * s->n_configs;
     shape->n_systems = 1;
     shape->n_temperatures = 1;
     *state = s;
     return CLMC_OK;
 }
 
-static clmc_status heisenberg_measure(void *state, unsigned slot)
+clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
 {
     heisenberg_state *s = state;
     cl_uint slot_arg = slot;
     CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
-    size_t global = s->measure_groups * s->measure_wg;
-    return clmc_enqueue(s->rt, s->measure, 1, &global, &s->measure_wg, CLMC_UNTIMED);
+    size_t global[2] = {s->measure_groups * s->measure_wg, s->n_configs}, local[2] = {s->measure_wg, 1};
+    CLMC_TRY(clmc_enqueue(s->rt, s->measure, 2, global, local, CLMC_UNTIMED));
+    return s->glass && slot < MEASURE_BATCH ? clmc_heisenberg_glass_measure(s, slot) : CLMC_OK;
 }
 
 /* One sub-sweep of `move` over both colours of the naive layout. */
 static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint move, cl_uint hit)
 {
-    size_t half = s->n_sites / 2;
+    size_t global[2] = {s->n_sites / 2, s->n_configs};
     CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &move));
     CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &hit));
     for (cl_uint colour = 0; colour < 2; colour++) {
         CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
-        CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &half, NULL, CLMC_TIMED));
+        CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED));
     }
     return CLMC_OK;
 }
@@ -307,21 +305,21 @@ static clmc_status tiled_sweep(heisenberg_state *s, cl_uint mc_hits, cl_uint or_
 {
     CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &mc_hits));
     CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &or_steps));
-    size_t global = s->tile_groups * s->tile_items;
+    size_t global[2] = {s->tile_groups * s->tile_items, s->n_configs}, local[2] = {s->tile_items, 1};
     for (cl_uint colour = 0; colour < 2; colour++) {
         CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
-        CLMC_TRY(clmc_enqueue(s->rt, s->update, 1, &global, &s->tile_items, CLMC_TIMED));
+        CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, local, CLMC_TIMED));
     }
     return CLMC_OK;
 }
 
 /* A sweep: `hits` sub-sweeps of the stochastic move, then or_steps of
  * over-relaxation; pure over-relaxation after thermalization (heat-bath before). */
-static clmc_status heisenberg_sweep(void *state, uint64_t sweep_index)
+clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index)
 {
     heisenberg_state *s = state;
     if (s->pure_overrelaxation && (long long)sweep_index == s->thermalization)
-        CLMC_TRY(heisenberg_measure(s, SLOT_DRIFT_START));
+        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_DRIFT_START));
     bool microcanonical = s->pure_overrelaxation && (long long)sweep_index >= s->thermalization;
     cl_uint mc_hits = microcanonical ? 0 : s->hits;
     cl_uint or_steps = microcanonical ? s->hits : (s->pure_overrelaxation ? 0 : s->or_steps);
@@ -334,15 +332,15 @@ static clmc_status heisenberg_sweep(void *state, uint64_t sweep_index)
         for (cl_uint step = 0; step < or_steps; step++) CLMC_TRY(naive_sub_sweep(s, MOVE_OVERRELAXATION, mc_hits + step));
     }
     if (s->renormalize_every > 0 && (sweep_index + 1) % (uint64_t)s->renormalize_every == 0) {
-        size_t global = s->n_sites;
-        CLMC_TRY(clmc_enqueue(s->rt, s->renormalize, 1, &global, NULL, CLMC_TIMED));
+        size_t global[2] = {s->n_sites, s->n_configs};
+        CLMC_TRY(clmc_enqueue(s->rt, s->renormalize, 2, global, NULL, CLMC_TIMED));
     }
     return CLMC_OK;
 }
 
-/* Sums of batch slot `slot`: bond sum and magnetisation components, in units
- * of one spin (the fixed-point sums divided by the scale). */
-static void slot_sums(const heisenberg_state *s, const cl_long *slot_partials, double sums[4])
+/* Sums of one configuration in one batch slot (its partials): bond sum and
+ * magnetisation components, in units of one spin. */
+void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partials, double sums[4])
 {
     long long total[4] = {0, 0, 0, 0};
     for (size_t g = 0; g < s->measure_groups; g++)
@@ -350,7 +348,7 @@ static void slot_sums(const heisenberg_state *s, const cl_long *slot_partials, d
     for (int k = 0; k < 4; k++) sums[k] = (double)total[k] / FIXED_SCALE;
 }
 
-static clmc_status read_slots(heisenberg_state *s, unsigned first, unsigned n)
+clmc_status clmc_heisenberg_read_slots(heisenberg_state *s, unsigned first, unsigned n)
 {
     size_t per_slot = partials_per_slot(s);
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE, first * per_slot * sizeof(cl_long),
@@ -362,10 +360,10 @@ static clmc_status read_slots(heisenberg_state *s, unsigned first, unsigned n)
 static clmc_status heisenberg_collect(void *state, unsigned n_slots, double *rows)
 {
     heisenberg_state *s = state;
-    CLMC_TRY(read_slots(s, 0, n_slots));
+    CLMC_TRY(clmc_heisenberg_read_slots(s, 0, n_slots));
     for (unsigned slot = 0; slot < n_slots; slot++) {
         double sums[4];
-        slot_sums(s, s->partials_host + slot * partials_per_slot(s), sums);
+        clmc_heisenberg_sums(s, s->partials_host + slot * partials_per_slot(s), sums);
         rows[2 * slot] = -sums[0] / s->n_sites;
         rows[2 * slot + 1] = sqrt(sums[1] * sums[1] + sums[2] * sums[2] + sums[3] * sums[3]) / s->n_sites;
     }
@@ -383,17 +381,18 @@ static clmc_status heisenberg_estimate(void *state, const double *rows, size_t n
  * with a non-finite component. */
 static clmc_status final_norms(heisenberg_state *s, double *max_deviation, unsigned long long *invalid)
 {
-    size_t count = (size_t)s->ncomp * s->n_sites;
-    void *values = malloc(count * real_bytes(s));
+    size_t count = (size_t)s->ncomp * s->n_sites * s->n_configs;
+    void *values = malloc(count * clmc_heisenberg_real_bytes(s));
     if (!values) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, count * real_bytes(s), values, 0,
+    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, count * clmc_heisenberg_real_bytes(s), values, 0,
                                      NULL, NULL);
     *max_deviation = 0;
     *invalid = 0;
-    for (size_t i = 0; err == CL_SUCCESS && i < s->n_sites; i++) {
+    for (size_t i = 0; err == CL_SUCCESS && i < (size_t)s->n_sites * s->n_configs; i++) {
         double norm2 = 0;
+        size_t config = i / s->n_sites, site = i % s->n_sites;
         for (int c = 0; c < s->ncomp; c++) {
-            size_t k = (size_t)c * s->n_sites + i;
+            size_t k = (config * (size_t)s->ncomp + (size_t)c) * s->n_sites + site;
             double v = s->is_double ? ((const double *)values)[k] : ((const float *)values)[k];
             norm2 += v * v;
         }
@@ -409,7 +408,7 @@ static clmc_status final_norms(heisenberg_state *s, double *max_deviation, unsig
  * renormalisation and in the final state), invalid_spins, and for pure
  * over-relaxation energy_drift = |E_end - E_start| / N over the measured
  * sweeps with the energies themselves. */
-static clmc_status heisenberg_checks(void *state, cJSON *checks)
+clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
 {
     heisenberg_state *s = state;
     double deviation;
@@ -424,28 +423,39 @@ static clmc_status heisenberg_checks(void *state, cJSON *checks)
     cJSON_AddNumberToObject(checks, "max_norm_deviation", deviation);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
     if (s->pure_overrelaxation) {
-        CLMC_TRY(heisenberg_measure(s, SLOT_FINAL));
-        CLMC_TRY(read_slots(s, SLOT_DRIFT_START, 2));
-        double start[4], end[4];
-        slot_sums(s, s->partials_host, start);
-        slot_sums(s, s->partials_host + partials_per_slot(s), end);
-        cJSON_AddNumberToObject(checks, "energy_start", -start[0] / s->n_sites);
-        cJSON_AddNumberToObject(checks, "energy_end", -end[0] / s->n_sites);
-        cJSON_AddNumberToObject(checks, "energy_drift", fabs(end[0] - start[0]) / s->n_sites);
+        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_FINAL));
+        CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_DRIFT_START, 2));
+        double start[4], end[4], drift = 0;
+        size_t per_config = 4 * s->measure_groups;
+        for (cl_uint c = 0; c < s->n_configs; c++) {
+            clmc_heisenberg_sums(s, s->partials_host + c * per_config, start);
+            clmc_heisenberg_sums(s, s->partials_host + partials_per_slot(s) + c * per_config, end);
+            drift = fmax(drift, fabs(end[0] - start[0]) / s->n_sites);
+            if (c == 0) {
+                cJSON_AddNumberToObject(checks, "energy_start", -start[0] / s->n_sites);
+                cJSON_AddNumberToObject(checks, "energy_end", -end[0] / s->n_sites);
+            }
+        }
+        cJSON_AddNumberToObject(checks, "energy_drift", drift);
     }
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins have non-finite components", invalid) : CLMC_OK;
+}
+
+static clmc_status heisenberg_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
+{
+    return clmc_heisenberg_create(rt, p, false, state, shape);
 }
 
 const clmc_model_ops clmc_model_heisenberg = {
     .type = "heisenberg",
     .model_fields = clmc_heisenberg_model_fields,
     .algorithm_fields = clmc_heisenberg_algorithm_fields,
-    .validate = heisenberg_validate,
+    .validate = clmc_heisenberg_validate,
     .create = heisenberg_create,
-    .destroy = heisenberg_destroy,
-    .sweep = heisenberg_sweep,
-    .measure = heisenberg_measure,
+    .destroy = clmc_heisenberg_destroy,
+    .sweep = clmc_heisenberg_sweep,
+    .measure = clmc_heisenberg_measure,
     .collect = heisenberg_collect,
     .estimate = heisenberg_estimate,
-    .checks = heisenberg_checks,
+    .checks = clmc_heisenberg_checks,
 };
