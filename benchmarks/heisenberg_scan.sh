@@ -3,11 +3,12 @@
 # (2D Heisenberg, L = 4096, Metropolis multi-hit 100, tiled) in float with
 # fast_math, float with accurate math and double; hits 1 and 10; tile edges
 # 16 and 32; heat-bath and over-relaxation alone and the naive layout; XY
-# (n = 2); 3D L = 128 and 256 (heat-bath, over-relaxation).  One clmc bench
-# JSON per point, merged into one document.
+# (n = 2); 3D L = 128 and 256 (heat-bath, over-relaxation); the 3D Heisenberg
+# spin glass L = 128 and 256 (over-relaxation: global memory, local-memory
+# tiles, multi-hit).  One clmc bench JSON per point, merged into one document.
 # Usage: benchmarks/heisenberg_scan.sh DEVICE OUTPUT.json
-# L2D (default 4096) and L3D (default "128 256") change the sizes, e.g. for a
-# smoke test on PoCL: L2D=64 L3D=16 UPDATES_LOG2=18.
+# L2D (default 4096), L3D and LGLASS (default "128 256") change the sizes,
+# e.g. for a smoke test on PoCL: L2D=64 L3D=16 LGLASS=16 UPDATES_LOG2=18.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1 output=$2
@@ -50,6 +51,31 @@ for L in ${L3D:-128 256}; do
   point "3d-L$L-heatbath-or3-fast" 3 "$L" algorithm.type=heatbath algorithm.overrelaxation_steps=3 algorithm.fast_math=true
   point "3d-L$L-overrelaxation-h1-fast" 3 "$L" algorithm.type=overrelaxation algorithm.fast_math=true
   point "3d-L$L-overrelaxation-naive-fast" 3 "$L" algorithm.type=overrelaxation algorithm.layout=naive algorithm.fast_math=true
+done
+
+# Spin glass over-relaxation (Bernaschi et al. Tables 3 and 4): global memory
+# (naive: one kernel per colour), local-memory tiles (double checkerboard, one
+# hit), and multi-hit tiles; two replicas, every replica's spins counted.
+glass() { # name L [--set arguments]
+  local name=$1 L=$2
+  shift 2
+  local sets=() arg
+  for arg in "$@"; do sets+=(--set "$arg"); done
+  local sweeps=$(( (1 << ${UPDATES_LOG2:-34}) / (L * L * L * 2) ))
+  (( sweeps < 5 )) && sweeps=5
+  (( sweeps > 2000 )) && sweeps=2000
+  echo "== $name ($sweeps sweeps)" >&2
+  "$clmc" bench presets/heisenberg-glass3d-L128.json --devices "$device" --quiet --json "$work/$name.json" \
+    --set model.L="$L" --set run.sweeps="$sweeps" "${sets[@]}" || echo "   (failed: $name)" >&2
+}
+for L in ${LGLASS:-128 256}; do
+  glass "glass-L$L-global" "$L" algorithm.layout=naive
+  glass "glass-L$L-global-fast" "$L" algorithm.layout=naive algorithm.fast_math=true
+  glass "glass-L$L-tiled-t8-h1" "$L" algorithm.layout=tiled algorithm.tile=8
+  glass "glass-L$L-tiled-t4-h1" "$L" algorithm.layout=tiled algorithm.tile=4
+  for hits in 2 4 8 16 32; do glass "glass-L$L-tiled-t8-h$hits" "$L" algorithm.layout=tiled algorithm.tile=8 algorithm.hits=$hits; done
+  glass "glass-L$L-global-double" "$L" algorithm.layout=naive model.precision=double
+  glass "glass-L$L-heatbath-global" "$L" algorithm.type=heatbath algorithm.layout=naive
 done
 
 python3 - "$work" "$output" <<'PY'

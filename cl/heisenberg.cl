@@ -345,7 +345,12 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
         uint site = wrap(ox + (int)bx - 1) + EDGE * (wrap(oy + (int)by - 1) + EDGE * gz);
         set_box_spin(box, b, load_spin(spins, site));
 #ifdef GLASS
-        for (uint d = 0; d < DIM; d++) jbox[d * BOX_SITES + b] = COUPLING(couplings, site, d);
+        /* Interior sites need all their +d couplings; of the halo only the
+         * low faces' couplings pointing into the tile are read. */
+        uint low_face = bx == 0 ? 1u : (by == 0 ? 2u : (DIM == 3 && bz == 0 ? 3u : 0u));
+        for (uint d = 0; d < DIM; d++)
+            if (on_halo == 0 || low_face == d + 1)
+                jbox[d * BOX_SITES + b] = COUPLING(couplings, site, d);
 #endif
     }
     (void)couplings;
