@@ -41,7 +41,7 @@ const clmc_field clmc_heisenberg_algorithm_fields[] = {
 const clmc_field clmc_heisenberg_glass_model_fields[] = {
     {"dim", CLMC_FIELD_INT, 2, 3, false, NULL, "3", "lattice dimension: 2 (square) or 3 (simple cubic)"},
     {"L", CLMC_FIELD_INT, 4, 65536, false, NULL, NULL, "edge length (even, L^dim < 2^31), periodic boundaries"},
-    {"n", CLMC_FIELD_INT, 2, 3, false, NULL, "3", "spin components: 2 (XY) or 3 (Heisenberg)"},
+    {"n", CLMC_FIELD_INT, 3, 3, false, NULL, "3", "spin components: 3 (Heisenberg)"},
     {"couplings", CLMC_FIELD_STRING, 0, 0, false, couplings, "\"gaussian\"",
      "quenched couplings: gaussian (mean 0, variance 1) or bimodal (+-1), one sample from run.seed"},
     {"precision", CLMC_FIELD_STRING, 0, 0, false, precisions, "\"float\"",
