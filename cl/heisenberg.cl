@@ -373,6 +373,138 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
 }
 #endif
 
+#if defined(PLANE_TILE) && DIM == 3
+/* Planes (Bernaschi et al.'s "two planes at a time", with a double
+ * checkerboard over columns instead of their alternating boundary rule): a
+ * work-group owns a PLANE_TILE x PLANE_TILE column of the x-y tile colour
+ * `tile_colour` and marches up z two planes at a time.  A ring of four planes
+ * (k - 1 .. k + 2, with x-y halo faces and couplings) sits in local memory;
+ * the red sites of planes k and k + 1 are updated together (they do not
+ * touch), then the blue ones, `mc_hits` + `or_steps` times; then planes k and
+ * k + 1 go back to global memory and k + 3, k + 4 come in.  As a sequence of
+ * single-site updates this is a valid sweep order; columns of the other
+ * colour stay fixed meanwhile. */
+#define RING_EDGE (PLANE_TILE + 2)
+#define RING_SITES (RING_EDGE * RING_EDGE)
+#define RING_PLANES 4
+#define COLUMN_ITEMS (PLANE_TILE * PLANE_TILE)
+
+/* Ring slot of plane z (z from -1 to EDGE, not wrapped). */
+inline uint ring_slot(int z)
+{
+    return (uint)(z + 1) & 3u;
+}
+
+inline spin_t ring_spin(__local const real *ring, uint slot, uint b)
+{
+    __local const real *plane = ring + slot * NCOMP * RING_SITES;
+#if NCOMP == 2
+    return (spin_t)(plane[b], plane[RING_SITES + b]);
+#else
+    return (spin_t)(plane[b], plane[RING_SITES + b], plane[2 * RING_SITES + b]);
+#endif
+}
+
+inline void set_ring_spin(__local real *ring, uint slot, uint b, spin_t s)
+{
+    __local real *plane = ring + slot * NCOMP * RING_SITES;
+    plane[b] = s.x;
+    plane[RING_SITES + b] = s.y;
+#if NCOMP == 3
+    plane[2 * RING_SITES + b] = s.z;
+#endif
+}
+
+/* Plane z (wrapped for the global read) into its ring slot: the tile, its
+ * x-y halo faces and (GLASS) the couplings that reach into the tile. */
+inline void load_plane(__local real *ring, __local real *jring, __global const real *spins,
+                       __global const real *couplings, int ox, int oy, int z)
+{
+    uint slot = ring_slot(z), gz = (uint)((z + EDGE) % EDGE);
+    for (uint b = get_local_id(0); b < RING_SITES; b += COLUMN_ITEMS) {
+        uint bx = b % RING_EDGE, by = b / RING_EDGE;
+        uint on_halo = (bx == 0 || bx == PLANE_TILE + 1) + (by == 0 || by == PLANE_TILE + 1);
+        if (on_halo > 1) continue;
+        uint site = (uint)((ox + (int)bx - 1 + EDGE) % EDGE) + EDGE * ((uint)((oy + (int)by - 1 + EDGE) % EDGE) + EDGE * gz);
+        set_ring_spin(ring, slot, b, load_spin(spins, site));
+#ifdef GLASS
+        uint low_face = bx == 0 ? 1u : (by == 0 ? 2u : 0u);
+        for (uint d = 0; d < 3; d++)
+            if ((on_halo == 0) || low_face == d + 1)
+                jring[(slot * 3 + d) * RING_SITES + b] = COUPLING(couplings, site, d);
+#endif
+    }
+    (void)jring;
+    (void)couplings;
+}
+
+inline spin_t ring_field(__local const real *ring, __local const real *jring, int z, uint b)
+{
+    uint here = ring_slot(z), below = ring_slot(z - 1), above = ring_slot(z + 1);
+#ifdef GLASS
+    __local const real *j = jring + here * 3 * RING_SITES;
+    spin_t h = j[b] * ring_spin(ring, here, b + 1) + j[b - 1] * ring_spin(ring, here, b - 1)
+             + j[RING_SITES + b] * ring_spin(ring, here, b + RING_EDGE)
+             + j[RING_SITES + b - RING_EDGE] * ring_spin(ring, here, b - RING_EDGE)
+             + j[2 * RING_SITES + b] * ring_spin(ring, above, b)
+             + jring[(below * 3 + 2) * RING_SITES + b] * ring_spin(ring, below, b);
+#else
+    (void)jring;
+    spin_t h = ring_spin(ring, here, b + 1) + ring_spin(ring, here, b - 1) + ring_spin(ring, here, b + RING_EDGE)
+             + ring_spin(ring, here, b - RING_EDGE) + ring_spin(ring, above, b) + ring_spin(ring, below, b);
+#endif
+    return h;
+}
+
+__kernel __attribute__((reqd_work_group_size(COLUMN_ITEMS, 1, 1)))
+void heisenberg_planes_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
+                              uint mc_hits, uint or_steps, real beta, __global const real *couplings, uint mc_move)
+{
+    __local real ring[RING_PLANES * NCOMP * RING_SITES];
+#ifdef GLASS
+    __local real jring[RING_PLANES * 3 * RING_SITES];
+#else
+    __local real jring[1];
+#endif
+    spins = CONFIG_SPINS(spins);
+    uint group = get_group_id(0), lid = get_local_id(0);
+    uint pairs_per_row = TILES_PER_EDGE / 2, ty = group / pairs_per_row;
+    uint tx = 2 * (group % pairs_per_row) + ((ty + tile_colour) & 1);
+    int ox = (int)(tx * PLANE_TILE), oy = (int)(ty * PLANE_TILE);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    /* This item's plane (k or k + 1) and its place among that plane's sites of one colour. */
+    uint upper = lid / (COLUMN_ITEMS / 2), index = lid % (COLUMN_ITEMS / 2);
+    uint ly = index / (PLANE_TILE / 2), half_x = 2 * (index % (PLANE_TILE / 2));
+    load_plane(ring, jring, spins, couplings, ox, oy, -1);
+    load_plane(ring, jring, spins, couplings, ox, oy, 0);
+    for (int k = 0; k < EDGE; k += 2) {
+        load_plane(ring, jring, spins, couplings, ox, oy, k + 1);
+        load_plane(ring, jring, spins, couplings, ox, oy, k + 2);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        int z = k + (int)upper;
+        uint b[2], site[2];
+        for (uint c = 0; c < 2; c++) {
+            uint lx = half_x + ((ly + (uint)z + c) & 1);
+            b[c] = (lx + 1) + RING_EDGE * (ly + 1);
+            site[c] = (uint)ox + lx + EDGE * ((uint)oy + ly + EDGE * (uint)z);
+        }
+        for (uint step = 0; step < mc_hits + or_steps; step++) {
+            uint move = step < mc_hits ? mc_move : MOVE_OVERRELAXATION;
+            for (uint c = 0; c < 2; c++) {
+                spin_t s = update_spin(ring_spin(ring, ring_slot(z), b[c]), ring_field(ring, jring, z, b[c]), move, beta,
+                                       key, site[c], sweep, step);
+                set_ring_spin(ring, ring_slot(z), b[c], s);
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+        for (uint c = 0; c < 2; c++) store_spin(spins, site[c], ring_spin(ring, ring_slot(z), b[c]));
+        /* Plane k + 2 is read from global memory in the next round when it
+         * wraps to plane 0: the stores must be visible to this group. */
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    }
+}
+#endif
+
 /* Per-work-group sums of the bond sum (s_i . s_j over the +x, +y(, +z)
  * bonds) and of the magnetisation components, each site's value rounded to
  * fixed point (FIXED_SCALE) so that the sums are exact, at

@@ -37,7 +37,7 @@ static double check_value(const cJSON *result, const char *name)
 typedef struct {
     int dim, n, edge, tile;
     double beta;
-    int naive_too; /* also heat-bath in the naive layout */
+    int naive_too; /* also heat-bath in the naive layout (and, in 3D, heat-bath + OR in planes) */
 } lattice_case;
 
 static const char *const names[] = {"energy", "abs_magnetization", "specific_heat"};
@@ -107,8 +107,9 @@ ParameterizedTestParameters(heisenberg, moves_agree_with_host_reference)
 }
 
 /* Metropolis (3 hits), heat-bath and heat-bath + 2 over-relaxation
- * sub-sweeps, tiled (tile edges 2, 4, 8), and in two cases heat-bath in the
- * naive layout, against the host Metropolis reference.  The lattices and
+ * sub-sweeps, tiled (tile edges 2, 4, 8), in two cases heat-bath in the
+ * naive layout and in 3D heat-bath + over-relaxation in the planes layout,
+ * against the host Metropolis reference.  The lattices and
  * layouts are few on purpose: each is a kernel build, and PoCL builds take
  * most of this suite's time (the other tests reuse them). */
 ParameterizedTest(lattice_case *c, heisenberg, moves_agree_with_host_reference, .timeout = 300)
@@ -128,6 +129,13 @@ ParameterizedTest(lattice_case *c, heisenberg, moves_agree_with_host_reference, 
     if (!c->naive_too) return;
     cJSON *result = run_case(c, "\"type\": \"heatbath\", \"layout\": \"naive\"", "", 3000, 14, "heisenberg-naive");
     expect_agreement("heatbath naive", c, result, mean, error);
+    cJSON_Delete(result);
+    if (c->dim != 3) return;
+    char planes[160];
+    snprintf(planes, sizeof planes, "\"type\": \"heatbath\", \"layout\": \"planes\", \"tile\": %d, \"overrelaxation_steps\": 1",
+             c->tile);
+    result = run_case(c, planes, "", 3000, 15, "heisenberg-planes");
+    expect_agreement("heatbath+OR planes", c, result, mean, error);
     cJSON_Delete(result);
 }
 
@@ -226,7 +234,8 @@ static const invalid_case invalid_cases[] = {
     {"\"L\": 8, \"precision\": \"half\"", "\"type\": \"heatbath\"", "\"beta\": 1", "model.precision"},
     {"\"L\": 24", "\"tile\": 16", "\"beta\": 1", "algorithm.tile: 16 must divide model.L"},
     {"\"L\": 24", "\"tile\": 8", "\"beta\": 1", "algorithm.tile: 8 must leave an even number of tiles"},
-    {"\"L\": 16", "\"layout\": \"naive\", \"tile\": 8", "\"beta\": 1", "algorithm.tile: only for layout"},
+    {"\"L\": 16", "\"layout\": \"naive\", \"tile\": 8", "\"beta\": 1", "algorithm.tile: only for layouts"},
+    {"\"L\": 16", "\"layout\": \"planes\"", "\"beta\": 1", "algorithm.layout: \"planes\" marches along z"},
     {"\"L\": 16", "\"type\": \"overrelaxation\", \"overrelaxation_steps\": 2", "\"beta\": 1",
      "algorithm.overrelaxation_steps"},
     {"\"L\": 16", "\"type\": \"wolff\"", "\"beta\": 1", "algorithm.type"},

@@ -58,8 +58,9 @@ ParameterizedTestParameters(heisenberg_glass, moves_agree_with_host_reference)
     return cr_make_param_array(glass_case, cases, sizeof cases / sizeof cases[0]);
 }
 
-/* One 4^3 sample (same kernel builds for both couplings): energy and q2 of heat-bath (naive), Metropolis (tiled,
- * hits 2) and heat-bath + 2 over-relaxation (tiled) against the host. */
+/* One 4^3 sample (same kernel builds for both couplings): energy and q2 of
+ * heat-bath (naive), Metropolis (tiled, hits 2), heat-bath + 2 over-relaxation
+ * (tiled) and 2 heat-bath + 1 over-relaxation (planes) against the host. */
 ParameterizedTest(glass_case *c, heisenberg_glass, moves_agree_with_host_reference, .timeout = 300)
 {
     double *couplings = device_couplings(c);
@@ -70,9 +71,10 @@ ParameterizedTest(glass_case *c, heisenberg_glass, moves_agree_with_host_referen
     heisenberg_ref_series_free(&ref);
     const char *algorithms[] = {"\"type\": \"heatbath\", \"layout\": \"naive\"",
                                 "\"type\": \"metropolis\", \"layout\": \"tiled\", \"tile\": 2, \"hits\": 2",
-                                "\"type\": \"heatbath\", \"layout\": \"tiled\", \"tile\": 2, \"overrelaxation_steps\": 2"};
-    const char *labels[] = {"heatbath naive", "metropolis tiled hits=2", "heatbath+2 OR tiled"};
-    for (int a = 0; a < 3; a++) {
+                                "\"type\": \"heatbath\", \"layout\": \"tiled\", \"tile\": 2, \"overrelaxation_steps\": 2",
+                                "\"type\": \"heatbath\", \"layout\": \"planes\", \"tile\": 2, \"overrelaxation_steps\": 1, \"hits\": 2"};
+    const char *labels[] = {"heatbath naive", "metropolis tiled hits=2", "heatbath+2 OR tiled", "2 heatbath+OR planes"};
+    for (int a = 0; a < 4; a++) {
         char preset[1024];
         snprintf(preset, sizeof preset,
                  "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": %d, \"n\": %d, \"couplings\": \"%s\"},"
@@ -97,18 +99,19 @@ ParameterizedTest(glass_case *c, heisenberg_glass, moves_agree_with_host_referen
 
 ParameterizedTestParameters(heisenberg_glass, overrelaxation_conserves_energy)
 {
-    static int tiles[] = {0, 2};
-    return cr_make_param_array(int, tiles, 2);
+    static int layouts[] = {0, 1, 2}; /* naive, tiled, planes */
+    return cr_make_param_array(int, layouts, 3);
 }
 
 /* Heat-bath thermalization at beta = 2, then 1000 sweeps of pure
  * over-relaxation (float, both replicas): energy_drift is the larger of the
  * replicas' |E_end - E_start| / N. */
-ParameterizedTest(int *tile, heisenberg_glass, overrelaxation_conserves_energy, .timeout = 300)
+ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energy, .timeout = 300)
 {
-    char preset[1024], layout[64];
-    if (*tile) snprintf(layout, sizeof layout, "\"layout\": \"tiled\", \"tile\": %d", *tile);
-    else snprintf(layout, sizeof layout, "\"layout\": \"naive\"");
+    const char *layouts[] = {"\"layout\": \"naive\"", "\"layout\": \"tiled\", \"tile\": 2",
+                             "\"layout\": \"planes\", \"tile\": 2"};
+    const char *layout = layouts[*variant];
+    char preset[1024];
     snprintf(preset, sizeof preset,
              "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\"}, \"algorithm\":"
              " {\"type\": \"overrelaxation\", %s}, \"ensemble\": {\"beta\": 2}, \"run\": {\"thermalization\": 200,"
@@ -117,7 +120,7 @@ ParameterizedTest(int *tile, heisenberg_glass, overrelaxation_conserves_energy, 
     double drift = check_value(result, "energy_drift"), start = check_value(result, "energy_start");
     double q2_error, q2 = observable(result, "q2", &q2_error);
     printf("glass over-relaxation %s: energy %.8f -> %.8f, drift %.3g per spin, q2 %.4f +- %.4f\n",
-           *tile ? layout : "naive", start, check_value(result, "energy_end"), drift, q2, q2_error);
+           layout, start, check_value(result, "energy_end"), drift, q2, q2_error);
     cr_expect(drift < DRIFT_TOLERANCE, "energy drift %.3g per spin", drift);
     cr_expect(start < -0.5, "the start (%.4f) is not a thermalized configuration", start);
     cr_expect(q2_error > 0, "the overlap never changed: over-relaxation did not move the spins");

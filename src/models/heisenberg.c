@@ -37,7 +37,8 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
-    bool tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    const char *layout = clmc_preset_string(p, "algorithm.layout");
+    bool tiled = strcmp(layout, "naive") != 0, planes = strcmp(layout, "planes") == 0;
     bool pure_or = strcmp(clmc_preset_string(p, "algorithm.type"), "overrelaxation") == 0;
     if (clmc_preset_betas(p, NULL, 0) > 1)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg models have no parallel tempering yet; give ensemble.beta");
@@ -48,7 +49,9 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.overrelaxation_steps: type \"overrelaxation\" is over-relaxation "
                          "only; give its sub-sweeps as algorithm.hits");
     if (!tiled && tile != 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: only for layout \"tiled\"; got %d", tile);
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: only for layouts \"tiled\" and \"planes\"; got %d", tile);
+    if (planes && dim != 3)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: \"planes\" marches along z and needs model.dim 3");
     const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
     if (problem) return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
     return CLMC_OK;
@@ -76,21 +79,26 @@ size_t clmc_heisenberg_real_bytes(const heisenberg_state *s)
     return s->is_double ? sizeof(cl_double) : sizeof(cl_float);
 }
 
-static size_t tile_items(int dim, int tile)
+/* Work-items of a tile (one site of each colour each), or of a column of
+ * the planes layout (one site of a colour in each of two planes). */
+static size_t tile_items(const heisenberg_state *s, int tile)
 {
-    return (size_t)tile * (size_t)tile * (dim == 3 ? (size_t)tile : 1) / 2;
+    if (s->planes) return (size_t)tile * (size_t)tile;
+    return (size_t)tile * (size_t)tile * (s->dim == 3 ? (size_t)tile : 1) / 2;
 }
 
+/* Tile and halo (planes: a ring of four halo planes), spins and couplings. */
 static size_t tile_local_bytes(const heisenberg_state *s, int tile)
 {
     size_t halo = (size_t)tile + 2, per_site = (size_t)s->ncomp + (s->glass ? (size_t)s->dim : 0);
-    return per_site * clmc_heisenberg_real_bytes(s) * halo * halo * (s->dim == 3 ? halo : 1);
+    size_t depth = s->planes ? 4 : (s->dim == 3 ? halo : 1);
+    return per_site * clmc_heisenberg_real_bytes(s) * halo * halo * depth;
 }
 
 static bool tile_fits_device(const heisenberg_state *s, int tile)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
-    return tile_items(s->dim, tile) <= d->max_work_group_size && tile_local_bytes(s, tile) <= d->local_mem_bytes;
+    return tile_items(s, tile) <= d->max_work_group_size && tile_local_bytes(s, tile) <= d->local_mem_bytes;
 }
 
 /* Default tile edge: the first candidate that fits lattice and device; the
@@ -100,8 +108,9 @@ static clmc_status resolve_tile(heisenberg_state *s, clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     const int candidates_2d[] = {32, 16, 8, 4, 2}, candidates_3d[] = {8, 4, 2, 16, 6};
+    const int *candidates = s->dim == 3 && !s->planes ? candidates_3d : candidates_2d;
     for (int i = 0; s->tile == 0 && i < 5; i++) {
-        int tile = s->dim == 3 ? candidates_3d[i] : candidates_2d[i];
+        int tile = candidates[i];
         if (!tile_problem(s->edge, tile) && tile_fits_device(s, tile)) s->tile = tile;
     }
     if (s->tile == 0)
@@ -109,12 +118,12 @@ static clmc_status resolve_tile(heisenberg_state *s, clmc_preset *p)
     clmc_preset_set_int(p, "algorithm.tile", s->tile);
     if (!tile_fits_device(s, s->tile))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d needs %zu work-items per group and %zu bytes of local "
-                         "memory; %s allows %zu work-items and %llu bytes", s->tile, tile_items(s->dim, s->tile),
+                         "memory; %s allows %zu work-items and %llu bytes", s->tile, tile_items(s, s->tile),
                          tile_local_bytes(s, s->tile), d->name, d->max_work_group_size,
                          (unsigned long long)d->local_mem_bytes);
     s->tiles_per_edge = s->edge / s->tile;
-    s->tile_items = tile_items(s->dim, s->tile);
-    s->tile_groups = (size_t)clmc_lattice_sites(s->dim, s->tiles_per_edge) / 2;
+    s->tile_items = tile_items(s, s->tile);
+    s->tile_groups = (size_t)clmc_lattice_sites(s->planes ? 2 : s->dim, s->tiles_per_edge) / 2;
     return CLMC_OK;
 }
 
@@ -128,10 +137,14 @@ static clmc_status build_kernels(heisenberg_state *s)
     int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu%s%s%s",
                      s->dim, s->edge, s->ncomp, s->measure_wg, s->is_double ? " -DREAL_DOUBLE" : "",
                      s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "", s->glass ? " -DGLASS" : "");
-    if (s->tiled) snprintf(options + n, sizeof options - (size_t)n, " -DTILE=%d -DTILES_PER_EDGE=%d", s->tile, s->tiles_per_edge);
+    if (s->tiled)
+        snprintf(options + n, sizeof options - (size_t)n, " -D%s=%d -DTILES_PER_EDGE=%d", s->planes ? "PLANE_TILE" : "TILE",
+                 s->tile, s->tiles_per_edge);
     CLMC_TRY(clmc_program_build(s->rt, "heisenberg.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_init", &s->init));
-    CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "heisenberg_tiled_update" : "heisenberg_naive_update", &s->update));
+    const char *update = s->planes ? "heisenberg_planes_update"
+                                   : (s->tiled ? "heisenberg_tiled_update" : "heisenberg_naive_update");
+    CLMC_TRY(clmc_kernel_create(s->program, update, &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_renormalize", &s->renormalize));
     if (s->glass) CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_overlap", &s->overlap));
     return clmc_kernel_create(s->program, "heisenberg_measure", &s->measure);
@@ -208,7 +221,8 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     const char *type = clmc_preset_string(p, "algorithm.type");
     s->pure_overrelaxation = strcmp(type, "overrelaxation") == 0;
     s->mc_move = strcmp(type, "metropolis") == 0 ? MOVE_METROPOLIS : MOVE_HEATBATH;
-    s->tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    s->tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "naive") != 0; /* tiled or planes */
+    s->planes = strcmp(clmc_preset_string(p, "algorithm.layout"), "planes") == 0;
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
     s->hits = (cl_uint)clmc_preset_int(p, "algorithm.hits");
     s->or_steps = (cl_uint)clmc_preset_int(p, "algorithm.overrelaxation_steps");
@@ -267,7 +281,8 @@ clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass,
     double site_bytes = ((double)s->ncomp + (s->glass ? s->dim : 0)) * (double)clmc_heisenberg_real_bytes(s);
     /* Tiles read tile + halo and write the tile once per visit; the naive
      * kernel reads the site and its neighbours and writes it per sub-sweep. */
-    double per_site = s->tiled ? pow((s->tile + 2.0) / s->tile, s->dim) + 1.0 : sub_sweeps * (2.0 * s->dim + 2.0);
+    double per_site = s->tiled ? pow((s->tile + 2.0) / s->tile, s->planes ? 2 : s->dim) + 1.0
+                               : sub_sweeps * (2.0 * s->dim + 2.0);
     shape->series_columns = glass ? clmc_heisenberg_glass_columns : series_columns;
     shape->measure_batch = MEASURE_BATCH;
     shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;

@@ -16,7 +16,7 @@ typedef struct {
     int dim, edge, ncomp, tile, tiles_per_edge;
     cl_uint n_sites, n_configs, seed_lo, seed_hi, ordered;
     uint64_t seed;
-    bool tiled, is_double, fast_math, pure_overrelaxation, bimodal;
+    bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
     cl_uint mc_move, hits, or_steps;
     long long renormalize_every, thermalization;
     double beta;

@@ -3,7 +3,7 @@
 #include "models/heisenberg.h"
 
 static const char *const algorithm_types[] = {"heatbath", "metropolis", "overrelaxation", NULL};
-static const char *const layouts[] = {"naive", "tiled", NULL};
+static const char *const layouts[] = {"naive", "tiled", "planes", NULL};
 static const char *const precisions[] = {"float", "double", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 static const char *const couplings[] = {"gaussian", "bimodal", NULL};
@@ -24,9 +24,10 @@ const clmc_field clmc_heisenberg_algorithm_fields[] = {
      "heatbath or metropolis (each followed by overrelaxation_steps), or overrelaxation alone (microcanonical; "
      "thermalization sweeps are heat-bath)"},
     {"layout", CLMC_FIELD_STRING, 0, 0, false, layouts, "\"tiled\"",
-     "naive: global-memory checkerboard; tiled: double checkerboard in local memory"},
+     "naive: global-memory checkerboard; tiled: double checkerboard in local memory; planes (3D): columns "
+     "marching along z, two planes at a time in local memory"},
     {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
-     "tile edge for layout tiled (even, L / tile even; 0 = per-device default)"},
+     "tile edge for layouts tiled and planes (even, L / tile even; 0 = per-device default)"},
     {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",
      "sub-sweeps of the move per sweep (tiled: per tile visit, multi-hit)"},
     {"overrelaxation_steps", CLMC_FIELD_INT, 0, 1000, false, NULL, "0",
