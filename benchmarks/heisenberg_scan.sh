@@ -5,7 +5,7 @@
 # 16 and 32; heat-bath and over-relaxation alone and the naive layout; XY
 # (n = 2); 3D L = 128 and 256 (heat-bath, over-relaxation); the 3D Heisenberg
 # spin glass L = 128 and 256 (over-relaxation: global memory, local-memory
-# tiles, multi-hit).  One clmc bench JSON per point, merged into one document.
+# tiles and planes, multi-hit).  One clmc bench JSON per point, merged into one document.
 # Usage: benchmarks/heisenberg_scan.sh DEVICE OUTPUT.json
 # L2D (default 4096), L3D and LGLASS (default "128 256") change the sizes,
 # e.g. for a smoke test on PoCL: L2D=64 L3D=16 LGLASS=16 UPDATES_LOG2=18.
@@ -51,11 +51,12 @@ for L in ${L3D:-128 256}; do
   point "3d-L$L-heatbath-or3-fast" 3 "$L" algorithm.type=heatbath algorithm.overrelaxation_steps=3 algorithm.fast_math=true
   point "3d-L$L-overrelaxation-h1-fast" 3 "$L" algorithm.type=overrelaxation algorithm.fast_math=true
   point "3d-L$L-overrelaxation-naive-fast" 3 "$L" algorithm.type=overrelaxation algorithm.layout=naive algorithm.fast_math=true
+  point "3d-L$L-overrelaxation-planes-fast" 3 "$L" algorithm.type=overrelaxation algorithm.layout=planes algorithm.fast_math=true
 done
 
 # Spin glass over-relaxation (Bernaschi et al. Tables 3 and 4): global memory
-# (naive: one kernel per colour), local-memory tiles (double checkerboard, one
-# hit), and multi-hit tiles; two replicas, every replica's spins counted.
+# (naive: one kernel per colour), local-memory planes (two at a time) and tiles
+# (double checkerboard), one hit and multi-hit; two replicas, every replica's spins counted.
 glass() { # name L [--set arguments]
   local name=$1 L=$2
   shift 2
@@ -73,6 +74,9 @@ for L in ${LGLASS:-128 256}; do
   glass "glass-L$L-global-fast" "$L" algorithm.layout=naive algorithm.fast_math=true
   glass "glass-L$L-tiled-t8-h1" "$L" algorithm.layout=tiled algorithm.tile=8
   glass "glass-L$L-tiled-t4-h1" "$L" algorithm.layout=tiled algorithm.tile=4
+  glass "glass-L$L-planes-t16-h1" "$L" algorithm.layout=planes algorithm.tile=16
+  glass "glass-L$L-planes-t8-h1" "$L" algorithm.layout=planes algorithm.tile=8
+  for hits in 2 4 8 16 32; do glass "glass-L$L-planes-t16-h$hits" "$L" algorithm.layout=planes algorithm.tile=16 algorithm.hits=$hits; done
   for hits in 2 4 8 16 32; do glass "glass-L$L-tiled-t8-h$hits" "$L" algorithm.layout=tiled algorithm.tile=8 algorithm.hits=$hits; done
   glass "glass-L$L-global-double" "$L" algorithm.layout=naive model.precision=double
   glass "glass-L$L-heatbath-global" "$L" algorithm.type=heatbath algorithm.layout=naive
