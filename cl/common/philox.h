@@ -73,6 +73,7 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
 #define CLMC_PURPOSE_DISK_MOVE 8u
 #define CLMC_PURPOSE_DISK_SWEEP 9u
 #define CLMC_PURPOSE_CLUSTER_SEED 10u
+#define CLMC_PURPOSE_HEATBATH 11u
 
 /* The counter word naming a purpose for configuration `config` of a model
  * that holds several (tempering slots, replicas); config 0 is the purpose. */

@@ -8,6 +8,8 @@ extern const clmc_model_ops clmc_model_ea_ising;
 extern const clmc_model_ops clmc_model_potts;
 extern const clmc_model_ops clmc_model_percolation;
 extern const clmc_model_ops clmc_model_hard_disks;
+extern const clmc_model_ops clmc_model_heisenberg;
+extern const clmc_model_ops clmc_model_heisenberg_glass;
 
 const clmc_model_ops *const clmc_models[] = {
     &clmc_model_ising,
@@ -15,6 +17,8 @@ const clmc_model_ops *const clmc_models[] = {
     &clmc_model_potts,
     &clmc_model_percolation,
     &clmc_model_hard_disks,
+    &clmc_model_heisenberg,
+    &clmc_model_heisenberg_glass,
     NULL,
 };
 

@@ -1,0 +1,140 @@
+/* The O(n) spin glass (model.type "heisenberg_glass"): quenched Gaussian or
+ * bimodal couplings, two replicas, and the overlap observables; sweeps and
+ * checks are those of heisenberg.c with the kernels built -DGLASS. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/stats.h"
+#include "measure.h"
+#include "models/ea_ising.h"
+#include "models/heisenberg_internal.h"
+
+const char *const clmc_heisenberg_glass_columns[] = {"energy", "q2", "q4", NULL};
+
+/* couplings[d * N + site] = J of the bond from site to its +d neighbour, the
+ * EA model's draw for (seed, realization 0, site, d). */
+clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
+{
+    clmc_ea_couplings kind = CLMC_EA_GAUSSIAN;
+    size_t bonds = (size_t)s->dim * s->n_sites, groups_values = (size_t)s->ncomp * s->ncomp * s->measure_groups;
+    void *values = malloc(bonds * clmc_heisenberg_real_bytes(s));
+    s->overlaps_host = malloc(groups_values * MEASURE_BATCH * sizeof(cl_long));
+    if (!values || !s->overlaps_host) {
+        free(values);
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    if (s->bimodal) kind = CLMC_EA_BIMODAL;
+    for (size_t b = 0; b < bonds; b++) {
+        double j = clmc_ea_coupling(kind, s->seed, 0, (uint32_t)(b % s->n_sites), (unsigned)(b / s->n_sites));
+        if (s->is_double) ((double *)values)[b] = j;
+        else ((float *)values)[b] = (float)j;
+    }
+    clmc_status status = clmc_heisenberg_buffer(s, bonds * clmc_heisenberg_real_bytes(s), values, &s->couplings);
+    free(values);
+    CLMC_TRY(status);
+    CLMC_TRY(clmc_heisenberg_buffer(s, groups_values * MEASURE_BATCH * sizeof(cl_long), NULL, &s->overlaps));
+    CLMC_CL_TRY(clSetKernelArg(s->overlap, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->overlap, 1, sizeof(cl_mem), &s->overlaps));
+    return CLMC_OK;
+}
+
+clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot)
+{
+    cl_uint slot_arg = slot;
+    CLMC_CL_TRY(clSetKernelArg(s->overlap, 2, sizeof(cl_uint), &slot_arg));
+    size_t global = s->measure_groups * s->measure_wg;
+    return clmc_enqueue(s->rt, s->overlap, 1, &global, &s->measure_wg, CLMC_UNTIMED);
+}
+
+/* Rows: energy per spin (mean of the replicas), q2 = sum_ab q_ab^2 with
+ * q_ab = sum_i s_i^a(1) s_i^b(2) / N, and q4 = q2^2. */
+static clmc_status glass_collect(void *state, unsigned n_slots, double *rows)
+{
+    heisenberg_state *s = state;
+    CLMC_TRY(clmc_heisenberg_read_slots(s, 0, n_slots));
+    size_t per_slot = (size_t)s->ncomp * s->ncomp * s->measure_groups;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->overlaps, CL_TRUE, 0,
+                                    n_slots * per_slot * sizeof(cl_long), s->overlaps_host, 0, NULL, NULL));
+    size_t per_config = 4 * s->measure_groups;
+    for (unsigned slot = 0; slot < n_slots; slot++) {
+        double energy = 0, sums[4], q2 = 0;
+        for (cl_uint c = 0; c < s->n_configs; c++) {
+            clmc_heisenberg_sums(s, s->partials_host + (slot * s->n_configs + c) * per_config, sums);
+            energy += -sums[0] / s->n_sites / s->n_configs;
+        }
+        for (int k = 0; k < s->ncomp * s->ncomp; k++) {
+            long long total = 0;
+            for (size_t g = 0; g < s->measure_groups; g++)
+                total += s->overlaps_host[slot * per_slot + g * (size_t)(s->ncomp * s->ncomp) + (size_t)k];
+            double q = (double)total / FIXED_SCALE / s->n_sites;
+            q2 += q * q;
+        }
+        rows[3 * slot] = energy;
+        rows[3 * slot + 1] = q2;
+        rows[3 * slot + 2] = q2 * q2;
+    }
+    return CLMC_OK;
+}
+
+typedef struct {
+    double components; /* n^2 */
+} binder_context;
+
+/* ((n^2 + 2) - n^2 <q4>/<q2>^2) / 2: 0 for Gaussian q_ab (high temperature),
+ * 1 for a fixed overlap; (11 - 9 <q4>/<q2>^2)/2 for n = 3. */
+static double binder_q(const double *means, void *context)
+{
+    const binder_context *b = context;
+    return means[0] > 0 ? 0.5 * (b->components + 2 - b->components * means[1] / (means[0] * means[0])) : 0.0;
+}
+
+static double scaled_mean(const double *means, void *context)
+{
+    return *(const double *)context * means[0];
+}
+
+/* energy, q2, q4, binder_q, chi_sg = N <q2> (one disorder sample; errors
+ * from the time series). */
+static clmc_status glass_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
+{
+    heisenberg_state *s = state;
+    (void)beta;
+    double *columns = malloc(3 * (n_rows ? n_rows : 1) * sizeof *columns);
+    if (!columns) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    double *energy = columns, *q2 = energy + n_rows, *q4 = q2 + n_rows;
+    for (size_t i = 0; i < n_rows; i++) {
+        energy[i] = rows[3 * i];
+        q2[i] = rows[3 * i + 1];
+        q4[i] = rows[3 * i + 2];
+    }
+    clmc_add_estimate(observables, "energy", clmc_estimate_mean(energy, n_rows));
+    clmc_add_estimate(observables, "q2", clmc_estimate_mean(q2, n_rows));
+    clmc_add_estimate(observables, "q4", clmc_estimate_mean(q4, n_rows));
+    const double *moments[] = {q2, q4};
+    binder_context b = {(double)(s->ncomp * s->ncomp)};
+    clmc_add_estimate(observables, "binder_q", clmc_estimate_derived(moments, 2, n_rows, binder_q, &b));
+    double sites = s->n_sites;
+    clmc_add_estimate(observables, "chi_sg", clmc_estimate_derived(moments, 1, n_rows, scaled_mean, &sites));
+    free(columns);
+    return CLMC_OK;
+}
+
+static clmc_status glass_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
+{
+    return clmc_heisenberg_create(rt, p, true, state, shape);
+}
+
+const clmc_model_ops clmc_model_heisenberg_glass = {
+    .type = "heisenberg_glass",
+    .model_fields = clmc_heisenberg_glass_model_fields,
+    .algorithm_fields = clmc_heisenberg_algorithm_fields,
+    .validate = clmc_heisenberg_validate,
+    .create = glass_create,
+    .destroy = clmc_heisenberg_destroy,
+    .sweep = clmc_heisenberg_sweep,
+    .measure = clmc_heisenberg_measure,
+    .collect = glass_collect,
+    .estimate = glass_estimate,
+    .checks = clmc_heisenberg_checks,
+};

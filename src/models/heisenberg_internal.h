@@ -1,0 +1,48 @@
+/* State and shared functions of the O(n) models: heisenberg.c (ferromagnet,
+ * kernels, sweeps, checks) and heisenberg_glass.c (couplings, overlaps). */
+#ifndef CLMC_MODELS_HEISENBERG_INTERNAL_H
+#define CLMC_MODELS_HEISENBERG_INTERNAL_H
+
+#include <stdint.h>
+
+#include "models/heisenberg.h"
+
+#define MEASURE_BATCH 256
+#define FIXED_SCALE 1073741824.0 /* fixed point of the sums, cl/heisenberg.cl */
+
+typedef struct {
+    clmc_runtime *rt;
+    bool glass; /* spin glass: couplings, two replicas (configurations) */
+    int dim, edge, ncomp, tile, tiles_per_edge;
+    cl_uint n_sites, n_configs, seed_lo, seed_hi, ordered;
+    uint64_t seed;
+    bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
+    cl_uint mc_move, hits, or_steps;
+    long long renormalize_every, thermalization;
+    double beta;
+    size_t tile_items, tile_groups, measure_wg, measure_groups;
+    cl_program program;
+    cl_kernel init, update, renormalize, measure, overlap;
+    cl_mem spins, partials, max_deviation, couplings, overlaps;
+    cl_long *partials_host, *overlaps_host;
+} heisenberg_state;
+
+extern const char *const clmc_heisenberg_glass_columns[];
+
+clmc_status clmc_heisenberg_validate(const clmc_preset *p);
+clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass, void **state, clmc_model_shape *shape);
+void clmc_heisenberg_destroy(void *state);
+clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index);
+clmc_status clmc_heisenberg_measure(void *state, unsigned slot);
+clmc_status clmc_heisenberg_checks(void *state, cJSON *checks);
+size_t clmc_heisenberg_real_bytes(const heisenberg_state *s);
+clmc_status clmc_heisenberg_buffer(heisenberg_state *s, size_t bytes, void *host, cl_mem *out);
+clmc_status clmc_heisenberg_read_slots(heisenberg_state *s, unsigned first, unsigned n);
+void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partials, double sums[4]);
+
+/* Glass: couplings (from clmc_ea_coupling, so the host can rebuild them) and
+ * overlap buffers; the overlap measurement of batch slot `slot`. */
+clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s);
+clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot);
+
+#endif

@@ -1,0 +1,146 @@
+/* O(n) spin glass (heisenberg_glass): heat-bath, Metropolis and the heat-bath
+ * + over-relaxation mix on one Gaussian and one bimodal 3D sample against a
+ * sequential host simulation of two replicas with the same couplings (energy
+ * and overlap q2), energy conservation of pure over-relaxation in both
+ * layouts, and preset errors. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/stats.h"
+#include "heisenberg_ref.h"
+#include "models/ea_ising.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+#define DRIFT_TOLERANCE 1e-5
+#define SEED 17
+
+static double observable(const cJSON *result, const char *name, double *error)
+{
+    *error = test_observable(result, name, "error");
+    return test_observable(result, name, "mean");
+}
+
+static double check_value(const cJSON *result, const char *name)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "checks"), name);
+    cr_assert(cJSON_IsNumber(item), "checks.%s missing", name);
+    return item->valuedouble;
+}
+
+typedef struct {
+    int n, edge;
+    double beta;
+    char couplings[16]; /* inline: parameters cross a process boundary */
+} glass_case;
+
+/* The device's couplings for run.seed = SEED, as floats (the device stores floats). */
+static double *device_couplings(const glass_case *c)
+{
+    size_t sites = (size_t)c->edge * c->edge * c->edge;
+    double *j = malloc(3 * sites * sizeof *j);
+    cr_assert_not_null(j);
+    clmc_ea_couplings kind = strcmp(c->couplings, "bimodal") == 0 ? CLMC_EA_BIMODAL : CLMC_EA_GAUSSIAN;
+    for (size_t d = 0; d < 3; d++)
+        for (size_t site = 0; site < sites; site++)
+            j[d * sites + site] = (float)clmc_ea_coupling(kind, SEED, 0, (uint32_t)site, (unsigned)d);
+    return j;
+}
+
+ParameterizedTestParameters(heisenberg_glass, moves_agree_with_host_reference)
+{
+    static glass_case cases[] = {{3, 4, 1.0, "gaussian"}, {3, 4, 1.2, "bimodal"}};
+    return cr_make_param_array(glass_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* One 4^3 sample (same kernel builds for both couplings): energy and q2 of
+ * heat-bath (naive), Metropolis (tiled, hits 2), heat-bath + 2 over-relaxation
+ * (tiled) and 2 heat-bath + 1 over-relaxation (planes) against the host. */
+ParameterizedTest(glass_case *c, heisenberg_glass, moves_agree_with_host_reference, .timeout = 300)
+{
+    double *couplings = device_couplings(c);
+    heisenberg_ref_series ref;
+    cr_assert_eq(heisenberg_ref_glass_run(3, c->n, c->edge, c->beta, couplings, 2000, 40000, 99, &ref), 0);
+    free(couplings);
+    clmc_estimate ref_energy = clmc_estimate_mean(ref.energy, ref.n), ref_q2 = clmc_estimate_mean(ref.q2, ref.n);
+    heisenberg_ref_series_free(&ref);
+    const char *algorithms[] = {"\"type\": \"heatbath\", \"layout\": \"naive\"",
+                                "\"type\": \"metropolis\", \"layout\": \"tiled\", \"tile\": 2, \"hits\": 2",
+                                "\"type\": \"heatbath\", \"layout\": \"tiled\", \"tile\": 2, \"overrelaxation_steps\": 2",
+                                "\"type\": \"heatbath\", \"layout\": \"planes\", \"tile\": 2, \"overrelaxation_steps\": 1, \"hits\": 2"};
+    const char *labels[] = {"heatbath naive", "metropolis tiled hits=2", "heatbath+2 OR tiled", "2 heatbath+OR planes"};
+    for (int a = 0; a < 4; a++) {
+        char preset[1024];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": %d, \"n\": %d, \"couplings\": \"%s\"},"
+                 " \"algorithm\": {%s}, \"ensemble\": {\"beta\": %.10g}, \"run\": {\"thermalization\": 500,"
+                 " \"sweeps\": 4000, \"seed\": %d}}",
+                 c->edge, c->n, c->couplings, algorithms[a], c->beta, SEED);
+        cJSON *result = physics_run(preset, "heisenberg-glass");
+        const char *names[] = {"energy", "q2"};
+        clmc_estimate refs[] = {ref_energy, ref_q2};
+        for (int k = 0; k < 2; k++) {
+            double error, value = observable(result, names[k], &error);
+            char what[160];
+            snprintf(what, sizeof what, "glass n=%d %s b=%.2f %s %s", c->n, c->couplings, c->beta, labels[a], names[k]);
+            double z = physics_compare(what, value, hypot(error, refs[k].error), refs[k].mean);
+            cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", what, z);
+            cr_expect(error > 0, "an error of zero means nothing was measured");
+        }
+        cr_expect(check_value(result, "max_norm_deviation") < 1e-5);
+        cJSON_Delete(result);
+    }
+}
+
+ParameterizedTestParameters(heisenberg_glass, overrelaxation_conserves_energy)
+{
+    static int layouts[] = {0, 1, 2}; /* naive, tiled, planes */
+    return cr_make_param_array(int, layouts, 3);
+}
+
+/* Heat-bath thermalization at beta = 2, then 1000 sweeps of pure
+ * over-relaxation (float, both replicas): energy_drift is the larger of the
+ * replicas' |E_end - E_start| / N. */
+ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energy, .timeout = 300)
+{
+    const char *layouts[] = {"\"layout\": \"naive\"", "\"layout\": \"tiled\", \"tile\": 2",
+                             "\"layout\": \"planes\", \"tile\": 2"};
+    const char *layout = layouts[*variant];
+    char preset[1024];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\"}, \"algorithm\":"
+             " {\"type\": \"overrelaxation\", %s}, \"ensemble\": {\"beta\": 2}, \"run\": {\"thermalization\": 200,"
+             " \"sweeps\": 1000, \"measure_every\": 10, \"seed\": %d}}", layout, SEED);
+    cJSON *result = physics_run(preset, "heisenberg-glass-or");
+    double drift = check_value(result, "energy_drift"), start = check_value(result, "energy_start");
+    double q2_error, q2 = observable(result, "q2", &q2_error);
+    printf("glass over-relaxation %s: energy %.8f -> %.8f, drift %.3g per spin, q2 %.4f +- %.4f\n",
+           layout, start, check_value(result, "energy_end"), drift, q2, q2_error);
+    cr_expect(drift < DRIFT_TOLERANCE, "energy drift %.3g per spin", drift);
+    cr_expect(start < -0.5, "the start (%.4f) is not a thermalized configuration", start);
+    cr_expect(q2_error > 0, "the overlap never changed: over-relaxation did not move the spins");
+    cJSON_Delete(result);
+}
+
+/* Each error names its JSON path, and the command line exits with 2. */
+Test(heisenberg_glass, invalid_presets_are_input_errors)
+{
+    const char *cases[][3] = {
+        {"\"L\": 4, \"couplings\": \"uniform\"", "\"type\": \"heatbath\"", "model.couplings"},
+        {"\"L\": 4, \"n\": 2", "\"type\": \"heatbath\"", "model.n"},
+        {"\"L\": 6", "\"tile\": 2", "algorithm.tile: 2 must leave an even number of tiles"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char preset[512], label[48];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"heisenberg_glass\", %s}, \"algorithm\": {%s}, \"ensemble\": {\"beta\": 1}}",
+                 cases[i][0], cases[i][1]);
+        snprintf(label, sizeof label, "heisenberg-glass-invalid-%zu", i);
+        expect_input_error(preset, label, cases[i][2]);
+    }
+}
