@@ -173,7 +173,9 @@ ParameterizedTest(drift_case *c, heisenberg, overrelaxation_conserves_energy, .t
            "max |s|-1 %.3g, |m| %.4f +- %.4f\n", c->dim, c->n, c->edge, c->tile ? layout : "naive", start,
            check_value(result, "energy_end"), drift, energy, error, deviation, m, m_error);
     cr_expect(drift < DRIFT_TOLERANCE, "energy drift %.3g per spin", drift);
-    cr_expect(start < -0.2, "the start (%.4f) is not a thermalized configuration", start);
+    /* A random start has |e| of order 1/sqrt(N) (about 0.05 here); the
+     * thermalized ones lie near -0.2 (n = 3, 2D) and below. */
+    cr_expect(start < -0.15, "the start (%.4f) is not a thermalized configuration", start);
     cr_expect(error < DRIFT_TOLERANCE, "the energy series varies (error %.3g)", error);
     cr_expect(m_error > 0, "the magnetisation never changed: over-relaxation did not move the spins");
     cr_expect(deviation < NORM_TOLERANCE, "max_norm_deviation %.3g", deviation);
