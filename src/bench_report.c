@@ -149,17 +149,9 @@ clmc_status clmc_bench_write_json(const char *path, const clmc_preset *preset, c
 
 static clmc_status read_bench_document(const char *path, cJSON **doc)
 {
-    FILE *file = fopen(path, "rb");
-    if (!file) return clmc_fail(CLMC_ERR_INPUT, "--compare: cannot read '%s'", path);
-    char *text = malloc(COMPARE_MAX_BYTES + 1);
-    size_t length = text ? fread(text, 1, COMPARE_MAX_BYTES + 1, file) : 0;
-    fclose(file);
-    if (!text) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (length > COMPARE_MAX_BYTES) {
-        free(text);
-        return clmc_fail(CLMC_ERR_INPUT, "--compare: '%s' is larger than %ld bytes", path, COMPARE_MAX_BYTES);
-    }
-    text[length] = '\0';
+    int error = 0;
+    char *text = clmc_read_text_file(path, COMPARE_MAX_BYTES, &error);
+    if (!text) return clmc_fail(CLMC_ERR_INPUT, "--compare: cannot read '%s': %s", path, strerror(error));
     *doc = cJSON_Parse(text);
     free(text);
     const cJSON *schema = *doc ? cJSON_GetObjectItem(*doc, "schema") : NULL;

@@ -55,3 +55,18 @@ void clmc_ferromagnet_observables(const double *rows, size_t n_rows, size_t n_co
     clmc_add_estimate(observables, "binder", clmc_estimate_derived(moments, 3, n_rows, binder, NULL));
     free(columns);
 }
+
+clmc_status clmc_add_column_estimates(const double *rows, size_t n_rows, const char *const *names,
+                                      cJSON *observables)
+{
+    size_t n_columns = 0;
+    while (names[n_columns]) n_columns++;
+    double *column = malloc((n_rows ? n_rows : 1) * sizeof *column);
+    if (!column) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t k = 0; k < n_columns; k++) {
+        for (size_t i = 0; i < n_rows; i++) column[i] = rows[i * n_columns + k];
+        clmc_add_estimate(observables, names[k], clmc_estimate_mean(column, n_rows));
+    }
+    free(column);
+    return CLMC_OK;
+}

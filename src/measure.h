@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "clmc/stats.h"
+#include "clmc/status.h"
 
 /* rows: n_rows x n_columns; energy and magnetisation per spin in the given
  * columns.  Adds energy, abs_magnetization, specific_heat, susceptibility and
@@ -15,5 +16,10 @@ void clmc_ferromagnet_observables(const double *rows, size_t n_rows, size_t n_co
                                   double beta, double n_sites, cJSON *observables);
 
 void clmc_add_estimate(cJSON *observables, const char *name, clmc_estimate estimate);
+
+/* Every column of rows (n_rows x n_columns) as its own mean with error,
+ * under names[column] (NULL-terminated, one per column). */
+clmc_status clmc_add_column_estimates(const double *rows, size_t n_rows, const char *const *names,
+                                      cJSON *observables);
 
 #endif

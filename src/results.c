@@ -87,3 +87,22 @@ char *clmc_series_csv(const char *const *columns, size_t n_columns, const uint64
     }
     return text;
 }
+
+char *clmc_read_text_file(const char *path, size_t max_bytes, int *error)
+{
+    FILE *file = fopen(path, "rb");
+    if (!file) {
+        *error = errno;
+        return NULL;
+    }
+    char *text = malloc(max_bytes + 1);
+    size_t length = text ? fread(text, 1, max_bytes + 1, file) : 0;
+    *error = !text ? ENOMEM : ferror(file) ? EIO : length > max_bytes ? EFBIG : 0;
+    fclose(file);
+    if (*error) {
+        free(text);
+        return NULL;
+    }
+    text[length] = '\0';
+    return text;
+}

@@ -9,6 +9,9 @@
 #include "clmc/runtime.h"
 #include "clmc/status.h"
 
+/* The whole file as NUL-terminated text, or NULL with *error set (errno, or
+ * EFBIG past max_bytes); caller frees. */
+char *clmc_read_text_file(const char *path, size_t max_bytes, int *error);
 /* mkdir -p */
 clmc_status clmc_make_directory(const char *path);
 /* Writes DIR/NAME through a temporary file, fsync and rename. */

@@ -10,6 +10,7 @@
 
 #include "clmc/engine.h"
 #include "model.h"
+#include "results.h"
 #include "tuning.h"
 
 #define MAX_TUNABLES CLMC_TUNING_MAX_VALUES
@@ -60,19 +61,6 @@ static bool next_choice(const search_space *space, size_t *choice)
     return false;
 }
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (text) text[fread(text, 1, (size_t)n, f)] = '\0';
-    fclose(f);
-    return text;
-}
-
 static void remove_folder(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -106,7 +94,8 @@ static clmc_status check_run(const char *base, const overrides *candidate, const
     clmc_preset_free(preset);
     char path[128];
     snprintf(path, sizeof path, "%s/result.json", dir);
-    char *text = status == CLMC_OK ? read_text(path) : NULL;
+    int error = 0;
+    char *text = status == CLMC_OK ? clmc_read_text_file(path, 64u << 20, &error) : NULL;
     if (text) *result = cJSON_Parse(text);
     free(text);
     remove_folder(dir);

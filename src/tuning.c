@@ -82,24 +82,15 @@ static clmc_status read_cache(const char *file, char **text, bool *missing)
 {
     *text = NULL;
     *missing = false;
-    FILE *f = fopen(file, "rb");
-    if (!f) {
-        if (errno == ENOENT) {
-            *missing = true;
-            return CLMC_OK;
-        }
-        return clmc_fail(CLMC_ERR_INPUT, "tuning cache %s: cannot read it: %s", file, strerror(errno));
+    int error = 0;
+    char *buffer = clmc_read_text_file(file, FILE_MAX_BYTES, &error);
+    if (!buffer && error == ENOENT) {
+        *missing = true;
+        return CLMC_OK;
     }
-    char *buffer = malloc(FILE_MAX_BYTES + 1);
-    size_t n = buffer ? fread(buffer, 1, FILE_MAX_BYTES + 1, f) : 0;
-    fclose(f);
-    if (!buffer) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (n > FILE_MAX_BYTES) {
-        free(buffer);
-        return clmc_fail(CLMC_ERR_INPUT, "tuning cache %s is larger than %ld bytes: delete it and run clmc tune "
-                         "again", file, FILE_MAX_BYTES);
-    }
-    buffer[n] = '\0';
+    if (!buffer)
+        return clmc_fail(CLMC_ERR_INPUT, "tuning cache %s: cannot read it (%s): delete it and run clmc tune again",
+                         file, strerror(error));
     long version = strncmp(buffer, HEADER_PREFIX, strlen(HEADER_PREFIX)) == 0
                        ? strtol(buffer + strlen(HEADER_PREFIX), NULL, 10) : -1;
     if (version != CLMC_TUNING_FORMAT_VERSION) {

@@ -19,26 +19,6 @@
  * 6.460) and their distance to Liu's form: the reference's own uncertainty. */
 #define EOS_RELATIVE_UNCERTAINTY 1e-3
 
-/* Runs a preset into a fresh directory; returns the parsed result, *dir the directory. */
-static cJSON *run_disks(const char *preset_json, const char *label, char **dir)
-{
-    *dir = test_scratch_dir(label);
-    cr_assert_not_null(*dir, "scratch directory");
-    char override[4200];
-    snprintf(override, sizeof override, "output.dir=\"%s\"", *dir);
-    const char *overrides[] = {override};
-    clmc_preset *preset = NULL;
-    clmc_status status = clmc_preset_parse(preset_json, strlen(preset_json), label, overrides, 1, &preset);
-    cr_assert_eq(status, CLMC_OK, "preset: %s", clmc_error_message());
-    clmc_run_options options = {.quiet = true};
-    status = clmc_run(preset, &options);
-    cr_assert_eq(status, CLMC_OK, "run: %s", clmc_error_message());
-    clmc_preset_free(preset);
-    cJSON *result = test_load_result(*dir);
-    cr_assert_not_null(result, "result.json in %s", *dir);
-    return result;
-}
-
 static double check_value(const cJSON *result, const char *name)
 {
     const cJSON *item = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), name);
@@ -56,7 +36,7 @@ Test(hard_disks, invariants_hold_after_many_sweeps, .timeout = 300)
                          " \"algorithm\": {\"type\": \"mpmc\", \"max_displacement\": 0.2},"
                          " \"run\": {\"thermalization\": 1000, \"sweeps\": 2000, \"measure_every\": 100, \"seed\": 3}}";
     char *dir;
-    cJSON *result = run_disks(preset, "disks-invariants", &dir);
+    cJSON *result = physics_run_in(preset, "disks-invariants", &dir);
     char path[4200];
     snprintf(path, sizeof path, "%s/configuration.csv", dir);
     disk_configuration_report report;
@@ -90,7 +70,7 @@ Test(hard_disks, no_disk_lost_in_many_cell_shifts, .timeout = 300)
                          " \"pressure_bin\": 0.005},"
                          " \"run\": {\"thermalization\": 0, \"sweeps\": 60000, \"measure_every\": 1000, \"seed\": 8}}";
     char *dir, path[4200];
-    cJSON *result = run_disks(preset, "disks-shifts", &dir);
+    cJSON *result = physics_run_in(preset, "disks-shifts", &dir);
     snprintf(path, sizeof path, "%s/configuration.csv", dir);
     disk_configuration_report report;
     cr_assert_eq(disk_configuration_check(path, check_value(result, "box_length"), check_value(result, "cell_width"),
@@ -114,7 +94,7 @@ Test(hard_disks, cell_exit_strays_but_keeps_disks_apart, .timeout = 300)
                          " \"algorithm\": {\"type\": \"mpmc\", \"cell_exit\": true},"
                          " \"run\": {\"thermalization\": 500, \"sweeps\": 1000, \"measure_every\": 100, \"seed\": 4}}";
     char *dir, path[4200];
-    cJSON *result = run_disks(preset, "disks-cell-exit", &dir);
+    cJSON *result = physics_run_in(preset, "disks-cell-exit", &dir);
     snprintf(path, sizeof path, "%s/configuration.csv", dir);
     double box = check_value(result, "box_length"), width = check_value(result, "cell_width");
     double margin = check_value(result, "cell_margin");
@@ -154,7 +134,7 @@ ParameterizedTest(pressure_case *c, hard_disks, pressure_matches_equation_of_sta
              " \"run\": {\"thermalization\": 300, \"sweeps\": %d, \"measure_every\": 5, \"seed\": %d}}",
              c->phi, c->phi < 0.5 ? 0.5 : 0.16, c->sweeps, 11 + (int)(10 * c->phi));
     char *dir;
-    cJSON *result = run_disks(preset, "disks-pressure", &dir);
+    cJSON *result = physics_run_in(preset, "disks-pressure", &dir);
     double pressure = test_observable(result, "pressure", "mean"), error = test_observable(result, "pressure", "error");
     double density = 4 * c->phi / 3.14159265358979323846;
     double reference = density * disk_eos_pade(c->phi);
@@ -188,7 +168,7 @@ Test(hard_disks, unshuffled_particles_raise_the_pressure, .timeout = 7200)
                  " \"run\": {\"thermalization\": 1000000, \"sweeps\": 4000000, \"measure_every\": 400, \"seed\": 17}}",
                  shuffle ? "true" : "false");
         char *dir;
-        cJSON *result = run_disks(preset, shuffle ? "disks-shuffled" : "disks-unshuffled", &dir);
+        cJSON *result = physics_run_in(preset, shuffle ? "disks-shuffled" : "disks-unshuffled", &dir);
         pressure[shuffle] = test_observable(result, "pressure", "mean");
         error[shuffle] = test_observable(result, "pressure", "error");
         cJSON_Delete(result);
@@ -214,7 +194,7 @@ Test(hard_disks, runs_are_reproducible, .timeout = 120)
                  " \"run\": {\"thermalization\": 50, \"sweeps\": 200, \"measure_every\": 20, \"seed\": %d}}",
                  i < 2 ? 5 : 6);
         char *dir, path[4200];
-        cJSON *result = run_disks(preset, "disks-reproducible", &dir);
+        cJSON *result = physics_run_in(preset, "disks-reproducible", &dir);
         snprintf(path, sizeof path, "%s/series.csv", dir);
         series[i] = test_read_file(path);
         cr_assert_not_null(series[i], "%s", path);

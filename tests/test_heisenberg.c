@@ -27,13 +27,6 @@ static double observable(const cJSON *result, const char *name, double *error)
     return test_observable(result, name, "mean");
 }
 
-static double check_value(const cJSON *result, const char *name)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "checks"), name);
-    cr_assert(cJSON_IsNumber(item), "checks.%s missing", name);
-    return item->valuedouble;
-}
-
 typedef struct {
     int dim, n, edge, tile;
     double beta;
@@ -80,7 +73,7 @@ static cJSON *run_case(const lattice_case *c, const char *algorithm, const char 
              " \"ensemble\": {\"beta\": %.10g}, \"run\": {\"thermalization\": 300, \"sweeps\": %d, \"seed\": %d}}",
              c->dim, c->edge, c->n, model_extra, algorithm, c->beta, sweeps, seed);
     cJSON *result = physics_run(preset, label);
-    double deviation = check_value(result, "max_norm_deviation");
+    double deviation = physics_check(result, "max_norm_deviation");
     cr_expect(deviation < NORM_TOLERANCE, "%s: max_norm_deviation %.3g", label, deviation);
     return result;
 }
@@ -165,13 +158,13 @@ ParameterizedTest(drift_case *c, heisenberg, overrelaxation_conserves_energy, .t
              " \"sweeps\": 1000, \"measure_every\": 10, \"seed\": 5}}",
              c->dim, c->edge, c->n, layout);
     cJSON *result = physics_run(preset, "heisenberg-overrelaxation");
-    double drift = check_value(result, "energy_drift"), start = check_value(result, "energy_start");
-    double deviation = check_value(result, "max_norm_deviation"), error;
+    double drift = physics_check(result, "energy_drift"), start = physics_check(result, "energy_start");
+    double deviation = physics_check(result, "max_norm_deviation"), error;
     double m_error, m = observable(result, "abs_magnetization", &m_error);
     double energy = observable(result, "energy", &error);
     printf("over-relaxation %dD n=%d L=%d %s: energy %.8f -> %.8f, drift %.3g per spin, series mean %.8f +- %.2g, "
            "max |s|-1 %.3g, |m| %.4f +- %.4f\n", c->dim, c->n, c->edge, c->tile ? layout : "naive", start,
-           check_value(result, "energy_end"), drift, energy, error, deviation, m, m_error);
+           physics_check(result, "energy_end"), drift, energy, error, deviation, m, m_error);
     cr_expect(drift < DRIFT_TOLERANCE, "energy drift %.3g per spin", drift);
     /* A random start has |e| of order 1/sqrt(N) (about 0.05 here); the
      * thermalized ones lie near -0.2 (n = 3, 2D) and below. */

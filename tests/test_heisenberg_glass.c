@@ -26,13 +26,6 @@ static double observable(const cJSON *result, const char *name, double *error)
     return test_observable(result, name, "mean");
 }
 
-static double check_value(const cJSON *result, const char *name)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "checks"), name);
-    cr_assert(cJSON_IsNumber(item), "checks.%s missing", name);
-    return item->valuedouble;
-}
-
 typedef struct {
     int n, edge;
     double beta;
@@ -92,7 +85,7 @@ ParameterizedTest(glass_case *c, heisenberg_glass, moves_agree_with_host_referen
             cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", what, z);
             cr_expect(error > 0, "an error of zero means nothing was measured");
         }
-        cr_expect(check_value(result, "max_norm_deviation") < 1e-5);
+        cr_expect(physics_check(result, "max_norm_deviation") < 1e-5);
         cJSON_Delete(result);
     }
 }
@@ -117,10 +110,10 @@ ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energ
              " {\"type\": \"overrelaxation\", %s}, \"ensemble\": {\"beta\": 2}, \"run\": {\"thermalization\": 200,"
              " \"sweeps\": 1000, \"measure_every\": 10, \"seed\": %d}}", layout, SEED);
     cJSON *result = physics_run(preset, "heisenberg-glass-or");
-    double drift = check_value(result, "energy_drift"), start = check_value(result, "energy_start");
+    double drift = physics_check(result, "energy_drift"), start = physics_check(result, "energy_start");
     double q2_error, q2 = observable(result, "q2", &q2_error);
     printf("glass over-relaxation %s: energy %.8f -> %.8f, drift %.3g per spin, q2 %.4f +- %.4f\n",
-           layout, start, check_value(result, "energy_end"), drift, q2, q2_error);
+           layout, start, physics_check(result, "energy_end"), drift, q2, q2_error);
     cr_expect(drift < DRIFT_TOLERANCE, "energy drift %.3g per spin", drift);
     cr_expect(start < -0.5, "the start (%.4f) is not a thermalized configuration", start);
     cr_expect(q2_error > 0, "the overlap never changed: over-relaxation did not move the spins");

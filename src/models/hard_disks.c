@@ -276,14 +276,7 @@ static clmc_status disks_estimate(void *state, const double *rows, size_t n_rows
 {
     (void)state;
     (void)beta;
-    double *column = malloc((n_rows ? n_rows : 1) * sizeof *column);
-    if (!column) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    for (int k = 0; k < COLUMNS; k++) {
-        for (size_t i = 0; i < n_rows; i++) column[i] = rows[i * COLUMNS + (size_t)k];
-        clmc_add_estimate(observables, series_columns[k], clmc_estimate_mean(column, n_rows));
-    }
-    free(column);
-    return CLMC_OK;
+    return clmc_add_column_estimates(rows, n_rows, series_columns, observables);
 }
 
 /* Final state: disks conserved, no pair closer than 1 - 1e-5 (float

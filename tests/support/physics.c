@@ -13,6 +13,14 @@
 
 cJSON *physics_run(const char *preset_json, const char *label)
 {
+    char *dir = NULL;
+    cJSON *result = physics_run_in(preset_json, label, &dir);
+    free(dir);
+    return result;
+}
+
+cJSON *physics_run_in(const char *preset_json, const char *label, char **out_dir)
+{
     char *dir = test_scratch_dir(label);
     cr_assert_not_null(dir, "scratch directory");
     char override[4200];
@@ -27,8 +35,15 @@ cJSON *physics_run(const char *preset_json, const char *label)
     clmc_preset_free(preset);
     cJSON *result = test_load_result(dir);
     cr_assert_not_null(result, "result.json in %s", dir);
-    free(dir);
+    *out_dir = dir;
     return result;
+}
+
+double physics_check(const cJSON *result, const char *name)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(result, "checks"), name);
+    cr_assert(cJSON_IsNumber(item), "checks.%s missing", name);
+    return item->valuedouble;
 }
 
 double physics_compare(const char *what, double measured, double error, double reference)

@@ -7,6 +7,10 @@
 /* Parses the preset text (output.dir is set to a fresh scratch directory),
  * runs it on the default device and returns the parsed result.json. */
 cJSON *physics_run(const char *preset_json, const char *label);
+/* The same, keeping the output directory (*dir, caller frees). */
+cJSON *physics_run_in(const char *preset_json, const char *label, char **dir);
+/* checks.NAME of a parsed result (asserted to be a number). */
+double physics_check(const cJSON *result, const char *name);
 
 /* Prints "what: measured +- error vs reference (z = ...)" and returns |z|. */
 double physics_compare(const char *what, double measured, double error, double reference);
