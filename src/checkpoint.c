@@ -23,7 +23,7 @@ const char *clmc_checkpoint_every_problem(const char *text, uint64_t *sweeps, do
     if (text[0] < '0' || text[0] > '9') return "expected a count of sweeps (e.g. 1000) or of seconds (e.g. \"600s\", "
                                                "\"10m\", \"2h\"); 0 turns checkpoints off";
     double count = strtod(text, &end);
-    if (errno || count != (double)(uint64_t)count || count > MAX_CHECKPOINT_COUNT)
+    if (errno || !(count <= MAX_CHECKPOINT_COUNT) || count != (double)(uint64_t)count)
         return "expected a whole number of sweeps or seconds, at most 1e12";
     double unit = 0;
     if (strcmp(end, "") == 0) {

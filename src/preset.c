@@ -409,6 +409,7 @@ static clmc_status prepare_run(resolve_context *ctx, cJSON *input)
     cJSON *every = cJSON_GetObjectItemCaseSensitive(input, "checkpoint_every");
     if (!every) return CLMC_OK;
     if (cJSON_IsNumber(every)) {
+        /* Numbers become strings, then pass the string checks below. */
         double x = every->valuedouble;
         if (!(x >= 0 && x <= 1e12 && x == floor(x)))
             return schema_error(ctx, "run.checkpoint_every", "expected a whole number of sweeps in [0, 1e12]");
@@ -416,14 +417,18 @@ static clmc_status prepare_run(resolve_context *ctx, cJSON *input)
         snprintf(text, sizeof text, "%.0f", x);
         cJSON *replacement = cJSON_CreateString(text);
         if (!replacement) return out_of_memory();
-        return cJSON_ReplaceItemInObjectCaseSensitive(input, "checkpoint_every", replacement) ? CLMC_OK
-                                                                                            : out_of_memory();
+        if (!cJSON_ReplaceItemInObjectCaseSensitive(input, "checkpoint_every", replacement)) return out_of_memory();
+        every = replacement;
     }
     if (!cJSON_IsString(every)) return wrong_type(ctx, "run.checkpoint_every", "an integer or a string", every);
     uint64_t sweeps;
     double seconds;
     const char *problem = clmc_checkpoint_every_problem(every->valuestring, &sweeps, &seconds);
-    return problem ? schema_error(ctx, "run.checkpoint_every", "%s", problem) : CLMC_OK;
+    if (problem) return schema_error(ctx, "run.checkpoint_every", "%s", problem);
+    if ((sweeps || seconds > 0) && !(ctx->model->save_state && ctx->model->load_state))
+        return schema_error(ctx, "run.checkpoint_every", "model \"%s\" cannot checkpoint yet; remove the key (or "
+                            "give 0)", ctx->model->type);
+    return CLMC_OK;
 }
 
 static clmc_status resolve_section(resolve_context *ctx, cJSON *root_in, const section_schema *section,
