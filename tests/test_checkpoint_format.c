@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "clmc/preset.h"
 
 static uint32_t config_at[6] = {3, 1, 2, 0, 5, 4};
 static int32_t heading[6] = {1, -1, 0, 0, 1, -1};
@@ -128,4 +129,81 @@ Test(checkpoint_format, every_syntax)
         printf("\"%s\": %s\n", invalid[i], problem ? problem : "(accepted)");
         cr_expect_not_null(problem, "\"%s\" accepted", invalid[i]);
     }
+}
+
+/* The checked-in corpus (tests/fuzz/corpus/, tests/fuzz/make_corpus.py):
+ * valid-* checkpoints decode, engine-version-other decodes but names another
+ * engine, every other damaged one is refused; bad-* presets are refused and
+ * odd-* ones (hostile but legal) parse. */
+#include <dirent.h>
+
+typedef void (*corpus_check)(const char *name, const unsigned char *bytes, size_t length);
+
+static size_t for_each_corpus_file(const char *subdir, corpus_check check)
+{
+    const char *root = getenv("CLMC_FUZZ_CORPUS");
+    cr_assert_not_null(root, "CLMC_FUZZ_CORPUS is not set (meson test sets it)");
+    char dir[4096], path[8200];
+    snprintf(dir, sizeof dir, "%s/%s", root, subdir);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d, "no corpus %s", dir);
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        cr_assert_not_null(f, "%s", path);
+        unsigned char *bytes = malloc(1 << 20);
+        size_t length = fread(bytes, 1, 1 << 20, f);
+        fclose(f);
+        check(e->d_name, bytes, length);
+        free(bytes);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void check_checkpoint_file(const char *name, const unsigned char *bytes, size_t length)
+{
+    clmc_checkpoint c;
+    clmc_status status = clmc_checkpoint_decode(bytes, length, &c);
+    printf("%-36s %s\n", name, status == CLMC_OK ? "decoded" : clmc_error_message());
+    if (strncmp(name, "valid-", 6) == 0) {
+        cr_expect_eq(status, CLMC_OK, "%s refused", name);
+        cr_expect(status != CLMC_OK || strcmp(c.engine_version, CLMC_VERSION) == 0, "%s: engine %s", name,
+                  c.engine_version);
+    } else if (strncmp(name, "engine-version-", 15) == 0) {
+        cr_expect(status == CLMC_OK && strcmp(c.engine_version, CLMC_VERSION) != 0, "%s", name);
+    } else if (strncmp(name, "preset-unbalanced", 17) == 0) { /* well-formed file, the preset inside is not */
+        clmc_preset *preset = NULL;
+        cr_expect_eq(status, CLMC_OK, "%s refused", name);
+        cr_expect_eq(status == CLMC_OK ? clmc_preset_parse(c.preset_json, strlen(c.preset_json), name, NULL, 0, &preset)
+                                       : CLMC_ERR_INPUT, CLMC_ERR_INPUT, "%s: preset accepted", name);
+        printf("%-36s preset: %.120s\n", "", clmc_error_message());
+        clmc_preset_free(preset);
+    } else {
+        cr_expect_eq(status, CLMC_ERR_INPUT, "%s: status %d", name, (int)status);
+    }
+    if (status == CLMC_OK) clmc_checkpoint_free(&c);
+}
+
+static void check_preset_file(const char *name, const unsigned char *bytes, size_t length)
+{
+    clmc_preset *preset = NULL;
+    clmc_status status = clmc_preset_parse((const char *)bytes, length, name, NULL, 0, &preset);
+    printf("%-36s %.160s\n", name, status == CLMC_OK ? "accepted" : clmc_error_message());
+    if (strncmp(name, "bad-", 4) == 0) cr_expect_eq(status, CLMC_ERR_INPUT, "%s: status %d", name, (int)status);
+    else cr_expect_eq(status, CLMC_OK, "%s refused", name);
+    clmc_preset_free(preset);
+}
+
+Test(checkpoint_format, corpus_checkpoints)
+{
+    cr_expect_geq(for_each_corpus_file("checkpoint", check_checkpoint_file), 10);
+}
+
+Test(checkpoint_format, corpus_presets)
+{
+    cr_expect_geq(for_each_corpus_file("preset", check_preset_file), 20);
 }
