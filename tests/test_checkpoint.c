@@ -259,10 +259,13 @@ Test(checkpoint, preset_larger_than_device_memory_refused)
     cr_assert(numbers && sscanf(numbers, "needs %llu bytes", &needed) == 1, "no needed bytes in the message");
     const char *available = strstr(numbers, " has ");
     cr_assert(available && sscanf(available, " has %llu bytes", &has) == 1, "no available bytes in the message");
-    printf("needed %llu >= spins alone %llu; available %llu = device global memory %llu\n", needed, spins, has,
+    printf("needed %llu >= spins alone %llu; available %llu ~ device global memory %llu\n", needed, spins, has,
            (unsigned long long)device.global_mem_bytes);
     cr_expect_geq(needed, spins);
-    cr_expect_eq(has, device.global_mem_bytes);
+    /* PoCL derives its global memory from the host's free memory at query time. */
+    double ratio = (double)has / (double)device.global_mem_bytes;
+    cr_expect(ratio > 0.75 && ratio < 1.25, "available %llu is not the device's global memory %llu", has,
+              (unsigned long long)device.global_mem_bytes);
     cr_expect_gt(needed, has);
     char path[4200];
     snprintf(path, sizeof path, "%s/out", dir);
