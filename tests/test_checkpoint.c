@@ -70,7 +70,7 @@ static void wait_for_file(const char *path, pid_t pid)
 
 static void expect_same_file(const char *dir_a, const char *dir_b, const char *name)
 {
-    char path[4200];
+    char path[8500];
     snprintf(path, sizeof path, "%s/%s", dir_a, name);
     char *a = test_read_file(path);
     snprintf(path, sizeof path, "%s/%s", dir_b, name);
@@ -185,7 +185,7 @@ static char *directory_snapshot(const char *dir)
 
 static void damage_and_expect_refusal(const char *dir, const char *how, long keep_bytes, long flip_bit)
 {
-    char path[4200], *output = NULL;
+    char path[9100], *output = NULL;
     snprintf(path, sizeof path, "%s/checkpoint.clmc", dir);
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
