@@ -1,5 +1,6 @@
 /* Long runs that survive: SIGKILL after a checkpoint then --resume gives the
- * uninterrupted results bit for bit (Ising, Potts, Ising tempering); SIGINT
+ * uninterrupted results bit for bit (Ising, Potts, Ising tempering, EA msc
+ * tempering); SIGINT
  * leaves a resumable checkpoint; damaged checkpoints are refused without
  * touching anything; presets too big for the device are refused. */
 #include <criterion/criterion.h>
@@ -35,6 +36,11 @@ static void sleep_ms(unsigned ms)
     struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&t, NULL);
 }
+static const char ea_tempering_preset[] =
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"realizations\": 64},"
+    " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\","
+    " \"betas\": [0.5, 0.7, 1.0, 1.5], \"exchange_every\": 5}, \"run\": {\"thermalization\": 100,"
+    " \"sweeps\": 6000, \"measure_every\": 5, \"seed\": 9, \"checkpoint_every\": 300}}";
 
 static char *write_preset(const char *dir, const char *json)
 {
@@ -155,6 +161,10 @@ Test(checkpoint, potts_sigkill_resume_bit_identical) { interrupt_and_resume("ckp
 Test(checkpoint, tempering_sigkill_resume_bit_identical)
 {
     interrupt_and_resume("ckpt-tempering", tempering_preset, SIGKILL);
+}
+Test(checkpoint, ea_msc_tempering_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-ea", ea_tempering_preset, SIGKILL);
 }
 Test(checkpoint, sigint_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigint", ising_preset, SIGINT); }
 Test(checkpoint, sigterm_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigterm", ising_preset, SIGTERM); }

@@ -2,12 +2,12 @@
 # Builds the libFuzzer targets (tests/fuzz/) with clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer (LeakSanitizer included) and runs each for a
 # fixed time on its checked-in corpus (tests/fuzz/corpus/<target>/).
-# Usage: tools/fuzz.sh [SECONDS per target, default $CLMC_FUZZ_SECONDS or 12] [BUILD_DIR, default build]
+# Usage: tools/fuzz.sh [SECONDS per target, default $CLMC_FUZZ_SECONDS or 10] [BUILD_DIR, default build]
 # Exit 77 (a skip for meson test) when clang is missing (a failure with -Dfuzz=enabled)
 # or with -Dfuzz=disabled.  Longer runs: CLMC_FUZZ_SECONDS=600 meson test -C build fuzz
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${1:-${CLMC_FUZZ_SECONDS:-12}}"
+seconds="${1:-${CLMC_FUZZ_SECONDS:-10}}"
 build="${2:-build}"
 clang="${CLANG:-clang}"
 if [ "${CLMC_FUZZ_OPTION:-auto}" = disabled ]; then echo "fuzz: skipped (-Dfuzz=disabled)"; exit 77; fi

@@ -55,6 +55,10 @@ size_t ea_coupling_bytes(const ea_state *s);
 size_t ea_word_bytes(const ea_state *s);
 void ea_fill_couplings(const ea_state *s, void *out);
 
+/* ea_checkpoint.c */
+clmc_status ea_save_state(void *state, unsigned char **blob, size_t *bytes);
+clmc_status ea_load_state(void *state, const unsigned char *blob, size_t bytes);
+
 /* ea_estimate.c */
 clmc_status ea_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables);
 
