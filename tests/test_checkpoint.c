@@ -40,7 +40,7 @@ static const char ea_tempering_preset[] =
     "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"realizations\": 64},"
     " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\","
     " \"betas\": [0.5, 0.7, 1.0, 1.5], \"exchange_every\": 5}, \"run\": {\"thermalization\": 100,"
-    " \"sweeps\": 6000, \"measure_every\": 5, \"seed\": 9, \"checkpoint_every\": 300}}";
+    " \"sweeps\": 6000, \"measure_every\": 20, \"seed\": 9, \"checkpoint_every\": 300}}";
 
 static char *write_preset(const char *dir, const char *json)
 {
