@@ -9,6 +9,7 @@
 #include "clmc/preset.h"
 #include "clmc/runtime.h"
 #include "bench_report.h"
+#include "interrupt.h"
 #include "results.h"
 
 #define MAX_OVERRIDES 256
@@ -18,13 +19,15 @@ static const char usage_text[] =
     "  clmc devices [--json] [--bandwidth]\n"
     "  clmc check PRESET.json [--set PATH=VALUE]...\n"
     "  clmc run PRESET.json [--device SEL] [--out DIR] [--set PATH=VALUE]... [--quiet]\n"
+    "  clmc run [PRESET.json] --resume DIR [--device SEL] [--quiet]\n"
     "  clmc bench PRESET.json [--devices SEL,SEL,...|all] [--json FILE] [--repetitions N]\n"
     "                         [--compare OLD.json] [--set PATH=VALUE]...\n"
     "  clmc tune PRESET.json [--device SEL] [--repetitions N] [--set PATH=VALUE]... [--quiet]\n"
     "  clmc --version\n"
     "SEL: P:D from 'clmc devices', or a case-insensitive part of the platform, vendor,\n"
     "device name or type (nvidia, pocl, cpu, gpu). Default: $CLMC_DEVICE, else the first GPU,\n"
-    "else the first CPU. Exit status: 0 ok, 2 bad usage or preset, 3 device failure, 1 other.\n";
+    "else the first CPU. Exit status: 0 ok, 2 bad usage or preset, 3 device failure, 1 other\n"
+    "(an interrupted run included: SIGINT/SIGTERM write a checkpoint for --resume first).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -41,7 +44,7 @@ static int report(clmc_status status)
 }
 
 typedef struct {
-    const char *preset_path, *device, *devices, *out_dir, *json_file, *compare_file;
+    const char *preset_path, *device, *devices, *out_dir, *json_file, *compare_file, *resume_dir;
     const char *overrides[MAX_OVERRIDES + 1];
     size_t n_overrides;
     bool quiet, json, bandwidth;
@@ -66,6 +69,7 @@ static int parse_args(int argc, char **argv, const char *accepted, cli_args *a)
         } else if (OPTION("--device", 'd') && has_value) a->device = argv[++i];
         else if (OPTION("--devices", 'D') && has_value) a->devices = argv[++i];
         else if (OPTION("--out", 'o') && has_value) a->out_dir = argv[++i];
+        else if (OPTION("--resume", 'R') && has_value) a->resume_dir = argv[++i];
         else if (OPTION("--json", 'j') && has_value) a->json_file = argv[++i];
         else if (OPTION("--compare", 'c') && has_value) a->compare_file = argv[++i];
         else if (OPTION("--repetitions", 'r') && has_value) {
@@ -78,7 +82,7 @@ static int parse_args(int argc, char **argv, const char *accepted, cli_args *a)
         else return usage_error("unexpected argument '%s'", arg);
 #undef OPTION
     }
-    if (strchr(accepted, 'P') && !a->preset_path) return usage_error("missing PRESET.json%s", "");
+    if (strchr(accepted, 'P') && !a->preset_path && !a->resume_dir) return usage_error("missing PRESET.json%s", "");
     return 0;
 }
 
@@ -170,12 +174,28 @@ static int cmd_check(int argc, char **argv)
     return 0;
 }
 
+/* The checkpoint holds the resolved preset: PRESET.json, if given, is not
+ * read, and nothing may change the preset of a resumed run. */
+static int resume_run(const cli_args *a)
+{
+    if (a->n_overrides || a->out_dir)
+        return usage_error("--resume continues the checkpointed run as it was; --set and --out are not allowed%s", "");
+    if (a->preset_path && !a->quiet)
+        fprintf(stderr, "clmc: resuming with the preset stored in the checkpoint (%s is not read)\n", a->preset_path);
+    clmc_run_options options = {.device = a->device, .quiet = a->quiet};
+    int rc = report(clmc_resume(a->resume_dir, &options));
+    if (rc == 0 && !a->quiet) fprintf(stderr, "clmc: results in %s/\n", a->resume_dir);
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     cli_args a = {0};
     clmc_preset *preset = NULL;
-    int rc = parse_args(argc, argv, "Psdoq", &a);
+    int rc = parse_args(argc, argv, "PsdoqR", &a);
     if (rc) return rc;
+    clmc_interrupt_install();
+    if (a.resume_dir) return resume_run(&a);
     add_out_override(&a);
     if ((rc = load_preset(&a, &preset))) return rc;
     clmc_run_options options = {.device = a.device, .quiet = a.quiet};

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "checkpoint.h"
+#include "interrupt.h"
+#include "limits.h"
 #include "model.h"
 #include "results.h"
 #include "series.h"
@@ -42,6 +45,7 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
         return clmc_fail(CLMC_ERR_INPUT, "output.picture: model \"%s\" draws no picture", m->ops->type);
     m->tuning = cJSON_CreateObject();
     if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
+    CLMC_TRY(clmc_check_device_memory(m->ops, preset, device));
     CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
@@ -63,7 +67,7 @@ static void instance_close(model_instance *m)
 typedef struct {
     bool quiet;
     double started, last_report;
-    uint64_t total;
+    uint64_t first, total; /* first: the sweep a resumed run started at */
 } progress;
 
 static void progress_report(progress *p, uint64_t done, bool final)
@@ -72,7 +76,7 @@ static void progress_report(progress *p, uint64_t done, bool final)
     double now = now_seconds();
     if (!final && now - p->last_report < 1.0) return;
     p->last_report = now;
-    double elapsed = now - p->started, rate = elapsed > 0 ? (double)done / elapsed : 0;
+    double elapsed = now - p->started, rate = elapsed > 0 ? (double)(done - p->first) / elapsed : 0;
     double eta = rate > 0 ? (double)(p->total - done) / rate : 0;
     fprintf(stderr, "\rclmc: sweep %llu/%llu (%.1f%%), %.1f sweeps/s, ETA %.0f s   %s",
             (unsigned long long)done, (unsigned long long)p->total,
@@ -86,14 +90,62 @@ static bool exchange_due(const model_instance *m, uint64_t t)
     return m->pt.n_temperatures > 1 && (t + 1) % m->pt.exchange_every == 0;
 }
 
-static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc_series *s, progress *p)
+/* Checkpoints and interruption of the sweep loop (src/checkpoint.h). */
+typedef struct {
+    const char *dir;
+    clmc_checkpoint_plan plan;
+} run_control;
+
+static bool checkpoint_due(run_control *c, uint64_t done, uint64_t total)
+{
+    if (done == total) return false; /* the results follow at once */
+    if (c->plan.every_sweeps) return done % c->plan.every_sweeps == 0;
+    return c->plan.every_seconds > 0 && now_seconds() - c->plan.last_written >= c->plan.every_seconds;
+}
+
+/* Collects the pending measurements and stops the run at the first value
+ * that is not finite: the last checkpoint then holds the last good state. */
+static clmc_status collect_finite(model_instance *m, clmc_series *s, unsigned pending, const run_control *c)
+{
+    size_t first = s->n_rows * s->n_configs * s->n_columns;
+    CLMC_TRY(clmc_series_collect(s, m->ops, m->state, pending));
+    for (size_t k = first; k < s->n_rows * s->n_configs * s->n_columns; k++)
+        if (!isfinite(s->rows[k]))
+            return clmc_fail(CLMC_ERR_OTHER, "observable \"%s\" is %g at sweep %llu; stopped (the last good state is "
+                             "the last checkpoint in %s, if run.checkpoint_every was set)",
+                             m->shape.series_columns[k % s->n_columns], s->rows[k],
+                             (unsigned long long)s->sweeps[k / (s->n_configs * s->n_columns)], c->dir);
+    return CLMC_OK;
+}
+
+static clmc_status write_checkpoint(model_instance *m, const clmc_preset *preset, const clmc_series *s, uint64_t done,
+                                    run_control *c)
+{
+    CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
+    CLMC_TRY(clmc_checkpoint_save(c->dir, preset, m->ops, m->state, &m->pt, s, done, clmc_runtime_device(m->rt)));
+    c->plan.last_written = now_seconds();
+    return CLMC_OK;
+}
+
+static clmc_status interrupted(const model_instance *m, int signal_number, uint64_t done, const run_control *c)
+{
+    if (!m->ops->save_state)
+        return clmc_fail(CLMC_ERR_OTHER, "interrupted by signal %d after sweep %llu; model \"%s\" cannot checkpoint "
+                         "yet, so the run cannot be resumed", signal_number, (unsigned long long)done, m->ops->type);
+    return clmc_fail(CLMC_ERR_OTHER, "interrupted by signal %d after sweep %llu; checkpoint written to %s/%s; "
+                     "continue with: clmc run --resume %s", signal_number, (unsigned long long)done, c->dir,
+                     CLMC_CHECKPOINT_FILE, c->dir);
+}
+
+static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc_series *s, progress *p,
+                              run_control *c)
 {
     uint64_t thermalization = (uint64_t)clmc_preset_int(preset, "run.thermalization");
     uint64_t sweeps = (uint64_t)clmc_preset_int(preset, "run.sweeps");
     uint64_t every = (uint64_t)clmc_preset_int(preset, "run.measure_every");
     p->total = thermalization + sweeps;
     unsigned pending = 0;
-    for (uint64_t t = 0; t < p->total; t++) {
+    for (uint64_t t = p->first; t < p->total; t++) {
         bool exchange = exchange_due(m, t);
         if (exchange && m->ops->sweep_before_energies) CLMC_TRY(m->ops->sweep_before_energies(m->state, t));
         else CLMC_TRY(m->ops->sweep(m->state, t));
@@ -102,7 +154,7 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
             CLMC_TRY(m->ops->measure(m->state, pending++));
         }
         if (pending == m->shape.measure_batch) {
-            CLMC_TRY(clmc_series_collect(s, m->ops, m->state, pending));
+            CLMC_TRY(collect_finite(m, s, pending, c));
             pending = 0;
         }
         if (exchange) CLMC_TRY(clmc_tempering_exchange(&m->pt, m->ops, m->state));
@@ -110,8 +162,15 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
             CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
             progress_report(p, t + 1, false);
         }
+        int signal_number = clmc_interrupt_signal();
+        if ((signal_number && t + 1 < p->total) || checkpoint_due(c, t + 1, p->total)) {
+            CLMC_TRY(collect_finite(m, s, pending, c));
+            pending = 0;
+            if (m->ops->save_state) CLMC_TRY(write_checkpoint(m, preset, s, t + 1, c));
+            if (signal_number) return interrupted(m, signal_number, t + 1, c);
+        }
     }
-    return clmc_series_collect(s, m->ops, m->state, pending);
+    return collect_finite(m, s, pending, c);
 }
 
 /* seconds: device time of the update kernels (profiling events); wall_seconds:
@@ -200,16 +259,37 @@ static clmc_status allocate_series(const model_instance *m, const clmc_preset *p
     return clmc_series_init(s, (size_t)n, &m->shape, m->n_columns);
 }
 
-static clmc_status run_instance(model_instance *m, clmc_preset *preset, const clmc_run_options *options)
+/* Continues from a checkpoint: its state replaces the fresh one. */
+static clmc_status resume_from(model_instance *m, const clmc_preset *preset, const clmc_checkpoint *checkpoint,
+                               clmc_series *s, progress *p)
 {
-    const char *dir = clmc_preset_string(preset, "output.dir");
+    uint64_t total = (uint64_t)(clmc_preset_int(preset, "run.thermalization") + clmc_preset_int(preset, "run.sweeps"));
+    if (checkpoint->next_sweep > total)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %llu sweeps done, more than the run's %llu",
+                         (unsigned long long)checkpoint->next_sweep, (unsigned long long)total);
+    CLMC_TRY(clmc_checkpoint_restore(checkpoint, m->ops, m->state, &m->pt, s));
+    p->first = checkpoint->next_sweep;
+    if (!p->quiet)
+        fprintf(stderr, "clmc: resuming at sweep %llu of %llu (checkpoint written on %s)\n",
+                (unsigned long long)p->first, (unsigned long long)total, checkpoint->device_name);
+    return CLMC_OK;
+}
+
+static clmc_status run_instance(model_instance *m, clmc_preset *preset, const clmc_run_options *options,
+                                const clmc_checkpoint *checkpoint)
+{
+    run_control control = {.dir = clmc_preset_string(preset, "output.dir")};
+    CLMC_TRY(clmc_checkpoint_plan_read(preset, m->ops, &control.plan));
+    const char *dir = control.dir;
     CLMC_TRY(clmc_make_directory(dir));
     clmc_series s = {0};
     clmc_status status = allocate_series(m, preset, &s);
     progress p = {.quiet = options && options->quiet, .started = now_seconds()};
+    if (status == CLMC_OK && checkpoint) status = resume_from(m, preset, checkpoint, &s, &p);
+    control.plan.last_written = now_seconds();
     double kernel_seconds = 0;
     clmc_runtime_reset_clock(m->rt);
-    if (status == CLMC_OK) status = run_sweeps(m, preset, &s, &p);
+    if (status == CLMC_OK) status = run_sweeps(m, preset, &s, &p, &control);
     if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
     double wall_seconds = now_seconds() - p.started;
     if (status == CLMC_OK) progress_report(&p, p.total, true);
@@ -239,8 +319,45 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     model_instance m;
     clmc_status status = instance_open(preset, &device, &m);
     if (status == CLMC_OK && !(options && options->quiet)) print_tuning(m.tuning);
-    if (status == CLMC_OK) status = run_instance(&m, preset, options);
+    if (status == CLMC_OK) status = run_instance(&m, preset, options, NULL);
     instance_close(&m);
+    return status;
+}
+
+/* The preset stored in the checkpoint, writing into `dir` wherever it was. */
+static clmc_status checkpoint_preset(const clmc_checkpoint *c, const char *dir, clmc_preset **preset)
+{
+    cJSON *quoted = cJSON_CreateString(dir);
+    char *text = quoted ? cJSON_PrintUnformatted(quoted) : NULL;
+    size_t size = (text ? strlen(text) : 0) + sizeof "output.dir=";
+    char *override = text ? malloc(size) : NULL;
+    clmc_status status = override ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) {
+        snprintf(override, size, "output.dir=%s", text);
+        const char *overrides[] = {override};
+        status = clmc_preset_parse(c->preset_json, strlen(c->preset_json), "checkpoint preset", overrides, 1, preset);
+    }
+    free(override);
+    free(text);
+    cJSON_Delete(quoted);
+    return status;
+}
+
+clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
+{
+    clmc_checkpoint checkpoint;
+    CLMC_TRY(clmc_checkpoint_read(dir, &checkpoint));
+    clmc_preset *preset = NULL;
+    clmc_device_info device;
+    clmc_status status = checkpoint_preset(&checkpoint, dir, &preset);
+    if (status == CLMC_OK) status = clmc_device_select(options ? options->device : NULL, &device);
+    model_instance m;
+    memset(&m, 0, sizeof m);
+    if (status == CLMC_OK) status = instance_open(preset, &device, &m);
+    if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint);
+    instance_close(&m);
+    clmc_preset_free(preset);
+    clmc_checkpoint_free(&checkpoint);
     return status;
 }
 

@@ -69,6 +69,19 @@ typedef struct clmc_model_ops {
     /* Optional: the final configuration of the first system as a grey image
      * (plane z = 0 in 3D), width x height bytes the caller frees. */
     clmc_status (*picture)(void *state, unsigned char **grey, int *width, int *height);
+    /* Checkpoints (optional; give both or neither, see src/checkpoint.h).
+     * save_state returns the model's whole evolving state (device buffers
+     * such as configurations and couplings, plus any host-side
+     * accumulators) as one malloc'ed byte blob whose layout does not depend
+     * on the device; load_state puts such a blob into a model just created
+     * from the same resolved preset and refuses (CLMC_ERR_INPUT) a blob of
+     * the wrong size or content.  Inverse temperatures are not part of it:
+     * the engine restores the tempering map and calls set_betas. */
+    clmc_status (*save_state)(void *state, unsigned char **blob, size_t *bytes);
+    clmc_status (*load_state)(void *state, const unsigned char *blob, size_t bytes);
+    /* Optional: device memory the preset will allocate (all buffers, and the
+     * largest one), checked against the device before create. */
+    void (*device_bytes)(const clmc_preset *preset, uint64_t *total, uint64_t *largest);
     /* Parameters `clmc tune` may search (NULL or a list ended by a NULL
      * path); candidates the preset's checks refuse are skipped. */
     const clmc_tunable *tunables;

@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "checkpoint.h"
 #include "model.h"
 #include "preset_internal.h"
 
@@ -52,6 +53,9 @@ static const clmc_field run_fields[] = {
     {"sweeps", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000", "sweeps after thermalization"},
     {"measure_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1", "sweeps between measurements"},
     {"seed", CLMC_FIELD_INT, 0, 9007199254740991.0, false, NULL, "42", "random seed (exact in a double)"},
+    /* An integer given here is turned into its string by prepare_run. */
+    {"checkpoint_every", CLMC_FIELD_STRING, 0, 0, false, NULL, "\"0\"",
+     "sweeps (\"1000\" or 1000) or seconds (\"600s\", \"10m\", \"2h\") between checkpoints; 0: none"},
     FIELD_END,
 };
 
@@ -107,12 +111,13 @@ static void select_ensemble_tables(const resolve_context *ctx, const cJSON *inpu
 
 static clmc_status prepare_model(resolve_context *ctx, cJSON *input);
 static clmc_status prepare_output(resolve_context *ctx, cJSON *input);
+static clmc_status prepare_run(resolve_context *ctx, cJSON *input);
 
 static const section_schema sections[] = {
     {"model", true, NULL, select_model_tables, prepare_model},
     {"algorithm", false, NULL, select_algorithm_tables, NULL},
     {"ensemble", true, NULL, select_ensemble_tables, NULL},
-    {"run", false, run_fields, NULL, NULL},
+    {"run", false, run_fields, NULL, prepare_run},
     {"output", false, output_fields, NULL, prepare_output},
 };
 #define N_SECTIONS (sizeof sections / sizeof sections[0])
@@ -397,6 +402,35 @@ static clmc_status prepare_output(resolve_context *ctx, cJSON *input)
     cJSON *added = cJSON_AddStringToObject(input, "dir", dir);
     free(dir);
     return added ? CLMC_OK : out_of_memory();
+}
+
+/* run.checkpoint_every: an integer (sweeps) becomes its decimal string, so
+ * the resolved value always has one type; the syntax is checked here. */
+static clmc_status prepare_run(resolve_context *ctx, cJSON *input)
+{
+    cJSON *every = cJSON_GetObjectItemCaseSensitive(input, "checkpoint_every");
+    if (!every) return CLMC_OK;
+    if (cJSON_IsNumber(every)) {
+        /* Numbers become strings, then pass the string checks below. */
+        double x = every->valuedouble;
+        if (!(x >= 0 && x <= 1e12 && x == floor(x)))
+            return schema_error(ctx, "run.checkpoint_every", "expected a whole number of sweeps in [0, 1e12]");
+        char text[32];
+        snprintf(text, sizeof text, "%.0f", x);
+        cJSON *replacement = cJSON_CreateString(text);
+        if (!replacement) return out_of_memory();
+        if (!cJSON_ReplaceItemInObjectCaseSensitive(input, "checkpoint_every", replacement)) return out_of_memory();
+        every = replacement;
+    }
+    if (!cJSON_IsString(every)) return wrong_type(ctx, "run.checkpoint_every", "an integer or a string", every);
+    uint64_t sweeps;
+    double seconds;
+    const char *problem = clmc_checkpoint_every_problem(every->valuestring, &sweeps, &seconds);
+    if (problem) return schema_error(ctx, "run.checkpoint_every", "%s", problem);
+    if ((sweeps || seconds > 0) && !(ctx->model->save_state && ctx->model->load_state))
+        return schema_error(ctx, "run.checkpoint_every", "model \"%s\" cannot checkpoint yet; remove the key (or "
+                            "give 0)", ctx->model->type);
+    return CLMC_OK;
 }
 
 static clmc_status resolve_section(resolve_context *ctx, cJSON *root_in, const section_schema *section,

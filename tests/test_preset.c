@@ -71,7 +71,8 @@ Test(preset, minimal_preset_resolves_with_defaults)
     cr_expect_eq(clmc_preset_int(preset, "run.measure_every"), 1);
     cr_expect_eq(clmc_preset_int(preset, "run.seed"), 42);
     cr_expect_str_eq(clmc_preset_string(preset, "output.dir"), "out/mini");
-    cr_expect_not(clmc_preset_has(preset, "run.checkpoint_every"));
+    cr_expect_str_eq(clmc_preset_string(preset, "run.checkpoint_every"), "0");
+    cr_expect_not(clmc_preset_has(preset, "run.no_such_key"));
     cr_expect_not(clmc_preset_has(preset, "model.L.x"));
     clmc_preset_free(preset);
 }

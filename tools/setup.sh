@@ -6,16 +6,28 @@ cd "$(dirname "$0")/.."
 
 packages=(gcc meson ninja-build pkg-config ocl-icd-opencl-dev opencl-c-headers
           pocl-opencl-icd clinfo libcjson-dev libcriterion-dev)
+# For the fuzz test (clang with libFuzzer and the sanitizer runtimes) and the
+# opt-in valgrind test; installed where the distribution has them.
+optional=(clang libclang-rt-dev valgrind)
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+for p in "${packages[@]}" "${optional[@]}"; do
+  installed "$p" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -q
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${missing[@]}"
+  available=()
+  for p in "${missing[@]}"; do
+    if [[ " ${optional[*]} " == *" $p "* ]] && ! apt-cache show "$p" >/dev/null 2>&1; then
+      echo "setup: optional package $p is not available here; skipped" >&2
+    else
+      available+=("$p")
+    fi
+  done
+  echo "setup: installing ${available[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -q "${available[@]}"
 fi
 
 # The plotting tools (tools/plot_*.py) need matplotlib for the python3 on PATH.

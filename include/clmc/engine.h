@@ -17,6 +17,13 @@ typedef struct clmc_run_options {
  * into output.dir atomically.  The preset's automatic values are resolved. */
 clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options);
 
+/* Continues the run whose checkpoint is DIR/checkpoint.clmc (run.checkpoint_every,
+ * SIGINT/SIGTERM): the preset comes from the checkpoint, results go to DIR.  The
+ * results equal those of an uninterrupted run bit for bit.  A truncated,
+ * corrupted or incompatible checkpoint is refused (CLMC_ERR_INPUT) before
+ * anything is written. */
+clmc_status clmc_resume(const char *dir, const clmc_run_options *options);
+
 typedef struct clmc_bench_entry {
     clmc_device_info device;
     clmc_status status;      /* CLMC_OK, or why there is no figure */

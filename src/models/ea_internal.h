@@ -79,6 +79,9 @@ clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep);
 /* Total energies H of all configurations after that pass (blocking read). */
 clmc_status ea_energy_pass_read(ea_state *s, double *energies);
 void ea_energy_pass_destroy(ea_state *s);
+/* ea_checkpoint.c */
+clmc_status ea_save_state(void *state, unsigned char **blob, size_t *bytes);
+clmc_status ea_load_state(void *state, const unsigned char *blob, size_t bytes);
 
 /* ea_estimate.c */
 clmc_status ea_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables);

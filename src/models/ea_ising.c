@@ -694,4 +694,6 @@ const clmc_model_ops clmc_model_ea_ising = {
     .energies = ea_energies,
     .set_betas = ea_set_betas,
     .checks = ea_checks,
+    .save_state = ea_save_state,
+    .load_state = ea_load_state,
 };

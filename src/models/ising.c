@@ -458,6 +458,45 @@ static clmc_status ising_picture(void *state, unsigned char **grey, int *width, 
     return status;
 }
 
+/* Checkpoints: the spin buffer of all configurations as stored (bytes of
+ * +-1, or the multi-spin words of cl/ising_msc.cl in little-endian order);
+ * the thresholds follow from the betas the engine restores. */
+static clmc_status ising_save_state(void *state, unsigned char **blob, size_t *bytes)
+{
+    ising_state *s = state;
+    *bytes = spin_bytes(s) * s->n_configs;
+    *blob = malloc(*bytes);
+    if (!*blob) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, *bytes, *blob, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+static clmc_status ising_load_state(void *state, const unsigned char *blob, size_t bytes)
+{
+    ising_state *s = state;
+    if (bytes != spin_bytes(s) * s->n_configs)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %zu bytes of spins; the preset has %zu", bytes,
+                         spin_bytes(s) * s->n_configs);
+    for (size_t i = 0; !s->msc && i < bytes; i++)
+        if ((signed char)blob[i] != 1 && (signed char)blob[i] != -1)
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: spin %zu is not +-1", i);
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* Spins of every configuration plus the measurement partials (at most 1024
+ * work-groups per configuration and batch slot). */
+static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
+{
+    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    uint64_t configs = clmc_preset_betas(p, NULL, 0);
+    bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    uint64_t spins = (msc ? sites / 8 : sites) * configs;
+    uint64_t partials = 2ULL * 1024 * configs * (MEASURE_BATCH + 1) * sizeof(cl_int);
+    *total = spins + partials + 3 * sizeof(cl_uint) * configs;
+    *largest = spins > partials ? spins : partials;
+}
+
 static const long long tile_candidates[] = {4, 8, 16, 32, 64, 0}, width_candidates[] = {2, 4, 8, 0};
 static const clmc_tunable ising_tunables[] = {
     {"algorithm.tile", 0, tile_candidates, false}, /* the double checkerboard's update order follows the tile */
@@ -479,6 +518,9 @@ const clmc_model_ops clmc_model_ising = {
     .energies = ising_energies,
     .set_betas = ising_set_betas,
     .checks = ising_checks,
+    .save_state = ising_save_state,
+    .load_state = ising_load_state,
+    .device_bytes = ising_device_bytes,
     .tunables = ising_tunables,
     .picture = ising_picture,
 };

@@ -326,6 +326,40 @@ static clmc_status potts_picture(void *state, unsigned char **grey, int *width, 
     return CLMC_OK;
 }
 
+/* Checkpoints: the states (one byte per site).  Swendsen-Wang bonds and
+ * labels are rebuilt every sweep; few-cluster marks are stamped with the
+ * sweep, so stale ones never match a later sweep and need no saving. */
+static clmc_status potts_save_state(void *state, unsigned char **blob, size_t *bytes)
+{
+    potts_state *s = state;
+    *bytes = s->n_sites;
+    *blob = malloc(*bytes);
+    if (!*blob) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, *bytes, *blob, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+static clmc_status potts_load_state(void *state, const unsigned char *blob, size_t bytes)
+{
+    potts_state *s = state;
+    if (bytes != s->n_sites)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %zu bytes of states; the preset has %u sites", bytes, s->n_sites);
+    for (size_t i = 0; i < bytes; i++)
+        if (blob[i] >= s->q) return clmc_fail(CLMC_ERR_INPUT, "checkpoint: state %zu is outside 0 .. q - 1", i);
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* States, and for cluster updates bonds, labels, marks and about as much
+ * again for the labeler's tiles. */
+static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
+{
+    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
+    *total = sites * (cluster ? 1 + 1 + 4 + 4 + 4 : 1);
+    *largest = cluster ? 4 * sites : sites;
+}
+
 const clmc_model_ops clmc_model_potts = {
     .type = "potts",
     .model_fields = clmc_potts_model_fields,
@@ -338,6 +372,9 @@ const clmc_model_ops clmc_model_potts = {
     .collect = potts_collect,
     .estimate = potts_estimate,
     .checks = potts_checks,
+    .save_state = potts_save_state,
+    .load_state = potts_load_state,
+    .device_bytes = potts_device_bytes,
     .tunables = clmc_labeling_tunables,
     .picture = potts_picture,
 };

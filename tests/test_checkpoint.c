@@ -1,0 +1,296 @@
+/* Long runs that survive: SIGKILL after a checkpoint then --resume gives the
+ * uninterrupted results bit for bit (Ising, Potts, Ising tempering, EA msc
+ * tempering); SIGINT
+ * leaves a resumable checkpoint; damaged checkpoints are refused without
+ * touching anything; presets too big for the device are refused. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clmc/runtime.h"
+#include "physics.h"
+#include "testenv.h"
+
+/* A few seconds on PoCL, so that a signal lands in the middle. */
+static const char ising_preset[] =
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 32}, \"ensemble\": {\"beta\": 0.44},"
+    " \"run\": {\"thermalization\": 100, \"sweeps\": 30000, \"seed\": 11, \"checkpoint_every\": 1000}}";
+static const char potts_preset[] =
+    "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 16, \"q\": 3}, \"algorithm\": {\"type\": \"swendsen_wang\"},"
+    " \"ensemble\": {\"beta\": 1.0}, \"run\": {\"thermalization\": 50, \"sweeps\": 3000, \"seed\": 5,"
+    " \"checkpoint_every\": 200}}";
+static const char tempering_preset[] =
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"ensemble\": {\"type\": \"parallel_tempering\","
+    " \"betas\": [0.3, 0.36, 0.42, 0.48], \"exchange_every\": 5}, \"run\": {\"thermalization\": 100,"
+    " \"sweeps\": 12000, \"seed\": 3, \"checkpoint_every\": 500}}";
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+static const char ea_tempering_preset[] =
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"realizations\": 64},"
+    " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\","
+    " \"betas\": [0.5, 0.7, 1.0, 1.5], \"exchange_every\": 5}, \"run\": {\"thermalization\": 100,"
+    " \"sweeps\": 6000, \"measure_every\": 20, \"seed\": 9, \"checkpoint_every\": 300}}";
+
+static char *write_preset(const char *dir, const char *json)
+{
+    char *path = malloc(4200);
+    snprintf(path, 4200, "%s/preset.json", dir);
+    test_write_file(path, json);
+    return path;
+}
+
+/* Starts "$CLMC_BIN ARGS" (stderr into LOG) without waiting; the shell
+ * execs clmc, so the pid is clmc's own. */
+static pid_t spawn_clmc(const char *args, const char *log)
+{
+    char command[17000];
+    snprintf(command, sizeof command, "exec '%s' %s 2>'%s'", getenv("CLMC_BIN"), args, log);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void wait_for_file(const char *path, pid_t pid)
+{
+    for (int i = 0; i < 6000 && !test_path_exists(path); i++) {
+        int status;
+        cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "clmc ended before writing %s", path);
+        sleep_ms(10);
+    }
+    cr_assert(test_path_exists(path), "no %s after 60 s", path);
+}
+
+static void expect_same_file(const char *dir_a, const char *dir_b, const char *name)
+{
+    char path[8500];
+    snprintf(path, sizeof path, "%s/%s", dir_a, name);
+    char *a = test_read_file(path);
+    snprintf(path, sizeof path, "%s/%s", dir_b, name);
+    char *b = test_read_file(path);
+    cr_assert(a && b, "%s missing", name);
+    printf("%s: %zu and %zu bytes, %s\n", name, strlen(a), strlen(b), strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+    cr_expect_str_eq(a, b, "%s differs", name);
+    free(a);
+    free(b);
+}
+
+/* series.csv byte for byte; observables and checks of result.json exactly. */
+static void expect_same_results(const char *reference, const char *resumed)
+{
+    expect_same_file(reference, resumed, "series.csv");
+    cJSON *a = test_load_result(reference), *b = test_load_result(resumed);
+    cr_assert(a && b, "result.json missing");
+    const char *parts[] = {"observables", "checks"};
+    for (int i = 0; i < 2; i++) {
+        bool same = cJSON_Compare(cJSON_GetObjectItem(a, parts[i]), cJSON_GetObjectItem(b, parts[i]), true);
+        char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(b, parts[i]));
+        printf("%s %s: %.200s\n", parts[i], same ? "identical" : "DIFFERENT", text);
+        free(text);
+        cr_expect(same, "%s differ", parts[i]);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+static unsigned random_delay_ms(void)
+{
+    static unsigned seed;
+    if (!seed) seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+    return (unsigned)(rand_r(&seed) % 400);
+}
+
+/* Reference run, then the same run killed by `signal_number` at a random
+ * point after its first checkpoint, resumed, and compared. */
+static void interrupt_and_resume(const char *label, const char *preset_json, int signal_number)
+{
+    char *dir = test_scratch_dir(label), *preset = write_preset(dir, preset_json), args[8400], log[8400];
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference'", preset, dir), 0, "reference run");
+    snprintf(args, sizeof args, "run '%s' --out '%s/resumed'", preset, dir);
+    snprintf(log, sizeof log, "%s/interrupted.log", dir);
+    pid_t pid = spawn_clmc(args, log);
+    char checkpoint[4200];
+    snprintf(checkpoint, sizeof checkpoint, "%s/resumed/checkpoint.clmc", dir);
+    wait_for_file(checkpoint, pid);
+    unsigned delay = random_delay_ms();
+    sleep_ms(delay);
+    kill(pid, signal_number);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    char *stderr_text = test_read_file(log);
+    printf("%s: signal %d %u ms after the first checkpoint; clmc %s %d\n", label, signal_number, delay,
+           WIFSIGNALED(status) ? "killed by signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status)
+                                                                                      : WEXITSTATUS(status));
+    if (signal_number == SIGKILL) {
+        cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "run ended before the kill");
+    } else {
+        printf("stderr: %s\n", stderr_text ? strrchr(stderr_text, '\n') ? stderr_text : stderr_text : "");
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status after signal %d", signal_number);
+        cr_expect(stderr_text && strstr(stderr_text, "--resume"), "no resume hint on stderr");
+    }
+    free(stderr_text);
+    snprintf(args, sizeof args, "%s/resumed/result.json", dir);
+    cr_assert(!test_path_exists(args), "an interrupted run wrote result.json");
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run --resume '%s/resumed'", dir);
+    printf("resume: exit %d: %s\n", rc, output ? output : "");
+    free(output);
+    cr_assert_eq(rc, 0, "resume failed");
+    snprintf(args, sizeof args, "%s/reference", dir);
+    snprintf(log, sizeof log, "%s/resumed", dir);
+    expect_same_results(args, log);
+    free(preset);
+    free(dir);
+}
+
+Test(checkpoint, ising_sigkill_resume_bit_identical) { interrupt_and_resume("ckpt-ising", ising_preset, SIGKILL); }
+Test(checkpoint, potts_sigkill_resume_bit_identical) { interrupt_and_resume("ckpt-potts", potts_preset, SIGKILL); }
+Test(checkpoint, tempering_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-tempering", tempering_preset, SIGKILL);
+}
+Test(checkpoint, ea_msc_tempering_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-ea", ea_tempering_preset, SIGKILL);
+}
+Test(checkpoint, sigint_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigint", ising_preset, SIGINT); }
+Test(checkpoint, sigterm_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigterm", ising_preset, SIGTERM); }
+
+/* All files of DIR, concatenated with their names, to see that nothing changed. */
+static char *directory_snapshot(const char *dir)
+{
+    const char *names[] = {"checkpoint.clmc", "checkpoint.prev", "series.csv", "result.json"};
+    size_t size = 1;
+    char *all = calloc(1, 1);
+    for (int i = 0; i < 4; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        struct stat st;
+        char *text = stat(path, &st) == 0 ? malloc((size_t)st.st_size + 64) : NULL;
+        FILE *f = text ? fopen(path, "rb") : NULL;
+        size_t n = f ? fread(text, 1, (size_t)st.st_size, f) : 0;
+        if (f) fclose(f);
+        all = realloc(all, size + n + 300);
+        size += (size_t)snprintf(all + size - 1, 300, "[%s %zu]", names[i], n);
+        for (size_t k = 0; k < n; k++) all[size - 1 + k] = text[k] ? text[k] : '\x01'; /* keep it a C string */
+        size += n;
+        all[size - 1] = '\0';
+        free(text);
+    }
+    return all;
+}
+
+static void damage_and_expect_refusal(const char *dir, const char *how, long keep_bytes, long flip_bit)
+{
+    char path[9100], *output = NULL;
+    snprintf(path, sizeof path, "%s/checkpoint.clmc", dir);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    if (keep_bytes >= 0) cr_assert_eq(truncate(path, keep_bytes), 0);
+    if (flip_bit >= 0) {
+        FILE *f = fopen(path, "r+b");
+        fseek(f, flip_bit / 8, SEEK_SET);
+        int byte = fgetc(f);
+        fseek(f, flip_bit / 8, SEEK_SET);
+        fputc(byte ^ (1 << (flip_bit % 8)), f);
+        fclose(f);
+    }
+    char *before = directory_snapshot(dir);
+    int rc = test_run_clmc(&output, "run --resume '%s' --quiet", dir);
+    printf("%s (file of %lld bytes): exit %d: %s", how, (long long)st.st_size, rc, output ? output : "");
+    cr_expect_eq(rc, 2, "%s: exit status %d", how, rc);
+    cr_expect(output && strstr(output, "refused"), "%s: message lacks 'refused'", how);
+    char *after = directory_snapshot(dir);
+    cr_expect_str_eq(before, after, "%s: the directory changed", how);
+    free(before);
+    free(after);
+    free(output);
+}
+
+Test(checkpoint, damaged_checkpoints_refused_nothing_overwritten)
+{
+    char *dir = test_scratch_dir("ckpt-damaged"), *preset = write_preset(dir, ising_preset);
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/run' --set run.sweeps=3000 --set "
+                               "run.checkpoint_every=500", preset, dir), 0);
+    char run[4200], copy[9000];
+    snprintf(run, sizeof run, "%s/run", dir);
+    const char *cases[] = {"truncated to half", "truncated by one byte", "one bit flipped in the middle",
+                           "one bit flipped in the header", "empty"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(copy, sizeof copy, "cp -r '%s' '%s/case%d'", run, dir, i);
+        cr_assert_eq(system(copy), 0);
+        snprintf(copy, sizeof copy, "%s/case%d/checkpoint.clmc", dir, i);
+        struct stat st;
+        cr_assert_eq(stat(copy, &st), 0);
+        long size = (long)st.st_size;
+        long keep[] = {size / 2, size - 1, -1, -1, 0}, flip[] = {-1, -1, 4 * size + 3, 70, -1};
+        snprintf(copy, sizeof copy, "%s/case%d", dir, i);
+        damage_and_expect_refusal(copy, cases[i], keep[i], flip[i]);
+    }
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run --resume '%s/nowhere' --quiet", dir);
+    printf("missing checkpoint: exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 2);
+    free(output);
+    free(preset);
+    free(dir);
+}
+
+/* 64 configurations of 65534^2 one-byte spins: about 275 GB. */
+Test(checkpoint, preset_larger_than_device_memory_refused)
+{
+    char betas[2048] = "", *at = betas;
+    for (int i = 0; i < 64; i++) at += sprintf(at, "%s%.4f", i ? ", " : "", 0.1 + 0.005 * i);
+    char json[4096];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 65534}, \"ensemble\": {\"type\": "
+             "\"parallel_tempering\", \"betas\": [%s]}, \"run\": {\"sweeps\": 10, \"thermalization\": 0}}", betas);
+    char *dir = test_scratch_dir("ckpt-memory"), *preset = write_preset(dir, json), *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
+    printf("exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 2, "exit status %d", rc);
+    clmc_device_info device;
+    cr_assert_eq(clmc_device_select(NULL, &device), CLMC_OK);
+    unsigned long long needed = 0, has = 0, spins = 65534ULL * 65534ULL * 64ULL;
+    const char *numbers = output ? strstr(output, "needs ") : NULL;
+    cr_assert(numbers && sscanf(numbers, "needs %llu bytes", &needed) == 1, "no needed bytes in the message");
+    const char *available = strstr(numbers, " has ");
+    cr_assert(available && sscanf(available, " has %llu bytes", &has) == 1, "no available bytes in the message");
+    printf("needed %llu >= spins alone %llu; available %llu ~ device global memory %llu\n", needed, spins, has,
+           (unsigned long long)device.global_mem_bytes);
+    cr_expect_geq(needed, spins);
+    /* PoCL derives its global memory from the host's free memory at query time. */
+    double ratio = (double)has / (double)device.global_mem_bytes;
+    cr_expect(ratio > 0.75 && ratio < 1.25, "available %llu is not the device's global memory %llu", has,
+              (unsigned long long)device.global_mem_bytes);
+    cr_expect_gt(needed, has);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/out", dir);
+    cr_expect(!test_path_exists(path), "an output directory was created");
+    free(output);
+    free(preset);
+    free(dir);
+}
+
+Test(checkpoint, bad_checkpoint_every_refused)
+{
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"ensemble\": {\"beta\": 0.4},"
+                       " \"run\": {\"checkpoint_every\": \"10x\"}}", "ckpt-every-unit", "run.checkpoint_every");
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"ensemble\": {\"beta\": 0.4},"
+                       " \"run\": {\"checkpoint_every\": -5}}", "ckpt-every-negative", "run.checkpoint_every");
+    expect_input_error("{\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.3},"
+                       " \"run\": {\"checkpoint_every\": 100}}", "ckpt-disks", "cannot checkpoint yet");
+}
