@@ -266,6 +266,22 @@ static clmc_status setup(heisenberg_state *s, clmc_preset *p)
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
 
+/* Global-memory traffic of a sweep, each byte counted once per kernel.
+ * Tiles read tile + halo (spins and couplings) and write the tile's spins once
+ * per visit.  Each naive colour pass reads all spins (its colour and the
+ * neighbours') and all couplings (its sites' +d bonds and the neighbours'),
+ * and writes its colour's spins; the glass's replicas share the couplings. */
+static double bytes_per_sweep(const heisenberg_state *s, double sub_sweeps)
+{
+    double real_bytes = (double)clmc_heisenberg_real_bytes(s), couplings = s->glass ? s->dim : 0;
+    double spins = (double)s->ncomp * s->n_configs;
+    if (s->tiled) {
+        double halo = pow((s->tile + 2.0) / s->tile, s->planes ? 2 : s->dim);
+        return s->n_sites * real_bytes * (spins * (halo + 1.0) + couplings * halo);
+    }
+    return s->n_sites * real_bytes * sub_sweeps * 2.0 * (1.5 * spins + couplings);
+}
+
 clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass, void **state, clmc_model_shape *shape)
 {
     heisenberg_state *s = calloc(1, sizeof *s);
@@ -278,15 +294,10 @@ clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass,
         return status;
     }
     double sub_sweeps = s->pure_overrelaxation ? s->hits : (double)s->hits + s->or_steps;
-    double site_bytes = ((double)s->ncomp + (s->glass ? s->dim : 0)) * (double)clmc_heisenberg_real_bytes(s);
-    /* Tiles read tile + halo and write the tile once per visit; the naive
-     * kernel reads the site and its neighbours and writes it per sub-sweep. */
-    double per_site = s->tiled ? pow((s->tile + 2.0) / s->tile, s->planes ? 2 : s->dim) + 1.0
-                               : sub_sweeps * (2.0 * s->dim + 2.0);
     shape->series_columns = glass ? clmc_heisenberg_glass_columns : series_columns;
     shape->measure_batch = MEASURE_BATCH;
     shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;
-    shape->bytes_per_sweep = (double)s->n_sites * site_bytes * per_site * s->n_configs;
+    shape->bytes_per_sweep = bytes_per_sweep(s, sub_sweeps);
     shape->n_systems = 1;
     shape->n_temperatures = 1;
     *state = s;
@@ -303,10 +314,11 @@ clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
     return s->glass && slot < MEASURE_BATCH ? clmc_heisenberg_glass_measure(s, slot) : CLMC_OK;
 }
 
-/* One sub-sweep of `move` over both colours of the naive layout. */
+/* One sub-sweep of `move` over both colours of the naive layout (a
+ * work-item updates its site in every configuration). */
 static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint move, cl_uint hit)
 {
-    size_t global[2] = {s->n_sites / 2, s->n_configs};
+    size_t global[2] = {s->n_sites / 2, 1};
     CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &move));
     CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &hit));
     for (cl_uint colour = 0; colour < 2; colour++) {

@@ -12,8 +12,17 @@
 
 const char *const clmc_heisenberg_glass_columns[] = {"energy", "q2", "q4", NULL};
 
-/* couplings[d * N + site] = J of the bond from site to its +d neighbour, the
- * EA model's draw for (seed, realization 0, site, d). */
+/* Place of a site in the colour-split arrays (cl/heisenberg.cl, packed_site):
+ * colour * N / 2 + site / 2. */
+static size_t packed_site(const heisenberg_state *s, size_t site)
+{
+    size_t edge = (size_t)s->edge, row = site / edge;
+    size_t colour = (site % edge + row % edge + row / edge) & 1u;
+    return colour * (s->n_sites / 2) + site / 2;
+}
+
+/* couplings[d * N + packed_site(site)] = J of the bond from site to its +d
+ * neighbour, the EA model's draw for (seed, realization 0, site, d). */
 clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
 {
     clmc_ea_couplings kind = CLMC_EA_GAUSSIAN;
@@ -26,9 +35,10 @@ clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
     }
     if (s->bimodal) kind = CLMC_EA_BIMODAL;
     for (size_t b = 0; b < bonds; b++) {
-        double j = clmc_ea_coupling(kind, s->seed, 0, (uint32_t)(b % s->n_sites), (unsigned)(b / s->n_sites));
-        if (s->is_double) ((double *)values)[b] = j;
-        else ((float *)values)[b] = (float)j;
+        size_t site = b % s->n_sites, d = b / s->n_sites, slot = d * s->n_sites + packed_site(s, site);
+        double j = clmc_ea_coupling(kind, s->seed, 0, (uint32_t)site, (unsigned)d);
+        if (s->is_double) ((double *)values)[slot] = j;
+        else ((float *)values)[slot] = (float)j;
     }
     clmc_status status = clmc_heisenberg_buffer(s, bonds * clmc_heisenberg_real_bytes(s), values, &s->couplings);
     free(values);
