@@ -4,7 +4,8 @@
  * tiles in local memory (tiled), spin-length renormalisation, and energy and
  * magnetisation sums in exact fixed point.
  *
- * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG; REAL_DOUBLE for
+ * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG, CONFIGS (the
+ * configurations, each at its own betas[config]); REAL_DOUBLE for
  * double precision; FAST_MATH for native functions; GLASS for quenched
  * couplings (the spin glass, H = -sum_<ij> J_ij s_i . s_j, J of the bond from
  * site i to its +d neighbour at couplings[d * SITES + i]; without GLASS the
@@ -89,10 +90,8 @@ inline uint packed_site(uint site)
 }
 
 #ifdef GLASS
-#define CONFIGS 2
 #define COUPLING(couplings, site, d) ((couplings)[(d) * SITES + packed_site(site)])
 #else
-#define CONFIGS 1
 #define COUPLING(couplings, site, d) ((real)1)
 #endif
 #define CONFIG_SPINS(spins) ((spins) + (size_t)get_global_id(1) * NCOMP * SITES)
@@ -254,7 +253,7 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
  * packed index colour * HALF_SITES + item, its neighbours' in the other
  * colour's half. */
 __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
-                                      uint move, uint hit, real beta, __global const real *couplings)
+                                      uint move, uint hit, __global const real *betas, __global const real *couplings)
 {
     uint item = get_global_id(0);
     if (item >= HALF_SITES) return;
@@ -278,7 +277,7 @@ __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint s
         spin_t h = 0;
         for (uint d = 0; d < DIM; d++)
             h += j_up[d] * load_packed(config_spins, up[d]) + j_down[d] * load_packed(config_spins, down[d]);
-        spin_t s = update_spin(load_packed(config_spins, own), h, move, beta, key, site, sweep, hit, config);
+        spin_t s = update_spin(load_packed(config_spins, own), h, move, betas[config], key, site, sweep, hit, config);
         store_packed(config_spins, own, s);
     }
 }
@@ -374,8 +373,10 @@ inline spin_t box_field(__local const real *box, __local const real *jbox, uint 
 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1)))
 void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
-                             uint mc_hits, uint or_steps, real beta, __global const real *couplings, uint mc_move)
+                             uint mc_hits, uint or_steps, __global const real *betas, __global const real *couplings,
+                             uint mc_move)
 {
+    real beta = betas[get_global_id(1)];
     __local real box[NCOMP * BOX_SITES];
     __local real jbox[DIM * JBOX_SITES];
     spins = CONFIG_SPINS(spins);
@@ -507,8 +508,10 @@ inline spin_t ring_field(__local const real *ring, __local const real *jring, in
 
 __kernel __attribute__((reqd_work_group_size(COLUMN_ITEMS, 1, 1)))
 void heisenberg_planes_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
-                              uint mc_hits, uint or_steps, real beta, __global const real *couplings, uint mc_move)
+                              uint mc_hits, uint or_steps, __global const real *betas,
+                              __global const real *couplings, uint mc_move)
 {
+    real beta = betas[get_global_id(1)];
     __local real ring[RING_PLANES * NCOMP * RING_SITES];
 #ifdef GLASS
     __local real jring[RING_PLANES * 3 * RING_SITES];
@@ -600,16 +603,20 @@ inline real spin_component(spin_t s, uint c)
 }
 
 /* Per-work-group sums of the overlap tensor q_ab = sum_i s_i^a s_i^b between
- * configurations 0 and 1 (the two replicas), in the fixed point of
- * heisenberg_measure, at partials[NCOMP^2 * (slot * groups + group) + NCOMP a + b]. */
+ * the two replicas pairs[2 p], pairs[2 p + 1] of pair p (NDRange dimension 1),
+ * in the fixed point of heisenberg_measure, at
+ * partials[NCOMP^2 * ((slot * pairs + p) * groups + group) + NCOMP a + b]. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
-void heisenberg_overlap(__global const real *spins, __global long *partials, uint slot)
+void heisenberg_overlap(__global const real *spins, __global long *partials, uint slot, __global const uint *pairs)
 {
+    uint pair = get_global_id(1);
+    __global const real *first = spins + (size_t)pairs[2 * pair] * NCOMP * SITES;
+    __global const real *second = spins + (size_t)pairs[2 * pair + 1] * NCOMP * SITES;
     __local long sums[MEASURE_WG];
     long total[NCOMP * NCOMP];
     for (uint k = 0; k < NCOMP * NCOMP; k++) total[k] = 0;
     for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
-        spin_t a = load_spin(spins, site), b = load_spin(spins + NCOMP * SITES, site);
+        spin_t a = load_spin(first, site), b = load_spin(second, site);
         for (uint k = 0; k < NCOMP * NCOMP; k++)
             total[k] += convert_long_rte(spin_component(a, k / NCOMP) * spin_component(b, k % NCOMP) * FIXED_SCALE);
     }
@@ -621,7 +628,9 @@ void heisenberg_overlap(__global const real *spins, __global long *partials, uin
             if (lid < stride) sums[lid] += sums[lid + stride];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (lid == 0) partials[NCOMP * NCOMP * ((size_t)slot * get_num_groups(0) + get_group_id(0)) + k] = sums[0];
+        if (lid == 0)
+            partials[NCOMP * NCOMP * (((size_t)slot * get_global_size(1) + pair) * get_num_groups(0) + get_group_id(0)) + k] =
+                sums[0];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

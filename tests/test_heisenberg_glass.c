@@ -1,8 +1,9 @@
 /* O(n) spin glass (heisenberg_glass): heat-bath, Metropolis and the heat-bath
  * + over-relaxation mix on one Gaussian and one bimodal 3D sample against a
  * sequential host simulation of two replicas with the same couplings (energy
- * and overlap q2), energy conservation of pure over-relaxation in both
- * layouts, and preset errors. */
+ * and overlap q2), the same under parallel tempering at each temperature,
+ * energy conservation of pure over-relaxation in all layouts, and preset
+ * errors. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -127,6 +128,82 @@ ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energ
     cJSON_Delete(result);
 }
 
+/* observables.tempering: an acceptance in (0, 1] per pair of neighbouring
+ * betas, and the final map a permutation of each chain's configurations. */
+static void check_tempering_report(const cJSON *result, int n_betas)
+{
+    const cJSON *report = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "tempering");
+    cr_assert_not_null(report, "tempering report missing");
+    const cJSON *acceptance = cJSON_GetObjectItem(report, "acceptance");
+    cr_assert_eq(cJSON_GetArraySize(acceptance), n_betas - 1);
+    printf("acceptance:");
+    for (int t = 0; t < n_betas - 1; t++) {
+        double a = cJSON_GetArrayItem(acceptance, t)->valuedouble;
+        printf(" %.3f", a);
+        cr_expect(a > 0 && a <= 1, "pair %d: acceptance %.4f", t, a);
+    }
+    printf(", round trips %g\n", cJSON_GetObjectItem(report, "round_trips")->valuedouble);
+    const cJSON *map = cJSON_GetObjectItem(report, "final_configuration_at_temperature");
+    cr_assert_eq(cJSON_GetArraySize(map), 2 * n_betas);
+    for (int chain = 0; chain < 2; chain++) {
+        int seen[8] = {0};
+        for (int t = 0; t < n_betas; t++) {
+            int c = cJSON_GetArrayItem(map, chain * n_betas + t)->valueint;
+            cr_expect(c >= chain * n_betas && c < (chain + 1) * n_betas && !seen[c - chain * n_betas]++,
+                      "chain %d: configuration %d out of place or repeated", chain, c);
+        }
+    }
+}
+
+/* Parallel tempering over three betas of one Gaussian 4^3 sample (two replica
+ * chains, an exchange every sweep): energy and q2 at each temperature against
+ * the host simulation at that beta, for heat-bath + over-relaxation (naive:
+ * every configuration at its own beta in one work-item) and Metropolis
+ * (tiled, hits 2). */
+Test(heisenberg_glass, tempering_agrees_with_host_reference, .timeout = 300)
+{
+    static const double betas[] = {0.8, 1.0, 1.2};
+    enum { N_BETAS = 3 };
+    glass_case sample = {3, 4, 1.0, "gaussian"};
+    double *couplings = device_couplings(&sample);
+    clmc_estimate refs[N_BETAS][2];
+    for (int t = 0; t < N_BETAS; t++) {
+        heisenberg_ref_series ref;
+        cr_assert_eq(heisenberg_ref_glass_run(3, 3, 4, betas[t], couplings, 2000, 40000, 99 + t, &ref), 0);
+        refs[t][0] = clmc_estimate_mean(ref.energy, ref.n);
+        refs[t][1] = clmc_estimate_mean(ref.q2, ref.n);
+        heisenberg_ref_series_free(&ref);
+    }
+    free(couplings);
+    const char *algorithms[] = {"\"type\": \"heatbath\", \"layout\": \"naive\", \"overrelaxation_steps\": 1",
+                                "\"type\": \"metropolis\", \"layout\": \"tiled\", \"tile\": 2, \"hits\": 2"};
+    const char *labels[] = {"heatbath+OR naive", "metropolis tiled hits=2"};
+    for (int a = 0; a < 2; a++) {
+        char preset[1024];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\"},"
+                 " \"algorithm\": {%s}, \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [%g, %g, %g],"
+                 " \"exchange_every\": 1}, \"run\": {\"thermalization\": 500, \"sweeps\": 4000, \"seed\": %d}}",
+                 algorithms[a], betas[0], betas[1], betas[2], SEED);
+        cJSON *result = physics_run(preset, "heisenberg-glass-tempering");
+        const cJSON *list = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+        cr_assert_eq(cJSON_GetArraySize(list), N_BETAS);
+        const char *names[] = {"energy", "q2"};
+        for (int t = 0; t < N_BETAS; t++)
+            for (int k = 0; k < 2; k++) {
+                const cJSON *o = cJSON_GetObjectItem(cJSON_GetArrayItem(list, t), names[k]);
+                double value = cJSON_GetObjectItem(o, "mean")->valuedouble, error = cJSON_GetObjectItem(o, "error")->valuedouble;
+                char what[160];
+                snprintf(what, sizeof what, "glass tempering %s b=%.2f %s", labels[a], betas[t], names[k]);
+                double z = physics_compare(what, value, hypot(error, refs[t][k].error), refs[t][k].mean);
+                cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", what, z);
+                cr_expect(error > 0, "an error of zero means nothing was measured");
+            }
+        check_tempering_report(result, N_BETAS);
+        cJSON_Delete(result);
+    }
+}
+
 /* Each error names its JSON path, and the command line exits with 2. */
 Test(heisenberg_glass, invalid_presets_are_input_errors)
 {
@@ -142,5 +219,17 @@ Test(heisenberg_glass, invalid_presets_are_input_errors)
                  cases[i][0], cases[i][1]);
         snprintf(label, sizeof label, "heisenberg-glass-invalid-%zu", i);
         expect_input_error(preset, label, cases[i][2]);
+    }
+    const char *tempering = "\"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [1, 2], \"exchange_every\": 1}";
+    const char *tempered[][3] = {
+        {"heisenberg_glass", "overrelaxation", "algorithm.type: \"overrelaxation\" keeps the energy"},
+        {"heisenberg", "heatbath", "ensemble: the heisenberg ferromagnet has no parallel tempering"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char preset[512], label[48];
+        snprintf(preset, sizeof preset, "{\"model\": {\"type\": \"%s\", \"L\": 4}, \"algorithm\": {\"type\": \"%s\"}, %s}",
+                 tempered[i][0], tempered[i][1], tempering);
+        snprintf(label, sizeof label, "heisenberg-glass-invalid-tempering-%zu", i);
+        expect_input_error(preset, label, tempered[i][2]);
     }
 }

@@ -19,9 +19,6 @@
 #define MOVE_METROPOLIS 0u
 #define MOVE_HEATBATH 1u
 #define MOVE_OVERRELAXATION 2u
-/* Spare measurement slots: the energy when measurements start, and at the end. */
-#define SLOT_DRIFT_START MEASURE_BATCH
-#define SLOT_FINAL (MEASURE_BATCH + 1)
 
 static const char *const series_columns[] = {"energy", "magnetization", NULL};
 
@@ -40,8 +37,12 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
     const char *layout = clmc_preset_string(p, "algorithm.layout");
     bool tiled = strcmp(layout, "naive") != 0, planes = strcmp(layout, "planes") == 0;
     bool pure_or = strcmp(clmc_preset_string(p, "algorithm.type"), "overrelaxation") == 0;
-    if (clmc_preset_betas(p, NULL, 0) > 1)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg models have no parallel tempering yet; give ensemble.beta");
+    bool glass = strcmp(clmc_preset_string(p, "model.type"), "heisenberg_glass") == 0;
+    if (clmc_preset_betas(p, NULL, 0) > 1 && !glass)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg ferromagnet has no parallel tempering; give ensemble.beta");
+    if (clmc_preset_betas(p, NULL, 0) > 1 && pure_or)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"overrelaxation\" keeps the energy and cannot be tempered; "
+                         "use \"heatbath\" or \"metropolis\" (with algorithm.overrelaxation_steps)");
     if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
     if (clmc_lattice_sites(dim, edge) >= (1ULL << 31))
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^31 the measurement sums hold", edge, dim);
@@ -134,8 +135,9 @@ static clmc_status build_kernels(heisenberg_state *s)
     size_t groups = (s->n_sites + s->measure_wg - 1) / s->measure_wg;
     s->measure_groups = groups < MEASURE_GROUPS_MAX ? groups : MEASURE_GROUPS_MAX;
     char options[512];
-    int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu%s%s%s",
-                     s->dim, s->edge, s->ncomp, s->measure_wg, s->is_double ? " -DREAL_DOUBLE" : "",
+    int n = snprintf(options, sizeof options,
+                     "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu -DCONFIGS=%u%s%s%s", s->dim, s->edge,
+                     s->ncomp, s->measure_wg, s->n_configs, s->is_double ? " -DREAL_DOUBLE" : "",
                      s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "", s->glass ? " -DGLASS" : "");
     if (s->tiled)
         snprintf(options + n, sizeof options - (size_t)n, " -D%s=%d -DTILES_PER_EDGE=%d", s->planes ? "PLANE_TILE" : "TILE",
@@ -168,9 +170,16 @@ static clmc_status allocate(heisenberg_state *s)
 {
     size_t spin_bytes = (size_t)s->ncomp * s->n_sites * clmc_heisenberg_real_bytes(s) * s->n_configs;
     CLMC_TRY(clmc_heisenberg_buffer(s, spin_bytes, NULL, &s->spins));
-    size_t partial_count = partials_per_slot(s) * (MEASURE_BATCH + 2);
+    size_t partial_count = partials_per_slot(s) * MEASURE_SLOTS;
     CLMC_TRY(clmc_heisenberg_buffer(s, partial_count * sizeof(cl_long), NULL, &s->partials));
     CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_uint), NULL, &s->max_deviation));
+    CLMC_TRY(clmc_heisenberg_buffer(s, s->n_configs * clmc_heisenberg_real_bytes(s), NULL, &s->betas));
+    double *betas = malloc(s->n_configs * sizeof *betas);
+    if (!betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (cl_uint c = 0; c < s->n_configs; c++) betas[c] = s->beta; /* tempering: set_betas follows */
+    clmc_status status = clmc_heisenberg_write_betas(s, betas);
+    free(betas);
+    CLMC_TRY(status);
     if (s->glass) CLMC_TRY(clmc_heisenberg_glass_allocate(s));
     else CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_double), NULL, &s->couplings)); /* not read */
     cl_uint zero = 0;
@@ -180,13 +189,19 @@ static clmc_status allocate(heisenberg_state *s)
     return s->partials_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
-/* beta as the kernels' real type. */
-static clmc_status set_beta_argument(heisenberg_state *s, cl_uint index)
+clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas)
 {
-    cl_float beta_float = (cl_float)s->beta;
-    cl_double beta_double = s->beta;
-    if (s->is_double) CLMC_CL_TRY(clSetKernelArg(s->update, index, sizeof beta_double, &beta_double));
-    else CLMC_CL_TRY(clSetKernelArg(s->update, index, sizeof beta_float, &beta_float));
+    cl_double *values = malloc(s->n_configs * sizeof *values);
+    if (!values) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_float *floats = (cl_float *)values;
+    for (cl_uint c = 0; c < s->n_configs; c++) {
+        if (s->is_double) values[c] = betas[c];
+        else floats[c] = (cl_float)betas[c];
+    }
+    cl_int err = clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->betas, CL_TRUE, 0,
+                                      s->n_configs * clmc_heisenberg_real_bytes(s), values, 0, NULL, NULL);
+    free(values);
+    CLMC_CL_CHECK(err, "clEnqueueWriteBuffer(betas)");
     return CLMC_OK;
 }
 
@@ -199,7 +214,7 @@ static clmc_status set_arguments(heisenberg_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
-    CLMC_TRY(set_beta_argument(s, 7));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 7, sizeof(cl_mem), &s->betas));
     CLMC_CL_TRY(clSetKernelArg(s->update, 8, sizeof(cl_mem), &s->couplings));
     if (s->tiled) CLMC_CL_TRY(clSetKernelArg(s->update, 9, sizeof(cl_uint), &s->mc_move));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 0, sizeof(cl_mem), &s->spins));
@@ -230,7 +245,8 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->fast_math = clmc_preset_bool(p, "algorithm.fast_math");
     s->thermalization = clmc_preset_int(p, "run.thermalization");
     s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
-    s->n_configs = s->glass ? 2 : 1;
+    s->temperatures = s->glass ? (cl_uint)clmc_preset_betas(p, NULL, 0) : 1;
+    s->n_configs = s->glass ? 2 * s->temperatures : 1;
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
     clmc_preset_betas(p, &s->beta, 1);
     unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
@@ -246,11 +262,13 @@ void clmc_heisenberg_destroy(void *state)
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps};
+    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps, s->betas, s->pairs};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->partials_host);
     free(s->overlaps_host);
+    free(s->pairs_host);
+    free(s->slot_pairs);
     free(s);
 }
 
@@ -298,8 +316,9 @@ clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass,
     shape->measure_batch = MEASURE_BATCH;
     shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;
     shape->bytes_per_sweep = bytes_per_sweep(s, sub_sweeps);
-    shape->n_systems = 1;
-    shape->n_temperatures = 1;
+    /* Tempering: one row per configuration, each replica chain a system. */
+    shape->n_systems = s->temperatures > 1 ? 2 : 1;
+    shape->n_temperatures = s->temperatures;
     *state = s;
     return CLMC_OK;
 }

@@ -1,5 +1,6 @@
 /* The O(n) spin glass (model.type "heisenberg_glass"): quenched Gaussian or
- * bimodal couplings, two replicas, and the overlap observables; sweeps and
+ * bimodal couplings, two replicas (two replica chains under parallel
+ * tempering), the overlap observables and the tempering callbacks; sweeps and
  * checks are those of heisenberg.c with the kernels built -DGLASS. */
 #include <math.h>
 #include <stdlib.h>
@@ -26,10 +27,13 @@ static size_t packed_site(const heisenberg_state *s, size_t site)
 clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
 {
     clmc_ea_couplings kind = CLMC_EA_GAUSSIAN;
-    size_t bonds = (size_t)s->dim * s->n_sites, groups_values = (size_t)s->ncomp * s->ncomp * s->measure_groups;
+    size_t bonds = (size_t)s->dim * s->n_sites;
+    size_t groups_values = (size_t)s->ncomp * s->ncomp * s->measure_groups * s->temperatures;
     void *values = malloc(bonds * clmc_heisenberg_real_bytes(s));
     s->overlaps_host = malloc(groups_values * MEASURE_BATCH * sizeof(cl_long));
-    if (!values || !s->overlaps_host) {
+    s->pairs_host = malloc(2 * s->temperatures * sizeof *s->pairs_host);
+    s->slot_pairs = malloc(2 * s->temperatures * MEASURE_BATCH * sizeof *s->slot_pairs);
+    if (!values || !s->overlaps_host || !s->pairs_host || !s->slot_pairs) {
         free(values);
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     }
@@ -44,17 +48,59 @@ clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
     free(values);
     CLMC_TRY(status);
     CLMC_TRY(clmc_heisenberg_buffer(s, groups_values * MEASURE_BATCH * sizeof(cl_long), NULL, &s->overlaps));
+    for (cl_uint t = 0; t < s->temperatures; t++) { /* configuration t of each chain at temperature t */
+        s->pairs_host[2 * t] = t;
+        s->pairs_host[2 * t + 1] = s->temperatures + t;
+    }
+    CLMC_TRY(clmc_heisenberg_buffer(s, 2 * s->temperatures * sizeof *s->pairs_host, s->pairs_host, &s->pairs));
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 1, sizeof(cl_mem), &s->overlaps));
+    CLMC_CL_TRY(clSetKernelArg(s->overlap, 3, sizeof(cl_mem), &s->pairs));
     return CLMC_OK;
 }
 
+/* The overlaps of every temperature's pair; the pairs are kept for collect. */
 clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot)
 {
     cl_uint slot_arg = slot;
+    memcpy(s->slot_pairs + 2 * (size_t)s->temperatures * slot, s->pairs_host, 2 * s->temperatures * sizeof *s->pairs_host);
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 2, sizeof(cl_uint), &slot_arg));
-    size_t global = s->measure_groups * s->measure_wg;
-    return clmc_enqueue(s->rt, s->overlap, 1, &global, &s->measure_wg, CLMC_UNTIMED);
+    size_t global[2] = {s->measure_groups * s->measure_wg, s->temperatures}, local[2] = {s->measure_wg, 1};
+    return clmc_enqueue(s->rt, s->overlap, 2, global, local, CLMC_UNTIMED);
+}
+
+/* q2 = sum_ab q_ab^2 of pair `pair` in one slot's overlap partials. */
+static double pair_q2(const heisenberg_state *s, const cl_long *slot_overlaps, cl_uint pair)
+{
+    size_t per_pair = (size_t)s->ncomp * s->ncomp * s->measure_groups;
+    const cl_long *values = slot_overlaps + pair * per_pair;
+    double q2 = 0;
+    for (int k = 0; k < s->ncomp * s->ncomp; k++) {
+        long long total = 0;
+        for (size_t g = 0; g < s->measure_groups; g++) total += values[g * (size_t)(s->ncomp * s->ncomp) + (size_t)k];
+        double q = (double)total / FIXED_SCALE / s->n_sites;
+        q2 += q * q;
+    }
+    return q2;
+}
+
+/* Tempering rows, one per configuration: its energy per spin and the q2, q4
+ * of its pair (both replicas' rows carry the same q). */
+static void collect_configurations(const heisenberg_state *s, unsigned slot, const cl_long *slot_overlaps, double *rows)
+{
+    const cl_uint *pairs = s->slot_pairs + 2 * (size_t)s->temperatures * slot;
+    size_t per_config = 4 * s->measure_groups;
+    for (cl_uint t = 0; t < s->temperatures; t++) {
+        double q2 = pair_q2(s, slot_overlaps, t);
+        for (int member = 0; member < 2; member++) {
+            cl_uint c = pairs[2 * t + (cl_uint)member];
+            double sums[4];
+            clmc_heisenberg_sums(s, s->partials_host + (slot * s->n_configs + c) * per_config, sums);
+            rows[3 * c] = -sums[0] / s->n_sites;
+            rows[3 * c + 1] = q2;
+            rows[3 * c + 2] = q2 * q2;
+        }
+    }
 }
 
 /* Rows: energy per spin (mean of the replicas), q2 = sum_ab q_ab^2 with
@@ -63,22 +109,19 @@ static clmc_status glass_collect(void *state, unsigned n_slots, double *rows)
 {
     heisenberg_state *s = state;
     CLMC_TRY(clmc_heisenberg_read_slots(s, 0, n_slots));
-    size_t per_slot = (size_t)s->ncomp * s->ncomp * s->measure_groups;
+    size_t per_slot = (size_t)s->ncomp * s->ncomp * s->measure_groups * s->temperatures;
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->overlaps, CL_TRUE, 0,
                                     n_slots * per_slot * sizeof(cl_long), s->overlaps_host, 0, NULL, NULL));
     size_t per_config = 4 * s->measure_groups;
     for (unsigned slot = 0; slot < n_slots; slot++) {
-        double energy = 0, sums[4], q2 = 0;
+        if (s->temperatures > 1) {
+            collect_configurations(s, slot, s->overlaps_host + slot * per_slot, rows + 3 * (size_t)slot * s->n_configs);
+            continue;
+        }
+        double energy = 0, sums[4], q2 = pair_q2(s, s->overlaps_host + slot * per_slot, 0);
         for (cl_uint c = 0; c < s->n_configs; c++) {
             clmc_heisenberg_sums(s, s->partials_host + (slot * s->n_configs + c) * per_config, sums);
             energy += -sums[0] / s->n_sites / s->n_configs;
-        }
-        for (int k = 0; k < s->ncomp * s->ncomp; k++) {
-            long long total = 0;
-            for (size_t g = 0; g < s->measure_groups; g++)
-                total += s->overlaps_host[slot * per_slot + g * (size_t)(s->ncomp * s->ncomp) + (size_t)k];
-            double q = (double)total / FIXED_SCALE / s->n_sites;
-            q2 += q * q;
         }
         rows[3 * slot] = energy;
         rows[3 * slot + 1] = q2;
@@ -130,6 +173,37 @@ static clmc_status glass_estimate(void *state, const double *rows, size_t n_rows
     return CLMC_OK;
 }
 
+/* Tempering: the configurations' betas (one temperature: both replicas at
+ * betas[0]) and each temperature's pair, one configuration of each chain. */
+static clmc_status glass_set_betas(void *state, const double *betas, const unsigned *temperature_of)
+{
+    heisenberg_state *s = state;
+    if (s->temperatures == 1) {
+        double both[2] = {betas[0], betas[0]};
+        return clmc_heisenberg_write_betas(s, both);
+    }
+    for (cl_uint c = 0; c < s->n_configs; c++) s->pairs_host[2 * temperature_of[c] + c / s->temperatures] = c;
+    CLMC_TRY(clmc_heisenberg_write_betas(s, betas));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->pairs, CL_TRUE, 0,
+                                     2 * s->temperatures * sizeof *s->pairs_host, s->pairs_host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* Tempering: H = -sum J s.s of every configuration (exact fixed-point sums). */
+static clmc_status glass_energies(void *state, double *energies)
+{
+    heisenberg_state *s = state;
+    CLMC_TRY(clmc_heisenberg_measure(s, SLOT_ENERGIES));
+    CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_ENERGIES, 1));
+    size_t per_config = 4 * s->measure_groups;
+    for (cl_uint c = 0; c < s->n_configs; c++) {
+        double sums[4];
+        clmc_heisenberg_sums(s, s->partials_host + c * per_config, sums);
+        energies[c] = -sums[0];
+    }
+    return CLMC_OK;
+}
+
 static clmc_status glass_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
 {
     return clmc_heisenberg_create(rt, p, true, state, shape);
@@ -146,5 +220,7 @@ const clmc_model_ops clmc_model_heisenberg_glass = {
     .measure = clmc_heisenberg_measure,
     .collect = glass_collect,
     .estimate = glass_estimate,
+    .energies = glass_energies,
+    .set_betas = glass_set_betas,
     .checks = clmc_heisenberg_checks,
 };

@@ -9,12 +9,19 @@
 
 #define MEASURE_BATCH 256
 #define FIXED_SCALE 1073741824.0 /* fixed point of the sums, cl/heisenberg.cl */
+/* Spare measurement slots: the energy when measurements start, at the end,
+ * and the tempering energies. */
+#define SLOT_DRIFT_START MEASURE_BATCH
+#define SLOT_FINAL (MEASURE_BATCH + 1)
+#define SLOT_ENERGIES (MEASURE_BATCH + 2)
+#define MEASURE_SLOTS (MEASURE_BATCH + 3)
 
 typedef struct {
     clmc_runtime *rt;
     bool glass; /* spin glass: couplings, two replicas (configurations) */
     int dim, edge, ncomp, tile, tiles_per_edge;
     cl_uint n_sites, n_configs, seed_lo, seed_hi, ordered;
+    cl_uint temperatures; /* glass: configuration system * temperatures + slot, two systems (replica chains) */
     uint64_t seed;
     bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
     cl_uint mc_move, hits, or_steps;
@@ -23,8 +30,9 @@ typedef struct {
     size_t tile_items, tile_groups, measure_wg, measure_groups;
     cl_program program;
     cl_kernel init, update, renormalize, measure, overlap;
-    cl_mem spins, partials, max_deviation, couplings, overlaps;
+    cl_mem spins, partials, max_deviation, couplings, overlaps, betas, pairs;
     cl_long *partials_host, *overlaps_host;
+    cl_uint *pairs_host, *slot_pairs; /* glass: the replica pair of each temperature, now and per batch slot */
 } heisenberg_state;
 
 extern const char *const clmc_heisenberg_glass_columns[];
@@ -44,5 +52,7 @@ void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partial
  * overlap buffers; the overlap measurement of batch slot `slot`. */
 clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s);
 clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot);
+/* The configurations' inverse temperatures as the kernels' reals. */
+clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas);
 
 #endif
