@@ -170,7 +170,7 @@ static clmc_status allocate(heisenberg_state *s)
 {
     size_t spin_bytes = (size_t)s->ncomp * s->n_sites * clmc_heisenberg_real_bytes(s) * s->n_configs;
     CLMC_TRY(clmc_heisenberg_buffer(s, spin_bytes, NULL, &s->spins));
-    size_t partial_count = partials_per_slot(s) * MEASURE_SLOTS;
+    size_t partial_count = partials_per_slot(s) * MEASURE_SLOTS(s);
     CLMC_TRY(clmc_heisenberg_buffer(s, partial_count * sizeof(cl_long), NULL, &s->partials));
     CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_uint), NULL, &s->max_deviation));
     CLMC_TRY(clmc_heisenberg_buffer(s, s->n_configs * clmc_heisenberg_real_bytes(s), NULL, &s->betas));
@@ -247,6 +247,7 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->temperatures = s->glass ? (cl_uint)clmc_preset_betas(p, NULL, 0) : 1;
     s->n_configs = s->glass ? 2 * s->temperatures : 1;
+    s->batch = MEASURE_BATCH / s->temperatures ? MEASURE_BATCH / s->temperatures : 1;
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
     clmc_preset_betas(p, &s->beta, 1);
     unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
@@ -313,7 +314,7 @@ clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass,
     }
     double sub_sweeps = s->pure_overrelaxation ? s->hits : (double)s->hits + s->or_steps;
     shape->series_columns = glass ? clmc_heisenberg_glass_columns : series_columns;
-    shape->measure_batch = MEASURE_BATCH;
+    shape->measure_batch = s->batch;
     shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;
     shape->bytes_per_sweep = bytes_per_sweep(s, sub_sweeps);
     /* Tempering: one row per configuration, each replica chain a system. */
@@ -330,7 +331,7 @@ clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
     CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
     size_t global[2] = {s->measure_groups * s->measure_wg, s->n_configs}, local[2] = {s->measure_wg, 1};
     CLMC_TRY(clmc_enqueue(s->rt, s->measure, 2, global, local, CLMC_UNTIMED));
-    return s->glass && slot < MEASURE_BATCH ? clmc_heisenberg_glass_measure(s, slot) : CLMC_OK;
+    return s->glass && slot < s->batch ? clmc_heisenberg_glass_measure(s, slot) : CLMC_OK;
 }
 
 /* One sub-sweep of `move` over both colours of the naive layout (a
@@ -365,7 +366,7 @@ clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index)
 {
     heisenberg_state *s = state;
     if (s->pure_overrelaxation && (long long)sweep_index == s->thermalization)
-        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_DRIFT_START));
+        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_DRIFT_START(s)));
     bool microcanonical = s->pure_overrelaxation && (long long)sweep_index >= s->thermalization;
     cl_uint mc_hits = microcanonical ? 0 : s->hits;
     cl_uint or_steps = microcanonical ? s->hits : (s->pure_overrelaxation ? 0 : s->or_steps);
@@ -469,8 +470,8 @@ clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
     cJSON_AddNumberToObject(checks, "max_norm_deviation", deviation);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
     if (s->pure_overrelaxation) {
-        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_FINAL));
-        CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_DRIFT_START, 2));
+        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_FINAL(s)));
+        CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_DRIFT_START(s), 2));
         double start[4], end[4], drift = 0;
         size_t per_config = 4 * s->measure_groups;
         for (cl_uint c = 0; c < s->n_configs; c++) {

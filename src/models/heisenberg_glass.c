@@ -30,9 +30,9 @@ clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
     size_t bonds = (size_t)s->dim * s->n_sites;
     size_t groups_values = (size_t)s->ncomp * s->ncomp * s->measure_groups * s->temperatures;
     void *values = malloc(bonds * clmc_heisenberg_real_bytes(s));
-    s->overlaps_host = malloc(groups_values * MEASURE_BATCH * sizeof(cl_long));
+    s->overlaps_host = malloc(groups_values * s->batch * sizeof(cl_long));
     s->pairs_host = malloc(2 * s->temperatures * sizeof *s->pairs_host);
-    s->slot_pairs = malloc(2 * s->temperatures * MEASURE_BATCH * sizeof *s->slot_pairs);
+    s->slot_pairs = malloc(2 * s->temperatures * s->batch * sizeof *s->slot_pairs);
     if (!values || !s->overlaps_host || !s->pairs_host || !s->slot_pairs) {
         free(values);
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -47,7 +47,7 @@ clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
     clmc_status status = clmc_heisenberg_buffer(s, bonds * clmc_heisenberg_real_bytes(s), values, &s->couplings);
     free(values);
     CLMC_TRY(status);
-    CLMC_TRY(clmc_heisenberg_buffer(s, groups_values * MEASURE_BATCH * sizeof(cl_long), NULL, &s->overlaps));
+    CLMC_TRY(clmc_heisenberg_buffer(s, groups_values * s->batch * sizeof(cl_long), NULL, &s->overlaps));
     for (cl_uint t = 0; t < s->temperatures; t++) { /* configuration t of each chain at temperature t */
         s->pairs_host[2 * t] = t;
         s->pairs_host[2 * t + 1] = s->temperatures + t;
@@ -193,8 +193,8 @@ static clmc_status glass_set_betas(void *state, const double *betas, const unsig
 static clmc_status glass_energies(void *state, double *energies)
 {
     heisenberg_state *s = state;
-    CLMC_TRY(clmc_heisenberg_measure(s, SLOT_ENERGIES));
-    CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_ENERGIES, 1));
+    CLMC_TRY(clmc_heisenberg_measure(s, SLOT_ENERGIES(s)));
+    CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_ENERGIES(s), 1));
     size_t per_config = 4 * s->measure_groups;
     for (cl_uint c = 0; c < s->n_configs; c++) {
         double sums[4];

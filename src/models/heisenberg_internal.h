@@ -7,20 +7,21 @@
 
 #include "models/heisenberg.h"
 
-#define MEASURE_BATCH 256
+#define MEASURE_BATCH 256 /* measurements held on the device, divided among the temperatures */
 #define FIXED_SCALE 1073741824.0 /* fixed point of the sums, cl/heisenberg.cl */
-/* Spare measurement slots: the energy when measurements start, at the end,
- * and the tempering energies. */
-#define SLOT_DRIFT_START MEASURE_BATCH
-#define SLOT_FINAL (MEASURE_BATCH + 1)
-#define SLOT_ENERGIES (MEASURE_BATCH + 2)
-#define MEASURE_SLOTS (MEASURE_BATCH + 3)
+/* Spare measurement slots after the batch: the energy when measurements
+ * start, at the end, and the tempering energies. */
+#define SLOT_DRIFT_START(s) ((s)->batch)
+#define SLOT_FINAL(s) ((s)->batch + 1)
+#define SLOT_ENERGIES(s) ((s)->batch + 2)
+#define MEASURE_SLOTS(s) ((s)->batch + 3)
 
 typedef struct {
     clmc_runtime *rt;
     bool glass; /* spin glass: couplings, two replicas (configurations) */
     int dim, edge, ncomp, tile, tiles_per_edge;
     cl_uint n_sites, n_configs, seed_lo, seed_hi, ordered;
+    unsigned batch; /* measurement slots of the batch: MEASURE_BATCH / temperatures, at least 1 */
     cl_uint temperatures; /* glass: configuration system * temperatures + slot, two systems (replica chains) */
     uint64_t seed;
     bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
