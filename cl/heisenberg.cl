@@ -5,19 +5,21 @@
  * magnetisation sums in exact fixed point.
  *
  * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG, CONFIGS (the
- * configurations, each at its own betas[config]); REAL_DOUBLE for
- * double precision; FAST_MATH for native functions; GLASS for quenched
- * couplings (the spin glass, H = -sum_<ij> J_ij s_i . s_j, J of the bond from
- * site i to its +d neighbour at couplings[d * SITES + i]; without GLASS the
- * couplings argument is not read); for the tiled kernel TILE (even edge) and
+ * configurations of one disorder sample, each at its own betas[config]);
+ * REAL_DOUBLE for double precision; FAST_MATH for native functions; GLASS for
+ * quenched couplings (the spin glass, H = -sum_<ij> J_ij s_i . s_j, J of the
+ * bond from site i to its +d neighbour in sample r at
+ * couplings[(r * DIM + d) * SITES + packed_site(i)], configuration c in sample
+ * c / CONFIGS; without GLASS the couplings argument is not read); for the
+ * tiled kernel TILE (even edge) and
  * TILES_PER_EDGE (even).  Spins are reals, component-major and split by
  * checkerboard colour: component c of site i at spins[c * SITES + packed_site(i)]
  * with packed_site(i) = colour(i) * HALF_SITES + i / 2 (so one colour's sites
  * and their neighbours are contiguous); configurations (replicas) one after
  * another, each with its own random streams; the couplings are split by
  * colour the same way.  The naive kernel updates a site in every
- * configuration (the couplings read once); the others take the configuration
- * from NDRange dimension 1.
+ * configuration of the sample in NDRange dimension 1 (the couplings read
+ * once); the others take the configuration from NDRange dimension 1.
  *
  * Random numbers (Philox counter: unit, sweep, hit word, purpose), never by
  * work-item:
@@ -91,8 +93,11 @@ inline uint packed_site(uint site)
 
 #ifdef GLASS
 #define COUPLING(couplings, site, d) ((couplings)[(d) * SITES + packed_site(site)])
+/* The couplings of the sample of configuration get_global_id(1). */
+#define SAMPLE_COUPLINGS(couplings) ((couplings) + (size_t)(get_global_id(1) / CONFIGS) * DIM * SITES)
 #else
 #define COUPLING(couplings, site, d) ((real)1)
+#define SAMPLE_COUPLINGS(couplings) (couplings)
 #endif
 #define CONFIG_SPINS(spins) ((spins) + (size_t)get_global_id(1) * NCOMP * SITES)
 
@@ -247,17 +252,19 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
     store_spin(spins, site, s);
 }
 
-/* One work-item per site of colour `colour`, in every configuration (the
- * glass's replicas share the couplings, read once); `move` one of the MOVE_
- * values, `hit` the sub-sweep within the sweep.  The site's spins sit at
- * packed index colour * HALF_SITES + item, its neighbours' in the other
- * colour's half. */
+/* One work-item per site of colour `colour`, in every configuration of sample
+ * get_global_id(1) (the glass's replicas share the couplings, read once);
+ * `move` one of the MOVE_ values, `hit` the sub-sweep within the sweep.  The
+ * site's spins sit at packed index colour * HALF_SITES + item, its
+ * neighbours' in the other colour's half. */
 __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
                                       uint move, uint hit, __global const real *betas, __global const real *couplings)
 {
     uint item = get_global_id(0);
     if (item >= HALF_SITES) return;
     uint site = site_of_colour(item, colour), own = colour * HALF_SITES + item, other = (colour ^ 1u) * HALF_SITES;
+    uint first = get_global_id(1) * CONFIGS; /* the sample's first configuration */
+    couplings += (size_t)get_global_id(1) * DIM * SITES;
     uint up[DIM], down[DIM];
     real j_up[DIM], j_down[DIM];
     for (uint d = 0; d < DIM; d++) {
@@ -270,9 +277,8 @@ __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint s
         j_up[d] = j_down[d] = 1;
 #endif
     }
-    (void)couplings;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    for (uint config = 0; config < CONFIGS; config++) {
+    for (uint config = first; config < first + CONFIGS; config++) {
         __global real *config_spins = spins + (size_t)config * NCOMP * SITES;
         spin_t h = 0;
         for (uint d = 0; d < DIM; d++)
@@ -377,6 +383,7 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
                              uint mc_move)
 {
     real beta = betas[get_global_id(1)];
+    couplings = SAMPLE_COUPLINGS(couplings);
     __local real box[NCOMP * BOX_SITES];
     __local real jbox[DIM * JBOX_SITES];
     spins = CONFIG_SPINS(spins);
@@ -512,6 +519,7 @@ void heisenberg_planes_update(__global real *spins, uint seed_lo, uint seed_hi, 
                               __global const real *couplings, uint mc_move)
 {
     real beta = betas[get_global_id(1)];
+    couplings = SAMPLE_COUPLINGS(couplings);
     __local real ring[RING_PLANES * NCOMP * RING_SITES];
 #ifdef GLASS
     __local real jring[RING_PLANES * 3 * RING_SITES];
@@ -568,7 +576,7 @@ void heisenberg_measure(__global const real *spins, __global long *partials, uin
     __local long sums[4 * MEASURE_WG];
     long total[4] = {0, 0, 0, 0};
     spins = CONFIG_SPINS(spins);
-    (void)couplings;
+    couplings = SAMPLE_COUPLINGS(couplings);
     for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
         spin_t s = load_spin(spins, site), up = 0;
         for (uint d = 0; d < DIM; d++) up += COUPLING(couplings, site, d) * load_spin(spins, lattice_up(site, d));

@@ -137,7 +137,7 @@ static clmc_status build_kernels(heisenberg_state *s)
     char options[512];
     int n = snprintf(options, sizeof options,
                      "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu -DCONFIGS=%u%s%s%s", s->dim, s->edge,
-                     s->ncomp, s->measure_wg, s->n_configs, s->is_double ? " -DREAL_DOUBLE" : "",
+                     s->ncomp, s->measure_wg, s->n_configs / s->realizations, s->is_double ? " -DREAL_DOUBLE" : "",
                      s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "", s->glass ? " -DGLASS" : "");
     if (s->tiled)
         snprintf(options + n, sizeof options - (size_t)n, " -D%s=%d -DTILES_PER_EDGE=%d", s->planes ? "PLANE_TILE" : "TILE",
@@ -246,8 +246,10 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->thermalization = clmc_preset_int(p, "run.thermalization");
     s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->temperatures = s->glass ? (cl_uint)clmc_preset_betas(p, NULL, 0) : 1;
-    s->n_configs = s->glass ? 2 * s->temperatures : 1;
-    s->batch = MEASURE_BATCH / s->temperatures ? MEASURE_BATCH / s->temperatures : 1;
+    s->realizations = s->glass ? (cl_uint)clmc_preset_int(p, "model.realizations") : 1;
+    s->n_configs = s->glass ? 2 * s->temperatures * s->realizations : 1;
+    unsigned per_slot = s->temperatures * s->realizations;
+    s->batch = MEASURE_BATCH / per_slot ? MEASURE_BATCH / per_slot : 1;
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
     clmc_preset_betas(p, &s->beta, 1);
     unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
@@ -292,7 +294,7 @@ static clmc_status setup(heisenberg_state *s, clmc_preset *p)
  * and writes its colour's spins; the glass's replicas share the couplings. */
 static double bytes_per_sweep(const heisenberg_state *s, double sub_sweeps)
 {
-    double real_bytes = (double)clmc_heisenberg_real_bytes(s), couplings = s->glass ? s->dim : 0;
+    double real_bytes = (double)clmc_heisenberg_real_bytes(s), couplings = s->glass ? s->dim * s->realizations : 0;
     double spins = (double)s->ncomp * s->n_configs;
     if (s->tiled) {
         double halo = pow((s->tile + 2.0) / s->tile, s->planes ? 2 : s->dim);
@@ -318,7 +320,7 @@ clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass,
     shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;
     shape->bytes_per_sweep = bytes_per_sweep(s, sub_sweeps);
     /* Tempering: one row per configuration, each replica chain a system. */
-    shape->n_systems = s->temperatures > 1 ? 2 : 1;
+    shape->n_systems = s->temperatures > 1 ? 2 * s->realizations : 1;
     shape->n_temperatures = s->temperatures;
     *state = s;
     return CLMC_OK;
@@ -335,10 +337,10 @@ clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
 }
 
 /* One sub-sweep of `move` over both colours of the naive layout (a
- * work-item updates its site in every configuration). */
+ * work-item updates its site in every configuration of one realization). */
 static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint move, cl_uint hit)
 {
-    size_t global[2] = {s->n_sites / 2, 1};
+    size_t global[2] = {s->n_sites / 2, s->realizations};
     CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &move));
     CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &hit));
     for (cl_uint colour = 0; colour < 2; colour++) {

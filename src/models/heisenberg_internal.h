@@ -21,8 +21,10 @@ typedef struct {
     bool glass; /* spin glass: couplings, two replicas (configurations) */
     int dim, edge, ncomp, tile, tiles_per_edge;
     cl_uint n_sites, n_configs, seed_lo, seed_hi, ordered;
-    unsigned batch; /* measurement slots of the batch: MEASURE_BATCH / temperatures, at least 1 */
-    cl_uint temperatures; /* glass: configuration system * temperatures + slot, two systems (replica chains) */
+    unsigned batch; /* measurement slots of the batch: MEASURE_BATCH / (temperatures realizations), at least 1 */
+    /* glass: configuration system * temperatures + slot, two systems (replica
+     * chains) per realization (disorder sample), system = 2 realization + replica */
+    cl_uint temperatures, realizations;
     uint64_t seed;
     bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
     cl_uint mc_move, hits, or_steps;
@@ -33,7 +35,7 @@ typedef struct {
     cl_kernel init, update, renormalize, measure, overlap;
     cl_mem spins, partials, max_deviation, couplings, overlaps, betas, pairs;
     cl_long *partials_host, *overlaps_host;
-    cl_uint *pairs_host, *slot_pairs; /* glass: the replica pair of each temperature, now and per batch slot */
+    cl_uint *pairs_host, *slot_pairs; /* glass: the replica pair of each (realization, temperature), now and per slot */
 } heisenberg_state;
 
 extern const char *const clmc_heisenberg_glass_columns[];
