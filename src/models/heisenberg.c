@@ -40,6 +40,11 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
     bool glass = strcmp(clmc_preset_string(p, "model.type"), "heisenberg_glass") == 0;
     if (clmc_preset_betas(p, NULL, 0) > 1 && !glass)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg ferromagnet has no parallel tempering; give ensemble.beta");
+    unsigned long long configs = 1;
+    if (glass) configs = 2ULL * clmc_preset_betas(p, NULL, 0) * (unsigned long long)clmc_preset_int(p, "model.realizations");
+    if (configs > (1ULL << 24)) /* CLMC_STREAM keeps 24 bits of the configuration */
+        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: 2 x realizations x temperatures = %llu configurations "
+                         "exceed the 2^24 that have their own random streams", configs);
     if (clmc_preset_betas(p, NULL, 0) > 1 && pure_or)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"overrelaxation\" keeps the energy and cannot be tempered; "
                          "use \"heatbath\" or \"metropolis\" (with algorithm.overrelaxation_steps)");
