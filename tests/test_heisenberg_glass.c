@@ -157,55 +157,6 @@ static void check_tempering_report(const cJSON *result, int n_betas)
     }
 }
 
-/* Parallel tempering over three betas of one Gaussian 4^3 sample (two replica
- * chains, an exchange every sweep): energy and q2 at each temperature against
- * the host simulation at that beta, for heat-bath + over-relaxation (naive:
- * every configuration at its own beta in one work-item) and Metropolis
- * (tiled, hits 2). */
-Test(heisenberg_glass, tempering_agrees_with_host_reference, .timeout = 300)
-{
-    static const double betas[] = {0.8, 1.0, 1.2};
-    enum { N_BETAS = 3 };
-    glass_case sample = {3, 4, 1.0, "gaussian"};
-    double *couplings = device_couplings(&sample, 0);
-    clmc_estimate refs[N_BETAS][2];
-    for (int t = 0; t < N_BETAS; t++) {
-        heisenberg_ref_series ref;
-        cr_assert_eq(heisenberg_ref_glass_run(3, 3, 4, betas[t], couplings, 2000, 40000, 99 + t, &ref), 0);
-        refs[t][0] = clmc_estimate_mean(ref.energy, ref.n);
-        refs[t][1] = clmc_estimate_mean(ref.q2, ref.n);
-        heisenberg_ref_series_free(&ref);
-    }
-    free(couplings);
-    const char *algorithms[] = {"\"type\": \"heatbath\", \"layout\": \"naive\", \"overrelaxation_steps\": 1",
-                                "\"type\": \"metropolis\", \"layout\": \"tiled\", \"tile\": 2, \"hits\": 2"};
-    const char *labels[] = {"heatbath+OR naive", "metropolis tiled hits=2"};
-    for (int a = 0; a < 2; a++) {
-        char preset[1024];
-        snprintf(preset, sizeof preset,
-                 "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\"},"
-                 " \"algorithm\": {%s}, \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [%g, %g, %g],"
-                 " \"exchange_every\": 1}, \"run\": {\"thermalization\": 500, \"sweeps\": 4000, \"seed\": %d}}",
-                 algorithms[a], betas[0], betas[1], betas[2], SEED);
-        cJSON *result = physics_run(preset, "heisenberg-glass-tempering");
-        const cJSON *list = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
-        cr_assert_eq(cJSON_GetArraySize(list), N_BETAS);
-        const char *names[] = {"energy", "q2"};
-        for (int t = 0; t < N_BETAS; t++)
-            for (int k = 0; k < 2; k++) {
-                const cJSON *o = cJSON_GetObjectItem(cJSON_GetArrayItem(list, t), names[k]);
-                double value = cJSON_GetObjectItem(o, "mean")->valuedouble, error = cJSON_GetObjectItem(o, "error")->valuedouble;
-                char what[160];
-                snprintf(what, sizeof what, "glass tempering %s b=%.2f %s", labels[a], betas[t], names[k]);
-                double z = physics_compare(what, value, hypot(error, refs[t][k].error), refs[t][k].mean);
-                cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", what, z);
-                cr_expect(error > 0, "an error of zero means nothing was measured");
-            }
-        check_tempering_report(result, N_BETAS);
-        cJSON_Delete(result);
-    }
-}
-
 /* Energy and q2 at beta averaged over realizations 0 .. n - 1 of the Gaussian
  * 4^3 sample (host simulations; errors combined). */
 static void reference_averages(double beta, int realizations, clmc_estimate out[2])
@@ -235,12 +186,47 @@ static void compare_with_reference(const cJSON *observables, const clmc_estimate
     const char *names[] = {"energy", "q2"};
     for (int k = 0; k < 2; k++) {
         const cJSON *o = cJSON_GetObjectItem(observables, names[k]);
-        double value = cJSON_GetObjectItem(o, "mean")->valuedouble, error = cJSON_GetObjectItem(o, "error")->valuedouble;
+        double value = cJSON_GetObjectItem(o, "mean")->valuedouble;
+        double error = cJSON_GetObjectItem(o, "error")->valuedouble;
         char what[160];
         snprintf(what, sizeof what, "%s %s", label, names[k]);
         double z = physics_compare(what, value, hypot(error, refs[k].error), refs[k].mean);
         cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", what, z);
         cr_expect(error > 0, "an error of zero means nothing was measured");
+    }
+}
+
+/* Parallel tempering over three betas of one Gaussian 4^3 sample (two replica
+ * chains, an exchange every sweep): energy and q2 at each temperature against
+ * the host simulation at that beta, for heat-bath + over-relaxation (naive:
+ * every configuration at its own beta in one work-item) and Metropolis
+ * (tiled, hits 2). */
+Test(heisenberg_glass, tempering_agrees_with_host_reference, .timeout = 300)
+{
+    static const double betas[] = {0.8, 1.0, 1.2};
+    enum { N_BETAS = 3 };
+    clmc_estimate refs[N_BETAS][2];
+    for (int t = 0; t < N_BETAS; t++) reference_averages(betas[t], 1, refs[t]);
+    const char *algorithms[] = {"\"type\": \"heatbath\", \"layout\": \"naive\", \"overrelaxation_steps\": 1",
+                                "\"type\": \"metropolis\", \"layout\": \"tiled\", \"tile\": 2, \"hits\": 2"};
+    const char *labels[] = {"heatbath+OR naive", "metropolis tiled hits=2"};
+    for (int a = 0; a < 2; a++) {
+        char preset[1024];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\"},"
+                 " \"algorithm\": {%s}, \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [%g, %g, %g],"
+                 " \"exchange_every\": 1}, \"run\": {\"thermalization\": 500, \"sweeps\": 4000, \"seed\": %d}}",
+                 algorithms[a], betas[0], betas[1], betas[2], SEED);
+        cJSON *result = physics_run(preset, "heisenberg-glass-tempering");
+        const cJSON *list = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+        cr_assert_eq(cJSON_GetArraySize(list), N_BETAS);
+        for (int t = 0; t < N_BETAS; t++) {
+            char label[96];
+            snprintf(label, sizeof label, "glass tempering %s b=%.2f", labels[a], betas[t]);
+            compare_with_reference(cJSON_GetArrayItem(list, t), refs[t], label);
+        }
+        check_tempering_report(result, N_BETAS);
+        cJSON_Delete(result);
     }
 }
 
@@ -297,14 +283,16 @@ Test(heisenberg_glass, invalid_presets_are_input_errors)
         snprintf(label, sizeof label, "heisenberg-glass-invalid-%zu", i);
         expect_input_error(preset, label, cases[i][2]);
     }
-    const char *tempering = "\"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [1, 2], \"exchange_every\": 1}";
+    const char *tempering =
+        "\"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [1, 2], \"exchange_every\": 1}";
     const char *tempered[][3] = {
         {"heisenberg_glass", "overrelaxation", "algorithm.type: \"overrelaxation\" keeps the energy"},
         {"heisenberg", "heatbath", "ensemble: the heisenberg ferromagnet has no parallel tempering"},
     };
     for (size_t i = 0; i < 2; i++) {
         char preset[512], label[48];
-        snprintf(preset, sizeof preset, "{\"model\": {\"type\": \"%s\", \"L\": 4}, \"algorithm\": {\"type\": \"%s\"}, %s}",
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"%s\", \"L\": 4}, \"algorithm\": {\"type\": \"%s\"}, %s}",
                  tempered[i][0], tempered[i][1], tempering);
         snprintf(label, sizeof label, "heisenberg-glass-invalid-tempering-%zu", i);
         expect_input_error(preset, label, tempered[i][2]);

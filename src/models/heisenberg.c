@@ -38,14 +38,15 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
     bool tiled = strcmp(layout, "naive") != 0, planes = strcmp(layout, "planes") == 0;
     bool pure_or = strcmp(clmc_preset_string(p, "algorithm.type"), "overrelaxation") == 0;
     bool glass = strcmp(clmc_preset_string(p, "model.type"), "heisenberg_glass") == 0;
-    if (clmc_preset_betas(p, NULL, 0) > 1 && !glass)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg ferromagnet has no parallel tempering; give ensemble.beta");
-    unsigned long long configs = 1;
-    if (glass) configs = 2ULL * clmc_preset_betas(p, NULL, 0) * (unsigned long long)clmc_preset_int(p, "model.realizations");
+    unsigned long long temperatures = clmc_preset_betas(p, NULL, 0), configs = 1;
+    if (temperatures > 1 && !glass)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg ferromagnet has no parallel tempering; "
+                         "give ensemble.beta");
+    if (glass) configs = 2 * temperatures * (unsigned long long)clmc_preset_int(p, "model.realizations");
     if (configs > (1ULL << 24)) /* CLMC_STREAM keeps 24 bits of the configuration */
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: 2 x realizations x temperatures = %llu configurations "
                          "exceed the 2^24 that have their own random streams", configs);
-    if (clmc_preset_betas(p, NULL, 0) > 1 && pure_or)
+    if (temperatures > 1 && pure_or)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"overrelaxation\" keeps the energy and cannot be tempered; "
                          "use \"heatbath\" or \"metropolis\" (with algorithm.overrelaxation_steps)");
     if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
@@ -292,19 +293,20 @@ static clmc_status setup(heisenberg_state *s, clmc_preset *p)
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
 
-/* Global-memory traffic of a sweep, each byte counted once per kernel.
- * Tiles read tile + halo (spins and couplings) and write the tile's spins once
- * per visit.  Each naive colour pass reads all spins (its colour and the
- * neighbours') and all couplings (its sites' +d bonds and the neighbours'),
- * and writes its colour's spins; the glass's replicas share the couplings. */
+/* Global-memory traffic of a sweep (estimate).  Tiles read tile + halo and
+ * write the tile once per visit, per configuration (spins and couplings, as
+ * the earlier figures).  Each naive colour pass reads all spins (its colour and
+ * the neighbours') and all couplings (its sites' +d bonds and the
+ * neighbours'), each byte once, and writes its colour's spins; a sample's
+ * configurations share the couplings. */
 static double bytes_per_sweep(const heisenberg_state *s, double sub_sweeps)
 {
-    double real_bytes = (double)clmc_heisenberg_real_bytes(s), couplings = s->glass ? s->dim * s->realizations : 0;
-    double spins = (double)s->ncomp * s->n_configs;
+    double real_bytes = (double)clmc_heisenberg_real_bytes(s), dim = s->glass ? s->dim : 0;
     if (s->tiled) {
         double halo = pow((s->tile + 2.0) / s->tile, s->planes ? 2 : s->dim);
-        return s->n_sites * real_bytes * (spins * (halo + 1.0) + couplings * halo);
+        return s->n_sites * real_bytes * (s->ncomp + dim) * (halo + 1.0) * s->n_configs;
     }
+    double spins = (double)s->ncomp * s->n_configs, couplings = dim * s->realizations;
     return s->n_sites * real_bytes * sub_sweeps * 2.0 * (1.5 * spins + couplings);
 }
 
