@@ -9,6 +9,8 @@
 # Usage: benchmarks/heisenberg_scan.sh DEVICE OUTPUT.json
 # L2D (default 4096), L3D and LGLASS (default "128 256") change the sizes,
 # e.g. for a smoke test on PoCL: L2D=64 L3D=16 LGLASS=16 UPDATES_LOG2=18.
+# POINTS, a bash regular expression, keeps only the points whose names match,
+# e.g. POINTS='^glass-L[0-9]+-global(-fast)?$' for the glass's global-memory kernel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1 output=$2
@@ -16,8 +18,11 @@ clmc=${CLMC:-build/clmc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+selected() { [[ $1 =~ ${POINTS:-.} ]]; }
+
 point() { # name dim L [--set arguments]; sweeps from 2^UPDATES_LOG2 (default 34) updates
   local name=$1 dim=$2 L=$3
+  selected "$name" || return 0
   shift 3
   local hits=1 arg
   for arg in "$@"; do [[ $arg == algorithm.hits=* ]] && hits=${arg#algorithm.hits=}; done
@@ -59,6 +64,7 @@ done
 # (double checkerboard), one hit and multi-hit; two replicas, every replica's spins counted.
 glass() { # name L [--set arguments]
   local name=$1 L=$2
+  selected "$name" || return 0
   shift 2
   local sets=() arg
   for arg in "$@"; do sets+=(--set "$arg"); done

@@ -4,14 +4,22 @@
  * tiles in local memory (tiled), spin-length renormalisation, and energy and
  * magnetisation sums in exact fixed point.
  *
- * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG; REAL_DOUBLE for
- * double precision; FAST_MATH for native functions; GLASS for quenched
- * couplings (the spin glass, H = -sum_<ij> J_ij s_i . s_j, J of the bond from
- * site i to its +d neighbour at couplings[d * SITES + i]; without GLASS the
- * couplings argument is not read); for the tiled kernel TILE (even edge) and
- * TILES_PER_EDGE (even).  Spins are reals, component-major: component c of
- * site i at spins[c * SITES + i]; configurations (replicas, NDRange dimension
- * 1) one after another, each with its own random streams.
+ * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG, CONFIGS (the
+ * configurations of one disorder sample, each at its own betas[config]);
+ * REAL_DOUBLE for double precision; FAST_MATH for native functions; GLASS for
+ * quenched couplings (the spin glass, H = -sum_<ij> J_ij s_i . s_j, J of the
+ * bond from site i to its +d neighbour in sample r at
+ * couplings[(r * DIM + d) * SITES + packed_site(i)], configuration c in sample
+ * c / CONFIGS; without GLASS the couplings argument is not read); for the
+ * tiled kernel TILE (even edge) and
+ * TILES_PER_EDGE (even).  Spins are reals, component-major and split by
+ * checkerboard colour: component c of site i at spins[c * SITES + packed_site(i)]
+ * with packed_site(i) = colour(i) * HALF_SITES + i / 2 (so one colour's sites
+ * and their neighbours are contiguous); configurations (replicas) one after
+ * another, each with its own random streams; the couplings are split by
+ * colour the same way.  The naive kernel updates a site in every
+ * configuration of the sample in NDRange dimension 1 (the couplings read
+ * once); the others take the configuration from NDRange dimension 1.
  *
  * Random numbers (Philox counter: unit, sweep, hit word, purpose), never by
  * work-item:
@@ -70,30 +78,56 @@ typedef float3 spin_t;
 /* Fixed-point scale of the measured sums: exact integer addition, any order. */
 #define FIXED_SCALE ((real)1073741824.0)
 
+/* Checkerboard colour (parity of x + y + z) of a site and its place in the
+ * colour-split arrays. */
+inline uint site_colour(uint site)
+{
+    uint row = site / EDGE;
+    return (site % EDGE + row % EDGE + row / EDGE) & 1u;
+}
+
+inline uint packed_site(uint site)
+{
+    return site_colour(site) * HALF_SITES + site / 2;
+}
+
 #ifdef GLASS
-#define COUPLING(couplings, site, d) ((couplings)[(d) * SITES + (site)])
+#define COUPLING(couplings, site, d) ((couplings)[(d) * SITES + packed_site(site)])
+/* The couplings of the sample of configuration get_global_id(1). */
+#define SAMPLE_COUPLINGS(couplings) ((couplings) + (size_t)(get_global_id(1) / CONFIGS) * DIM * SITES)
 #else
 #define COUPLING(couplings, site, d) ((real)1)
+#define SAMPLE_COUPLINGS(couplings) (couplings)
 #endif
 #define CONFIG_SPINS(spins) ((spins) + (size_t)get_global_id(1) * NCOMP * SITES)
-#define STREAM(purpose) CLMC_STREAM(purpose, get_global_id(1))
+
+/* The spin at packed index p (see packed_site). */
+inline spin_t load_packed(__global const real *spins, uint p)
+{
+#if NCOMP == 2
+    return (spin_t)(spins[p], spins[SITES + p]);
+#else
+    return (spin_t)(spins[p], spins[SITES + p], spins[2 * SITES + p]);
+#endif
+}
+
+inline void store_packed(__global real *spins, uint p, spin_t s)
+{
+    spins[p] = s.x;
+    spins[SITES + p] = s.y;
+#if NCOMP == 3
+    spins[2 * SITES + p] = s.z;
+#endif
+}
 
 inline spin_t load_spin(__global const real *spins, uint site)
 {
-#if NCOMP == 2
-    return (spin_t)(spins[site], spins[SITES + site]);
-#else
-    return (spin_t)(spins[site], spins[SITES + site], spins[2 * SITES + site]);
-#endif
+    return load_packed(spins, packed_site(site));
 }
 
 inline void store_spin(__global real *spins, uint site, spin_t s)
 {
-    spins[site] = s.x;
-    spins[SITES + site] = s.y;
-#if NCOMP == 3
-    spins[2 * SITES + site] = s.z;
-#endif
+    store_packed(spins, packed_site(site), s);
 }
 
 /* Three uniforms in (0, 1) for (site, sweep, hit word, purpose). */
@@ -124,10 +158,11 @@ inline spin_t uniform_direction(real u0, real u1)
 }
 
 /* Metropolis: a uniform new direction t, accepted with min(1, exp(beta (t - s).h)). */
-inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit)
+inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit,
+                              uint config)
 {
     real u[3];
-    uniforms3(key, site, sweep, hit, STREAM(CLMC_PURPOSE_METROPOLIS), u);
+    uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, config), u);
     spin_t t = uniform_direction(u[0], u[1]);
     real gain = beta * dot(t - s, h);
     return (gain >= 0 || u[2] < EXP(gain)) ? t : s;
@@ -136,10 +171,11 @@ inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key
 #if NCOMP == 3
 /* Heat-bath, n = 3: cos(theta) to the field has density exp(b x) on [-1, 1]
  * (b = beta |h|), drawn by inversion; the azimuth is uniform. */
-inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit)
+inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit,
+                            uint config)
 {
     real u[3];
-    uniforms3(key, site, sweep, hit, STREAM(CLMC_PURPOSE_HEATBATH), u);
+    uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, config), u);
     real field = length(h), b = beta * field;
     (void)s;
     if (!(b > (real)1e-12)) return uniform_direction(u[0], u[1]);
@@ -155,19 +191,20 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, 
  * exp(kappa cos theta), kappa = beta |h|, by the rejection method of Best
  * and Fisher (1979); each attempt has its own numbers.  rho is written in a
  * form free of cancellation for small kappa. */
-inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit)
+inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit,
+                            uint config)
 {
     real u[3];
     real field = length(h), kappa = beta * field;
     if (!(kappa > (real)1e-12)) {
-        uniforms3(key, site, sweep, hit, STREAM(CLMC_PURPOSE_HEATBATH), u);
+        uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, config), u);
         return uniform_direction(u[0], u[1]);
     }
     real root = SQRT(1 + 4 * kappa * kappa), tau = 1 + root;
     real rho = 2 * kappa * tau / ((root + 1) * (tau + SQRT(2 * tau)));
     real r = (1 + rho * rho) / (2 * rho);
     for (uint attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), STREAM(CLMC_PURPOSE_HEATBATH), u);
+        uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_STREAM(CLMC_PURPOSE_HEATBATH, config), u);
         real z = COS(PI * u[0]);
         real f = (1 + r * z) / (r + z);
         real c = kappa * (r - f);
@@ -192,11 +229,11 @@ inline spin_t overrelaxation_move(spin_t s, spin_t h)
 }
 
 inline spin_t update_spin(spin_t s, spin_t h, uint move, real beta, clmc_philox_key key, uint site, uint sweep,
-                          uint hit)
+                          uint hit, uint config)
 {
     if (move == MOVE_OVERRELAXATION) return overrelaxation_move(s, h);
-    if (move == MOVE_HEATBATH) return heatbath_move(s, h, beta, key, site, sweep, hit);
-    return metropolis_move(s, h, beta, key, site, sweep, hit);
+    if (move == MOVE_HEATBATH) return heatbath_move(s, h, beta, key, site, sweep, hit, config);
+    return metropolis_move(s, h, beta, key, site, sweep, hit, config);
 }
 
 __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, uint ordered)
@@ -209,30 +246,46 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
     if (!ordered) {
         clmc_philox_key key = {{seed_lo, seed_hi}};
         real u[3];
-        uniforms3(key, site, 0, 0, STREAM(CLMC_PURPOSE_INIT), u);
+        uniforms3(key, site, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, get_global_id(1)), u);
         s = uniform_direction(u[0], u[1]);
     }
     store_spin(spins, site, s);
 }
 
-/* One work-item per site of colour `colour`; `move` one of the MOVE_
- * values, `hit` the sub-sweep within the sweep. */
+/* One work-item per site of colour `colour`, in every configuration of sample
+ * get_global_id(1) (the glass's replicas share the couplings, read once);
+ * `move` one of the MOVE_ values, `hit` the sub-sweep within the sweep.  The
+ * site's spins sit at packed index colour * HALF_SITES + item, its
+ * neighbours' in the other colour's half. */
 __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
-                                      uint move, uint hit, real beta, __global const real *couplings)
+                                      uint move, uint hit, __global const real *betas, __global const real *couplings)
 {
     uint item = get_global_id(0);
     if (item >= HALF_SITES) return;
-    spins = CONFIG_SPINS(spins);
-    uint site = site_of_colour(item, colour);
-    spin_t h = 0;
+    uint site = site_of_colour(item, colour), own = colour * HALF_SITES + item, other = (colour ^ 1u) * HALF_SITES;
+    uint first = get_global_id(1) * CONFIGS; /* the sample's first configuration */
+    couplings += (size_t)get_global_id(1) * DIM * SITES;
+    uint up[DIM], down[DIM];
+    real j_up[DIM], j_down[DIM];
     for (uint d = 0; d < DIM; d++) {
-        uint down = lattice_down(site, d);
-        h += COUPLING(couplings, site, d) * load_spin(spins, lattice_up(site, d))
-           + COUPLING(couplings, down, d) * load_spin(spins, down);
+        up[d] = other + lattice_up(site, d) / 2;
+        down[d] = other + lattice_down(site, d) / 2;
+#ifdef GLASS
+        j_up[d] = couplings[d * SITES + own];
+        j_down[d] = couplings[d * SITES + down[d]];
+#else
+        j_up[d] = j_down[d] = 1;
+#endif
     }
-    (void)couplings;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    store_spin(spins, site, update_spin(load_spin(spins, site), h, move, beta, key, site, sweep, hit));
+    for (uint config = first; config < first + CONFIGS; config++) {
+        __global real *config_spins = spins + (size_t)config * NCOMP * SITES;
+        spin_t h = 0;
+        for (uint d = 0; d < DIM; d++)
+            h += j_up[d] * load_packed(config_spins, up[d]) + j_down[d] * load_packed(config_spins, down[d]);
+        spin_t s = update_spin(load_packed(config_spins, own), h, move, betas[config], key, site, sweep, hit, config);
+        store_packed(config_spins, own, s);
+    }
 }
 
 /* Divides every spin by its length; the largest deviation of a length from 1
@@ -326,8 +379,11 @@ inline spin_t box_field(__local const real *box, __local const real *jbox, uint 
 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1)))
 void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
-                             uint mc_hits, uint or_steps, real beta, __global const real *couplings, uint mc_move)
+                             uint mc_hits, uint or_steps, __global const real *betas, __global const real *couplings,
+                             uint mc_move)
 {
+    real beta = betas[get_global_id(1)];
+    couplings = SAMPLE_COUPLINGS(couplings);
     __local real box[NCOMP * BOX_SITES];
     __local real jbox[DIM * JBOX_SITES];
     spins = CONFIG_SPINS(spins);
@@ -364,7 +420,8 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
     for (uint step = 0; step < mc_hits + or_steps; step++) {
         uint move = step < mc_hits ? mc_move : MOVE_OVERRELAXATION;
         for (uint c = 0; c < 2; c++) {
-            spin_t s = update_spin(box_spin(box, b[c]), box_field(box, jbox, b[c]), move, beta, key, site[c], sweep, step);
+            spin_t s = update_spin(box_spin(box, b[c]), box_field(box, jbox, b[c]), move, beta, key, site[c], sweep,
+                                   step, get_global_id(1));
             set_box_spin(box, b[c], s);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
@@ -458,8 +515,11 @@ inline spin_t ring_field(__local const real *ring, __local const real *jring, in
 
 __kernel __attribute__((reqd_work_group_size(COLUMN_ITEMS, 1, 1)))
 void heisenberg_planes_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
-                              uint mc_hits, uint or_steps, real beta, __global const real *couplings, uint mc_move)
+                              uint mc_hits, uint or_steps, __global const real *betas,
+                              __global const real *couplings, uint mc_move)
 {
+    real beta = betas[get_global_id(1)];
+    couplings = SAMPLE_COUPLINGS(couplings);
     __local real ring[RING_PLANES * NCOMP * RING_SITES];
 #ifdef GLASS
     __local real jring[RING_PLANES * 3 * RING_SITES];
@@ -492,7 +552,7 @@ void heisenberg_planes_update(__global real *spins, uint seed_lo, uint seed_hi, 
             uint move = step < mc_hits ? mc_move : MOVE_OVERRELAXATION;
             for (uint c = 0; c < 2; c++) {
                 spin_t s = update_spin(ring_spin(ring, ring_slot(z), b[c]), ring_field(ring, jring, z, b[c]), move, beta,
-                                       key, site[c], sweep, step);
+                                       key, site[c], sweep, step, get_global_id(1));
                 set_ring_spin(ring, ring_slot(z), b[c], s);
                 barrier(CLK_LOCAL_MEM_FENCE);
             }
@@ -516,7 +576,7 @@ void heisenberg_measure(__global const real *spins, __global long *partials, uin
     __local long sums[4 * MEASURE_WG];
     long total[4] = {0, 0, 0, 0};
     spins = CONFIG_SPINS(spins);
-    (void)couplings;
+    couplings = SAMPLE_COUPLINGS(couplings);
     for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
         spin_t s = load_spin(spins, site), up = 0;
         for (uint d = 0; d < DIM; d++) up += COUPLING(couplings, site, d) * load_spin(spins, lattice_up(site, d));
@@ -551,16 +611,20 @@ inline real spin_component(spin_t s, uint c)
 }
 
 /* Per-work-group sums of the overlap tensor q_ab = sum_i s_i^a s_i^b between
- * configurations 0 and 1 (the two replicas), in the fixed point of
- * heisenberg_measure, at partials[NCOMP^2 * (slot * groups + group) + NCOMP a + b]. */
+ * the two replicas pairs[2 p], pairs[2 p + 1] of pair p (NDRange dimension 1),
+ * in the fixed point of heisenberg_measure, at
+ * partials[NCOMP^2 * ((slot * pairs + p) * groups + group) + NCOMP a + b]. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
-void heisenberg_overlap(__global const real *spins, __global long *partials, uint slot)
+void heisenberg_overlap(__global const real *spins, __global long *partials, uint slot, __global const uint *pairs)
 {
+    uint pair = get_global_id(1);
+    __global const real *first = spins + (size_t)pairs[2 * pair] * NCOMP * SITES;
+    __global const real *second = spins + (size_t)pairs[2 * pair + 1] * NCOMP * SITES;
     __local long sums[MEASURE_WG];
     long total[NCOMP * NCOMP];
     for (uint k = 0; k < NCOMP * NCOMP; k++) total[k] = 0;
     for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
-        spin_t a = load_spin(spins, site), b = load_spin(spins + NCOMP * SITES, site);
+        spin_t a = load_spin(first, site), b = load_spin(second, site);
         for (uint k = 0; k < NCOMP * NCOMP; k++)
             total[k] += convert_long_rte(spin_component(a, k / NCOMP) * spin_component(b, k % NCOMP) * FIXED_SCALE);
     }
@@ -572,7 +636,9 @@ void heisenberg_overlap(__global const real *spins, __global long *partials, uin
             if (lid < stride) sums[lid] += sums[lid + stride];
             barrier(CLK_LOCAL_MEM_FENCE);
         }
-        if (lid == 0) partials[NCOMP * NCOMP * ((size_t)slot * get_num_groups(0) + get_group_id(0)) + k] = sums[0];
+        if (lid == 0)
+            partials[NCOMP * NCOMP * (((size_t)slot * get_global_size(1) + pair) * get_num_groups(0) + get_group_id(0)) + k] =
+                sums[0];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

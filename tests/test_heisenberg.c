@@ -235,7 +235,7 @@ static const invalid_case invalid_cases[] = {
      "algorithm.overrelaxation_steps"},
     {"\"L\": 16", "\"type\": \"wolff\"", "\"beta\": 1", "algorithm.type"},
     {"\"L\": 16", "\"type\": \"heatbath\"", "\"type\": \"parallel_tempering\", \"betas\": [0.5, 1]",
-     "ensemble: the heisenberg models have no parallel tempering"},
+     "ensemble: the heisenberg ferromagnet has no parallel tempering"},
 };
 
 /* Each error names its JSON path, and the command line exits with 2. */

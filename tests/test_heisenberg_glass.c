@@ -1,8 +1,10 @@
 /* O(n) spin glass (heisenberg_glass): heat-bath, Metropolis and the heat-bath
  * + over-relaxation mix on one Gaussian and one bimodal 3D sample against a
  * sequential host simulation of two replicas with the same couplings (energy
- * and overlap q2), energy conservation of pure over-relaxation in both
- * layouts, and preset errors. */
+ * and overlap q2), the same under parallel tempering at each temperature,
+ * disorder averages over two samples (with and without tempering),
+ * energy conservation of pure over-relaxation in all layouts, and preset
+ * errors. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -32,8 +34,9 @@ typedef struct {
     char couplings[16]; /* inline: parameters cross a process boundary */
 } glass_case;
 
-/* The device's couplings for run.seed = SEED, as floats (the device stores floats). */
-static double *device_couplings(const glass_case *c)
+/* The device's couplings of one realization for run.seed = SEED, as floats
+ * (the device stores floats). */
+static double *device_couplings(const glass_case *c, unsigned realization)
 {
     size_t sites = (size_t)c->edge * c->edge * c->edge;
     double *j = malloc(3 * sites * sizeof *j);
@@ -41,7 +44,7 @@ static double *device_couplings(const glass_case *c)
     clmc_ea_couplings kind = strcmp(c->couplings, "bimodal") == 0 ? CLMC_EA_BIMODAL : CLMC_EA_GAUSSIAN;
     for (size_t d = 0; d < 3; d++)
         for (size_t site = 0; site < sites; site++)
-            j[d * sites + site] = (float)clmc_ea_coupling(kind, SEED, 0, (uint32_t)site, (unsigned)d);
+            j[d * sites + site] = (float)clmc_ea_coupling(kind, SEED, realization, (uint32_t)site, (unsigned)d);
     return j;
 }
 
@@ -56,7 +59,7 @@ ParameterizedTestParameters(heisenberg_glass, moves_agree_with_host_reference)
  * (tiled) and 2 heat-bath + 1 over-relaxation (planes) against the host. */
 ParameterizedTest(glass_case *c, heisenberg_glass, moves_agree_with_host_reference, .timeout = 300)
 {
-    double *couplings = device_couplings(c);
+    double *couplings = device_couplings(c, 0);
     heisenberg_ref_series ref;
     cr_assert_eq(heisenberg_ref_glass_run(3, c->n, c->edge, c->beta, couplings, 2000, 40000, 99, &ref), 0);
     free(couplings);
@@ -120,6 +123,142 @@ ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energ
     cJSON_Delete(result);
 }
 
+/* observables.tempering: an acceptance in (0, 1] per pair of neighbouring
+ * betas, and the final map a permutation of each chain's configurations. */
+static void check_tempering_report(const cJSON *result, int n_betas)
+{
+    const cJSON *report = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "tempering");
+    cr_assert_not_null(report, "tempering report missing");
+    const cJSON *acceptance = cJSON_GetObjectItem(report, "acceptance");
+    cr_assert_eq(cJSON_GetArraySize(acceptance), n_betas - 1);
+    printf("acceptance:");
+    for (int t = 0; t < n_betas - 1; t++) {
+        double a = cJSON_GetArrayItem(acceptance, t)->valuedouble;
+        printf(" %.3f", a);
+        cr_expect(a > 0 && a <= 1, "pair %d: acceptance %.4f", t, a);
+    }
+    printf(", round trips %g\n", cJSON_GetObjectItem(report, "round_trips")->valuedouble);
+    const cJSON *map = cJSON_GetObjectItem(report, "final_configuration_at_temperature");
+    cr_assert_eq(cJSON_GetArraySize(map), 2 * n_betas);
+    for (int chain = 0; chain < 2; chain++) {
+        int seen[8] = {0};
+        for (int t = 0; t < n_betas; t++) {
+            int c = cJSON_GetArrayItem(map, chain * n_betas + t)->valueint;
+            cr_expect(c >= chain * n_betas && c < (chain + 1) * n_betas && !seen[c - chain * n_betas]++,
+                      "chain %d: configuration %d out of place or repeated", chain, c);
+        }
+    }
+}
+
+/* Energy and q2 at beta averaged over realizations 0 .. n - 1 of the Gaussian
+ * 4^3 sample (host simulations; errors combined). */
+static void reference_averages(double beta, int realizations, clmc_estimate out[2])
+{
+    glass_case sample = {3, 4, beta, "gaussian"};
+    double sums[2] = {0, 0}, variances[2] = {0, 0};
+    for (int r = 0; r < realizations; r++) {
+        double *couplings = device_couplings(&sample, (unsigned)r);
+        heisenberg_ref_series ref;
+        cr_assert_eq(heisenberg_ref_glass_run(3, 3, 4, beta, couplings, 2000, 40000, 199 + r, &ref), 0);
+        free(couplings);
+        clmc_estimate e[2] = {clmc_estimate_mean(ref.energy, ref.n), clmc_estimate_mean(ref.q2, ref.n)};
+        heisenberg_ref_series_free(&ref);
+        for (int k = 0; k < 2; k++) {
+            sums[k] += e[k].mean;
+            variances[k] += e[k].error * e[k].error;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        out[k].mean = sums[k] / realizations;
+        out[k].error = sqrt(variances[k]) / realizations;
+    }
+}
+
+static void compare_with_reference(const cJSON *observables, const clmc_estimate refs[2], const char *label)
+{
+    const char *names[] = {"energy", "q2"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *o = cJSON_GetObjectItem(observables, names[k]);
+        double value = cJSON_GetObjectItem(o, "mean")->valuedouble;
+        double error = cJSON_GetObjectItem(o, "error")->valuedouble;
+        char what[160];
+        snprintf(what, sizeof what, "%s %s", label, names[k]);
+        double z = physics_compare(what, value, hypot(error, refs[k].error), refs[k].mean);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "%s off by %.2f sigma", what, z);
+        cr_expect(error > 0, "an error of zero means nothing was measured");
+    }
+}
+
+/* Parallel tempering over three betas of one Gaussian 4^3 sample (two replica
+ * chains, an exchange every sweep): energy and q2 at each temperature against
+ * the host simulation at that beta, for heat-bath + over-relaxation (naive:
+ * every configuration at its own beta in one work-item) and Metropolis
+ * (tiled, hits 2). */
+Test(heisenberg_glass, tempering_agrees_with_host_reference, .timeout = 300)
+{
+    static const double betas[] = {0.8, 1.0, 1.2};
+    enum { N_BETAS = 3 };
+    clmc_estimate refs[N_BETAS][2];
+    for (int t = 0; t < N_BETAS; t++) reference_averages(betas[t], 1, refs[t]);
+    const char *algorithms[] = {"\"type\": \"heatbath\", \"layout\": \"naive\", \"overrelaxation_steps\": 1",
+                                "\"type\": \"metropolis\", \"layout\": \"tiled\", \"tile\": 2, \"hits\": 2"};
+    const char *labels[] = {"heatbath+OR naive", "metropolis tiled hits=2"};
+    for (int a = 0; a < 2; a++) {
+        char preset[1024];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\"},"
+                 " \"algorithm\": {%s}, \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [%g, %g, %g],"
+                 " \"exchange_every\": 1}, \"run\": {\"thermalization\": 500, \"sweeps\": 4000, \"seed\": %d}}",
+                 algorithms[a], betas[0], betas[1], betas[2], SEED);
+        cJSON *result = physics_run(preset, "heisenberg-glass-tempering");
+        const cJSON *list = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+        cr_assert_eq(cJSON_GetArraySize(list), N_BETAS);
+        for (int t = 0; t < N_BETAS; t++) {
+            char label[96];
+            snprintf(label, sizeof label, "glass tempering %s b=%.2f", labels[a], betas[t]);
+            compare_with_reference(cJSON_GetArrayItem(list, t), refs[t], label);
+        }
+        check_tempering_report(result, N_BETAS);
+        cJSON_Delete(result);
+    }
+}
+
+/* model.realizations 2: the disorder averages of energy and q2 against the
+ * mean of the host simulations of the two samples, at one beta (naive
+ * heat-bath, tiled Metropolis) and under tempering over two betas (naive). */
+Test(heisenberg_glass, realizations_average_host_references, .timeout = 300)
+{
+    static const double betas[] = {1.0, 1.2};
+    clmc_estimate refs[2][2];
+    for (int t = 0; t < 2; t++) reference_averages(betas[t], 2, refs[t]);
+    const char *algorithms[] = {"\"type\": \"heatbath\", \"layout\": \"naive\"",
+                                "\"type\": \"metropolis\", \"layout\": \"tiled\", \"tile\": 2, \"hits\": 2"};
+    const char *labels[] = {"glass 2 samples b=1.00 heatbath naive", "glass 2 samples b=1.00 metropolis tiled hits=2"};
+    char preset[1024];
+    for (int a = 0; a < 2; a++) {
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"realizations\": 2}, \"algorithm\": {%s},"
+                 " \"ensemble\": {\"beta\": 1.0}, \"run\": {\"thermalization\": 500, \"sweeps\": 4000, \"seed\": %d}}",
+                 algorithms[a], SEED);
+        cJSON *result = physics_run(preset, "heisenberg-glass-realizations");
+        compare_with_reference(cJSON_GetObjectItem(result, "observables"), refs[0], labels[a]);
+        cJSON_Delete(result);
+    }
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"realizations\": 2}, \"algorithm\": {%s},"
+             " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [1.0, 1.2], \"exchange_every\": 1},"
+             " \"run\": {\"thermalization\": 500, \"sweeps\": 4000, \"seed\": %d}}", algorithms[0], SEED);
+    cJSON *result = physics_run(preset, "heisenberg-glass-realizations-tempering");
+    const cJSON *list = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(list), 2);
+    for (int t = 0; t < 2; t++) {
+        char label[96];
+        snprintf(label, sizeof label, "glass 2 samples tempering b=%.2f heatbath naive", betas[t]);
+        compare_with_reference(cJSON_GetArrayItem(list, t), refs[t], label);
+    }
+    cJSON_Delete(result);
+}
+
 /* Each error names its JSON path, and the command line exits with 2. */
 Test(heisenberg_glass, invalid_presets_are_input_errors)
 {
@@ -127,6 +266,7 @@ Test(heisenberg_glass, invalid_presets_are_input_errors)
         {"\"L\": 4, \"couplings\": \"uniform\"", "\"type\": \"heatbath\"", "model.couplings"},
         {"\"L\": 4, \"n\": 2", "\"type\": \"heatbath\"", "model.n"},
         {"\"L\": 6", "\"tile\": 2", "algorithm.tile: 2 must leave an even number of tiles"},
+        {"\"L\": 4, \"realizations\": 0", "\"type\": \"heatbath\"", "model.realizations"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char preset[512], label[48];
@@ -135,5 +275,19 @@ Test(heisenberg_glass, invalid_presets_are_input_errors)
                  cases[i][0], cases[i][1]);
         snprintf(label, sizeof label, "heisenberg-glass-invalid-%zu", i);
         expect_input_error(preset, label, cases[i][2]);
+    }
+    const char *tempering =
+        "\"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [1, 2], \"exchange_every\": 1}";
+    const char *tempered[][3] = {
+        {"heisenberg_glass", "overrelaxation", "algorithm.type: \"overrelaxation\" keeps the energy"},
+        {"heisenberg", "heatbath", "ensemble: the heisenberg ferromagnet has no parallel tempering"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char preset[512], label[48];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"%s\", \"L\": 4}, \"algorithm\": {\"type\": \"%s\"}, %s}",
+                 tempered[i][0], tempered[i][1], tempering);
+        snprintf(label, sizeof label, "heisenberg-glass-invalid-tempering-%zu", i);
+        expect_input_error(preset, label, tempered[i][2]);
     }
 }

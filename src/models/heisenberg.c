@@ -19,9 +19,6 @@
 #define MOVE_METROPOLIS 0u
 #define MOVE_HEATBATH 1u
 #define MOVE_OVERRELAXATION 2u
-/* Spare measurement slots: the energy when measurements start, and at the end. */
-#define SLOT_DRIFT_START MEASURE_BATCH
-#define SLOT_FINAL (MEASURE_BATCH + 1)
 
 static const char *const series_columns[] = {"energy", "magnetization", NULL};
 
@@ -40,8 +37,18 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
     const char *layout = clmc_preset_string(p, "algorithm.layout");
     bool tiled = strcmp(layout, "naive") != 0, planes = strcmp(layout, "planes") == 0;
     bool pure_or = strcmp(clmc_preset_string(p, "algorithm.type"), "overrelaxation") == 0;
-    if (clmc_preset_betas(p, NULL, 0) > 1)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg models have no parallel tempering yet; give ensemble.beta");
+    bool glass = strcmp(clmc_preset_string(p, "model.type"), "heisenberg_glass") == 0;
+    unsigned long long temperatures = clmc_preset_betas(p, NULL, 0), configs = 1;
+    if (temperatures > 1 && !glass)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg ferromagnet has no parallel tempering; "
+                         "give ensemble.beta");
+    if (glass) configs = 2 * temperatures * (unsigned long long)clmc_preset_int(p, "model.realizations");
+    if (configs > (1ULL << 24)) /* CLMC_STREAM keeps 24 bits of the configuration */
+        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: 2 x realizations x temperatures = %llu configurations "
+                         "exceed the 2^24 that have their own random streams", configs);
+    if (temperatures > 1 && pure_or)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"overrelaxation\" keeps the energy and cannot be tempered; "
+                         "use \"heatbath\" or \"metropolis\" (with algorithm.overrelaxation_steps)");
     if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
     if (clmc_lattice_sites(dim, edge) >= (1ULL << 31))
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^31 the measurement sums hold", edge, dim);
@@ -134,8 +141,9 @@ static clmc_status build_kernels(heisenberg_state *s)
     size_t groups = (s->n_sites + s->measure_wg - 1) / s->measure_wg;
     s->measure_groups = groups < MEASURE_GROUPS_MAX ? groups : MEASURE_GROUPS_MAX;
     char options[512];
-    int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu%s%s%s",
-                     s->dim, s->edge, s->ncomp, s->measure_wg, s->is_double ? " -DREAL_DOUBLE" : "",
+    int n = snprintf(options, sizeof options,
+                     "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu -DCONFIGS=%u%s%s%s", s->dim, s->edge,
+                     s->ncomp, s->measure_wg, s->n_configs / s->realizations, s->is_double ? " -DREAL_DOUBLE" : "",
                      s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "", s->glass ? " -DGLASS" : "");
     if (s->tiled)
         snprintf(options + n, sizeof options - (size_t)n, " -D%s=%d -DTILES_PER_EDGE=%d", s->planes ? "PLANE_TILE" : "TILE",
@@ -168,9 +176,16 @@ static clmc_status allocate(heisenberg_state *s)
 {
     size_t spin_bytes = (size_t)s->ncomp * s->n_sites * clmc_heisenberg_real_bytes(s) * s->n_configs;
     CLMC_TRY(clmc_heisenberg_buffer(s, spin_bytes, NULL, &s->spins));
-    size_t partial_count = partials_per_slot(s) * (MEASURE_BATCH + 2);
+    size_t partial_count = partials_per_slot(s) * MEASURE_SLOTS(s);
     CLMC_TRY(clmc_heisenberg_buffer(s, partial_count * sizeof(cl_long), NULL, &s->partials));
     CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_uint), NULL, &s->max_deviation));
+    CLMC_TRY(clmc_heisenberg_buffer(s, s->n_configs * clmc_heisenberg_real_bytes(s), NULL, &s->betas));
+    double *betas = malloc(s->n_configs * sizeof *betas);
+    if (!betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (cl_uint c = 0; c < s->n_configs; c++) betas[c] = s->beta; /* tempering: set_betas follows */
+    clmc_status status = clmc_heisenberg_write_betas(s, betas);
+    free(betas);
+    CLMC_TRY(status);
     if (s->glass) CLMC_TRY(clmc_heisenberg_glass_allocate(s));
     else CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_double), NULL, &s->couplings)); /* not read */
     cl_uint zero = 0;
@@ -180,13 +195,19 @@ static clmc_status allocate(heisenberg_state *s)
     return s->partials_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
-/* beta as the kernels' real type. */
-static clmc_status set_beta_argument(heisenberg_state *s, cl_uint index)
+clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas)
 {
-    cl_float beta_float = (cl_float)s->beta;
-    cl_double beta_double = s->beta;
-    if (s->is_double) CLMC_CL_TRY(clSetKernelArg(s->update, index, sizeof beta_double, &beta_double));
-    else CLMC_CL_TRY(clSetKernelArg(s->update, index, sizeof beta_float, &beta_float));
+    cl_double *values = malloc(s->n_configs * sizeof *values);
+    if (!values) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_float *floats = (cl_float *)values;
+    for (cl_uint c = 0; c < s->n_configs; c++) {
+        if (s->is_double) values[c] = betas[c];
+        else floats[c] = (cl_float)betas[c];
+    }
+    cl_int err = clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->betas, CL_TRUE, 0,
+                                      s->n_configs * clmc_heisenberg_real_bytes(s), values, 0, NULL, NULL);
+    free(values);
+    CLMC_CL_CHECK(err, "clEnqueueWriteBuffer(betas)");
     return CLMC_OK;
 }
 
@@ -199,7 +220,7 @@ static clmc_status set_arguments(heisenberg_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
-    CLMC_TRY(set_beta_argument(s, 7));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 7, sizeof(cl_mem), &s->betas));
     CLMC_CL_TRY(clSetKernelArg(s->update, 8, sizeof(cl_mem), &s->couplings));
     if (s->tiled) CLMC_CL_TRY(clSetKernelArg(s->update, 9, sizeof(cl_uint), &s->mc_move));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 0, sizeof(cl_mem), &s->spins));
@@ -230,7 +251,11 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->fast_math = clmc_preset_bool(p, "algorithm.fast_math");
     s->thermalization = clmc_preset_int(p, "run.thermalization");
     s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
-    s->n_configs = s->glass ? 2 : 1;
+    s->temperatures = s->glass ? (cl_uint)clmc_preset_betas(p, NULL, 0) : 1;
+    s->realizations = s->glass ? (cl_uint)clmc_preset_int(p, "model.realizations") : 1;
+    s->n_configs = s->glass ? 2 * s->temperatures * s->realizations : 1;
+    unsigned per_slot = s->temperatures * s->realizations;
+    s->batch = MEASURE_BATCH / per_slot ? MEASURE_BATCH / per_slot : 1;
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
     clmc_preset_betas(p, &s->beta, 1);
     unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
@@ -246,11 +271,13 @@ void clmc_heisenberg_destroy(void *state)
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps};
+    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps, s->betas, s->pairs};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->partials_host);
     free(s->overlaps_host);
+    free(s->pairs_host);
+    free(s->slot_pairs);
     free(s);
 }
 
@@ -266,6 +293,23 @@ static clmc_status setup(heisenberg_state *s, clmc_preset *p)
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
 
+/* Global-memory traffic of a sweep (estimate).  Tiles read tile + halo and
+ * write the tile once per visit, per configuration (spins and couplings, as
+ * the earlier figures).  Each naive colour pass reads all spins (its colour and
+ * the neighbours') and all couplings (its sites' +d bonds and the
+ * neighbours'), each byte once, and writes its colour's spins; a sample's
+ * configurations share the couplings. */
+static double bytes_per_sweep(const heisenberg_state *s, double sub_sweeps)
+{
+    double real_bytes = (double)clmc_heisenberg_real_bytes(s), dim = s->glass ? s->dim : 0;
+    if (s->tiled) {
+        double halo = pow((s->tile + 2.0) / s->tile, s->planes ? 2 : s->dim);
+        return s->n_sites * real_bytes * (s->ncomp + dim) * (halo + 1.0) * s->n_configs;
+    }
+    double spins = (double)s->ncomp * s->n_configs, couplings = dim * s->realizations;
+    return s->n_sites * real_bytes * sub_sweeps * 2.0 * (1.5 * spins + couplings);
+}
+
 clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass, void **state, clmc_model_shape *shape)
 {
     heisenberg_state *s = calloc(1, sizeof *s);
@@ -278,17 +322,13 @@ clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass,
         return status;
     }
     double sub_sweeps = s->pure_overrelaxation ? s->hits : (double)s->hits + s->or_steps;
-    double site_bytes = ((double)s->ncomp + (s->glass ? s->dim : 0)) * (double)clmc_heisenberg_real_bytes(s);
-    /* Tiles read tile + halo and write the tile once per visit; the naive
-     * kernel reads the site and its neighbours and writes it per sub-sweep. */
-    double per_site = s->tiled ? pow((s->tile + 2.0) / s->tile, s->planes ? 2 : s->dim) + 1.0
-                               : sub_sweeps * (2.0 * s->dim + 2.0);
     shape->series_columns = glass ? clmc_heisenberg_glass_columns : series_columns;
-    shape->measure_batch = MEASURE_BATCH;
+    shape->measure_batch = s->batch;
     shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;
-    shape->bytes_per_sweep = (double)s->n_sites * site_bytes * per_site * s->n_configs;
-    shape->n_systems = 1;
-    shape->n_temperatures = 1;
+    shape->bytes_per_sweep = bytes_per_sweep(s, sub_sweeps);
+    /* Tempering: one row per configuration, each replica chain a system. */
+    shape->n_systems = s->temperatures > 1 ? 2 * s->realizations : 1;
+    shape->n_temperatures = s->temperatures;
     *state = s;
     return CLMC_OK;
 }
@@ -300,13 +340,14 @@ clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
     CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
     size_t global[2] = {s->measure_groups * s->measure_wg, s->n_configs}, local[2] = {s->measure_wg, 1};
     CLMC_TRY(clmc_enqueue(s->rt, s->measure, 2, global, local, CLMC_UNTIMED));
-    return s->glass && slot < MEASURE_BATCH ? clmc_heisenberg_glass_measure(s, slot) : CLMC_OK;
+    return s->glass && slot < s->batch ? clmc_heisenberg_glass_measure(s, slot) : CLMC_OK;
 }
 
-/* One sub-sweep of `move` over both colours of the naive layout. */
+/* One sub-sweep of `move` over both colours of the naive layout (a
+ * work-item updates its site in every configuration of one realization). */
 static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint move, cl_uint hit)
 {
-    size_t global[2] = {s->n_sites / 2, s->n_configs};
+    size_t global[2] = {s->n_sites / 2, s->realizations};
     CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &move));
     CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &hit));
     for (cl_uint colour = 0; colour < 2; colour++) {
@@ -334,7 +375,7 @@ clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index)
 {
     heisenberg_state *s = state;
     if (s->pure_overrelaxation && (long long)sweep_index == s->thermalization)
-        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_DRIFT_START));
+        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_DRIFT_START(s)));
     bool microcanonical = s->pure_overrelaxation && (long long)sweep_index >= s->thermalization;
     cl_uint mc_hits = microcanonical ? 0 : s->hits;
     cl_uint or_steps = microcanonical ? s->hits : (s->pure_overrelaxation ? 0 : s->or_steps);
@@ -438,8 +479,8 @@ clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
     cJSON_AddNumberToObject(checks, "max_norm_deviation", deviation);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
     if (s->pure_overrelaxation) {
-        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_FINAL));
-        CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_DRIFT_START, 2));
+        CLMC_TRY(clmc_heisenberg_measure(s, SLOT_FINAL(s)));
+        CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_DRIFT_START(s), 2));
         double start[4], end[4], drift = 0;
         size_t per_config = 4 * s->measure_groups;
         for (cl_uint c = 0; c < s->n_configs; c++) {

@@ -1,5 +1,6 @@
 /* The O(n) spin glass (model.type "heisenberg_glass"): quenched Gaussian or
- * bimodal couplings, two replicas, and the overlap observables; sweeps and
+ * bimodal couplings, two replicas (two replica chains under parallel
+ * tempering), the overlap observables and the tempering callbacks; sweeps and
  * checks are those of heisenberg.c with the kernels built -DGLASS. */
 #include <math.h>
 #include <stdlib.h>
@@ -12,67 +13,137 @@
 
 const char *const clmc_heisenberg_glass_columns[] = {"energy", "q2", "q4", NULL};
 
-/* couplings[d * N + site] = J of the bond from site to its +d neighbour, the
- * EA model's draw for (seed, realization 0, site, d). */
+/* Place of a site in the colour-split arrays (cl/heisenberg.cl, packed_site):
+ * colour * N / 2 + site / 2. */
+static size_t packed_site(const heisenberg_state *s, size_t site)
+{
+    size_t edge = (size_t)s->edge, row = site / edge;
+    size_t colour = (site % edge + row % edge + row / edge) & 1u;
+    return colour * (s->n_sites / 2) + site / 2;
+}
+
+/* Pairs of replicas whose overlap is measured: one per (realization r,
+ * temperature t), pair r T + t. */
+static cl_uint pair_count(const heisenberg_state *s)
+{
+    return s->realizations * s->temperatures;
+}
+
+/* couplings[(r dim + d) N + packed_site(site)] = J of the bond from site to its
+ * +d neighbour in realization r, the EA model's draw for (seed, r, site, d). */
+static clmc_status upload_couplings(heisenberg_state *s)
+{
+    clmc_ea_couplings kind = s->bimodal ? CLMC_EA_BIMODAL : CLMC_EA_GAUSSIAN;
+    size_t bonds = (size_t)s->dim * s->n_sites;
+    void *values = malloc(bonds * s->realizations * clmc_heisenberg_real_bytes(s));
+    if (!values) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t b = 0; b < bonds * s->realizations; b++) {
+        size_t site = b % s->n_sites, d = b / s->n_sites % (size_t)s->dim, r = b / bonds;
+        size_t slot = (r * (size_t)s->dim + d) * s->n_sites + packed_site(s, site);
+        double j = clmc_ea_coupling(kind, s->seed, (uint32_t)r, (uint32_t)site, (unsigned)d);
+        if (s->is_double) ((double *)values)[slot] = j;
+        else ((float *)values)[slot] = (float)j;
+    }
+    clmc_status status = clmc_heisenberg_buffer(s, bonds * s->realizations * clmc_heisenberg_real_bytes(s), values,
+                                                &s->couplings);
+    free(values);
+    return status;
+}
+
 clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
 {
-    clmc_ea_couplings kind = CLMC_EA_GAUSSIAN;
-    size_t bonds = (size_t)s->dim * s->n_sites, groups_values = (size_t)s->ncomp * s->ncomp * s->measure_groups;
-    void *values = malloc(bonds * clmc_heisenberg_real_bytes(s));
-    s->overlaps_host = malloc(groups_values * MEASURE_BATCH * sizeof(cl_long));
-    if (!values || !s->overlaps_host) {
-        free(values);
-        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    size_t groups_values = (size_t)s->ncomp * s->ncomp * s->measure_groups * pair_count(s);
+    s->overlaps_host = malloc(groups_values * s->batch * sizeof(cl_long));
+    s->pairs_host = malloc(2 * pair_count(s) * sizeof *s->pairs_host);
+    s->slot_pairs = malloc(2 * (size_t)pair_count(s) * s->batch * sizeof *s->slot_pairs);
+    if (!s->overlaps_host || !s->pairs_host || !s->slot_pairs) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_TRY(upload_couplings(s));
+    CLMC_TRY(clmc_heisenberg_buffer(s, groups_values * s->batch * sizeof(cl_long), NULL, &s->overlaps));
+    for (cl_uint p = 0; p < pair_count(s); p++) { /* chains 2 r and 2 r + 1 at temperature t */
+        cl_uint r = p / s->temperatures, t = p % s->temperatures;
+        s->pairs_host[2 * p] = 2 * r * s->temperatures + t;
+        s->pairs_host[2 * p + 1] = (2 * r + 1) * s->temperatures + t;
     }
-    if (s->bimodal) kind = CLMC_EA_BIMODAL;
-    for (size_t b = 0; b < bonds; b++) {
-        double j = clmc_ea_coupling(kind, s->seed, 0, (uint32_t)(b % s->n_sites), (unsigned)(b / s->n_sites));
-        if (s->is_double) ((double *)values)[b] = j;
-        else ((float *)values)[b] = (float)j;
-    }
-    clmc_status status = clmc_heisenberg_buffer(s, bonds * clmc_heisenberg_real_bytes(s), values, &s->couplings);
-    free(values);
-    CLMC_TRY(status);
-    CLMC_TRY(clmc_heisenberg_buffer(s, groups_values * MEASURE_BATCH * sizeof(cl_long), NULL, &s->overlaps));
+    CLMC_TRY(clmc_heisenberg_buffer(s, 2 * pair_count(s) * sizeof *s->pairs_host, s->pairs_host, &s->pairs));
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 1, sizeof(cl_mem), &s->overlaps));
+    CLMC_CL_TRY(clSetKernelArg(s->overlap, 3, sizeof(cl_mem), &s->pairs));
     return CLMC_OK;
 }
 
+/* The overlaps of every pair; the pairs are kept for collect. */
 clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot)
 {
     cl_uint slot_arg = slot;
+    memcpy(s->slot_pairs + 2 * (size_t)pair_count(s) * slot, s->pairs_host, 2 * pair_count(s) * sizeof *s->pairs_host);
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 2, sizeof(cl_uint), &slot_arg));
-    size_t global = s->measure_groups * s->measure_wg;
-    return clmc_enqueue(s->rt, s->overlap, 1, &global, &s->measure_wg, CLMC_UNTIMED);
+    size_t global[2] = {s->measure_groups * s->measure_wg, pair_count(s)}, local[2] = {s->measure_wg, 1};
+    return clmc_enqueue(s->rt, s->overlap, 2, global, local, CLMC_UNTIMED);
 }
 
-/* Rows: energy per spin (mean of the replicas), q2 = sum_ab q_ab^2 with
- * q_ab = sum_i s_i^a(1) s_i^b(2) / N, and q4 = q2^2. */
+/* q2 = sum_ab q_ab^2 of pair `pair` in one slot's overlap partials. */
+static double pair_q2(const heisenberg_state *s, const cl_long *slot_overlaps, cl_uint pair)
+{
+    size_t per_pair = (size_t)s->ncomp * s->ncomp * s->measure_groups;
+    const cl_long *values = slot_overlaps + pair * per_pair;
+    double q2 = 0;
+    for (int k = 0; k < s->ncomp * s->ncomp; k++) {
+        long long total = 0;
+        for (size_t g = 0; g < s->measure_groups; g++) total += values[g * (size_t)(s->ncomp * s->ncomp) + (size_t)k];
+        double q = (double)total / FIXED_SCALE / s->n_sites;
+        q2 += q * q;
+    }
+    return q2;
+}
+
+/* Tempering rows, one per configuration: its energy per spin and the q2, q4
+ * of its pair (both replicas' rows carry the same q). */
+static void collect_configurations(const heisenberg_state *s, unsigned slot, const cl_long *slot_overlaps, double *rows)
+{
+    const cl_uint *pairs = s->slot_pairs + 2 * (size_t)pair_count(s) * slot;
+    size_t per_config = 4 * s->measure_groups;
+    for (cl_uint p = 0; p < pair_count(s); p++) {
+        double q2 = pair_q2(s, slot_overlaps, p);
+        for (int member = 0; member < 2; member++) {
+            cl_uint c = pairs[2 * p + (cl_uint)member];
+            double sums[4];
+            clmc_heisenberg_sums(s, s->partials_host + (slot * s->n_configs + c) * per_config, sums);
+            rows[3 * c] = -sums[0] / s->n_sites;
+            rows[3 * c + 1] = q2;
+            rows[3 * c + 2] = q2 * q2;
+        }
+    }
+}
+
+/* Rows (one temperature): disorder averages over the realizations of the
+ * energy per spin (mean of the replicas), q2 = sum_ab q_ab^2 with q_ab =
+ * sum_i s_i^a(1) s_i^b(2) / N, and q4 = q2^2; tempering: collect_configurations. */
 static clmc_status glass_collect(void *state, unsigned n_slots, double *rows)
 {
     heisenberg_state *s = state;
     CLMC_TRY(clmc_heisenberg_read_slots(s, 0, n_slots));
-    size_t per_slot = (size_t)s->ncomp * s->ncomp * s->measure_groups;
+    size_t per_slot = (size_t)s->ncomp * s->ncomp * s->measure_groups * pair_count(s);
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->overlaps, CL_TRUE, 0,
                                     n_slots * per_slot * sizeof(cl_long), s->overlaps_host, 0, NULL, NULL));
     size_t per_config = 4 * s->measure_groups;
     for (unsigned slot = 0; slot < n_slots; slot++) {
-        double energy = 0, sums[4], q2 = 0;
+        if (s->temperatures > 1) {
+            collect_configurations(s, slot, s->overlaps_host + slot * per_slot, rows + 3 * (size_t)slot * s->n_configs);
+            continue;
+        }
+        double energy = 0, sums[4], q2 = 0, q4 = 0;
         for (cl_uint c = 0; c < s->n_configs; c++) {
             clmc_heisenberg_sums(s, s->partials_host + (slot * s->n_configs + c) * per_config, sums);
             energy += -sums[0] / s->n_sites / s->n_configs;
         }
-        for (int k = 0; k < s->ncomp * s->ncomp; k++) {
-            long long total = 0;
-            for (size_t g = 0; g < s->measure_groups; g++)
-                total += s->overlaps_host[slot * per_slot + g * (size_t)(s->ncomp * s->ncomp) + (size_t)k];
-            double q = (double)total / FIXED_SCALE / s->n_sites;
-            q2 += q * q;
+        for (cl_uint r = 0; r < s->realizations; r++) {
+            double q2_r = pair_q2(s, s->overlaps_host + slot * per_slot, r);
+            q2 += q2_r / s->realizations;
+            q4 += q2_r * q2_r / s->realizations;
         }
         rows[3 * slot] = energy;
         rows[3 * slot + 1] = q2;
-        rows[3 * slot + 2] = q2 * q2;
+        rows[3 * slot + 2] = q4;
     }
     return CLMC_OK;
 }
@@ -94,8 +165,9 @@ static double scaled_mean(const double *means, void *context)
     return *(const double *)context * means[0];
 }
 
-/* energy, q2, q4, binder_q, chi_sg = N <q2> (one disorder sample; errors
- * from the time series). */
+/* energy, q2, q4, binder_q, chi_sg = N <q2> (disorder averages of thermal
+ * averages over model.realizations samples; errors from the time series of
+ * the averages, so they hold the thermal noise only). */
 static clmc_status glass_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
 {
     heisenberg_state *s = state;
@@ -120,6 +192,44 @@ static clmc_status glass_estimate(void *state, const double *rows, size_t n_rows
     return CLMC_OK;
 }
 
+/* Tempering: the configurations' betas (one temperature: both replicas at
+ * betas[0]) and each temperature's pair, one configuration of each chain. */
+static clmc_status glass_set_betas(void *state, const double *betas, const unsigned *temperature_of)
+{
+    heisenberg_state *s = state;
+    if (s->temperatures == 1) {
+        double *all = malloc(s->n_configs * sizeof *all);
+        if (!all) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        for (cl_uint c = 0; c < s->n_configs; c++) all[c] = betas[0];
+        clmc_status status = clmc_heisenberg_write_betas(s, all);
+        free(all);
+        return status;
+    }
+    for (cl_uint c = 0; c < s->n_configs; c++) { /* system = 2 realization + replica */
+        cl_uint system = c / s->temperatures;
+        s->pairs_host[2 * (system / 2 * s->temperatures + temperature_of[c]) + system % 2] = c;
+    }
+    CLMC_TRY(clmc_heisenberg_write_betas(s, betas));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->pairs, CL_TRUE, 0,
+                                     2 * pair_count(s) * sizeof *s->pairs_host, s->pairs_host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* Tempering: H = -sum J s.s of every configuration (exact fixed-point sums). */
+static clmc_status glass_energies(void *state, double *energies)
+{
+    heisenberg_state *s = state;
+    CLMC_TRY(clmc_heisenberg_measure(s, SLOT_ENERGIES(s)));
+    CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_ENERGIES(s), 1));
+    size_t per_config = 4 * s->measure_groups;
+    for (cl_uint c = 0; c < s->n_configs; c++) {
+        double sums[4];
+        clmc_heisenberg_sums(s, s->partials_host + c * per_config, sums);
+        energies[c] = -sums[0];
+    }
+    return CLMC_OK;
+}
+
 static clmc_status glass_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
 {
     return clmc_heisenberg_create(rt, p, true, state, shape);
@@ -136,5 +246,7 @@ const clmc_model_ops clmc_model_heisenberg_glass = {
     .measure = clmc_heisenberg_measure,
     .collect = glass_collect,
     .estimate = glass_estimate,
+    .energies = glass_energies,
+    .set_betas = glass_set_betas,
     .checks = clmc_heisenberg_checks,
 };

@@ -7,14 +7,24 @@
 
 #include "models/heisenberg.h"
 
-#define MEASURE_BATCH 256
+#define MEASURE_BATCH 256 /* measurements held on the device, divided among the temperatures */
 #define FIXED_SCALE 1073741824.0 /* fixed point of the sums, cl/heisenberg.cl */
+/* Spare measurement slots after the batch: the energy when measurements
+ * start, at the end, and the tempering energies. */
+#define SLOT_DRIFT_START(s) ((s)->batch)
+#define SLOT_FINAL(s) ((s)->batch + 1)
+#define SLOT_ENERGIES(s) ((s)->batch + 2)
+#define MEASURE_SLOTS(s) ((s)->batch + 3)
 
 typedef struct {
     clmc_runtime *rt;
     bool glass; /* spin glass: couplings, two replicas (configurations) */
     int dim, edge, ncomp, tile, tiles_per_edge;
     cl_uint n_sites, n_configs, seed_lo, seed_hi, ordered;
+    unsigned batch; /* measurement slots of the batch: MEASURE_BATCH / (temperatures realizations), at least 1 */
+    /* glass: configuration system * temperatures + slot, two systems (replica
+     * chains) per realization (disorder sample), system = 2 realization + replica */
+    cl_uint temperatures, realizations;
     uint64_t seed;
     bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
     cl_uint mc_move, hits, or_steps;
@@ -23,8 +33,9 @@ typedef struct {
     size_t tile_items, tile_groups, measure_wg, measure_groups;
     cl_program program;
     cl_kernel init, update, renormalize, measure, overlap;
-    cl_mem spins, partials, max_deviation, couplings, overlaps;
+    cl_mem spins, partials, max_deviation, couplings, overlaps, betas, pairs;
     cl_long *partials_host, *overlaps_host;
+    cl_uint *pairs_host, *slot_pairs; /* glass: the replica pair of each (realization, temperature), now and per slot */
 } heisenberg_state;
 
 extern const char *const clmc_heisenberg_glass_columns[];
@@ -44,5 +55,7 @@ void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partial
  * overlap buffers; the overlap measurement of batch slot `slot`. */
 clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s);
 clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot);
+/* The configurations' inverse temperatures as the kernels' reals. */
+clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas);
 
 #endif
