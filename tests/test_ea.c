@@ -251,33 +251,6 @@ static double entry_observable(const cJSON *entry, const char *name, double *err
     return cJSON_GetObjectItem(o, "mean")->valuedouble;
 }
 
-/* observables.tempering: an acceptance per pair of neighbouring betas, and
- * the final map a permutation of each chain's configurations. */
-static void check_tempering_report(const cJSON *result, int chains, int n_betas)
-{
-    const cJSON *report = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "tempering");
-    cr_assert_not_null(report, "tempering report missing");
-    const cJSON *acceptance = cJSON_GetObjectItem(report, "acceptance");
-    cr_assert_eq(cJSON_GetArraySize(acceptance), n_betas - 1);
-    printf("acceptance:");
-    for (int t = 0; t < n_betas - 1; t++) {
-        double a = cJSON_GetArrayItem(acceptance, t)->valuedouble;
-        printf(" %.3f", a);
-        cr_expect(a > 0 && a <= 1, "pair %d: acceptance %.4f", t, a);
-    }
-    printf(", round trips %g\n", cJSON_GetObjectItem(report, "round_trips")->valuedouble);
-    const cJSON *map = cJSON_GetObjectItem(report, "final_configuration_at_temperature");
-    cr_assert_eq(cJSON_GetArraySize(map), chains * n_betas);
-    for (int chain = 0; chain < chains; chain++) {
-        int seen[16] = {0};
-        for (int t = 0; t < n_betas; t++) {
-            int c = cJSON_GetArrayItem(map, chain * n_betas + t)->valueint;
-            cr_expect(c >= chain * n_betas && c < (chain + 1) * n_betas && !seen[c - chain * n_betas]++,
-                      "chain %d: configuration %d out of place or repeated", chain, c);
-        }
-    }
-}
-
 /* Uniform J: two chains (the replicas) of the 2D ferromagnet, L=16, across
  * the critical point. */
 Test(ea, tempering_ferromagnet_matches_exact, .timeout = 300)
@@ -302,7 +275,7 @@ Test(ea, tempering_ferromagnet_matches_exact, .timeout = 300)
         cr_expect_lt(z, TOLERANCE_SIGMA, "beta %.7g: energy off by %.2f sigma", betas[t], z);
         cr_expect(error > 0 && error < 0.01, "energy error %.5f: zero or too large to mean something", error);
     }
-    check_tempering_report(result, 2, 5);
+    physics_check_tempering_report(result, 2, 5);
     cJSON_Delete(result);
 }
 
@@ -328,7 +301,7 @@ Test(ea, tempering_sample_4x4_against_enumeration, .timeout = 300)
         cr_expect_lt(z, TOLERANCE_SIGMA, "beta %.2f: energy off by %.2f sigma", betas[t], z);
         cr_expect(error > 0 && error < 0.01, "energy error %.5f: zero or too large to mean something", error);
     }
-    check_tempering_report(result, 2, 3);
+    physics_check_tempering_report(result, 2, 3);
     cJSON_Delete(result);
 }
 
@@ -374,7 +347,7 @@ ParameterizedTest(msc_case *c, ea, msc_tempering_equals_naive_with_shared_random
     cr_expect_str_eq(configuration_hash(results[0]), configuration_hash(results[1]), "final configurations differ");
     cr_expect_str_eq(series[0], series[1], "series.csv differ");
     cr_expect_str_eq(maps[0], maps[1], "exchange histories differ");
-    check_tempering_report(results[0], 2 * realizations, 4);
+    physics_check_tempering_report(results[0], 2 * realizations, 4);
     for (int i = 0; i < 2; i++) {
         free(maps[i]);
         free(series[i]);
@@ -426,7 +399,7 @@ Test(ea, msc_tempering_sample_4x4_against_enumeration, .timeout = 300)
         cr_expect(estimate.error > 0 && estimate.error < 0.01, "energy error %.5f: zero or too large to mean something",
                   estimate.error);
     }
-    check_tempering_report(result, 64, TEMPERATURES);
+    physics_check_tempering_report(result, 64, TEMPERATURES);
     free(series);
     cJSON_Delete(result);
 }

@@ -123,33 +123,6 @@ ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energ
     cJSON_Delete(result);
 }
 
-/* observables.tempering: an acceptance in (0, 1] per pair of neighbouring
- * betas, and the final map a permutation of each chain's configurations. */
-static void check_tempering_report(const cJSON *result, int n_betas)
-{
-    const cJSON *report = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "tempering");
-    cr_assert_not_null(report, "tempering report missing");
-    const cJSON *acceptance = cJSON_GetObjectItem(report, "acceptance");
-    cr_assert_eq(cJSON_GetArraySize(acceptance), n_betas - 1);
-    printf("acceptance:");
-    for (int t = 0; t < n_betas - 1; t++) {
-        double a = cJSON_GetArrayItem(acceptance, t)->valuedouble;
-        printf(" %.3f", a);
-        cr_expect(a > 0 && a <= 1, "pair %d: acceptance %.4f", t, a);
-    }
-    printf(", round trips %g\n", cJSON_GetObjectItem(report, "round_trips")->valuedouble);
-    const cJSON *map = cJSON_GetObjectItem(report, "final_configuration_at_temperature");
-    cr_assert_eq(cJSON_GetArraySize(map), 2 * n_betas);
-    for (int chain = 0; chain < 2; chain++) {
-        int seen[8] = {0};
-        for (int t = 0; t < n_betas; t++) {
-            int c = cJSON_GetArrayItem(map, chain * n_betas + t)->valueint;
-            cr_expect(c >= chain * n_betas && c < (chain + 1) * n_betas && !seen[c - chain * n_betas]++,
-                      "chain %d: configuration %d out of place or repeated", chain, c);
-        }
-    }
-}
-
 /* Energy and q2 at beta averaged over realizations 0 .. n - 1 of the Gaussian
  * 4^3 sample (host simulations; errors combined). */
 static void reference_averages(double beta, int realizations, clmc_estimate out[2])
@@ -218,7 +191,7 @@ Test(heisenberg_glass, tempering_agrees_with_host_reference, .timeout = 300)
             snprintf(label, sizeof label, "glass tempering %s b=%.2f", labels[a], betas[t]);
             compare_with_reference(cJSON_GetArrayItem(list, t), refs[t], label);
         }
-        check_tempering_report(result, N_BETAS);
+        physics_check_tempering_report(result, 2, N_BETAS);
         cJSON_Delete(result);
     }
 }

@@ -73,3 +73,31 @@ void expect_input_error(const char *preset_json, const char *label, const char *
     cr_expect(!test_path_exists(path), "%s: an output directory was created", label);
     free(dir);
 }
+
+/* observables.tempering: an acceptance per pair of neighbouring betas, and
+ * the final map a permutation of each chain's configurations. */
+void physics_check_tempering_report(const cJSON *result, int chains, int n_betas)
+{
+    cr_assert(n_betas <= 64, "at most 64 temperatures checked");
+    const cJSON *report = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "tempering");
+    cr_assert_not_null(report, "tempering report missing");
+    const cJSON *acceptance = cJSON_GetObjectItem(report, "acceptance");
+    cr_assert_eq(cJSON_GetArraySize(acceptance), n_betas - 1);
+    printf("acceptance:");
+    for (int t = 0; t < n_betas - 1; t++) {
+        double a = cJSON_GetArrayItem(acceptance, t)->valuedouble;
+        printf(" %.3f", a);
+        cr_expect(a > 0 && a <= 1, "pair %d: acceptance %.4f", t, a);
+    }
+    printf(", round trips %g\n", cJSON_GetObjectItem(report, "round_trips")->valuedouble);
+    const cJSON *map = cJSON_GetObjectItem(report, "final_configuration_at_temperature");
+    cr_assert_eq(cJSON_GetArraySize(map), chains * n_betas);
+    for (int chain = 0; chain < chains; chain++) {
+        int seen[64] = {0};
+        for (int t = 0; t < n_betas; t++) {
+            int c = cJSON_GetArrayItem(map, chain * n_betas + t)->valueint;
+            cr_expect(c >= chain * n_betas && c < (chain + 1) * n_betas && !seen[c - chain * n_betas]++,
+                      "chain %d: configuration %d out of place or repeated", chain, c);
+        }
+    }
+}

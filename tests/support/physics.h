@@ -15,6 +15,11 @@ double physics_check(const cJSON *result, const char *name);
 /* Prints "what: measured +- error vs reference (z = ...)" and returns |z|. */
 double physics_compare(const char *what, double measured, double error, double reference);
 
+/* observables.tempering of a result: an acceptance in (0, 1] per pair of
+ * neighbouring betas, and the final map a permutation of each chain's
+ * configurations (chains x n_betas entries). */
+void physics_check_tempering_report(const cJSON *result, int chains, int n_betas);
+
 /* A preset that must be refused: clmc_preset_parse gives an input error
  * whose message contains `needle`, and `clmc run` exits with 2 without
  * creating its output directory. */
