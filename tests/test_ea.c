@@ -153,6 +153,24 @@ typedef struct {
     int dim, word_bits;
 } msc_case;
 
+/* The same preset (2 word_bits realizations on L = 8, i.e. two words) run
+ * with the msc layout and with the naive one fed msc's shared random
+ * numbers: series.csv and the parsed results of both. */
+static void run_msc_and_shared(const msc_case *c, const char *ensemble, const char *run, const char *label,
+                               char *series[2], cJSON *results[2])
+{
+    const char *layouts[] = {"\"layout\": \"msc\"", "\"layout\": \"naive\", \"shared_randoms\": true"};
+    for (int i = 0; i < 2; i++) {
+        char preset[1024], name[64];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": 8, \"realizations\": %d},"
+                 " \"algorithm\": {%s, \"word_bits\": %d}, \"ensemble\": {%s}, \"run\": {%s}}",
+                 c->dim, 2 * c->word_bits, layouts[i], c->word_bits, ensemble, run);
+        snprintf(name, sizeof name, "%s-%s", label, i == 0 ? "msc" : "shared");
+        series[i] = run_dir_preset(preset, name, &results[i]);
+    }
+}
+
 ParameterizedTestParameters(ea, msc_equals_naive_with_shared_randoms)
 {
     static msc_case cases[] = {{2, 32}, {3, 32}, {2, 64}, {3, 64}};
@@ -163,19 +181,11 @@ ParameterizedTestParameters(ea, msc_equals_naive_with_shared_randoms)
  * compared; algorithm.word_bits applies to both layouts. */
 ParameterizedTest(msc_case *c, ea, msc_equals_naive_with_shared_randoms, .timeout = 300)
 {
-    const char *layouts[] = {"\"layout\": \"msc\"", "\"layout\": \"naive\", \"shared_randoms\": true"};
     int realizations = 2 * c->word_bits;
     char *series[2];
     cJSON *results[2];
-    for (int i = 0; i < 2; i++) {
-        char preset[1024];
-        snprintf(preset, sizeof preset,
-                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": 8, \"realizations\": %d},"
-                 " \"algorithm\": {%s, \"word_bits\": %d}, \"ensemble\": {\"beta\": 1.0},"
-                 " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 77}}",
-                 c->dim, realizations, layouts[i], c->word_bits);
-        series[i] = run_dir_preset(preset, i == 0 ? "ea-msc" : "ea-shared", &results[i]);
-    }
+    run_msc_and_shared(c, "\"beta\": 1.0", "\"thermalization\": 100, \"sweeps\": 200, \"seed\": 77", "ea", series,
+                       results);
     const char *msc_hash = configuration_hash(results[0]), *naive_hash = configuration_hash(results[1]);
     double msc_energy = test_observable(results[0], "energy", "mean");
     double naive_energy = test_observable(results[1], "energy", "mean");
@@ -316,21 +326,14 @@ ParameterizedTestParameters(ea, msc_tempering_equals_naive_with_shared_randoms)
  * each word scattered over the temperatures.  Two words, four temperatures. */
 ParameterizedTest(msc_case *c, ea, msc_tempering_equals_naive_with_shared_randoms, .timeout = 300)
 {
-    const char *layouts[] = {"\"layout\": \"msc\"", "\"layout\": \"naive\", \"shared_randoms\": true"};
     int realizations = 2 * c->word_bits;
     char *series[2];
     cJSON *results[2];
-    for (int i = 0; i < 2; i++) {
-        char preset[1024];
-        snprintf(preset, sizeof preset,
-                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": 8, \"realizations\": %d},"
-                 " \"algorithm\": {%s, \"word_bits\": %d}, \"ensemble\": {\"type\": \"parallel_tempering\","
-                 " \"betas\": %s, \"exchange_every\": 3},"
-                 " \"run\": {\"thermalization\": 60, \"sweeps\": 120, \"measure_every\": 4, \"seed\": 78}}",
-                 c->dim, realizations, layouts[i], c->word_bits,
-                 c->dim == 2 ? "[0.3, 0.5, 0.7, 0.9]" : "[0.6, 0.66, 0.72, 0.78]");
-        series[i] = run_dir_preset(preset, i == 0 ? "ea-msc-tempering" : "ea-shared-tempering", &results[i]);
-    }
+    char ensemble[160];
+    snprintf(ensemble, sizeof ensemble, "\"type\": \"parallel_tempering\", \"betas\": %s, \"exchange_every\": 3",
+             c->dim == 2 ? "[0.3, 0.5, 0.7, 0.9]" : "[0.6, 0.66, 0.72, 0.78]");
+    run_msc_and_shared(c, ensemble, "\"thermalization\": 60, \"sweeps\": 120, \"measure_every\": 4, \"seed\": 78",
+                       "ea-tempering", series, results);
     const cJSON *reports[2];
     for (int i = 0; i < 2; i++)
         reports[i] = cJSON_GetObjectItem(cJSON_GetObjectItem(results[i], "observables"), "tempering");
