@@ -310,6 +310,14 @@ clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items,
     return clmc_enqueue(rt, kernel, 1, &global, &group, timing);
 }
 
+clmc_status clmc_buffer_download(clmc_runtime *rt, cl_mem buffer, size_t bytes, unsigned char **copy)
+{
+    *copy = malloc(bytes ? bytes : 1);
+    if (!*copy) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_CL_TRY(clEnqueueReadBuffer(rt->queue, buffer, CL_TRUE, 0, bytes, *copy, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds)
 {
     CLMC_CL_TRY(clFinish(rt->queue));

@@ -60,6 +60,9 @@ clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const
  * and the device's limits), so odd sizes do not leave the driver to pick
  * tiny work-groups that divide them. */
 clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items, clmc_timing timing);
+/* The first `bytes` of a device buffer in a fresh host array (blocking read;
+ * the caller frees *copy). */
+clmc_status clmc_buffer_download(clmc_runtime *rt, cl_mem buffer, size_t bytes, unsigned char **copy);
 /* Waits for all work; returns accumulated device seconds of timed kernels. */
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds);
 void clmc_runtime_reset_clock(clmc_runtime *rt);

@@ -465,10 +465,7 @@ static clmc_status ising_save_state(void *state, unsigned char **blob, size_t *b
 {
     ising_state *s = state;
     *bytes = spin_bytes(s) * s->n_configs;
-    *blob = malloc(*bytes);
-    if (!*blob) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, *bytes, *blob, 0, NULL, NULL));
-    return CLMC_OK;
+    return clmc_buffer_download(s->rt, s->spins, *bytes, blob);
 }
 
 static clmc_status ising_load_state(void *state, const unsigned char *blob, size_t bytes)

@@ -318,9 +318,7 @@ static clmc_status potts_picture(void *state, unsigned char **grey, int *width, 
 {
     potts_state *s = state;
     size_t plane = (size_t)s->edge * (size_t)s->edge;
-    *grey = malloc(plane);
-    if (!*grey) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, plane, *grey, 0, NULL, NULL));
+    CLMC_TRY(clmc_buffer_download(s->rt, s->spins, plane, grey));
     for (size_t i = 0; i < plane; i++) (*grey)[i] = (unsigned char)((*grey)[i] * 255 / (s->q - 1));
     *width = *height = s->edge;
     return CLMC_OK;
@@ -333,10 +331,7 @@ static clmc_status potts_save_state(void *state, unsigned char **blob, size_t *b
 {
     potts_state *s = state;
     *bytes = s->n_sites;
-    *blob = malloc(*bytes);
-    if (!*blob) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, *bytes, *blob, 0, NULL, NULL));
-    return CLMC_OK;
+    return clmc_buffer_download(s->rt, s->spins, *bytes, blob);
 }
 
 static clmc_status potts_load_state(void *state, const unsigned char *blob, size_t bytes)
