@@ -18,13 +18,16 @@
 #include "physics.h"
 #include "testenv.h"
 
-/* A few seconds on PoCL, so that a signal lands in the middle. */
+/* A few seconds on PoCL, so that a signal lands in the middle: the kill
+ * comes up to 400 ms after the first checkpoint, and each run must outlast
+ * that by a wide margin (Potts SW at L = 16 runs about 5000 sweeps/s, Ising
+ * at L = 32 about 40000 on two PoCL cores). */
 static const char ising_preset[] =
     "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 32}, \"ensemble\": {\"beta\": 0.44},"
-    " \"run\": {\"thermalization\": 100, \"sweeps\": 30000, \"seed\": 11, \"checkpoint_every\": 1000}}";
+    " \"run\": {\"thermalization\": 100, \"sweeps\": 80000, \"seed\": 11, \"checkpoint_every\": 1000}}";
 static const char potts_preset[] =
     "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 16, \"q\": 3}, \"algorithm\": {\"type\": \"swendsen_wang\"},"
-    " \"ensemble\": {\"beta\": 1.0}, \"run\": {\"thermalization\": 50, \"sweeps\": 3000, \"seed\": 5,"
+    " \"ensemble\": {\"beta\": 1.0}, \"run\": {\"thermalization\": 50, \"sweeps\": 15000, \"seed\": 5,"
     " \"checkpoint_every\": 200}}";
 static const char tempering_preset[] =
     "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"ensemble\": {\"type\": \"parallel_tempering\","
