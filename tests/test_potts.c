@@ -27,15 +27,34 @@ typedef struct {
     double beta_ising;
 } exact_case;
 
+/* q = 2 at beta = 2 beta_Ising is the Ising model with e = -1 + e_Ising / 2
+ * (delta(s, s') = (1 + s s') / 2) and the same specific heat: both against
+ * the exact 2D values within 4 sigma; consumes `result`. */
+static void expect_exact_ising(const char *algorithm, const exact_case *c, cJSON *result)
+{
+    double exact_energy, exact_heat, error, heat_error, tau;
+    ising2d_exact(c->edge, c->beta_ising, &exact_energy, &exact_heat);
+    double energy = observable(result, "energy", &error, &tau);
+    double heat = observable(result, "specific_heat", &heat_error, NULL);
+    char what[112];
+    snprintf(what, sizeof what, "%s q=2 L=%d beta_Ising=%.7g energy (tau_int %.2f)", algorithm, c->edge,
+             c->beta_ising, tau);
+    double z = physics_compare(what, energy, error, -1.0 + exact_energy / 2);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "energy off by %.2f sigma", z);
+    snprintf(what, sizeof what, "%s q=2 L=%d beta_Ising=%.7g C", algorithm, c->edge, c->beta_ising);
+    z = physics_compare(what, heat, heat_error, exact_heat);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "specific heat off by %.2f sigma", z);
+    cr_expect(error > 0 && error < 0.005, "energy error %.5f: zero or too large to mean something", error);
+    cJSON_Delete(result);
+}
+
 ParameterizedTestParameters(potts, swendsen_wang_q2_matches_exact_ising)
 {
     static exact_case cases[] = {{16, 0.3}, {16, 0.4406868}, {16, 0.6}, {32, 0.3}, {32, 0.4406868}, {32, 0.6}};
     return cr_make_param_array(exact_case, cases, sizeof cases / sizeof cases[0]);
 }
 
-/* L = 16 labels tiles by self-labeling, L = 32 by union-find.
- * q = 2 at beta = 2 beta_Ising is the Ising model with e = -1 + e_Ising / 2
- * (delta(s, s') = (1 + s s') / 2) and the same specific heat. */
+/* L = 16 labels tiles by self-labeling, L = 32 by union-find. */
 ParameterizedTest(exact_case *c, potts, swendsen_wang_q2_matches_exact_ising, .timeout = 300)
 {
     char preset[512];
@@ -44,20 +63,7 @@ ParameterizedTest(exact_case *c, potts, swendsen_wang_q2_matches_exact_ising, .t
              " \"swendsen_wang\", \"tile\": %d, \"labeling\": \"%s\"}, \"ensemble\": {\"beta\": %.10g},"
              " \"run\": {\"thermalization\": 300, \"sweeps\": 6000, \"seed\": %d}}",
              c->edge, c->edge == 16 ? 8 : 16, c->edge == 16 ? "self_labeling" : "union_find", 2 * c->beta_ising, 40 + c->edge + (int)(100 * c->beta_ising));
-    cJSON *result = physics_run(preset, "potts-sw-q2");
-    double exact_energy, exact_heat, error, heat_error;
-    ising2d_exact(c->edge, c->beta_ising, &exact_energy, &exact_heat);
-    double energy = observable(result, "energy", &error, NULL);
-    double heat = observable(result, "specific_heat", &heat_error, NULL);
-    char what[96];
-    snprintf(what, sizeof what, "SW q=2 L=%d beta_Ising=%.7g energy", c->edge, c->beta_ising);
-    double z = physics_compare(what, energy, error, -1.0 + exact_energy / 2);
-    cr_expect_lt(z, TOLERANCE_SIGMA, "energy off by %.2f sigma", z);
-    snprintf(what, sizeof what, "SW q=2 L=%d beta_Ising=%.7g C", c->edge, c->beta_ising);
-    z = physics_compare(what, heat, heat_error, exact_heat);
-    cr_expect_lt(z, TOLERANCE_SIGMA, "specific heat off by %.2f sigma", z);
-    cr_expect(error > 0 && error < 0.005, "energy error %.5f: zero or too large to mean something", error);
-    cJSON_Delete(result);
+    expect_exact_ising("SW", c, physics_run(preset, "potts-sw-q2"));
 }
 
 ParameterizedTestParameters(potts, few_cluster_q2_matches_exact_ising)
@@ -76,21 +82,7 @@ ParameterizedTest(exact_case *c, potts, few_cluster_q2_matches_exact_ising, .tim
              " \"few_cluster\", \"tile\": 8, \"consolidation\": \"sewing\", \"flip_probability\": 0.9},"
              " \"ensemble\": {\"beta\": %.10g}, \"run\": {\"thermalization\": 500, \"sweeps\": 8000, \"seed\": %d}}",
              c->edge, 2 * c->beta_ising, 70 + (int)(100 * c->beta_ising));
-    cJSON *result = physics_run(preset, "potts-few-q2");
-    double exact_energy, exact_heat, error, heat_error, tau;
-    ising2d_exact(c->edge, c->beta_ising, &exact_energy, &exact_heat);
-    double energy = observable(result, "energy", &error, &tau);
-    double heat = observable(result, "specific_heat", &heat_error, NULL);
-    char what[112];
-    snprintf(what, sizeof what, "few-cluster q=2 L=%d beta_Ising=%.7g energy (tau_int %.2f)", c->edge, c->beta_ising,
-             tau);
-    double z = physics_compare(what, energy, error, -1.0 + exact_energy / 2);
-    cr_expect_lt(z, TOLERANCE_SIGMA, "energy off by %.2f sigma", z);
-    snprintf(what, sizeof what, "few-cluster q=2 L=%d beta_Ising=%.7g C", c->edge, c->beta_ising);
-    z = physics_compare(what, heat, heat_error, exact_heat);
-    cr_expect_lt(z, TOLERANCE_SIGMA, "specific heat off by %.2f sigma", z);
-    cr_expect(error > 0 && error < 0.005, "energy error %.5f: zero or too large to mean something", error);
-    cJSON_Delete(result);
+    expect_exact_ising("few-cluster", c, physics_run(preset, "potts-few-q2"));
 }
 
 /* Relaxation and sewing give the same labels, so the same cluster roots
