@@ -41,8 +41,6 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     memset(m, 0, sizeof *m);
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
-    if (clmc_preset_bool(preset, "output.picture") && !m->ops->picture)
-        return clmc_fail(CLMC_ERR_INPUT, "output.picture: model \"%s\" draws no picture", m->ops->type);
     m->tuning = cJSON_CreateObject();
     if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
     CLMC_TRY(clmc_check_device_memory(m->ops, preset, device));

@@ -394,6 +394,9 @@ static clmc_status prepare_model(resolve_context *ctx, cJSON *input)
 
 static clmc_status prepare_output(resolve_context *ctx, cJSON *input)
 {
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(input, "picture")) && !ctx->model->picture)
+        return schema_error(ctx, "output.picture", "model \"%s\" draws no picture; remove the key (or give false)",
+                            ctx->model->type);
     if (cJSON_GetObjectItemCaseSensitive(input, "dir")) return CLMC_OK;
     size_t size = strlen(ctx->name) + sizeof "out/";
     char *dir = malloc(size);

@@ -8,6 +8,7 @@
 
 #include "clmc/engine.h"
 #include "clmc/preset.h"
+#include "physics.h"
 #include "testenv.h"
 #include "tuning.h"
 
@@ -241,4 +242,29 @@ Test(bench, picture_and_plots, .timeout = 300)
     }
     free(output);
     free(dir);
+}
+
+/* The keys this suite's features added refuse bad values by name, with exit
+ * 2 and nothing written. */
+Test(bench, bad_tuning_and_picture_keys_are_input_errors, .timeout = 120)
+{
+    static const struct {
+        const char *preset, *needle;
+    } cases[] = {
+        {"{\"model\": {\"type\": \"ising\", \"L\": 32}, \"algorithm\": {\"item_width\": 3}, \"ensemble\": {\"beta\": 0.4}}",
+         "algorithm.item_width: must be 0 (automatic), 2, 4 or 8"},
+        {"{\"model\": {\"type\": \"ising\", \"L\": 32}, \"algorithm\": {\"tile\": 4, \"item_width\": 8},"
+         " \"ensemble\": {\"beta\": 0.4}}", "algorithm.item_width: 8 must divide algorithm.tile = 4"},
+        {"{\"model\": {\"type\": \"ising\", \"L\": 32}, \"algorithm\": {\"layout\": \"naive\", \"item_width\": 4},"
+         " \"ensemble\": {\"beta\": 0.4}}", "algorithm.item_width: 4 is for layout \"tiled\" only"},
+        {"{\"model\": {\"type\": \"ising\", \"L\": 32}, \"algorithm\": {\"layout\": \"naive\", \"tile\": 8},"
+         " \"ensemble\": {\"beta\": 0.4}}", "algorithm.tile: 8 is for layout \"tiled\" only"},
+        {"{\"model\": {\"type\": \"ea_ising\", \"L\": 8, \"realizations\": 64}, \"ensemble\": {\"beta\": 1},"
+         " \"output\": {\"picture\": true}}", "output.picture: model \"ea_ising\" draws no picture"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "bench-invalid-%zu", i);
+        expect_input_error(cases[i].preset, label, cases[i].needle);
+    }
 }
