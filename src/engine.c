@@ -102,8 +102,11 @@ static bool checkpoint_due(run_control *c, uint64_t done, uint64_t total)
 }
 
 /* Collects the pending measurements and stops the run at the first value
- * that is not finite: the last checkpoint then holds the last good state. */
-static clmc_status collect_finite(model_instance *m, clmc_series *s, unsigned pending, const run_control *c)
+ * that is not finite, or when the model's guard finds its state broken (spin
+ * lengths, lost particles): the last checkpoint then holds the last good
+ * state, because every checkpoint is written right after this check. */
+static clmc_status collect_checked(model_instance *m, clmc_series *s, unsigned pending, uint64_t done,
+                                   const run_control *c)
 {
     size_t first = s->n_rows * s->n_configs * s->n_columns;
     CLMC_TRY(clmc_series_collect(s, m->ops, m->state, pending));
@@ -113,7 +116,11 @@ static clmc_status collect_finite(model_instance *m, clmc_series *s, unsigned pe
                              "the last checkpoint in %s, if run.checkpoint_every was set)",
                              m->shape.series_columns[k % s->n_columns], s->rows[k],
                              (unsigned long long)s->sweeps[k / (s->n_configs * s->n_columns)], c->dir);
-    return CLMC_OK;
+    if (!m->ops->guard || m->ops->guard(m->state) == CLMC_OK) return CLMC_OK;
+    char broken[512];
+    snprintf(broken, sizeof broken, "%s", clmc_error_message());
+    return clmc_fail(CLMC_ERR_OTHER, "%s after sweep %llu; stopped (the last good state is the last checkpoint in %s, "
+                     "if run.checkpoint_every was set)", broken, (unsigned long long)done, c->dir);
 }
 
 static clmc_status write_checkpoint(model_instance *m, const clmc_preset *preset, const clmc_series *s, uint64_t done,
@@ -152,7 +159,7 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
             CLMC_TRY(m->ops->measure(m->state, pending++));
         }
         if (pending == m->shape.measure_batch) {
-            CLMC_TRY(collect_finite(m, s, pending, c));
+            CLMC_TRY(collect_checked(m, s, pending, t + 1, c));
             pending = 0;
         }
         if (exchange) CLMC_TRY(clmc_tempering_exchange(&m->pt, m->ops, m->state));
@@ -162,13 +169,13 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
         }
         int signal_number = clmc_interrupt_signal();
         if ((signal_number && t + 1 < p->total) || checkpoint_due(c, t + 1, p->total)) {
-            CLMC_TRY(collect_finite(m, s, pending, c));
+            CLMC_TRY(collect_checked(m, s, pending, t + 1, c));
             pending = 0;
             if (m->ops->save_state) CLMC_TRY(write_checkpoint(m, preset, s, t + 1, c));
             if (signal_number) return interrupted(m, signal_number, t + 1, c);
         }
     }
-    return collect_finite(m, s, pending, c);
+    return collect_checked(m, s, pending, p->total, c);
 }
 
 /* seconds: device time of the update kernels (profiling events); wall_seconds:

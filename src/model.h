@@ -64,6 +64,12 @@ typedef struct clmc_model_ops {
     /* Tempering: the inverse temperature each configuration is simulated at,
      * and its index in the ensemble's increasing betas. */
     clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
+    /* Optional numerical guard: checks the current state's invariants
+     * (spin lengths, particle count) and fails (clmc_fail, CLMC_ERR_OTHER)
+     * with a message naming what broke.  The engine calls it after every
+     * batch of measurements and before every checkpoint, so a checkpoint
+     * always holds a state that passed. */
+    clmc_status (*guard)(void *state);
     /* Model invariants of the final state, added to `checks`. */
     clmc_status (*checks)(void *state, cJSON *checks);
     /* Optional: the final configuration of the first system as a grey image
