@@ -200,3 +200,28 @@ __kernel void disks_shift(__global const float2 *disk, __global const uint *coun
     count_next[slot_index(x, y, 0)] = n_new;
     if (lost) atomic_add(overflow, lost);
 }
+
+/* The run's guard: work-item k checks the cells k, k + items, k + 2 items, ...
+ * in storage order (count <= SLOTS, positions of the first count slots finite
+ * and in their cell, the other slots the sentinel) and adds its disks and
+ * its broken slots or cells to totals[0] and totals[1]: one atomic per item. */
+__kernel void disks_guard(__global const float2 *disk, __global const uint *count, float width, float margin,
+                          uint items, __global uint *totals)
+{
+    uint item = get_global_id(0);
+    if (item >= items) return;
+    uint disks = 0, broken = 0;
+    for (uint cell = item; cell < CELLS * CELLS; cell += items) {
+        uint n = count[cell];
+        broken += n > SLOTS;
+        disks += min(n, (uint)SLOTS);
+        for (uint i = 0; i < SLOTS; i++) {
+            float2 p = disk[i * CELLS * CELLS + cell];
+            bool ok = i < n ? isfinite(p.x) && isfinite(p.y) && inside_cell(p, width, margin)
+                            : p.x == SENTINEL.x && p.y == SENTINEL.y;
+            broken += !ok;
+        }
+    }
+    if (disks) atomic_add(&totals[0], disks);
+    if (broken) atomic_add(&totals[1], broken);
+}

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "clmc/engine.h"
 #include "clmc/preset.h"
 #include "disk_reference.h"
@@ -234,4 +235,50 @@ Test(hard_disks, invalid_presets_are_input_errors)
         snprintf(label, sizeof label, "disks-invalid-%zu", i);
         expect_input_error(preset, label, invalid_cases[i].needle);
     }
+}
+
+/* The guard (issue 8 item 7): CLMC_FAULT_DISK_AFTER=250 (test-only) removes
+ * one disk after sweep 250; the guard after the measurement at sweep 250
+ * stops the run with exit 1, names the lost disk and the last good state,
+ * and checkpoint.clmc is still the one of sweep 200 (checkpoints every 100
+ * sweeps).  Resumed without the fault, the run ends as an uninterrupted one. */
+Test(hard_disks, lost_disk_stops_the_run_at_the_last_good_checkpoint, .timeout = 300)
+{
+    const char *preset = "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.6},"
+                         " \"algorithm\": {\"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+                         " \"run\": {\"thermalization\": 0, \"sweeps\": 600, \"measure_every\": 50,"
+                         " \"checkpoint_every\": 100, \"seed\": 9}}";
+    char *dir = test_scratch_dir("disks-guard"), path[4200], *output = NULL;
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, preset);
+    setenv("CLMC_FAULT_DISK_AFTER", "250", 1);
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/faulty'", path, dir);
+    unsetenv("CLMC_FAULT_DISK_AFTER");
+    printf("fault after sweep 250: exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 1, "exit status %d", rc);
+    cr_expect(output && strstr(output, "1023 of 1024 disks") && strstr(output, "disks lost"), "no lost disk named");
+    cr_expect(output && strstr(output, "after sweep 250") && strstr(output, "last good state"),
+              "no sweep or last good state in the message");
+    free(output);
+    snprintf(path, sizeof path, "%s/faulty", dir);
+    clmc_checkpoint checkpoint;
+    cr_assert_eq(clmc_checkpoint_read(path, &checkpoint), CLMC_OK, "no readable checkpoint left");
+    printf("checkpoint left: sweep %llu\n", (unsigned long long)checkpoint.next_sweep);
+    cr_expect_eq(checkpoint.next_sweep, 200, "checkpoint of sweep %llu", (unsigned long long)checkpoint.next_sweep);
+    clmc_checkpoint_free(&checkpoint);
+    rc = test_run_clmc(&output, "run --resume '%s/faulty' --quiet", dir);
+    printf("resume without the fault: exit %d: %s\n", rc, output ? output : "");
+    cr_expect_eq(rc, 0);
+    free(output);
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference'", path, dir), 0);
+    char a[4300], b[4300];
+    snprintf(a, sizeof a, "%s/reference/series.csv", dir);
+    snprintf(b, sizeof b, "%s/faulty/series.csv", dir);
+    char *reference = test_read_file(a), *resumed = test_read_file(b);
+    cr_assert(reference && resumed, "series.csv missing");
+    cr_expect_str_eq(reference, resumed, "the resumed run differs from the uninterrupted one");
+    free(reference);
+    free(resumed);
+    free(dir);
 }

@@ -16,21 +16,6 @@
 enum { PRESSURE, ACCEPTANCE, COLUMNS };
 static const char *const series_columns[] = {"pressure", "acceptance", NULL};
 
-typedef struct {
-    clmc_runtime *rt;
-    disk_cells host;
-    disk_pressure pressure;
-    uint32_t moves;
-    float max_displacement;
-    bool shuffle_sets, write_configuration;
-    cl_uint seed_lo, seed_hi;
-    char *output_dir;
-    cl_program program;
-    cl_kernel subsweep, shift;
-    cl_mem disk[2], count[2], tally, overflow;
-    int current; /* which of the double buffers holds the configuration */
-    uint32_t *tally_host;
-} disks_state;
 
 static clmc_status disks_validate(const clmc_preset *p)
 {
@@ -57,8 +42,9 @@ static void disks_destroy(void *state)
     if (!s) return;
     if (s->subsweep) CLMC_CL_WARN(clReleaseKernel(s->subsweep));
     if (s->shift) CLMC_CL_WARN(clReleaseKernel(s->shift));
+    if (s->guard) CLMC_CL_WARN(clReleaseKernel(s->guard));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->disk[0], s->disk[1], s->count[0], s->count[1], s->tally, s->overflow};
+    cl_mem buffers[] = {s->disk[0], s->disk[1], s->count[0], s->count[1], s->tally, s->overflow, s->guard_totals};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->host.xy);
@@ -98,6 +84,8 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
+    const char *fault = getenv("CLMC_FAULT_DISK_AFTER");
+    s->fault_after = fault ? strtoull(fault, NULL, 10) : 0;
     s->output_dir = strdup(clmc_preset_string(p, "output.dir"));
     return s->output_dir ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
@@ -126,6 +114,7 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_TRY(clmc_program_build(s->rt, "hard_disks.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_subsweep", &s->subsweep));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));
+    CLMC_TRY(clmc_kernel_create(s->program, "disks_guard", &s->guard));
     size_t cells = n_cells(s), slots_bytes = cells * s->host.g.slots * 2 * sizeof(float);
     cl_uint zero = 0;
     for (int b = 0; b < 2; b++) {
@@ -134,6 +123,7 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     }
     CLMC_TRY(create_buffer(s, cells * sizeof(cl_uint), NULL, &s->tally));
     CLMC_TRY(create_buffer(s, sizeof(cl_uint), &zero, &s->overflow));
+    CLMC_TRY(create_buffer(s, 2 * sizeof(cl_uint), NULL, &s->guard_totals));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 2, sizeof(cl_mem), &s->tally));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 3, sizeof(float), &s->host.g.width));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 4, sizeof(float), &s->host.g.margin));
@@ -228,6 +218,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
     CLMC_CL_TRY(clSetKernelArg(s->shift, 8, sizeof(cl_int), &plan.direction));
     CLMC_TRY(clmc_enqueue_items(s->rt, s->shift, all, CLMC_TIMED));
     s->current = 1 - b;
+    if (s->fault_after && sweep_index + 1 == s->fault_after) CLMC_TRY(disks_remove_one(s));
     return CLMC_OK;
 }
 
@@ -318,5 +309,8 @@ const clmc_model_ops clmc_model_hard_disks = {
     .measure = disks_measure,
     .collect = disks_collect,
     .estimate = disks_estimate,
+    .guard = disks_guard,
     .checks = disks_checks,
+    .save_state = disks_save_state,
+    .load_state = disks_load_state,
 };

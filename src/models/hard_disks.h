@@ -71,4 +71,34 @@ double disk_pressure_of(disk_pressure *p, const disk_cells *c);
  * configuration.svg, written atomically into dir. */
 clmc_status disk_write_configuration(const disk_cells *c, const char *dir);
 
+/* The model's run state (hard_disks.c drives it; hard_disks_checkpoint.c
+ * saves, restores and guards it). */
+typedef struct {
+    clmc_runtime *rt;
+    disk_cells host; /* the configuration as last read back (measurements, checks) */
+    disk_pressure pressure;
+    uint32_t moves;
+    float max_displacement;
+    bool shuffle_sets, write_configuration;
+    cl_uint seed_lo, seed_hi;
+    uint64_t fault_after; /* CLMC_FAULT_DISK_AFTER (tests): remove a disk after this sweep; 0: never */
+    char *output_dir;
+    cl_program program;
+    cl_kernel subsweep, shift, guard;
+    cl_mem disk[2], count[2], tally, overflow, guard_totals;
+    int current; /* which of the double buffers holds the configuration */
+    uint32_t *tally_host;
+} disks_state;
+
+/* Checkpoints (model.h): the current cell list as stored, which double
+ * buffer holds it, the move tallies and the overflow counter. */
+clmc_status disks_save_state(void *state, unsigned char **blob, size_t *bytes);
+clmc_status disks_load_state(void *state, const unsigned char *blob, size_t bytes);
+/* The guard (model.h): disks on the device = N, every stored position finite
+ * and in its cell, every unused slot the sentinel; one reduction kernel. */
+clmc_status disks_guard(void *state);
+/* Test-only fault (CLMC_FAULT_DISK_AFTER): drops the last disk of the first
+ * non-empty cell of the current configuration. */
+clmc_status disks_remove_one(disks_state *s);
+
 #endif
