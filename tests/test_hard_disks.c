@@ -282,3 +282,77 @@ Test(hard_disks, lost_disk_stops_the_run_at_the_last_good_checkpoint, .timeout =
     free(resumed);
     free(dir);
 }
+
+/* Rewrites DIR/checkpoint.clmc with a valid checksum around a damaged model
+ * state: `edit` changes the decoded blob (u64 current buffer, then sized
+ * device buffers: positions, counts, tallies, overflow). */
+static void rewrite_checkpoint(const char *dir, void (*edit)(unsigned char *blob))
+{
+    clmc_checkpoint c;
+    cr_assert_eq(clmc_checkpoint_read(dir, &c), CLMC_OK);
+    edit(c.model_blob);
+    unsigned char *bytes;
+    size_t length;
+    cr_assert_eq(clmc_checkpoint_encode(&c, &bytes, &length), CLMC_OK);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/checkpoint.clmc", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(bytes, 1, length, f) == length);
+    fclose(f);
+    free(bytes);
+    clmc_checkpoint_free(&c);
+}
+
+static uint64_t blob_u64(const unsigned char *at)
+{
+    uint64_t x = 0;
+    for (int i = 0; i < 8; i++) x |= (uint64_t)at[i] << (8 * i);
+    return x;
+}
+
+static void overfill_first_cell(unsigned char *blob)
+{
+    uint32_t seven = 7;
+    memcpy(blob + 8 + 8 + blob_u64(blob + 8) + 8, &seven, sizeof seven);
+}
+
+static void first_position_nan(unsigned char *blob)
+{
+    float nan = NAN;
+    memcpy(blob + 16, &nan, sizeof nan);
+}
+
+/* A checkpoint whose checksum is right but whose cell list the kernels could
+ * not run on (a cell holding 7 disks; a position that is NaN) is refused
+ * with exit 2 before anything reaches the device, and the results of the
+ * finished run are left as they were. */
+Test(hard_disks, checkpoint_with_broken_cells_refused, .timeout = 120)
+{
+    const char *preset = "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.6},"
+                         " \"algorithm\": {\"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+                         " \"run\": {\"thermalization\": 0, \"sweeps\": 300, \"measure_every\": 50,"
+                         " \"checkpoint_every\": 100, \"seed\": 9}}";
+    char *dir = test_scratch_dir("disks-broken-checkpoint"), path[4200], *output = NULL;
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, preset);
+    void (*edits[])(unsigned char *) = {overfill_first_cell, first_position_nan};
+    const char *needles[] = {"holds 7 disks, at most 4 fit", "not a position inside the cell"};
+    for (int i = 0; i < 2; i++) {
+        char run[4300], result_path[4400];
+        snprintf(run, sizeof run, "%s/run%d", dir, i);
+        cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s'", path, run), 0);
+        snprintf(result_path, sizeof result_path, "%s/result.json", run);
+        char *before = test_read_file(result_path);
+        rewrite_checkpoint(run, edits[i]);
+        int rc = test_run_clmc(&output, "run --resume '%s' --quiet", run);
+        printf("damaged cell list %d: exit %d: %s", i, rc, output ? output : "");
+        cr_expect_eq(rc, 2);
+        cr_expect(output && strstr(output, needles[i]), "message lacks \"%s\"", needles[i]);
+        char *after = test_read_file(result_path);
+        cr_expect(before && after && strcmp(before, after) == 0, "result.json changed");
+        free(before);
+        free(after);
+        free(output);
+    }
+    free(dir);
+}
