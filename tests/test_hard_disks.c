@@ -12,6 +12,7 @@
 #include "clmc/engine.h"
 #include "clmc/preset.h"
 #include "disk_reference.h"
+#include "models/hard_disks.h"
 #include "physics.h"
 #include "testenv.h"
 
@@ -112,35 +113,69 @@ Test(hard_disks, cell_exit_strays_but_keeps_disks_apart, .timeout = 300)
     free(dir);
 }
 
+/* model.start "compress" on the host alone: N = 4096 at phi = 0.75 (denser
+ * than any preset), written as configuration.csv and checked by the
+ * independent all-pairs test: every disk there, no pair closer than one
+ * diameter, every disk in its cell, and the box of the target phi. */
+Test(hard_disks, compressed_start_reaches_phi_without_overlaps, .timeout = 120)
+{
+    disk_cells c = {0};
+    cr_assert_eq(disk_geometry_for(4096, 0.75, 0.02, false, &c.g), CLMC_OK);
+    size_t cells = (size_t)c.g.cells * c.g.cells;
+    c.xy = malloc(cells * c.g.slots * 2 * sizeof *c.xy);
+    c.count = malloc(cells * sizeof *c.count);
+    cr_assert_eq(disk_compress_start(&c, 77), CLMC_OK, "%s", clmc_error_message());
+    char *dir = test_scratch_dir("disks-compress"), path[4200];
+    cr_assert_eq(disk_write_configuration(&c, dir), CLMC_OK);
+    snprintf(path, sizeof path, "%s/configuration.csv", dir);
+    disk_configuration_report report;
+    cr_assert_eq(disk_configuration_check(path, c.g.box, c.g.width, 1e-6, 0.0, &report), 0, "cannot read %s", path);
+    double phi = report.disks * 3.14159265358979323846 / (4 * c.g.box * c.g.box);
+    printf("compressed start N=4096 to phi=0.75: %zu disks, %zu overlaps, closest pair %.7f, %zu outside their "
+           "cell, phi %.7f\n", report.disks, report.overlaps, report.closest, report.outside_cell, phi);
+    cr_expect_eq(report.disks, 4096);
+    cr_expect_eq(report.overlaps, 0);
+    cr_expect_eq(report.outside_cell, 0);
+    cr_expect(report.closest >= 1.0 && report.closest < 1.01, "closest pair %.7f", report.closest);
+    cr_expect(fabs(phi - 0.75) < 1e-6, "phi %.7f", phi);
+    free(c.xy);
+    free(c.count);
+    free(dir);
+}
+
 typedef struct {
     double phi;
     int sweeps;
+    const char *start;
 } pressure_case;
 
 ParameterizedTestParameters(hard_disks, pressure_matches_equation_of_state)
 {
-    static pressure_case cases[] = {{0.2, 1500}, {0.4, 1500}, {0.6, 2500}};
+    static pressure_case cases[] = {{0.2, 1500, "lattice"}, {0.4, 1500, "lattice"}, {0.6, 2500, "lattice"},
+                                    {0.6, 2500, "compress"}};
     return cr_make_param_array(pressure_case, cases, sizeof cases / sizeof cases[0]);
 }
 
-/* N = 48^2 from a lattice start; g(r) fitted on (1, 1.1] with a cubic (the
- * seed's 0.02 and degree 5 need far more pairs than a short run collects). */
+/* N = 48^2 from a lattice start (and at 0.6 from the compressed start too);
+ * g(r) fitted on (1, 1.1] with a cubic (the seed's 0.02 and degree 5 need far
+ * more pairs than a short run collects). */
 ParameterizedTest(pressure_case *c, hard_disks, pressure_matches_equation_of_state, .timeout = 300)
 {
     char preset[640];
     snprintf(preset, sizeof preset,
-             "{\"model\": {\"type\": \"hard_disks\", \"N\": 2304, \"packing_fraction\": %.3f, \"write_configuration\": false},"
+             "{\"model\": {\"type\": \"hard_disks\", \"N\": 2304, \"packing_fraction\": %.3f, \"start\": \"%s\","
+             " \"write_configuration\": false},"
              " \"algorithm\": {\"type\": \"mpmc\", \"max_displacement\": %.2f, \"pressure_range\": 0.1,"
              " \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
              " \"run\": {\"thermalization\": 300, \"sweeps\": %d, \"measure_every\": 5, \"seed\": %d}}",
-             c->phi, c->phi < 0.5 ? 0.5 : 0.16, c->sweeps, 11 + (int)(10 * c->phi));
+             c->phi, c->start, c->phi < 0.5 ? 0.5 : 0.16, c->sweeps, 11 + (int)(10 * c->phi));
     char *dir;
     cJSON *result = physics_run_in(preset, "disks-pressure", &dir);
     double pressure = test_observable(result, "pressure", "mean"), error = test_observable(result, "pressure", "error");
     double density = 4 * c->phi / 3.14159265358979323846;
     double reference = density * disk_eos_pade(c->phi);
     char what[128];
-    snprintf(what, sizeof what, "P* at phi=%.1f (Liu: %.5f)", c->phi, density * disk_eos_liu(c->phi));
+    snprintf(what, sizeof what, "P* at phi=%.1f, %s start (Liu: %.5f)", c->phi, c->start, density * disk_eos_liu(c->phi));
     double combined = hypot(error, EOS_RELATIVE_UNCERTAINTY * reference);
     double z = physics_compare(what, pressure, combined, reference);
     cr_expect_lt(z, TOLERANCE_SIGMA, "pressure off by %.2f sigma", z);

@@ -27,7 +27,11 @@ static clmc_status disks_validate(const clmc_preset *p)
     CLMC_TRY(disk_geometry_for((uint32_t)clmc_preset_int(p, "model.N"), clmc_preset_number(p, "model.packing_fraction"),
                                clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
                                &g));
-    CLMC_TRY(disk_lattice_shape(g.n_disks, g.box, &rows, &columns));
+    if (strcmp(clmc_preset_string(p, "model.start"), "compress") != 0)
+        CLMC_TRY(disk_lattice_shape(g.n_disks, g.box, &rows, &columns));
+    else if (phi > DISK_COMPRESS_MAX_PHI)
+        return clmc_fail(CLMC_ERR_INPUT, "model.start: \"compress\" works up to packing fraction %g, "
+                         "model.packing_fraction is %g; use \"lattice\"", DISK_COMPRESS_MAX_PHI, phi);
     disk_pressure check;
     clmc_status status = disk_pressure_init(&check, clmc_preset_number(p, "algorithm.pressure_bin"),
                                             clmc_preset_number(p, "algorithm.pressure_range"),
@@ -81,6 +85,7 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     s->max_displacement = (float)clmc_preset_number(p, "algorithm.max_displacement");
     s->shuffle_sets = clmc_preset_bool(p, "algorithm.shuffle_sets");
     s->write_configuration = clmc_preset_bool(p, "model.write_configuration");
+    s->compress_start = strcmp(clmc_preset_string(p, "model.start"), "compress") == 0;
     uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -97,11 +102,12 @@ static clmc_status start_configuration(disks_state *s)
     s->host.count = malloc(cells * sizeof *s->host.count);
     s->tally_host = malloc(cells * sizeof *s->tally_host);
     if (!s->host.xy || !s->host.count || !s->tally_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    CLMC_TRY(disk_lattice_start(&s->host));
+    if (s->compress_start) CLMC_TRY(disk_compress_start(&s->host, (uint64_t)s->seed_hi << 32 | s->seed_lo));
+    else CLMC_TRY(disk_lattice_start(&s->host));
     disk_invariants v = disk_check(&s->host, 0.0);
     if (v.disks != s->host.g.n_disks || v.overlaps || v.outside)
-        return clmc_fail(CLMC_ERR_OTHER, "lattice start: %llu of %u disks stored, %llu overlaps, %llu outside their cell",
-                         (unsigned long long)v.disks, s->host.g.n_disks, (unsigned long long)v.overlaps,
+        return clmc_fail(CLMC_ERR_OTHER, "%s start: %llu of %u disks stored, %llu overlaps, %llu outside their cell",
+                         s->compress_start ? "compressed" : "lattice", (unsigned long long)v.disks, s->host.g.n_disks, (unsigned long long)v.overlaps,
                          (unsigned long long)v.outside);
     return CLMC_OK;
 }

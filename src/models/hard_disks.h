@@ -41,11 +41,20 @@ typedef struct {
 clmc_status disk_geometry_for(uint32_t n_disks, double packing_fraction, double contact_range, bool cell_exit,
                               disk_geometry *g);
 size_t disk_slot_index(uint32_t cells, uint32_t x, uint32_t y, uint32_t slot);
+/* Cell and local coordinate in (0, w] of a box coordinate in [0, box). */
+void disk_locate(double coordinate, const disk_geometry *g, uint32_t *cell, float *local);
 /* A staggered-row lattice start, vacancies spread evenly; fails with an
  * input error if its nearest neighbours would be closer than a diameter. */
 clmc_status disk_lattice_start(disk_cells *c);
 /* Lattice rows and columns for the start (validation uses it without cells). */
 clmc_status disk_lattice_shape(uint32_t n_disks, double box, uint32_t *rows, uint32_t *columns);
+
+/* The compressed start (hard_disks_start.c): random disks at packing
+ * fraction 0.3 compressed to the target without overlaps; random numbers
+ * from the run's seed.  Fails (CLMC_ERR_OTHER) if the overlaps cannot be
+ * removed, which happens only near jamming. */
+#define DISK_COMPRESS_MAX_PHI 0.8
+clmc_status disk_compress_start(disk_cells *c, uint64_t seed);
 
 /* Invariants of a configuration: disks stored, pairs closer than
  * 1 - tolerance, disks whose local coordinates leave (-margin, w + margin]. */
@@ -79,7 +88,7 @@ typedef struct {
     disk_pressure pressure;
     uint32_t moves;
     float max_displacement;
-    bool shuffle_sets, write_configuration;
+    bool shuffle_sets, write_configuration, compress_start;
     cl_uint seed_lo, seed_hi;
     uint64_t fault_after; /* CLMC_FAULT_DISK_AFTER (tests): remove a disk after this sweep; 0: never */
     char *output_dir;
