@@ -225,3 +225,41 @@ __kernel void disks_guard(__global const float2 *disk, __global const uint *coun
     if (disks) atomic_add(&totals[0], disks);
     if (broken) atomic_add(&totals[1], broken);
 }
+
+/* The pressure's pair-distance histogram (hard_disks_pressure.c builds the
+ * same one on the host, bit for bit): one work-item per cell, each ordered
+ * pair of its disks with the disks of the 9 cells around counted once in
+ * bin k, edge2[k] <= r^2 < edge2[k + 1] (squared bin edges, float).  r^2 in
+ * float by separate operations (no contraction into fma), as on the host. */
+__kernel void disks_pair_histogram(__global const float2 *disk, __global const uint *count, float width,
+                                   __global const float *edge2, uint bins, __global uint *histogram)
+{
+#pragma OPENCL FP_CONTRACT OFF
+    uint item = get_global_id(0);
+    if (item >= CELLS * CELLS) return;
+    uint x = item % CELLS, y = item / CELLS, n = count[slot_index(x, y, 0)];
+    float low = edge2[0], high = edge2[bins];
+    for (uint a = 0; a < n; a++) {
+        float2 p = disk[slot_index(x, y, a)];
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                uint nx = wrap((int)x + dx), ny = wrap((int)y + dy), nn = count[slot_index(nx, ny, 0)];
+                float shift_x = (float)dx * width, shift_y = (float)dy * width;
+                for (uint b = 0; b < nn; b++) {
+                    if (dx == 0 && dy == 0 && a == b) continue;
+                    float2 q = disk[slot_index(nx, ny, b)];
+                    float rx = (q.x + shift_x) - p.x, ry = (q.y + shift_y) - p.y;
+                    float xx = rx * rx, yy = ry * ry;
+                    float r2 = xx + yy;
+                    if (!(r2 >= low && r2 < high)) continue;
+                    uint lo = 0, hi = bins; /* edge2[lo] <= r2 < edge2[hi] */
+                    while (hi - lo > 1) {
+                        uint mid = (lo + hi) / 2;
+                        if (r2 >= edge2[mid]) lo = mid;
+                        else hi = mid;
+                    }
+                    atomic_inc(&histogram[lo]);
+                }
+            }
+    }
+}

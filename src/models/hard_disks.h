@@ -70,10 +70,16 @@ typedef struct {
     double bin, range;
     double *weight; /* g(1) = sum_i weight[i] g(R_i) */
     uint64_t *histogram;
+    float *edge2;   /* bins + 1 squared bin edges (1 + k bin)^2 as floats: bin k is edge2[k] <= r^2 < edge2[k + 1] */
 } disk_pressure;
 clmc_status disk_pressure_init(disk_pressure *p, double bin, double range, int degree);
 void disk_pressure_free(disk_pressure *p);
-/* beta P sigma^2 of one configuration (Eq. 4 with g(1) extrapolated). */
+/* The pair histogram of one configuration into p->histogram, on the host
+ * (each ordered pair once; the same counts as the kernel's). */
+void disk_pair_histogram(disk_pressure *p, const disk_cells *c);
+/* beta P sigma^2 from p->histogram (Eq. 4 with g(1) extrapolated). */
+double disk_pressure_of_histogram(const disk_pressure *p, const disk_geometry *g);
+/* Both: beta P sigma^2 of one configuration. */
 double disk_pressure_of(disk_pressure *p, const disk_cells *c);
 
 /* configuration.csv (x,y,cell_x,cell_y) and, for N <= 65536,
@@ -93,10 +99,10 @@ typedef struct {
     uint64_t fault_after; /* CLMC_FAULT_DISK_AFTER (tests): remove a disk after this sweep; 0: never */
     char *output_dir;
     cl_program program;
-    cl_kernel subsweep, shift, guard;
-    cl_mem disk[2], count[2], tally, overflow, guard_totals;
+    cl_kernel subsweep, shift, guard, histogram;
+    cl_mem disk[2], count[2], tally, overflow, guard_totals, edge2, pairs;
     int current; /* which of the double buffers holds the configuration */
-    uint32_t *tally_host;
+    uint32_t *tally_host, *pairs_host; /* move tallies and the pair histogram as last read */
 } disks_state;
 
 /* Checkpoints (model.h): the current cell list as stored, which double
