@@ -53,6 +53,6 @@ PY
 
 echo "== (3) the opt-in Table 1 test" >&2
 start=$(date +%s)
-CLMC_LONG_TESTS=1 ${SWEEPS:+CLMC_TABLE1_SWEEPS=$SWEEPS} ./build/tests/test_hard_disks -j1 --verbose \
+env CLMC_LONG_TESTS=1 ${SWEEPS:+CLMC_TABLE1_SWEEPS=$SWEEPS} ./build/tests/test_hard_disks -j1 --verbose \
   --filter 'hard_disks/unshuffled_particles_raise_the_pressure' 2>&1 | tee "$outdir/table1.txt"
 echo "Table 1 test: $(( $(date +%s) - start )) s wall" | tee -a "$outdir/table1.txt"

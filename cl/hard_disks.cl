@@ -237,13 +237,14 @@ __kernel void disks_pair_histogram(__global const float2 *disk, __global const u
 #pragma OPENCL FP_CONTRACT OFF
     uint item = get_global_id(0);
     if (item >= CELLS * CELLS) return;
-    uint x = item % CELLS, y = item / CELLS, n = count[slot_index(x, y, 0)];
+    /* Counts clamped to SLOTS: a broken count (the guard's business) must not read past the cells. */
+    uint x = item % CELLS, y = item / CELLS, n = min(count[slot_index(x, y, 0)], (uint)SLOTS);
     float low = edge2[0], high = edge2[bins];
     for (uint a = 0; a < n; a++) {
         float2 p = disk[slot_index(x, y, a)];
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
-                uint nx = wrap((int)x + dx), ny = wrap((int)y + dy), nn = count[slot_index(nx, ny, 0)];
+                uint nx = wrap((int)x + dx), ny = wrap((int)y + dy), nn = min(count[slot_index(nx, ny, 0)], (uint)SLOTS);
                 float shift_x = (float)dx * width, shift_y = (float)dy * width;
                 for (uint b = 0; b < nn; b++) {
                     if (dx == 0 && dy == 0 && a == b) continue;

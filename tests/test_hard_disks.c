@@ -278,6 +278,9 @@ static const invalid_case invalid_cases[] = {
     {"\"N\": 1024, \"packing_fraction\": 0.5", "\"pressure_range\": 0.001, \"pressure_bin\": 0.001",
      "algorithm.pressure_range"},
     {"\"packing_fraction\": 0.5", "\"type\": \"mpmc\"", "model.N"},
+    {"\"N\": 1024, \"packing_fraction\": 0.85, \"start\": \"compress\"", "\"type\": \"mpmc\"",
+     "model.start: \"compress\" works up to packing fraction 0.8"},
+    {"\"N\": 1024, \"packing_fraction\": 0.5, \"start\": \"random\"", "\"type\": \"mpmc\"", "model.start"},
 };
 
 /* Each error names its JSON path, and the command line exits with 2. */
