@@ -13,10 +13,10 @@
 #   SMOKE=1: 20-sweep bench, 600-sweep run, SWEEPS=1500: a check of the script on PoCL.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-device=$1 outdir=$2
-clmc=${CLMC:-build/clmc}
-mkdir -p "$outdir"
-export CLMC_KERNEL_DIR=$PWD/cl CLMC_BIN=$PWD/$clmc CLMC_PRESET_DIR=$PWD/presets CLMC_TEST_TMP=$PWD/$outdir/test-tmp
+device=$1
+mkdir -p "$2"
+outdir=$(cd "$2" && pwd) clmc=$(realpath "${CLMC:-build/clmc}")
+export CLMC_KERNEL_DIR=$PWD/cl CLMC_BIN=$clmc CLMC_PRESET_DIR=$PWD/presets CLMC_TEST_TMP=$outdir/test-tmp
 export CLMC_DEVICE=$device
 if [ "${SMOKE:-0}" = 1 ]; then bench_sweeps=20 run_sweeps=600 SWEEPS=${SWEEPS:-1500}; else bench_sweeps=20000 run_sweeps=20000; fi
 table1=(--set model.write_configuration=false --set algorithm.pressure_range=0.2 --set algorithm.pressure_degree=3
@@ -53,6 +53,6 @@ PY
 
 echo "== (3) the opt-in Table 1 test" >&2
 start=$(date +%s)
-env CLMC_LONG_TESTS=1 ${SWEEPS:+CLMC_TABLE1_SWEEPS=$SWEEPS} ./build/tests/test_hard_disks -j1 --verbose \
+env CLMC_LONG_TESTS=1 ${SWEEPS:+CLMC_TABLE1_SWEEPS=$SWEEPS} ./build/tests/test_hard_disks -j1 \
   --filter 'hard_disks/unshuffled_particles_raise_the_pressure' 2>&1 | tee "$outdir/table1.txt"
 echo "Table 1 test: $(( $(date +%s) - start )) s wall" | tee -a "$outdir/table1.txt"
