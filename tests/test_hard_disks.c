@@ -193,10 +193,11 @@ ParameterizedTest(pressure_case *c, hard_disks, pressure_matches_equation_of_sta
  * the widest fit has the smallest error per measurement (0.058 at N = 256^2
  * against 0.09 for (1, 1.1] and 0.11 for (1, 1.05], from short PoCL runs),
  * and its bias, common to both runs, cancels in the difference.  The error
- * is set by slow fluctuations of the coexisting phases: blocks of 2000
- * sweeps scatter by about 0.13 at N = 4096 on PoCL, i.e. ~0.03 at 256^2,
- * so about 0.0015 per run and z ~ 2.5 for the seed's shift (a guess from
- * short runs; the test prints tau_int and error x sqrt(sweeps)).  About
+ * is set by slow fluctuations of the coexisting phases: a 20000-sweep PoCL
+ * run at N = 64^2 gave error x sqrt(sweeps) = 4.7 (tau_int 0.94
+ * measurements of 250 sweeps), i.e. about 1.2 at 256^2 if it scales as
+ * 1/sqrt(N): about 0.001 per run and z ~ 4 for the seed's shift (the test
+ * prints tau_int and error x sqrt(sweeps) to check this).  About
  * 100 s per run on an H100 or H200 (~50 us a sweep at this N, launch-bound;
  * the histogram is counted on the device; compressed start ~5 s); opt-in
  * (CLMC_LONG_TESTS=1, device from CLMC_DEVICE).  CLMC_TABLE1_SWEEPS
