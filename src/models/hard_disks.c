@@ -1,4 +1,4 @@
-/* Host side of the hard-disk model (cl/hard_disks.cl): the lattice start,
+/* Host side of the hard-disk model (cl/hard_disks.cl): the start,
  * one MPMC sweep = four checkerboard sub-sweeps in a random order and a cell
  * shift by a random distance along a random axis direction (seed's
  * Algorithm 1), measurements of the pressure (pair histogram counted on the
@@ -16,7 +16,6 @@
 
 enum { PRESSURE, ACCEPTANCE, COLUMNS };
 static const char *const series_columns[] = {"pressure", "acceptance", NULL};
-
 
 static clmc_status disks_validate(const clmc_preset *p)
 {
@@ -113,8 +112,8 @@ static clmc_status start_configuration(disks_state *s)
     disk_invariants v = disk_check(&s->host, 0.0);
     if (v.disks != s->host.g.n_disks || v.overlaps || v.outside)
         return clmc_fail(CLMC_ERR_OTHER, "%s start: %llu of %u disks stored, %llu overlaps, %llu outside their cell",
-                         s->compress_start ? "compressed" : "lattice", (unsigned long long)v.disks, s->host.g.n_disks, (unsigned long long)v.overlaps,
-                         (unsigned long long)v.outside);
+                         s->compress_start ? "compressed" : "lattice", (unsigned long long)v.disks, s->host.g.n_disks,
+                         (unsigned long long)v.overlaps, (unsigned long long)v.outside);
     return CLMC_OK;
 }
 
