@@ -382,6 +382,28 @@ static void first_position_nan(unsigned char *blob)
     memcpy(blob + 16, &nan, sizeof nan);
 }
 
+/* The guard checks positions too: CLMC_FAULT_DISK_AFTER=250:nan makes one
+ * disk's x coordinate NaN after sweep 250 (no observable turns NaN: the
+ * disk is never in range of a pair); the run stops there with exit 1. */
+Test(hard_disks, nan_position_stops_the_run, .timeout = 120)
+{
+    const char *preset = "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.6},"
+                         " \"algorithm\": {\"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+                         " \"run\": {\"thermalization\": 0, \"sweeps\": 600, \"measure_every\": 50, \"seed\": 9}}";
+    char *dir = test_scratch_dir("disks-guard-nan"), path[4200], *output = NULL;
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, preset);
+    setenv("CLMC_FAULT_DISK_AFTER", "250:nan", 1);
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/faulty'", path, dir);
+    unsetenv("CLMC_FAULT_DISK_AFTER");
+    printf("NaN position after sweep 250: exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 1, "exit status %d", rc);
+    cr_expect(output && strstr(output, "1024 of 1024 disks on the device (none lost), 1 cells or slots broken") &&
+                  strstr(output, "after sweep 250"), "no broken slot named");
+    free(output);
+    free(dir);
+}
+
 /* A checkpoint whose checksum is right but whose cell list the kernels could
  * not run on (a cell holding 7 disks; a position that is NaN) is refused
  * with exit 2 before anything reaches the device, and the results of the

@@ -93,7 +93,9 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
     const char *fault = getenv("CLMC_FAULT_DISK_AFTER");
-    s->fault_after = fault ? strtoull(fault, NULL, 10) : 0;
+    char *rest = NULL;
+    s->fault_after = fault ? strtoull(fault, &rest, 10) : 0;
+    s->fault_nan = rest && strcmp(rest, ":nan") == 0;
     s->output_dir = strdup(clmc_preset_string(p, "output.dir"));
     return s->output_dir ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
@@ -237,7 +239,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
     CLMC_CL_TRY(clSetKernelArg(s->shift, 8, sizeof(cl_int), &plan.direction));
     CLMC_TRY(clmc_enqueue_items(s->rt, s->shift, all, CLMC_TIMED));
     s->current = 1 - b;
-    if (s->fault_after && sweep_index + 1 == s->fault_after) CLMC_TRY(disks_remove_one(s));
+    if (s->fault_after && sweep_index + 1 == s->fault_after) CLMC_TRY(disks_inject_fault(s));
     return CLMC_OK;
 }
 

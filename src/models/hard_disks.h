@@ -96,7 +96,8 @@ typedef struct {
     float max_displacement;
     bool shuffle_sets, write_configuration, compress_start;
     cl_uint seed_lo, seed_hi;
-    uint64_t fault_after; /* CLMC_FAULT_DISK_AFTER (tests): remove a disk after this sweep; 0: never */
+    uint64_t fault_after; /* CLMC_FAULT_DISK_AFTER (tests): break the state after this sweep; 0: never */
+    bool fault_nan;       /* ...=SWEEP:nan: a NaN position instead of a removed disk */
     char *output_dir;
     cl_program program;
     cl_kernel subsweep, shift, guard, histogram;
@@ -112,8 +113,9 @@ clmc_status disks_load_state(void *state, const unsigned char *blob, size_t byte
 /* The guard (model.h): disks on the device = N, every stored position finite
  * and in its cell, every unused slot the sentinel; one reduction kernel. */
 clmc_status disks_guard(void *state);
-/* Test-only fault (CLMC_FAULT_DISK_AFTER): drops the last disk of the first
- * non-empty cell of the current configuration. */
-clmc_status disks_remove_one(disks_state *s);
+/* Test-only fault (CLMC_FAULT_DISK_AFTER=SWEEP or SWEEP:nan): drops the
+ * last disk of the first non-empty cell of the current configuration, or
+ * makes its x coordinate NaN. */
+clmc_status disks_inject_fault(disks_state *s);
 
 #endif

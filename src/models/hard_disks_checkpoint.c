@@ -104,13 +104,15 @@ clmc_status disks_guard(void *state)
     CLMC_TRY(clmc_enqueue_items(s->rt, s->guard, items, CLMC_UNTIMED));
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->guard_totals, CL_TRUE, 0, sizeof totals, totals, 0, NULL, NULL));
     if (totals[0] == s->host.g.n_disks && totals[1] == 0) return CLMC_OK;
+    const char *balance = totals[0] < s->host.g.n_disks   ? "disks lost"
+                          : totals[0] > s->host.g.n_disks ? "disks added"
+                                                          : "none lost";
     return clmc_fail(CLMC_ERR_OTHER, "hard disks: %u of %u disks on the device (%s), %u cells or slots broken "
                      "(a count above %u, a position not finite or outside its cell, or a used empty slot)",
-                     totals[0], s->host.g.n_disks, totals[0] < s->host.g.n_disks ? "disks lost" : "disks added",
-                     totals[1], s->host.g.slots);
+                     totals[0], s->host.g.n_disks, balance, totals[1], s->host.g.slots);
 }
 
-clmc_status disks_remove_one(disks_state *s)
+clmc_status disks_inject_fault(disks_state *s)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t cells = cells_of(s);
@@ -120,14 +122,15 @@ clmc_status disks_remove_one(disks_state *s)
                                      NULL);
     size_t cell = 0;
     while (err == CL_SUCCESS && cell < cells && count[cell] == 0) cell++;
-    cl_uint n = cell < cells ? count[cell] - 1 : 0;
-    float sentinel[2] = {DISK_SENTINEL, DISK_SENTINEL};
+    cl_uint n = cell < cells ? count[cell] - 1 : 0; /* the last disk's slot, and the count without it */
+    float broken[2] = {s->fault_nan ? NAN : DISK_SENTINEL, DISK_SENTINEL};
     free(count);
     CLMC_CL_CHECK(err, "clEnqueueReadBuffer(hard-disk counts)");
     if (cell == cells) return CLMC_OK;
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->count[s->current], CL_TRUE, cell * sizeof n, sizeof n, &n, 0, NULL,
-                                     NULL));
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->disk[s->current], CL_TRUE, ((size_t)n * cells + cell) * sizeof sentinel,
-                                     sizeof sentinel, sentinel, 0, NULL, NULL));
+    if (!s->fault_nan)
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->count[s->current], CL_TRUE, cell * sizeof n, sizeof n, &n, 0, NULL,
+                                         NULL));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->disk[s->current], CL_TRUE, ((size_t)n * cells + cell) * sizeof broken,
+                                     s->fault_nan ? sizeof(float) : sizeof broken, broken, 0, NULL, NULL));
     return CLMC_OK;
 }
