@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "clmc/engine.h"
@@ -188,52 +190,109 @@ ParameterizedTest(pressure_case *c, hard_disks, pressure_matches_equation_of_sta
 
 /* The seed's Table 1: without particle shuffling the pressure at phi =
  * 0.708 comes out higher, 9.1876(2) against 9.18214(6) at N = 256^2, a
- * shift of +0.0055.  Same N here, from the compressed start, each run 3e5 +
- * 1.5e6 sweeps measured every 100, and g(r) fitted by a cubic on (1, 1.2]:
- * the widest fit has the smallest error per measurement (0.058 at N = 256^2
- * against 0.09 for (1, 1.1] and 0.11 for (1, 1.05], from short PoCL runs),
- * and its bias, common to both runs, cancels in the difference.  The error
- * is set by slow fluctuations of the coexisting phases: a 20000-sweep PoCL
- * run at N = 64^2 gave error x sqrt(sweeps) = 4.7 (tau_int 0.94
- * measurements of 250 sweeps), i.e. about 1.2 at 256^2 if it scales as
- * 1/sqrt(N): about 0.001 per run and z ~ 4 for the seed's shift (the test
- * prints tau_int and error x sqrt(sweeps) to check this).  About
- * 100 s per run on an H100 or H200 (~50 us a sweep at this N, launch-bound;
- * the histogram is counted on the device; compressed start ~5 s); opt-in
- * (CLMC_LONG_TESTS=1, device from CLMC_DEVICE).  CLMC_TABLE1_SWEEPS
- * overrides the measured sweeps (thermalization = sweeps / 5) for a trial
- * of the test itself. */
+ * shift of +0.0055.  Same N here, from the compressed start, g(r) fitted by
+ * a cubic on (1, 1.2] (the widest fit has the smallest error per
+ * measurement, 0.058 against 0.09 for (1, 1.1]; its bias, common to both
+ * settings, cancels in the difference), measured every 100 sweeps.
+ *
+ * Both settings run at once, each as CLMC_TABLE1_SEEDS independent runs
+ * (default 1), spread over the devices listed in CLMC_TABLE1_DEVICES
+ * (comma-separated selectors; default $CLMC_DEVICE), one process each.  An
+ * H200 makes about 15000 sweeps a second at this N (launch-bound), and
+ * coexistence relaxes slowly: a first trial with 3e5 + 1.5e6 sweeps still
+ * drifted without shuffling (tau_int 135 measurements) and gave errors of
+ * 0.002-0.004 (error x sqrt(sweeps) = 2.6 when stationary).  The default
+ * is therefore 1.2e6 + 5.5e6 sweeps a run (about 7.5 minutes on an H200,
+ * with the two settings on two GPUs; CLMC_TABLE1_SWEEPS sets the measured
+ * sweeps, thermalization = sweeps / 4.5), for an expected z of about 3.5.
+ * Opt-in: CLMC_LONG_TESTS=1. */
+#define TABLE1_MAX_RUNS 16
+
+static void table1_preset(char *preset, size_t n, bool shuffle, int seed, long long sweeps)
+{
+    snprintf(preset, n,
+             "{\"model\": {\"type\": \"hard_disks\", \"N\": 65536, \"packing_fraction\": 0.708,"
+             " \"start\": \"compress\", \"write_configuration\": false}, \"algorithm\": {\"type\": \"mpmc\","
+             " \"shuffle_particles\": %s, \"pressure_range\": 0.2, \"pressure_degree\": 3, \"pressure_bin\": 0.01},"
+             " \"run\": {\"thermalization\": %lld, \"sweeps\": %lld, \"measure_every\": 100, \"seed\": %d}}",
+             shuffle ? "true" : "false", (long long)(sweeps / 4.5), sweeps, seed);
+}
+
+/* Starts one clmc run in a child process; returns its pid. */
+static pid_t table1_start(const char *preset_json, const char *dir, const char *device)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    char override[4200];
+    snprintf(override, sizeof override, "output.dir=\"%s\"", dir);
+    const char *overrides[] = {override};
+    clmc_preset *preset = NULL;
+    clmc_status status = clmc_preset_parse(preset_json, strlen(preset_json), "table1", overrides, 1, &preset);
+    clmc_run_options options = {.device = device, .quiet = true};
+    if (status == CLMC_OK) status = clmc_run(preset, &options);
+    if (status != CLMC_OK) fprintf(stderr, "table1 run in %s: %s\n", dir, clmc_error_message());
+    _exit(status == CLMC_OK ? 0 : 1);
+}
+
 Test(hard_disks, unshuffled_particles_raise_the_pressure, .timeout = 3600)
 {
     const char *enabled = getenv("CLMC_LONG_TESTS");
     if (!enabled || strcmp(enabled, "1") != 0) cr_skip_test("set CLMC_LONG_TESTS=1 to run");
-    const char *override = getenv("CLMC_TABLE1_SWEEPS");
-    long long sweeps = override ? atoll(override) : 1500000;
+    const char *override = getenv("CLMC_TABLE1_SWEEPS"), *seeds_text = getenv("CLMC_TABLE1_SEEDS");
+    long long sweeps = override ? atoll(override) : 5500000;
+    int seeds = seeds_text ? atoi(seeds_text) : 1;
     cr_assert(sweeps >= 1500, "CLMC_TABLE1_SWEEPS=%lld: at least 1500", sweeps);
-    double pressure[2], error[2];
-    for (int shuffle = 0; shuffle < 2; shuffle++) {
-        char preset[700];
-        snprintf(preset, sizeof preset,
-                 "{\"model\": {\"type\": \"hard_disks\", \"N\": 65536, \"packing_fraction\": 0.708,"
-                 " \"start\": \"compress\", \"write_configuration\": false}, \"algorithm\": {\"type\": \"mpmc\","
-                 " \"shuffle_particles\": %s, \"pressure_range\": 0.2, \"pressure_degree\": 3, \"pressure_bin\": 0.01},"
-                 " \"run\": {\"thermalization\": %lld, \"sweeps\": %lld, \"measure_every\": 100, \"seed\": 17}}",
-                 shuffle ? "true" : "false", sweeps / 5, sweeps);
-        char *dir;
-        cJSON *result = physics_run_in(preset, shuffle ? "disks-shuffled" : "disks-unshuffled", &dir);
-        pressure[shuffle] = test_observable(result, "pressure", "mean");
-        error[shuffle] = test_observable(result, "pressure", "error");
+    cr_assert(seeds >= 1 && 2 * seeds <= TABLE1_MAX_RUNS, "CLMC_TABLE1_SEEDS=%d: 1 .. %d", seeds, TABLE1_MAX_RUNS / 2);
+    const char *listed = getenv("CLMC_TABLE1_DEVICES");
+    char devices_text[512];
+    snprintf(devices_text, sizeof devices_text, "%s", listed ? listed : getenv("CLMC_DEVICE") ? getenv("CLMC_DEVICE") : "");
+    char *devices[TABLE1_MAX_RUNS], *saved = NULL;
+    int n_devices = 0;
+    for (char *d = strtok_r(devices_text, ",", &saved); d && n_devices < TABLE1_MAX_RUNS; d = strtok_r(NULL, ",", &saved))
+        devices[n_devices++] = d;
+
+    char *dirs[TABLE1_MAX_RUNS];
+    pid_t pids[TABLE1_MAX_RUNS];
+    int runs = 2 * seeds;
+    for (int i = 0; i < runs; i++) {
+        bool shuffle = i % 2;
+        char preset[700], label[64];
+        table1_preset(preset, sizeof preset, shuffle, 17 + i / 2, sweeps);
+        snprintf(label, sizeof label, "disks-%s-%d", shuffle ? "shuffled" : "unshuffled", i / 2);
+        dirs[i] = test_scratch_dir(label);
+        cr_assert_not_null(dirs[i], "scratch directory");
+        pids[i] = table1_start(preset, dirs[i], n_devices ? devices[i % n_devices] : NULL);
+        cr_assert(pids[i] > 0, "fork");
+    }
+    double sum[2] = {0, 0}, variance[2] = {0, 0};
+    for (int i = 0; i < runs; i++) {
+        int status = 0;
+        cr_assert_eq(waitpid(pids[i], &status, 0), pids[i]);
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "run %d in %s failed", i, dirs[i]);
+        cJSON *result = test_load_result(dirs[i]);
+        cr_assert_not_null(result, "result.json in %s", dirs[i]);
+        double p = test_observable(result, "pressure", "mean"), e = test_observable(result, "pressure", "error");
         const cJSON *perf = cJSON_GetObjectItem(result, "performance");
-        printf("N=256^2 phi=0.708 %s: P* %.5f +- %.5f, tau_int %.2f measurements, error x sqrt(sweeps) %.3f, "
-               "%g + %lld sweeps in %.1f s (kernels %.1f s)\n", shuffle ? "shuffled" : "unshuffled", pressure[shuffle],
-               error[shuffle], test_observable(result, "pressure", "tau_int"), error[shuffle] * sqrt((double)sweeps),
-               (double)(sweeps / 5), sweeps, cJSON_GetObjectItem(perf, "wall_seconds")->valuedouble,
+        printf("N=256^2 phi=0.708 %s seed %d on %s: P* %.5f +- %.5f, tau_int %.2f measurements, error x sqrt(sweeps) "
+               "%.3f, %lld + %lld sweeps in %.1f s (kernels %.1f s)\n", i % 2 ? "shuffled" : "unshuffled", 17 + i / 2,
+               n_devices ? devices[i % n_devices] : "the default device", p, e,
+               test_observable(result, "pressure", "tau_int"), e * sqrt((double)sweeps), (long long)(sweeps / 4.5),
+               sweeps, cJSON_GetObjectItem(perf, "wall_seconds")->valuedouble,
                cJSON_GetObjectItem(perf, "seconds")->valuedouble);
+        sum[i % 2] += p;
+        variance[i % 2] += e * e;
         cJSON_Delete(result);
-        free(dir);
+        free(dirs[i]);
+    }
+    double pressure[2], error[2];
+    for (int k = 0; k < 2; k++) {
+        pressure[k] = sum[k] / seeds;
+        error[k] = sqrt(variance[k]) / seeds;
     }
     double z = (pressure[0] - pressure[1]) / hypot(error[0], error[1]);
-    printf("phi=0.708 N=256^2: P* unshuffled - shuffled = %+.5f +- %.5f (seed: +0.0055), z = %+.2f\n",
+    printf("phi=0.708 N=256^2: P* unshuffled %.5f +- %.5f (seed 9.1876(2)), shuffled %.5f +- %.5f (seed 9.18214(6)); "
+           "difference %+.5f +- %.5f (seed: +0.0055), z = %+.2f\n", pressure[0], error[0], pressure[1], error[1],
            pressure[0] - pressure[1], hypot(error[0], error[1]), z);
     cr_expect_gt(z, 2.0, "unshuffled pressure not above the shuffled one");
 }
