@@ -209,7 +209,7 @@ ParameterizedTest(pressure_case *c, hard_disks, pressure_matches_equation_of_sta
  * a run: difference -0.0004 +- 0.0017, no shift resolved
  * (benchmarks/results/2026-11-22-nvidia-h200x4-hard-disks-table1.txt).  The
  * seed equilibrated 3e8 sweeps and averaged 1e9 per run, 5-6 GPU hours a
- * run here: the test passes only with such run lengths (CLMC_TABLE1_SWEEPS). */
+ * run here; resolving the shift likely needs runs of that order. */
 #define TABLE1_MAX_RUNS 16
 
 static void table1_preset(char *preset, size_t n, bool shuffle, int seed, long long sweeps)
