@@ -26,9 +26,9 @@ inline bool threshold_accepts(__global const ulong *threshold, __global const ui
 }
 
 /* config_at[system][t], heading[config], energies[config] (integers the
- * model wrote), accepted[system][pair] and trips[system] (running totals),
+ * model wrote, times energy_sign = +1 or -1: EA msc keeps minus the energy), accepted[system][pair] and trips[system] (running totals),
  * temperature_of[config] (written). */
-__kernel void tempering_exchange(__global uint *config_at, __global int *heading, __global const int *energies,
+__kernel void tempering_exchange(__global uint *config_at, __global int *heading, __global const long *energies, int energy_sign,
                                  __global const ulong *threshold, __global const uint *offset,
                                  __global ulong *accepted, __global ulong *trips, __global uint *temperature_of,
                                  uint n_systems, uint T, uint seed_lo, uint seed_hi, ulong exchange)
@@ -39,12 +39,12 @@ __kernel void tempering_exchange(__global uint *config_at, __global int *heading
     __global uint *at = config_at + (size_t)system * T;
     __global ulong *pair_accepted = accepted + (size_t)system * (T - 1);
     uint top = T - 1, a = at[0];
-    long energy_a = energies[a];
+    long energy_a = energy_sign * energies[a];
     clmc_philox_ctr draw;
     for (uint t = 0; t < top; t++) {
         if (t % 4 == 0) draw = exchange_draw(system, T, t, exchange, key);
         uint b = at[t + 1];
-        long energy_b = energies[b];
+        long energy_b = energy_sign * energies[b];
         bool accept = threshold_accepts(threshold, offset, t, energy_b - energy_a, draw.v[t % 4]);
         at[t] = accept ? b : a;
         a = accept ? a : b;

@@ -25,6 +25,8 @@
  * the temperature a configuration sits at, so that about half the
  * exchanges are accepted. */
 static int test_energies[CONFIGS];
+/* The same on the device, negated (as EA msc keeps them): energy_sign -1. */
+static cl_long device_energies[CONFIGS];
 
 static clmc_status fake_energies(void *state, double *energies)
 {
@@ -46,6 +48,7 @@ static void draw_energies(const clmc_tempering *pt, uint32_t round)
         clmc_philox_ctr ctr = {{c, round, 0x7e57, 0}};
         uint32_t word = clmc_philox4x32_10(ctr, key).v[0];
         test_energies[c] = -600 - 20 * (int)pt->temperature_of[c] + (int)(word % 61) - 30;
+        device_energies[c] = -(cl_long)test_energies[c];
     }
 }
 
@@ -94,26 +97,30 @@ Test(tempering_device, kernel_equals_host_exchanges)
     static int heading[CONFIGS];
     cl_mem d_at = make_buffer(rt, sizeof config_at, pt.config_at);
     cl_mem d_heading = make_buffer(rt, sizeof heading, pt.heading);
-    cl_mem d_energies = make_buffer(rt, sizeof test_energies, test_energies);
+    cl_mem d_energies = make_buffer(rt, sizeof device_energies, device_energies);
     cl_mem d_threshold = make_buffer(rt, table.offset[table.n_pairs] * sizeof *table.threshold, table.threshold);
     cl_mem d_offset = make_buffer(rt, (table.n_pairs + 1) * sizeof *table.offset, table.offset);
     cl_mem d_accepted = make_buffer(rt, sizeof accepted, accepted);
     cl_mem d_trips = make_buffer(rt, sizeof trips, trips);
     cl_mem d_temperature_of = make_buffer(rt, sizeof temperature_of, temperature_of);
     cl_mem args[] = {d_at, d_heading, d_energies, d_threshold, d_offset, d_accepted, d_trips, d_temperature_of};
-    for (cl_uint i = 0; i < 8; i++) clSetKernelArg(kernel, i, sizeof(cl_mem), &args[i]);
-    cl_uint n_systems = SYSTEMS, n_temperatures = TEMPERATURES;
-    clSetKernelArg(kernel, 8, sizeof n_systems, &n_systems);
-    clSetKernelArg(kernel, 9, sizeof n_temperatures, &n_temperatures);
-    clSetKernelArg(kernel, 10, sizeof pt.seed_lo, &pt.seed_lo);
-    clSetKernelArg(kernel, 11, sizeof pt.seed_hi, &pt.seed_hi);
+    cl_int energy_sign = -1;
+    cl_uint n_systems = SYSTEMS, n_temperatures = TEMPERATURES, arg = 0;
+    for (cl_uint i = 0; i < 8; i++) {
+        clSetKernelArg(kernel, arg++, sizeof(cl_mem), &args[i]);
+        if (i == 2) clSetKernelArg(kernel, arg++, sizeof energy_sign, &energy_sign);
+    }
+    clSetKernelArg(kernel, arg++, sizeof n_systems, &n_systems);
+    clSetKernelArg(kernel, arg++, sizeof n_temperatures, &n_temperatures);
+    clSetKernelArg(kernel, arg++, sizeof pt.seed_lo, &pt.seed_lo);
+    clSetKernelArg(kernel, arg++, sizeof pt.seed_hi, &pt.seed_hi);
 
     for (uint32_t round = 0; round < EXCHANGES; round++) {
         draw_energies(&pt, round);
-        cr_assert_eq(clEnqueueWriteBuffer(clmc_runtime_queue(rt), d_energies, CL_TRUE, 0, sizeof test_energies,
-                                          test_energies, 0, NULL, NULL), CL_SUCCESS);
+        cr_assert_eq(clEnqueueWriteBuffer(clmc_runtime_queue(rt), d_energies, CL_TRUE, 0, sizeof device_energies,
+                                          device_energies, 0, NULL, NULL), CL_SUCCESS);
         cl_ulong exchange = pt.exchanges;
-        clSetKernelArg(kernel, 12, sizeof exchange, &exchange);
+        clSetKernelArg(kernel, arg, sizeof exchange, &exchange);
         size_t global = SYSTEMS;
         cr_assert_eq(clmc_enqueue(rt, kernel, 1, &global, NULL, CLMC_UNTIMED), CLMC_OK);
         cr_assert_eq(clmc_tempering_exchange(&pt, &ops, NULL), CLMC_OK);
