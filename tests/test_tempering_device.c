@@ -1,7 +1,9 @@
 /* The device exchange kernel (cl/tempering.cl) makes the host's exchange
  * decisions (src/tempering.c) bit for bit: maps, headings, per-pair accepted
  * counts and round trips after every one of many exchanges with integer
- * energies, across the 2^32 boundary of the exchange counter. */
+ * energies, across the 2^32 boundary of the exchange counter; and EA msc runs
+ * with exchanges on the device equal to the host path's (CLMC_TEMPERING_HOST=1)
+ * bit for bit: series.csv and every observable, tempering report included. */
 #include <criterion/criterion.h>
 
 #include <stdio.h>
@@ -14,6 +16,8 @@
 #include "common/philox.h"
 #include "tempering.h"
 #include "tempering_table.h"
+#include "physics.h"
+#include "testenv.h"
 
 #define SYSTEMS 300
 #define TEMPERATURES 16
@@ -159,3 +163,53 @@ Test(tempering_device, kernel_equals_host_exchanges)
     clmc_tempering_free(&pt);
     clmc_preset_free(preset);
 }
+
+/* One EA msc run on the device path, then on the host path. */
+static void check_run_equals_host_path(int dim, int edge, int word_bits)
+{
+    char preset[1024], label[64];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d, \"couplings\": \"bimodal\","
+             " \"realizations\": 64, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d},"
+             " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [0.5, 0.6, 0.72, 0.85, 1.0, 1.2],"
+             " \"exchange_every\": 7}, \"run\": {\"thermalization\": 50, \"sweeps\": 250, \"measure_every\": 3,"
+             " \"seed\": 2024}}",
+             dim, edge, word_bits);
+    char *dirs[2];
+    cJSON *results[2];
+    for (int host = 0; host < 2; host++) {
+        if (host) setenv("CLMC_TEMPERING_HOST", "1", 1);
+        else unsetenv("CLMC_TEMPERING_HOST");
+        snprintf(label, sizeof label, "ea-pt-%s-%dd-w%d", host ? "host" : "device", dim, word_bits);
+        results[host] = physics_run_in(preset, label, &dirs[host]);
+    }
+    unsetenv("CLMC_TEMPERING_HOST");
+    char *series[2];
+    for (int k = 0; k < 2; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/series.csv", dirs[k]);
+        series[k] = test_read_file(path);
+        cr_assert_not_null(series[k], "%s", path);
+    }
+    const cJSON *observables[2] = {cJSON_GetObjectItem(results[0], "observables"), cJSON_GetObjectItem(results[1], "observables")};
+    const cJSON *report = cJSON_GetObjectItem(observables[0], "tempering");
+    printf("EA msc %dD L=%d %d-bit words: device and host paths: series.csv %zu bytes %s, observables %s; "
+           "exchanges %g, round trips %g, acceptance of pair 0 %g\n",
+           dim, edge, word_bits, strlen(series[0]), strcmp(series[0], series[1]) == 0 ? "equal" : "DIFFER",
+           cJSON_Compare(observables[0], observables[1], true) ? "equal" : "DIFFER",
+           cJSON_GetObjectItem(report, "exchanges")->valuedouble, cJSON_GetObjectItem(report, "round_trips")->valuedouble,
+           cJSON_GetArrayItem(cJSON_GetObjectItem(report, "acceptance"), 0)->valuedouble);
+    cr_assert_str_eq(series[0], series[1], "series.csv differs between the device and host paths");
+    cr_assert(cJSON_Compare(observables[0], observables[1], true), "observables differ between the paths");
+    physics_check_tempering_report(results[0], 128, 6);
+    for (int k = 0; k < 2; k++) {
+        free(series[k]);
+        free(dirs[k]);
+        cJSON_Delete(results[k]);
+    }
+}
+
+Test(tempering_device, ea_msc_2d_64bit_equals_host_path) { check_run_equals_host_path(2, 16, 64); }
+Test(tempering_device, ea_msc_2d_32bit_equals_host_path) { check_run_equals_host_path(2, 16, 32); }
+Test(tempering_device, ea_msc_3d_64bit_equals_host_path) { check_run_equals_host_path(3, 8, 64); }
+Test(tempering_device, ea_msc_3d_32bit_equals_host_path) { check_run_equals_host_path(3, 8, 32); }
