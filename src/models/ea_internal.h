@@ -56,6 +56,7 @@ typedef struct {
     ea_energy_mode energy_mode;
     cl_program energy_program;
     cl_kernel energy_update, sum_energies;
+    size_t update_wg; /* msc update work-group size from CLMC_EA_UPDATE_WG (benchmarks); 0: the driver's */
     cl_kernel lane_masks_update; /* msc tempering on the device: lane masks from the device maps */
     cl_mem energy_partials, pass_energies;
     size_t energy_wg, energy_groups;
