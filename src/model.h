@@ -68,8 +68,8 @@ typedef struct clmc_model_ops {
      * or with CLMC_TEMPERING_HOST=1, the host path above runs).
      * energies_device: the device buffer of integer energies, cl_long [config]
      * holding the energy times *sign, that the last sweep_before_energies
-     * enqueued; *energies = NULL when the model cannot give them (asked once at
-     * start).  set_temperatures_device: enqueues what set_betas does, from the
+     * enqueued; *energies = NULL when the model cannot give them (asked at
+     * start, then before every exchange, where the buffer must not change).  set_temperatures_device: enqueues what set_betas does, from the
      * device maps config_at [system][temperature] and temperature_of [config];
      * nothing may be read back. */
     clmc_status (*energies_device)(void *state, cl_mem *energies, int *sign);
