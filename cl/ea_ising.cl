@@ -651,3 +651,29 @@ __kernel void ea_sum_groups(__global const long *partials, __global long *totals
     for (uint g = 0; g < MEASURE_GROUPS; g++) sum += p[3 * g];
     totals[(size_t)batch * 3 * CONFIGURATIONS + item] = sum;
 }
+
+#if MSC && TEMPERATURES > 1 && !ENERGY_PASS
+/* Tempering on the device: what map_stack (src/models/ea_ising.c) builds on
+ * the host, from the engine's device maps config_at [chain][temperature] and
+ * temperature_of [config]; one work-item per stack writes only its own rows
+ * of lanes_below and partner_lanes. */
+__kernel void ea_msc_lane_masks(__global const uint *config_at, __global const uint *temperature_of,
+                                __global word_t *lane_masks)
+{
+    uint stack = get_global_id(0);
+    if (stack >= STACKS) return;
+    __global word_t *below = lane_masks + (size_t)stack * (TEMPERATURES + 1);
+    __global word_t *partner = lane_masks + (size_t)STACKS * (TEMPERATURES + 1) + (size_t)stack * TEMPERATURES;
+    uint word = stack / (2 * TEMPERATURES), replica = stack / TEMPERATURES % 2, place = stack % TEMPERATURES;
+    for (uint j = 0; j <= TEMPERATURES; j++) below[j] = 0;
+    for (uint j = 0; j < TEMPERATURES; j++) partner[j] = 0;
+    for (uint lane = 0; lane < WORD_BITS; lane++) {
+        uint chain = 2 * (WORD_BITS * word + lane) + replica, other = chain ^ 1u;
+        uint t = temperature_of[chain * TEMPERATURES + place];
+        word_t bit = (word_t)1 << lane;
+        below[t + 1] |= bit;
+        partner[config_at[other * TEMPERATURES + t] - other * TEMPERATURES] |= bit;
+    }
+    for (uint j = 2; j <= TEMPERATURES; j++) below[j] |= below[j - 1];
+}
+#endif

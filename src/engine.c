@@ -15,6 +15,7 @@
 #include "results.h"
 #include "series.h"
 #include "tempering.h"
+#include "tempering_device.h"
 #include "tuning.h"
 
 #define FINISH_EVERY_SWEEPS 256
@@ -26,6 +27,7 @@ typedef struct {
     size_t n_columns;
     clmc_runtime *rt;
     clmc_tempering pt;
+    clmc_tempering_device pt_device; /* active: exchanges on the device */
     cJSON *tuning; /* where the tunable keys' values came from */
 } model_instance;
 
@@ -48,12 +50,14 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
     CLMC_TRY(clmc_tempering_init(&m->pt, preset, &m->shape));
-    return clmc_tempering_apply(&m->pt, m->ops, m->state);
+    CLMC_TRY(clmc_tempering_apply(&m->pt, m->ops, m->state));
+    return clmc_tempering_device_open(&m->pt_device, m->rt, &m->pt, m->ops, m->state, m->shape.measure_batch);
 }
 
 static void instance_close(model_instance *m)
 {
     if (m->state) m->ops->destroy(m->state);
+    clmc_tempering_device_close(&m->pt_device);
     clmc_runtime_close(m->rt);
     clmc_tempering_free(&m->pt);
     cJSON_Delete(m->tuning);
@@ -109,6 +113,8 @@ static clmc_status collect_checked(model_instance *m, clmc_series *s, unsigned p
                                    const run_control *c)
 {
     size_t first = s->n_rows * s->n_configs * s->n_columns;
+    if (m->pt_device.active)
+        CLMC_TRY(clmc_tempering_device_read_noted(&m->pt_device, pending, (unsigned)s->n_configs, s->pending_at));
     CLMC_TRY(clmc_series_collect(s, m->ops, m->state, pending));
     for (size_t k = first; k < s->n_rows * s->n_configs * s->n_columns; k++)
         if (!isfinite(s->rows[k]))
@@ -127,6 +133,7 @@ static clmc_status write_checkpoint(model_instance *m, const clmc_preset *preset
                                     run_control *c)
 {
     CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
+    CLMC_TRY(clmc_tempering_device_sync(&m->pt_device, &m->pt));
     CLMC_TRY(clmc_checkpoint_save(c->dir, preset, m->ops, m->state, &m->pt, s, done, clmc_runtime_device(m->rt)));
     c->plan.last_written = now_seconds();
     return CLMC_OK;
@@ -150,19 +157,23 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     uint64_t every = (uint64_t)clmc_preset_int(preset, "run.measure_every");
     p->total = thermalization + sweeps;
     unsigned pending = 0;
+    CLMC_TRY(clmc_tempering_device_upload(&m->pt_device, &m->pt)); /* fresh or restored */
     for (uint64_t t = p->first; t < p->total; t++) {
         bool exchange = exchange_due(m, t);
         if (exchange && m->ops->sweep_before_energies) CLMC_TRY(m->ops->sweep_before_energies(m->state, t));
         else CLMC_TRY(m->ops->sweep(m->state, t));
         if (t >= thermalization && (t - thermalization + 1) % every == 0) {
             clmc_series_note(s, pending, t + 1, &m->pt);
+            if (m->pt_device.active) CLMC_TRY(clmc_tempering_device_note(&m->pt_device, pending, m->pt.n_configs));
             CLMC_TRY(m->ops->measure(m->state, pending++));
         }
         if (pending == m->shape.measure_batch) {
             CLMC_TRY(collect_checked(m, s, pending, t + 1, c));
             pending = 0;
         }
-        if (exchange) CLMC_TRY(clmc_tempering_exchange(&m->pt, m->ops, m->state));
+        if (exchange && m->pt_device.active)
+            CLMC_TRY(clmc_tempering_device_exchange(&m->pt_device, &m->pt, m->ops, m->state));
+        else if (exchange) CLMC_TRY(clmc_tempering_exchange(&m->pt, m->ops, m->state));
         if ((t + 1) % FINISH_EVERY_SWEEPS == 0) {
             CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
             progress_report(p, t + 1, false);
@@ -175,7 +186,8 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
             if (signal_number) return interrupted(m, signal_number, t + 1, c);
         }
     }
-    return collect_checked(m, s, pending, p->total, c);
+    CLMC_TRY(collect_checked(m, s, pending, p->total, c));
+    return clmc_tempering_device_sync(&m->pt_device, &m->pt);
 }
 
 /* seconds: device time of the update kernels (profiling events); wall_seconds:

@@ -75,6 +75,16 @@ typedef struct clmc_model_ops {
     /* Tempering: the inverse temperature each configuration is simulated at,
      * and its index in the ensemble's increasing betas. */
     clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
+    /* Optional, exchanges on the device (src/tempering_device.c; without them,
+     * or with CLMC_TEMPERING_HOST=1, the host path above runs).
+     * energies_device: the device buffer of integer energies, cl_long [config]
+     * holding the energy times *sign, that the last sweep_before_energies
+     * enqueued; *energies = NULL when the model cannot give them (asked at
+     * start, then before every exchange, where the buffer must not change).  set_temperatures_device: enqueues what set_betas does, from the
+     * device maps config_at [system][temperature] and temperature_of [config];
+     * nothing may be read back. */
+    clmc_status (*energies_device)(void *state, cl_mem *energies, int *sign);
+    clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
     /* Optional numerical guard: checks the current state's invariants
      * (spin lengths, particle count) and fails (clmc_fail, CLMC_ERR_OTHER)
      * with a message naming what broke.  The engine calls it after every

@@ -22,6 +22,11 @@ static double log_uniform(uint64_t v)
     return log(((double)v + 0.5) / 4294967296.0);
 }
 
+double clmc_tempering_log_uniform(uint64_t v)
+{
+    return log_uniform(v);
+}
+
 clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape)
 {
     memset(pt, 0, sizeof *pt);
@@ -134,6 +139,11 @@ static bool exchange_accepted(const clmc_tempering *pt, uint32_t v, double log_r
     bool undecided = !accept & !(pt->log_uniform_edges[bucket] > log_ratio + LOG_MARGIN);
     if (undecided) accept = log_uniform(v) < log_ratio;
     return accept;
+}
+
+bool clmc_tempering_accepts(const clmc_tempering *pt, uint32_t v, double log_ratio)
+{
+    return exchange_accepted(pt, v, log_ratio);
 }
 
 /* One system's exchanges, pairs (0, 1), (1, 2), ... in turn; counts accepted

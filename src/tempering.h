@@ -5,6 +5,7 @@
 #define CLMC_TEMPERING_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -29,6 +30,10 @@ void clmc_tempering_free(clmc_tempering *pt);
 clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, void *state);
 /* One exchange attempt for every neighbouring pair of every system. */
 clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *ops, void *state);
+/* The host's exchange rule for uniform v at log_ratio, and its log u
+ * (exposed so that exact integer thresholds can reproduce them). */
+bool clmc_tempering_accepts(const clmc_tempering *pt, uint32_t v, double log_ratio);
+double clmc_tempering_log_uniform(uint64_t v);
 /* observables.tempering: per-pair acceptance, attempts, round trips. */
 void clmc_tempering_report(const clmc_tempering *pt, cJSON *observables);
 

@@ -114,8 +114,32 @@ clmc_status ea_energy_pass_read(ea_state *s, double *energies)
     return CLMC_OK;
 }
 
+/* Tempering on the device: the pass's tallies (minus the energies), in the
+ * default mode only (measure and check keep the host path). */
+clmc_status ea_energies_device(void *state, cl_mem *energies, int *sign)
+{
+    ea_state *s = state;
+    bool available = ea_energy_pass_available(s) && s->energy_mode == EA_ENERGIES_PASS;
+    *energies = available ? s->pass_energies : NULL;
+    *sign = -1;
+    s->pass_energies_ready = false;
+    return CLMC_OK;
+}
+
+clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of)
+{
+    ea_state *s = state;
+    if (!s->lane_masks_update) CLMC_TRY(clmc_kernel_create(s->program, "ea_msc_lane_masks", &s->lane_masks_update));
+    CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 0, sizeof(cl_mem), &config_at));
+    CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 1, sizeof(cl_mem), &temperature_of));
+    CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 2, sizeof(cl_mem), &s->lane_masks));
+    size_t stacks = s->stacks;
+    return clmc_enqueue(s->rt, s->lane_masks_update, 1, &stacks, NULL, CLMC_UNTIMED);
+}
+
 void ea_energy_pass_destroy(ea_state *s)
 {
+    if (s->lane_masks_update) CLMC_CL_WARN(clReleaseKernel(s->lane_masks_update));
     if (s->energy_update) CLMC_CL_WARN(clReleaseKernel(s->energy_update));
     if (s->sum_energies) CLMC_CL_WARN(clReleaseKernel(s->sum_energies));
     if (s->energy_program) CLMC_CL_WARN(clReleaseProgram(s->energy_program));

@@ -56,6 +56,8 @@ typedef struct {
     ea_energy_mode energy_mode;
     cl_program energy_program;
     cl_kernel energy_update, sum_energies;
+    size_t update_wg; /* msc update work-group size from CLMC_EA_UPDATE_WG (benchmarks); 0: the driver's */
+    cl_kernel lane_masks_update; /* msc tempering on the device: lane masks from the device maps */
     cl_mem energy_partials, pass_energies;
     size_t energy_wg, energy_groups;
     unsigned energy_levels, energy_fold_rounds;
@@ -79,6 +81,9 @@ clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep);
 /* Total energies H of all configurations after that pass (blocking read). */
 clmc_status ea_energy_pass_read(ea_state *s, double *energies);
 void ea_energy_pass_destroy(ea_state *s);
+/* Tempering on the device (model.h energies_device, set_temperatures_device). */
+clmc_status ea_energies_device(void *state, cl_mem *energies, int *sign);
+clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of);
 /* ea_checkpoint.c */
 clmc_status ea_save_state(void *state, unsigned char **blob, size_t *bytes);
 clmc_status ea_load_state(void *state, const unsigned char *blob, size_t bytes);

@@ -366,6 +366,8 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)(s->seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(s->seed >> 32);
+    const char *wg = getenv("CLMC_EA_UPDATE_WG");
+    s->update_wg = wg && s->msc ? strtoull(wg, NULL, 10) : 0;
     return CLMC_OK;
 }
 
@@ -448,7 +450,12 @@ static clmc_status update_colour(ea_state *s, cl_uint sweep, cl_uint colour)
     CLMC_CL_TRY(clSetKernelArg(s->update, first_loop_arg + 1, sizeof(cl_uint), &colour));
     size_t quads = (s->configurations + 3) / 4; /* naive: four configurations per work-item */
     size_t global = (s->msc ? (size_t)s->stacks / 2 : quads) * (s->n_sites / 2); /* msc: both replicas per work-item */
-    return clmc_enqueue(s->rt, s->update, 1, &global, NULL, CLMC_TIMED);
+    /* A work-group size only changes the launch shape: every site draws its
+     * own counter-based random numbers.  Ignored where it does not fit. */
+    const size_t *local = s->update_wg && global % s->update_wg == 0 &&
+                                  s->update_wg <= clmc_runtime_device(s->rt)->max_work_group_size
+                              ? &s->update_wg : NULL;
+    return clmc_enqueue(s->rt, s->update, 1, &global, local, CLMC_TIMED);
 }
 
 static clmc_status ea_sweep(void *state, uint64_t sweep_index)
@@ -693,6 +700,8 @@ const clmc_model_ops clmc_model_ea_ising = {
     .estimate = ea_estimate,
     .energies = ea_energies,
     .set_betas = ea_set_betas,
+    .energies_device = ea_energies_device,
+    .set_temperatures_device = ea_set_temperatures_device,
     .checks = ea_checks,
     .save_state = ea_save_state,
     .load_state = ea_load_state,

@@ -1,0 +1,215 @@
+/* The device exchange kernel (cl/tempering.cl) makes the host's exchange
+ * decisions (src/tempering.c) bit for bit: maps, headings, per-pair accepted
+ * counts and round trips after every one of many exchanges with integer
+ * energies, across the 2^32 boundary of the exchange counter; and EA msc runs
+ * with exchanges on the device equal to the host path's (CLMC_TEMPERING_HOST=1)
+ * bit for bit: series.csv and every observable, tempering report included. */
+#include <criterion/criterion.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/preset.h"
+#include "clmc/runtime.h"
+#include "clmc/status.h"
+#include "common/philox.h"
+#include "tempering.h"
+#include "tempering_table.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define SYSTEMS 300
+#define TEMPERATURES 16
+#define CONFIGS (SYSTEMS * TEMPERATURES)
+#define EXCHANGES 200
+#define FIRST_EXCHANGE ((UINT64_C(1) << 32) - EXCHANGES / 2)
+
+/* The fake model: integer energies drawn around a level that falls with
+ * the temperature a configuration sits at, so that about half the
+ * exchanges are accepted. */
+static int test_energies[CONFIGS];
+/* The same on the device, negated (as EA msc keeps them): energy_sign -1. */
+static cl_long device_energies[CONFIGS];
+
+static clmc_status fake_energies(void *state, double *energies)
+{
+    (void)state;
+    for (unsigned c = 0; c < CONFIGS; c++) energies[c] = test_energies[c];
+    return CLMC_OK;
+}
+
+static clmc_status fake_set_betas(void *state, const double *betas, const unsigned *temperature_of)
+{
+    (void)state, (void)betas, (void)temperature_of;
+    return CLMC_OK;
+}
+
+static void draw_energies(const clmc_tempering *pt, uint32_t round)
+{
+    clmc_philox_key key = {{99, 1}};
+    for (unsigned c = 0; c < CONFIGS; c++) {
+        clmc_philox_ctr ctr = {{c, round, 0x7e57, 0}};
+        uint32_t word = clmc_philox4x32_10(ctr, key).v[0];
+        test_energies[c] = -600 - 20 * (int)pt->temperature_of[c] + (int)(word % 61) - 30;
+        device_energies[c] = -(cl_long)test_energies[c];
+    }
+}
+
+static cl_mem make_buffer(clmc_runtime *rt, size_t bytes, void *host)
+{
+    cl_int err;
+    cl_mem buffer = clCreateBuffer(clmc_runtime_context(rt), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, host, &err);
+    cr_assert_eq(err, CL_SUCCESS, "clCreateBuffer: %s", clmc_cl_error_name(err));
+    return buffer;
+}
+
+static void read_buffer(clmc_runtime *rt, cl_mem buffer, size_t bytes, void *host)
+{
+    cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), buffer, CL_TRUE, 0, bytes, host, 0, NULL, NULL),
+                 CL_SUCCESS);
+}
+
+Test(tempering_device, kernel_equals_host_exchanges)
+{
+    static const char text[] =
+        "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"couplings\": \"bimodal\", \"realizations\": 64},"
+        " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\":"
+        " [0.6, 0.63, 0.66, 0.69, 0.72, 0.75, 0.78, 0.81, 0.84, 0.87, 0.9, 0.93, 0.96, 0.99, 1.02, 1.05],"
+        " \"exchange_every\": 10}, \"run\": {\"sweeps\": 10, \"seed\": 4242424242424}}";
+    clmc_preset *preset;
+    cr_assert_eq(clmc_preset_parse(text, strlen(text), "device-table-test", NULL, 0, &preset), CLMC_OK, "%s",
+                 clmc_error_message());
+    clmc_model_shape shape = {.n_systems = SYSTEMS, .n_temperatures = TEMPERATURES};
+    clmc_tempering pt;
+    cr_assert_eq(clmc_tempering_init(&pt, preset, &shape), CLMC_OK, "%s", clmc_error_message());
+    clmc_model_ops ops = {.type = "fake", .energies = fake_energies, .set_betas = fake_set_betas};
+    cr_assert_eq(clmc_tempering_apply(&pt, &ops, NULL), CLMC_OK);
+    pt.exchanges = FIRST_EXCHANGE;
+    clmc_tempering_table table;
+    cr_assert(clmc_tempering_table_build(&table, &pt));
+
+    clmc_runtime *rt = NULL;
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    cl_program program;
+    cr_assert_eq(clmc_program_build(rt, "tempering.cl", "-cl-std=CL1.2", &program), CLMC_OK, "%s",
+                 clmc_error_message());
+    cl_kernel kernel;
+    cr_assert_eq(clmc_kernel_create(program, "tempering_exchange", &kernel), CLMC_OK);
+    static uint64_t accepted[SYSTEMS * (TEMPERATURES - 1)], trips[SYSTEMS];
+    static unsigned config_at[CONFIGS], temperature_of[CONFIGS];
+    static int heading[CONFIGS];
+    cl_mem d_at = make_buffer(rt, sizeof config_at, pt.config_at);
+    cl_mem d_heading = make_buffer(rt, sizeof heading, pt.heading);
+    cl_mem d_energies = make_buffer(rt, sizeof device_energies, device_energies);
+    cl_mem d_threshold = make_buffer(rt, table.offset[table.n_pairs] * sizeof *table.threshold, table.threshold);
+    cl_mem d_offset = make_buffer(rt, (table.n_pairs + 1) * sizeof *table.offset, table.offset);
+    cl_mem d_accepted = make_buffer(rt, sizeof accepted, accepted);
+    cl_mem d_trips = make_buffer(rt, sizeof trips, trips);
+    cl_mem d_temperature_of = make_buffer(rt, sizeof temperature_of, temperature_of);
+    cl_mem args[] = {d_at, d_heading, d_energies, d_threshold, d_offset, d_accepted, d_trips, d_temperature_of};
+    cl_int energy_sign = -1;
+    cl_uint n_systems = SYSTEMS, n_temperatures = TEMPERATURES, arg = 0;
+    for (cl_uint i = 0; i < 8; i++) {
+        clSetKernelArg(kernel, arg++, sizeof(cl_mem), &args[i]);
+        if (i == 2) clSetKernelArg(kernel, arg++, sizeof energy_sign, &energy_sign);
+    }
+    clSetKernelArg(kernel, arg++, sizeof n_systems, &n_systems);
+    clSetKernelArg(kernel, arg++, sizeof n_temperatures, &n_temperatures);
+    clSetKernelArg(kernel, arg++, sizeof pt.seed_lo, &pt.seed_lo);
+    clSetKernelArg(kernel, arg++, sizeof pt.seed_hi, &pt.seed_hi);
+
+    for (uint32_t round = 0; round < EXCHANGES; round++) {
+        draw_energies(&pt, round);
+        cr_assert_eq(clEnqueueWriteBuffer(clmc_runtime_queue(rt), d_energies, CL_TRUE, 0, sizeof device_energies,
+                                          device_energies, 0, NULL, NULL), CL_SUCCESS);
+        cl_ulong exchange = pt.exchanges;
+        clSetKernelArg(kernel, arg, sizeof exchange, &exchange);
+        size_t global = SYSTEMS;
+        cr_assert_eq(clmc_enqueue(rt, kernel, 1, &global, NULL, CLMC_UNTIMED), CLMC_OK);
+        cr_assert_eq(clmc_tempering_exchange(&pt, &ops, NULL), CLMC_OK);
+        read_buffer(rt, d_at, sizeof config_at, config_at);
+        read_buffer(rt, d_heading, sizeof heading, heading);
+        read_buffer(rt, d_temperature_of, sizeof temperature_of, temperature_of);
+        cr_assert_arr_eq(config_at, pt.config_at, sizeof config_at, "maps differ after exchange %u", round);
+        cr_assert_arr_eq(heading, pt.heading, sizeof heading, "headings differ after exchange %u", round);
+        cr_assert_arr_eq(temperature_of, pt.temperature_of, sizeof temperature_of,
+                         "temperatures differ after exchange %u", round);
+    }
+    read_buffer(rt, d_accepted, sizeof accepted, accepted);
+    read_buffer(rt, d_trips, sizeof trips, trips);
+    uint64_t device_trips = 0, device_accepted = 0, host_accepted = 0;
+    for (unsigned s = 0; s < SYSTEMS; s++) device_trips += trips[s];
+    for (unsigned t = 0; t + 1 < TEMPERATURES; t++) {
+        uint64_t sum = 0;
+        for (unsigned s = 0; s < SYSTEMS; s++) sum += accepted[s * (TEMPERATURES - 1) + t];
+        cr_assert_eq(sum, pt.accepted[t], "pair %u: device accepted %llu, host %llu", t, (unsigned long long)sum,
+                     (unsigned long long)pt.accepted[t]);
+        device_accepted += sum;
+        host_accepted += pt.accepted[t];
+    }
+    cr_assert_eq(device_trips, pt.round_trips);
+    printf("tempering device: %d exchanges of %d systems x %d temperatures: accepted %llu (host %llu) of %llu,"
+           " round trips %llu (host %llu); maps equal after every exchange\n",
+           EXCHANGES, SYSTEMS, TEMPERATURES, (unsigned long long)device_accepted, (unsigned long long)host_accepted,
+           (unsigned long long)pt.attempted[0] * (TEMPERATURES - 1), (unsigned long long)device_trips,
+           (unsigned long long)pt.round_trips);
+    cr_assert_gt(device_trips, 0, "no round trips: the test exercises too little");
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) clReleaseMemObject(args[i]);
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    clmc_runtime_close(rt);
+    clmc_tempering_table_free(&table);
+    clmc_tempering_free(&pt);
+    clmc_preset_free(preset);
+}
+
+/* One EA msc run on the device path, then on the host path. */
+static void check_run_equals_host_path(int dim, int edge, int word_bits)
+{
+    char preset[1024], label[64];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d, \"couplings\": \"bimodal\","
+             " \"realizations\": 64, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d},"
+             " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [0.5, 0.6, 0.72, 0.85, 1.0, 1.2],"
+             " \"exchange_every\": 7}, \"run\": {\"thermalization\": 50, \"sweeps\": 250, \"measure_every\": 3,"
+             " \"seed\": 2024}}",
+             dim, edge, word_bits);
+    char *dirs[2];
+    cJSON *results[2];
+    for (int host = 0; host < 2; host++) {
+        if (host) setenv("CLMC_TEMPERING_HOST", "1", 1);
+        else unsetenv("CLMC_TEMPERING_HOST");
+        snprintf(label, sizeof label, "ea-pt-%s-%dd-w%d", host ? "host" : "device", dim, word_bits);
+        results[host] = physics_run_in(preset, label, &dirs[host]);
+    }
+    unsetenv("CLMC_TEMPERING_HOST");
+    char *series[2];
+    for (int k = 0; k < 2; k++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/series.csv", dirs[k]);
+        series[k] = test_read_file(path);
+        cr_assert_not_null(series[k], "%s", path);
+    }
+    const cJSON *observables[2] = {cJSON_GetObjectItem(results[0], "observables"), cJSON_GetObjectItem(results[1], "observables")};
+    const cJSON *report = cJSON_GetObjectItem(observables[0], "tempering");
+    printf("EA msc %dD L=%d %d-bit words: device and host paths: series.csv %zu bytes %s, observables %s; "
+           "exchanges %g, round trips %g, acceptance of pair 0 %g\n",
+           dim, edge, word_bits, strlen(series[0]), strcmp(series[0], series[1]) == 0 ? "equal" : "DIFFER",
+           cJSON_Compare(observables[0], observables[1], true) ? "equal" : "DIFFER",
+           cJSON_GetObjectItem(report, "exchanges")->valuedouble, cJSON_GetObjectItem(report, "round_trips")->valuedouble,
+           cJSON_GetArrayItem(cJSON_GetObjectItem(report, "acceptance"), 0)->valuedouble);
+    cr_assert_str_eq(series[0], series[1], "series.csv differs between the device and host paths");
+    cr_assert(cJSON_Compare(observables[0], observables[1], true), "observables differ between the paths");
+    physics_check_tempering_report(results[0], 128, 6);
+    for (int k = 0; k < 2; k++) {
+        free(series[k]);
+        free(dirs[k]);
+        cJSON_Delete(results[k]);
+    }
+}
+
+Test(tempering_device, ea_msc_2d_64bit_equals_host_path) { check_run_equals_host_path(2, 16, 64); }
+Test(tempering_device, ea_msc_2d_32bit_equals_host_path) { check_run_equals_host_path(2, 16, 32); }
+Test(tempering_device, ea_msc_3d_64bit_equals_host_path) { check_run_equals_host_path(3, 8, 64); }
+Test(tempering_device, ea_msc_3d_32bit_equals_host_path) { check_run_equals_host_path(3, 8, 32); }
