@@ -19,7 +19,7 @@ clmc=${CLMC:-build/clmc}
 mkdir -p "$outdir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-variants=(${VARIANTS:-default wg64 wg128 wg256 wg512 batch x2 x4 x2s x4s j6 j6,x2 j6,x2s j6,wg256})
+variants=(${VARIANTS:-default wg64 wg128 wg256 wg512 batch x2 x4 x2s x4s x2v j6 j6,x2 j6,x2v j6,wg256})
 start=$SECONDS
 
 # Same series as the default variant (bit for bit) on this device.

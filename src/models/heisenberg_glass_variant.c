@@ -14,7 +14,7 @@
 #define VARIANT_WG_MAX 1024
 
 /* One token: default, batch, x1|x2|x4 (sites per item along x), x2s|x4s
- * (strided), j6 (six couplings per site), wgN (work-group size N). */
+ * (strided), x2v (two sites, two-wide loads), j6 (six couplings per site), wgN (work-group size N). */
 static clmc_status parse_token(heisenberg_glass_variant *v, const char *token)
 {
     unsigned n = 0;
@@ -22,6 +22,7 @@ static clmc_status parse_token(heisenberg_glass_variant *v, const char *token)
     if (strcmp(token, "default") == 0) return CLMC_OK;
     if (strcmp(token, "batch") == 0) v->kernel = true;
     else if (strcmp(token, "j6") == 0) v->kernel = v->j6 = true;
+    else if (strcmp(token, "x2v") == 0) v->kernel = v->pair_loads = true, v->sites_per_item = 2, v->strided = false;
     else if (sscanf(token, "wg%u%c", &n, &tail) == 1 && n > 0 && n <= VARIANT_WG_MAX && (n & (n - 1)) == 0)
         v->work_group = n;
     else if (strlen(token) <= 3 && token[0] == 'x' && strchr("124", token[1]) && token[1] != 0
@@ -31,7 +32,7 @@ static clmc_status parse_token(heisenberg_glass_variant *v, const char *token)
         v->strided = token[2] == 's';
     } else
         return clmc_fail(CLMC_ERR_INPUT, VARIANT_ENV ": unknown part \"%s\" (default, batch, x1, x2, x4, x2s, x4s, "
-                         "j6, wg64 ... wg1024, joined by commas)", token);
+                         "x2v, j6, wg64 ... wg1024, joined by commas)", token);
     return CLMC_OK;
 }
 
@@ -50,6 +51,8 @@ clmc_status clmc_heisenberg_glass_variant(heisenberg_state *s)
     if (v->work_group > clmc_runtime_device(s->rt)->max_work_group_size)
         return clmc_fail(CLMC_ERR_INPUT, VARIANT_ENV ": wg%u exceeds the device's %zu work-items per group",
                          v->work_group, clmc_runtime_device(s->rt)->max_work_group_size);
+    if (v->pair_loads && (v->sites_per_item != 2 || v->strided || s->edge % 4 != 0))
+        return clmc_fail(CLMC_ERR_INPUT, VARIANT_ENV ": x2v needs model.L a multiple of 4 and no other x part");
     if ((s->n_sites / 2) % v->sites_per_item != 0)
         return clmc_fail(CLMC_ERR_INPUT, VARIANT_ENV ": %u sites per item do not divide the %u sites of a colour",
                          v->sites_per_item, s->n_sites / 2);
@@ -60,8 +63,8 @@ int clmc_heisenberg_glass_variant_options(const heisenberg_state *s, char *out, 
 {
     const heisenberg_glass_variant *v = &s->variant;
     if (!v->kernel) return snprintf(out, size, "%s", "");
-    return snprintf(out, size, " -DGLASS_VARIANT -DSITES_PER_ITEM=%u%s%s", v->sites_per_item,
-                    v->strided ? " -DSITES_STRIDED" : "", v->j6 ? " -DJ6" : "");
+    return snprintf(out, size, " -DGLASS_VARIANT -DSITES_PER_ITEM=%u%s%s%s", v->sites_per_item,
+                    v->strided ? " -DSITES_STRIDED" : "", v->j6 ? " -DJ6" : "", v->pair_loads ? " -DPAIR_LOADS" : "");
 }
 
 /* j6[(r 2 dim + k) N + packed(site)]: k < dim the +k bond of the site, k >=

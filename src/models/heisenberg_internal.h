@@ -20,7 +20,7 @@
  * heisenberg_glass_variant.c); all zero but sites_per_item 1 by default. */
 typedef struct {
     bool kernel; /* heisenberg_glass_update instead of heisenberg_naive_update */
-    bool strided, j6;
+    bool strided, j6, pair_loads;
     unsigned sites_per_item, work_group; /* work_group 0: the driver's choice */
     cl_mem six; /* j6: the six couplings of each site */
 } heisenberg_glass_variant;
