@@ -19,7 +19,7 @@ clmc=${CLMC:-build/clmc}
 mkdir -p "$outdir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-variants=(${VARIANTS:-default wg64 wg128 wg256 wg512 batch x2 x4 x2s x4s x2v j6 j6,x2 j6,x2v j6,wg256})
+variants=(${VARIANTS:-default batch x2v x2 x2s j6 j6,x2v wg128 wg256 wg512 x4 x4s j6,x2s wg64})
 start=$SECONDS
 
 # Same series as the default variant (bit for bit) on this device.
@@ -57,17 +57,22 @@ d=json.load(open(sys.argv[1]))["devices"][0]
 print(1000*d["metrics"]["ns_per_update"]["value"] if "metrics" in d else "")' "$1" 2>/dev/null || true
 }
 
-for L in ${LGLASS:-128 256}; do
-  best= best_ps=
-  for v in "${variants[@]}"; do
+# Variant-major (both sizes of a variant before the next), in the order of
+# VARIANTS, so that a cut by the time budget loses the last variants only.
+declare -A best best_ps
+for v in "${variants[@]}"; do
+  for L in ${LGLASS:-128 256}; do
     point "L$L-$v" "$v" "$L"
     ps=$(ps_of "$work/L$L-$v.json")
-    if [[ -n $ps ]] && { [[ -z $best_ps ]] || python3 -c "import sys; sys.exit(not $ps < $best_ps)"; }; then
-      best=$v best_ps=$ps
+    if [[ -n $ps ]] && { [[ -z ${best_ps[$L]:-} ]] || python3 -c "import sys; sys.exit(not $ps < ${best_ps[$L]})"; }; then
+      best[$L]=$v best_ps[$L]=$ps
     fi
+    [[ $v == default ]] && point "L$L-default-fast" default "$L" algorithm.fast_math=true
   done
-  point "L$L-default-fast" default "$L" algorithm.fast_math=true
-  [[ -n $best && $best != default ]] && point "L$L-$best-fast" "$best" "$L" algorithm.fast_math=true
+done
+for L in ${LGLASS:-128 256}; do
+  b=${best[$L]:-default}
+  [[ $b != default ]] && point "L$L-$b-fast" "$b" "$L" algorithm.fast_math=true
 done
 
 python3 - "$work" "$outdir" <<'PY' | tee -a "$work/table.txt"
