@@ -13,6 +13,9 @@
  *                    of 4): the two sites' own spins and couplings and their
  *                    y (z) neighbours are adjacent and 8-byte aligned, read
  *                    as one two-wide load each, stored the same way;
+ *   heisenberg_glass_update_or  the same kernel with the move fixed to
+ *                    over-relaxation (host part "or": used for the
+ *                    over-relaxation sub-sweeps);
  *   J6               the couplings of a site's six bonds stored at the
  *                    site's own packed index (planes j6[(r 2 DIM + k) SITES
  *                    + packed]; k < DIM: the +d bond, k >= DIM: the -d
@@ -68,9 +71,9 @@ inline void store_spin_pair(__global real *spins, uint p, spin_t a, spin_t b)
 
 /* Two consecutive same-colour sites of a row per work-item (items 2 base and
  * 2 base + 1), two-wide loads where the pair's data are adjacent. */
-__kernel void heisenberg_glass_update(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep,
-                                      uint colour, uint move, uint hit, __global const real *restrict betas,
-                                      __global const real *restrict couplings, __global const real *restrict j6)
+inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
+                              uint move, uint hit, __global const real *restrict betas,
+                              __global const real *restrict couplings, __global const real *restrict j6)
 {
     uint base = get_global_id(0);
     if (base >= HALF_SITES / 2) return;
@@ -138,9 +141,9 @@ __kernel void heisenberg_glass_update(__global real *restrict spins, uint seed_l
     }
 }
 #else
-__kernel void heisenberg_glass_update(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep,
-                                      uint colour, uint move, uint hit, __global const real *restrict betas,
-                                      __global const real *restrict couplings, __global const real *restrict j6)
+inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
+                              uint move, uint hit, __global const real *restrict betas,
+                              __global const real *restrict couplings, __global const real *restrict j6)
 {
     uint base = get_global_id(0);
     if (base >= ITEMS_PER_COLOUR) return;
@@ -186,3 +189,20 @@ __kernel void heisenberg_glass_update(__global real *restrict spins, uint seed_l
         }
 }
 #endif
+
+__kernel void heisenberg_glass_update(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep,
+                                      uint colour, uint move, uint hit, __global const real *restrict betas,
+                                      __global const real *restrict couplings, __global const real *restrict j6)
+{
+    glass_update_body(spins, seed_lo, seed_hi, sweep, colour, move, hit, betas, couplings, j6);
+}
+
+/* The same with the move fixed to over-relaxation at compile time (no
+ * random-number or heat-bath code, fewer registers); `move` is not read. */
+__kernel void heisenberg_glass_update_or(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep,
+                                         uint colour, uint move, uint hit, __global const real *restrict betas,
+                                         __global const real *restrict couplings, __global const real *restrict j6)
+{
+    (void)move;
+    glass_update_body(spins, seed_lo, seed_hi, sweep, colour, MOVE_OVERRELAXATION, hit, betas, couplings, j6);
+}

@@ -269,7 +269,7 @@ void clmc_heisenberg_destroy(void *state)
 {
     heisenberg_state *s = state;
     if (!s) return;
-    cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure, s->overlap};
+    cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure, s->overlap, s->variant.update_or};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
@@ -350,16 +350,18 @@ clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
 
 /* One sub-sweep of `move` over both colours of the naive layout (a
  * work-item updates its site in every configuration of one realization). */
-static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint move, cl_uint hit)
+static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint sweep, cl_uint move, cl_uint hit)
 {
     size_t global[2], local[2];
     bool has_local;
     clmc_heisenberg_glass_variant_launch(s, global, local, &has_local);
-    CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &move));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &hit));
+    cl_kernel update = clmc_heisenberg_glass_variant_kernel(s, move);
+    CLMC_CL_TRY(clSetKernelArg(update, 3, sizeof(cl_uint), &sweep));
+    CLMC_CL_TRY(clSetKernelArg(update, 5, sizeof(cl_uint), &move));
+    CLMC_CL_TRY(clSetKernelArg(update, 6, sizeof(cl_uint), &hit));
     for (cl_uint colour = 0; colour < 2; colour++) {
-        CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
-        CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, has_local ? local : NULL, CLMC_TIMED));
+        CLMC_CL_TRY(clSetKernelArg(update, 4, sizeof(cl_uint), &colour));
+        CLMC_TRY(clmc_enqueue(s->rt, update, 2, global, has_local ? local : NULL, CLMC_TIMED));
     }
     return CLMC_OK;
 }
@@ -391,8 +393,9 @@ clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index)
     if (s->tiled) {
         CLMC_TRY(tiled_sweep(s, mc_hits, or_steps));
     } else {
-        for (cl_uint hit = 0; hit < mc_hits; hit++) CLMC_TRY(naive_sub_sweep(s, s->mc_move, hit));
-        for (cl_uint step = 0; step < or_steps; step++) CLMC_TRY(naive_sub_sweep(s, MOVE_OVERRELAXATION, mc_hits + step));
+        for (cl_uint hit = 0; hit < mc_hits; hit++) CLMC_TRY(naive_sub_sweep(s, sweep, s->mc_move, hit));
+        for (cl_uint step = 0; step < or_steps; step++)
+            CLMC_TRY(naive_sub_sweep(s, sweep, MOVE_OVERRELAXATION, mc_hits + step));
     }
     if (s->renormalize_every > 0 && (sweep_index + 1) % (uint64_t)s->renormalize_every == 0) {
         size_t global[2] = {s->n_sites, s->n_configs};

@@ -14,7 +14,8 @@
 #define VARIANT_WG_MAX 1024
 
 /* One token: default, batch, x1|x2|x4 (sites per item along x), x2s|x4s
- * (strided), x2v (two sites, two-wide loads), j6 (six couplings per site), wgN (work-group size N). */
+ * (strided), x2v (two sites, two-wide loads), or (a kernel with the move
+ * fixed to over-relaxation for those sub-sweeps), j6 (six couplings per site), wgN (work-group size N). */
 static clmc_status parse_token(heisenberg_glass_variant *v, const char *token)
 {
     unsigned n = 0;
@@ -22,6 +23,7 @@ static clmc_status parse_token(heisenberg_glass_variant *v, const char *token)
     if (strcmp(token, "default") == 0) return CLMC_OK;
     if (strcmp(token, "batch") == 0) v->kernel = true;
     else if (strcmp(token, "j6") == 0) v->kernel = v->j6 = true;
+    else if (strcmp(token, "or") == 0) v->kernel = v->or_kernel = true;
     else if (strcmp(token, "x2v") == 0) v->kernel = v->pair_loads = true, v->sites_per_item = 2, v->strided = false;
     else if (sscanf(token, "wg%u%c", &n, &tail) == 1 && n > 0 && n <= VARIANT_WG_MAX && (n & (n - 1)) == 0)
         v->work_group = n;
@@ -32,7 +34,7 @@ static clmc_status parse_token(heisenberg_glass_variant *v, const char *token)
         v->strided = token[2] == 's';
     } else
         return clmc_fail(CLMC_ERR_INPUT, VARIANT_ENV ": unknown part \"%s\" (default, batch, x1, x2, x4, x2s, x4s, "
-                         "x2v, j6, wg64 ... wg1024, joined by commas)", token);
+                         "x2v, j6, or, wg64 ... wg1024, joined by commas)", token);
     return CLMC_OK;
 }
 
@@ -99,7 +101,21 @@ clmc_status clmc_heisenberg_glass_variant_allocate(heisenberg_state *s)
     if (s->variant.j6) CLMC_TRY(upload_six(s));
     else CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_double), NULL, &s->variant.six)); /* not read */
     CLMC_CL_TRY(clSetKernelArg(s->update, 9, sizeof(cl_mem), &s->variant.six));
+    if (!s->variant.or_kernel) return CLMC_OK;
+    CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_glass_update_or", &s->variant.update_or));
+    cl_kernel k = s->variant.update_or;
+    CLMC_CL_TRY(clSetKernelArg(k, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(k, 1, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(k, 2, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(k, 7, sizeof(cl_mem), &s->betas));
+    CLMC_CL_TRY(clSetKernelArg(k, 8, sizeof(cl_mem), &s->couplings));
+    CLMC_CL_TRY(clSetKernelArg(k, 9, sizeof(cl_mem), &s->variant.six));
     return CLMC_OK;
+}
+
+cl_kernel clmc_heisenberg_glass_variant_kernel(const heisenberg_state *s, cl_uint move)
+{
+    return s->variant.or_kernel && move == 2u /* MOVE_OVERRELAXATION */ ? s->variant.update_or : s->update;
 }
 
 void clmc_heisenberg_glass_variant_launch(const heisenberg_state *s, size_t global[2], size_t local[2], bool *has_local)

@@ -20,9 +20,10 @@
  * heisenberg_glass_variant.c); all zero but sites_per_item 1 by default. */
 typedef struct {
     bool kernel; /* heisenberg_glass_update instead of heisenberg_naive_update */
-    bool strided, j6, pair_loads;
+    bool strided, j6, pair_loads, or_kernel;
     unsigned sites_per_item, work_group; /* work_group 0: the driver's choice */
     cl_mem six; /* j6: the six couplings of each site */
+    cl_kernel update_or; /* or_kernel: heisenberg_glass_update_or, for the over-relaxation sub-sweeps */
 } heisenberg_glass_variant;
 
 typedef struct {
@@ -73,6 +74,8 @@ size_t clmc_heisenberg_packed_site(const heisenberg_state *s, size_t site);
 clmc_status clmc_heisenberg_glass_variant(heisenberg_state *s);
 int clmc_heisenberg_glass_variant_options(const heisenberg_state *s, char *out, size_t size);
 clmc_status clmc_heisenberg_glass_variant_allocate(heisenberg_state *s);
+/* The naive update kernel for `move` (the or variant's own kernel for over-relaxation). */
+cl_kernel clmc_heisenberg_glass_variant_kernel(const heisenberg_state *s, cl_uint move);
 void clmc_heisenberg_glass_variant_launch(const heisenberg_state *s, size_t global[2], size_t local[2], bool *has_local);
 /* The configurations' inverse temperatures as the kernels' reals. */
 clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas);
