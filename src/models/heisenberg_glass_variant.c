@@ -15,7 +15,8 @@
 
 /* One token: default, batch, x1|x2|x4 (sites per item along x), x2s|x4s
  * (strided), x2v (two sites, two-wide loads), or (a kernel with the move
- * fixed to over-relaxation for those sub-sweeps), j6 (six couplings per site), wgN (work-group size N). */
+ * fixed to over-relaxation for those sub-sweeps), j6 (six couplings per
+ * site), wgN (work-group size N, a power of two up to 1024). */
 static clmc_status parse_token(heisenberg_glass_variant *v, const char *token)
 {
     unsigned n = 0;
@@ -34,7 +35,7 @@ static clmc_status parse_token(heisenberg_glass_variant *v, const char *token)
         v->strided = token[2] == 's';
     } else
         return clmc_fail(CLMC_ERR_INPUT, VARIANT_ENV ": unknown part \"%s\" (default, batch, x1, x2, x4, x2s, x4s, "
-                         "x2v, j6, or, wg64 ... wg1024, joined by commas)", token);
+                         "x2v, j6, or, wgN with N a power of two up to 1024, joined by commas)", token);
     return CLMC_OK;
 }
 
