@@ -288,6 +288,10 @@ __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint s
     }
 }
 
+#if defined(GLASS) && defined(GLASS_VARIANT)
+#include "heisenberg_glass_update.h"
+#endif
+
 /* Divides every spin by its length; the largest deviation of a length from 1
  * (as float bits, which order like uints for non-negative values) goes to
  * *max_deviation. */

@@ -3,8 +3,9 @@
  * sequential host simulation of two replicas with the same couplings (energy
  * and overlap q2), the same under parallel tempering at each temperature,
  * disorder averages over two samples (with and without tempering),
- * energy conservation of pure over-relaxation in all layouts, and preset
- * errors. */
+ * energy conservation of pure over-relaxation in all layouts, the
+ * benchmarking variants of the naive update (CLMC_GLASS_VARIANT) against the
+ * default kernel, and preset errors. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clmc/engine.h"
+#include "clmc/preset.h"
 #include "clmc/stats.h"
 #include "heisenberg_ref.h"
 #include "models/ea_ising.h"
@@ -121,6 +124,59 @@ ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energ
     cr_expect(start < -0.5, "the start (%.4f) is not a thermalized configuration", start);
     cr_expect(q2_error > 0, "the overlap never changed: over-relaxation did not move the spins");
     cJSON_Delete(result);
+}
+
+/* Every CLMC_GLASS_VARIANT (the naive update's benchmarking variants, same
+ * arithmetic in the same order) gives the default kernel's series bit for bit
+ * on two 4^3 samples (heat-bath thermalization, then pure over-relaxation),
+ * and over-relaxation keeps the energy; a bad variant is an input error. */
+Test(heisenberg_glass, variants_give_the_default_series, .timeout = 300)
+{
+    static const char *variants[] = {"default", "batch", "x2", "x4s", "j6", "x2v", "or",
+                                     "or,j6,x2v,wg16", "j6,x4,x2s,wg64"};
+    enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
+    char preset[1024];
+    snprintf(preset, sizeof preset,
+             "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\", \"realizations\": 2},"
+             " \"algorithm\": {\"type\": \"overrelaxation\", \"layout\": \"naive\"}, \"ensemble\": {\"beta\": 2},"
+             " \"run\": {\"thermalization\": 100, \"sweeps\": 300, \"measure_every\": 5, \"seed\": %d}}", SEED);
+    char *reference = NULL;
+    for (int v = 0; v < N_VARIANTS; v++) {
+        cr_assert_eq(setenv("CLMC_GLASS_VARIANT", variants[v], 1), 0);
+        char *dir, path[4200];
+        cJSON *result = physics_run_in(preset, "heisenberg-glass-variant", &dir);
+        unsetenv("CLMC_GLASS_VARIANT");
+        snprintf(path, sizeof path, "%s/series.csv", dir);
+        char *series = test_read_file(path);
+        cr_assert_not_null(series, "%s", path);
+        double drift = physics_check(result, "energy_drift");
+        printf("glass variant %-12s: energy %.8f -> %.8f, drift %.3g per spin, series %s\n", variants[v],
+               physics_check(result, "energy_start"), physics_check(result, "energy_end"), drift,
+               reference ? (strcmp(series, reference) == 0 ? "identical" : "DIFFERS") : "(reference)");
+        cr_expect(drift < DRIFT_TOLERANCE, "variant %s: energy drift %.3g per spin", variants[v], drift);
+        if (reference) {
+            cr_expect_str_eq(series, reference, "variant %s: series differ from the default kernel's", variants[v]);
+            free(series);
+        } else {
+            reference = series;
+        }
+        cJSON_Delete(result);
+        free(dir);
+    }
+    free(reference);
+    cr_assert_eq(setenv("CLMC_GLASS_VARIANT", "x3", 1), 0);
+    clmc_preset *parsed = NULL;
+    char *bad_dir = test_scratch_dir("heisenberg-glass-variant-bad"), override[4200];
+    snprintf(override, sizeof override, "output.dir=\"%s\"", bad_dir);
+    free(bad_dir);
+    const char *overrides[] = {override};
+    cr_assert_eq(clmc_preset_parse(preset, strlen(preset), "variant", overrides, 1, &parsed), CLMC_OK);
+    clmc_run_options options = {.quiet = true};
+    clmc_status status = clmc_run(parsed, &options);
+    unsetenv("CLMC_GLASS_VARIANT");
+    clmc_preset_free(parsed);
+    cr_expect_eq(status, CLMC_ERR_INPUT, "an unknown CLMC_GLASS_VARIANT part is an input error");
+    cr_expect(strstr(clmc_error_message(), "CLMC_GLASS_VARIANT") != NULL, "message: %s", clmc_error_message());
 }
 
 /* Energy and q2 at beta averaged over realizations 0 .. n - 1 of the Gaussian

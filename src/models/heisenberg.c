@@ -145,6 +145,7 @@ static clmc_status build_kernels(heisenberg_state *s)
                      "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu -DCONFIGS=%u%s%s%s", s->dim, s->edge,
                      s->ncomp, s->measure_wg, s->n_configs / s->realizations, s->is_double ? " -DREAL_DOUBLE" : "",
                      s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "", s->glass ? " -DGLASS" : "");
+    n += clmc_heisenberg_glass_variant_options(s, options + n, sizeof options - (size_t)n);
     if (s->tiled)
         snprintf(options + n, sizeof options - (size_t)n, " -D%s=%d -DTILES_PER_EDGE=%d", s->planes ? "PLANE_TILE" : "TILE",
                  s->tile, s->tiles_per_edge);
@@ -152,6 +153,7 @@ static clmc_status build_kernels(heisenberg_state *s)
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_init", &s->init));
     const char *update = s->planes ? "heisenberg_planes_update"
                                    : (s->tiled ? "heisenberg_tiled_update" : "heisenberg_naive_update");
+    if (s->variant.kernel) update = "heisenberg_glass_update";
     CLMC_TRY(clmc_kernel_create(s->program, update, &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_renormalize", &s->renormalize));
     if (s->glass) CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_overlap", &s->overlap));
@@ -267,11 +269,12 @@ void clmc_heisenberg_destroy(void *state)
 {
     heisenberg_state *s = state;
     if (!s) return;
-    cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure, s->overlap};
+    cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure, s->overlap, s->variant.update_or};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps, s->betas, s->pairs};
+    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps, s->betas, s->pairs,
+                        s->variant.six};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->partials_host);
@@ -286,9 +289,11 @@ static clmc_status setup(heisenberg_state *s, clmc_preset *p)
     read_preset(s, p);
     CLMC_TRY(check_precision(s));
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
+    CLMC_TRY(clmc_heisenberg_glass_variant(s));
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
+    CLMC_TRY(clmc_heisenberg_glass_variant_allocate(s));
     size_t global[2] = {s->n_sites, s->n_configs};
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
@@ -345,14 +350,18 @@ clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
 
 /* One sub-sweep of `move` over both colours of the naive layout (a
  * work-item updates its site in every configuration of one realization). */
-static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint move, cl_uint hit)
+static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint sweep, cl_uint move, cl_uint hit)
 {
-    size_t global[2] = {s->n_sites / 2, s->realizations};
-    CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &move));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &hit));
+    size_t global[2], local[2];
+    bool has_local;
+    clmc_heisenberg_glass_variant_launch(s, global, local, &has_local);
+    cl_kernel update = clmc_heisenberg_glass_variant_kernel(s, move);
+    CLMC_CL_TRY(clSetKernelArg(update, 3, sizeof(cl_uint), &sweep));
+    CLMC_CL_TRY(clSetKernelArg(update, 5, sizeof(cl_uint), &move));
+    CLMC_CL_TRY(clSetKernelArg(update, 6, sizeof(cl_uint), &hit));
     for (cl_uint colour = 0; colour < 2; colour++) {
-        CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
-        CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED));
+        CLMC_CL_TRY(clSetKernelArg(update, 4, sizeof(cl_uint), &colour));
+        CLMC_TRY(clmc_enqueue(s->rt, update, 2, global, has_local ? local : NULL, CLMC_TIMED));
     }
     return CLMC_OK;
 }
@@ -384,8 +393,9 @@ clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index)
     if (s->tiled) {
         CLMC_TRY(tiled_sweep(s, mc_hits, or_steps));
     } else {
-        for (cl_uint hit = 0; hit < mc_hits; hit++) CLMC_TRY(naive_sub_sweep(s, s->mc_move, hit));
-        for (cl_uint step = 0; step < or_steps; step++) CLMC_TRY(naive_sub_sweep(s, MOVE_OVERRELAXATION, mc_hits + step));
+        for (cl_uint hit = 0; hit < mc_hits; hit++) CLMC_TRY(naive_sub_sweep(s, sweep, s->mc_move, hit));
+        for (cl_uint step = 0; step < or_steps; step++)
+            CLMC_TRY(naive_sub_sweep(s, sweep, MOVE_OVERRELAXATION, mc_hits + step));
     }
     if (s->renormalize_every > 0 && (sweep_index + 1) % (uint64_t)s->renormalize_every == 0) {
         size_t global[2] = {s->n_sites, s->n_configs};

@@ -15,7 +15,7 @@ const char *const clmc_heisenberg_glass_columns[] = {"energy", "q2", "q4", NULL}
 
 /* Place of a site in the colour-split arrays (cl/heisenberg.cl, packed_site):
  * colour * N / 2 + site / 2. */
-static size_t packed_site(const heisenberg_state *s, size_t site)
+size_t clmc_heisenberg_packed_site(const heisenberg_state *s, size_t site)
 {
     size_t edge = (size_t)s->edge, row = site / edge;
     size_t colour = (site % edge + row % edge + row / edge) & 1u;
@@ -39,7 +39,7 @@ static clmc_status upload_couplings(heisenberg_state *s)
     if (!values) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (size_t b = 0; b < bonds * s->realizations; b++) {
         size_t site = b % s->n_sites, d = b / s->n_sites % (size_t)s->dim, r = b / bonds;
-        size_t slot = (r * (size_t)s->dim + d) * s->n_sites + packed_site(s, site);
+        size_t slot = (r * (size_t)s->dim + d) * s->n_sites + clmc_heisenberg_packed_site(s, site);
         double j = clmc_ea_coupling(kind, s->seed, (uint32_t)r, (uint32_t)site, (unsigned)d);
         if (s->is_double) ((double *)values)[slot] = j;
         else ((float *)values)[slot] = (float)j;

@@ -16,6 +16,16 @@
 #define SLOT_ENERGIES(s) ((s)->batch + 2)
 #define MEASURE_SLOTS(s) ((s)->batch + 3)
 
+/* Benchmarking variant of the glass's naive update (CLMC_GLASS_VARIANT,
+ * heisenberg_glass_variant.c); all zero but sites_per_item 1 by default. */
+typedef struct {
+    bool kernel; /* heisenberg_glass_update instead of heisenberg_naive_update */
+    bool strided, j6, pair_loads, or_kernel;
+    unsigned sites_per_item, work_group; /* work_group 0: the driver's choice */
+    cl_mem six; /* j6: the six couplings of each site */
+    cl_kernel update_or; /* or_kernel: heisenberg_glass_update_or, for the over-relaxation sub-sweeps */
+} heisenberg_glass_variant;
+
 typedef struct {
     clmc_runtime *rt;
     bool glass; /* spin glass: couplings, two replicas (configurations) */
@@ -36,6 +46,7 @@ typedef struct {
     cl_mem spins, partials, max_deviation, couplings, overlaps, betas, pairs;
     cl_long *partials_host, *overlaps_host;
     cl_uint *pairs_host, *slot_pairs; /* glass: the replica pair of each (realization, temperature), now and per slot */
+    heisenberg_glass_variant variant;
 } heisenberg_state;
 
 extern const char *const clmc_heisenberg_glass_columns[];
@@ -55,6 +66,17 @@ void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partial
  * overlap buffers; the overlap measurement of batch slot `slot`. */
 clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s);
 clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot);
+/* Place of a site in the colour-split arrays: colour N / 2 + site / 2. */
+size_t clmc_heisenberg_packed_site(const heisenberg_state *s, size_t site);
+/* Benchmarking variants (heisenberg_glass_variant.c): CLMC_GLASS_VARIANT read
+ * into s->variant, the kernel's extra build options, the six-coupling buffer
+ * (after the kernels are built), and the naive update's NDRange. */
+clmc_status clmc_heisenberg_glass_variant(heisenberg_state *s);
+int clmc_heisenberg_glass_variant_options(const heisenberg_state *s, char *out, size_t size);
+clmc_status clmc_heisenberg_glass_variant_allocate(heisenberg_state *s);
+/* The naive update kernel for `move` (the or variant's own kernel for over-relaxation). */
+cl_kernel clmc_heisenberg_glass_variant_kernel(const heisenberg_state *s, cl_uint move);
+void clmc_heisenberg_glass_variant_launch(const heisenberg_state *s, size_t global[2], size_t local[2], bool *has_local);
 /* The configurations' inverse temperatures as the kernels' reals. */
 clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas);
 
