@@ -19,7 +19,7 @@ clmc=${CLMC:-build/clmc}
 mkdir -p "$outdir"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-variants=(${VARIANTS:-default batch or x2v or,x2v x2 x2s j6 or,j6,x2v wg128 wg256 wg512 x4 x4s or,x2s wg64})
+variants=(${VARIANTS:-default plain batch or x2v or,x2v x2 x2s j6 or,j6,x2v wg128 wg256 wg512 x4 x4s or,x2s wg64})
 start=$SECONDS
 
 # Same series as the default variant (bit for bit) on this device.

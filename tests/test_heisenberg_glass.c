@@ -132,7 +132,7 @@ ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energ
  * and over-relaxation keeps the energy; a bad variant is an input error. */
 Test(heisenberg_glass, variants_give_the_default_series, .timeout = 300)
 {
-    static const char *variants[] = {"default", "batch", "x2", "x4s", "j6", "x2v", "or",
+    static const char *variants[] = {"default", "plain", "batch", "x2", "x4s", "j6", "x2v", "or",
                                      "or,j6,x2v,wg16", "j6,x4,x2s,wg64"};
     enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
     char preset[1024];
