@@ -46,19 +46,19 @@ static const char ea_tempering_preset[] =
     " \"betas\": [0.5, 0.7, 1.0, 1.5], \"exchange_every\": 5}, \"run\": {\"thermalization\": 100,"
     " \"sweeps\": 6000, \"measure_every\": 20, \"seed\": 9, \"checkpoint_every\": 300}}";
 
-/* Heisenberg 3D n = 3, heat-bath plus over-relaxation in float (about 4 s);
- * the glass under tempering, two samples (about 5 s); percolation, measured
+/* Heisenberg 3D n = 3, heat-bath plus over-relaxation in float (about 3 s);
+ * the glass under tempering, two samples (about 4 s); percolation, measured
  * every third sample so that a checkpoint can follow the last measurement
  * (about 4 s). */
 static const char heisenberg_preset[] =
     "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 8, \"n\": 3}, \"algorithm\": {\"type\": \"heatbath\","
     " \"overrelaxation_steps\": 2, \"renormalize_every\": 50}, \"ensemble\": {\"beta\": 0.69},"
-    " \"run\": {\"thermalization\": 100, \"sweeps\": 20000, \"seed\": 7, \"checkpoint_every\": 500}}";
+    " \"run\": {\"thermalization\": 100, \"sweeps\": 14000, \"seed\": 7, \"checkpoint_every\": 500}}";
 static const char glass_tempering_preset[] =
     "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 2},"
     " \"algorithm\": {\"layout\": \"naive\", \"overrelaxation_steps\": 1}, \"ensemble\": {\"type\": "
     "\"parallel_tempering\", \"betas\": [0.5, 0.8, 1.2], \"exchange_every\": 2}, \"run\": {\"thermalization\": 100,"
-    " \"sweeps\": 4000, \"seed\": 5, \"checkpoint_every\": 200}}";
+    " \"sweeps\": 3000, \"seed\": 5, \"checkpoint_every\": 200}}";
 static const char percolation_preset[] =
     "{\"model\": {\"type\": \"percolation\", \"dim\": 2, \"L\": 32, \"p\": 0.5, \"kind\": \"bond\"},"
     " \"run\": {\"thermalization\": 0, \"sweeps\": 5000, \"measure_every\": 3, \"seed\": 5, \"checkpoint_every\": 100}}";
