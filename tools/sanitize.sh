@@ -30,13 +30,16 @@ fi
 failed=()
 for suite in "${suites[@]}"; do
   start=$(date +%s)
-  if meson test -C "$build" --print-errorlogs --no-rebuild -t "${CLMC_SANITIZE_TIMEOUT_MULTIPLIER:-3}" "$suite" >"$build/sanitize-$suite.log" 2>&1 &&
-     ! grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$build/sanitize-$suite.log" \
-       "$build/meson-logs/testlog.txt"; then
-    echo "sanitize: $suite clean ($(( $(date +%s) - start )) s)"
+  log="$build/sanitize-$suite.log"
+  meson test -C "$build" --print-errorlogs --no-rebuild -t "${CLMC_SANITIZE_TIMEOUT_MULTIPLIER:-3}" "$suite" >"$log" 2>&1
+  status=$?
+  cat "$build/meson-logs/testlog.txt" >>"$log" # the tests' own output (Criterion's synthesis)
+  tested=$(grep -oE "Tested: [0-9]+ \| Passing: [0-9]+ \| Failing: [0-9]+ \| Crashing: [0-9]+" "$log" | tail -1)
+  if [ $status -eq 0 ] && ! grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error:" "$log"; then
+    echo "sanitize: $suite clean ($(( $(date +%s) - start )) s; ${tested:-no Criterion synthesis})"
   else
-    echo "sanitize: $suite FAILED ($(( $(date +%s) - start )) s; $build/sanitize-$suite.log, $build/meson-logs/testlog.txt)"
-    grep -E -A12 "ERROR: (Address|Leak)Sanitizer|runtime error:" "$build/meson-logs/testlog.txt" | head -60
+    echo "sanitize: $suite FAILED ($(( $(date +%s) - start )) s; ${tested:-}; see $log)"
+    grep -E -A12 "ERROR: (Address|Leak)Sanitizer|runtime error:" "$log" | head -60
     failed+=("$suite")
   fi
 done
