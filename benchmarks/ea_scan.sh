@@ -53,39 +53,30 @@ for L in 32 64; do
 done
 
 python3 - "$work" "$output" <<'PY'
-import glob, json, os, sys
+import json, os, sys
+sys.path.insert(0, "benchmarks")
+from scanlib import device_name, failed, gather, results
 work, output = sys.argv[1], sys.argv[2]
-points = []
-for path in sorted(glob.glob(os.path.join(work, "*.json"))):
-    with open(path) as f:
-        points.append(json.load(f))
-doc = {"schema": "clmc-bench-scan", "format_version": 1, "benchmark": "ea_scan", "points": points}
-doc["tempering_overhead"] = []
+overhead = []
 for L in (32, 64):
     paths = {k: os.path.join(work, f"run-L{L}-{k}", "result.json") for k in ("none", "exchanges")}
     if not all(os.path.exists(path) for path in paths.values()):
         continue
     runs = {k: json.load(open(path)) for k, path in paths.items()}
     wall0, wall1 = (runs[k]["performance"]["wall_seconds"] for k in ("none", "exchanges"))
-    doc["tempering_overhead"].append({
+    overhead.append({
         "preset": runs["exchanges"]["preset"], "device": runs["exchanges"]["device"], "exchange_every": 10,
         "wall_seconds_without_exchanges": wall0, "wall_seconds_with_exchanges": wall1,
         "overhead_fraction": (wall1 - wall0) / wall0,
         "acceptance": runs["exchanges"]["observables"]["tempering"]["acceptance"]})
-with open(output, "w") as f:
-    json.dump(doc, f, indent=1)
-for p in points:
-    pre = p["preset"]
-    for d in p["devices"]:
-        m = d.get("metrics", {})
-        ns = m.get("ns_per_update", {}).get("value")
-        frac = m.get("bandwidth_fraction", {}).get("value")
-        a = pre["algorithm"]
-        t = len(pre["ensemble"].get("betas", [1]))
-        print(f'{d["device"]["name"][:20]:20s} {pre["model"]["dim"]}D L={pre["model"]["L"]:5d} x{pre["model"]["realizations"]:5d} '
-              f'{a["layout"]:5s} w{a["word_bits"]} T={t:2d} '
-              + (f'{1000*ns:7.3f} ps/flip  {100*frac:5.1f}% of copy bandwidth' if ns else d.get("reason", "failed")))
-for o in doc["tempering_overhead"]:
+points = gather(work, output, "ea_scan", {"tempering_overhead": overhead})
+for _, pre, d, ns, frac in results(points):
+    a = pre["algorithm"]
+    t = len(pre["ensemble"].get("betas", [1]))
+    print(f'{device_name(d, 20)} {pre["model"]["dim"]}D L={pre["model"]["L"]:5d} x{pre["model"]["realizations"]:5d} '
+          f'{a["layout"]:5s} w{a["word_bits"]} T={t:2d} '
+          + (f'{1000*ns:7.3f} ps/flip  {100*frac:5.1f}% of copy bandwidth' if ns else failed(d)))
+for o in overhead:
     m = o["preset"]["model"]
     print(f'tempering overhead (3D L={m["L"]} x{m["realizations"]} msc, 16 temperatures, every 10 sweeps): wall '
           f'{o["wall_seconds_without_exchanges"]:.3f} s without, {o["wall_seconds_with_exchanges"]:.3f} s with: '

@@ -31,22 +31,17 @@ for edge in "${edges[@]}"; do
 done
 
 python3 - "$work" "$output" <<'PY'
-import glob, json, os, sys
-work, output = sys.argv[1], sys.argv[2]
-points = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(work, "*.json")))]
-doc = {"schema": "clmc-bench-scan", "format_version": 1, "benchmark": "hard_disks_scan", "points": points}
-with open(output, "w") as f:
-    json.dump(doc, f, indent=1)
-for p in points:
-    n = p["preset"]["model"]["N"]
-    for d in p["devices"]:
-        ns = d.get("metrics", {}).get("ns_per_update", {}).get("value")
-        if not ns:
-            print(f'{d["device"]["name"][:24]:24s} N={n:9d}  {d.get("reason", "failed")}')
-            continue
-        rate = 1e9 / ns
-        units = d["device"].get("compute_units", 1) or 1
-        per_unit = f'  {rate / units:.3e} moves/s per compute unit' if d["device"].get("type") == "CPU" else ""
-        print(f'{d["device"]["name"][:24]:24s} N={n:9d} (= {round(n ** 0.5)}^2)  {rate:.3e} trial moves/s'
-              f'  {ns * 1000:8.2f} ps/move{per_unit}')
+import sys
+sys.path.insert(0, "benchmarks")
+from scanlib import device_name, failed, gather, results
+for _, pre, d, ns, _ in results(gather(sys.argv[1], sys.argv[2], "hard_disks_scan")):
+    n = pre["model"]["N"]
+    if not ns:
+        print(f'{device_name(d, 24)} N={n:9d}  {failed(d)}')
+        continue
+    rate = 1e9 / ns
+    units = d["device"].get("compute_units", 1) or 1
+    per_unit = f'  {rate / units:.3e} moves/s per compute unit' if d["device"].get("type") == "CPU" else ""
+    print(f'{device_name(d, 24)} N={n:9d} (= {round(n ** 0.5)}^2)  {rate:.3e} trial moves/s'
+          f'  {ns * 1000:8.2f} ps/move{per_unit}')
 PY

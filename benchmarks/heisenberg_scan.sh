@@ -89,22 +89,11 @@ for L in ${LGLASS:-128 256}; do
 done
 
 python3 - "$work" "$output" <<'PY'
-import glob, json, os, sys
-work, output = sys.argv[1], sys.argv[2]
-points = []
-for path in sorted(glob.glob(os.path.join(work, "*.json"))):
-    with open(path) as f:
-        doc = json.load(f)
-    doc["point"] = os.path.basename(path)[:-5]
-    points.append(doc)
-with open(output, "w") as f:
-    json.dump({"schema": "clmc-bench-scan", "format_version": 1, "benchmark": "heisenberg_scan", "points": points}, f,
-              indent=1)
-for p in points:
-    pre = p["preset"]
-    for d in p["devices"]:
-        ns = d.get("metrics", {}).get("ns_per_update", {}).get("value")
-        a, m = pre["algorithm"], pre["model"]
-        print(f'{d["device"]["name"][:20]:20s} {p["point"]:40s} n={m["n"]} {m["precision"]:6s} '
-              + (f'{1000 * ns:8.2f} ps/update' if ns else d.get("reason", "failed")))
+import sys
+sys.path.insert(0, "benchmarks")
+from scanlib import device_name, failed, gather, results
+for p, pre, d, ns, _ in results(gather(sys.argv[1], sys.argv[2], "heisenberg_scan")):
+    m = pre["model"]
+    print(f'{device_name(d, 20)} {p["point"]:40s} n={m["n"]} {m["precision"]:6s} '
+          + (f'{1000 * ns:8.2f} ps/update' if ns else failed(d)))
 PY

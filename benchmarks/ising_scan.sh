@@ -41,22 +41,11 @@ done
 for tile in $tiles; do point "$largest" tiled 1 "$tile"; point "$largest" tiled 10 "$tile"; done
 
 python3 - "$work" "$output" <<'PY'
-import glob, json, os, sys
-work, output = sys.argv[1], sys.argv[2]
-points = []
-for path in sorted(glob.glob(os.path.join(work, "*.json"))):
-    with open(path) as f:
-        points.append(json.load(f))
-doc = {"schema": "clmc-bench-scan", "format_version": 1, "benchmark": "ising_scan", "points": points}
-with open(output, "w") as f:
-    json.dump(doc, f, indent=1)
-for p in points:
-    pre = p["preset"]
-    for d in p["devices"]:
-        m = d.get("metrics", {})
-        ns = m.get("ns_per_update", {}).get("value")
-        frac = m.get("bandwidth_fraction", {}).get("value")
-        print(f'{d["device"]["name"][:28]:28s} {pre["model"]["dim"]}D L={pre["model"]["L"]:6d} {pre["algorithm"]["layout"]:5s} '
-              f'hits={pre["algorithm"]["hits"]:3d} tile={pre["algorithm"]["tile"]:2d} '
-              + (f'{1000*ns:9.3f} ps/flip  {100*frac:5.1f}% of copy bandwidth' if ns else d.get("reason", "failed")))
+import sys
+sys.path.insert(0, "benchmarks")
+from scanlib import device_name, failed, gather, results
+for _, pre, d, ns, frac in results(gather(sys.argv[1], sys.argv[2], "ising_scan")):
+    print(f'{device_name(d, 28)} {pre["model"]["dim"]}D L={pre["model"]["L"]:6d} {pre["algorithm"]["layout"]:5s} '
+          f'hits={pre["algorithm"]["hits"]:3d} tile={pre["algorithm"]["tile"]:2d} '
+          + (f'{1000*ns:9.3f} ps/flip  {100*frac:5.1f}% of copy bandwidth' if ns else failed(d)))
 PY

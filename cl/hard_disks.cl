@@ -200,3 +200,67 @@ __kernel void disks_shift(__global const float2 *disk, __global const uint *coun
     count_next[slot_index(x, y, 0)] = n_new;
     if (lost) atomic_add(overflow, lost);
 }
+
+/* The run's guard: work-item k checks the cells k, k + items, k + 2 items, ...
+ * in storage order (count <= SLOTS, positions of the first count slots finite
+ * and in their cell, the other slots the sentinel) and adds its disks and
+ * its broken slots or cells to totals[0] and totals[1]: one atomic per item. */
+__kernel void disks_guard(__global const float2 *disk, __global const uint *count, float width, float margin,
+                          uint items, __global uint *totals)
+{
+    uint item = get_global_id(0);
+    if (item >= items) return;
+    uint disks = 0, broken = 0;
+    for (uint cell = item; cell < CELLS * CELLS; cell += items) {
+        uint n = count[cell];
+        broken += n > SLOTS;
+        disks += min(n, (uint)SLOTS);
+        for (uint i = 0; i < SLOTS; i++) {
+            float2 p = disk[i * CELLS * CELLS + cell];
+            bool ok = i < n ? isfinite(p.x) && isfinite(p.y) && inside_cell(p, width, margin)
+                            : p.x == SENTINEL.x && p.y == SENTINEL.y;
+            broken += !ok;
+        }
+    }
+    if (disks) atomic_add(&totals[0], disks);
+    if (broken) atomic_add(&totals[1], broken);
+}
+
+/* The pressure's pair-distance histogram (hard_disks_pressure.c builds the
+ * same one on the host, bit for bit): one work-item per cell, each ordered
+ * pair of its disks with the disks of the 9 cells around counted once in
+ * bin k, edge2[k] <= r^2 < edge2[k + 1] (squared bin edges, float).  r^2 in
+ * float by separate operations (no contraction into fma), as on the host. */
+__kernel void disks_pair_histogram(__global const float2 *disk, __global const uint *count, float width,
+                                   __global const float *edge2, uint bins, __global uint *histogram)
+{
+#pragma OPENCL FP_CONTRACT OFF
+    uint item = get_global_id(0);
+    if (item >= CELLS * CELLS) return;
+    /* Counts clamped to SLOTS: a broken count (the guard's business) must not read past the cells. */
+    uint x = item % CELLS, y = item / CELLS, n = min(count[slot_index(x, y, 0)], (uint)SLOTS);
+    float low = edge2[0], high = edge2[bins];
+    for (uint a = 0; a < n; a++) {
+        float2 p = disk[slot_index(x, y, a)];
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                uint nx = wrap((int)x + dx), ny = wrap((int)y + dy), nn = min(count[slot_index(nx, ny, 0)], (uint)SLOTS);
+                float shift_x = (float)dx * width, shift_y = (float)dy * width;
+                for (uint b = 0; b < nn; b++) {
+                    if (dx == 0 && dy == 0 && a == b) continue;
+                    float2 q = disk[slot_index(nx, ny, b)];
+                    float rx = (q.x + shift_x) - p.x, ry = (q.y + shift_y) - p.y;
+                    float xx = rx * rx, yy = ry * ry;
+                    float r2 = xx + yy;
+                    if (!(r2 >= low && r2 < high)) continue;
+                    uint lo = 0, hi = bins; /* edge2[lo] <= r2 < edge2[hi] */
+                    while (hi - lo > 1) {
+                        uint mid = (lo + hi) / 2;
+                        if (r2 >= edge2[mid]) lo = mid;
+                        else hi = mid;
+                    }
+                    atomic_inc(&histogram[lo]);
+                }
+            }
+    }
+}

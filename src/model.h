@@ -26,11 +26,22 @@ typedef struct clmc_model_shape {
 
 /* A launch or tiling parameter that `clmc tune` may search: a preset key
  * whose value `automatic` lets the model (or the tuning cache) choose. */
+/* A measured value for an automatic key where no tuned one exists, by
+ * lattice dimension and device type ("GPU", "CPU"); vendor NULL: any. */
+typedef struct clmc_tunable_default {
+    int dim;                 /* 0 ends a list */
+    const char *device_type, *vendor;
+    long long value;
+} clmc_tunable_default;
+
 typedef struct clmc_tunable {
     const char *path;              /* e.g. "algorithm.tile"; NULL ends a list */
     long long automatic;           /* the value that means "choose for me" */
     const long long *candidates;   /* values to try, ended by `automatic` */
     bool keeps_order;              /* every value gives bit-identical results */
+    /* Built-in defaults (NULL: none); only for keys that keep the order, so
+     * presets stay bit-reproducible across devices. */
+    const clmc_tunable_default *defaults;
 } clmc_tunable;
 
 typedef struct clmc_model_ops {

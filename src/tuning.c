@@ -12,26 +12,6 @@
 #define HEADER_PREFIX "# clmc tuning cache, format "
 #define FILE_MAX_BYTES (4L << 20)
 
-/* Built-in defaults, used where no tuned value exists and the preset leaves
- * the key automatic.  Only keys that do not change results are listed, so a
- * preset stays bit-reproducible across devices; each value was measured
- * (benchmarks/README.md).  vendor NULL: any vendor of that device type. */
-typedef struct {
-    const char *model;
-    int dim;
-    const char *path, *device_type, *vendor;
-    long long value;
-} builtin_default;
-
-static const builtin_default builtin_defaults[] = {
-    /* Labeling tiles of 64^2 were fastest for Swendsen-Wang and pure
-     * labeling at L = 8192 on the H100 and H200, 32^2 on PoCL (2-core EPYC). */
-    {"potts", 2, "algorithm.tile", "GPU", NULL, 64},
-    {"potts", 2, "algorithm.tile", "CPU", NULL, 32},
-    {"percolation", 2, "algorithm.tile", "GPU", NULL, 64},
-    {"percolation", 2, "algorithm.tile", "CPU", NULL, 32},
-};
-
 bool clmc_tuning_file(char *out, size_t n)
 {
     const char *file = getenv("CLMC_TUNING_FILE"), *dir = getenv("CLMC_CACHE_DIR");
@@ -250,12 +230,12 @@ static void apply_builtin(clmc_preset *preset, const clmc_model_ops *ops, const 
 {
     cJSON *values = cJSON_CreateObject();
     long long dim = clmc_preset_has(preset, "model.dim") ? clmc_preset_int(preset, "model.dim") : 0;
-    for (size_t i = 0; i < sizeof builtin_defaults / sizeof builtin_defaults[0]; i++) {
-        const builtin_default *d = &builtin_defaults[i];
-        if (strcmp(d->model, ops->type) != 0 || d->dim != dim || strcmp(d->device_type, device->type) != 0) continue;
-        if (d->vendor && !strstr(device->vendor, d->vendor)) continue;
-        apply_value(preset, ops, find_tunable(ops, d->path), d->value, values);
-    }
+    for (const clmc_tunable *t = ops->tunables; t && t->path; t++)
+        for (const clmc_tunable_default *d = t->defaults; d && d->dim; d++) {
+            if (d->dim != dim || strcmp(d->device_type, device->type) != 0) continue;
+            if (d->vendor && !strstr(device->vendor, d->vendor)) continue;
+            apply_value(preset, ops, t, d->value, values);
+        }
     bool any = cJSON_GetArraySize(values) > 0;
     cJSON_AddStringToObject(report, "source", any ? "built-in defaults" : "model defaults");
     if (any) cJSON_AddItemToObject(report, "values", values);

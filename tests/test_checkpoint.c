@@ -1,6 +1,6 @@
 /* Long runs that survive: SIGKILL after a checkpoint then --resume gives the
  * uninterrupted results bit for bit (Ising, Potts, Ising tempering, EA msc
- * tempering); SIGINT
+ * tempering, hard disks); SIGINT
  * leaves a resumable checkpoint; damaged checkpoints are refused without
  * touching anything; presets too big for the device are refused. */
 #include <criterion/criterion.h>
@@ -34,6 +34,13 @@ static const char tempering_preset[] =
     "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"ensemble\": {\"type\": \"parallel_tempering\","
     " \"betas\": [0.3, 0.36, 0.42, 0.48], \"exchange_every\": 5}, \"run\": {\"thermalization\": 100,"
     " \"sweeps\": 12000, \"seed\": 3, \"checkpoint_every\": 500}}";
+
+/* Hard disks: N = 1024 at phi = 0.70 (24 x 24 cells). */
+static const char disks_preset[] =
+    "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.70},"
+    " \"algorithm\": {\"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+    " \"run\": {\"thermalization\": 100, \"sweeps\": 6000, \"measure_every\": 20, \"seed\": 21,"
+    " \"checkpoint_every\": 250}}";
 
 static void sleep_ms(unsigned ms)
 {
@@ -186,6 +193,10 @@ Test(checkpoint, tempering_sigkill_resume_bit_identical)
 Test(checkpoint, ea_msc_tempering_sigkill_resume_bit_identical)
 {
     interrupt_and_resume("ckpt-ea", ea_tempering_preset, SIGKILL);
+}
+Test(checkpoint, hard_disks_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-disks", disks_preset, SIGKILL);
 }
 Test(checkpoint, heisenberg_sigkill_resume_bit_identical)
 {
@@ -375,6 +386,4 @@ Test(checkpoint, bad_checkpoint_every_refused)
                        " \"run\": {\"checkpoint_every\": \"10x\"}}", "ckpt-every-unit", "run.checkpoint_every");
     expect_input_error("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"ensemble\": {\"beta\": 0.4},"
                        " \"run\": {\"checkpoint_every\": -5}}", "ckpt-every-negative", "run.checkpoint_every");
-    expect_input_error("{\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.3},"
-                       " \"run\": {\"checkpoint_every\": 100}}", "ckpt-disks", "cannot checkpoint yet");
 }

@@ -1,8 +1,9 @@
-/* Host side of the hard-disk model (cl/hard_disks.cl): the lattice start,
+/* Host side of the hard-disk model (cl/hard_disks.cl): the start,
  * one MPMC sweep = four checkerboard sub-sweeps in a random order and a cell
  * shift by a random distance along a random axis direction (seed's
- * Algorithm 1), measurements of the pressure and the acceptance from
- * configurations read back to the host, and the final invariant checks. */
+ * Algorithm 1), measurements of the pressure (pair histogram counted on the
+ * device, fit on the host) and the acceptance, and the final invariant
+ * checks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,22 +17,6 @@
 enum { PRESSURE, ACCEPTANCE, COLUMNS };
 static const char *const series_columns[] = {"pressure", "acceptance", NULL};
 
-typedef struct {
-    clmc_runtime *rt;
-    disk_cells host;
-    disk_pressure pressure;
-    uint32_t moves;
-    float max_displacement;
-    bool shuffle_sets, write_configuration;
-    cl_uint seed_lo, seed_hi;
-    char *output_dir;
-    cl_program program;
-    cl_kernel subsweep, shift;
-    cl_mem disk[2], count[2], tally, overflow;
-    int current; /* which of the double buffers holds the configuration */
-    uint32_t *tally_host;
-} disks_state;
-
 static clmc_status disks_validate(const clmc_preset *p)
 {
     disk_geometry g;
@@ -42,7 +27,11 @@ static clmc_status disks_validate(const clmc_preset *p)
     CLMC_TRY(disk_geometry_for((uint32_t)clmc_preset_int(p, "model.N"), clmc_preset_number(p, "model.packing_fraction"),
                                clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
                                &g));
-    CLMC_TRY(disk_lattice_shape(g.n_disks, g.box, &rows, &columns));
+    if (strcmp(clmc_preset_string(p, "model.start"), "compress") != 0)
+        CLMC_TRY(disk_lattice_shape(g.n_disks, g.box, &rows, &columns));
+    else if (phi > DISK_COMPRESS_MAX_PHI)
+        return clmc_fail(CLMC_ERR_INPUT, "model.start: \"compress\" works up to packing fraction %g, "
+                         "model.packing_fraction is %g; use \"lattice\"", DISK_COMPRESS_MAX_PHI, phi);
     disk_pressure check;
     clmc_status status = disk_pressure_init(&check, clmc_preset_number(p, "algorithm.pressure_bin"),
                                             clmc_preset_number(p, "algorithm.pressure_range"),
@@ -57,13 +46,17 @@ static void disks_destroy(void *state)
     if (!s) return;
     if (s->subsweep) CLMC_CL_WARN(clReleaseKernel(s->subsweep));
     if (s->shift) CLMC_CL_WARN(clReleaseKernel(s->shift));
+    if (s->guard) CLMC_CL_WARN(clReleaseKernel(s->guard));
+    if (s->histogram) CLMC_CL_WARN(clReleaseKernel(s->histogram));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->disk[0], s->disk[1], s->count[0], s->count[1], s->tally, s->overflow};
+    cl_mem buffers[] = {s->disk[0], s->disk[1], s->count[0], s->count[1], s->tally, s->overflow, s->guard_totals,
+                         s->edge2, s->pairs};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->host.xy);
     free(s->host.count);
     free(s->tally_host);
+    free(s->pairs_host);
     free(s->output_dir);
     disk_pressure_free(&s->pressure);
     free(s);
@@ -95,9 +88,14 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     s->max_displacement = (float)clmc_preset_number(p, "algorithm.max_displacement");
     s->shuffle_sets = clmc_preset_bool(p, "algorithm.shuffle_sets");
     s->write_configuration = clmc_preset_bool(p, "model.write_configuration");
+    s->compress_start = strcmp(clmc_preset_string(p, "model.start"), "compress") == 0;
     uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
+    const char *fault = getenv("CLMC_FAULT_DISK_AFTER");
+    char *rest = NULL;
+    s->fault_after = fault ? strtoull(fault, &rest, 10) : 0;
+    s->fault_nan = rest && strcmp(rest, ":nan") == 0;
     s->output_dir = strdup(clmc_preset_string(p, "output.dir"));
     return s->output_dir ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
@@ -108,13 +106,16 @@ static clmc_status start_configuration(disks_state *s)
     s->host.xy = malloc(cells * s->host.g.slots * 2 * sizeof *s->host.xy);
     s->host.count = malloc(cells * sizeof *s->host.count);
     s->tally_host = malloc(cells * sizeof *s->tally_host);
-    if (!s->host.xy || !s->host.count || !s->tally_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    CLMC_TRY(disk_lattice_start(&s->host));
+    s->pairs_host = malloc(s->pressure.bins * sizeof *s->pairs_host);
+    if (!s->host.xy || !s->host.count || !s->tally_host || !s->pairs_host)
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (s->compress_start) CLMC_TRY(disk_compress_start(&s->host, (uint64_t)s->seed_hi << 32 | s->seed_lo));
+    else CLMC_TRY(disk_lattice_start(&s->host));
     disk_invariants v = disk_check(&s->host, 0.0);
     if (v.disks != s->host.g.n_disks || v.overlaps || v.outside)
-        return clmc_fail(CLMC_ERR_OTHER, "lattice start: %llu of %u disks stored, %llu overlaps, %llu outside their cell",
-                         (unsigned long long)v.disks, s->host.g.n_disks, (unsigned long long)v.overlaps,
-                         (unsigned long long)v.outside);
+        return clmc_fail(CLMC_ERR_OTHER, "%s start: %llu of %u disks stored, %llu overlaps, %llu outside their cell",
+                         s->compress_start ? "compressed" : "lattice", (unsigned long long)v.disks, s->host.g.n_disks,
+                         (unsigned long long)v.overlaps, (unsigned long long)v.outside);
     return CLMC_OK;
 }
 
@@ -126,6 +127,8 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_TRY(clmc_program_build(s->rt, "hard_disks.cl", options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_subsweep", &s->subsweep));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));
+    CLMC_TRY(clmc_kernel_create(s->program, "disks_guard", &s->guard));
+    CLMC_TRY(clmc_kernel_create(s->program, "disks_pair_histogram", &s->histogram));
     size_t cells = n_cells(s), slots_bytes = cells * s->host.g.slots * 2 * sizeof(float);
     cl_uint zero = 0;
     for (int b = 0; b < 2; b++) {
@@ -134,6 +137,14 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     }
     CLMC_TRY(create_buffer(s, cells * sizeof(cl_uint), NULL, &s->tally));
     CLMC_TRY(create_buffer(s, sizeof(cl_uint), &zero, &s->overflow));
+    CLMC_TRY(create_buffer(s, 2 * sizeof(cl_uint), NULL, &s->guard_totals));
+    CLMC_TRY(create_buffer(s, (s->pressure.bins + 1) * sizeof(float), s->pressure.edge2, &s->edge2));
+    CLMC_TRY(create_buffer(s, s->pressure.bins * sizeof(cl_uint), NULL, &s->pairs));
+    cl_uint bins = (cl_uint)s->pressure.bins;
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 2, sizeof(float), &s->host.g.width));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 3, sizeof(cl_mem), &s->edge2));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 4, sizeof(cl_uint), &bins));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 5, sizeof(cl_mem), &s->pairs));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 2, sizeof(cl_mem), &s->tally));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 3, sizeof(float), &s->host.g.width));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 4, sizeof(float), &s->host.g.margin));
@@ -163,7 +174,7 @@ static clmc_status disks_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     }
     double cells = (double)n_cells(s);
     shape->series_columns = series_columns;
-    shape->measure_batch = 1; /* configurations are analysed on the host one by one */
+    shape->measure_batch = 1; /* each measurement's histogram is read and fitted on the host */
     shape->updates_per_sweep = cells * s->moves; /* n_M trial moves per cell (empty cells make none) */
     /* Per cell and sweep: 9 cells read and its own written in its sub-sweep, two read and one written by the
      * shift (slots and count), and its move tally. */
@@ -228,6 +239,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
     CLMC_CL_TRY(clSetKernelArg(s->shift, 8, sizeof(cl_int), &plan.direction));
     CLMC_TRY(clmc_enqueue_items(s->rt, s->shift, all, CLMC_TIMED));
     s->current = 1 - b;
+    if (s->fault_after && sweep_index + 1 == s->fault_after) CLMC_TRY(disks_inject_fault(s));
     return CLMC_OK;
 }
 
@@ -244,10 +256,30 @@ static clmc_status read_back(disks_state *s)
     return CLMC_OK;
 }
 
+/* The pair histogram of the current configuration, counted on the device,
+ * into pairs_host (blocking). */
+static clmc_status device_histogram(disks_state *s)
+{
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    cl_uint zero = 0;
+    size_t bytes = s->pressure.bins * sizeof(cl_uint);
+    CLMC_CL_TRY(clEnqueueFillBuffer(queue, s->pairs, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 0, sizeof(cl_mem), &s->disk[s->current]));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 1, sizeof(cl_mem), &s->count[s->current]));
+    CLMC_TRY(clmc_enqueue_items(s->rt, s->histogram, n_cells(s), CLMC_UNTIMED));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->pairs, CL_TRUE, 0, bytes, s->pairs_host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* A measurement reads the pair histogram and the move tallies, not the
+ * configuration. */
 static clmc_status disks_measure(void *state, unsigned slot)
 {
     (void)slot;
-    return read_back(state);
+    disks_state *s = state;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->tally, CL_FALSE, 0, n_cells(s) * sizeof(cl_uint),
+                                    s->tally_host, 0, NULL, NULL));
+    return device_histogram(s);
 }
 
 static double acceptance(const disks_state *s)
@@ -263,8 +295,9 @@ static double acceptance(const disks_state *s)
 static clmc_status disks_collect(void *state, unsigned n_slots, double *rows)
 {
     disks_state *s = state;
+    for (size_t k = 0; k < s->pressure.bins; k++) s->pressure.histogram[k] = s->pairs_host[k];
     for (unsigned slot = 0; slot < n_slots; slot++) {
-        rows[(size_t)slot * COLUMNS + PRESSURE] = disk_pressure_of(&s->pressure, &s->host);
+        rows[(size_t)slot * COLUMNS + PRESSURE] = disk_pressure_of_histogram(&s->pressure, &s->host.g);
         rows[(size_t)slot * COLUMNS + ACCEPTANCE] = acceptance(s);
     }
     return CLMC_OK;
@@ -279,8 +312,20 @@ static clmc_status disks_estimate(void *state, const double *rows, size_t n_rows
     return clmc_add_column_estimates(rows, n_rows, series_columns, observables);
 }
 
+/* Bins in which the device's pair histogram of the final configuration
+ * differs from the host's (disk_pair_histogram): must be none. */
+static clmc_status histogram_differences(disks_state *s, uint64_t *differences)
+{
+    CLMC_TRY(device_histogram(s));
+    disk_pair_histogram(&s->pressure, &s->host);
+    *differences = 0;
+    for (size_t k = 0; k < s->pressure.bins; k++) *differences += s->pressure.histogram[k] != s->pairs_host[k];
+    return CLMC_OK;
+}
+
 /* Final state: disks conserved, no pair closer than 1 - 1e-5 (float
- * positions), every disk inside its cell; then the configuration files. */
+ * positions), every disk inside its cell, the device's pair histogram the
+ * host's; then the configuration files. */
 static clmc_status disks_checks(void *state, cJSON *checks)
 {
     disks_state *s = state;
@@ -289,20 +334,25 @@ static clmc_status disks_checks(void *state, cJSON *checks)
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->overflow, CL_TRUE, 0, sizeof overflow, &overflow, 0,
                                     NULL, NULL));
     disk_invariants v = disk_check(&s->host, 1e-5);
+    uint64_t differences;
+    CLMC_TRY(histogram_differences(s, &differences));
     double lost = (double)s->host.g.n_disks - (double)v.disks;
     cJSON_AddNumberToObject(checks, "particles", (double)v.disks);
     cJSON_AddNumberToObject(checks, "particles_lost", lost);
     cJSON_AddNumberToObject(checks, "cell_overflows", overflow);
     cJSON_AddNumberToObject(checks, "overlaps", (double)v.overlaps);
     cJSON_AddNumberToObject(checks, "outside_cell", (double)v.outside);
+    cJSON_AddNumberToObject(checks, "pair_histogram_differences", (double)differences);
     cJSON_AddNumberToObject(checks, "box_length", s->host.g.box);
     cJSON_AddNumberToObject(checks, "cell_width", s->host.g.width);
     cJSON_AddNumberToObject(checks, "cell_margin", s->host.g.margin);
     cJSON_AddNumberToObject(checks, "cells_per_side", s->host.g.cells);
     if (s->write_configuration) CLMC_TRY(disk_write_configuration(&s->host, s->output_dir));
-    if (lost != 0 || overflow || v.overlaps || v.outside)
+    if (lost != 0 || overflow || v.overlaps || v.outside || differences)
         return clmc_fail(CLMC_ERR_OTHER, "hard disks: %.0f disks lost, %u cell overflows, %llu overlaps, %llu outside "
-                         "their cell", lost, overflow, (unsigned long long)v.overlaps, (unsigned long long)v.outside);
+                         "their cell, %llu pair-histogram bins differ between device and host", lost, overflow,
+                         (unsigned long long)v.overlaps, (unsigned long long)v.outside,
+                         (unsigned long long)differences);
     return CLMC_OK;
 }
 
@@ -318,5 +368,8 @@ const clmc_model_ops clmc_model_hard_disks = {
     .measure = disks_measure,
     .collect = disks_collect,
     .estimate = disks_estimate,
+    .guard = disks_guard,
     .checks = disks_checks,
+    .save_state = disks_save_state,
+    .load_state = disks_load_state,
 };

@@ -41,11 +41,20 @@ typedef struct {
 clmc_status disk_geometry_for(uint32_t n_disks, double packing_fraction, double contact_range, bool cell_exit,
                               disk_geometry *g);
 size_t disk_slot_index(uint32_t cells, uint32_t x, uint32_t y, uint32_t slot);
+/* Cell and local coordinate in (0, w] of a box coordinate in [0, box). */
+void disk_locate(double coordinate, const disk_geometry *g, uint32_t *cell, float *local);
 /* A staggered-row lattice start, vacancies spread evenly; fails with an
  * input error if its nearest neighbours would be closer than a diameter. */
 clmc_status disk_lattice_start(disk_cells *c);
 /* Lattice rows and columns for the start (validation uses it without cells). */
 clmc_status disk_lattice_shape(uint32_t n_disks, double box, uint32_t *rows, uint32_t *columns);
+
+/* The compressed start (hard_disks_start.c): random disks at packing
+ * fraction 0.3 compressed to the target without overlaps; random numbers
+ * from the run's seed.  Fails (CLMC_ERR_OTHER) if the overlaps cannot be
+ * removed, which happens only near jamming. */
+#define DISK_COMPRESS_MAX_PHI 0.8
+clmc_status disk_compress_start(disk_cells *c, uint64_t seed);
 
 /* Invariants of a configuration: disks stored, pairs closer than
  * 1 - tolerance, disks whose local coordinates leave (-margin, w + margin]. */
@@ -61,14 +70,52 @@ typedef struct {
     double bin, range;
     double *weight; /* g(1) = sum_i weight[i] g(R_i) */
     uint64_t *histogram;
+    float *edge2;   /* bins + 1 squared bin edges (1 + k bin)^2 as floats: bin k is edge2[k] <= r^2 < edge2[k + 1] */
 } disk_pressure;
 clmc_status disk_pressure_init(disk_pressure *p, double bin, double range, int degree);
 void disk_pressure_free(disk_pressure *p);
-/* beta P sigma^2 of one configuration (Eq. 4 with g(1) extrapolated). */
+/* The pair histogram of one configuration into p->histogram, on the host
+ * (each ordered pair once; the same counts as the kernel's). */
+void disk_pair_histogram(disk_pressure *p, const disk_cells *c);
+/* beta P sigma^2 from p->histogram (Eq. 4 with g(1) extrapolated). */
+double disk_pressure_of_histogram(const disk_pressure *p, const disk_geometry *g);
+/* Both: beta P sigma^2 of one configuration. */
 double disk_pressure_of(disk_pressure *p, const disk_cells *c);
 
 /* configuration.csv (x,y,cell_x,cell_y) and, for N <= 65536,
  * configuration.svg, written atomically into dir. */
 clmc_status disk_write_configuration(const disk_cells *c, const char *dir);
+
+/* The model's run state (hard_disks.c drives it; hard_disks_checkpoint.c
+ * saves, restores and guards it). */
+typedef struct {
+    clmc_runtime *rt;
+    disk_cells host; /* the configuration as last read back (measurements, checks) */
+    disk_pressure pressure;
+    uint32_t moves;
+    float max_displacement;
+    bool shuffle_sets, write_configuration, compress_start;
+    cl_uint seed_lo, seed_hi;
+    uint64_t fault_after; /* CLMC_FAULT_DISK_AFTER (tests): break the state after this sweep; 0: never */
+    bool fault_nan;       /* ...=SWEEP:nan: a NaN position instead of a removed disk */
+    char *output_dir;
+    cl_program program;
+    cl_kernel subsweep, shift, guard, histogram;
+    cl_mem disk[2], count[2], tally, overflow, guard_totals, edge2, pairs;
+    int current; /* which of the double buffers holds the configuration */
+    uint32_t *tally_host, *pairs_host; /* move tallies and the pair histogram as last read */
+} disks_state;
+
+/* Checkpoints (model.h): the current cell list as stored, which double
+ * buffer holds it, the move tallies and the overflow counter. */
+clmc_status disks_save_state(void *state, unsigned char **blob, size_t *bytes);
+clmc_status disks_load_state(void *state, const unsigned char *blob, size_t bytes);
+/* The guard (model.h): disks on the device = N, every stored position finite
+ * and in its cell, every unused slot the sentinel; one reduction kernel. */
+clmc_status disks_guard(void *state);
+/* Test-only fault (CLMC_FAULT_DISK_AFTER=SWEEP or SWEEP:nan): drops the
+ * last disk of the first non-empty cell of the current configuration, or
+ * makes its x coordinate NaN. */
+clmc_status disks_inject_fault(disks_state *s);
 
 #endif

@@ -55,8 +55,7 @@ clmc_status disk_lattice_shape(uint32_t n_disks, double box, uint32_t *rows, uin
     return CLMC_OK;
 }
 
-/* Cell and local coordinate in (0, w] of a box coordinate in [0, box). */
-static void locate(double coordinate, const disk_geometry *g, uint32_t *cell, float *local)
+void disk_locate(double coordinate, const disk_geometry *g, uint32_t *cell, float *local)
 {
     double w = g->width;
     uint32_t c = (uint32_t)floor(coordinate / w);
@@ -82,8 +81,8 @@ clmc_status disk_lattice_start(disk_cells *c)
         if ((s + 1) * g->n_disks / sites == s * g->n_disks / sites) continue; /* a vacancy */
         uint32_t r = (uint32_t)(s / columns), k = (uint32_t)(s % columns), cx, cy;
         float lx, ly;
-        locate((k + 0.25 + 0.5 * (r & 1u)) * ax, g, &cx, &lx);
-        locate((r + 0.5) * ay, g, &cy, &ly);
+        disk_locate((k + 0.25 + 0.5 * (r & 1u)) * ax, g, &cx, &lx);
+        disk_locate((r + 0.5) * ay, g, &cy, &ly);
         size_t cell = disk_slot_index(g->cells, cx, cy, 0);
         if (c->count[cell] == g->slots)
             return clmc_fail(CLMC_ERR_OTHER, "lattice start: more than %u disks in cell (%u, %u)", g->slots, cx, cy);

@@ -1,5 +1,6 @@
 /* Pressure of hard disks from the pair distribution at contact (Anderson et
- * al. 2013, section 4): histogram of pair distances in [1, 1 + range), g(r)
+ * al. 2013, section 4): histogram of pair distances in [1, 1 + range) (on
+ * the host here; on the device by disks_pair_histogram, identically), g(r)
  * at the bins' area-weighted mean radii, a least-squares polynomial
  * extrapolated to r = 1, and P* = rho (1 + pi/2 rho g(1)) (Eq. 4). */
 #include <math.h>
@@ -51,7 +52,9 @@ clmc_status disk_pressure_init(disk_pressure *p, double bin, double range, int d
                          "need at least algorithm.pressure_degree + 2 = %d", range, p->bins, bin, degree + 2);
     p->weight = calloc(p->bins, sizeof *p->weight);
     p->histogram = calloc(p->bins, sizeof *p->histogram);
-    if (!p->weight || !p->histogram) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    p->edge2 = calloc(p->bins + 1, sizeof *p->edge2);
+    if (!p->weight || !p->histogram || !p->edge2) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t k = 0; k <= p->bins; k++) p->edge2[k] = (float)((1 + k * bin) * (1 + k * bin));
     int n = degree + 1;
     double normal[81] = {0}, z[9] = {1};
     for (size_t i = 0; i < p->bins; i++) {
@@ -73,44 +76,71 @@ void disk_pressure_free(disk_pressure *p)
 {
     free(p->weight);
     free(p->histogram);
+    free(p->edge2);
     memset(p, 0, sizeof *p);
 }
 
-/* Ordered pairs (each pair twice) into the histogram, from all 9 cells. */
+/* The bin of r2: edge2[k] <= r2 < edge2[k + 1], by the same bisection as
+ * the kernel; bins when r2 is outside [edge2[0], edge2[bins]). */
+static size_t bin_of(const disk_pressure *p, float r2)
+{
+    if (!(r2 >= p->edge2[0] && r2 < p->edge2[p->bins])) return p->bins;
+    size_t lo = 0, hi = p->bins;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (r2 >= p->edge2[mid]) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Ordered pairs (each pair twice) into the histogram, from all 9 cells, in
+ * float arithmetic step by step as disks_pair_histogram does it (one
+ * operation per statement: nothing to contract into an fma). */
 static void histogram_cell(disk_pressure *p, const disk_cells *c, uint32_t x, uint32_t y)
 {
     uint32_t m = c->g.cells, n = c->count[disk_slot_index(m, x, y, 0)];
-    double w = c->g.width, outer = (1 + p->range) * (1 + p->range);
     for (uint32_t a = 0; a < n; a++) {
         size_t i = disk_slot_index(m, x, y, a);
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
                 uint32_t nx = (x + m + dx) % m, ny = (y + m + dy) % m;
                 uint32_t nn = c->count[disk_slot_index(m, nx, ny, 0)];
+                float shift_x = (float)dx * c->g.width, shift_y = (float)dy * c->g.width;
                 for (uint32_t b = 0; b < nn; b++) {
                     if (!dx && !dy && a == b) continue;
                     size_t j = disk_slot_index(m, nx, ny, b);
-                    double rx = (double)c->xy[2 * j] + dx * w - c->xy[2 * i];
-                    double ry = (double)c->xy[2 * j + 1] + dy * w - c->xy[2 * i + 1];
-                    double r2 = rx * rx + ry * ry;
-                    if (r2 < 1.0 || r2 >= outer) continue;
-                    size_t k = (size_t)((sqrt(r2) - 1.0) / p->bin);
+                    float qx = c->xy[2 * j] + shift_x, qy = c->xy[2 * j + 1] + shift_y;
+                    float rx = qx - c->xy[2 * i], ry = qy - c->xy[2 * i + 1];
+                    float xx = rx * rx, yy = ry * ry;
+                    float r2 = xx + yy;
+                    size_t k = bin_of(p, r2);
                     if (k < p->bins) p->histogram[k]++;
                 }
             }
     }
 }
 
-double disk_pressure_of(disk_pressure *p, const disk_cells *c)
+void disk_pair_histogram(disk_pressure *p, const disk_cells *c)
 {
     memset(p->histogram, 0, p->bins * sizeof *p->histogram);
     for (uint32_t y = 0; y < c->g.cells; y++)
         for (uint32_t x = 0; x < c->g.cells; x++) histogram_cell(p, c, x, y);
-    double density = c->g.n_disks / (c->g.box * c->g.box), contact = 0;
+}
+
+double disk_pressure_of(disk_pressure *p, const disk_cells *c)
+{
+    disk_pair_histogram(p, c);
+    return disk_pressure_of_histogram(p, &c->g);
+}
+
+double disk_pressure_of_histogram(const disk_pressure *p, const disk_geometry *g)
+{
+    double density = g->n_disks / (g->box * g->box), contact = 0;
     for (size_t i = 0; i < p->bins; i++) {
         double a = 1 + i * p->bin, b = a + p->bin;
-        double g = (double)p->histogram[i] / (c->g.n_disks * density * DISK_PI * (b * b - a * a));
-        contact += p->weight[i] * g;
+        double pair = (double)p->histogram[i] / (g->n_disks * density * DISK_PI * (b * b - a * a));
+        contact += p->weight[i] * pair;
     }
     return density * (1.0 + DISK_PI / 2.0 * density * contact);
 }

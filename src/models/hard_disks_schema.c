@@ -2,11 +2,15 @@
 #include "models/hard_disks.h"
 
 static const char *const algorithm_types[] = {"mpmc", NULL};
+static const char *const start_types[] = {"lattice", "compress", NULL};
 
 const clmc_field clmc_hard_disks_model_fields[] = {
     {"N", CLMC_FIELD_INT, 16, 268435456, false, NULL, NULL, "number of disks (diameter sigma = 1) in a square periodic box"},
     {"packing_fraction", CLMC_FIELD_NUMBER, 0, DISK_CLOSE_PACKING, true, NULL, NULL,
      "phi = N pi / (4 box^2), below close packing pi / (2 sqrt 3)"},
+    {"start", CLMC_FIELD_STRING, 0, 0, false, start_types, "\"lattice\"",
+     "lattice: staggered rows at the target, melted by the run; compress: random disks at phi = 0.3 compressed to "
+     "the target without overlaps (host, once; phi <= 0.8)"},
     {"write_configuration", CLMC_FIELD_BOOL, 0, 0, false, NULL, "true",
      "write configuration.csv (and configuration.svg for N <= 65536) at the end of a run"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},

@@ -496,9 +496,9 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
 
 static const long long tile_candidates[] = {4, 8, 16, 32, 64, 0}, width_candidates[] = {2, 4, 8, 0};
 static const clmc_tunable ising_tunables[] = {
-    {"algorithm.tile", 0, tile_candidates, false}, /* the double checkerboard's update order follows the tile */
-    {"algorithm.item_width", 0, width_candidates, true},
-    {NULL, 0, NULL, false},
+    {"algorithm.tile", 0, tile_candidates, false, NULL}, /* the double checkerboard's update order follows the tile */
+    {"algorithm.item_width", 0, width_candidates, true, NULL},
+    {NULL, 0, NULL, false, NULL},
 };
 
 const clmc_model_ops clmc_model_ising = {

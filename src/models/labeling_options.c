@@ -7,9 +7,17 @@ const char *const clmc_labeling_methods[] = {"self_labeling", "union_find", NULL
 const char *const clmc_consolidation_methods[] = {"sewing", "relaxation", NULL};
 
 static const long long tile_candidates[] = {8, 16, 32, 64, 0};
+/* Labeling tiles of 64^2 were fastest for Swendsen-Wang and pure labeling at
+ * L = 8192 on the H100 and H200, 32^2 on PoCL (2-core EPYC); see
+ * benchmarks/README.md. */
+static const clmc_tunable_default tile_defaults[] = {
+    {2, "GPU", NULL, 64},
+    {2, "CPU", NULL, 32},
+    {0, NULL, NULL, 0},
+};
 const clmc_tunable clmc_labeling_tunables[] = {
-    {"algorithm.tile", 0, tile_candidates, true},
-    {NULL, 0, NULL, false},
+    {"algorithm.tile", 0, tile_candidates, true, tile_defaults},
+    {NULL, 0, NULL, false, NULL},
 };
 
 clmc_label_lattice clmc_label_lattice_from_preset(const clmc_preset *preset, int dim, int edge)
