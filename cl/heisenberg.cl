@@ -307,6 +307,27 @@ __kernel void heisenberg_renormalize(__global real *spins, __global uint *max_de
     store_spin(spins, site, s / norm);
 }
 
+/* The numerical guard (model.h): the largest deviation of a length from 1,
+ * measured as in heisenberg_renormalize but leaving the spins alone; a
+ * non-finite length gives 0xffffffff, above every float's bits. */
+__kernel void heisenberg_norm_deviation(__global const real *spins, __global uint *max_deviation)
+{
+    uint site = get_global_id(0);
+    if (site >= SITES) return;
+    spins = CONFIG_SPINS(spins);
+    spin_t s = load_spin(spins, site);
+    float deviation = (float)fabs(sqrt(dot(s, s)) - 1);
+    if (isnan(deviation)) atomic_max(max_deviation, 0xffffffffu);
+    else if (deviation > 0) atomic_max(max_deviation, as_uint(deviation));
+}
+
+/* Test-only fault (CLMC_FAULT_SPIN_AFTER): doubles the spin at site 0 of
+ * configuration 0. */
+__kernel void heisenberg_fault(__global real *spins)
+{
+    store_spin(spins, 0, 2 * load_spin(spins, 0));
+}
+
 #ifdef TILE
 /* Double checkerboard: a work-group loads one tile of the coarse colour with
  * its halo faces into local memory, then runs `mc_hits` sub-sweeps of

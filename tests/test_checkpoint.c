@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "clmc/runtime.h"
 #include "physics.h"
 #include "testenv.h"
@@ -51,6 +52,23 @@ static const char ea_tempering_preset[] =
     " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\","
     " \"betas\": [0.5, 0.7, 1.0, 1.5], \"exchange_every\": 5}, \"run\": {\"thermalization\": 100,"
     " \"sweeps\": 6000, \"measure_every\": 20, \"seed\": 9, \"checkpoint_every\": 300}}";
+
+/* Heisenberg 3D n = 3, heat-bath plus over-relaxation in float (about 3 s);
+ * the glass under tempering, two samples (about 4 s); percolation, measured
+ * every third sample so that a checkpoint can follow the last measurement
+ * (about 4 s). */
+static const char heisenberg_preset[] =
+    "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 8, \"n\": 3}, \"algorithm\": {\"type\": \"heatbath\","
+    " \"overrelaxation_steps\": 2, \"renormalize_every\": 50}, \"ensemble\": {\"beta\": 0.69},"
+    " \"run\": {\"thermalization\": 100, \"sweeps\": 14000, \"seed\": 7, \"checkpoint_every\": 500}}";
+static const char glass_tempering_preset[] =
+    "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 2},"
+    " \"algorithm\": {\"layout\": \"naive\", \"overrelaxation_steps\": 1}, \"ensemble\": {\"type\": "
+    "\"parallel_tempering\", \"betas\": [0.5, 0.8, 1.2], \"exchange_every\": 2}, \"run\": {\"thermalization\": 100,"
+    " \"sweeps\": 3000, \"seed\": 5, \"checkpoint_every\": 200}}";
+static const char percolation_preset[] =
+    "{\"model\": {\"type\": \"percolation\", \"dim\": 2, \"L\": 32, \"p\": 0.5, \"kind\": \"bond\"},"
+    " \"run\": {\"thermalization\": 0, \"sweeps\": 5000, \"measure_every\": 3, \"seed\": 5, \"checkpoint_every\": 100}}";
 
 static char *write_preset(const char *dir, const char *json)
 {
@@ -180,8 +198,71 @@ Test(checkpoint, hard_disks_sigkill_resume_bit_identical)
 {
     interrupt_and_resume("ckpt-disks", disks_preset, SIGKILL);
 }
+Test(checkpoint, heisenberg_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-heisenberg", heisenberg_preset, SIGKILL);
+}
+Test(checkpoint, heisenberg_glass_tempering_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-glass", glass_tempering_preset, SIGKILL);
+}
+Test(checkpoint, percolation_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-percolation", percolation_preset, SIGKILL);
+}
 Test(checkpoint, sigint_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigint", ising_preset, SIGINT); }
 Test(checkpoint, sigterm_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigterm", ising_preset, SIGTERM); }
+
+/* Numerical guard (issue 8 item 7) by fault injection: CLMC_FAULT_SPIN_AFTER
+ * doubles one spin at the end of sweep 300 (a heat-bath sweep would draw it
+ * afresh, so the fault comes right before a guard); checkpoints come every
+ * 100 sweeps, so the guard before the checkpoint of sweep 300 stops the run
+ * with exit 1, and checkpoint.clmc is still that of sweep 200.  Resumed
+ * without the fault, the run ends as an uninterrupted one. */
+static void guard_stops_faulty_run(const char *label, const char *preset_json)
+{
+    const char *overrides = "--set run.thermalization=100 --set run.sweeps=900 --set run.checkpoint_every=100";
+    char *dir = test_scratch_dir(label), *preset = write_preset(dir, preset_json), *output = NULL;
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' %s --quiet --out '%s/reference'", preset, overrides, dir), 0);
+    setenv("CLMC_FAULT_SPIN_AFTER", "300", 1);
+    int rc = test_run_clmc(&output, "run '%s' %s --quiet --out '%s/faulty'", preset, overrides, dir);
+    unsetenv("CLMC_FAULT_SPIN_AFTER");
+    printf("%s with a spin doubled after sweep 300: exit %d: %s", label, rc, output ? output : "");
+    cr_expect_eq(rc, 1, "exit status %d", rc);
+    cr_expect(output && strstr(output, "spin length deviates from 1 by 1,"), "the message does not name the spin");
+    cr_expect(output && strstr(output, "after sweep 300"), "the message does not name the sweep");
+    cr_expect(output && strstr(output, "last good state is the last checkpoint"), "no word on the last checkpoint");
+    free(output);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/faulty", dir);
+    clmc_checkpoint checkpoint;
+    cr_assert_eq(clmc_checkpoint_read(path, &checkpoint), CLMC_OK, "no readable checkpoint after the fault");
+    printf("checkpoint.clmc after the fault: next sweep %llu (expected 200)\n",
+           (unsigned long long)checkpoint.next_sweep);
+    cr_expect_eq(checkpoint.next_sweep, 200);
+    clmc_checkpoint_free(&checkpoint);
+    snprintf(path, sizeof path, "%s/faulty/result.json", dir);
+    cr_expect(!test_path_exists(path), "a stopped run wrote result.json");
+    rc = test_run_clmc(&output, "run --resume '%s/faulty' --quiet", dir);
+    printf("resume without the fault: exit %d: %s\n", rc, output ? output : "");
+    free(output);
+    cr_assert_eq(rc, 0, "resume failed");
+    char reference[4200];
+    snprintf(reference, sizeof reference, "%s/reference", dir);
+    snprintf(path, sizeof path, "%s/faulty", dir);
+    expect_same_results(reference, path);
+    free(preset);
+    free(dir);
+}
+
+Test(checkpoint, guard_stops_heisenberg_with_a_long_spin)
+{
+    guard_stops_faulty_run("ckpt-guard-heisenberg", heisenberg_preset);
+}
+Test(checkpoint, guard_stops_heisenberg_glass_with_a_long_spin)
+{
+    guard_stops_faulty_run("ckpt-guard-glass", glass_tempering_preset);
+}
 
 /* All files of DIR, concatenated with their names, to see that nothing changed. */
 static char *directory_snapshot(const char *dir)

@@ -157,6 +157,8 @@ static clmc_status build_kernels(heisenberg_state *s)
     CLMC_TRY(clmc_kernel_create(s->program, update, &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_renormalize", &s->renormalize));
     if (s->glass) CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_overlap", &s->overlap));
+    CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_norm_deviation", &s->norm_deviation));
+    CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_fault", &s->fault));
     return clmc_kernel_create(s->program, "heisenberg_measure", &s->measure);
 }
 
@@ -269,12 +271,13 @@ void clmc_heisenberg_destroy(void *state)
 {
     heisenberg_state *s = state;
     if (!s) return;
-    cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure, s->overlap, s->variant.update_or};
+    cl_kernel kernels[] = {s->init,           s->update, s->renormalize, s->measure, s->overlap,
+                           s->norm_deviation, s->fault,  s->variant.update_or};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps, s->betas, s->pairs,
-                        s->variant.six};
+    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings,       s->overlaps,
+                        s->betas, s->pairs,    s->variant.six,   s->guard_deviation};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->partials_host);
@@ -294,6 +297,7 @@ static clmc_status setup(heisenberg_state *s, clmc_preset *p)
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
     CLMC_TRY(clmc_heisenberg_glass_variant_allocate(s));
+    CLMC_TRY(clmc_heisenberg_guard_setup(s));
     size_t global[2] = {s->n_sites, s->n_configs};
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
@@ -401,7 +405,7 @@ clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index)
         size_t global[2] = {s->n_sites, s->n_configs};
         CLMC_TRY(clmc_enqueue(s->rt, s->renormalize, 2, global, NULL, CLMC_TIMED));
     }
-    return CLMC_OK;
+    return clmc_heisenberg_inject_fault(s, sweep_index);
 }
 
 /* Sums of one configuration in one batch slot (its partials): bond sum and
@@ -523,5 +527,8 @@ const clmc_model_ops clmc_model_heisenberg = {
     .measure = clmc_heisenberg_measure,
     .collect = heisenberg_collect,
     .estimate = heisenberg_estimate,
+    .guard = clmc_heisenberg_guard,
     .checks = clmc_heisenberg_checks,
+    .save_state = clmc_heisenberg_save_state,
+    .load_state = clmc_heisenberg_load_state,
 };

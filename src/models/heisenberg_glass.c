@@ -248,5 +248,8 @@ const clmc_model_ops clmc_model_heisenberg_glass = {
     .estimate = glass_estimate,
     .energies = glass_energies,
     .set_betas = glass_set_betas,
+    .guard = clmc_heisenberg_guard,
     .checks = clmc_heisenberg_checks,
+    .save_state = clmc_heisenberg_save_state,
+    .load_state = clmc_heisenberg_load_state,
 };

@@ -47,6 +47,10 @@ typedef struct {
     cl_long *partials_host, *overlaps_host;
     cl_uint *pairs_host, *slot_pairs; /* glass: the replica pair of each (realization, temperature), now and per slot */
     heisenberg_glass_variant variant;
+    /* The guard and its test-only fault (heisenberg_checkpoint.c). */
+    cl_kernel norm_deviation, fault;
+    cl_mem guard_deviation;
+    uint64_t fault_after; /* CLMC_FAULT_SPIN_AFTER: sweeps after which one spin is doubled; 0: never */
 } heisenberg_state;
 
 extern const char *const clmc_heisenberg_glass_columns[];
@@ -79,5 +83,14 @@ cl_kernel clmc_heisenberg_glass_variant_kernel(const heisenberg_state *s, cl_uin
 void clmc_heisenberg_glass_variant_launch(const heisenberg_state *s, size_t global[2], size_t local[2], bool *has_local);
 /* The configurations' inverse temperatures as the kernels' reals. */
 clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas);
+
+/* Checkpoints, the numerical guard and its fault injection
+ * (heisenberg_checkpoint.c): guard_setup after the kernels are built,
+ * inject_fault at the end of every sweep. */
+clmc_status clmc_heisenberg_guard_setup(heisenberg_state *s);
+clmc_status clmc_heisenberg_inject_fault(heisenberg_state *s, uint64_t sweep_index);
+clmc_status clmc_heisenberg_guard(void *state);
+clmc_status clmc_heisenberg_save_state(void *state, unsigned char **blob, size_t *bytes);
+clmc_status clmc_heisenberg_load_state(void *state, const unsigned char *blob, size_t bytes);
 
 #endif

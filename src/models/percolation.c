@@ -17,6 +17,7 @@
 #include "clmc/stats.h"
 #include "measure.h"
 #include "models/lattice.h"
+#include "state_blob.h"
 
 enum { LARGEST, MEAN_SIZE, WRAP_X, WRAP_EITHER, WRAP_ALL, COLUMNS };
 static const char *const series_columns[] = {"largest_cluster_fraction", "mean_cluster_size", "wrapping_horizontal",
@@ -237,13 +238,53 @@ static clmc_status percolation_estimate(void *state, const double *rows, size_t 
     return clmc_add_column_estimates(rows, n_rows, series_columns, observables);
 }
 
+/* Labels of the final sample (read from the device: the last measured one
+ * may be older, or missing after a resume). */
 static clmc_status percolation_checks(void *state, cJSON *checks)
 {
     percolation_state *s = state;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->labels, CL_TRUE, 0, s->n_sites * sizeof(cl_uint),
+                                    s->labels_host, 0, NULL, NULL));
     unsigned long long unlabelled = 0;
     for (size_t site = 0; site < s->n_sites; site++) unlabelled += s->labels_host[site] > site;
     cJSON_AddNumberToObject(checks, "labels_above_site", (double)unlabelled);
     return unlabelled ? clmc_fail(CLMC_ERR_OTHER, "%llu labels exceed their site", unlabelled) : CLMC_OK;
+}
+
+/* Checkpoints: every sweep draws its sample afresh from (seed, sweep), so the
+ * state is the current sample; its buffers (bonds, occupation, labels) are
+ * saved as stored, so that the final checks are those of the uninterrupted
+ * run even when the checkpoint comes after the last sweep's sample. */
+static clmc_status percolation_save_state(void *state, unsigned char **blob, size_t *bytes)
+{
+    percolation_state *s = state;
+    clmc_blob_writer w = {0};
+    clmc_blob_put_buffer(&w, s->rt, s->bonds);
+    clmc_blob_put_buffer(&w, s->rt, s->occupied);
+    clmc_blob_put_buffer(&w, s->rt, s->labels);
+    return clmc_blob_finish(&w, blob, bytes);
+}
+
+/* Labels must name a site (< N) for the checks' counting. */
+static clmc_status percolation_load_state(void *state, const unsigned char *blob, size_t bytes)
+{
+    percolation_state *s = state;
+    size_t n = s->n_sites;
+    clmc_blob_reader r = clmc_blob_reader_of(blob, bytes);
+    const unsigned char *bonds = clmc_blob_get_buffer(&r, n, "the percolation bonds");
+    const unsigned char *occupied = clmc_blob_get_buffer(&r, n, "the percolation occupation");
+    const unsigned char *labels = clmc_blob_get_buffer(&r, n * sizeof(cl_uint), "the percolation labels");
+    CLMC_TRY(clmc_blob_end(&r));
+    for (size_t site = 0; site < n; site++) {
+        cl_uint label;
+        memcpy(&label, labels + site * sizeof label, sizeof label);
+        if (label >= n)
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: percolation label %u of site %zu is not a site; refused",
+                             label, site);
+    }
+    CLMC_TRY(clmc_buffer_upload(s->rt, s->bonds, bonds, n));
+    CLMC_TRY(clmc_buffer_upload(s->rt, s->occupied, occupied, n));
+    return clmc_buffer_upload(s->rt, s->labels, labels, n * sizeof(cl_uint));
 }
 
 const clmc_model_ops clmc_model_percolation = {
@@ -259,5 +300,7 @@ const clmc_model_ops clmc_model_percolation = {
     .collect = percolation_collect,
     .estimate = percolation_estimate,
     .checks = percolation_checks,
+    .save_state = percolation_save_state,
+    .load_state = percolation_load_state,
     .tunables = clmc_labeling_tunables,
 };
