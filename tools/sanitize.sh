@@ -25,7 +25,7 @@ export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$PWD/$build/test-cache/pocl}"
 suites=("$@")
 if [ ${#suites[@]} -eq 0 ]; then
   suites=(preset stats exact rng_host checkpoint_format rng_device ising2d ising3d tempering cli ea labeling potts
-          hard_disks heisenberg heisenberg_glass bench checkpoint)
+          hard_disks heisenberg heisenberg_glass bench checkpoint tempering_table tempering_device)
 fi
 failed=()
 for suite in "${suites[@]}"; do
