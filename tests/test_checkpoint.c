@@ -348,7 +348,8 @@ Test(checkpoint, damaged_checkpoints_refused_nothing_overwritten)
 Test(checkpoint, preset_larger_than_device_memory_refused)
 {
     char betas[2048] = "", *at = betas;
-    for (int i = 0; i < 64; i++) at += sprintf(at, "%s%.4f", i ? ", " : "", 0.1 + 0.005 * i);
+    for (int i = 0; i < 64; i++)
+        at += snprintf(at, (size_t)(betas + sizeof betas - at), "%s%.4f", i ? ", " : "", 0.1 + 0.005 * i);
     char json[4096];
     snprintf(json, sizeof json,
              "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 65534}, \"ensemble\": {\"type\": "
