@@ -332,20 +332,24 @@ inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t 
  * sums of 2^rounds work-items in lids 0 .. wg / 2^rounds - 1: bit-sliced
  * additions, so far fewer lanes have to be unpacked one by one afterwards.
  * The caller keeps every sum below 2^levels. */
-inline void fold_tallies(word_t *c, uint counters, uint levels, uint rounds, uint wg, __local word_t *buffer,
-                         uint lid)
+inline void fold_tallies(word_t *c, uint counters, uint levels, uint item_levels, uint rounds, uint wg,
+                         __local word_t *buffer, uint lid)
 {
     uint words = counters * levels;
     for (uint fold = 0, stride = wg / 2; fold < rounds; fold++, stride /= 2) {
+        /* Before this round each counter fits in `used` levels, after it in one more. */
+        uint used = min(levels, item_levels + fold), grown = min(levels, used + 1);
         if (lid >= stride && lid < 2 * stride)
-            for (uint k = 0; k < words; k++) buffer[(lid - stride) * words + k] = c[k];
+            for (uint counter = 0; counter < counters; counter++)
+                for (uint level = 0; level < used; level++)
+                    buffer[(lid - stride) * words + counter * levels + level] = c[counter * levels + level];
         barrier(CLK_LOCAL_MEM_FENCE);
         if (lid < stride)
             for (uint counter = 0; counter < counters; counter++) {
                 word_t carry = 0;
-                for (uint level = 0; level < levels; level++) {
+                for (uint level = 0; level < grown; level++) {
                     uint k = counter * levels + level;
-                    word_t other = buffer[lid * words + k], odd = c[k] ^ other;
+                    word_t other = level < used ? buffer[lid * words + k] : 0, odd = c[k] ^ other;
                     word_t next = (c[k] & other) | (carry & odd);
                     c[k] = odd ^ carry;
                     carry = next;
@@ -361,7 +365,8 @@ inline void fold_tallies(word_t *c, uint counters, uint levels, uint rounds, uin
  * compilers need not keep them in registers during the updates. */
 #define ENERGY_ITEM_COUNT (NEIGHBOURS * ENERGY_SITES)
 #define ENERGY_ITEM_LEVELS (ENERGY_ITEM_COUNT < 8 ? 3 : ENERGY_ITEM_COUNT < 16 ? 4 : ENERGY_ITEM_COUNT < 32 ? 5 : \
-                            ENERGY_ITEM_COUNT < 64 ? 6 : ENERGY_LEVELS)
+                            ENERGY_ITEM_COUNT < 64 ? 6 : ENERGY_ITEM_COUNT < 128 ? 7 : ENERGY_ITEM_COUNT < 256 ? 8 : \
+                            ENERGY_LEVELS)
 
 /* Adds a site's per-lane count of satisfied bonds, (c0, c1, c2) bit-sliced,
  * to a work-item's counter c (ripple carry over ENERGY_ITEM_LEVELS levels). */
@@ -457,7 +462,7 @@ void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, place, index,
                         satisfied);
     }
-    fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
+    fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
     if (lid == 0)
         for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) fold_buffer[k] = satisfied[k];
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -620,8 +625,8 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
         sites++;
     }
     atomic_add(&group_sites, sites);
-    fold_tallies(satisfied, 1, TALLY_LEVELS, FOLD_ROUNDS, MEASURE_WG, fold_buffer, lid);
-    if (with_overlap) fold_tallies(agreeing, 1, TALLY_LEVELS, FOLD_ROUNDS, MEASURE_WG, fold_buffer, lid);
+    fold_tallies(satisfied, 1, TALLY_LEVELS, TALLY_LEVELS, FOLD_ROUNDS, MEASURE_WG, fold_buffer, lid);
+    if (with_overlap) fold_tallies(agreeing, 1, TALLY_LEVELS, TALLY_LEVELS, FOLD_ROUNDS, MEASURE_WG, fold_buffer, lid);
     if (lid < (MEASURE_WG >> FOLD_ROUNDS))
         for (uint step = 0; step < WORD_BITS; step++) {
             uint lane = (lid + step) % WORD_BITS;

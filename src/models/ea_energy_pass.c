@@ -12,7 +12,24 @@
 #include <string.h>
 
 #define ENERGY_WG_MAX 128
-#define ENERGY_SITES 4 /* sites per work-item: the fold's cost spread over more updates */
+/* Sites per work-item: the fold's cost spread over more updates, against
+ * fewer work-items in flight.  CLMC_EA_ENERGY_SITES overrides it (benchmarks;
+ * the same energies whatever the value). */
+#define ENERGY_SITES_DEFAULT 4
+#define ENERGY_SITES_MAX 64
+
+static clmc_status energy_sites(unsigned *sites)
+{
+    const char *text = getenv("CLMC_EA_ENERGY_SITES");
+    *sites = ENERGY_SITES_DEFAULT;
+    if (!text || !*text) return CLMC_OK;
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (*end || n < 1 || n > ENERGY_SITES_MAX)
+        return clmc_fail(CLMC_ERR_INPUT, "CLMC_EA_ENERGY_SITES: expected 1 .. %d, got \"%s\"", ENERGY_SITES_MAX, text);
+    *sites = (unsigned)n;
+    return CLMC_OK;
+}
 
 static clmc_status energy_mode(ea_energy_mode *mode)
 {
@@ -27,18 +44,18 @@ static clmc_status energy_mode(ea_energy_mode *mode)
 /* Work-groups of a power of two work-items of ENERGY_SITES sites each (the
  * smallest group covering the colour's sites, at most ENERGY_WG_MAX), folded
  * completely; counters wide enough for 2 DIM satisfied bonds per site. */
-static void plan_energy_pass(ea_state *s)
+static void plan_energy_pass(ea_state *s, unsigned sites)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     size_t half = s->n_sites / 2;
     size_t wg = clmc_power_of_two_at_most(d->max_work_group_size < ENERGY_WG_MAX ? d->max_work_group_size : ENERGY_WG_MAX);
-    while (wg > 1 && wg / 2 * ENERGY_SITES >= half) wg /= 2;
+    while (wg > 1 && wg / 2 * sites >= half) wg /= 2;
     s->energy_wg = wg;
-    s->energy_groups = (half + wg * ENERGY_SITES - 1) / (wg * ENERGY_SITES);
+    s->energy_groups = (half + wg * sites - 1) / (wg * sites);
     s->energy_fold_rounds = 0;
     while (((size_t)1 << s->energy_fold_rounds) < wg) s->energy_fold_rounds++;
     s->energy_levels = 1;
-    while (((size_t)1 << s->energy_levels) <= 2 * (size_t)s->dim * ENERGY_SITES * wg) s->energy_levels++;
+    while (((size_t)1 << s->energy_levels) <= 2 * (size_t)s->dim * sites * wg) s->energy_levels++;
 }
 
 static clmc_status set_energy_arguments(ea_state *s)
@@ -74,10 +91,12 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
 {
     CLMC_TRY(energy_mode(&s->energy_mode));
     if (!s->msc || s->temperatures < 2 || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
-    plan_energy_pass(s);
+    unsigned sites;
+    CLMC_TRY(energy_sites(&sites));
+    plan_energy_pass(s, sites);
     char options[768];
-    snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_SITES=%d "
-             "-DENERGY_LEVELS=%u -DENERGY_FOLD_ROUNDS=%u", base_options, s->energy_wg, s->energy_groups, ENERGY_SITES,
+    snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_SITES=%u "
+             "-DENERGY_LEVELS=%u -DENERGY_FOLD_ROUNDS=%u", base_options, s->energy_wg, s->energy_groups, sites,
              s->energy_levels, s->energy_fold_rounds);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->energy_program));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
