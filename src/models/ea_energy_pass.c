@@ -15,7 +15,7 @@
 /* Sites per work-item: the fold's cost spread over more updates, against
  * fewer work-items in flight.  CLMC_EA_ENERGY_SITES overrides it (benchmarks;
  * the same energies whatever the value). */
-#define ENERGY_SITES_DEFAULT 4
+#define ENERGY_SITES_DEFAULT 16 /* fastest of 4, 8, 16, 32 on an H200 at L = 32 and 64 (benchmarks/README.md) */
 #define ENERGY_SITES_MAX 64
 
 static clmc_status energy_sites(unsigned *sites)
