@@ -43,6 +43,11 @@ clmc_status disk_geometry_for(uint32_t n_disks, double packing_fraction, double 
 size_t disk_slot_index(uint32_t cells, uint32_t x, uint32_t y, uint32_t slot);
 /* Cell and local coordinate in (0, w] of a box coordinate in [0, box). */
 void disk_locate(double coordinate, const disk_geometry *g, uint32_t *cell, float *local);
+/* Empties the cell list (counts 0, every slot the sentinel). */
+void disk_cells_clear(disk_cells *c);
+/* Puts a disk at box position (x, y) into the next free slot of its cell;
+ * fails, naming the `start` ("lattice", "compressed"), when the cell is full. */
+clmc_status disk_cells_insert(disk_cells *c, double x, double y, const char *start);
 /* A staggered-row lattice start, vacancies spread evenly; fails with an
  * input error if its nearest neighbours would be closer than a diameter. */
 clmc_status disk_lattice_start(disk_cells *c);

@@ -67,28 +67,42 @@ void disk_locate(double coordinate, const disk_geometry *g, uint32_t *cell, floa
     *local = l;
 }
 
+void disk_cells_clear(disk_cells *c)
+{
+    const disk_geometry *g = &c->g;
+    size_t n_cells = (size_t)g->cells * g->cells;
+    for (size_t i = 0; i < n_cells * g->slots * 2; i++) c->xy[i] = DISK_SENTINEL;
+    memset(c->count, 0, n_cells * sizeof *c->count);
+}
+
+clmc_status disk_cells_insert(disk_cells *c, double x, double y, const char *start)
+{
+    const disk_geometry *g = &c->g;
+    uint32_t cx, cy;
+    float lx, ly;
+    disk_locate(x, g, &cx, &lx);
+    disk_locate(y, g, &cy, &ly);
+    size_t cell = disk_slot_index(g->cells, cx, cy, 0);
+    if (c->count[cell] == g->slots)
+        return clmc_fail(CLMC_ERR_OTHER, "%s start: more than %u disks in cell (%u, %u)", start, g->slots, cx, cy);
+    size_t slot = disk_slot_index(g->cells, cx, cy, c->count[cell]++);
+    c->xy[2 * slot] = lx;
+    c->xy[2 * slot + 1] = ly;
+    return CLMC_OK;
+}
+
 clmc_status disk_lattice_start(disk_cells *c)
 {
     const disk_geometry *g = &c->g;
     uint32_t rows, columns;
     CLMC_TRY(disk_lattice_shape(g->n_disks, g->box, &rows, &columns));
-    size_t n_cells = (size_t)g->cells * g->cells;
-    for (size_t i = 0; i < n_cells * g->slots * 2; i++) c->xy[i] = DISK_SENTINEL;
-    memset(c->count, 0, n_cells * sizeof *c->count);
+    disk_cells_clear(c);
     uint64_t sites = (uint64_t)rows * columns;
     double ax = g->box / columns, ay = g->box / rows;
     for (uint64_t s = 0; s < sites; s++) {
         if ((s + 1) * g->n_disks / sites == s * g->n_disks / sites) continue; /* a vacancy */
-        uint32_t r = (uint32_t)(s / columns), k = (uint32_t)(s % columns), cx, cy;
-        float lx, ly;
-        disk_locate((k + 0.25 + 0.5 * (r & 1u)) * ax, g, &cx, &lx);
-        disk_locate((r + 0.5) * ay, g, &cy, &ly);
-        size_t cell = disk_slot_index(g->cells, cx, cy, 0);
-        if (c->count[cell] == g->slots)
-            return clmc_fail(CLMC_ERR_OTHER, "lattice start: more than %u disks in cell (%u, %u)", g->slots, cx, cy);
-        size_t slot = disk_slot_index(g->cells, cx, cy, c->count[cell]++);
-        c->xy[2 * slot] = lx;
-        c->xy[2 * slot + 1] = ly;
+        uint32_t r = (uint32_t)(s / columns), k = (uint32_t)(s % columns);
+        CLMC_TRY(disk_cells_insert(c, (k + 0.25 + 0.5 * (r & 1u)) * ax, (r + 0.5) * ay, "lattice"));
     }
     return CLMC_OK;
 }

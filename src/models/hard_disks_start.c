@@ -163,22 +163,8 @@ static void metropolis_sweep(packing *p, uint32_t step)
 /* The packing in the target box into the cell list (cell-local floats). */
 static clmc_status fill_cells(const packing *p, disk_cells *c)
 {
-    const disk_geometry *g = &c->g;
-    size_t n_cells = (size_t)g->cells * g->cells;
-    for (size_t i = 0; i < n_cells * g->slots * 2; i++) c->xy[i] = DISK_SENTINEL;
-    memset(c->count, 0, n_cells * sizeof *c->count);
-    for (uint32_t i = 0; i < p->n; i++) {
-        uint32_t cx, cy;
-        float lx, ly;
-        disk_locate(p->xy[2 * i], g, &cx, &lx);
-        disk_locate(p->xy[2 * i + 1], g, &cy, &ly);
-        size_t cell = disk_slot_index(g->cells, cx, cy, 0);
-        if (c->count[cell] == g->slots)
-            return clmc_fail(CLMC_ERR_OTHER, "compressed start: more than %u disks in cell (%u, %u)", g->slots, cx, cy);
-        size_t slot = disk_slot_index(g->cells, cx, cy, c->count[cell]++);
-        c->xy[2 * slot] = lx;
-        c->xy[2 * slot + 1] = ly;
-    }
+    disk_cells_clear(c);
+    for (uint32_t i = 0; i < p->n; i++) CLMC_TRY(disk_cells_insert(c, p->xy[2 * i], p->xy[2 * i + 1], "compressed"));
     return CLMC_OK;
 }
 
