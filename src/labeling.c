@@ -1,6 +1,7 @@
 /* Host side of the connected-component labeling (cl/labeling.cl). */
 #include "clmc/labeling.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -76,10 +77,31 @@ static clmc_status build(clmc_labeler *w)
     return create_buffer(w->rt, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &w->changed);
 }
 
+/* Local memory of label_tiles (cl/labeling.cl): a label and a bond byte per
+ * tile site, and one flag. */
+static size_t tile_local_bytes(const clmc_label_lattice *l)
+{
+    size_t sites = l->dim == 2 ? (size_t)l->tile * l->tile : (size_t)l->tile * l->tile * l->tile;
+    return sites * (sizeof(cl_uint) + 1) + sizeof(cl_int);
+}
+
+/* An automatic tile shrinks until the device's local memory holds it; a
+ * tile the preset names is refused with both numbers. */
+static clmc_status fit_local_memory(clmc_label_lattice *l, bool automatic, const clmc_device_info *d)
+{
+    while (automatic && l->tile > 2 && tile_local_bytes(l) > d->local_mem_bytes) l->tile /= 2;
+    if (tile_local_bytes(l) <= d->local_mem_bytes) return CLMC_OK;
+    return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: labeling tiles of edge %d need %zu bytes of local memory; %s has "
+                     "%llu: choose a smaller tile", l->tile, tile_local_bytes(l), d->name,
+                     (unsigned long long)d->local_mem_bytes);
+}
+
 clmc_status clmc_labeler_create(clmc_runtime *rt, clmc_label_lattice lattice, clmc_labeler **out)
 {
     *out = NULL;
+    bool automatic = lattice.tile == 0;
     CLMC_TRY(check_lattice(&lattice));
+    CLMC_TRY(fit_local_memory(&lattice, automatic, clmc_runtime_device(rt)));
     clmc_labeler *w = calloc(1, sizeof *w);
     if (!w) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     w->rt = rt;
