@@ -24,8 +24,6 @@ typedef struct clmc_model_shape {
     unsigned n_systems, n_temperatures;
 } clmc_model_shape;
 
-/* A launch or tiling parameter that `clmc tune` may search: a preset key
- * whose value `automatic` lets the model (or the tuning cache) choose. */
 /* A measured value for an automatic key where no tuned one exists, by
  * lattice dimension and device type ("GPU", "CPU"); vendor NULL: any. */
 typedef struct clmc_tunable_default {
@@ -34,6 +32,8 @@ typedef struct clmc_tunable_default {
     long long value;
 } clmc_tunable_default;
 
+/* A launch or tiling parameter that `clmc tune` may search: a preset key
+ * whose value `automatic` lets the model (or the tuning cache) choose. */
 typedef struct clmc_tunable {
     const char *path;              /* e.g. "algorithm.tile"; NULL ends a list */
     long long automatic;           /* the value that means "choose for me" */
@@ -80,8 +80,9 @@ typedef struct clmc_model_ops {
      * energies_device: the device buffer of integer energies, cl_long [config]
      * holding the energy times *sign, that the last sweep_before_energies
      * enqueued; *energies = NULL when the model cannot give them (asked at
-     * start, then before every exchange, where the buffer must not change).  set_temperatures_device: enqueues what set_betas does, from the
-     * device maps config_at [system][temperature] and temperature_of [config];
+     * start, then before every exchange, where the buffer must not change).
+     * set_temperatures_device: enqueues what set_betas does, from the device
+     * maps config_at [system][temperature] and temperature_of [config];
      * nothing may be read back. */
     clmc_status (*energies_device)(void *state, cl_mem *energies, int *sign);
     clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
