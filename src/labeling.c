@@ -50,14 +50,6 @@ void clmc_labeler_destroy(clmc_labeler *w)
     free(w);
 }
 
-static clmc_status create_buffer(clmc_runtime *rt, cl_mem_flags flags, size_t bytes, void *host, cl_mem *out)
-{
-    cl_int err;
-    *out = clCreateBuffer(clmc_runtime_context(rt), flags, bytes, host, &err);
-    CLMC_CL_CHECK(err, "clCreateBuffer(labeling)");
-    return CLMC_OK;
-}
-
 static clmc_status build(clmc_labeler *w)
 {
     const clmc_label_lattice *l = &w->lattice;
@@ -74,7 +66,7 @@ static clmc_status build(clmc_labeler *w)
     CLMC_TRY(clmc_kernel_create(w->program, "relax_tiles", &w->relax));
     CLMC_TRY(clmc_kernel_create(w->program, "sew_seams", &w->sew));
     CLMC_TRY(clmc_kernel_create(w->program, "flatten_labels", &w->flatten));
-    return create_buffer(w->rt, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &w->changed);
+    return clmc_buffer_create(w->rt, sizeof(cl_int), NULL, "labeling flag", &w->changed);
 }
 
 /* Local memory of label_tiles (cl/labeling.cl): a label and a bond byte per
@@ -191,10 +183,8 @@ clmc_status clmc_label_bonds(clmc_runtime *rt, clmc_label_lattice lattice, const
     clmc_labeler *w = NULL;
     CLMC_TRY(clmc_labeler_create(rt, lattice, &w));
     cl_mem bond_buffer = NULL, label_buffer = NULL;
-    clmc_status status = create_buffer(rt, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, w->sites, (void *)bonds,
-                                       &bond_buffer);
-    if (status == CLMC_OK)
-        status = create_buffer(rt, CL_MEM_READ_WRITE, w->sites * sizeof(cl_uint), NULL, &label_buffer);
+    clmc_status status = clmc_buffer_create(rt, w->sites, bonds, "bonds", &bond_buffer);
+    if (status == CLMC_OK) status = clmc_buffer_create(rt, w->sites * sizeof(cl_uint), NULL, "labels", &label_buffer);
     if (status == CLMC_OK) status = clmc_labeler_run(w, bond_buffer, label_buffer, report);
     if (status == CLMC_OK) {
         cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(rt), label_buffer, CL_TRUE, 0, w->sites * sizeof(cl_uint),

@@ -310,6 +310,16 @@ clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items,
     return clmc_enqueue(rt, kernel, 1, &global, &group, timing);
 }
 
+clmc_status clmc_buffer_create(clmc_runtime *rt, size_t bytes, const void *initial, const char *what, cl_mem *out)
+{
+    cl_int err;
+    cl_mem_flags flags = CL_MEM_READ_WRITE | (initial ? CL_MEM_COPY_HOST_PTR : 0);
+    *out = clCreateBuffer(rt->context, flags, bytes, (void *)initial, &err);
+    if (err != CL_SUCCESS)
+        return clmc_fail(CLMC_ERR_DEVICE, "clCreateBuffer(%s, %zu bytes) failed: %s", what, bytes, clmc_cl_error_name(err));
+    return CLMC_OK;
+}
+
 clmc_status clmc_buffer_download(clmc_runtime *rt, cl_mem buffer, size_t bytes, unsigned char **copy)
 {
     *copy = malloc(bytes ? bytes : 1);

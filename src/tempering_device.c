@@ -11,10 +11,7 @@
 
 static clmc_status device_buffer(clmc_tempering_device *d, size_t bytes, const void *host, cl_mem *out)
 {
-    cl_int err;
-    cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
-    *out = clCreateBuffer(clmc_runtime_context(d->rt), flags, bytes, (void *)host, &err);
-    return err == CL_SUCCESS ? CLMC_OK : clmc_fail(CLMC_ERR_DEVICE, "clCreateBuffer(tempering): %s", clmc_cl_error_name(err));
+    return clmc_buffer_create(d->rt, bytes, host, "tempering", out);
 }
 
 static clmc_status zero_counters(clmc_tempering_device *d, const clmc_tempering *pt)

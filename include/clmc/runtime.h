@@ -63,6 +63,9 @@ clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items,
 /* The first `bytes` of a device buffer in a fresh host array (blocking read;
  * the caller frees *copy). */
 clmc_status clmc_buffer_download(clmc_runtime *rt, cl_mem buffer, size_t bytes, unsigned char **copy);
+/* A read-write device buffer of `bytes` bytes, filled from `initial` unless
+ * NULL; `what` names it in the error. */
+clmc_status clmc_buffer_create(clmc_runtime *rt, size_t bytes, const void *initial, const char *what, cl_mem *out);
 /* Waits for all work; returns accumulated device seconds of timed kernels. */
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds);
 void clmc_runtime_reset_clock(clmc_runtime *rt);

@@ -81,10 +81,7 @@ static clmc_status create_device_buffer(ea_state *s, size_t bytes, cl_mem *out, 
     if (bytes > d->max_alloc_bytes)
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: the %s need %zu bytes in one buffer; %s allows %llu",
                          what, bytes, d->name, (unsigned long long)d->max_alloc_bytes);
-    cl_int err;
-    *out = clCreateBuffer(clmc_runtime_context(s->rt), CL_MEM_READ_WRITE, bytes, NULL, &err);
-    return err == CL_SUCCESS ? CLMC_OK
-                             : clmc_fail(CLMC_ERR_DEVICE, "clCreateBuffer(%s) failed: %s", what, clmc_cl_error_name(err));
+    return clmc_buffer_create(s->rt, bytes, NULL, what, out);
 }
 
 clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)

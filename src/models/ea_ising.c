@@ -143,11 +143,7 @@ static clmc_status create_buffer(ea_state *s, size_t bytes, void *host, cl_mem *
     if (bytes > d->max_alloc_bytes)
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: the %s need %zu bytes in one buffer; %s allows %llu",
                          what, bytes, d->name, (unsigned long long)d->max_alloc_bytes);
-    cl_int err;
-    cl_mem_flags flags = CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0);
-    *out = clCreateBuffer(clmc_runtime_context(s->rt), flags, bytes, host, &err);
-    return err == CL_SUCCESS ? CLMC_OK
-                             : clmc_fail(CLMC_ERR_DEVICE, "clCreateBuffer(%s) failed: %s", what, clmc_cl_error_name(err));
+    return clmc_buffer_create(s->rt, bytes, host, what, out);
 }
 
 /* Gaussian couplings are drawn on the host (floating point), the others by

@@ -64,11 +64,7 @@ static void disks_destroy(void *state)
 
 static clmc_status create_buffer(disks_state *s, size_t bytes, void *initial, cl_mem *out)
 {
-    cl_int err;
-    cl_mem_flags flags = CL_MEM_READ_WRITE | (initial ? CL_MEM_COPY_HOST_PTR : 0);
-    *out = clCreateBuffer(clmc_runtime_context(s->rt), flags, bytes, initial, &err);
-    CLMC_CL_CHECK(err, "clCreateBuffer(hard disks)");
-    return CLMC_OK;
+    return clmc_buffer_create(s->rt, bytes, initial, "hard disks", out);
 }
 
 static size_t n_cells(const disks_state *s)

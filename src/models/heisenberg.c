@@ -164,11 +164,7 @@ static clmc_status build_kernels(heisenberg_state *s)
 
 clmc_status clmc_heisenberg_buffer(heisenberg_state *s, size_t bytes, void *host, cl_mem *out)
 {
-    cl_int err;
-    *out = clCreateBuffer(clmc_runtime_context(s->rt), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                          host, &err);
-    CLMC_CL_CHECK(err, "clCreateBuffer(heisenberg)");
-    return CLMC_OK;
+    return clmc_buffer_create(s->rt, bytes, host, "heisenberg", out);
 }
 
 static size_t partials_per_slot(const heisenberg_state *s)

@@ -188,16 +188,11 @@ static size_t partials_per_slot(const ising_state *s)
 
 static clmc_status allocate_buffers(ising_state *s)
 {
-    cl_int err;
-    cl_context ctx = clmc_runtime_context(s->rt);
-    s->spins = clCreateBuffer(ctx, CL_MEM_READ_WRITE, spin_bytes(s) * s->n_configs, NULL, &err);
-    CLMC_CL_CHECK(err, "clCreateBuffer(spins)");
-    s->thresholds = clCreateBuffer(ctx, CL_MEM_READ_ONLY, 3 * sizeof(cl_uint) * s->n_configs, NULL, &err);
-    CLMC_CL_CHECK(err, "clCreateBuffer(thresholds)");
+    CLMC_TRY(clmc_buffer_create(s->rt, spin_bytes(s) * s->n_configs, NULL, "spins", &s->spins));
+    CLMC_TRY(clmc_buffer_create(s->rt, 3 * sizeof(cl_uint) * s->n_configs, NULL, "thresholds", &s->thresholds));
     /* One slot more than the batch: energies for tempering exchanges. */
     size_t partial_count = partials_per_slot(s) * (MEASURE_BATCH + 1);
-    s->partials = clCreateBuffer(ctx, CL_MEM_READ_WRITE, partial_count * sizeof(cl_int), NULL, &err);
-    CLMC_CL_CHECK(err, "clCreateBuffer(partials)");
+    CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
     s->partials_host = malloc(partial_count * sizeof(cl_int));
     s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
     return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");

@@ -51,10 +51,7 @@ static clmc_status percolation_validate(const clmc_preset *p)
 
 static clmc_status create_buffer(percolation_state *s, size_t bytes, cl_mem *out)
 {
-    cl_int err;
-    *out = clCreateBuffer(clmc_runtime_context(s->rt), CL_MEM_READ_WRITE, bytes, NULL, &err);
-    CLMC_CL_CHECK(err, "clCreateBuffer(percolation)");
-    return CLMC_OK;
+    return clmc_buffer_create(s->rt, bytes, NULL, "percolation", out);
 }
 
 static void percolation_destroy(void *state)

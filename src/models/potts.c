@@ -62,11 +62,7 @@ static clmc_status potts_validate(const clmc_preset *p)
 
 static clmc_status create_buffer(potts_state *s, size_t bytes, void *host, cl_mem *out)
 {
-    cl_int err;
-    *out = clCreateBuffer(clmc_runtime_context(s->rt), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                          host, &err);
-    CLMC_CL_CHECK(err, "clCreateBuffer(potts)");
-    return CLMC_OK;
+    return clmc_buffer_create(s->rt, bytes, host, "potts", out);
 }
 
 static clmc_status build(potts_state *s, clmc_preset *p)
