@@ -5,10 +5,66 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime_internal.h"
 
 #define MAX_PENDING_EVENTS 512
+#define PROFILE_KERNELS 64
+#define UNTIMED_PHASE (-2) /* pending only for the profile, not in timed_ns */
+
+/* $CLMC_PROFILE (a benchmarking aid): every launch gets a profiling event and
+ * its device time, and the device's idle time since the previous launch
+ * ended (copies and fills in between count as idle; not before a kernel's
+ * first launch, which waits on start-up), are added to its kernel's row,
+ * printed to stderr when the runtime closes; timed_ns still counts only the
+ * timed launches. */
+struct clmc_profile {
+    cl_kernel kernel[PROFILE_KERNELS];
+    char name[PROFILE_KERNELS][64];
+    unsigned long long launches[PROFILE_KERNELS];
+    double ns[PROFILE_KERNELS];
+    double gap_ns[PROFILE_KERNELS]; /* idle device time before each launch but the kernel's first */
+    cl_ulong last_end;
+    int n;
+    double opened;
+};
+
+double clmc_runtime_clock(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+bool clmc_runtime_profiling(const clmc_runtime *rt) { return rt->profile != NULL; }
+
+static int profile_entry(clmc_runtime *rt, cl_kernel kernel)
+{
+    struct clmc_profile *p = rt->profile;
+    for (int i = 0; i < p->n; i++)
+        if (p->kernel[i] == kernel) return i;
+    if (p->n == PROFILE_KERNELS) return -1;
+    int i = p->n++;
+    p->kernel[i] = kernel;
+    if (clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof p->name[i], p->name[i], NULL) != CL_SUCCESS)
+        snprintf(p->name[i], sizeof p->name[i], "?");
+    return i;
+}
+
+static void profile_print(const clmc_runtime *rt)
+{
+    const struct clmc_profile *p = rt->profile;
+    double total = 0;
+    for (int i = 0; i < p->n; i++) total += p->ns[i];
+    fprintf(stderr, "clmc profile: %s, runtime open %.3f s, kernels %.6f s in all\n", rt->info.name,
+            clmc_runtime_clock() - p->opened, total * 1e-9);
+    for (int i = 0; i < p->n; i++)
+        fprintf(stderr, "clmc profile:   %-32s %10llu launches %12.6f s %10.2f us each %6.2f%%, idle before %.2f us "
+                "each\n", p->name[i], p->launches[i], p->ns[i] * 1e-9,
+                p->launches[i] ? p->ns[i] * 1e-3 / (double)p->launches[i] : 0.0, total > 0 ? 100 * p->ns[i] / total : 0.0,
+                p->launches[i] > 1 ? p->gap_ns[i] * 1e-3 / (double)(p->launches[i] - 1) : 0.0);
+}
 
 const char *clmc_cl_error_name(cl_int code)
 {
@@ -237,9 +293,14 @@ clmc_status clmc_runtime_open_device(const clmc_device_info *device, clmc_runtim
     }
     rt->pending = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending);
     rt->pending_phase = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_phase);
+    rt->pending_profile = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_profile);
     rt->current_phase = -1;
+    const char *profile = getenv("CLMC_PROFILE");
+    bool profiling = profile && *profile && strcmp(profile, "0") != 0;
+    if (profiling && (rt->profile = calloc(1, sizeof *rt->profile))) rt->profile->opened = clmc_runtime_clock();
     *out = rt;
-    return rt->pending && rt->pending_phase ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    bool allocated = rt->pending && rt->pending_phase && rt->pending_profile && (rt->profile || !profiling);
+    return allocated ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
 clmc_status clmc_runtime_open(const char *selector, clmc_runtime **rt)
@@ -249,21 +310,39 @@ clmc_status clmc_runtime_open(const char *selector, clmc_runtime **rt)
     return clmc_runtime_open_device(&device, rt);
 }
 
-static clmc_status settle_pending(clmc_runtime *rt)
+/* Waits for the pending events, adds their device times where they belong and
+ * releases them all; the first OpenCL error, if any. */
+static cl_int settle_events(clmc_runtime *rt)
 {
-    if (rt->n_pending == 0) return CLMC_OK;
-    CLMC_CL_TRY(clWaitForEvents(rt->n_pending, rt->pending));
+    if (rt->n_pending == 0) return CL_SUCCESS;
+    cl_int first = clWaitForEvents(rt->n_pending, rt->pending);
     for (cl_uint i = 0; i < rt->n_pending; i++) {
         cl_ulong start = 0, end = 0;
-        CLMC_CL_TRY(clGetEventProfilingInfo(rt->pending[i], CL_PROFILING_COMMAND_START,
-                                            sizeof start, &start, NULL));
-        CLMC_CL_TRY(clGetEventProfilingInfo(rt->pending[i], CL_PROFILING_COMMAND_END,
-                                            sizeof end, &end, NULL));
-        rt->timed_ns += (double)(end - start);
-        if (rt->pending_phase[i] >= 0) rt->phase_ns[rt->pending_phase[i]] += (double)(end - start);
+        cl_int err = clGetEventProfilingInfo(rt->pending[i], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+        if (err == CL_SUCCESS)
+            err = clGetEventProfilingInfo(rt->pending[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+        if (err == CL_SUCCESS && first == CL_SUCCESS) {
+            double ns = (double)(end - start);
+            if (rt->pending_phase[i] != UNTIMED_PHASE) rt->timed_ns += ns;
+            if (rt->pending_phase[i] >= 0) rt->phase_ns[rt->pending_phase[i]] += ns;
+            if (rt->pending_profile[i] >= 0) {
+                struct clmc_profile *p = rt->profile;
+                int k = rt->pending_profile[i];
+                p->ns[k] += ns;
+                if (p->launches[k]++ && start > p->last_end) p->gap_ns[k] += (double)(start - p->last_end);
+                p->last_end = end;
+            }
+        }
+        if (first == CL_SUCCESS) first = err;
         CLMC_CL_WARN(clReleaseEvent(rt->pending[i]));
     }
     rt->n_pending = 0;
+    return first;
+}
+
+static clmc_status settle_pending(clmc_runtime *rt)
+{
+    CLMC_CL_TRY(settle_events(rt));
     return CLMC_OK;
 }
 
@@ -271,11 +350,14 @@ void clmc_runtime_close(clmc_runtime *rt)
 {
     if (!rt) return;
     if (rt->queue) CLMC_CL_WARN(clFinish(rt->queue));
-    for (cl_uint i = 0; i < rt->n_pending; i++) CLMC_CL_WARN(clReleaseEvent(rt->pending[i]));
+    (void)settle_events(rt);
+    if (rt->profile) profile_print(rt);
     if (rt->queue) CLMC_CL_WARN(clReleaseCommandQueue(rt->queue));
     if (rt->context) CLMC_CL_WARN(clReleaseContext(rt->context));
     free(rt->pending);
     free(rt->pending_phase);
+    free(rt->pending_profile);
+    free(rt->profile);
     free(rt);
 }
 
@@ -286,23 +368,30 @@ cl_command_queue clmc_runtime_queue(const clmc_runtime *rt) { return rt->queue; 
 clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *global,
                          const size_t *local, clmc_timing timing)
 {
-    if (timing == CLMC_UNTIMED) {
+    if (timing == CLMC_UNTIMED && !rt->profile) {
         CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, NULL, global, local, 0, NULL, NULL));
         return CLMC_OK;
     }
     if (rt->n_pending == MAX_PENDING_EVENTS) CLMC_TRY(settle_pending(rt));
     cl_event *event = &rt->pending[rt->n_pending];
-    rt->pending_phase[rt->n_pending] = rt->current_phase;
+    rt->pending_phase[rt->n_pending] = timing == CLMC_UNTIMED ? UNTIMED_PHASE : rt->current_phase;
+    rt->pending_profile[rt->n_pending] = rt->profile ? profile_entry(rt, kernel) : -1;
     CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, NULL, global, local, 0, NULL, event));
     rt->n_pending++;
+    return CLMC_OK;
+}
+
+clmc_status clmc_kernel_group_limit(const clmc_runtime *rt, cl_kernel kernel, size_t *limit)
+{
+    *limit = 0;
+    CLMC_CL_TRY(clGetKernelWorkGroupInfo(kernel, rt->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof *limit, limit, NULL));
     return CLMC_OK;
 }
 
 clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items, clmc_timing timing)
 {
     size_t group = 256, kernel_limit = 0;
-    CLMC_CL_TRY(clGetKernelWorkGroupInfo(kernel, rt->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_limit,
-                                         &kernel_limit, NULL));
+    CLMC_TRY(clmc_kernel_group_limit(rt, kernel, &kernel_limit));
     if (kernel_limit && kernel_limit < group) group = kernel_limit;
     if (rt->info.max_work_group_size < group) group = rt->info.max_work_group_size;
     if (group == 0) group = 1;

@@ -55,6 +55,8 @@ clmc_status clmc_kernel_sources_hash(uint64_t *hash);
 typedef enum { CLMC_UNTIMED = 0, CLMC_TIMED = 1 } clmc_timing;
 clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *global,
                          const size_t *local, clmc_timing timing);
+/* The largest work-group `kernel` can be launched with on the device. */
+clmc_status clmc_kernel_group_limit(const clmc_runtime *rt, cl_kernel kernel, size_t *limit);
 /* `items` work-items of a kernel that ignores the ones past `items`: the
  * global size is rounded up to whole work-groups of up to 256 (the kernel's
  * and the device's limits), so odd sizes do not leave the driver to pick
