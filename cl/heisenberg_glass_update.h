@@ -19,7 +19,13 @@
  *   J6               the couplings of a site's six bonds stored at the
  *                    site's own packed index (planes j6[(r 2 DIM + k) SITES
  *                    + packed]; k < DIM: the +d bond, k >= DIM: the -d
- *                    bond): six coalesced loads, no neighbour index for J. */
+ *                    bond): six coalesced loads, no neighbour index for J;
+ *   REVERSE_ODD      colour-1 launches take their work-groups last to first
+ *                    (launch_group in common/lattice.h), starting on the
+ *                    sites the colour-0 launch ended with. */
+#ifndef REVERSE_ODD
+#define REVERSE_ODD 0
+#endif
 #ifndef SITES_PER_ITEM
 #define SITES_PER_ITEM 1
 #endif
@@ -75,7 +81,7 @@ inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint 
                               uint move, uint hit, __global const real *restrict betas,
                               __global const real *restrict couplings, __global const real *restrict j6)
 {
-    uint base = get_global_id(0);
+    uint base = launch_item(REVERSE_ODD && colour);
     if (base >= HALF_SITES / 2) return;
     uint sample = (uint)get_global_id(1), first = sample * CONFIGS, other = (colour ^ 1u) * HALF_SITES;
     spins += (size_t)first * NCOMP * SITES;
@@ -145,7 +151,7 @@ inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint 
                               uint move, uint hit, __global const real *restrict betas,
                               __global const real *restrict couplings, __global const real *restrict j6)
 {
-    uint base = get_global_id(0);
+    uint base = launch_item(REVERSE_ODD && colour);
     if (base >= ITEMS_PER_COLOUR) return;
     uint sample = (uint)get_global_id(1), first = sample * CONFIGS, other = (colour ^ 1u) * HALF_SITES;
     spins += (size_t)first * NCOMP * SITES;

@@ -133,7 +133,8 @@ ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energ
 Test(heisenberg_glass, variants_give_the_default_series, .timeout = 300)
 {
     static const char *variants[] = {"default", "plain", "batch", "x2", "x4s", "j6", "x2v", "or",
-                                     "or,j6,x2v,wg16", "j6,x4,x2s,wg64"};
+                                     "or,j6,x2v,wg16", "j6,x4,x2s,wg64", "rev,wg4",
+                                     "or,x2v,rev,wg4"};
     enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
     char preset[1024];
     snprintf(preset, sizeof preset,

@@ -40,4 +40,21 @@ inline uint site_of_colour(uint index, uint colour)
     return 2 * (index % (EDGE / 2)) + ((y + z + colour) & 1) + EDGE * row;
 }
 
+/* The index of the work-item's group in its launch, the groups taken in
+ * reverse order when `reverse` (a sweep's colour-1 launches): a launch then
+ * starts on the sites its predecessor ended with, whose data the L2 cache
+ * still holds.  Sites of one colour are independent, so results do not
+ * depend on the order. */
+inline uint launch_group(bool reverse)
+{
+    uint group = (uint)get_group_id(0);
+    return reverse ? (uint)get_num_groups(0) - 1u - group : group;
+}
+
+/* The global index of the work-item with its group in launch_group order. */
+inline uint launch_item(bool reverse)
+{
+    return launch_group(reverse) * (uint)get_local_size(0) + (uint)get_local_id(0);
+}
+
 #endif

@@ -13,13 +13,12 @@
 #define VARIANT_ENV "CLMC_GLASS_VARIANT"
 #define VARIANT_WG_MAX 1024
 
-/* The default, the fastest measured on an H200 (benchmarks/README.md:
- * 15.1 / 12.3 ps at L = 128 / 256 against 22.4 / 19.9 for "plain"): the
+/* The default, the fastest measured on an H200 (benchmarks/README.md): the
  * over-relaxation kernel, two sites per item with two-wide loads where L
- * allows, work-groups of 128. */
+ * allows, work-groups of 128, colour-1 launches in reverse group order. */
 static void measured_best(const heisenberg_state *s, heisenberg_glass_variant *v)
 {
-    v->kernel = v->or_kernel = true;
+    v->kernel = v->or_kernel = v->reverse_odd = true;
     if (s->edge % 4 == 0) v->pair_loads = true, v->sites_per_item = 2, v->strided = false;
     if (clmc_runtime_device(s->rt)->max_work_group_size >= 128) v->work_group = 128;
 }
@@ -28,7 +27,8 @@ static void measured_best(const heisenberg_state *s, heisenberg_glass_variant *v
  * driver's work-group size), batch, x1|x2|x4 (sites per item along x),
  * x2s|x4s (strided), x2v (two sites, two-wide loads), or (a kernel with the
  * move fixed to over-relaxation for those sub-sweeps), j6 (six couplings per
- * site), wgN (work-group size N, a power of two up to 1024). */
+ * site), rev (colour-1 launches visit their work-groups last to first), wgN
+ * (work-group size N, a power of two up to 1024). */
 static clmc_status parse_token(const heisenberg_state *s, heisenberg_glass_variant *v, const char *token)
 {
     unsigned n = 0;
@@ -39,6 +39,7 @@ static clmc_status parse_token(const heisenberg_state *s, heisenberg_glass_varia
         v->sites_per_item = 1;
     } else if (strcmp(token, "batch") == 0) v->kernel = true;
     else if (strcmp(token, "j6") == 0) v->kernel = v->j6 = true;
+    else if (strcmp(token, "rev") == 0) v->kernel = v->reverse_odd = true;
     else if (strcmp(token, "or") == 0) v->kernel = v->or_kernel = true;
     else if (strcmp(token, "x2v") == 0) v->kernel = v->pair_loads = true, v->sites_per_item = 2, v->strided = false;
     else if (sscanf(token, "wg%u%c", &n, &tail) == 1 && n > 0 && n <= VARIANT_WG_MAX && (n & (n - 1)) == 0)
@@ -50,7 +51,7 @@ static clmc_status parse_token(const heisenberg_state *s, heisenberg_glass_varia
         v->strided = token[2] == 's';
     } else
         return clmc_fail(CLMC_ERR_INPUT, VARIANT_ENV ": unknown part \"%s\" (default, plain, batch, x1, x2, x4, x2s, x4s, "
-                         "x2v, j6, or, wgN with N a power of two up to 1024, joined by commas)", token);
+                         "x2v, j6, or, rev, wgN with N a power of two up to 1024, joined by commas)", token);
     return CLMC_OK;
 }
 
@@ -82,8 +83,9 @@ int clmc_heisenberg_glass_variant_options(const heisenberg_state *s, char *out, 
 {
     const heisenberg_glass_variant *v = &s->variant;
     if (!v->kernel) return snprintf(out, size, "%s", "");
-    return snprintf(out, size, " -DGLASS_VARIANT -DSITES_PER_ITEM=%u%s%s%s", v->sites_per_item,
-                    v->strided ? " -DSITES_STRIDED" : "", v->j6 ? " -DJ6" : "", v->pair_loads ? " -DPAIR_LOADS" : "");
+    return snprintf(out, size, " -DGLASS_VARIANT -DSITES_PER_ITEM=%u%s%s%s%s", v->sites_per_item,
+                    v->strided ? " -DSITES_STRIDED" : "", v->j6 ? " -DJ6" : "", v->pair_loads ? " -DPAIR_LOADS" : "",
+                    v->reverse_odd ? " -DREVERSE_ODD=1" : "");
 }
 
 /* j6[(r 2 dim + k) N + packed(site)]: k < dim the +k bond of the site, k >=

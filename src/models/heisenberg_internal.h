@@ -20,7 +20,7 @@
  * heisenberg_glass_variant.c); all zero but sites_per_item 1 by default. */
 typedef struct {
     bool kernel; /* heisenberg_glass_update instead of heisenberg_naive_update */
-    bool strided, j6, pair_loads, or_kernel;
+    bool strided, j6, pair_loads, or_kernel, reverse_odd;
     unsigned sites_per_item, work_group; /* work_group 0: the driver's choice */
     cl_mem six; /* j6: the six couplings of each site */
     cl_kernel update_or; /* or_kernel: heisenberg_glass_update_or, for the over-relaxation sub-sweeps */
