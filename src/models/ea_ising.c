@@ -631,24 +631,45 @@ static clmc_status ea_set_betas(void *state, const double *betas, const unsigned
 
 /* All configurations as +-1 bytes in the canonical order (realization,
  * replica, tempering slot, site), whatever the layout. */
-static clmc_status read_configurations(ea_state *s, signed char *spins)
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+/* FNV-1a over the spins (as bytes +-1) of the naive layout's order, config
+ * major, counting those not +-1. */
+static clmc_status hash_naive(ea_state *s, unsigned long long *hash, unsigned long long *invalid)
 {
-    cl_command_queue queue = clmc_runtime_queue(s->rt);
-    if (!s->msc) {
-        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, spin_bytes(s), spins, 0, NULL, NULL));
-        return CLMC_OK;
+    size_t n = (size_t)s->configurations * s->n_sites;
+    signed char *spins = malloc(n);
+    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, n, spins, 0, NULL, NULL);
+    for (size_t i = 0; err == CL_SUCCESS && i < n; i++) {
+        *invalid += spins[i] != 1 && spins[i] != -1;
+        *hash = (*hash ^ (unsigned char)spins[i]) * FNV_PRIME;
     }
+    free(spins);
+    CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
+    return CLMC_OK;
+}
+
+/* The same hash of the msc words, read in place: configuration c's spins are
+ * one bit of one stack's words, site after site. */
+static clmc_status hash_msc(ea_state *s, unsigned long long *hash)
+{
     void *words = malloc(spin_bytes(s));
     if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, spin_bytes(s), words, 0, NULL, NULL);
-    for (size_t i = 0; err == CL_SUCCESS && i < (size_t)s->configurations * s->n_sites; i++) {
-        size_t config = i / s->n_sites, site = i % s->n_sites, chain = config / s->temperatures;
-        size_t realization = chain / 2, place = config % s->temperatures;
+    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, spin_bytes(s), words, 0, NULL,
+                                     NULL);
+    for (size_t config = 0; err == CL_SUCCESS && config < s->configurations; config++) {
+        size_t chain = config / s->temperatures, realization = chain / 2, place = config % s->temperatures;
         size_t stack = (2 * (realization / s->word_bits) + chain % 2) * s->temperatures + place;
-        size_t at = stack * s->n_sites + site;
         unsigned bit = (unsigned)(realization % s->word_bits);
-        uint64_t word = s->word_bits == 64 ? ((const cl_ulong *)words)[at] : ((const cl_uint *)words)[at];
-        spins[i] = (word >> bit) & 1u ? 1 : -1;
+        const cl_ulong *wide = (const cl_ulong *)words + stack * s->n_sites;
+        const cl_uint *narrow = (const cl_uint *)words + stack * s->n_sites;
+        for (size_t site = 0; site < s->n_sites; site++) {
+            uint64_t word = s->word_bits == 64 ? wide[site] : narrow[site];
+            unsigned char spin = (word >> bit) & 1u ? 1u : 0xffu; /* +1 or -1 as a byte */
+            *hash = (*hash ^ spin) * FNV_PRIME;
+        }
     }
     free(words);
     CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
@@ -660,17 +681,8 @@ static clmc_status read_configurations(ea_state *s, signed char *spins)
 static clmc_status ea_checks(void *state, cJSON *checks)
 {
     ea_state *s = state;
-    size_t n = (size_t)s->configurations * s->n_sites;
-    signed char *spins = malloc(n);
-    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    clmc_status status = read_configurations(s, spins);
-    unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
-    for (size_t i = 0; status == CLMC_OK && i < n; i++) {
-        invalid += spins[i] != 1 && spins[i] != -1;
-        hash = (hash ^ (unsigned char)spins[i]) * 0x100000001b3ULL;
-    }
-    free(spins);
-    CLMC_TRY(status);
+    unsigned long long hash = FNV_OFFSET, invalid = 0;
+    CLMC_TRY(s->msc ? hash_msc(s, &hash) : hash_naive(s, &hash, &invalid));
     char text[32];
     snprintf(text, sizeof text, "%016llx", hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
