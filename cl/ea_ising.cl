@@ -12,7 +12,11 @@
  * stack (msc)), TALLY_LEVELS and FOLD_ROUNDS (msc measurement counters),
  * ENERGY_PASS (0|1: ea_msc_update also counts the satisfied bonds, for the
  * tempering energies; then ENERGY_WG, ENERGY_GROUPS, ENERGY_SITES,
- * ENERGY_LEVELS, ENERGY_FOLD_ROUNDS size its work-groups and counters).
+ * ENERGY_LEVELS, ENERGY_FOLD_ROUNDS size its work-groups and counters),
+ * REVERSE_ODD (0|1: the msc update's colour-1 launches take their work-groups
+ * in reverse order, launch_group in common/lattice.h; results unchanged),
+ * EXCHANGE_FUSED (0|1: build ea_msc_exchange, tempering exchanges and lane
+ * masks in one kernel).
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering
@@ -428,7 +432,7 @@ __kernel void ea_msc_update(__global word_t *spins, __global const word_t *negat
                             __global const uint *thresholds, __global const word_t *lanes_below,
                             uint seed_lo, uint seed_hi, uint sweep, uint colour)
 {
-    uint item = get_global_id(0);
+    uint item = launch_item(REVERSE_ODD && colour);
     if (item >= STACKS / 2 * HALF_SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint pair = item / HALF_SITES;
@@ -443,17 +447,18 @@ __kernel void ea_msc_update(__global word_t *spins, __global const word_t *negat
  * ENERGY_GROUPS per (word, place), each work-item updating ENERGY_SITES
  * sites (ENERGY_WG apart, the last groups partly idle) and counting their
  * satisfied bonds per lane (bit-sliced, one counter per replica); the group
- * folds the counters and writes energy_partials[config][group], which
- * ea_sum_energy_groups adds up. */
+ * folds the counters and adds them to energy_counts[config] atomically (the
+ * exchange that reads the counts sets them back to 0). */
 __kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
 void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
                    __global const uint *thresholds, __global const word_t *lanes_below,
-                   uint seed_lo, uint seed_hi, uint sweep, uint colour, __global uint *energy_partials)
+                   uint seed_lo, uint seed_hi, uint sweep, uint colour, __global int *energy_counts)
 {
     __local word_t fold_buffer[ENERGY_WG / 2 * 2 * ENERGY_LEVELS];
     word_t satisfied[2 * ENERGY_LEVELS]; /* [replica][level] */
     for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) satisfied[k] = 0;
-    uint lid = get_local_id(0), group = get_group_id(0) % ENERGY_GROUPS, pair = get_group_id(0) / ENERGY_GROUPS;
+    uint lid = get_local_id(0), launched = launch_group(REVERSE_ODD && colour);
+    uint group = launched % ENERGY_GROUPS, pair = launched / ENERGY_GROUPS;
     uint word = pair / TEMPERATURES, place = pair % TEMPERATURES;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     for (uint k = 0; k < ENERGY_SITES; k++) {
@@ -471,23 +476,11 @@ void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds
         for (uint level = 0; level < ENERGY_LEVELS; level++)
             count |= (uint)((fold_buffer[replica * ENERGY_LEVELS + level] >> lane) & 1u) << level;
         uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + place;
-        energy_partials[(size_t)config * ENERGY_GROUPS + group] = count;
+        atomic_add(&energy_counts[config], (int)count);
     }
 }
 #endif
 
-#if ENERGY_PASS
-/* energies[config] = the bond sum sum_<ij> J_ij s_i s_j = satisfied -
- * unsatisfied bonds, from the groups' satisfied counts of the energy pass. */
-__kernel void ea_sum_energy_groups(__global const uint *energy_partials, __global long *energies)
-{
-    uint config = get_global_id(0);
-    if (config >= CONFIGURATIONS) return;
-    long satisfied = 0;
-    for (uint g = 0; g < ENERGY_GROUPS; g++) satisfied += energy_partials[(size_t)config * ENERGY_GROUPS + g];
-    energies[config] = 2 * satisfied - (long)DIM * SITES;
-}
-#endif
 #endif
 
 #if !MSC
@@ -658,27 +651,75 @@ __kernel void ea_sum_groups(__global const long *partials, __global long *totals
 }
 
 #if MSC && TEMPERATURES > 1 && !ENERGY_PASS
+/* Writes the masks of work-item (stack, j) (ea_msc_lane_masks). */
+inline void store_lane_masks(__global word_t *restrict lane_masks, uint stack, uint j, word_t below, word_t partner)
+{
+    lane_masks[(size_t)stack * (TEMPERATURES + 1) + j] = below;
+    if (j < TEMPERATURES) lane_masks[(size_t)STACKS * (TEMPERATURES + 1) + (size_t)stack * TEMPERATURES + j] = partner;
+}
+
 /* Tempering on the device: what map_stack (src/models/ea_ising.c) builds on
  * the host, from the engine's device maps config_at [chain][temperature] and
- * temperature_of [config]; one work-item per stack writes only its own rows
- * of lanes_below and partner_lanes. */
-__kernel void ea_msc_lane_masks(__global const uint *config_at, __global const uint *temperature_of,
-                                __global word_t *lane_masks)
+ * temperature_of [config].  One work-item per (stack, j), j = 0 ..
+ * TEMPERATURES, writes lanes_below[stack][j] (the lanes whose configuration
+ * sits below temperature j) and, for j < TEMPERATURES, partner_lanes[stack][j]
+ * (the lanes whose partner, the other replica's configuration at the same
+ * temperature, has place j); the lanes' reads are independent, so they
+ * overlap, and each mask is built in a register and stored once. */
+__kernel void ea_msc_lane_masks(__global const uint *restrict config_at, __global const uint *restrict temperature_of,
+                                __global word_t *restrict lane_masks)
 {
-    uint stack = get_global_id(0);
-    if (stack >= STACKS) return;
-    __global word_t *below = lane_masks + (size_t)stack * (TEMPERATURES + 1);
-    __global word_t *partner = lane_masks + (size_t)STACKS * (TEMPERATURES + 1) + (size_t)stack * TEMPERATURES;
+    uint item = get_global_id(0);
+    if (item >= STACKS * (TEMPERATURES + 1)) return;
+    uint stack = item / (TEMPERATURES + 1), j = item % (TEMPERATURES + 1);
     uint word = stack / (2 * TEMPERATURES), replica = stack / TEMPERATURES % 2, place = stack % TEMPERATURES;
-    for (uint j = 0; j <= TEMPERATURES; j++) below[j] = 0;
-    for (uint j = 0; j < TEMPERATURES; j++) partner[j] = 0;
+    word_t below = 0, partner = 0;
     for (uint lane = 0; lane < WORD_BITS; lane++) {
         uint chain = 2 * (WORD_BITS * word + lane) + replica, other = chain ^ 1u;
         uint t = temperature_of[chain * TEMPERATURES + place];
         word_t bit = (word_t)1 << lane;
-        below[t + 1] |= bit;
-        partner[config_at[other * TEMPERATURES + t] - other * TEMPERATURES] |= bit;
+        below |= t < j ? bit : (word_t)0;
+        if (j < TEMPERATURES) partner |= config_at[other * TEMPERATURES + t] - other * TEMPERATURES == j ? bit : (word_t)0;
     }
-    for (uint j = 2; j <= TEMPERATURES; j++) below[j] |= below[j - 1];
+    store_lane_masks(lane_masks, stack, j, below, partner);
+}
+#endif
+
+#if MSC && TEMPERATURES > 1 && !ENERGY_PASS && EXCHANGE_FUSED
+#include "common/tempering_exchange.h"
+
+#define EXCHANGE_GROUP (2 * WORD_BITS) /* the chains of one realization word, both replicas */
+
+/* An exchange (cl/common/tempering_exchange.h) and then the lane masks of
+ * ea_msc_lane_masks in one launch: work-group `word` holds the chains 2 (W
+ * word + lane) + replica, so the masks of the word's stacks come from the
+ * group's own maps, kept in local memory.  n_systems is a multiple of the
+ * group (realizations are a multiple of W), so no work-item returns early. */
+__kernel __attribute__((reqd_work_group_size(EXCHANGE_GROUP, 1, 1)))
+void ea_msc_exchange(TEMPERING_EXCHANGE_ARGUMENTS, __global word_t *restrict lane_masks)
+{
+    __local uint temperature_at[EXCHANGE_GROUP][TEMPERATURES]; /* [2 lane + replica][place] */
+    __local uint place_at[EXCHANGE_GROUP][TEMPERATURES];       /* [2 lane + replica][temperature] */
+    uint system = get_global_id(0), lid = get_local_id(0), word = get_group_id(0);
+    uint at[TEMPERATURES];
+    tempering_exchange_system(system, at, TEMPERING_EXCHANGE_NAMES);
+    for (uint t = 0; t < TEMPERATURES; t++) {
+        uint place = at[t] - system * TEMPERATURES;
+        place_at[lid][t] = place;
+        temperature_at[lid][place] = t;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint task = lid; task < 2 * TEMPERATURES * (TEMPERATURES + 1); task += EXCHANGE_GROUP) {
+        uint j = task % (TEMPERATURES + 1), stack_in_word = task / (TEMPERATURES + 1);
+        uint replica = stack_in_word / TEMPERATURES, place = stack_in_word % TEMPERATURES;
+        word_t below = 0, partner = 0;
+        for (uint lane = 0; lane < WORD_BITS; lane++) {
+            uint t = temperature_at[2 * lane + replica][place];
+            word_t bit = (word_t)1 << lane;
+            below |= t < j ? bit : (word_t)0;
+            if (j < TEMPERATURES) partner |= place_at[2 * lane + (replica ^ 1u)][t] == j ? bit : (word_t)0;
+        }
+        store_lane_masks(lane_masks, 2 * word * TEMPERATURES + stack_in_word, j, below, partner);
+    }
 }
 #endif

@@ -77,15 +77,24 @@ typedef struct clmc_model_ops {
     clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
     /* Optional, exchanges on the device (src/tempering_device.c; without them,
      * or with CLMC_TEMPERING_HOST=1, the host path above runs).
-     * energies_device: the device buffer of integer energies, cl_long [config]
-     * holding the energy times *sign, that the last sweep_before_energies
-     * enqueued; *energies = NULL when the model cannot give them (asked at
-     * start, then before every exchange, where the buffer must not change).
+     * energies_device: the device buffer of integers, cl_int [config], that
+     * the last sweep_before_energies enqueued, each the energy divided by
+     * *scale up to a constant; *energies = NULL when the model cannot give
+     * them (asked at start, then before every exchange, where the buffer must
+     * not change).  An exchange sets every value to 0 after reading it, so the
+     * model may accumulate the next ones with atomic adds.
      * set_temperatures_device: enqueues what set_betas does, from the device
      * maps config_at [system][temperature] and temperature_of [config];
-     * nothing may be read back. */
-    clmc_status (*energies_device)(void *state, cl_mem *energies, int *sign);
+     * nothing may be read back.
+     * exchange_kernel (optional): a kernel of the model's program, kept and
+     * released by the model, that does an exchange as
+     * cl/common/tempering_exchange.h does (its arguments first, set by the
+     * engine) and then what set_temperatures_device does, in work-groups of
+     * *group systems; *kernel = NULL when the model has none for this run.
+     * Where there is one, set_temperatures_device is not called. */
+    clmc_status (*energies_device)(void *state, cl_mem *energies, int *scale);
     clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
+    clmc_status (*exchange_kernel)(void *state, cl_kernel *kernel, size_t *group);
     /* Optional numerical guard: checks the current state's invariants
      * (spin lengths, particle count) and fails (clmc_fail, CLMC_ERR_OTHER)
      * with a message naming what broke.  The engine calls it after every

@@ -4,10 +4,13 @@
  * read back, and decisions equal to the host path's bit for bit. */
 #include "tempering_device.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tempering_table.h"
+
+#define EXCHANGE_NUMBER_ARGUMENT 12 /* the last of TEMPERING_EXCHANGE_ARGUMENTS */
 
 static clmc_status device_buffer(clmc_tempering_device *d, size_t bytes, const void *host, cl_mem *out)
 {
@@ -38,26 +41,27 @@ static clmc_status create_buffers(clmc_tempering_device *d, const clmc_tempering
     return zero_counters(d, pt);
 }
 
-static clmc_status set_arguments(clmc_tempering_device *d, const clmc_tempering *pt)
+/* The arguments of cl/common/tempering_exchange.h's TEMPERING_EXCHANGE_ARGUMENTS
+ * but the exchange number (set per launch), for `kernel`. */
+static clmc_status set_arguments(clmc_tempering_device *d, const clmc_tempering *pt, cl_kernel kernel)
 {
     cl_mem buffers[] = {d->config_at, d->heading, d->energies, d->threshold, d->offset, d->accepted, d->trips,
                         d->temperature_of};
-    cl_uint arg = 0, systems = pt->n_systems, temperatures = pt->n_temperatures;
-    cl_int sign = d->energy_sign;
+    cl_uint arg = 0, systems = pt->n_systems;
+    cl_int scale = d->energy_scale;
     for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++) {
-        CLMC_CL_TRY(clSetKernelArg(d->exchange, arg++, sizeof(cl_mem), &buffers[i]));
-        if (i == 2) CLMC_CL_TRY(clSetKernelArg(d->exchange, arg++, sizeof sign, &sign));
+        CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof(cl_mem), &buffers[i]));
+        if (i == 2) CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof scale, &scale));
     }
-    CLMC_CL_TRY(clSetKernelArg(d->exchange, arg++, sizeof systems, &systems));
-    CLMC_CL_TRY(clSetKernelArg(d->exchange, arg++, sizeof temperatures, &temperatures));
-    CLMC_CL_TRY(clSetKernelArg(d->exchange, arg++, sizeof pt->seed_lo, &pt->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(d->exchange, arg++, sizeof pt->seed_hi, &pt->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof systems, &systems));
+    CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof pt->seed_lo, &pt->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof pt->seed_hi, &pt->seed_hi));
     return CLMC_OK;
 }
 
-static bool host_path_forced(void)
+static bool environment_flag(const char *name)
 {
-    const char *text = getenv("CLMC_TEMPERING_HOST");
+    const char *text = getenv(name);
     return text && *text && strcmp(text, "0") != 0;
 }
 
@@ -65,9 +69,9 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
                                        const clmc_model_ops *ops, void *state, unsigned n_slots)
 {
     memset(d, 0, sizeof *d);
-    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device || host_path_forced())
+    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device || environment_flag("CLMC_TEMPERING_HOST"))
         return CLMC_OK;
-    CLMC_TRY(ops->energies_device(state, &d->energies, &d->energy_sign));
+    CLMC_TRY(ops->energies_device(state, &d->energies, &d->energy_scale));
     clmc_tempering_table table;
     if (!d->energies || !clmc_tempering_table_build(&table, pt)) return CLMC_OK;
     d->rt = rt;
@@ -75,9 +79,14 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     clmc_status status = create_buffers(d, pt, &table);
     clmc_tempering_table_free(&table);
     CLMC_TRY(status);
-    CLMC_TRY(clmc_program_build(rt, "tempering.cl", "-cl-std=CL1.2", &d->program));
+    char options[64];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%u", pt->n_temperatures);
+    CLMC_TRY(clmc_program_build(rt, "tempering.cl", options, &d->program));
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
-    CLMC_TRY(set_arguments(d, pt));
+    CLMC_TRY(set_arguments(d, pt, d->exchange));
+    if (ops->exchange_kernel && !environment_flag("CLMC_TEMPERING_GENERAL"))
+        CLMC_TRY(ops->exchange_kernel(state, &d->model_exchange, &d->model_group));
+    if (d->model_exchange) CLMC_TRY(set_arguments(d, pt, d->model_exchange));
     d->active = true;
     return clmc_tempering_device_upload(d, pt);
 }
@@ -109,17 +118,18 @@ clmc_status clmc_tempering_device_exchange(clmc_tempering_device *d, clmc_temper
                                            void *state)
 {
     cl_mem energies;
-    int sign;
-    CLMC_TRY(ops->energies_device(state, &energies, &sign));
-    if (energies != d->energies || sign != d->energy_sign)
+    int scale;
+    CLMC_TRY(ops->energies_device(state, &energies, &scale));
+    if (energies != d->energies || scale != d->energy_scale)
         return clmc_fail(CLMC_ERR_OTHER, "model \"%s\" changed its energy buffer during the run", ops->type);
     cl_ulong exchange = pt->exchanges;
-    CLMC_CL_TRY(clSetKernelArg(d->exchange, 13, sizeof exchange, &exchange));
+    cl_kernel kernel = d->model_exchange ? d->model_exchange : d->exchange;
+    CLMC_CL_TRY(clSetKernelArg(kernel, EXCHANGE_NUMBER_ARGUMENT, sizeof exchange, &exchange));
     size_t systems = pt->n_systems;
-    CLMC_TRY(clmc_enqueue(d->rt, d->exchange, 1, &systems, NULL, CLMC_UNTIMED));
+    CLMC_TRY(clmc_enqueue(d->rt, kernel, 1, &systems, d->model_exchange ? &d->model_group : NULL, CLMC_UNTIMED));
     pt->exchanges++;
     for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) pt->attempted[t] += pt->n_systems;
-    return ops->set_temperatures_device(state, d->config_at, d->temperature_of);
+    return d->model_exchange ? CLMC_OK : ops->set_temperatures_device(state, d->config_at, d->temperature_of);
 }
 
 clmc_status clmc_tempering_device_note(clmc_tempering_device *d, unsigned slot, unsigned n_configs)

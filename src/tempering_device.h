@@ -1,5 +1,6 @@
-/* Parallel-tempering exchanges on the device (cl/tempering.cl) for models
- * with the energies_device and set_temperatures_device hooks: the maps and
+/* Parallel-tempering exchanges on the device (cl/tempering.cl, or the
+ * model's own kernel) for models with the energies_device and
+ * set_temperatures_device hooks: the maps and
  * counters stay on the device and are read back into clmc_tempering only at
  * measurements' collection, checkpoints and the end. */
 #ifndef CLMC_TEMPERING_DEVICE_H
@@ -12,9 +13,11 @@ typedef struct clmc_tempering_device {
     clmc_runtime *rt;
     cl_program program;
     cl_kernel exchange;
+    cl_kernel model_exchange; /* the model's own (model.h exchange_kernel), or NULL */
+    size_t model_group;       /* its work-group size */
     cl_mem config_at, heading, temperature_of, threshold, offset, accepted, trips, noted;
     cl_mem energies; /* the model's */
-    int energy_sign;
+    int energy_scale;
     unsigned n_slots;
 } clmc_tempering_device;
 

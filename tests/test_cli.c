@@ -178,3 +178,68 @@ Test(cli, devices_lists_the_ci_device)
     cr_expect(strstr(output, "0:0"), "device index missing");
     free(output);
 }
+
+#define EA_TEMPERING_PRESET                                                                                          \
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4, \"realizations\": 64},"                             \
+    " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\","                       \
+    " \"betas\": [0.5, 0.7, 0.9], \"exchange_every\": 2}, \"run\": {\"thermalization\": 0, \"sweeps\": 20, \"measure_every\": 5, \"seed\": 3}}"
+
+/* Benchmarking variables are checked like preset keys: a bad value is an
+ * input error (exit 2) naming the variable, with nothing written. */
+Test(cli, bad_benchmark_variable_exits_2)
+{
+    char *dir = test_scratch_dir("cli-bad-env");
+    char preset_path[4200], out_dir[4200];
+    snprintf(preset_path, sizeof preset_path, "%s/ea.json", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    test_write_file(preset_path, EA_TEMPERING_PRESET);
+    cr_assert_eq(setenv("CLMC_EA_ENERGY_SITES", "0", 1), 0);
+    char *output = NULL;
+    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s'", preset_path, out_dir);
+    unsetenv("CLMC_EA_ENERGY_SITES");
+    printf("CLMC_EA_ENERGY_SITES=0: exit %d: %s", status, output ? output : "(no output)\n");
+    cr_expect_eq(status, 2, "exit status %d, expected 2", status);
+    cr_expect(output && strstr(output, "CLMC_EA_ENERGY_SITES"), "the message does not name the variable");
+    cr_expect(!test_path_exists(out_dir), "output directory was created");
+    free(output);
+    free(dir);
+}
+
+/* The launch count of the skip-th profile row of `kernel`, -1 if none. */
+static long profiled_launches(const char *output, const char *kernel, int skip)
+{
+    for (const char *line = strstr(output, "clmc profile:   "); line; line = strstr(line + 1, "clmc profile:   ")) {
+        char name[64];
+        long launches;
+        if (sscanf(line, "clmc profile: %63s %ld launches", name, &launches) == 2 && strcmp(name, kernel) == 0
+            && skip-- == 0)
+            return launches;
+    }
+    return -1;
+}
+
+/* CLMC_PROFILE=1 reports every kernel the run launched (the update, the
+ * fused tempering exchange) with launch counts, and each program build. */
+Test(cli, profile_reports_every_kernel)
+{
+    char *dir = test_scratch_dir("cli-profile");
+    char preset_path[4200], out_dir[4200];
+    snprintf(preset_path, sizeof preset_path, "%s/ea.json", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    test_write_file(preset_path, EA_TEMPERING_PRESET);
+    cr_assert_eq(setenv("CLMC_PROFILE", "1", 1), 0);
+    char *output = NULL;
+    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s'", preset_path, out_dir);
+    unsetenv("CLMC_PROFILE");
+    printf("CLMC_PROFILE=1: exit %d:\n%s", status, output ? output : "(no output)\n");
+    cr_assert_eq(status, 0);
+    cr_assert_not_null(output);
+    cr_expect(strstr(output, "clmc profile: program ea_ising.cl built"), "no build line for ea_ising.cl");
+    /* 20 sweeps of 2 colours; every second sweep ends with the energy pass
+     * (the second ea_msc_update row) and an exchange. */
+    cr_expect_eq(profiled_launches(output, "ea_msc_update", 0), 30);
+    cr_expect_eq(profiled_launches(output, "ea_msc_update", 1), 10);
+    cr_expect_eq(profiled_launches(output, "ea_msc_exchange", 0), 10);
+    free(output);
+    free(dir);
+}

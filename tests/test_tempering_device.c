@@ -1,7 +1,8 @@
 /* The device exchange kernel (cl/tempering.cl) makes the host's exchange
  * decisions (src/tempering.c) bit for bit: maps, headings, per-pair accepted
  * counts and round trips after every one of many exchanges with integer
- * energies, across the 2^32 boundary of the exchange counter; and EA msc runs
+ * energies (and leaves every energy 0), across the 2^32 boundary of the
+ * exchange counter; and EA msc runs
  * with exchanges on the device equal to the host path's (CLMC_TEMPERING_HOST=1)
  * bit for bit: series.csv and every observable, tempering report included. */
 #include <criterion/criterion.h>
@@ -25,12 +26,14 @@
 #define EXCHANGES 200
 #define FIRST_EXCHANGE ((UINT64_C(1) << 32) - EXCHANGES / 2)
 
-/* The fake model: integer energies drawn around a level that falls with
- * the temperature a configuration sits at, so that about half the
+/* The fake model: even integer energies drawn around a level that falls
+ * with the temperature a configuration sits at, so that about half the
  * exchanges are accepted. */
 static int test_energies[CONFIGS];
-/* The same on the device, negated (as EA msc keeps them): energy_sign -1. */
-static cl_long device_energies[CONFIGS];
+/* The same on the device as EA msc keeps them, halved and negated: energy
+ * scale -2. */
+#define ENERGY_SCALE (-2)
+static cl_int device_energies[CONFIGS];
 
 static clmc_status fake_energies(void *state, double *energies)
 {
@@ -51,8 +54,8 @@ static void draw_energies(const clmc_tempering *pt, uint32_t round)
     for (unsigned c = 0; c < CONFIGS; c++) {
         clmc_philox_ctr ctr = {{c, round, 0x7e57, 0}};
         uint32_t word = clmc_philox4x32_10(ctr, key).v[0];
-        test_energies[c] = -600 - 20 * (int)pt->temperature_of[c] + (int)(word % 61) - 30;
-        device_energies[c] = -(cl_long)test_energies[c];
+        test_energies[c] = 2 * (-300 - 10 * (int)pt->temperature_of[c] + (int)(word % 31) - 15);
+        device_energies[c] = test_energies[c] / ENERGY_SCALE;
     }
 }
 
@@ -92,8 +95,9 @@ Test(tempering_device, kernel_equals_host_exchanges)
     clmc_runtime *rt = NULL;
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
     cl_program program;
-    cr_assert_eq(clmc_program_build(rt, "tempering.cl", "-cl-std=CL1.2", &program), CLMC_OK, "%s",
-                 clmc_error_message());
+    char options[64];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%d", TEMPERATURES);
+    cr_assert_eq(clmc_program_build(rt, "tempering.cl", options, &program), CLMC_OK, "%s", clmc_error_message());
     cl_kernel kernel;
     cr_assert_eq(clmc_kernel_create(program, "tempering_exchange", &kernel), CLMC_OK);
     static uint64_t accepted[SYSTEMS * (TEMPERATURES - 1)], trips[SYSTEMS];
@@ -108,14 +112,13 @@ Test(tempering_device, kernel_equals_host_exchanges)
     cl_mem d_trips = make_buffer(rt, sizeof trips, trips);
     cl_mem d_temperature_of = make_buffer(rt, sizeof temperature_of, temperature_of);
     cl_mem args[] = {d_at, d_heading, d_energies, d_threshold, d_offset, d_accepted, d_trips, d_temperature_of};
-    cl_int energy_sign = -1;
-    cl_uint n_systems = SYSTEMS, n_temperatures = TEMPERATURES, arg = 0;
+    cl_int energy_scale = ENERGY_SCALE;
+    cl_uint n_systems = SYSTEMS, arg = 0;
     for (cl_uint i = 0; i < 8; i++) {
         clSetKernelArg(kernel, arg++, sizeof(cl_mem), &args[i]);
-        if (i == 2) clSetKernelArg(kernel, arg++, sizeof energy_sign, &energy_sign);
+        if (i == 2) clSetKernelArg(kernel, arg++, sizeof energy_scale, &energy_scale);
     }
     clSetKernelArg(kernel, arg++, sizeof n_systems, &n_systems);
-    clSetKernelArg(kernel, arg++, sizeof n_temperatures, &n_temperatures);
     clSetKernelArg(kernel, arg++, sizeof pt.seed_lo, &pt.seed_lo);
     clSetKernelArg(kernel, arg++, sizeof pt.seed_hi, &pt.seed_hi);
 
@@ -131,6 +134,10 @@ Test(tempering_device, kernel_equals_host_exchanges)
         read_buffer(rt, d_at, sizeof config_at, config_at);
         read_buffer(rt, d_heading, sizeof heading, heading);
         read_buffer(rt, d_temperature_of, sizeof temperature_of, temperature_of);
+        read_buffer(rt, d_energies, sizeof device_energies, device_energies);
+        for (unsigned c = 0; c < CONFIGS; c++)
+            cr_assert_eq(device_energies[c], 0, "exchange %u left energy %d of configuration %u", round,
+                         device_energies[c], c);
         cr_assert_arr_eq(config_at, pt.config_at, sizeof config_at, "maps differ after exchange %u", round);
         cr_assert_arr_eq(heading, pt.heading, sizeof heading, "headings differ after exchange %u", round);
         cr_assert_arr_eq(temperature_of, pt.temperature_of, sizeof temperature_of,
@@ -164,7 +171,8 @@ Test(tempering_device, kernel_equals_host_exchanges)
     clmc_preset_free(preset);
 }
 
-/* One EA msc run on the device path, then on the host path. */
+/* One EA msc run on the device path (the model's fused exchange kernel, then
+ * the general one with CLMC_TEMPERING_GENERAL=1), then on the host path. */
 static void check_run_equals_host_path(int dim, int edge, int word_bits)
 {
     char preset[1024], label[64];
@@ -175,34 +183,39 @@ static void check_run_equals_host_path(int dim, int edge, int word_bits)
              " \"exchange_every\": 7}, \"run\": {\"thermalization\": 50, \"sweeps\": 250, \"measure_every\": 3,"
              " \"seed\": 2024}}",
              dim, edge, word_bits);
-    char *dirs[2];
-    cJSON *results[2];
-    for (int host = 0; host < 2; host++) {
-        if (host) setenv("CLMC_TEMPERING_HOST", "1", 1);
-        else unsetenv("CLMC_TEMPERING_HOST");
-        snprintf(label, sizeof label, "ea-pt-%s-%dd-w%d", host ? "host" : "device", dim, word_bits);
-        results[host] = physics_run_in(preset, label, &dirs[host]);
-    }
-    unsetenv("CLMC_TEMPERING_HOST");
-    char *series[2];
-    for (int k = 0; k < 2; k++) {
+    static const char *const paths[3] = {"fused", "general", "host"};
+    char *dirs[3], *series[3];
+    cJSON *results[3];
+    const cJSON *observables[3];
+    for (int k = 0; k < 3; k++) {
+        setenv("CLMC_TEMPERING_GENERAL", k == 1 ? "1" : "0", 1);
+        setenv("CLMC_TEMPERING_HOST", k == 2 ? "1" : "0", 1);
+        snprintf(label, sizeof label, "ea-pt-%s-%dd-w%d", paths[k], dim, word_bits);
+        results[k] = physics_run_in(preset, label, &dirs[k]);
         char path[4200];
         snprintf(path, sizeof path, "%s/series.csv", dirs[k]);
         series[k] = test_read_file(path);
         cr_assert_not_null(series[k], "%s", path);
+        observables[k] = cJSON_GetObjectItem(results[k], "observables");
     }
-    const cJSON *observables[2] = {cJSON_GetObjectItem(results[0], "observables"), cJSON_GetObjectItem(results[1], "observables")};
-    const cJSON *report = cJSON_GetObjectItem(observables[0], "tempering");
-    printf("EA msc %dD L=%d %d-bit words: device and host paths: series.csv %zu bytes %s, observables %s; "
-           "exchanges %g, round trips %g, acceptance of pair 0 %g\n",
-           dim, edge, word_bits, strlen(series[0]), strcmp(series[0], series[1]) == 0 ? "equal" : "DIFFER",
-           cJSON_Compare(observables[0], observables[1], true) ? "equal" : "DIFFER",
-           cJSON_GetObjectItem(report, "exchanges")->valuedouble, cJSON_GetObjectItem(report, "round_trips")->valuedouble,
-           cJSON_GetArrayItem(cJSON_GetObjectItem(report, "acceptance"), 0)->valuedouble);
-    cr_assert_str_eq(series[0], series[1], "series.csv differs between the device and host paths");
-    cr_assert(cJSON_Compare(observables[0], observables[1], true), "observables differ between the paths");
-    physics_check_tempering_report(results[0], 128, 6);
+    unsetenv("CLMC_TEMPERING_GENERAL");
+    unsetenv("CLMC_TEMPERING_HOST");
+    const cJSON *report = cJSON_GetObjectItem(observables[2], "tempering");
     for (int k = 0; k < 2; k++) {
+        printf("EA msc %dD L=%d %d-bit words: %s device path and host path: series.csv %zu bytes %s, observables %s; "
+               "exchanges %g, round trips %g, acceptance of pair 0 %g\n",
+               dim, edge, word_bits, paths[k], strlen(series[k]), strcmp(series[k], series[2]) == 0 ? "equal" : "DIFFER",
+               cJSON_Compare(observables[k], observables[2], true) ? "equal" : "DIFFER",
+               cJSON_GetObjectItem(report, "exchanges")->valuedouble,
+               cJSON_GetObjectItem(report, "round_trips")->valuedouble,
+               cJSON_GetArrayItem(cJSON_GetObjectItem(report, "acceptance"), 0)->valuedouble);
+        cr_assert_str_eq(series[k], series[2], "series.csv differs between the %s device path and the host path",
+                         paths[k]);
+        cr_assert(cJSON_Compare(observables[k], observables[2], true), "observables differ between the %s device path "
+                  "and the host path", paths[k]);
+    }
+    physics_check_tempering_report(results[0], 128, 6);
+    for (int k = 0; k < 3; k++) {
         free(series[k]);
         free(dirs[k]);
         cJSON_Delete(results[k]);

@@ -1,8 +1,9 @@
 /* Tempering energies of the EA msc layout without a measurement pass: the
  * last colour pass of a sweep that an exchange follows is run by a variant of
  * ea_msc_update (cl/ea_ising.cl built with ENERGY_PASS = 1) that also counts
- * every configuration's satisfied bonds; the groups' counts are summed on the
- * device and one integer per configuration is read back.  CLMC_EA_ENERGIES
+ * every configuration's satisfied bonds, adding the groups' counts atomically
+ * into one integer per configuration; the exchange on the device reads them
+ * (and sets them back to 0), or the host path reads them back.  CLMC_EA_ENERGIES
  * selects "pass" (default), "measure" (the measurement kernel, as before) or
  * "check" (both, counting configurations whose energies differ). */
 #include "models/ea_internal.h"
@@ -12,16 +13,30 @@
 #include <string.h>
 
 #define ENERGY_WG_MAX 128
+#define EXCHANGE_LANE_MASKS_ARGUMENT 13 /* after TEMPERING_EXCHANGE_ARGUMENTS */
 /* Sites per work-item: the fold's cost spread over more updates, against
  * fewer work-items in flight.  CLMC_EA_ENERGY_SITES overrides it (benchmarks;
  * the same energies whatever the value). */
 #define ENERGY_SITES_DEFAULT 16 /* fastest of 4, 8, 16, 32 on an H200 at L = 32 and 64 (benchmarks/README.md) */
 #define ENERGY_SITES_MAX 64
+#define ITEMS_PER_COMPUTE_UNIT 2048 /* work-items that keep a compute unit's loads in flight */
 
-static clmc_status energy_sites(unsigned *sites)
+/* The default: ENERGY_SITES_DEFAULT, halved while that leaves fewer
+ * work-items than the device's compute units can keep busy (small lattices
+ * with few realizations, where the pass would otherwise wait on latency). */
+static unsigned default_energy_sites(const ea_state *s)
+{
+    size_t items = (size_t)s->stacks / 2 * (s->n_sites / 2);
+    size_t wanted = (size_t)clmc_runtime_device(s->rt)->compute_units * ITEMS_PER_COMPUTE_UNIT;
+    unsigned sites = ENERGY_SITES_DEFAULT;
+    while (sites > 1 && items / sites < wanted) sites /= 2;
+    return sites;
+}
+
+static clmc_status energy_sites(const ea_state *s, unsigned *sites)
 {
     const char *text = getenv("CLMC_EA_ENERGY_SITES");
-    *sites = ENERGY_SITES_DEFAULT;
+    *sites = default_energy_sites(s);
     if (!text || !*text) return CLMC_OK;
     char *end;
     long n = strtol(text, &end, 10);
@@ -69,19 +84,17 @@ static clmc_status set_energy_arguments(ea_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_uint), &s->seed_hi));
     arg++; /* sweep, per launch */
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_uint), &last_colour));
-    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->energy_partials));
-    CLMC_CL_TRY(clSetKernelArg(s->sum_energies, 0, sizeof(cl_mem), &s->energy_partials));
-    CLMC_CL_TRY(clSetKernelArg(s->sum_energies, 1, sizeof(cl_mem), &s->pass_energies));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->energy_counts));
     return CLMC_OK;
 }
 
-static clmc_status create_device_buffer(ea_state *s, size_t bytes, cl_mem *out, const char *what)
+static clmc_status create_device_buffer(ea_state *s, size_t bytes, const void *initial, cl_mem *out, const char *what)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     if (bytes > d->max_alloc_bytes)
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: the %s need %zu bytes in one buffer; %s allows %llu",
                          what, bytes, d->name, (unsigned long long)d->max_alloc_bytes);
-    return clmc_buffer_create(s->rt, bytes, NULL, what, out);
+    return clmc_buffer_create(s->rt, bytes, initial, what, out);
 }
 
 clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
@@ -89,7 +102,7 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
     CLMC_TRY(energy_mode(&s->energy_mode));
     if (!s->msc || s->temperatures < 2 || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
     unsigned sites;
-    CLMC_TRY(energy_sites(&sites));
+    CLMC_TRY(energy_sites(s, &sites));
     plan_energy_pass(s, sites);
     char options[768];
     snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_SITES=%u "
@@ -97,12 +110,10 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
              s->energy_levels, s->energy_fold_rounds);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->energy_program));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
-    CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_sum_energy_groups", &s->sum_energies));
     size_t n = s->configurations;
-    CLMC_TRY(create_device_buffer(s, n * s->energy_groups * sizeof(cl_uint), &s->energy_partials, "energy partials"));
-    CLMC_TRY(create_device_buffer(s, n * sizeof(cl_long), &s->pass_energies, "energies"));
-    s->pass_energies_host = malloc(n * sizeof *s->pass_energies_host);
-    if (!s->pass_energies_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    s->energy_counts_host = calloc(n, sizeof *s->energy_counts_host);
+    if (!s->energy_counts_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_TRY(create_device_buffer(s, n * sizeof(cl_int), s->energy_counts_host, &s->energy_counts, "energy counts"));
     return set_energy_arguments(s);
 }
 
@@ -114,30 +125,36 @@ bool ea_energy_pass_available(const ea_state *s)
 clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep)
 {
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, 6, sizeof(cl_uint), &sweep));
-    size_t global = (size_t)s->stacks / 2 * s->energy_groups * s->energy_wg, configurations = s->configurations;
+    size_t global = (size_t)s->stacks / 2 * s->energy_groups * s->energy_wg;
     CLMC_TRY(clmc_enqueue(s->rt, s->energy_update, 1, &global, &s->energy_wg, CLMC_TIMED));
-    CLMC_TRY(clmc_enqueue(s->rt, s->sum_energies, 1, &configurations, NULL, CLMC_UNTIMED));
     s->pass_energies_ready = true;
     return CLMC_OK;
 }
 
+/* Energies H = DIM N - 2 (satisfied bonds) of every configuration; the counts
+ * are set back to 0 for the next pass. */
 clmc_status ea_energy_pass_read(ea_state *s, double *energies)
 {
     s->pass_energies_ready = false;
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->pass_energies, CL_TRUE, 0,
-                                    s->configurations * sizeof(cl_long), s->pass_energies_host, 0, NULL, NULL));
-    for (cl_uint c = 0; c < s->configurations; c++) energies[c] = -(double)s->pass_energies_host[c];
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t bytes = s->configurations * sizeof(cl_int);
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->energy_counts, CL_TRUE, 0, bytes, s->energy_counts_host, 0, NULL, NULL));
+    for (cl_uint c = 0; c < s->configurations; c++)
+        energies[c] = (double)s->dim * s->n_sites - 2.0 * s->energy_counts_host[c];
+    cl_int zero = 0;
+    CLMC_CL_TRY(clEnqueueFillBuffer(queue, s->energy_counts, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
     return CLMC_OK;
 }
 
-/* Tempering on the device: the pass's tallies (minus the energies), in the
- * default mode only (measure and check keep the host path). */
-clmc_status ea_energies_device(void *state, cl_mem *energies, int *sign)
+/* Tempering on the device: the pass's counts of satisfied bonds (energy -2
+ * per count), in the default mode only (measure and check keep the host
+ * path). */
+clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale)
 {
     ea_state *s = state;
     bool available = ea_energy_pass_available(s) && s->energy_mode == EA_ENERGIES_PASS;
-    *energies = available ? s->pass_energies : NULL;
-    *sign = -1;
+    *energies = available ? s->energy_counts : NULL;
+    *scale = -2;
     s->pass_energies_ready = false;
     return CLMC_OK;
 }
@@ -149,17 +166,44 @@ clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem tem
     CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 0, sizeof(cl_mem), &config_at));
     CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 1, sizeof(cl_mem), &temperature_of));
     CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 2, sizeof(cl_mem), &s->lane_masks));
-    size_t stacks = s->stacks;
-    return clmc_enqueue(s->rt, s->lane_masks_update, 1, &stacks, NULL, CLMC_UNTIMED);
+    return clmc_enqueue_items(s->rt, s->lane_masks_update, (size_t)s->stacks * (s->temperatures + 1), CLMC_UNTIMED);
+}
+
+/* Whether the program can hold ea_msc_exchange: its work-group of 2 W chains
+ * and two maps of 2 W x TEMPERATURES in local memory. */
+bool ea_exchange_fits(const ea_state *s)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    size_t group = 2 * (size_t)s->word_bits, local = 2 * group * s->temperatures * sizeof(cl_uint);
+    return s->msc && s->temperatures > 1 && d->max_work_group_size >= group && local <= d->local_mem_bytes;
+}
+
+/* The exchange and the lane masks in one kernel where the program has it and
+ * the kernel's work-group fits the device. */
+clmc_status ea_exchange_kernel(void *state, cl_kernel *kernel, size_t *group)
+{
+    ea_state *s = state;
+    *kernel = NULL;
+    *group = 2 * (size_t)s->word_bits;
+    if (!s->exchange_fused || s->energy_mode != EA_ENERGIES_PASS) return CLMC_OK;
+    if (!s->exchange) {
+        CLMC_TRY(clmc_kernel_create(s->program, "ea_msc_exchange", &s->exchange));
+        size_t limit;
+        CLMC_TRY(clmc_kernel_group_limit(s->rt, s->exchange, &limit));
+        if (limit < *group) return CLMC_OK;
+        CLMC_CL_TRY(clSetKernelArg(s->exchange, EXCHANGE_LANE_MASKS_ARGUMENT, sizeof(cl_mem), &s->lane_masks));
+        s->exchange_usable = true;
+    }
+    if (s->exchange_usable) *kernel = s->exchange;
+    return CLMC_OK;
 }
 
 void ea_energy_pass_destroy(ea_state *s)
 {
     if (s->lane_masks_update) CLMC_CL_WARN(clReleaseKernel(s->lane_masks_update));
+    if (s->exchange) CLMC_CL_WARN(clReleaseKernel(s->exchange));
     if (s->energy_update) CLMC_CL_WARN(clReleaseKernel(s->energy_update));
-    if (s->sum_energies) CLMC_CL_WARN(clReleaseKernel(s->sum_energies));
     if (s->energy_program) CLMC_CL_WARN(clReleaseProgram(s->energy_program));
-    if (s->energy_partials) CLMC_CL_WARN(clReleaseMemObject(s->energy_partials));
-    if (s->pass_energies) CLMC_CL_WARN(clReleaseMemObject(s->pass_energies));
-    free(s->pass_energies_host);
+    if (s->energy_counts) CLMC_CL_WARN(clReleaseMemObject(s->energy_counts));
+    free(s->energy_counts_host);
 }

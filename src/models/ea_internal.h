@@ -55,14 +55,18 @@ typedef struct {
      * satisfied bonds) and its per-group counts and energies. */
     ea_energy_mode energy_mode;
     cl_program energy_program;
-    cl_kernel energy_update, sum_energies;
+    cl_kernel energy_update;
     size_t update_wg; /* msc update work-group size from CLMC_EA_UPDATE_WG (benchmarks); 0: the driver's */
+    int reverse_odd;  /* msc colour-1 launches take their groups in reverse (CLMC_EA_REVERSE; results unchanged) */
     cl_kernel lane_masks_update; /* msc tempering on the device: lane masks from the device maps */
-    cl_mem energy_partials, pass_energies;
+    cl_mem energy_counts; /* cl_int [config]: satisfied bonds, added up by the pass, zeroed by the exchange */
     size_t energy_wg, energy_groups;
     unsigned energy_levels, energy_fold_rounds;
     bool pass_energies_ready;
-    cl_long *pass_energies_host;
+    cl_int *energy_counts_host;
+    bool exchange_fused;   /* the program has ea_msc_exchange (ea_exchange_fits) */
+    bool exchange_usable;  /* and its work-group fits the kernel's limit */
+    cl_kernel exchange;    /* ea_msc_exchange, created when the engine asks for it */
     unsigned long long energies_checked, energy_mismatches; /* CLMC_EA_ENERGIES=check */
 } ea_state;
 
@@ -81,9 +85,13 @@ clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep);
 /* Total energies H of all configurations after that pass (blocking read). */
 clmc_status ea_energy_pass_read(ea_state *s, double *energies);
 void ea_energy_pass_destroy(ea_state *s);
-/* Tempering on the device (model.h energies_device, set_temperatures_device). */
-clmc_status ea_energies_device(void *state, cl_mem *energies, int *sign);
+/* Tempering on the device (model.h energies_device, set_temperatures_device,
+ * exchange_kernel); ea_exchange_fits: whether the main program can hold
+ * ea_msc_exchange (EXCHANGE_FUSED). */
+clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale);
 clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of);
+bool ea_exchange_fits(const ea_state *s);
+clmc_status ea_exchange_kernel(void *state, cl_kernel *kernel, size_t *group);
 /* ea_checkpoint.c */
 clmc_status ea_save_state(void *state, unsigned char **blob, size_t *bytes);
 clmc_status ea_load_state(void *state, const unsigned char *blob, size_t bytes);

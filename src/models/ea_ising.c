@@ -112,17 +112,23 @@ static void plan_measurement(ea_state *s)
     s->measure_batch = batch < 1 ? 1 : (batch > MEASURE_BATCH_MAX ? MEASURE_BATCH_MAX : (unsigned)batch);
 }
 
+/* Colour-1 msc launches visit their work-groups last to first (launch_group in
+ * cl/common/lattice.h) unless CLMC_EA_REVERSE=0: on an H200, 0.264 against
+ * 0.303 ps per flip at L = 32 with 4096 realizations (benchmarks/README.md). */
+#define REVERSE_ODD_DEFAULT 1
+
 /* options: the build options, kept for the energy pass's program. */
 static clmc_status build_kernels(ea_state *s, char *options, size_t size)
 {
+    s->exchange_fused = ea_exchange_fits(s);
     snprintf(options, size,
              "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
              "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu -DTALLY_LEVELS=%u "
-             "-DFOLD_ROUNDS=%u",
+             "-DFOLD_ROUNDS=%u -DREVERSE_ODD=%d -DEXCHANGE_FUSED=%d",
              s->dim, s->edge, s->realizations, s->temperatures, s->msc, s->couplings == CLMC_EA_GAUSSIAN,
              s->couplings == CLMC_EA_UNIFORM,
              s->shared_randoms, s->word_bits,
-             s->measure_wg, s->measure_groups, s->tally_levels, s->fold_rounds);
+             s->measure_wg, s->measure_groups, s->tally_levels, s->fold_rounds, s->reverse_odd, s->exchange_fused);
     char main_options[544];
     snprintf(main_options, sizeof main_options, "%s -DENERGY_PASS=0", options);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", main_options, &s->program));
@@ -364,6 +370,8 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->seed_hi = (cl_uint)(s->seed >> 32);
     const char *wg = getenv("CLMC_EA_UPDATE_WG");
     s->update_wg = wg && s->msc ? strtoull(wg, NULL, 10) : 0;
+    const char *reverse = getenv("CLMC_EA_REVERSE");
+    s->reverse_odd = reverse && *reverse ? strcmp(reverse, "0") != 0 : REVERSE_ODD_DEFAULT;
     return CLMC_OK;
 }
 
@@ -710,6 +718,7 @@ const clmc_model_ops clmc_model_ea_ising = {
     .set_betas = ea_set_betas,
     .energies_device = ea_energies_device,
     .set_temperatures_device = ea_set_temperatures_device,
+    .exchange_kernel = ea_exchange_kernel,
     .checks = ea_checks,
     .save_state = ea_save_state,
     .load_state = ea_load_state,
