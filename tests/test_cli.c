@@ -184,25 +184,37 @@ Test(cli, devices_lists_the_ci_device)
     " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\","                       \
     " \"betas\": [0.5, 0.7, 0.9], \"exchange_every\": 2}, \"run\": {\"thermalization\": 0, \"sweeps\": 20, \"measure_every\": 5, \"seed\": 3}}"
 
+/* Runs EA_TEMPERING_PRESET with environment variable `name` set to `value`:
+ * the exit status; *output the printed text, *out_dir the output directory
+ * (both freed by the caller). */
+static int run_ea_with(const char *label, const char *name, const char *value, char **output, char **out_dir)
+{
+    char *dir = test_scratch_dir(label);
+    char preset_path[4200];
+    snprintf(preset_path, sizeof preset_path, "%s/ea.json", dir);
+    test_write_file(preset_path, EA_TEMPERING_PRESET);
+    *out_dir = malloc(4200);
+    cr_assert_not_null(*out_dir);
+    snprintf(*out_dir, 4200, "%s/out", dir);
+    cr_assert_eq(setenv(name, value, 1), 0);
+    int status = test_run_clmc(output, "run '%s' --quiet --out '%s'", preset_path, *out_dir);
+    unsetenv(name);
+    printf("%s=%s: exit %d:\n%s", name, value, status, *output ? *output : "(no output)\n");
+    free(dir);
+    return status;
+}
+
 /* Benchmarking variables are checked like preset keys: a bad value is an
  * input error (exit 2) naming the variable, with nothing written. */
 Test(cli, bad_benchmark_variable_exits_2)
 {
-    char *dir = test_scratch_dir("cli-bad-env");
-    char preset_path[4200], out_dir[4200];
-    snprintf(preset_path, sizeof preset_path, "%s/ea.json", dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
-    test_write_file(preset_path, EA_TEMPERING_PRESET);
-    cr_assert_eq(setenv("CLMC_EA_ENERGY_SITES", "0", 1), 0);
-    char *output = NULL;
-    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s'", preset_path, out_dir);
-    unsetenv("CLMC_EA_ENERGY_SITES");
-    printf("CLMC_EA_ENERGY_SITES=0: exit %d: %s", status, output ? output : "(no output)\n");
+    char *output = NULL, *out_dir = NULL;
+    int status = run_ea_with("cli-bad-env", "CLMC_EA_ENERGY_SITES", "0", &output, &out_dir);
     cr_expect_eq(status, 2, "exit status %d, expected 2", status);
     cr_expect(output && strstr(output, "CLMC_EA_ENERGY_SITES"), "the message does not name the variable");
     cr_expect(!test_path_exists(out_dir), "output directory was created");
     free(output);
-    free(dir);
+    free(out_dir);
 }
 
 /* The launch count of the skip-th profile row of `kernel`, -1 if none. */
@@ -222,16 +234,8 @@ static long profiled_launches(const char *output, const char *kernel, int skip)
  * fused tempering exchange) with launch counts, and each program build. */
 Test(cli, profile_reports_every_kernel)
 {
-    char *dir = test_scratch_dir("cli-profile");
-    char preset_path[4200], out_dir[4200];
-    snprintf(preset_path, sizeof preset_path, "%s/ea.json", dir);
-    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
-    test_write_file(preset_path, EA_TEMPERING_PRESET);
-    cr_assert_eq(setenv("CLMC_PROFILE", "1", 1), 0);
-    char *output = NULL;
-    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s'", preset_path, out_dir);
-    unsetenv("CLMC_PROFILE");
-    printf("CLMC_PROFILE=1: exit %d:\n%s", status, output ? output : "(no output)\n");
+    char *output = NULL, *out_dir = NULL;
+    int status = run_ea_with("cli-profile", "CLMC_PROFILE", "1", &output, &out_dir);
     cr_assert_eq(status, 0);
     cr_assert_not_null(output);
     cr_expect(strstr(output, "clmc profile: program ea_ising.cl built"), "no build line for ea_ising.cl");
@@ -241,5 +245,5 @@ Test(cli, profile_reports_every_kernel)
     cr_expect_eq(profiled_launches(output, "ea_msc_update", 1), 10);
     cr_expect_eq(profiled_launches(output, "ea_msc_exchange", 0), 10);
     free(output);
-    free(dir);
+    free(out_dir);
 }
