@@ -693,7 +693,8 @@ __kernel void ea_msc_lane_masks(__global const uint *restrict config_at, __globa
 /* An exchange (cl/common/tempering_exchange.h) and then the lane masks of
  * ea_msc_lane_masks in one launch: work-group `word` holds the chains 2 (W
  * word + lane) + replica, so the masks of the word's stacks come from the
- * group's own maps, kept in local memory.  n_systems is a multiple of the
+ * group's own maps, kept in local memory (temperature_of is not written:
+ * only set_temperatures_device reads it).  n_systems is a multiple of the
  * group (realizations are a multiple of W), so no work-item returns early. */
 __kernel __attribute__((reqd_work_group_size(EXCHANGE_GROUP, 1, 1)))
 void ea_msc_exchange(TEMPERING_EXCHANGE_ARGUMENTS, __global word_t *restrict lane_masks)
@@ -709,6 +710,10 @@ void ea_msc_exchange(TEMPERING_EXCHANGE_ARGUMENTS, __global word_t *restrict lan
         temperature_at[lid][place] = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* Every chain of the group has read its energies: clear the group's block
+     * in one coalesced pass (the configurations of its chains are adjacent). */
+    __global int *group_energies = energies + (size_t)word * EXCHANGE_GROUP * TEMPERATURES;
+    for (uint i = lid; i < EXCHANGE_GROUP * TEMPERATURES; i += EXCHANGE_GROUP) group_energies[i] = 0;
     for (uint task = lid; task < 2 * TEMPERATURES * (TEMPERATURES + 1); task += EXCHANGE_GROUP) {
         uint j = task % (TEMPERATURES + 1), stack_in_word = task / (TEMPERATURES + 1);
         uint replica = stack_in_word / TEMPERATURES, place = stack_in_word % TEMPERATURES;

@@ -9,4 +9,5 @@ __kernel void tempering_exchange(TEMPERING_EXCHANGE_ARGUMENTS)
     if (system >= n_systems) return;
     uint at[TEMPERATURES];
     tempering_exchange_system(system, at, TEMPERING_EXCHANGE_NAMES);
+    tempering_exchange_scatter(at, temperature_of, energies);
 }

@@ -91,7 +91,8 @@ typedef struct clmc_model_ops {
      * cl/common/tempering_exchange.h does (its arguments first, set by the
      * engine) and then what set_temperatures_device does, in work-groups of
      * *group systems; *kernel = NULL when the model has none for this run.
-     * Where there is one, set_temperatures_device is not called. */
+     * Where there is one, set_temperatures_device is not called and the
+     * engine's temperature_of buffer is not kept. */
     clmc_status (*energies_device)(void *state, cl_mem *energies, int *scale);
     clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
     clmc_status (*exchange_kernel)(void *state, cl_kernel *kernel, size_t *group);

@@ -9,7 +9,8 @@
  * plus a constant; an exchange reads them and sets them to 0, so a model may
  * accumulate the next ones with atomic adds), threshold and offset (the
  * table), accepted[system][pair] and trips[system] (running totals),
- * temperature_of[config] (written).  No two buffers overlap. */
+ * temperature_of[config] (written by the general kernel, for the model's
+ * set_temperatures_device).  No two buffers overlap. */
 #ifndef CLMC_TEMPERING_EXCHANGE_H
 #define CLMC_TEMPERING_EXCHANGE_H
 
@@ -50,7 +51,8 @@ inline bool threshold_accepts(__global const ulong *restrict table, uint entries
 }
 
 /* The exchanges of `system`: at[t] receives the configuration at temperature
- * t afterwards, also written to config_at and temperature_of.  Everything
+ * t afterwards, also written to config_at (tempering_exchange_scatter writes
+ * temperature_of and clears the energies).  Everything
  * that does not depend on the decisions (maps, energies, table offsets,
  * random words) is read or drawn first, so the chain of decisions waits only
  * on its table reads. */
@@ -88,8 +90,17 @@ inline void tempering_exchange_system(uint system, uint *at, TEMPERING_EXCHANGE_
     trips[system] += heading[hot] == -1;
     heading[hot] = +1;
     if (heading[cold] == +1) heading[cold] = -1;
+    for (uint t = 0; t < TEMPERATURES; t++) row[t] = at[t];
+}
+
+/* temperature_of of the system's configurations, and their energies set to 0
+ * (scattered stores, one work-item per system; a kernel that has the
+ * system's work-group at hand can clear the energies in one coalesced pass
+ * instead, and needs temperature_of only for set_temperatures_device). */
+inline void tempering_exchange_scatter(const uint *at, __global uint *restrict temperature_of,
+                                       __global int *restrict energies)
+{
     for (uint t = 0; t < TEMPERATURES; t++) {
-        row[t] = at[t];
         temperature_of[at[t]] = t;
         energies[at[t]] = 0;
     }
