@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "state_blob.h"
+
 #define MAGIC "CLMCCKPT"
 #define MAGIC_BYTES 8
 #define HEADER_BYTES (MAGIC_BYTES + 4)
@@ -22,50 +24,12 @@ static uint64_t fnv1a64(const unsigned char *bytes, size_t length)
 
 /* ---- Writing ------------------------------------------------------------- */
 
-typedef struct {
-    unsigned char *data;
-    size_t length, capacity;
-    bool failed;
-} writer;
+typedef clmc_blob_writer writer; /* state_blob.h: the first failure sticks */
 
-static void put_bytes(writer *w, const void *bytes, size_t n)
-{
-    if (w->failed) return;
-    if (w->length + n > w->capacity) {
-        size_t capacity = w->capacity ? w->capacity : 4096;
-        while (capacity < w->length + n) capacity *= 2;
-        unsigned char *grown = realloc(w->data, capacity);
-        if (!grown) {
-            w->failed = true;
-            return;
-        }
-        w->data = grown;
-        w->capacity = capacity;
-    }
-    if (n) memcpy(w->data + w->length, bytes, n);
-    w->length += n;
-}
-
-static void put_u64(writer *w, uint64_t x)
-{
-    unsigned char b[8];
-    for (int i = 0; i < 8; i++) b[i] = (unsigned char)(x >> (8 * i));
-    put_bytes(w, b, 8);
-}
-
-static void put_u32(writer *w, uint32_t x)
-{
-    unsigned char b[4];
-    for (int i = 0; i < 4; i++) b[i] = (unsigned char)(x >> (8 * i));
-    put_bytes(w, b, 4);
-}
-
-static void put_double(writer *w, double x)
-{
-    uint64_t bits;
-    memcpy(&bits, &x, sizeof bits);
-    put_u64(w, bits);
-}
+static void put_bytes(writer *w, const void *bytes, size_t n) { clmc_blob_put_bytes(w, bytes, n); }
+static void put_u64(writer *w, uint64_t x) { clmc_blob_put_u64(w, x); }
+static void put_u32(writer *w, uint32_t x) { clmc_blob_put_u32(w, x); }
+static void put_double(writer *w, double x) { clmc_blob_put_doubles(w, &x, 1); }
 
 static void put_section_head(writer *w, const char *tag, uint64_t length)
 {
@@ -116,14 +80,8 @@ clmc_status clmc_checkpoint_encode(const clmc_checkpoint *c, unsigned char **byt
     put_series(&w, c);
     put_section_head(&w, "MODL", c->model_bytes);
     put_bytes(&w, c->model_blob, c->model_bytes);
-    if (!w.failed) put_u64(&w, fnv1a64(w.data, w.length));
-    if (w.failed) {
-        free(w.data);
-        return clmc_fail(CLMC_ERR_OTHER, "checkpoint: out of host memory");
-    }
-    *bytes = w.data;
-    *length = w.length;
-    return CLMC_OK;
+    if (w.status == CLMC_OK) put_u64(&w, fnv1a64(w.bytes, w.used));
+    return clmc_blob_finish(&w, bytes, length);
 }
 
 /* ---- Reading ------------------------------------------------------------- */
@@ -135,8 +93,7 @@ typedef struct {
 
 static uint64_t get_u64(reader *r)
 {
-    uint64_t x = 0;
-    for (int i = 0; i < 8; i++) x |= (uint64_t)r->at[i] << (8 * i);
+    uint64_t x = clmc_le_u64(r->at);
     r->at += 8;
     r->left -= 8;
     return x;
@@ -144,8 +101,7 @@ static uint64_t get_u64(reader *r)
 
 static uint32_t get_u32(reader *r)
 {
-    uint32_t x = 0;
-    for (int i = 0; i < 4; i++) x |= (uint32_t)r->at[i] << (8 * i);
+    uint32_t x = clmc_le_u32(r->at);
     r->at += 4;
     r->left -= 4;
     return x;

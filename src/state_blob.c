@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static unsigned char *reserve(clmc_blob_writer *w, size_t n)
 {
     if (w->status != CLMC_OK) return NULL;
@@ -24,22 +23,37 @@ static unsigned char *reserve(clmc_blob_writer *w, size_t n)
     return at;
 }
 
-static void store_u64(unsigned char *at, uint64_t x)
+static void store_le(unsigned char *at, uint64_t x, int n)
 {
-    for (int i = 0; i < 8; i++) at[i] = (unsigned char)(x >> (8 * i));
+    for (int i = 0; i < n; i++) at[i] = (unsigned char)(x >> (8 * i));
 }
 
-static uint64_t load_u64(const unsigned char *at)
+static uint64_t load_le(const unsigned char *at, int n)
 {
     uint64_t x = 0;
-    for (int i = 0; i < 8; i++) x |= (uint64_t)at[i] << (8 * i);
+    for (int i = 0; i < n; i++) x |= (uint64_t)at[i] << (8 * i);
     return x;
+}
+
+uint32_t clmc_le_u32(const unsigned char *at) { return (uint32_t)load_le(at, 4); }
+uint64_t clmc_le_u64(const unsigned char *at) { return load_le(at, 8); }
+
+void clmc_blob_put_bytes(clmc_blob_writer *w, const void *bytes, size_t n)
+{
+    unsigned char *at = reserve(w, n);
+    if (at && n) memcpy(at, bytes, n);
+}
+
+void clmc_blob_put_u32(clmc_blob_writer *w, uint32_t x)
+{
+    unsigned char *at = reserve(w, 4);
+    if (at) store_le(at, x, 4);
 }
 
 void clmc_blob_put_u64(clmc_blob_writer *w, uint64_t x)
 {
     unsigned char *at = reserve(w, 8);
-    if (at) store_u64(at, x);
+    if (at) store_le(at, x, 8);
 }
 
 void clmc_blob_put_doubles(clmc_blob_writer *w, const double *x, size_t n)
@@ -105,7 +119,7 @@ static const unsigned char *take(clmc_blob_reader *r, size_t n, const char *what
 uint64_t clmc_blob_get_u64(clmc_blob_reader *r, const char *what)
 {
     const unsigned char *at = take(r, 8, what);
-    return at ? load_u64(at) : 0;
+    return at ? clmc_le_u64(at) : 0;
 }
 
 const unsigned char *clmc_blob_get_doubles(clmc_blob_reader *r, size_t n, const char *what)
@@ -116,7 +130,7 @@ const unsigned char *clmc_blob_get_doubles(clmc_blob_reader *r, size_t n, const 
 void clmc_blob_copy_doubles(const unsigned char *stored, double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        uint64_t bits = load_u64(stored + 8 * i);
+        uint64_t bits = clmc_le_u64(stored + 8 * i);
         memcpy(&x[i], &bits, sizeof bits);
     }
 }

@@ -1,7 +1,8 @@
 /* Model checkpoint blobs (model.h save_state/load_state): little-endian
  * numbers and whole device buffers appended in a fixed order, read back with
  * size checks, so a blob of the wrong shape is refused before anything of it
- * reaches the model (never half-loaded). */
+ * reaches the model (never half-loaded).  The writer also builds the
+ * checkpoint file itself (checkpoint_format.c). */
 #ifndef CLMC_STATE_BLOB_H
 #define CLMC_STATE_BLOB_H
 
@@ -18,6 +19,8 @@ typedef struct {
     clmc_status status;
 } clmc_blob_writer;
 
+void clmc_blob_put_bytes(clmc_blob_writer *w, const void *bytes, size_t n);
+void clmc_blob_put_u32(clmc_blob_writer *w, uint32_t x);
 void clmc_blob_put_u64(clmc_blob_writer *w, uint64_t x);
 void clmc_blob_put_doubles(clmc_blob_writer *w, const double *x, size_t n);
 /* The buffer's size (u64) then its bytes, read from the device (blocking). */
@@ -44,6 +47,10 @@ void clmc_blob_copy_doubles(const unsigned char *stored, double *x, size_t n);
 const unsigned char *clmc_blob_get_buffer(clmc_blob_reader *r, size_t bytes, const char *what);
 /* CLMC_OK when everything was read and nothing is left over. */
 clmc_status clmc_blob_end(const clmc_blob_reader *r);
+
+/* Little-endian numbers at `at` (the checkpoint file's and the blobs' order). */
+uint32_t clmc_le_u32(const unsigned char *at);
+uint64_t clmc_le_u64(const unsigned char *at);
 
 /* Size of a device buffer (CL_MEM_SIZE). */
 clmc_status clmc_buffer_size(cl_mem buffer, size_t *bytes);

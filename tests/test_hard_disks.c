@@ -16,6 +16,7 @@
 #include "disk_reference.h"
 #include "models/hard_disks.h"
 #include "physics.h"
+#include "state_blob.h"
 #include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
@@ -426,17 +427,10 @@ static void rewrite_checkpoint(const char *dir, void (*edit)(unsigned char *blob
     clmc_checkpoint_free(&c);
 }
 
-static uint64_t blob_u64(const unsigned char *at)
-{
-    uint64_t x = 0;
-    for (int i = 0; i < 8; i++) x |= (uint64_t)at[i] << (8 * i);
-    return x;
-}
-
 static void overfill_first_cell(unsigned char *blob)
 {
     uint32_t seven = 7;
-    memcpy(blob + 8 + 8 + blob_u64(blob + 8) + 8, &seven, sizeof seven);
+    memcpy(blob + 8 + 8 + clmc_le_u64(blob + 8) + 8, &seven, sizeof seven);
 }
 
 static void first_position_nan(unsigned char *blob)
