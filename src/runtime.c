@@ -39,6 +39,12 @@ double clmc_runtime_clock(void)
 
 bool clmc_runtime_profiling(const clmc_runtime *rt) { return rt->profile != NULL; }
 
+bool clmc_env_flag(const char *name, bool otherwise)
+{
+    const char *text = getenv(name);
+    return text && *text ? strcmp(text, "0") != 0 : otherwise;
+}
+
 static int profile_entry(clmc_runtime *rt, cl_kernel kernel)
 {
     struct clmc_profile *p = rt->profile;
@@ -295,8 +301,7 @@ clmc_status clmc_runtime_open_device(const clmc_device_info *device, clmc_runtim
     rt->pending_phase = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_phase);
     rt->pending_profile = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_profile);
     rt->current_phase = -1;
-    const char *profile = getenv("CLMC_PROFILE");
-    bool profiling = profile && *profile && strcmp(profile, "0") != 0;
+    bool profiling = clmc_env_flag("CLMC_PROFILE", false);
     if (profiling && (rt->profile = calloc(1, sizeof *rt->profile))) rt->profile->opened = clmc_runtime_clock();
     *out = rt;
     bool allocated = rt->pending && rt->pending_phase && rt->pending_profile && (rt->profile || !profiling);

@@ -59,17 +59,11 @@ static clmc_status set_arguments(clmc_tempering_device *d, const clmc_tempering 
     return CLMC_OK;
 }
 
-static bool environment_flag(const char *name)
-{
-    const char *text = getenv(name);
-    return text && *text && strcmp(text, "0") != 0;
-}
-
 clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *rt, const clmc_tempering *pt,
                                        const clmc_model_ops *ops, void *state, unsigned n_slots)
 {
     memset(d, 0, sizeof *d);
-    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device || environment_flag("CLMC_TEMPERING_HOST"))
+    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device || clmc_env_flag("CLMC_TEMPERING_HOST", false))
         return CLMC_OK;
     CLMC_TRY(ops->energies_device(state, &d->energies, &d->energy_scale));
     clmc_tempering_table table;
@@ -84,7 +78,7 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     CLMC_TRY(clmc_program_build(rt, "tempering.cl", options, &d->program));
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
     CLMC_TRY(set_arguments(d, pt, d->exchange));
-    if (ops->exchange_kernel && !environment_flag("CLMC_TEMPERING_GENERAL"))
+    if (ops->exchange_kernel && !clmc_env_flag("CLMC_TEMPERING_GENERAL", false))
         CLMC_TRY(ops->exchange_kernel(state, &d->model_exchange, &d->model_group));
     if (d->model_exchange) CLMC_TRY(set_arguments(d, pt, d->model_exchange));
     d->active = true;

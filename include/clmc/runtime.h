@@ -55,6 +55,10 @@ clmc_status clmc_kernel_sources_hash(uint64_t *hash);
 typedef enum { CLMC_UNTIMED = 0, CLMC_TIMED = 1 } clmc_timing;
 clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *global,
                          const size_t *local, clmc_timing timing);
+/* Environment switch `name`: `otherwise` when unset or empty, else whether it
+ * is anything but "0". */
+bool clmc_env_flag(const char *name, bool otherwise);
+
 /* The largest work-group `kernel` can be launched with on the device. */
 clmc_status clmc_kernel_group_limit(const clmc_runtime *rt, cl_kernel kernel, size_t *limit);
 /* `items` work-items of a kernel that ignores the ones past `items`: the

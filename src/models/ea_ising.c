@@ -370,8 +370,7 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->seed_hi = (cl_uint)(s->seed >> 32);
     const char *wg = getenv("CLMC_EA_UPDATE_WG");
     s->update_wg = wg && s->msc ? strtoull(wg, NULL, 10) : 0;
-    const char *reverse = getenv("CLMC_EA_REVERSE");
-    s->reverse_odd = reverse && *reverse ? strcmp(reverse, "0") != 0 : REVERSE_ODD_DEFAULT;
+    s->reverse_odd = clmc_env_flag("CLMC_EA_REVERSE", REVERSE_ODD_DEFAULT);
     return CLMC_OK;
 }
 
