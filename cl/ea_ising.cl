@@ -651,6 +651,15 @@ __kernel void ea_sum_groups(__global const long *partials, __global long *totals
 }
 
 #if MSC && TEMPERATURES > 1 && !ENERGY_PASS
+/* Adds lane `lane`, whose configuration sits at temperature t and whose
+ * partner has place partner_place, to the masks of (stack, j). */
+inline void add_lane(word_t *below, word_t *partner, uint lane, uint j, uint t, uint partner_place)
+{
+    word_t bit = (word_t)1 << lane;
+    *below |= t < j ? bit : (word_t)0;
+    *partner |= partner_place == j ? bit : (word_t)0;
+}
+
 /* Writes the masks of work-item (stack, j) (ea_msc_lane_masks). */
 inline void store_lane_masks(__global word_t *restrict lane_masks, uint stack, uint j, word_t below, word_t partner)
 {
@@ -677,9 +686,7 @@ __kernel void ea_msc_lane_masks(__global const uint *restrict config_at, __globa
     for (uint lane = 0; lane < WORD_BITS; lane++) {
         uint chain = 2 * (WORD_BITS * word + lane) + replica, other = chain ^ 1u;
         uint t = temperature_of[chain * TEMPERATURES + place];
-        word_t bit = (word_t)1 << lane;
-        below |= t < j ? bit : (word_t)0;
-        if (j < TEMPERATURES) partner |= config_at[other * TEMPERATURES + t] - other * TEMPERATURES == j ? bit : (word_t)0;
+        add_lane(&below, &partner, lane, j, t, config_at[other * TEMPERATURES + t] - other * TEMPERATURES);
     }
     store_lane_masks(lane_masks, stack, j, below, partner);
 }
@@ -720,9 +727,7 @@ void ea_msc_exchange(TEMPERING_EXCHANGE_ARGUMENTS, __global word_t *restrict lan
         word_t below = 0, partner = 0;
         for (uint lane = 0; lane < WORD_BITS; lane++) {
             uint t = temperature_at[2 * lane + replica][place];
-            word_t bit = (word_t)1 << lane;
-            below |= t < j ? bit : (word_t)0;
-            if (j < TEMPERATURES) partner |= place_at[2 * lane + (replica ^ 1u)][t] == j ? bit : (word_t)0;
+            add_lane(&below, &partner, lane, j, t, place_at[2 * lane + (replica ^ 1u)][t]);
         }
         store_lane_masks(lane_masks, 2 * word * TEMPERATURES + stack_in_word, j, below, partner);
     }
