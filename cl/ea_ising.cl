@@ -16,7 +16,7 @@
  * REVERSE_ODD (0|1: the msc update's colour-1 launches take their work-groups
  * in reverse order, launch_group in common/lattice.h; results unchanged),
  * EXCHANGE_FUSED (0|1: build ea_msc_exchange, tempering exchanges and lane
- * masks in one kernel).
+ * masks in one kernel, with EXCHANGE_SPREAD work-items per system).
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering
@@ -695,41 +695,136 @@ __kernel void ea_msc_lane_masks(__global const uint *restrict config_at, __globa
 #if MSC && TEMPERATURES > 1 && !ENERGY_PASS && EXCHANGE_FUSED
 #include "common/tempering_exchange.h"
 
-#define EXCHANGE_GROUP (2 * WORD_BITS) /* the chains of one realization word, both replicas */
+#define EXCHANGE_SYSTEMS (2 * WORD_BITS) /* the chains of one realization word, both replicas */
+#define EXCHANGE_GROUP (EXCHANGE_SYSTEMS * EXCHANGE_SPREAD)
+#define EXCHANGE_STRIDE (TEMPERATURES + 1) /* local rows padded: a row per work-item, no bank conflicts */
+/* Elements each work-item moves of a block of TEMPERATURES per system. */
+#define EXCHANGE_PER_ITEM ((TEMPERATURES + EXCHANGE_SPREAD - 1) / EXCHANGE_SPREAD)
+
+/* Bits of a place or a temperature, 0 .. TEMPERATURES - 1. */
+#define PLACE_BITS                                                                                                 \
+    (TEMPERATURES <= 2 ? 1 : TEMPERATURES <= 4 ? 2 : TEMPERATURES <= 8 ? 3 : TEMPERATURES <= 16 ? 4 :              \
+     TEMPERATURES <= 32 ? 5 : TEMPERATURES <= 64 ? 6 : TEMPERATURES <= 128 ? 7 : TEMPERATURES <= 256 ? 8 :          \
+     TEMPERATURES <= 512 ? 9 : TEMPERATURES <= 1024 ? 10 : TEMPERATURES <= 2048 ? 11 : 12)
 
 /* An exchange (cl/common/tempering_exchange.h) and then the lane masks of
- * ea_msc_lane_masks in one launch: work-group `word` holds the chains 2 (W
- * word + lane) + replica, so the masks of the word's stacks come from the
- * group's own maps, kept in local memory (temperature_of is not written:
- * only set_temperatures_device reads it).  n_systems is a multiple of the
- * group (realizations are a multiple of W), so no work-item returns early. */
+ * ea_msc_lane_masks in one launch.  Work-group `word` (EXCHANGE_SPREAD
+ * work-items per system) holds the chains 2 (W word + lane) + replica, whose
+ * maps, energies and accepted counts are adjacent blocks in global memory:
+ *   1. the whole group loads the maps and energies in coalesced passes into
+ *      local memory (place_at: the place at each temperature, kept[s][place]:
+ *      the energy counts), then clears the energies;
+ *   2. one work-item per chain makes its decisions from local memory and
+ *      writes its new row and kept[s][place] = its temperature;
+ *   3. the group stores the maps and adds the accepted counts in coalesced
+ *      passes, and one work-item per stack of the word gathers its lanes'
+ *      temperatures and partners' places bit-sliced (planes);
+ *   4. one work-item per mask stores lanes_below and partner_lanes from them.
+ * temperature_of is not written: only set_temperatures_device reads it.
+ * n_systems is a multiple of EXCHANGE_SYSTEMS (realizations are a multiple of
+ * W), so no work-item returns early. */
 __kernel __attribute__((reqd_work_group_size(EXCHANGE_GROUP, 1, 1)))
 void ea_msc_exchange(TEMPERING_EXCHANGE_ARGUMENTS, __global word_t *restrict lane_masks)
 {
-    __local uint temperature_at[EXCHANGE_GROUP][TEMPERATURES]; /* [2 lane + replica][place] */
-    __local uint place_at[EXCHANGE_GROUP][TEMPERATURES];       /* [2 lane + replica][temperature] */
-    uint system = get_global_id(0), lid = get_local_id(0), word = get_group_id(0);
-    uint at[TEMPERATURES];
-    tempering_exchange_system(system, at, TEMPERING_EXCHANGE_NAMES);
-    for (uint t = 0; t < TEMPERATURES; t++) {
-        uint place = at[t] - system * TEMPERATURES;
-        place_at[lid][t] = place;
-        temperature_at[lid][place] = t;
+    __local uint place_at[EXCHANGE_SYSTEMS * EXCHANGE_STRIDE]; /* [system in group][temperature] */
+    __local int kept[EXCHANGE_SYSTEMS * EXCHANGE_STRIDE];      /* [system in group][place] */
+    __local uchar took[EXCHANGE_SYSTEMS * (TEMPERATURES - 1)]; /* [system in group][pair] */
+    __local word_t planes[2 * TEMPERATURES][2 * PLACE_BITS];   /* [stack in word][bit] */
+    uint lid = get_local_id(0), word = get_group_id(0), base = word * EXCHANGE_SYSTEMS;
+    size_t block = (size_t)base * TEMPERATURES;
+
+    /* 1. All loads first, then the local stores: one round trip. */
+    uint row_part[EXCHANGE_PER_ITEM];
+    int energy_part[EXCHANGE_PER_ITEM];
+    for (uint k = 0; k < EXCHANGE_PER_ITEM; k++) {
+        uint i = lid + k * EXCHANGE_GROUP;
+        if (i < EXCHANGE_SYSTEMS * TEMPERATURES) {
+            row_part[k] = config_at[block + i];
+            energy_part[k] = energies[block + i];
+        }
+    }
+    for (uint k = 0; k < EXCHANGE_PER_ITEM; k++) {
+        uint i = lid + k * EXCHANGE_GROUP, s = i / TEMPERATURES, t = i % TEMPERATURES;
+        if (i < EXCHANGE_SYSTEMS * TEMPERATURES) {
+            place_at[s * EXCHANGE_STRIDE + t] = row_part[k] - (base + s) * TEMPERATURES;
+            kept[s * EXCHANGE_STRIDE + t] = energy_part[k];
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* Every chain of the group has read its energies: clear the group's block
-     * in one coalesced pass (the configurations of its chains are adjacent). */
-    __global int *group_energies = energies + (size_t)word * EXCHANGE_GROUP * TEMPERATURES;
-    for (uint i = lid; i < EXCHANGE_GROUP * TEMPERATURES; i += EXCHANGE_GROUP) group_energies[i] = 0;
+    for (uint k = 0; k < EXCHANGE_PER_ITEM; k++) {
+        uint i = lid + k * EXCHANGE_GROUP;
+        if (i < EXCHANGE_SYSTEMS * TEMPERATURES) energies[block + i] = 0;
+    }
+
+    /* 2. The decisions, one work-item per chain. */
+    if (lid < EXCHANGE_SYSTEMS) {
+        uint system = base + lid;
+        __local uint *places = place_at + lid * EXCHANGE_STRIDE;
+        __local int *own = kept + lid * EXCHANGE_STRIDE;
+        uint at[TEMPERATURES], first[TEMPERATURES], uniform[TEMPERATURES - 1];
+        int value[TEMPERATURES];
+        uchar decided[TEMPERATURES - 1];
+        for (uint t = 0; t < TEMPERATURES; t++) first[t] = offset[t];
+        for (uint t = 0; t < TEMPERATURES; t++) at[t] = places[t];
+        for (uint t = 0; t < TEMPERATURES; t++) value[t] = own[at[t]];
+        exchange_uniforms(system, exchange, seed_lo, seed_hi, uniform);
+        exchange_decisions(at, value, first, uniform, energy_scale, threshold, decided);
+        uint offset_of_system = system * TEMPERATURES;
+        exchange_headings(system, offset_of_system + at[0], offset_of_system + at[TEMPERATURES - 1], heading, trips);
+        for (uint t = 0; t + 1 < TEMPERATURES; t++) took[lid * (TEMPERATURES - 1) + t] = decided[t];
+        for (uint t = 0; t < TEMPERATURES; t++) {
+            places[t] = at[t];
+            own[at[t]] = (int)t;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* 3. Maps and accepted counts back, coalesced; the planes. */
+    for (uint k = 0; k < EXCHANGE_PER_ITEM; k++) {
+        uint i = lid + k * EXCHANGE_GROUP, s = i / TEMPERATURES, t = i % TEMPERATURES;
+        if (i < EXCHANGE_SYSTEMS * TEMPERATURES)
+            config_at[block + i] = (base + s) * TEMPERATURES + place_at[s * EXCHANGE_STRIDE + t];
+    }
+    __global ulong *group_accepted = accepted + (size_t)base * (TEMPERATURES - 1);
+    ulong count[EXCHANGE_PER_ITEM];
+    for (uint k = 0; k < EXCHANGE_PER_ITEM; k++) {
+        uint i = lid + k * EXCHANGE_GROUP;
+        if (i < EXCHANGE_SYSTEMS * (TEMPERATURES - 1)) count[k] = group_accepted[i];
+    }
+    for (uint k = 0; k < EXCHANGE_PER_ITEM; k++) {
+        uint i = lid + k * EXCHANGE_GROUP;
+        if (i < EXCHANGE_SYSTEMS * (TEMPERATURES - 1)) group_accepted[i] = count[k] + took[i];
+    }
+    for (uint stack_in_word = lid; stack_in_word < 2 * TEMPERATURES; stack_in_word += EXCHANGE_GROUP) {
+        uint replica = stack_in_word / TEMPERATURES, place = stack_in_word % TEMPERATURES;
+        word_t plane[2 * PLACE_BITS];
+        for (uint b = 0; b < 2 * PLACE_BITS; b++) plane[b] = 0;
+        for (uint lane = 0; lane < WORD_BITS; lane++) {
+            uint t = (uint)kept[(2 * lane + replica) * EXCHANGE_STRIDE + place];
+            uint partner_place = place_at[(2 * lane + (replica ^ 1u)) * EXCHANGE_STRIDE + t];
+            for (uint b = 0; b < PLACE_BITS; b++) {
+                plane[b] |= (word_t)((t >> b) & 1u) << lane;
+                plane[PLACE_BITS + b] |= (word_t)((partner_place >> b) & 1u) << lane;
+            }
+        }
+        for (uint b = 0; b < 2 * PLACE_BITS; b++) planes[stack_in_word][b] = plane[b];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* 4. Mask (stack, j): the lanes whose temperature is below j (compared
+     * bit-sliced, top bit first) and, for j < TEMPERATURES, those whose
+     * partner has place j; adjacent work-items store adjacent masks. */
     for (uint task = lid; task < 2 * TEMPERATURES * (TEMPERATURES + 1); task += EXCHANGE_GROUP) {
         uint j = task % (TEMPERATURES + 1), stack_in_word = task / (TEMPERATURES + 1);
-        uint replica = stack_in_word / TEMPERATURES, place = stack_in_word % TEMPERATURES;
-        word_t below = 0, partner = 0;
-        for (uint lane = 0; lane < WORD_BITS; lane++) {
-            uint t = temperature_at[2 * lane + replica][place];
-            add_lane(&below, &partner, lane, j, t, place_at[2 * lane + (replica ^ 1u)][t]);
+        word_t below = 0, equal = ALL_LANES, partner = ALL_LANES;
+        for (uint b = PLACE_BITS; b-- > 0;) {
+            word_t bit = all_lanes_if((j >> b) & 1u), temperature = planes[stack_in_word][b];
+            below |= equal & bit & ~temperature;
+            equal &= ~(bit ^ temperature);
+            partner &= ~(bit ^ planes[stack_in_word][PLACE_BITS + b]);
         }
-        store_lane_masks(lane_masks, 2 * word * TEMPERATURES + stack_in_word, j, below, partner);
+        uint stack = 2 * word * TEMPERATURES + stack_in_word;
+        store_lane_masks(lane_masks, stack, j, j < TEMPERATURES ? below : ALL_LANES, partner);
     }
 }
 #endif

@@ -89,13 +89,14 @@ typedef struct clmc_model_ops {
      * exchange_kernel (optional): a kernel of the model's program, kept and
      * released by the model, that does an exchange as
      * cl/common/tempering_exchange.h does (its arguments first, set by the
-     * engine) and then what set_temperatures_device does, in work-groups of
-     * *group systems; *kernel = NULL when the model has none for this run.
+     * engine) and then what set_temperatures_device does, launched with
+     * *items_per_system work-items per system in work-groups of *group
+     * work-items; *kernel = NULL when the model has none for this run.
      * Where there is one, set_temperatures_device is not called and the
      * engine's temperature_of buffer is not kept. */
     clmc_status (*energies_device)(void *state, cl_mem *energies, int *scale);
     clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
-    clmc_status (*exchange_kernel)(void *state, cl_kernel *kernel, size_t *group);
+    clmc_status (*exchange_kernel)(void *state, cl_kernel *kernel, size_t *group, size_t *items_per_system);
     /* Optional numerical guard: checks the current state's invariants
      * (spin lengths, particle count) and fails (clmc_fail, CLMC_ERR_OTHER)
      * with a message naming what broke.  The engine calls it after every

@@ -79,7 +79,7 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
     CLMC_TRY(set_arguments(d, pt, d->exchange));
     if (ops->exchange_kernel && !clmc_env_flag("CLMC_TEMPERING_GENERAL", false))
-        CLMC_TRY(ops->exchange_kernel(state, &d->model_exchange, &d->model_group));
+        CLMC_TRY(ops->exchange_kernel(state, &d->model_exchange, &d->model_group, &d->model_spread));
     if (d->model_exchange) CLMC_TRY(set_arguments(d, pt, d->model_exchange));
     d->active = true;
     return clmc_tempering_device_upload(d, pt);
@@ -119,8 +119,8 @@ clmc_status clmc_tempering_device_exchange(clmc_tempering_device *d, clmc_temper
     cl_ulong exchange = pt->exchanges;
     cl_kernel kernel = d->model_exchange ? d->model_exchange : d->exchange;
     CLMC_CL_TRY(clSetKernelArg(kernel, EXCHANGE_NUMBER_ARGUMENT, sizeof exchange, &exchange));
-    size_t systems = pt->n_systems;
-    CLMC_TRY(clmc_enqueue(d->rt, kernel, 1, &systems, d->model_exchange ? &d->model_group : NULL, CLMC_UNTIMED));
+    size_t items = pt->n_systems * (d->model_exchange ? d->model_spread : 1);
+    CLMC_TRY(clmc_enqueue(d->rt, kernel, 1, &items, d->model_exchange ? &d->model_group : NULL, CLMC_UNTIMED));
     pt->exchanges++;
     for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) pt->attempted[t] += pt->n_systems;
     return d->model_exchange ? CLMC_OK : ops->set_temperatures_device(state, d->config_at, d->temperature_of);

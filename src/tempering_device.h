@@ -15,6 +15,7 @@ typedef struct clmc_tempering_device {
     cl_kernel exchange;
     cl_kernel model_exchange; /* the model's own (model.h exchange_kernel), or NULL */
     size_t model_group;       /* its work-group size */
+    size_t model_spread;      /* its work-items per system */
     cl_mem config_at, heading, temperature_of, threshold, offset, accepted, trips, noted;
     cl_mem energies; /* the model's */
     int energy_scale;

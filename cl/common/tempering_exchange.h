@@ -50,31 +50,27 @@ inline bool threshold_accepts(__global const ulong *restrict table, uint entries
     return i < entries && (ulong)v < table[i];
 }
 
-/* The exchanges of `system`: at[t] receives the configuration at temperature
- * t afterwards, also written to config_at (tempering_exchange_scatter writes
- * temperature_of and clears the energies).  Everything
- * that does not depend on the decisions (maps, energies, table offsets,
- * random words) is read or drawn first, so the chain of decisions waits only
- * on its table reads. */
-inline void tempering_exchange_system(uint system, uint *at, TEMPERING_EXCHANGE_ARGUMENTS)
+/* The uniform words of `system`'s pairs at exchange `exchange`. */
+inline void exchange_uniforms(uint system, ulong exchange, uint seed_lo, uint seed_hi, uint *uniform)
 {
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    __global uint *row = config_at + (size_t)system * TEMPERATURES;
-    __global ulong *pair_accepted = accepted + (size_t)system * (TEMPERATURES - 1);
-    int value[TEMPERATURES];
-    uint first[TEMPERATURES], uniform[TEMPERATURES - 1];
-    for (uint t = 0; t < TEMPERATURES; t++) at[t] = row[t];
-    for (uint t = 0; t < TEMPERATURES; t++) value[t] = energies[at[t]];
-    for (uint t = 0; t < TEMPERATURES; t++) first[t] = offset[t];
     for (uint t = 0; t + 1 < TEMPERATURES; t++) {
         if (t % 4 == 0) {
             clmc_philox_ctr draw = exchange_draw(system, t, exchange, key);
             for (uint k = 0; k < 4 && t + k + 1 < TEMPERATURES; k++) uniform[t + k] = draw.v[k];
         }
     }
+}
+
+/* The decisions of one system, pair 0 first: at[t] (any configuration
+ * numbers) holds the configuration at temperature t before and after, value[t]
+ * its energy count (energy = energy_scale value + a constant), first[] the
+ * table offsets; took[t] receives whether pair t exchanged. */
+inline void exchange_decisions(uint *at, const int *value, const uint *first, const uint *uniform, int energy_scale,
+                               __global const ulong *restrict threshold, uchar *took)
+{
     uint a = at[0];
     long energy_a = (long)energy_scale * value[0];
-    uchar took[TEMPERATURES - 1];
     for (uint t = 0; t + 1 < TEMPERATURES; t++) {
         uint b = at[t + 1];
         long energy_b = (long)energy_scale * value[t + 1];
@@ -84,12 +80,38 @@ inline void tempering_exchange_system(uint system, uint *at, TEMPERING_EXCHANGE_
         energy_a = accept ? energy_a : energy_b;
         took[t] = accept;
     }
-    for (uint t = 0; t + 1 < TEMPERATURES; t++) pair_accepted[t] += took[t];
     at[TEMPERATURES - 1] = a;
-    uint hot = at[0], cold = at[TEMPERATURES - 1];
+}
+
+/* Round trips: the configuration now at the hottest temperature heads up
+ * (a trip ends if it was heading down), the one at the coldest heads down. */
+inline void exchange_headings(uint system, uint hot, uint cold, __global int *restrict heading,
+                              __global ulong *restrict trips)
+{
     trips[system] += heading[hot] == -1;
     heading[hot] = +1;
     if (heading[cold] == +1) heading[cold] = -1;
+}
+
+/* The exchanges of `system`: at[t] receives the configuration at temperature
+ * t afterwards, also written to config_at (tempering_exchange_scatter writes
+ * temperature_of and clears the energies).  Everything that does not depend
+ * on the decisions (maps, energies, table offsets, random words) is read or
+ * drawn first, so the chain of decisions waits only on its table reads. */
+inline void tempering_exchange_system(uint system, uint *at, TEMPERING_EXCHANGE_ARGUMENTS)
+{
+    __global uint *row = config_at + (size_t)system * TEMPERATURES;
+    __global ulong *pair_accepted = accepted + (size_t)system * (TEMPERATURES - 1);
+    int value[TEMPERATURES];
+    uint first[TEMPERATURES], uniform[TEMPERATURES - 1];
+    uchar took[TEMPERATURES - 1];
+    for (uint t = 0; t < TEMPERATURES; t++) at[t] = row[t];
+    for (uint t = 0; t < TEMPERATURES; t++) value[t] = energies[at[t]];
+    for (uint t = 0; t < TEMPERATURES; t++) first[t] = offset[t];
+    exchange_uniforms(system, exchange, seed_lo, seed_hi, uniform);
+    exchange_decisions(at, value, first, uniform, energy_scale, threshold, took);
+    for (uint t = 0; t + 1 < TEMPERATURES; t++) pair_accepted[t] += took[t];
+    exchange_headings(system, at[0], at[TEMPERATURES - 1], heading, trips);
     for (uint t = 0; t < TEMPERATURES; t++) row[t] = at[t];
 }
 

@@ -169,22 +169,40 @@ clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem tem
     return clmc_enqueue_items(s->rt, s->lane_masks_update, (size_t)s->stacks * (s->temperatures + 1), CLMC_UNTIMED);
 }
 
-/* Whether the program can hold ea_msc_exchange: its work-group of 2 W chains
- * and two maps of 2 W x TEMPERATURES in local memory. */
-bool ea_exchange_fits(const ea_state *s)
+/* Work-items of ea_msc_exchange's group: more than one per system spreads
+ * its coalesced loads and stores over more warps of the compute unit that
+ * exchanges a realization word (512 exceeded NVIDIA's register limit for the
+ * kernel at 32 temperatures, and the engine then fell back to the general
+ * kernel). */
+#define EXCHANGE_GROUP_TARGET 256
+
+/* Whether the program can hold ea_msc_exchange, and with how many work-items
+ * per system (s->exchange_spread): its work-group of 2 W chains times the
+ * spread and, in local memory, two padded maps of 2 W x (TEMPERATURES + 1)
+ * words, the accepted flags and the planes of the word's 2 TEMPERATURES
+ * stacks (2 PLACE_BITS words each). */
+bool ea_exchange_fits(ea_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
-    size_t group = 2 * (size_t)s->word_bits, local = 2 * group * s->temperatures * sizeof(cl_uint);
-    return s->msc && s->temperatures > 1 && d->max_work_group_size >= group && local <= d->local_mem_bytes;
+    size_t systems = 2 * (size_t)s->word_bits, place_bits = 1;
+    while (((size_t)1 << place_bits) < s->temperatures) place_bits++;
+    size_t local = 2 * systems * (s->temperatures + 1) * sizeof(cl_uint) + systems * (s->temperatures - 1) +
+                   2 * (size_t)s->temperatures * 2 * place_bits * ea_word_bytes(s);
+    s->exchange_spread = 1;
+    while (systems * s->exchange_spread * 2 <= EXCHANGE_GROUP_TARGET &&
+           systems * s->exchange_spread * 2 <= d->max_work_group_size)
+        s->exchange_spread *= 2;
+    return s->msc && s->temperatures > 1 && d->max_work_group_size >= systems && local <= d->local_mem_bytes;
 }
 
 /* The exchange and the lane masks in one kernel where the program has it and
  * the kernel's work-group fits the device. */
-clmc_status ea_exchange_kernel(void *state, cl_kernel *kernel, size_t *group)
+clmc_status ea_exchange_kernel(void *state, cl_kernel *kernel, size_t *group, size_t *items_per_system)
 {
     ea_state *s = state;
     *kernel = NULL;
-    *group = 2 * (size_t)s->word_bits;
+    *items_per_system = s->exchange_spread;
+    *group = 2 * (size_t)s->word_bits * s->exchange_spread;
     if (!s->exchange_fused || s->energy_mode != EA_ENERGIES_PASS) return CLMC_OK;
     if (!s->exchange) {
         CLMC_TRY(clmc_kernel_create(s->program, "ea_msc_exchange", &s->exchange));

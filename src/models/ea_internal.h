@@ -65,6 +65,7 @@ typedef struct {
     bool pass_energies_ready;
     cl_int *energy_counts_host;
     bool exchange_fused;   /* the program has ea_msc_exchange (ea_exchange_fits) */
+    unsigned exchange_spread; /* its work-items per system (EXCHANGE_SPREAD) */
     bool exchange_usable;  /* and its work-group fits the kernel's limit */
     cl_kernel exchange;    /* ea_msc_exchange, created when the engine asks for it */
     unsigned long long energies_checked, energy_mismatches; /* CLMC_EA_ENERGIES=check */
@@ -87,11 +88,11 @@ clmc_status ea_energy_pass_read(ea_state *s, double *energies);
 void ea_energy_pass_destroy(ea_state *s);
 /* Tempering on the device (model.h energies_device, set_temperatures_device,
  * exchange_kernel); ea_exchange_fits: whether the main program can hold
- * ea_msc_exchange (EXCHANGE_FUSED). */
+ * ea_msc_exchange (EXCHANGE_FUSED), also choosing its exchange_spread. */
 clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale);
 clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of);
-bool ea_exchange_fits(const ea_state *s);
-clmc_status ea_exchange_kernel(void *state, cl_kernel *kernel, size_t *group);
+bool ea_exchange_fits(ea_state *s);
+clmc_status ea_exchange_kernel(void *state, cl_kernel *kernel, size_t *group, size_t *items_per_system);
 /* ea_checkpoint.c */
 clmc_status ea_save_state(void *state, unsigned char **blob, size_t *bytes);
 clmc_status ea_load_state(void *state, const unsigned char *blob, size_t bytes);
