@@ -17,9 +17,9 @@
 /* Sites per work-item: the fold's cost spread over more updates, against
  * fewer work-items in flight.  CLMC_EA_ENERGY_SITES overrides it (benchmarks;
  * the same energies whatever the value). */
-#define ENERGY_SITES_DEFAULT 16 /* fastest of 4, 8, 16, 32 on an H200 at L = 32 and 64 (benchmarks/README.md) */
+#define ENERGY_SITES_DEFAULT 8 /* at or near the fastest of 1 .. 16 on an H200 at L = 32 (benchmarks/README.md) */
 #define ENERGY_SITES_MAX 64
-#define ITEMS_PER_COMPUTE_UNIT 2048 /* work-items that keep a compute unit's loads in flight */
+#define ITEMS_PER_COMPUTE_UNIT 256 /* work-items that keep a compute unit's loads in flight */
 
 /* The default: ENERGY_SITES_DEFAULT, halved while that leaves fewer
  * work-items than the device's compute units can keep busy (small lattices
