@@ -16,7 +16,8 @@
  * REVERSE_ODD (0|1: the msc update's colour-1 launches take their work-groups
  * in reverse order, launch_group in common/lattice.h; results unchanged),
  * EXCHANGE_FUSED (0|1: build ea_msc_exchange, tempering exchanges and lane
- * masks in one kernel, with EXCHANGE_SPREAD work-items per system).
+ * masks in one kernel, with EXCHANGE_SPREAD work-items per system and
+ * PLACE_BITS, the bits of a place or temperature 0 .. TEMPERATURES - 1).
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering
@@ -700,12 +701,6 @@ __kernel void ea_msc_lane_masks(__global const uint *restrict config_at, __globa
 #define EXCHANGE_STRIDE (TEMPERATURES + 1) /* local rows padded: a row per work-item, no bank conflicts */
 /* Elements each work-item moves of a block of TEMPERATURES per system. */
 #define EXCHANGE_PER_ITEM ((TEMPERATURES + EXCHANGE_SPREAD - 1) / EXCHANGE_SPREAD)
-
-/* Bits of a place or a temperature, 0 .. TEMPERATURES - 1. */
-#define PLACE_BITS                                                                                                 \
-    (TEMPERATURES <= 2 ? 1 : TEMPERATURES <= 4 ? 2 : TEMPERATURES <= 8 ? 3 : TEMPERATURES <= 16 ? 4 :              \
-     TEMPERATURES <= 32 ? 5 : TEMPERATURES <= 64 ? 6 : TEMPERATURES <= 128 ? 7 : TEMPERATURES <= 256 ? 8 :          \
-     TEMPERATURES <= 512 ? 9 : TEMPERATURES <= 1024 ? 10 : TEMPERATURES <= 2048 ? 11 : 12)
 
 /* An exchange (cl/common/tempering_exchange.h) and then the lane masks of
  * ea_msc_lane_masks in one launch.  Work-group `word` (EXCHANGE_SPREAD

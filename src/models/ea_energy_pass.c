@@ -177,17 +177,18 @@ clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem tem
 #define EXCHANGE_GROUP_TARGET 256
 
 /* Whether the program can hold ea_msc_exchange, and with how many work-items
- * per system (s->exchange_spread): its work-group of 2 W chains times the
- * spread and, in local memory, two padded maps of 2 W x (TEMPERATURES + 1)
- * words, the accepted flags and the planes of the word's 2 TEMPERATURES
- * stacks (2 PLACE_BITS words each). */
+ * per system (s->exchange_spread; also sets s->place_bits): its work-group of
+ * 2 W chains times the spread and, in local memory, two padded maps of 2 W x
+ * (TEMPERATURES + 1) words, the accepted flags and the planes of the word's
+ * 2 TEMPERATURES stacks (2 PLACE_BITS words each). */
 bool ea_exchange_fits(ea_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
-    size_t systems = 2 * (size_t)s->word_bits, place_bits = 1;
-    while (((size_t)1 << place_bits) < s->temperatures) place_bits++;
+    size_t systems = 2 * (size_t)s->word_bits;
+    s->place_bits = 1;
+    while (((size_t)1 << s->place_bits) < s->temperatures) s->place_bits++;
     size_t local = 2 * systems * (s->temperatures + 1) * sizeof(cl_uint) + systems * (s->temperatures - 1) +
-                   2 * (size_t)s->temperatures * 2 * place_bits * ea_word_bytes(s);
+                   2 * (size_t)s->temperatures * 2 * s->place_bits * ea_word_bytes(s);
     s->exchange_spread = 1;
     while (systems * s->exchange_spread * 2 <= EXCHANGE_GROUP_TARGET &&
            systems * s->exchange_spread * 2 <= d->max_work_group_size)

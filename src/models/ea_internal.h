@@ -66,6 +66,7 @@ typedef struct {
     cl_int *energy_counts_host;
     bool exchange_fused;   /* the program has ea_msc_exchange (ea_exchange_fits) */
     unsigned exchange_spread; /* its work-items per system (EXCHANGE_SPREAD) */
+    unsigned place_bits;      /* bits of a place or temperature (PLACE_BITS) */
     bool exchange_usable;  /* and its work-group fits the kernel's limit */
     cl_kernel exchange;    /* ea_msc_exchange, created when the engine asks for it */
     unsigned long long energies_checked, energy_mismatches; /* CLMC_EA_ENERGIES=check */

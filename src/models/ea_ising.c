@@ -124,12 +124,12 @@ static clmc_status build_kernels(ea_state *s, char *options, size_t size)
     snprintf(options, size,
              "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
              "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu -DTALLY_LEVELS=%u "
-             "-DFOLD_ROUNDS=%u -DREVERSE_ODD=%d -DEXCHANGE_FUSED=%d -DEXCHANGE_SPREAD=%u",
+             "-DFOLD_ROUNDS=%u -DREVERSE_ODD=%d -DEXCHANGE_FUSED=%d -DEXCHANGE_SPREAD=%u -DPLACE_BITS=%u",
              s->dim, s->edge, s->realizations, s->temperatures, s->msc, s->couplings == CLMC_EA_GAUSSIAN,
              s->couplings == CLMC_EA_UNIFORM,
              s->shared_randoms, s->word_bits,
              s->measure_wg, s->measure_groups, s->tally_levels, s->fold_rounds, s->reverse_odd, s->exchange_fused,
-             s->exchange_spread);
+             s->exchange_spread, s->place_bits);
     char main_options[544];
     snprintf(main_options, sizeof main_options, "%s -DENERGY_PASS=0", options);
     CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", main_options, &s->program));
