@@ -11,3 +11,15 @@ __kernel void tempering_exchange(TEMPERING_EXCHANGE_ARGUMENTS)
     tempering_exchange_system(system, at, TEMPERING_EXCHANGE_NAMES);
     tempering_exchange_scatter(at, temperature_of, energies);
 }
+
+/* Test aid (tests/test_tempering_device.c): reach[i] = pair_reach of pair
+ * pair_of[i] for word words[i], the decisions' only use of the table. */
+__kernel void tempering_reaches(__global const uint *pair_of, __global const uint *words,
+                                __global const ulong *threshold, __global const uint *offset,
+                                __global const float *reach_scale, __global uint *reach, uint n)
+{
+    uint i = get_global_id(0);
+    if (i >= n) return;
+    uint t = pair_of[i];
+    reach[i] = pair_reach(words[i], reach_scale[t], threshold + offset[t], offset[t + 1] - offset[t]);
+}

@@ -26,6 +26,27 @@ typedef struct clmc_model_shape {
 
 /* A measured value for an automatic key where no tuned one exists, by
  * lattice dimension and device type ("GPU", "CPU"); vendor NULL: any. */
+/* A model's own tempering exchange (clmc_model_ops.exchange_kernel), kernels
+ * of the model's program, kept and released by the model:
+ *   kernel: does an exchange as cl/common/tempering_exchange.h does (its
+ *     TEMPERING_EXCHANGE_ARGUMENTS first, set by the engine) and then what
+ *     set_temperatures_device does, launched with items_per_system
+ *     work-items per system in work-groups of `group` work-items;
+ *   reach_pass (optional, else NULL): a kernel the model launches itself
+ *     after the last exchange and before the next one's energies are ready
+ *     (its sweep_before_energies pass), which does what
+ *     tempering_reach_draws does for the next exchange with its
+ *     TEMPERING_REACH_ARGUMENTS, from argument reach_argument on, set by the
+ *     engine (the exchange number anew after every exchange); where there is
+ *     one, `kernel` takes the reaches as the argument after its
+ *     TEMPERING_EXCHANGE_ARGUMENTS instead of finding them itself. */
+typedef struct clmc_exchange_kernels {
+    cl_kernel kernel;
+    size_t group, items_per_system;
+    cl_kernel reach_pass;
+    unsigned reach_argument;
+} clmc_exchange_kernels;
+
 typedef struct clmc_tunable_default {
     int dim;                 /* 0 ends a list */
     const char *device_type, *vendor;
@@ -86,17 +107,13 @@ typedef struct clmc_model_ops {
      * set_temperatures_device: enqueues what set_betas does, from the device
      * maps config_at [system][temperature] and temperature_of [config];
      * nothing may be read back.
-     * exchange_kernel (optional): a kernel of the model's program, kept and
-     * released by the model, that does an exchange as
-     * cl/common/tempering_exchange.h does (its arguments first, set by the
-     * engine) and then what set_temperatures_device does, launched with
-     * *items_per_system work-items per system in work-groups of *group
-     * work-items; *kernel = NULL when the model has none for this run.
-     * Where there is one, set_temperatures_device is not called and the
-     * engine's temperature_of buffer is not kept. */
+     * exchange_kernel (optional): fills clmc_exchange_kernels (below) with
+     * the model's own exchange kernel, or kernel = NULL when the model has
+     * none for this run.  Where there is one, set_temperatures_device is not
+     * called and the engine's temperature_of buffer is not kept. */
     clmc_status (*energies_device)(void *state, cl_mem *energies, int *scale);
     clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
-    clmc_status (*exchange_kernel)(void *state, cl_kernel *kernel, size_t *group, size_t *items_per_system);
+    clmc_status (*exchange_kernel)(void *state, clmc_exchange_kernels *out);
     /* Optional numerical guard: checks the current state's invariants
      * (spin lengths, particle count) and fails (clmc_fail, CLMC_ERR_OTHER)
      * with a message naming what broke.  The engine calls it after every

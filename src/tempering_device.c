@@ -10,7 +10,9 @@
 
 #include "tempering_table.h"
 
-#define EXCHANGE_NUMBER_ARGUMENT 12 /* the last of TEMPERING_EXCHANGE_ARGUMENTS */
+#define EXCHANGE_NUMBER_ARGUMENT 13 /* the last of TEMPERING_EXCHANGE_ARGUMENTS */
+#define REACHES_ARGUMENT 14         /* of a model exchange kernel with a reach pass */
+#define REACH_EXCHANGE_ARGUMENT 7   /* the exchange number, the last of TEMPERING_REACH_ARGUMENTS */
 
 static clmc_status device_buffer(clmc_tempering_device *d, size_t bytes, const void *host, cl_mem *out)
 {
@@ -35,6 +37,7 @@ static clmc_status create_buffers(clmc_tempering_device *d, const clmc_tempering
     CLMC_TRY(device_buffer(d, configs * sizeof(cl_uint), NULL, &d->temperature_of));
     CLMC_TRY(device_buffer(d, table->offset[table->n_pairs] * sizeof(cl_ulong), table->threshold, &d->threshold));
     CLMC_TRY(device_buffer(d, (table->n_pairs + 1) * sizeof(cl_uint), table->offset, &d->offset));
+    CLMC_TRY(device_buffer(d, table->n_pairs * sizeof(cl_float), table->reach_scale, &d->reach_scale));
     CLMC_TRY(device_buffer(d, pairs * sizeof(cl_ulong), NULL, &d->accepted));
     CLMC_TRY(device_buffer(d, pt->n_systems * sizeof(cl_ulong), NULL, &d->trips));
     CLMC_TRY(device_buffer(d, (size_t)d->n_slots * configs * sizeof(cl_uint), NULL, &d->noted));
@@ -45,8 +48,8 @@ static clmc_status create_buffers(clmc_tempering_device *d, const clmc_tempering
  * but the exchange number (set per launch), for `kernel`. */
 static clmc_status set_arguments(clmc_tempering_device *d, const clmc_tempering *pt, cl_kernel kernel)
 {
-    cl_mem buffers[] = {d->config_at, d->heading, d->energies, d->threshold, d->offset, d->accepted, d->trips,
-                        d->temperature_of};
+    cl_mem buffers[] = {d->config_at, d->heading, d->energies, d->threshold, d->offset, d->reach_scale,
+                        d->accepted, d->trips, d->temperature_of};
     cl_uint arg = 0, systems = pt->n_systems;
     cl_int scale = d->energy_scale;
     for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++) {
@@ -56,6 +59,35 @@ static clmc_status set_arguments(clmc_tempering_device *d, const clmc_tempering 
     CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof systems, &systems));
     CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof pt->seed_lo, &pt->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof pt->seed_hi, &pt->seed_hi));
+    return CLMC_OK;
+}
+
+/* The model's reach pass: TEMPERING_REACH_ARGUMENTS (cl/common/tempering_exchange.h)
+ * from its reach_argument on, but the exchange number (set_next_exchange),
+ * and the reaches for its exchange kernel. */
+static clmc_status set_reach_arguments(clmc_tempering_device *d, const clmc_tempering *pt)
+{
+    const clmc_exchange_kernels *m = &d->model;
+    size_t bytes = (size_t)pt->n_systems * (pt->n_temperatures - 1) * sizeof(cl_uint);
+    CLMC_TRY(device_buffer(d, bytes, NULL, &d->reaches));
+    cl_mem buffers[] = {d->threshold, d->offset, d->reach_scale, d->reaches};
+    cl_uint arg = m->reach_argument, systems = pt->n_systems;
+    for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++)
+        CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof(cl_mem), &buffers[i]));
+    CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof systems, &systems));
+    CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof pt->seed_lo, &pt->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof pt->seed_hi, &pt->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(m->kernel, REACHES_ARGUMENT, sizeof(cl_mem), &d->reaches));
+    return CLMC_OK;
+}
+
+/* The exchange the model's reach pass prepares: the next one. */
+static clmc_status set_next_exchange(clmc_tempering_device *d, const clmc_tempering *pt)
+{
+    if (!d->model.reach_pass) return CLMC_OK;
+    cl_ulong exchange = pt->exchanges;
+    CLMC_CL_TRY(clSetKernelArg(d->model.reach_pass, d->model.reach_argument + REACH_EXCHANGE_ARGUMENT, sizeof exchange,
+                               &exchange));
     return CLMC_OK;
 }
 
@@ -79,16 +111,17 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
     CLMC_TRY(set_arguments(d, pt, d->exchange));
     if (ops->exchange_kernel && !clmc_env_flag("CLMC_TEMPERING_GENERAL", false))
-        CLMC_TRY(ops->exchange_kernel(state, &d->model_exchange, &d->model_group, &d->model_spread));
-    if (d->model_exchange) CLMC_TRY(set_arguments(d, pt, d->model_exchange));
+        CLMC_TRY(ops->exchange_kernel(state, &d->model));
+    if (d->model.kernel) CLMC_TRY(set_arguments(d, pt, d->model.kernel));
+    if (d->model.kernel && d->model.reach_pass) CLMC_TRY(set_reach_arguments(d, pt));
     d->active = true;
     return clmc_tempering_device_upload(d, pt);
 }
 
 void clmc_tempering_device_close(clmc_tempering_device *d)
 {
-    cl_mem buffers[] = {d->config_at, d->heading, d->temperature_of, d->threshold, d->offset, d->accepted, d->trips,
-                        d->noted};
+    cl_mem buffers[] = {d->config_at, d->heading, d->temperature_of, d->threshold, d->offset, d->reach_scale,
+                        d->accepted, d->trips, d->noted, d->reaches};
     for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     if (d->exchange) CLMC_CL_WARN(clReleaseKernel(d->exchange));
@@ -105,7 +138,7 @@ clmc_status clmc_tempering_device_upload(clmc_tempering_device *d, const clmc_te
                                      NULL, NULL));
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, d->heading, CL_TRUE, 0, configs * sizeof(cl_int), pt->heading, 0, NULL,
                                      NULL));
-    return CLMC_OK;
+    return set_next_exchange(d, pt);
 }
 
 clmc_status clmc_tempering_device_exchange(clmc_tempering_device *d, clmc_tempering *pt, const clmc_model_ops *ops,
@@ -117,13 +150,14 @@ clmc_status clmc_tempering_device_exchange(clmc_tempering_device *d, clmc_temper
     if (energies != d->energies || scale != d->energy_scale)
         return clmc_fail(CLMC_ERR_OTHER, "model \"%s\" changed its energy buffer during the run", ops->type);
     cl_ulong exchange = pt->exchanges;
-    cl_kernel kernel = d->model_exchange ? d->model_exchange : d->exchange;
+    cl_kernel kernel = d->model.kernel ? d->model.kernel : d->exchange;
     CLMC_CL_TRY(clSetKernelArg(kernel, EXCHANGE_NUMBER_ARGUMENT, sizeof exchange, &exchange));
-    size_t items = pt->n_systems * (d->model_exchange ? d->model_spread : 1);
-    CLMC_TRY(clmc_enqueue(d->rt, kernel, 1, &items, d->model_exchange ? &d->model_group : NULL, CLMC_UNTIMED));
+    size_t items = pt->n_systems * (d->model.kernel ? d->model.items_per_system : 1);
+    CLMC_TRY(clmc_enqueue(d->rt, kernel, 1, &items, d->model.kernel ? &d->model.group : NULL, CLMC_UNTIMED));
     pt->exchanges++;
     for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) pt->attempted[t] += pt->n_systems;
-    return d->model_exchange ? CLMC_OK : ops->set_temperatures_device(state, d->config_at, d->temperature_of);
+    CLMC_TRY(set_next_exchange(d, pt));
+    return d->model.kernel ? CLMC_OK : ops->set_temperatures_device(state, d->config_at, d->temperature_of);
 }
 
 clmc_status clmc_tempering_device_note(clmc_tempering_device *d, unsigned slot, unsigned n_configs)

@@ -13,10 +13,9 @@ typedef struct clmc_tempering_device {
     clmc_runtime *rt;
     cl_program program;
     cl_kernel exchange;
-    cl_kernel model_exchange; /* the model's own (model.h exchange_kernel), or NULL */
-    size_t model_group;       /* its work-group size */
-    size_t model_spread;      /* its work-items per system */
-    cl_mem config_at, heading, temperature_of, threshold, offset, accepted, trips, noted;
+    clmc_exchange_kernels model; /* the model's own (model.h exchange_kernel), kernel NULL if none */
+    cl_mem config_at, heading, temperature_of, threshold, offset, reach_scale, accepted, trips, noted;
+    cl_mem reaches; /* [system][pair], written by the model's reach pass where it has one */
     cl_mem energies; /* the model's */
     int energy_scale;
     unsigned n_slots;

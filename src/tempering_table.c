@@ -46,7 +46,8 @@ bool clmc_tempering_table_build(clmc_tempering_table *table, const clmc_temperin
     }
     table->offset = malloc((pairs + 1) * sizeof *table->offset);
     table->threshold = malloc(total * sizeof *table->threshold);
-    if (!table->offset || !table->threshold) {
+    table->reach_scale = malloc(pairs * sizeof *table->reach_scale);
+    if (!table->offset || !table->threshold || !table->reach_scale) {
         clmc_tempering_table_free(table);
         return false;
     }
@@ -57,6 +58,7 @@ bool clmc_tempering_table_build(clmc_tempering_table *table, const clmc_temperin
         double dbeta = pt->betas[t + 1] - pt->betas[t];
         uint64_t n = pair_entries(dbeta);
         uint64_t *row = table->threshold + table->offset[t];
+        table->reach_scale[t] = (float)(log(2.0) / dbeta);
         for (uint64_t i = 0; i < n; i++) row[i] = first_rejected(dbeta * ((double)-(int64_t)(i + 1)));
         table->offset[t + 1] = table->offset[t] + (uint32_t)n;
     }
@@ -67,6 +69,7 @@ void clmc_tempering_table_free(clmc_tempering_table *table)
 {
     free(table->offset);
     free(table->threshold);
+    free(table->reach_scale);
     memset(table, 0, sizeof *table);
 }
 

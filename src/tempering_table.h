@@ -20,6 +20,7 @@ typedef struct clmc_tempering_table {
     unsigned n_pairs;
     uint32_t *offset;    /* [pair + 1] */
     uint64_t *threshold; /* [offset[pair] + (-k - 1)] */
+    float *reach_scale; /* [pair]: ln 2 / (beta_t+1 - beta_t) rounded to float, for the device's reach guesses */
 } clmc_tempering_table;
 
 /* Builds the table for pt's betas; returns false (and leaves it empty) when

@@ -108,13 +108,15 @@ Test(tempering_device, kernel_equals_host_exchanges)
     cl_mem d_energies = make_buffer(rt, sizeof device_energies, device_energies);
     cl_mem d_threshold = make_buffer(rt, table.offset[table.n_pairs] * sizeof *table.threshold, table.threshold);
     cl_mem d_offset = make_buffer(rt, (table.n_pairs + 1) * sizeof *table.offset, table.offset);
+    cl_mem d_reach_scale = make_buffer(rt, table.n_pairs * sizeof *table.reach_scale, table.reach_scale);
     cl_mem d_accepted = make_buffer(rt, sizeof accepted, accepted);
     cl_mem d_trips = make_buffer(rt, sizeof trips, trips);
     cl_mem d_temperature_of = make_buffer(rt, sizeof temperature_of, temperature_of);
-    cl_mem args[] = {d_at, d_heading, d_energies, d_threshold, d_offset, d_accepted, d_trips, d_temperature_of};
+    cl_mem args[] = {d_at,       d_heading, d_energies, d_threshold,     d_offset,
+                     d_reach_scale, d_accepted, d_trips, d_temperature_of};
     cl_int energy_scale = ENERGY_SCALE;
     cl_uint n_systems = SYSTEMS, arg = 0;
-    for (cl_uint i = 0; i < 8; i++) {
+    for (cl_uint i = 0; i < sizeof args / sizeof *args; i++) {
         clSetKernelArg(kernel, arg++, sizeof(cl_mem), &args[i]);
         if (i == 2) clSetKernelArg(kernel, arg++, sizeof energy_scale, &energy_scale);
     }
@@ -171,18 +173,125 @@ Test(tempering_device, kernel_equals_host_exchanges)
     clmc_preset_free(preset);
 }
 
+/* The reach of a pair for word v: how many of its thresholds exceed v, from
+ * the table by binary search on the host. */
+static uint32_t table_reach(const clmc_tempering_table *table, unsigned t, uint32_t v)
+{
+    uint32_t lo = 0, hi = table->offset[t + 1] - table->offset[t];
+    const uint64_t *row = table->threshold + table->offset[t];
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v < row[mid]) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The device's reaches (pair_reach: a float guess, the table read only near
+ * an integer) equal the table's for every word next to every threshold and
+ * for random words, for ladders of wide, typical and tiny beta steps (the
+ * last so small that the float margin gives way to a search for small
+ * words). */
+static void check_reaches(const char *betas)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"couplings\": \"bimodal\","
+             " \"realizations\": 64}, \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\":"
+             " \"parallel_tempering\", \"betas\": %s, \"exchange_every\": 10}, \"run\": {\"sweeps\": 10, \"seed\": 3}}",
+             betas);
+    clmc_preset *preset;
+    cr_assert_eq(clmc_preset_parse(text, strlen(text), "reach-test", NULL, 0, &preset), CLMC_OK, "%s",
+                 clmc_error_message());
+    size_t n_betas = clmc_preset_betas(preset, NULL, 0);
+    clmc_model_shape shape = {.n_systems = 1, .n_temperatures = (unsigned)n_betas};
+    clmc_tempering pt;
+    cr_assert_eq(clmc_tempering_init(&pt, preset, &shape), CLMC_OK, "%s", clmc_error_message());
+    clmc_tempering_table table;
+    cr_assert(clmc_tempering_table_build(&table, &pt), "table for %s not built", betas);
+
+    /* Words: each threshold - 1, itself and + 1, then random words. */
+    const size_t random_words = 1u << 18;
+    size_t n = 3 * (size_t)table.offset[table.n_pairs] + random_words;
+    uint32_t *pair_of = malloc(n * sizeof *pair_of), *words = malloc(n * sizeof *words);
+    uint32_t *reach = malloc(n * sizeof *reach);
+    cr_assert(pair_of && words && reach);
+    size_t count = 0;
+    for (unsigned t = 0; t < table.n_pairs; t++)
+        for (uint32_t i = table.offset[t]; i < table.offset[t + 1]; i++)
+            for (int d = -1; d <= 1; d++) {
+                int64_t v = (int64_t)table.threshold[i] + d;
+                pair_of[count] = t;
+                words[count++] = (uint32_t)(v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : v);
+            }
+    for (uint32_t i = 0; count < n; i++) {
+        clmc_philox_ctr ctr = {{i, 0x4eac, 0, 0}};
+        clmc_philox_key key = {{31337, 7}};
+        clmc_philox_ctr draw = clmc_philox4x32_10(ctr, key);
+        pair_of[count] = draw.v[0] % table.n_pairs;
+        words[count++] = draw.v[1] >> (draw.v[2] % 32); /* small words too, where y is large */
+    }
+
+    clmc_runtime *rt = NULL;
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    cl_program program;
+    char options[64];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%zu", n_betas);
+    cr_assert_eq(clmc_program_build(rt, "tempering.cl", options, &program), CLMC_OK, "%s", clmc_error_message());
+    cl_kernel kernel;
+    cr_assert_eq(clmc_kernel_create(program, "tempering_reaches", &kernel), CLMC_OK);
+    cl_mem args[] = {make_buffer(rt, n * sizeof *pair_of, pair_of), make_buffer(rt, n * sizeof *words, words),
+                     make_buffer(rt, table.offset[table.n_pairs] * sizeof *table.threshold, table.threshold),
+                     make_buffer(rt, (table.n_pairs + 1) * sizeof *table.offset, table.offset),
+                     make_buffer(rt, table.n_pairs * sizeof *table.reach_scale, table.reach_scale),
+                     make_buffer(rt, n * sizeof *reach, reach)};
+    cl_uint items = (cl_uint)n;
+    for (cl_uint i = 0; i < 6; i++) clSetKernelArg(kernel, i, sizeof(cl_mem), &args[i]);
+    clSetKernelArg(kernel, 6, sizeof items, &items);
+    cr_assert_eq(clmc_enqueue(rt, kernel, 1, &n, NULL, CLMC_UNTIMED), CLMC_OK);
+    read_buffer(rt, args[5], n * sizeof *reach, reach);
+    size_t partial = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t expected = table_reach(&table, pair_of[i], words[i]);
+        cr_assert_eq(reach[i], expected, "betas %s, pair %u, word %u: device reach %u, table %u", betas, pair_of[i],
+                     words[i], reach[i], expected);
+        partial += expected > 0 && expected < table.offset[pair_of[i] + 1] - table.offset[pair_of[i]];
+    }
+    printf("tempering reaches, betas %s: %zu words over %u pairs (%u thresholds), %zu with a reach strictly inside "
+           "the table: device equals table for all\n",
+           betas, n, table.n_pairs, table.offset[table.n_pairs], partial);
+    cr_assert_gt(partial, n / 4, "too few words inside the tables: the test exercises too little");
+    for (size_t i = 0; i < sizeof args / sizeof *args; i++) clReleaseMemObject(args[i]);
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    clmc_runtime_close(rt);
+    clmc_tempering_table_free(&table);
+    clmc_tempering_free(&pt);
+    clmc_preset_free(preset);
+    free(pair_of);
+    free(words);
+    free(reach);
+}
+
+Test(tempering_device, reaches_equal_table_wide_steps) { check_reaches("[0.1, 1.0, 5.0, 5.5]"); }
+Test(tempering_device, reaches_equal_table_typical_steps)
+{
+    check_reaches("[0.6, 0.63, 0.66, 0.69, 0.72, 0.75, 0.78, 0.81, 0.84, 0.87, 0.9, 0.93, 0.96, 0.99, 1.02, 1.05]");
+}
+Test(tempering_device, reaches_equal_table_tiny_steps) { check_reaches("[0.5, 0.50004, 0.5002]"); }
+
 /* One EA msc run on the device path (the model's fused exchange kernel, then
  * the general one with CLMC_TEMPERING_GENERAL=1), then on the host path. */
-static void check_run_equals_host_path(int dim, int edge, int word_bits)
+static void check_run_equals_host_path(int dim, int edge, int word_bits, const char *betas)
 {
     char preset[1024], label[64];
     snprintf(preset, sizeof preset,
              "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d, \"couplings\": \"bimodal\","
              " \"realizations\": 64, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d},"
-             " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [0.5, 0.6, 0.72, 0.85, 1.0, 1.2],"
+             " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": %s,"
              " \"exchange_every\": 7}, \"run\": {\"thermalization\": 50, \"sweeps\": 250, \"measure_every\": 3,"
              " \"seed\": 2024}}",
-             dim, edge, word_bits);
+             dim, edge, word_bits, betas);
     static const char *const paths[3] = {"fused", "general", "host"};
     char *dirs[3], *series[3];
     cJSON *results[3];
@@ -214,7 +323,8 @@ static void check_run_equals_host_path(int dim, int edge, int word_bits)
         cr_assert(cJSON_Compare(observables[k], observables[2], true), "observables differ between the %s device path "
                   "and the host path", paths[k]);
     }
-    physics_check_tempering_report(results[0], 128, 6);
+    int pairs = cJSON_GetArraySize(cJSON_GetObjectItem(report, "acceptance"));
+    physics_check_tempering_report(results[0], 128, pairs + 1);
     for (int k = 0; k < 3; k++) {
         free(series[k]);
         free(dirs[k]);
@@ -222,7 +332,14 @@ static void check_run_equals_host_path(int dim, int edge, int word_bits)
     }
 }
 
-Test(tempering_device, ea_msc_2d_64bit_equals_host_path) { check_run_equals_host_path(2, 16, 64); }
-Test(tempering_device, ea_msc_2d_32bit_equals_host_path) { check_run_equals_host_path(2, 16, 32); }
-Test(tempering_device, ea_msc_3d_64bit_equals_host_path) { check_run_equals_host_path(3, 8, 64); }
-Test(tempering_device, ea_msc_3d_32bit_equals_host_path) { check_run_equals_host_path(3, 8, 32); }
+#define LADDER "[0.5, 0.6, 0.72, 0.85, 1.0, 1.2]"
+Test(tempering_device, ea_msc_2d_64bit_equals_host_path) { check_run_equals_host_path(2, 16, 64, LADDER); }
+Test(tempering_device, ea_msc_2d_32bit_equals_host_path) { check_run_equals_host_path(2, 16, 32, LADDER); }
+Test(tempering_device, ea_msc_3d_64bit_equals_host_path) { check_run_equals_host_path(3, 8, 64, LADDER); }
+Test(tempering_device, ea_msc_3d_32bit_equals_host_path) { check_run_equals_host_path(3, 8, 32, LADDER); }
+/* Beta steps so small that the fused kernel's reach guesses give way to
+ * searches (cl/common/tempering_exchange.h). */
+Test(tempering_device, ea_msc_tiny_beta_steps_equal_host_path)
+{
+    check_run_equals_host_path(2, 16, 64, "[0.5, 0.50004, 0.5002, 0.6]");
+}

@@ -13,7 +13,8 @@
 #include <string.h>
 
 #define ENERGY_WG_MAX 128
-#define EXCHANGE_LANE_MASKS_ARGUMENT 13 /* after TEMPERING_EXCHANGE_ARGUMENTS */
+#define EXCHANGE_LANE_MASKS_ARGUMENT 15 /* after TEMPERING_EXCHANGE_ARGUMENTS and the reaches */
+#define ENERGY_REACH_ARGUMENT 9        /* the energy pass's TEMPERING_REACH_ARGUMENTS, after energy_counts */
 /* Sites per work-item: the fold's cost spread over more updates, against
  * fewer work-items in flight.  CLMC_EA_ENERGY_SITES overrides it (benchmarks;
  * the same energies whatever the value). */
@@ -85,6 +86,13 @@ static clmc_status set_energy_arguments(ea_state *s)
     arg++; /* sweep, per launch */
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_uint), &last_colour));
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->energy_counts));
+    /* TEMPERING_REACH_ARGUMENTS for no systems, so no reaches, until the
+     * engine's device exchanges set them (ea_exchange_kernel). */
+    cl_uint none = 0;
+    cl_ulong exchange = 0;
+    for (int i = 0; i < 4; i++) CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->energy_counts));
+    for (int i = 0; i < 3; i++) CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof none, &none));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof exchange, &exchange));
     return CLMC_OK;
 }
 
@@ -178,16 +186,19 @@ clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem tem
 
 /* Whether the program can hold ea_msc_exchange, and with how many work-items
  * per system (s->exchange_spread; also sets s->place_bits): its work-group of
- * 2 W chains times the spread and, in local memory, two padded maps of 2 W x
- * (TEMPERATURES + 1) words, the accepted flags and the planes of the word's
- * 2 TEMPERATURES stacks (2 PLACE_BITS words each). */
+ * 2 W chains times the spread and, in local memory, the padded maps of 2 W x
+ * (TEMPERATURES + 1) places (one byte each up to 256 temperatures, else two)
+ * and energies or temperatures (4 bytes), the reaches of 2 W x (TEMPERATURES
+ * - 1) pairs and the planes of the word's 2 TEMPERATURES stacks (2 PLACE_BITS
+ * words each). */
 bool ea_exchange_fits(ea_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
-    size_t systems = 2 * (size_t)s->word_bits;
+    size_t systems = 2 * (size_t)s->word_bits, place_bytes = s->temperatures <= 256 ? 1 : 2;
     s->place_bits = 1;
     while (((size_t)1 << s->place_bits) < s->temperatures) s->place_bits++;
-    size_t local = 2 * systems * (s->temperatures + 1) * sizeof(cl_uint) + systems * (s->temperatures - 1) +
+    size_t local = systems * (s->temperatures + 1) * (place_bytes + sizeof(cl_int)) +
+                   systems * (s->temperatures - 1) * sizeof(cl_uint) +
                    2 * (size_t)s->temperatures * 2 * s->place_bits * ea_word_bytes(s);
     s->exchange_spread = 1;
     while (systems * s->exchange_spread * 2 <= EXCHANGE_GROUP_TARGET &&
@@ -197,23 +208,25 @@ bool ea_exchange_fits(ea_state *s)
 }
 
 /* The exchange and the lane masks in one kernel where the program has it and
- * the kernel's work-group fits the device. */
-clmc_status ea_exchange_kernel(void *state, cl_kernel *kernel, size_t *group, size_t *items_per_system)
+ * the kernel's work-group fits the device, with the energy pass as its reach
+ * pass. */
+clmc_status ea_exchange_kernel(void *state, clmc_exchange_kernels *out)
 {
     ea_state *s = state;
-    *kernel = NULL;
-    *items_per_system = s->exchange_spread;
-    *group = 2 * (size_t)s->word_bits * s->exchange_spread;
-    if (!s->exchange_fused || s->energy_mode != EA_ENERGIES_PASS) return CLMC_OK;
+    memset(out, 0, sizeof *out);
+    size_t group = 2 * (size_t)s->word_bits * s->exchange_spread;
+    if (!s->exchange_fused || s->energy_mode != EA_ENERGIES_PASS || !s->energy_update) return CLMC_OK;
     if (!s->exchange) {
         CLMC_TRY(clmc_kernel_create(s->program, "ea_msc_exchange", &s->exchange));
         size_t limit;
         CLMC_TRY(clmc_kernel_group_limit(s->rt, s->exchange, &limit));
-        if (limit < *group) return CLMC_OK;
+        if (limit < group) return CLMC_OK;
         CLMC_CL_TRY(clSetKernelArg(s->exchange, EXCHANGE_LANE_MASKS_ARGUMENT, sizeof(cl_mem), &s->lane_masks));
         s->exchange_usable = true;
     }
-    if (s->exchange_usable) *kernel = s->exchange;
+    if (!s->exchange_usable) return CLMC_OK;
+    *out = (clmc_exchange_kernels){.kernel = s->exchange, .group = group, .items_per_system = s->exchange_spread,
+                                   .reach_pass = s->energy_update, .reach_argument = ENERGY_REACH_ARGUMENT};
     return CLMC_OK;
 }
 

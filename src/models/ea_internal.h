@@ -93,7 +93,7 @@ void ea_energy_pass_destroy(ea_state *s);
 clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale);
 clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of);
 bool ea_exchange_fits(ea_state *s);
-clmc_status ea_exchange_kernel(void *state, cl_kernel *kernel, size_t *group, size_t *items_per_system);
+clmc_status ea_exchange_kernel(void *state, clmc_exchange_kernels *out);
 /* ea_checkpoint.c */
 clmc_status ea_save_state(void *state, unsigned char **blob, size_t *bytes);
 clmc_status ea_load_state(void *state, const unsigned char *blob, size_t bytes);
