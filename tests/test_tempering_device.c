@@ -73,6 +73,29 @@ static void read_buffer(clmc_runtime *rt, cl_mem buffer, size_t bytes, void *hos
                  CL_SUCCESS);
 }
 
+/* A runtime on the default device and `name` of cl/tempering.cl built for
+ * `temperatures`. */
+static cl_kernel tempering_kernel(unsigned temperatures, const char *name, clmc_runtime **rt, cl_program *program)
+{
+    *rt = NULL;
+    cr_assert_eq(clmc_runtime_open(NULL, rt), CLMC_OK, "%s", clmc_error_message());
+    char options[64];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%u", temperatures);
+    cr_assert_eq(clmc_program_build(*rt, "tempering.cl", options, program), CLMC_OK, "%s", clmc_error_message());
+    cl_kernel kernel;
+    cr_assert_eq(clmc_kernel_create(*program, name, &kernel), CLMC_OK);
+    return kernel;
+}
+
+static void release_tempering_kernel(clmc_runtime *rt, cl_program program, cl_kernel kernel, cl_mem *buffers,
+                                     size_t n_buffers)
+{
+    for (size_t i = 0; i < n_buffers; i++) clReleaseMemObject(buffers[i]);
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    clmc_runtime_close(rt);
+}
+
 Test(tempering_device, kernel_equals_host_exchanges)
 {
     static const char text[] =
@@ -92,14 +115,9 @@ Test(tempering_device, kernel_equals_host_exchanges)
     clmc_tempering_table table;
     cr_assert(clmc_tempering_table_build(&table, &pt));
 
-    clmc_runtime *rt = NULL;
-    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    clmc_runtime *rt;
     cl_program program;
-    char options[64];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%d", TEMPERATURES);
-    cr_assert_eq(clmc_program_build(rt, "tempering.cl", options, &program), CLMC_OK, "%s", clmc_error_message());
-    cl_kernel kernel;
-    cr_assert_eq(clmc_kernel_create(program, "tempering_exchange", &kernel), CLMC_OK);
+    cl_kernel kernel = tempering_kernel(TEMPERATURES, "tempering_exchange", &rt, &program);
     static uint64_t accepted[SYSTEMS * (TEMPERATURES - 1)], trips[SYSTEMS];
     static unsigned config_at[CONFIGS], temperature_of[CONFIGS];
     static int heading[CONFIGS];
@@ -164,10 +182,7 @@ Test(tempering_device, kernel_equals_host_exchanges)
            (unsigned long long)pt.attempted[0] * (TEMPERATURES - 1), (unsigned long long)device_trips,
            (unsigned long long)pt.round_trips);
     cr_assert_gt(device_trips, 0, "no round trips: the test exercises too little");
-    for (size_t i = 0; i < sizeof args / sizeof *args; i++) clReleaseMemObject(args[i]);
-    clReleaseKernel(kernel);
-    clReleaseProgram(program);
-    clmc_runtime_close(rt);
+    release_tempering_kernel(rt, program, kernel, args, sizeof args / sizeof *args);
     clmc_tempering_table_free(&table);
     clmc_tempering_free(&pt);
     clmc_preset_free(preset);
@@ -232,14 +247,9 @@ static void check_reaches(const char *betas)
         words[count++] = draw.v[1] >> (draw.v[2] % 32); /* small words too, where y is large */
     }
 
-    clmc_runtime *rt = NULL;
-    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    clmc_runtime *rt;
     cl_program program;
-    char options[64];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%zu", n_betas);
-    cr_assert_eq(clmc_program_build(rt, "tempering.cl", options, &program), CLMC_OK, "%s", clmc_error_message());
-    cl_kernel kernel;
-    cr_assert_eq(clmc_kernel_create(program, "tempering_reaches", &kernel), CLMC_OK);
+    cl_kernel kernel = tempering_kernel((unsigned)n_betas, "tempering_reaches", &rt, &program);
     cl_mem args[] = {make_buffer(rt, n * sizeof *pair_of, pair_of), make_buffer(rt, n * sizeof *words, words),
                      make_buffer(rt, table.offset[table.n_pairs] * sizeof *table.threshold, table.threshold),
                      make_buffer(rt, (table.n_pairs + 1) * sizeof *table.offset, table.offset),
@@ -261,10 +271,7 @@ static void check_reaches(const char *betas)
            "the table: device equals table for all\n",
            betas, n, table.n_pairs, table.offset[table.n_pairs], partial);
     cr_assert_gt(partial, n / 4, "too few words inside the tables: the test exercises too little");
-    for (size_t i = 0; i < sizeof args / sizeof *args; i++) clReleaseMemObject(args[i]);
-    clReleaseKernel(kernel);
-    clReleaseProgram(program);
-    clmc_runtime_close(rt);
+    release_tempering_kernel(rt, program, kernel, args, sizeof args / sizeof *args);
     clmc_tempering_table_free(&table);
     clmc_tempering_free(&pt);
     clmc_preset_free(preset);

@@ -67,8 +67,8 @@ inline uint reach_by_search(uint v, __global const ulong *restrict table, uint e
  * between j - 1 and j.  That read is made whether needed or not (of threshold
  * 0 when not, the same word for all) and nothing branches, so that a
  * work-item's reads for several pairs overlap instead of waiting one after
- * the other.  Margins of a quarter or more (beta steps below about 2^-15)
- * give REACH_UNSURE. */
+ * the other.  Margins of a quarter or more (beta steps of about 2^-16 or
+ * less) give REACH_UNSURE. */
 inline uint pair_reach_guess(uint v, float scale, __global const ulong *restrict table, uint entries)
 {
     float y = -log2(((float)v + 0.5f) * 0x1p-32f) * scale;
@@ -95,7 +95,6 @@ inline uint pair_reach(uint v, float scale, __global const ulong *restrict table
 #define TEMPERING_REACH_NAMES                                                                                         \
     threshold, offset, reach_scale, reaches, n_systems, exchange_seed_lo, exchange_seed_hi, exchange
 #define TEMPERING_DRAWS ((TEMPERATURES + 2) / 4) /* a system's draws: four pairs' uniform words each */
-#define REACH_BLOCK 32
 
 /* Work-items of a pass take draws in blocks of this many adjacent ones. */
 #define REACH_BLOCK 32
