@@ -24,8 +24,6 @@ typedef struct clmc_model_shape {
     unsigned n_systems, n_temperatures;
 } clmc_model_shape;
 
-/* A measured value for an automatic key where no tuned one exists, by
- * lattice dimension and device type ("GPU", "CPU"); vendor NULL: any. */
 /* A model's own tempering exchange (clmc_model_ops.exchange_kernel), kernels
  * of the model's program, kept and released by the model:
  *   kernel: does an exchange as cl/common/tempering_exchange.h does (its
@@ -47,6 +45,8 @@ typedef struct clmc_exchange_kernels {
     unsigned reach_argument;
 } clmc_exchange_kernels;
 
+/* A measured value for an automatic key where no tuned one exists, by
+ * lattice dimension and device type ("GPU", "CPU"); vendor NULL: any. */
 typedef struct clmc_tunable_default {
     int dim;                 /* 0 ends a list */
     const char *device_type, *vendor;
@@ -107,7 +107,7 @@ typedef struct clmc_model_ops {
      * set_temperatures_device: enqueues what set_betas does, from the device
      * maps config_at [system][temperature] and temperature_of [config];
      * nothing may be read back.
-     * exchange_kernel (optional): fills clmc_exchange_kernels (below) with
+     * exchange_kernel (optional): fills clmc_exchange_kernels (above) with
      * the model's own exchange kernel, or kernel = NULL when the model has
      * none for this run.  Where there is one, set_temperatures_device is not
      * called and the engine's temperature_of buffer is not kept. */

@@ -11,7 +11,7 @@
 #include "tempering_table.h"
 
 #define EXCHANGE_NUMBER_ARGUMENT 13 /* the last of TEMPERING_EXCHANGE_ARGUMENTS */
-#define REACHES_ARGUMENT 14         /* of a model exchange kernel with a reach pass */
+#define REACHES_ARGUMENT (EXCHANGE_NUMBER_ARGUMENT + 1) /* of a model exchange kernel with a reach pass */
 #define REACH_EXCHANGE_ARGUMENT 7   /* the exchange number, the last of TEMPERING_REACH_ARGUMENTS */
 
 static clmc_status device_buffer(clmc_tempering_device *d, size_t bytes, const void *host, cl_mem *out)

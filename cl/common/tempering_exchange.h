@@ -8,8 +8,8 @@
  * heading[config], energies[config] (integers e with energy = energy_scale e
  * plus a constant; an exchange reads them and sets them to 0, so a model may
  * accumulate the next ones with atomic adds), threshold, offset and
- * reach_scale (the table), accepted[system][pair] and trips[system] (running totals),
- * temperature_of[config] (written by the general kernel, for the model's
+ * reach_scale (the table), accepted[system][pair] and trips[system]
+ * (running totals), temperature_of[config] (written by the general kernel, for the model's
  * set_temperatures_device).  No two buffers overlap. */
 #ifndef CLMC_TEMPERING_EXCHANGE_H
 #define CLMC_TEMPERING_EXCHANGE_H
