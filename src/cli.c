@@ -1,4 +1,4 @@
-/* The clmc command line: a thin user of the engine API (DESIGN.md "Command line"). */
+/* The clmc command line: a thin user of the engine API (docs/interface.md, "Command line"). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

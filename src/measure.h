@@ -10,7 +10,7 @@
 
 /* rows: n_rows x n_columns; energy and magnetisation per spin in the given
  * columns.  Adds energy, abs_magnetization, specific_heat, susceptibility and
- * binder (DESIGN.md conventions) to `observables`. */
+ * binder (docs/results.md conventions) to `observables`. */
 void clmc_ferromagnet_observables(const double *rows, size_t n_rows, size_t n_columns,
                                   size_t energy_column, size_t magnetization_column,
                                   double beta, double n_sites, cJSON *observables);

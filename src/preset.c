@@ -1,4 +1,4 @@
-/* Preset API and schema: validates JSON run descriptions into a resolved tree (DESIGN.md). */
+/* Preset API and schema: validates JSON run descriptions into a resolved tree (docs/interface.md). */
 #include "clmc/preset.h"
 
 #include <ctype.h>

@@ -4,7 +4,7 @@ followed by the published reference figures of benchmarks/reference.json.
 
 Usage: tools/bench_table.py [RESULTS_DIR]   (prints to stdout)
        tools/bench_table.py --update-readme  (rewrites the table under "## All recorded
-                                              points" in benchmarks/README.md)
+                                              points" in benchmarks/results/README.md)
 """
 import contextlib
 import io
@@ -73,7 +73,7 @@ def main():
 
 
 def update_readme():
-    readme = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "README.md")
+    readme = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "results", "README.md")
     text = open(readme).read()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -48,7 +48,7 @@ CLMC_INLINE clmc_philox_ctr clmc_philox4x32_10(clmc_philox_ctr c, clmc_philox_ke
     return c;
 }
 
-/* The engine's stream layout (DESIGN.md "Reproducibility"): the key is the
+/* The engine's stream layout (docs/interface.md, "Reproducibility"): the key is the
  * seed; the counter names what the numbers are for, never a thread. */
 CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, clmc_u32 sweep,
                                          clmc_u32 hit, clmc_u32 purpose)

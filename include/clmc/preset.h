@@ -1,4 +1,4 @@
-/* Presets: strict, schema-driven parsing of JSON run descriptions (DESIGN.md). */
+/* Presets: strict, schema-driven parsing of JSON run descriptions (docs/interface.md). */
 #ifndef CLMC_PRESET_H
 #define CLMC_PRESET_H
 

@@ -24,7 +24,7 @@ typedef struct clmc_device_info {
 /* All devices of all platforms; caller frees *devices with free(). */
 clmc_status clmc_device_list(clmc_device_info **devices, size_t *count);
 
-/* Resolves a selector (DESIGN.md: "P:D" or a case-insensitive substring of
+/* Resolves a selector (docs/interface.md: "P:D" or a case-insensitive substring of
  * platform, vendor, device name or type).  NULL: $CLMC_DEVICE, else the first
  * GPU, else the first CPU.  An unmatched selector is CLMC_ERR_INPUT. */
 clmc_status clmc_device_select(const char *selector, clmc_device_info *chosen);

@@ -4,7 +4,7 @@
 
 #include <stdarg.h>
 
-/* Values double as the CLI exit status (DESIGN.md). */
+/* Values double as the CLI exit status (docs/interface.md). */
 typedef enum {
     CLMC_OK = 0,
     CLMC_ERR_OTHER = 1,

@@ -17,8 +17,9 @@
 #define ENERGY_REACH_ARGUMENT 9        /* the energy pass's TEMPERING_REACH_ARGUMENTS, after energy_counts */
 /* Sites per work-item: the fold's cost spread over more updates, against
  * fewer work-items in flight.  CLMC_EA_ENERGY_SITES overrides it (benchmarks;
- * the same energies whatever the value). */
-#define ENERGY_SITES_DEFAULT 8 /* at or near the fastest of 1 .. 16 on an H200 at L = 32 (benchmarks/README.md) */
+ * the same energies whatever the value).  The default is at or near the fastest
+ * of 1 .. 16 on an H200 at L = 32 (benchmarks/results/2026-11-22-ea-msc.md). */
+#define ENERGY_SITES_DEFAULT 8
 #define ENERGY_SITES_MAX 64
 #define ITEMS_PER_COMPUTE_UNIT 256 /* work-items that keep a compute unit's loads in flight */
 

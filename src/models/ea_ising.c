@@ -114,7 +114,8 @@ static void plan_measurement(ea_state *s)
 
 /* Colour-1 msc launches visit their work-groups last to first (launch_group in
  * cl/common/lattice.h) unless CLMC_EA_REVERSE=0: on an H200, 0.264 against
- * 0.303 ps per flip at L = 32 with 4096 realizations (benchmarks/README.md). */
+ * 0.303 ps per flip at L = 32 with 4096 realizations
+ * (benchmarks/results/2026-11-22-ea-msc.md). */
 #define REVERSE_ODD_DEFAULT 1
 
 /* options: the build options, kept for the energy pass's program. */

@@ -1,5 +1,5 @@
 /* Benchmarking variants of the spin glass's global-memory update, chosen by
- * the hidden environment variable CLMC_GLASS_VARIANT (benchmarks/README.md,
+ * the hidden environment variable CLMC_GLASS_VARIANT (benchmarks/results/2026-11-22-heisenberg.md,
  * benchmarks/glass_variants.sh): parsing, the kernel's build options, the
  * six-coupling buffer and the launch shape.  Every variant gives the default
  * kernel's results (cl/heisenberg_glass_update.h). */
@@ -13,7 +13,7 @@
 #define VARIANT_ENV "CLMC_GLASS_VARIANT"
 #define VARIANT_WG_MAX 1024
 
-/* The default, the fastest measured on an H200 (benchmarks/README.md): the
+/* The default, the fastest measured on an H200 (benchmarks/results/2026-11-22-heisenberg.md): the
  * over-relaxation kernel, two sites per item with two-wide loads where L
  * allows, work-groups of 128, colour-1 launches in reverse group order. */
 static void measured_best(const heisenberg_state *s, heisenberg_glass_variant *v)

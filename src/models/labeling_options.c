@@ -9,7 +9,7 @@ const char *const clmc_consolidation_methods[] = {"sewing", "relaxation", NULL};
 static const long long tile_candidates[] = {8, 16, 32, 64, 0};
 /* Labeling tiles of 64^2 were fastest for Swendsen-Wang and pure labeling at
  * L = 8192 on the H100 and H200, 32^2 on PoCL (2-core EPYC); see
- * benchmarks/README.md. */
+ * benchmarks/results/2026-11-22-swendsen-wang-labeling.md. */
 static const clmc_tunable_default tile_defaults[] = {
     {2, "GPU", NULL, 64},
     {2, "CPU", NULL, 32},
