@@ -6,8 +6,10 @@ a header X_internal.h belongs to X when X.c exists; any other header is no
 module of its own: including it means depending on what it includes).  Module
 A depends on module B when one of A's files includes one of B's, or when A's
 .c file uses a function or variable that B's .c file defines (a call through a
-shared header is a dependency all the same).  A cycle among modules is an
-error (exit status 1), printed as a chain of files.
+shared header is a dependency all the same).  Modules whose .c files
+implement one header (a model's driver and its parts) form a family, within
+which includes do not count, only uses.  A cycle among modules is an error
+(exit status 1), printed as a chain of modules with the file behind each step.
 
 Layers are read from paths (LAYERS below: a folder or a file-name prefix under
 src/ or include/clmc/), not from a list of files.  A file may use its own
@@ -108,7 +110,7 @@ def top_level_definitions(code):
             words = set(IDENTIFIER.findall(statement))
             match = re.search(r'\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?:=[^;]*)?$', statement, re.S)
             if match and "(" not in statement and len(words) > 1 and \
-                    not words & {"static", "typedef", "extern", "struct", "enum", "union"} - {match.group(1)}:
+                    not words & {"static", "typedef", "extern", "struct", "enum", "union"}:
                 names.add(match.group(1))
             start = index + 1
     return names
