@@ -12,38 +12,11 @@
 
 #include "results.h"
 
-#define MAX_CHECKPOINT_COUNT 1e12
-
-const char *clmc_checkpoint_every_problem(const char *text, uint64_t *sweeps, double *seconds)
-{
-    *sweeps = 0;
-    *seconds = 0;
-    char *end;
-    errno = 0;
-    if (text[0] < '0' || text[0] > '9') return "expected a count of sweeps (e.g. 1000) or of seconds (e.g. \"600s\", "
-                                               "\"10m\", \"2h\"); 0 turns checkpoints off";
-    double count = strtod(text, &end);
-    if (errno || !(count <= MAX_CHECKPOINT_COUNT) || count != (double)(uint64_t)count)
-        return "expected a whole number of sweeps or seconds, at most 1e12";
-    double unit = 0;
-    if (strcmp(end, "") == 0) {
-        *sweeps = (uint64_t)count;
-        return NULL;
-    }
-    if (strcmp(end, "s") == 0) unit = 1;
-    else if (strcmp(end, "m") == 0) unit = 60;
-    else if (strcmp(end, "h") == 0) unit = 3600;
-    else return "unknown unit; use no unit (sweeps) or s, m, h (seconds, minutes, hours)";
-    *seconds = count * unit;
-    return NULL;
-}
-
 clmc_status clmc_checkpoint_plan_read(const clmc_preset *preset, const clmc_model_ops *ops, clmc_checkpoint_plan *plan)
 {
     memset(plan, 0, sizeof *plan);
-    const char *problem = clmc_checkpoint_every_problem(clmc_preset_string(preset, "run.checkpoint_every"),
-                                                        &plan->every_sweeps, &plan->every_seconds);
-    if (problem) return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: %s", problem);
+    plan->every_sweeps = clmc_preset_run(preset)->checkpoint_every_sweeps;
+    plan->every_seconds = clmc_preset_run(preset)->checkpoint_every_seconds;
     bool wanted = plan->every_sweeps || plan->every_seconds > 0;
     if (wanted && (!ops->save_state || !ops->load_state))
         return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: model \"%s\" cannot checkpoint yet; remove the key "

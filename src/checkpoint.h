@@ -52,12 +52,10 @@ typedef struct clmc_checkpoint_plan {
     double last_written;   /* monotonic seconds */
 } clmc_checkpoint_plan;
 
-/* Reads run.checkpoint_every ("N" sweeps or "Ns"/"Nm"/"Nh"); refuses models
+/* The plan of run.checkpoint_every (clmc_preset_run); refuses models
  * without the save/load callbacks when it is set. */
 clmc_status clmc_checkpoint_plan_read(const clmc_preset *preset, const clmc_model_ops *ops,
                                       clmc_checkpoint_plan *plan);
-/* Syntax check of a run.checkpoint_every string: NULL if valid, else why. */
-const char *clmc_checkpoint_every_problem(const char *text, uint64_t *sweeps, double *seconds);
 
 /* Writes DIR/checkpoint.clmc (temporary file, fsync, rename), keeping the
  * one before as DIR/checkpoint.prev until the new one is complete. */

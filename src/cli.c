@@ -201,7 +201,7 @@ static int cmd_run(int argc, char **argv)
     clmc_run_options options = {.device = a.device, .quiet = a.quiet};
     rc = report(clmc_run(preset, &options));
     if (rc == 0 && !a.quiet)
-        fprintf(stderr, "clmc: results in %s/\n", clmc_preset_string(preset, "output.dir"));
+        fprintf(stderr, "clmc: results in %s/\n", clmc_preset_output(preset)->dir);
     clmc_preset_free(preset);
     return rc;
 }

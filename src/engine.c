@@ -152,10 +152,9 @@ static clmc_status interrupted(const model_instance *m, int signal_number, uint6
 static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc_series *s, progress *p,
                               run_control *c)
 {
-    uint64_t thermalization = (uint64_t)clmc_preset_int(preset, "run.thermalization");
-    uint64_t sweeps = (uint64_t)clmc_preset_int(preset, "run.sweeps");
-    uint64_t every = (uint64_t)clmc_preset_int(preset, "run.measure_every");
-    p->total = thermalization + sweeps;
+    const clmc_run_settings *run = clmc_preset_run(preset);
+    uint64_t thermalization = run->thermalization, every = run->measure_every;
+    p->total = thermalization + run->sweeps;
     unsigned pending = 0;
     CLMC_TRY(clmc_tempering_device_upload(&m->pt_device, &m->pt)); /* fresh or restored */
     for (uint64_t t = p->first; t < p->total; t++) {
@@ -244,7 +243,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     cJSON *observables = cJSON_AddObjectToObject(root, "observables");
     clmc_status status = clmc_series_estimate(s, &m->pt, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
-    uint64_t total = (uint64_t)(clmc_preset_int(preset, "run.thermalization") + clmc_preset_int(preset, "run.sweeps"));
+    uint64_t total = clmc_preset_run(preset)->thermalization + clmc_preset_run(preset)->sweeps;
     cJSON_AddItemToObject(root, "performance",
                           performance_json(m->rt, m->shape.updates_per_sweep * (double)total, kernel_seconds, wall_seconds));
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
@@ -252,7 +251,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
     char *csv = status == CLMC_OK ? clmc_series_text(s, &m->pt, m->shape.series_columns) : NULL;
     if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (status == CLMC_OK && clmc_preset_bool(preset, "output.picture")) status = write_picture(m, dir);
+    if (status == CLMC_OK && clmc_preset_output(preset)->picture) status = write_picture(m, dir);
     if (status == CLMC_OK) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
     if (status == CLMC_OK) {
         size_t n = strlen(json);
@@ -268,7 +267,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
 
 static clmc_status allocate_series(const model_instance *m, const clmc_preset *preset, clmc_series *s)
 {
-    uint64_t n = (uint64_t)(clmc_preset_int(preset, "run.sweeps") / clmc_preset_int(preset, "run.measure_every"));
+    uint64_t n = clmc_preset_run(preset)->sweeps / clmc_preset_run(preset)->measure_every;
     uint64_t values = n * m->n_columns * m->pt.n_configs;
     if (values > (uint64_t)1 << 28)
         return clmc_fail(CLMC_ERR_INPUT, "run: %llu measured values exceed the 2^28 kept in memory; raise "
@@ -280,7 +279,7 @@ static clmc_status allocate_series(const model_instance *m, const clmc_preset *p
 static clmc_status resume_from(model_instance *m, const clmc_preset *preset, const clmc_checkpoint *checkpoint,
                                clmc_series *s, progress *p)
 {
-    uint64_t total = (uint64_t)(clmc_preset_int(preset, "run.thermalization") + clmc_preset_int(preset, "run.sweeps"));
+    uint64_t total = clmc_preset_run(preset)->thermalization + clmc_preset_run(preset)->sweeps;
     if (checkpoint->next_sweep > total)
         return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %llu sweeps done, more than the run's %llu",
                          (unsigned long long)checkpoint->next_sweep, (unsigned long long)total);
@@ -295,7 +294,7 @@ static clmc_status resume_from(model_instance *m, const clmc_preset *preset, con
 static clmc_status run_instance(model_instance *m, clmc_preset *preset, const clmc_run_options *options,
                                 const clmc_checkpoint *checkpoint)
 {
-    run_control control = {.dir = clmc_preset_string(preset, "output.dir")};
+    run_control control = {.dir = clmc_preset_output(preset)->dir};
     CLMC_TRY(clmc_checkpoint_plan_read(preset, m->ops, &control.plan));
     const char *dir = control.dir;
     CLMC_TRY(clmc_make_directory(dir));
@@ -387,7 +386,7 @@ static int compare_doubles(const void *a, const void *b)
 static clmc_status time_repetitions(model_instance *m, const clmc_preset *preset, int repetitions,
                                     double *ns, clmc_bench_entry *e)
 {
-    uint64_t per_repetition = (uint64_t)clmc_preset_int(preset, "run.sweeps") / (uint64_t)repetitions;
+    uint64_t per_repetition = clmc_preset_run(preset)->sweeps / (uint64_t)repetitions;
     if (per_repetition < 1) per_repetition = 1;
     e->sweeps_per_repetition = (double)per_repetition;
     uint64_t sweep = 0;

@@ -3,26 +3,30 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "checkpoint.h"
-#include "model.h"
 #include "preset_internal.h"
+#include "preset_schema.h"
 
 #define PATH_CAPACITY 256
 #define MAX_SECTION_KEYS 64
 #define MAX_HINT_DISTANCE 2
 #define MAX_HINT_LENGTH 63
 #define FIELD_END {NULL, 0, 0, 0, false, NULL, NULL, NULL}
+#define MAX_CHECKPOINT_COUNT 1e12
 
 struct clmc_preset {
-    cJSON *root;                 /* resolved tree, keys in schema order */
-    const clmc_model_ops *model; /* the registry entry named by model.type */
+    cJSON *root;             /* resolved tree, keys in schema order */
+    char *name, *output_dir; /* the typed settings' strings */
+    clmc_run_settings run;   /* read from the tree once it is resolved */
+    clmc_output_settings output;
 };
 
 /* ---- Schema of the sections every model shares ------------------------- */
@@ -68,10 +72,12 @@ static const clmc_field output_fields[] = {
 };
 
 typedef struct resolve_context {
-    const char *source;           /* file name or "<string>": prefixes every message */
-    const char *name;             /* resolved preset name, for derived defaults */
-    const clmc_model_ops *model;  /* set once model.type is valid */
-    const char **model_types;     /* registry types, NULL-terminated */
+    const char *source;             /* file name or "<string>": prefixes every message */
+    const char *name;               /* resolved preset name, for derived defaults */
+    const clmc_preset_model *models; /* the models model.type may name */
+    size_t n_models;
+    const clmc_preset_model *model; /* set once model.type is valid */
+    const char **model_types;       /* their types, NULL-terminated */
     clmc_field model_type_fields[2];
 } resolve_context;
 
@@ -388,7 +394,8 @@ static clmc_status prepare_model(resolve_context *ctx, cJSON *input)
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(input, "type");
     if (!type) return schema_error(ctx, "model.type", "required key missing");
     CLMC_TRY(check_value(ctx, "model.type", &ctx->model_type_fields[0], type));
-    ctx->model = clmc_model_find(type->valuestring);
+    for (size_t i = 0; i < ctx->n_models; i++)
+        if (strcmp(ctx->models[i].type, type->valuestring) == 0) ctx->model = &ctx->models[i];
     return CLMC_OK;
 }
 
@@ -405,6 +412,30 @@ static clmc_status prepare_output(resolve_context *ctx, cJSON *input)
     cJSON *added = cJSON_AddStringToObject(input, "dir", dir);
     free(dir);
     return added ? CLMC_OK : out_of_memory();
+}
+
+const char *clmc_checkpoint_every_problem(const char *text, uint64_t *sweeps, double *seconds)
+{
+    *sweeps = 0;
+    *seconds = 0;
+    char *end;
+    errno = 0;
+    if (text[0] < '0' || text[0] > '9') return "expected a count of sweeps (e.g. 1000) or of seconds (e.g. \"600s\", "
+                                               "\"10m\", \"2h\"); 0 turns checkpoints off";
+    double count = strtod(text, &end);
+    if (errno || !(count <= MAX_CHECKPOINT_COUNT) || count != (double)(uint64_t)count)
+        return "expected a whole number of sweeps or seconds, at most 1e12";
+    double unit = 0;
+    if (strcmp(end, "") == 0) {
+        *sweeps = (uint64_t)count;
+        return NULL;
+    }
+    if (strcmp(end, "s") == 0) unit = 1;
+    else if (strcmp(end, "m") == 0) unit = 60;
+    else if (strcmp(end, "h") == 0) unit = 3600;
+    else return "unknown unit; use no unit (sweeps) or s, m, h (seconds, minutes, hours)";
+    *seconds = count * unit;
+    return NULL;
 }
 
 /* run.checkpoint_every: an integer (sweeps) becomes its decimal string, so
@@ -430,7 +461,7 @@ static clmc_status prepare_run(resolve_context *ctx, cJSON *input)
     double seconds;
     const char *problem = clmc_checkpoint_every_problem(every->valuestring, &sweeps, &seconds);
     if (problem) return schema_error(ctx, "run.checkpoint_every", "%s", problem);
-    if ((sweeps || seconds > 0) && !(ctx->model->save_state && ctx->model->load_state))
+    if ((sweeps || seconds > 0) && !ctx->model->checkpoints)
         return schema_error(ctx, "run.checkpoint_every", "model \"%s\" cannot checkpoint yet; remove the key (or "
                             "give 0)", ctx->model->type);
     return CLMC_OK;
@@ -489,23 +520,46 @@ static clmc_status resolve_tree(resolve_context *ctx, cJSON *root_in, cJSON *roo
     return CLMC_OK;
 }
 
-/* model.type accepts exactly the registry's types. */
+/* model.type accepts exactly the given models' types. */
 static clmc_status init_model_types(resolve_context *ctx)
 {
-    size_t n = 0;
-    while (clmc_models[n]) n++;
-    ctx->model_types = calloc(n + 1, sizeof *ctx->model_types);
+    ctx->model_types = calloc(ctx->n_models + 1, sizeof *ctx->model_types);
     if (!ctx->model_types) return out_of_memory();
-    for (size_t i = 0; i < n; i++) ctx->model_types[i] = clmc_models[i]->type;
+    for (size_t i = 0; i < ctx->n_models; i++) ctx->model_types[i] = ctx->models[i].type;
     ctx->model_type_fields[0] = (clmc_field){"type", CLMC_FIELD_STRING, 0, 0, false, ctx->model_types, NULL,
                                              "model name (registry type)"};
     ctx->model_type_fields[1] = (clmc_field)FIELD_END;
     return CLMC_OK;
 }
 
-static clmc_status build_preset(cJSON *root_in, const char *source, clmc_preset **out)
+/* The run and output sections and the name as typed settings, read once the
+ * tree is resolved (again after clmc_preset_set_int changes a run key). */
+static void read_run_settings(clmc_preset *preset)
 {
-    resolve_context ctx = {.source = source};
+    clmc_run_settings *run = &preset->run;
+    run->thermalization = (uint64_t)clmc_preset_int(preset, "run.thermalization");
+    run->sweeps = (uint64_t)clmc_preset_int(preset, "run.sweeps");
+    run->measure_every = (uint64_t)clmc_preset_int(preset, "run.measure_every");
+    run->seed = (uint64_t)clmc_preset_int(preset, "run.seed");
+    /* prepare_run checked the syntax. */
+    clmc_checkpoint_every_problem(clmc_preset_string(preset, "run.checkpoint_every"), &run->checkpoint_every_sweeps,
+                                  &run->checkpoint_every_seconds);
+}
+
+static clmc_status read_settings(clmc_preset *preset)
+{
+    read_run_settings(preset);
+    preset->name = strdup(clmc_preset_string(preset, "name"));
+    preset->output_dir = strdup(clmc_preset_string(preset, "output.dir"));
+    preset->output = (clmc_output_settings){.dir = preset->output_dir,
+                                            .picture = clmc_preset_bool(preset, "output.picture")};
+    return preset->name && preset->output_dir ? CLMC_OK : out_of_memory();
+}
+
+static clmc_status build_preset(const clmc_preset_model *models, size_t n_models, cJSON *root_in, const char *source,
+                                clmc_preset **out, const clmc_preset_model **model)
+{
+    resolve_context ctx = {.source = source, .models = models, .n_models = n_models};
     clmc_preset *preset = calloc(1, sizeof *preset);
     cJSON *root = cJSON_CreateObject();
     clmc_status status = preset && root ? init_model_types(&ctx) : out_of_memory();
@@ -517,17 +571,17 @@ static clmc_status build_preset(cJSON *root_in, const char *source, clmc_preset 
         return status;
     }
     preset->root = root;
-    preset->model = ctx.model;
+    *model = ctx.model;
     *out = preset;
-    return CLMC_OK;
+    return read_settings(preset);
 }
 
 /* ---- Public API ------------------------------------------------------------ */
 
 /* The model's cross-field checks, with their message prefixed like the schema's. */
-static clmc_status validate_model(const clmc_preset *preset, const char *source)
+static clmc_status validate_model(const clmc_preset_model *model, const clmc_preset *preset, const char *source)
 {
-    clmc_status status = preset->model->validate(preset);
+    clmc_status status = model->validate(preset);
     if (status == CLMC_OK) return status;
     char message[4096];
     snprintf(message, sizeof message, "%s", clmc_error_message());
@@ -572,8 +626,9 @@ size_t clmc_preset_betas(const clmc_preset *preset, double *betas, size_t capaci
     return n;
 }
 
-clmc_status clmc_preset_parse(const char *text, size_t length, const char *source_name,
-                              const char *const *overrides, size_t n_overrides, clmc_preset **out)
+clmc_status clmc_preset_parse_for(const clmc_preset_model *models, size_t n_models, const char *text, size_t length,
+                                  const char *source_name, const char *const *overrides, size_t n_overrides,
+                                  clmc_preset **out)
 {
     if (!out) return clmc_fail(CLMC_ERR_INPUT, "clmc_preset_parse: no output pointer");
     *out = NULL;
@@ -581,12 +636,13 @@ clmc_status clmc_preset_parse(const char *text, size_t length, const char *sourc
     cJSON *input = NULL;
     CLMC_TRY(clmc_preset_parse_json(text, length, source, &input));
     clmc_preset *preset = NULL;
+    const clmc_preset_model *model = NULL;
     clmc_status status = check_top_level(input, source);
     if (status == CLMC_OK) status = clmc_preset_apply_overrides(input, overrides, n_overrides);
-    if (status == CLMC_OK) status = build_preset(input, source, &preset);
+    if (status == CLMC_OK) status = build_preset(models, n_models, input, source, &preset, &model);
     cJSON_Delete(input);
     if (status == CLMC_OK) status = check_tempering(preset, source);
-    if (status == CLMC_OK && preset->model->validate) status = validate_model(preset, source);
+    if (status == CLMC_OK && model->validate) status = validate_model(model, preset, source);
     if (status != CLMC_OK) {
         clmc_preset_free(preset);
         return status;
@@ -595,8 +651,8 @@ clmc_status clmc_preset_parse(const char *text, size_t length, const char *sourc
     return CLMC_OK;
 }
 
-clmc_status clmc_preset_load(const char *path, const char *const *overrides, size_t n_overrides,
-                             clmc_preset **out)
+clmc_status clmc_preset_load_for(const clmc_preset_model *models, size_t n_models, const char *path,
+                                 const char *const *overrides, size_t n_overrides, clmc_preset **out)
 {
     if (!out) return clmc_fail(CLMC_ERR_INPUT, "clmc_preset_load: no output pointer");
     *out = NULL;
@@ -604,7 +660,7 @@ clmc_status clmc_preset_load(const char *path, const char *const *overrides, siz
     char *text = NULL;
     size_t length = 0;
     CLMC_TRY(clmc_preset_read_file(path, &text, &length));
-    clmc_status status = clmc_preset_parse(text, length, path, overrides, n_overrides, out);
+    clmc_status status = clmc_preset_parse_for(models, n_models, text, length, path, overrides, n_overrides, out);
     free(text);
     return status;
 }
@@ -613,12 +669,20 @@ void clmc_preset_free(clmc_preset *preset)
 {
     if (!preset) return;
     cJSON_Delete(preset->root);
+    free(preset->name);
+    free(preset->output_dir);
     free(preset);
 }
 
 char *clmc_preset_to_json(const clmc_preset *preset) { return preset ? cJSON_Print(preset->root) : NULL; }
 
 const void *clmc_preset_tree(const clmc_preset *preset) { return preset ? preset->root : NULL; }
+
+const char *clmc_preset_name(const clmc_preset *preset) { return preset->name; }
+
+const clmc_run_settings *clmc_preset_run(const clmc_preset *preset) { return &preset->run; }
+
+const clmc_output_settings *clmc_preset_output(const clmc_preset *preset) { return &preset->output; }
 
 static cJSON *child_with_key(const cJSON *object, const char *key, size_t length)
 {
@@ -671,9 +735,7 @@ bool clmc_preset_has(const clmc_preset *preset, const char *path) { return find_
 void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value)
 {
     cJSON *item = find_path(preset, path);
-    if (cJSON_IsNumber(item)) {
-        cJSON_SetNumberHelper(item, (double)value);
-        return;
-    }
-    if (preset && path) clmc_preset_set_path(preset->root, path, cJSON_CreateNumber((double)value));
+    if (cJSON_IsNumber(item)) cJSON_SetNumberHelper(item, (double)value);
+    else if (preset && path) clmc_preset_set_path(preset->root, path, cJSON_CreateNumber((double)value));
+    if (preset && path && strncmp(path, "run.", 4) == 0) read_run_settings(preset);
 }

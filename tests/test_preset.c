@@ -372,3 +372,45 @@ Test(preset, malformed_overrides_are_named)
     EXPECT_OVERRIDE_ERROR("model..L=5", "invalid override 'model..L=5'", "empty key");
     EXPECT_OVERRIDE_ERROR("model.L.x=5", "invalid override 'model.L.x=5'", "'model.L' is not an object");
 }
+
+/* ---- Typed settings of the name, run and output sections ------------------ */
+
+Test(preset, run_and_output_resolve_into_typed_settings)
+{
+    clmc_preset *preset = parse_ok(minimal_preset, NULL, 0);
+    const clmc_run_settings *run = clmc_preset_run(preset);
+    cr_expect_str_eq(clmc_preset_name(preset), "mini");
+    cr_expect_eq(run->thermalization, 1000);
+    cr_expect_eq(run->sweeps, 10000);
+    cr_expect_eq(run->measure_every, 1);
+    cr_expect_eq(run->seed, 42);
+    cr_expect_eq(run->checkpoint_every_sweeps, 0);
+    cr_expect_eq(run->checkpoint_every_seconds, 0.0);
+    cr_expect_str_eq(clmc_preset_output(preset)->dir, "out/mini");
+    cr_expect_not(clmc_preset_output(preset)->picture);
+    clmc_preset_set_int(preset, "run.sweeps", 500);
+    cr_expect_eq(clmc_preset_run(preset)->sweeps, 500);
+    clmc_preset_free(preset);
+
+    const char *overrides[] = {"run.thermalization=0", "run.sweeps=64", "run.measure_every=4",
+                               "run.seed=9007199254740991", "run.checkpoint_every=\"10m\"", "output.dir=results/y",
+                               "output.picture=true", "name=typed"};
+    preset = parse_ok(minimal_preset, overrides, 8);
+    run = clmc_preset_run(preset);
+    cr_expect_str_eq(clmc_preset_name(preset), "typed");
+    cr_expect_eq(run->thermalization, 0);
+    cr_expect_eq(run->sweeps, 64);
+    cr_expect_eq(run->measure_every, 4);
+    cr_expect_eq(run->seed, 9007199254740991ULL);
+    cr_expect_eq(run->checkpoint_every_sweeps, 0);
+    cr_expect_eq(run->checkpoint_every_seconds, 600.0);
+    cr_expect_str_eq(clmc_preset_output(preset)->dir, "results/y");
+    cr_expect(clmc_preset_output(preset)->picture);
+    clmc_preset_free(preset);
+
+    const char *by_sweeps[] = {"run.checkpoint_every=2500"};
+    preset = parse_ok(minimal_preset, by_sweeps, 1);
+    cr_expect_eq(clmc_preset_run(preset)->checkpoint_every_sweeps, 2500);
+    cr_expect_eq(clmc_preset_run(preset)->checkpoint_every_seconds, 0.0);
+    clmc_preset_free(preset);
+}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "clmc/status.h"
 
@@ -28,7 +29,22 @@ typedef struct clmc_field {
 
 typedef struct clmc_preset clmc_preset;
 
-/* Parses and validates; `overrides` are "PATH=VALUE" strings applied before
+/* The "run" section, resolved (run.checkpoint_every read into its unit). */
+typedef struct clmc_run_settings {
+    uint64_t thermalization, sweeps, measure_every;
+    uint64_t seed;
+    uint64_t checkpoint_every_sweeps;  /* 0: not by sweeps */
+    double checkpoint_every_seconds;   /* 0: not by time */
+} clmc_run_settings;
+
+/* The "output" section, resolved (dir "out/<name>" unless given). */
+typedef struct clmc_output_settings {
+    const char *dir;
+    bool picture;
+} clmc_output_settings;
+
+/* Parses and validates against the models of the registry (defined above the
+ * models, src/schema.c); `overrides` are "PATH=VALUE" strings applied before
  * validation (VALUE is JSON if it parses as JSON, else a string).  On failure
  * returns CLMC_ERR_INPUT with a message naming file:line:column (syntax) or the
  * JSON path (schema). */
@@ -43,6 +59,15 @@ void clmc_preset_free(clmc_preset *preset);
 char *clmc_preset_to_json(const clmc_preset *preset);
 /* The resolved tree itself (a cJSON *), for embedding into results. */
 const void *clmc_preset_tree(const clmc_preset *preset);
+
+/* The resolved name, run and output sections as typed settings, owned by the
+ * preset; code below the engine reads these, not JSON paths. */
+const char *clmc_preset_name(const clmc_preset *preset);
+const clmc_run_settings *clmc_preset_run(const clmc_preset *preset);
+const clmc_output_settings *clmc_preset_output(const clmc_preset *preset);
+/* Syntax check of a run.checkpoint_every string ("N" sweeps or
+ * "Ns"/"Nm"/"Nh"): NULL if valid (the count in *sweeps or *seconds), else why. */
+const char *clmc_checkpoint_every_problem(const char *text, uint64_t *sweeps, double *seconds);
 
 /* Typed access by dotted path ("model.L").  Paths must exist in the resolved
  * preset (the schema guarantees the ones it declares). */
