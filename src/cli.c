@@ -235,7 +235,8 @@ static int run_bench(cli_args *a, const clmc_device_info *devices, size_t n)
     int rc = load_preset(a, &preset);
     if (rc == 0) {
         clmc_bench_print_table(stdout, entries, n);
-        if (a->json_file) rc = report(clmc_bench_write_json(a->json_file, preset, a->invocation, &a->launch, entries, n));
+        if (a->json_file)
+            rc = report(clmc_bench_write_json(a->json_file, preset, a->invocation, &a->launch, entries, n));
         if (rc == 0 && a->compare_file) rc = report(clmc_bench_compare(stdout, a->compare_file, preset, entries, n));
     }
     clmc_preset_free(preset);

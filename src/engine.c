@@ -433,7 +433,8 @@ void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int 
     e->repetitions = repetitions < 1 ? 1 : repetitions;
     double *ns = calloc((size_t)e->repetitions, sizeof *ns);
     model_instance m;
-    clmc_status status = ns ? instance_open(preset, device, launch, &m) : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = ns ? instance_open(preset, device, launch, &m)
+                            : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK) e->resolved_preset = clmc_preset_to_json(preset);
     if (status == CLMC_OK) status = time_repetitions(&m, preset, e->repetitions, ns, e);
     if (status == CLMC_OK) summarise_bench(&m, ns, e);

@@ -95,7 +95,8 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
                                        const clmc_model_ops *ops, void *state, unsigned n_slots)
 {
     memset(d, 0, sizeof *d);
-    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device || pt->exchange_path == CLMC_EXCHANGES_HOST)
+    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device ||
+        pt->exchange_path == CLMC_EXCHANGES_HOST)
         return CLMC_OK;
     CLMC_TRY(ops->energies_device(state, &d->energies, &d->energy_scale));
     clmc_tempering_table table;

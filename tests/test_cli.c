@@ -239,8 +239,9 @@ Test(cli, retired_variables_exit_2)
     for (size_t i = 0; i < sizeof retired / sizeof *retired; i++) {
         const char *command = commands[i % (sizeof commands / sizeof *commands)];
         char *output = NULL, args[8800];
-        snprintf(args, sizeof args, "%s '%s'%s%s%s", command, preset_path, strcmp(command, "run") == 0 ? " --out '" : "",
-                 strcmp(command, "run") == 0 ? out_dir : "", strcmp(command, "run") == 0 ? "'" : "");
+        bool run = strcmp(command, "run") == 0; /* --out is run's */
+        snprintf(args, sizeof args, "%s '%s'%s%s%s", command, preset_path, run ? " --out '" : "", run ? out_dir : "",
+                 run ? "'" : "");
         cr_assert_eq(setenv(retired[i][0], "0", 1), 0);
         int status = test_run_clmc(&output, "%s", args);
         unsetenv(retired[i][0]);

@@ -58,7 +58,7 @@ typedef struct {
     cl_kernel energy_update;
     size_t update_wg; /* msc update work-group size (algorithm.update_group); 0: the driver's */
     unsigned energy_sites; /* sites per work-item of the energy pass (algorithm.energy_sites); 0: the default */
-    int reverse_odd;  /* msc colour-1 launches take their groups in reverse (algorithm.reverse_odd; results unchanged) */
+    int reverse_odd;  /* msc colour-1 launches take their groups in reverse (algorithm.reverse_odd) */
     cl_kernel lane_masks_update; /* msc tempering on the device: lane masks from the device maps */
     cl_mem energy_counts; /* cl_int [config]: satisfied bonds, added up by the pass, zeroed by the exchange */
     size_t energy_wg, energy_groups;

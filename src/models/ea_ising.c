@@ -36,15 +36,16 @@ static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned
                                         unsigned long long update_items)
 {
     const char *energies = clmc_preset_string(p, "algorithm.tempering_energies");
-    long long group = clmc_preset_int(p, "algorithm.update_group"), sites = clmc_preset_int(p, "algorithm.energy_sites");
-    long long reverse = clmc_preset_int(p, "algorithm.reverse_odd");
+    long long group = clmc_preset_int(p, "algorithm.update_group");
+    long long sites = clmc_preset_int(p, "algorithm.energy_sites"), reverse = clmc_preset_int(p, "algorithm.reverse_odd");
     bool tempering = msc && temperatures > 1, pass = tempering && strcmp(energies, "measure") != 0;
     if (!tempering && strcmp(energies, "pass") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tempering_energies: \"%s\" is for layout \"msc\" with parallel "
                          "tempering only (give \"pass\")", energies);
-    if (!msc && (group != 0 || reverse != -1))
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.%s: %lld is for layout \"msc\" only (give %d)",
-                         group != 0 ? "update_group" : "reverse_odd", group != 0 ? group : reverse, group != 0 ? 0 : -1);
+    if (!msc && group != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %lld is for layout \"msc\" only (give 0)", group);
+    if (!msc && reverse != -1)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.reverse_odd: %lld is for layout \"msc\" only (give -1)", reverse);
     if (group != 0 && update_items % (unsigned long long)group != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %lld must divide the update's %llu work-items "
                          "((realizations / word_bits) x temperatures x sites / 2)", group, update_items);
