@@ -3,9 +3,9 @@
 # one exchange every 10 sweeps): wall time of the same run with exchanges
 # against none, at L = 32 (256 and 1024 realizations), 64 (256) and 128 (64).
 # Exchanges on the device (default: cl/tempering.cl, nothing read back), on
-# the host with energies from the last colour pass (CLMC_TEMPERING_HOST=1) and
-# with energies from the measurement kernel (CLMC_EA_ENERGIES=measure, also
-# on the host).  One JSON per case in OUTDIR.
+# the host with energies from the last colour pass (ensemble.exchanges "host")
+# and with energies from the measurement kernel (algorithm.tempering_energies
+# "measure", also on the host).  One JSON per case in OUTDIR.
 # Usage: benchmarks/ea_tempering_overhead.sh DEVICE OUTDIR [CASES...]
 #   a case is L:REALIZATIONS (default: 32:256 32:1024 64:256 128:64; 128 with 256 exceeds the 2^32 spins the kernels index);
 #   SWEEPS (default 2000) sweeps per run, WORD_BITS (default 64).
@@ -21,12 +21,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 betas=$(python3 -c "print(','.join(f'{0.6 * 2.5 ** (i / 15):.6f}' for i in range(16)))")
 
-run() { # name L realizations exchange_every [env assignments]
-  local name=$1 L=$2 realizations=$3 exchange_every=$4
-  shift 4
-  env "$@" "$clmc" run presets/ea3d-L32-tempering.json --quiet --device "$device" --out "$work/$name" \
+run() { # name L realizations exchange_every [exchanges [tempering_energies]]
+  local name=$1 L=$2 realizations=$3 exchange_every=$4 exchanges=${5:-auto} energies=${6:-pass}
+  "$clmc" run presets/ea3d-L32-tempering.json --quiet --device "$device" --out "$work/$name" \
     --set model.L="$L" --set model.realizations="$realizations" --set algorithm.word_bits="$bits" \
-    --set ensemble='{"type": "parallel_tempering", "betas": ['"$betas"'], "exchange_every": '"$exchange_every"'}' \
+    --set algorithm.tempering_energies="$energies" \
+    --set ensemble='{"type": "parallel_tempering", "betas": ['"$betas"'], "exchange_every": '"$exchange_every"',
+                     "exchanges": "'"$exchanges"'"}' \
     --set run.thermalization=0 --set run.sweeps="$sweeps" --set run.measure_every=$(( sweeps / 10 ))
 }
 
@@ -36,8 +37,8 @@ for case in "${cases[@]}"; do
   if run "$name-warm-up" "$L" "$realizations" "$every" &&
      run "$name-none" "$L" "$realizations" 1000000000 &&
      run "$name-device" "$L" "$realizations" "$every" &&
-     run "$name-pass" "$L" "$realizations" "$every" CLMC_TEMPERING_HOST=1 &&
-     run "$name-measure" "$L" "$realizations" "$every" CLMC_EA_ENERGIES=measure; then
+     run "$name-pass" "$L" "$realizations" "$every" host &&
+     run "$name-measure" "$L" "$realizations" "$every" auto measure; then
     python3 - "$work" "$name" "$outdir/$name.json" "$every" <<'PY'
 import json, sys
 work, name, output, every = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])

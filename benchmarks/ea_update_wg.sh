@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ps per spin flip of the EA msc update (3D, 64-bit words, every realization's
 # spin counted) with the driver's work-group size against fixed ones
-# (CLMC_EA_UPDATE_WG; the results are the same bit for bit), at L = 32 (4096
+# (algorithm.update_group; the results are the same bit for bit), at L = 32 (4096
 # realizations) and 64 (1024).  One clmc bench JSON per point in OUTDIR.
 # Usage: benchmarks/ea_update_wg.sh DEVICE OUTDIR [WORK_GROUP_SIZES...]
 #   sizes default to 32 64 128 256 512 1024; SWEEPS (default 500) per repetition.
@@ -17,8 +17,8 @@ mkdir -p "$outdir"
 point() { # L realizations wg (0: the driver's)
   local name="ea3d-msc64-L$1-x$2-wg$3"
   echo "== $name" >&2
-  env CLMC_EA_UPDATE_WG="$3" "$clmc" bench presets/bench-ea3d-msc-L64.json --devices "$device" --quiet \
-    --json "$outdir/$name.json" --set model.dim=3 --set model.L="$1" --set model.realizations="$2" \
+  "$clmc" bench presets/bench-ea3d-msc-L64.json --devices "$device" --quiet \
+    --json "$outdir/$name.json" --set algorithm.update_group="$3" --set model.dim=3 --set model.L="$1" --set model.realizations="$2" \
     --set algorithm.layout=msc --set algorithm.word_bits=64 --set algorithm.shared_randoms=false \
     --set run.sweeps="$sweeps" || echo "   (failed: $name)" >&2
 }

@@ -114,7 +114,7 @@ static cJSON *entry_json(const clmc_bench_entry *e)
 }
 
 clmc_status clmc_bench_write_json(const char *path, const clmc_preset *preset, const char *invocation,
-                                  const clmc_bench_entry *entries, size_t n)
+                                  const clmc_launch_options *launch, const clmc_bench_entry *entries, size_t n)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", CLMC_BENCH_SCHEMA);
@@ -127,6 +127,7 @@ clmc_status clmc_bench_write_json(const char *path, const clmc_preset *preset, c
     cJSON_AddStringToObject(root, "host", host);
     cJSON_AddStringToObject(root, "date", when);
     cJSON_AddStringToObject(root, "invocation", invocation ? invocation : "");
+    cJSON_AddItemToObject(root, "options", clmc_launch_options_json(launch));
     cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
     cJSON *devices = cJSON_AddArrayToObject(root, "devices");
     for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(devices, entry_json(&entries[i]));

@@ -14,7 +14,7 @@
 clmc_status clmc_bench_select_devices(const char *list, clmc_device_info **devices, size_t *count);
 void clmc_bench_print_table(FILE *out, const clmc_bench_entry *entries, size_t n);
 clmc_status clmc_bench_write_json(const char *path, const clmc_preset *preset, const char *invocation,
-                                  const clmc_bench_entry *entries, size_t n);
+                                  const clmc_launch_options *launch, const clmc_bench_entry *entries, size_t n);
 /* Prints, for every device of `entries` also found (by name and driver) in
  * the clmc-bench document OLD_PATH, the old and new ns per update and their
  * ratio.  A file that is not a clmc-bench document is an input error. */

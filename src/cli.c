@@ -19,14 +19,18 @@ static const char usage_text[] =
     "  clmc devices [--json] [--bandwidth]\n"
     "  clmc check PRESET.json [--set PATH=VALUE]...\n"
     "  clmc run PRESET.json [--device SEL] [--out DIR] [--set PATH=VALUE]... [--quiet]\n"
-    "  clmc run [PRESET.json] --resume DIR [--device SEL] [--quiet]\n"
+    "                       [--profile] [--no-tuning]\n"
+    "  clmc run [PRESET.json] --resume DIR [--device SEL] [--quiet] [--profile]\n"
     "  clmc bench PRESET.json [--devices SEL,SEL,...|all] [--json FILE] [--repetitions N]\n"
-    "                         [--compare OLD.json] [--set PATH=VALUE]...\n"
+    "                         [--compare OLD.json] [--set PATH=VALUE]... [--profile] [--no-tuning]\n"
     "  clmc tune PRESET.json [--device SEL] [--repetitions N] [--set PATH=VALUE]... [--quiet]\n"
+    "                        [--profile]\n"
     "  clmc --version\n"
     "SEL: P:D from 'clmc devices', or a case-insensitive part of the platform, vendor,\n"
     "device name or type (nvidia, pocl, cpu, gpu). Default: $CLMC_DEVICE, else the first GPU,\n"
-    "else the first CPU. Exit status: 0 ok, 2 bad usage or preset, 3 device failure, 1 other\n"
+    "else the first CPU. --profile: a table of every kernel's launches and device time on\n"
+    "stderr; --no-tuning: tunable keys left automatic take the model's own defaults, not\n"
+    "the tuning cache or the built-in table. Exit status: 0 ok, 2 bad usage or preset, 3 device failure, 1 other\n"
     "(an interrupted run included: SIGINT/SIGTERM write a checkpoint for --resume first).\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -48,6 +52,7 @@ typedef struct {
     const char *overrides[MAX_OVERRIDES + 1];
     size_t n_overrides;
     bool quiet, json, bandwidth;
+    clmc_launch_options launch;
     int repetitions;
     char out_override[4200];
     char *invocation;
@@ -63,6 +68,8 @@ static int parse_args(int argc, char **argv, const char *accepted, cli_args *a)
         if (OPTION("--json", 'j') && strcmp(argv[1], "devices") == 0) a->json = true;
         else if (OPTION("--quiet", 'q')) a->quiet = true;
         else if (OPTION("--bandwidth", 'b')) a->bandwidth = true;
+        else if (OPTION("--profile", 'p')) a->launch.profile = true;
+        else if (OPTION("--no-tuning", 'n')) a->launch.no_tuning = true;
         else if (OPTION("--set", 's') && has_value) {
             if (a->n_overrides == MAX_OVERRIDES) return usage_error("too many --set options%s", "");
             a->overrides[a->n_overrides++] = argv[++i];
@@ -182,7 +189,10 @@ static int resume_run(const cli_args *a)
         return usage_error("--resume continues the checkpointed run as it was; --set and --out are not allowed%s", "");
     if (a->preset_path && !a->quiet)
         fprintf(stderr, "clmc: resuming with the preset stored in the checkpoint (%s is not read)\n", a->preset_path);
-    clmc_run_options options = {.device = a->device, .quiet = a->quiet};
+    if (a->launch.no_tuning)
+        return usage_error("--resume continues with the launch parameters the run resolved; --no-tuning is not "
+                           "allowed%s", "");
+    clmc_run_options options = {.device = a->device, .quiet = a->quiet, .launch = a->launch};
     int rc = report(clmc_resume(a->resume_dir, &options));
     if (rc == 0 && !a->quiet) fprintf(stderr, "clmc: results in %s/\n", a->resume_dir);
     return rc;
@@ -192,13 +202,13 @@ static int cmd_run(int argc, char **argv)
 {
     cli_args a = {0};
     clmc_preset *preset = NULL;
-    int rc = parse_args(argc, argv, "PsdoqR", &a);
+    int rc = parse_args(argc, argv, "PsdoqRpn", &a);
     if (rc) return rc;
     clmc_interrupt_install();
     if (a.resume_dir) return resume_run(&a);
     add_out_override(&a);
     if ((rc = load_preset(&a, &preset))) return rc;
-    clmc_run_options options = {.device = a.device, .quiet = a.quiet};
+    clmc_run_options options = {.device = a.device, .quiet = a.quiet, .launch = a.launch};
     rc = report(clmc_run(preset, &options));
     if (rc == 0 && !a.quiet)
         fprintf(stderr, "clmc: results in %s/\n", clmc_preset_output(preset)->dir);
@@ -218,14 +228,15 @@ static int run_bench(cli_args *a, const clmc_device_info *devices, size_t n)
             return rc;
         }
         if (!a->quiet) fprintf(stderr, "clmc: benchmarking on %s ...\n", devices[i].name);
-        clmc_bench_device(preset, &devices[i], a->repetitions, &entries[i]);
+        clmc_bench_device(preset, &devices[i], a->repetitions, &a->launch, &entries[i]);
         clmc_preset_free(preset);
     }
     clmc_preset *preset = NULL;
     int rc = load_preset(a, &preset);
     if (rc == 0) {
         clmc_bench_print_table(stdout, entries, n);
-        if (a->json_file) rc = report(clmc_bench_write_json(a->json_file, preset, a->invocation, entries, n));
+        if (a->json_file)
+            rc = report(clmc_bench_write_json(a->json_file, preset, a->invocation, &a->launch, entries, n));
         if (rc == 0 && a->compare_file) rc = report(clmc_bench_compare(stdout, a->compare_file, preset, entries, n));
     }
     clmc_preset_free(preset);
@@ -239,7 +250,7 @@ static int cmd_bench(int argc, char **argv)
 {
     cli_args a = {.repetitions = 5};
     clmc_preset *preset = NULL;
-    int rc = parse_args(argc, argv, "PsDjrqc", &a);
+    int rc = parse_args(argc, argv, "PsDjrqcpn", &a);
     if (rc || (rc = load_preset(&a, &preset))) return rc;
     clmc_preset_free(preset);
     if (a.compare_file && (rc = report(clmc_bench_check_compare_file(a.compare_file)))) return rc;
@@ -260,13 +271,42 @@ static int cmd_tune(int argc, char **argv)
 {
     cli_args a = {.repetitions = 5};
     clmc_preset *preset = NULL;
-    int rc = parse_args(argc, argv, "Psdrq", &a);
+    int rc = parse_args(argc, argv, "Psdrqp", &a);
     if (rc || (rc = load_preset(&a, &preset))) return rc;
-    clmc_tune_options options = {.device = a.device, .repetitions = a.repetitions, .quiet = a.quiet};
+    clmc_tune_options options = {.device = a.device, .repetitions = a.repetitions, .quiet = a.quiet,
+                                 .profile = a.launch.profile};
     clmc_tune_result result;
     rc = report(clmc_tune(preset, &options, &result));
     clmc_preset_free(preset);
     return rc;
+}
+
+/* Environment variables that once changed what a run computed or which
+ * kernels ran, and what replaced each (STYLE.md 14: the environment only
+ * describes the deployment). */
+static const char *const retired_variables[][2] = {
+    {"CLMC_PROFILE", "the --profile flag"},
+    {"CLMC_NO_TUNING", "the --no-tuning flag"},
+    {"CLMC_TEMPERING_HOST", "the preset key ensemble.exchanges = \"host\""},
+    {"CLMC_TEMPERING_GENERAL", "the preset key ensemble.exchanges = \"general\""},
+    {"CLMC_EA_ENERGIES", "the preset key algorithm.tempering_energies"},
+    {"CLMC_EA_UPDATE_WG", "the preset key algorithm.update_group"},
+    {"CLMC_EA_ENERGY_SITES", "the preset key algorithm.energy_sites"},
+    {"CLMC_EA_REVERSE", "the preset key algorithm.reverse_odd"},
+    {"CLMC_GLASS_VARIANT", "nothing: the glass's benchmarking variants were removed"},
+};
+
+/* A retired variable set (even empty) stops the command rather than being
+ * silently ignored. */
+static int refuse_retired_variables(void)
+{
+    for (size_t i = 0; i < sizeof retired_variables / sizeof *retired_variables; i++)
+        if (getenv(retired_variables[i][0])) {
+            fprintf(stderr, "clmc: environment variable %s is no longer read; use %s instead (and unset it)\n",
+                    retired_variables[i][0], retired_variables[i][1]);
+            return CLMC_ERR_INPUT;
+        }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -282,6 +322,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(command, "devices") == 0) return cmd_devices(argc, argv);
+    bool uses_presets = strcmp(command, "check") == 0 || strcmp(command, "run") == 0 ||
+                        strcmp(command, "bench") == 0 || strcmp(command, "tune") == 0;
+    int rc = uses_presets ? refuse_retired_variables() : 0;
+    if (rc) return rc;
     if (strcmp(command, "check") == 0) return cmd_check(argc, argv);
     if (strcmp(command, "run") == 0) return cmd_run(argc, argv);
     if (strcmp(command, "bench") == 0) return cmd_bench(argc, argv);

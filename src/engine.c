@@ -29,6 +29,7 @@ typedef struct {
     clmc_tempering pt;
     clmc_tempering_device pt_device; /* active: exchanges on the device */
     cJSON *tuning; /* where the tunable keys' values came from */
+    clmc_launch_options launch;
 } model_instance;
 
 static double now_seconds(void)
@@ -38,15 +39,19 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *device, model_instance *m)
+static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *device,
+                                 const clmc_launch_options *launch, model_instance *m)
 {
     memset(m, 0, sizeof *m);
+    if (launch) m->launch = *launch;
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
     m->tuning = cJSON_CreateObject();
-    if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
+    if (m->tuning && m->launch.no_tuning) cJSON_AddStringToObject(m->tuning, "source", "model defaults (--no-tuning)");
+    else if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
     CLMC_TRY(clmc_check_device_memory(m->ops, preset, device));
     CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
+    if (m->launch.profile) CLMC_TRY(clmc_runtime_profile(m->rt));
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
     CLMC_TRY(clmc_tempering_init(&m->pt, preset, &m->shape));
@@ -239,6 +244,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
     cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
     cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
+    cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
     if (m->tuning) cJSON_AddItemReferenceToObject(root, "tuning", m->tuning);
     cJSON *observables = cJSON_AddObjectToObject(root, "observables");
     clmc_status status = clmc_series_estimate(s, &m->pt, m->ops, m->state, observables);
@@ -333,7 +339,7 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     clmc_device_info device;
     CLMC_TRY(clmc_device_select(options ? options->device : NULL, &device));
     model_instance m;
-    clmc_status status = instance_open(preset, &device, &m);
+    clmc_status status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
     if (status == CLMC_OK && !(options && options->quiet)) print_tuning(m.tuning);
     if (status == CLMC_OK) status = run_instance(&m, preset, options, NULL);
     instance_close(&m);
@@ -369,7 +375,7 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     if (status == CLMC_OK) status = clmc_device_select(options ? options->device : NULL, &device);
     model_instance m;
     memset(&m, 0, sizeof m);
-    if (status == CLMC_OK) status = instance_open(preset, &device, &m);
+    if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
     if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint);
     instance_close(&m);
     clmc_preset_free(preset);
@@ -419,14 +425,15 @@ static void summarise_bench(const model_instance *m, double *ns, clmc_bench_entr
 }
 
 void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int repetitions,
-                       clmc_bench_entry *e)
+                       const clmc_launch_options *launch, clmc_bench_entry *e)
 {
     memset(e, 0, sizeof *e);
     e->device = *device;
     e->repetitions = repetitions < 1 ? 1 : repetitions;
     double *ns = calloc((size_t)e->repetitions, sizeof *ns);
     model_instance m;
-    clmc_status status = ns ? instance_open(preset, device, &m) : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = ns ? instance_open(preset, device, launch, &m)
+                            : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK) e->resolved_preset = clmc_preset_to_json(preset);
     if (status == CLMC_OK) status = time_repetitions(&m, preset, e->repetitions, ns, e);
     if (status == CLMC_OK) summarise_bench(&m, ns, e);

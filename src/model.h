@@ -97,7 +97,7 @@ typedef struct clmc_model_ops {
      * and its index in the ensemble's increasing betas. */
     clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
     /* Optional, exchanges on the device (src/tempering_device.c; without them,
-     * or with CLMC_TEMPERING_HOST=1, the host path above runs).
+     * or with ensemble.exchanges "host", the host path above runs).
      * energies_device: the device buffer of integers, cl_int [config], that
      * the last sweep_before_energies enqueued, each the energy divided by
      * *scale up to a constant; *energies = NULL when the model cannot give

@@ -43,12 +43,16 @@ static const clmc_field single_beta_fields[] = {
 };
 
 static const char *const ensemble_types[] = {"parallel_tempering", NULL};
+static const char *const exchange_paths[] = {"auto", "general", "host", NULL};
 
 static const clmc_field tempering_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
     {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL,
      "inverse temperatures of the replicas, strictly increasing"},
     {"exchange_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps between exchange attempts"},
+    {"exchanges", CLMC_FIELD_STRING, 0, 0, false, exchange_paths, "\"auto\"",
+     "where exchanges run: auto (the model's own device kernel where it has one, else the general device "
+     "kernel, else the host), general (the general device kernel), host (the host); the same results"},
     FIELD_END,
 };
 

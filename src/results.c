@@ -54,6 +54,14 @@ clmc_status clmc_write_file_atomic(const char *dir, const char *name, const char
     return CLMC_OK;
 }
 
+cJSON *clmc_launch_options_json(const clmc_launch_options *launch)
+{
+    cJSON *options = cJSON_CreateObject();
+    cJSON_AddBoolToObject(options, "profile", launch && launch->profile);
+    cJSON_AddStringToObject(options, "tuning", launch && launch->no_tuning ? "off" : "on");
+    return options;
+}
+
 cJSON *clmc_device_json(const clmc_device_info *d)
 {
     cJSON *device = cJSON_CreateObject();

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clmc/engine.h"
 #include "clmc/runtime.h"
 #include "clmc/status.h"
 
@@ -17,6 +18,8 @@ clmc_status clmc_make_directory(const char *path);
 /* Writes DIR/NAME through a temporary file, fsync and rename. */
 clmc_status clmc_write_file_atomic(const char *dir, const char *name, const char *data, size_t length);
 cJSON *clmc_device_json(const clmc_device_info *device);
+/* The launch options as recorded in results: {"profile": bool, "tuning": "on"|"off"}. */
+cJSON *clmc_launch_options_json(const clmc_launch_options *launch);
 /* CSV text: "sweep,<columns>" then one row per measurement; caller frees. */
 char *clmc_series_csv(const char *const *columns, size_t n_columns, const uint64_t *sweeps,
                       const double *rows, size_t n_rows);

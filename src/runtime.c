@@ -13,8 +13,8 @@
 #define PROFILE_KERNELS 64
 #define UNTIMED_PHASE (-2) /* pending only for the profile, not in timed_ns */
 
-/* $CLMC_PROFILE (a benchmarking aid): every launch gets a profiling event and
- * its device time, and the device's idle time since the previous launch
+/* clmc_runtime_profile (clmc --profile, a benchmarking aid): every launch
+ * gets a profiling event and its device time, and the device's idle time since the previous launch
  * ended (copies and fills in between count as idle; not before a kernel's
  * first launch, which waits on start-up), are added to its kernel's row,
  * printed to stderr when the runtime closes; timed_ns still counts only the
@@ -38,12 +38,6 @@ double clmc_runtime_clock(void)
 }
 
 bool clmc_runtime_profiling(const clmc_runtime *rt) { return rt->profile != NULL; }
-
-bool clmc_env_flag(const char *name, bool otherwise)
-{
-    const char *text = getenv(name);
-    return text && *text ? strcmp(text, "0") != 0 : otherwise;
-}
 
 static int profile_entry(clmc_runtime *rt, cl_kernel kernel)
 {
@@ -301,11 +295,18 @@ clmc_status clmc_runtime_open_device(const clmc_device_info *device, clmc_runtim
     rt->pending_phase = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_phase);
     rt->pending_profile = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_profile);
     rt->current_phase = -1;
-    bool profiling = clmc_env_flag("CLMC_PROFILE", false);
-    if (profiling && (rt->profile = calloc(1, sizeof *rt->profile))) rt->profile->opened = clmc_runtime_clock();
     *out = rt;
-    bool allocated = rt->pending && rt->pending_phase && rt->pending_profile && (rt->profile || !profiling);
+    bool allocated = rt->pending && rt->pending_phase && rt->pending_profile;
     return allocated ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+}
+
+clmc_status clmc_runtime_profile(clmc_runtime *rt)
+{
+    if (rt->profile) return CLMC_OK;
+    rt->profile = calloc(1, sizeof *rt->profile);
+    if (!rt->profile) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    rt->profile->opened = clmc_runtime_clock();
+    return CLMC_OK;
 }
 
 clmc_status clmc_runtime_open(const char *selector, clmc_runtime **rt)

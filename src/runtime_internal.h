@@ -17,11 +17,11 @@ struct clmc_runtime {
     const char *phase_names[CLMC_MAX_PHASES]; /* named parts of the timed kernels */
     double phase_ns[CLMC_MAX_PHASES];
     int n_phases, current_phase;
-    struct clmc_profile *profile; /* $CLMC_PROFILE: every launch timed per kernel; NULL when off */
+    struct clmc_profile *profile; /* clmc_runtime_profile: every launch timed per kernel; NULL when off */
     int *pending_profile;         /* profile entry of each pending event, -1: none */
 };
 
-/* Seconds on a monotonic clock (program build times under $CLMC_PROFILE). */
+/* Seconds on a monotonic clock (program build times under --profile). */
 double clmc_runtime_clock(void);
 bool clmc_runtime_profiling(const clmc_runtime *rt);
 

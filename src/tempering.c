@@ -40,6 +40,11 @@ clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, c
     pt->n_configs = pt->n_systems * pt->n_temperatures;
     pt->exchange_every = clmc_preset_has(preset, "ensemble.exchange_every")
                              ? (uint64_t)clmc_preset_int(preset, "ensemble.exchange_every") : 0;
+    const char *path = clmc_preset_has(preset, "ensemble.exchanges") ? clmc_preset_string(preset, "ensemble.exchanges")
+                                                                     : "auto";
+    pt->exchange_path = strcmp(path, "host") == 0      ? CLMC_EXCHANGES_HOST
+                        : strcmp(path, "general") == 0 ? CLMC_EXCHANGES_GENERAL
+                                                       : CLMC_EXCHANGES_AUTO;
     uint64_t seed = (uint64_t)clmc_preset_int(preset, "run.seed");
     pt->seed_lo = (uint32_t)seed;
     pt->seed_hi = (uint32_t)(seed >> 32);

@@ -10,8 +10,16 @@
 
 #include "model.h"
 
+/* ensemble.exchanges: where exchanges run (src/tempering_device.c). */
+typedef enum {
+    CLMC_EXCHANGES_AUTO,    /* the model's own device kernel, else the general one, else the host */
+    CLMC_EXCHANGES_GENERAL, /* the general device kernel (else the host) */
+    CLMC_EXCHANGES_HOST     /* the host, from energies the model computes on the device */
+} clmc_exchange_path;
+
 typedef struct clmc_tempering {
     unsigned n_systems, n_temperatures, n_configs;
+    clmc_exchange_path exchange_path;
     double *betas;           /* [t], increasing */
     unsigned *config_at;     /* [system][t]: configuration simulated at temperature t */
     int *heading;            /* [config]: +1 heading to the cold end, -1 back, 0 not yet started */

@@ -95,7 +95,8 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
                                        const clmc_model_ops *ops, void *state, unsigned n_slots)
 {
     memset(d, 0, sizeof *d);
-    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device || clmc_env_flag("CLMC_TEMPERING_HOST", false))
+    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device ||
+        pt->exchange_path == CLMC_EXCHANGES_HOST)
         return CLMC_OK;
     CLMC_TRY(ops->energies_device(state, &d->energies, &d->energy_scale));
     clmc_tempering_table table;
@@ -110,7 +111,7 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     CLMC_TRY(clmc_program_build(rt, "tempering.cl", options, &d->program));
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
     CLMC_TRY(set_arguments(d, pt, d->exchange));
-    if (ops->exchange_kernel && !clmc_env_flag("CLMC_TEMPERING_GENERAL", false))
+    if (ops->exchange_kernel && pt->exchange_path == CLMC_EXCHANGES_AUTO)
         CLMC_TRY(ops->exchange_kernel(state, &d->model));
     if (d->model.kernel) CLMC_TRY(set_arguments(d, pt, d->model.kernel));
     if (d->model.kernel && d->model.reach_pass) CLMC_TRY(set_reach_arguments(d, pt));

@@ -21,8 +21,8 @@ typedef struct clmc_tempering_device {
     unsigned n_slots;
 } clmc_tempering_device;
 
-/* Activates the device path where the model, the betas and the environment
- * allow it (CLMC_TEMPERING_HOST=1 forces the host path); n_slots: the
+/* Activates the device path where the model, the betas and
+ * ensemble.exchanges allow it ("host" forces the host path); n_slots: the
  * measurements noted between collections. */
 clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *rt, const clmc_tempering *pt,
                                        const clmc_model_ops *ops, void *state, unsigned n_slots);

@@ -75,7 +75,8 @@ static void remove_folder(const char *dir)
 }
 
 /* A short run of the candidate in a scratch folder; its result.json. */
-static clmc_status check_run(const char *base, const overrides *candidate, const char *device, cJSON **result)
+static clmc_status check_run(const char *base, const overrides *candidate, const char *device,
+                             const clmc_launch_options *launch, cJSON **result)
 {
     *result = NULL;
     char dir[] = "/tmp/clmc-tune-XXXXXX", out[64], thermalization[64], sweeps[64];
@@ -89,7 +90,7 @@ static clmc_status check_run(const char *base, const overrides *candidate, const
     for (size_t i = 0; i < 4; i++) o.list[o.n++] = extra[i];
     clmc_preset *preset = NULL;
     clmc_status status = clmc_preset_parse(base, strlen(base), "tune check", o.list, o.n, &preset);
-    clmc_run_options options = {.device = device, .quiet = true};
+    clmc_run_options options = {.device = device, .quiet = true, .launch = *launch};
     if (status == CLMC_OK) status = clmc_run(preset, &options);
     clmc_preset_free(preset);
     char path[128];
@@ -154,7 +155,8 @@ typedef struct {
     clmc_device_info device;
     int repetitions;
     bool quiet;
-    cJSON *reference; /* the defaults' check run */
+    clmc_launch_options launch; /* no tuning: the reference is the model's own defaults */
+    cJSON *reference;           /* the defaults' check run */
 } tune_context;
 
 /* Times and checks one candidate; *ns = 0 if it was refused or failed. */
@@ -171,7 +173,7 @@ static void try_candidate(tune_context *c, const search_space *space, const size
         return;
     }
     clmc_bench_entry entry;
-    clmc_bench_device(preset, &c->device, c->repetitions, &entry);
+    clmc_bench_device(preset, &c->device, c->repetitions, &c->launch, &entry);
     clmc_preset_free(preset);
     if (entry.status != CLMC_OK) {
         snprintf(note, note_size, "failed: %s", entry.reason);
@@ -179,7 +181,7 @@ static void try_candidate(tune_context *c, const search_space *space, const size
         return;
     }
     cJSON *result = NULL;
-    if (check_run(c->base, &o, c->device_selector, &result) != CLMC_OK) {
+    if (check_run(c->base, &o, c->device_selector, &c->launch, &result) != CLMC_OK) {
         snprintf(note, note_size, "check run failed: %s", clmc_error_message());
         free(entry.resolved_preset);
         return;
@@ -296,17 +298,13 @@ clmc_status clmc_tune(const clmc_preset *preset, const clmc_tune_options *option
                          clmc_preset_string(preset, "model.type"));
     tune_context c = {.device_selector = options ? options->device : NULL,
                       .repetitions = options && options->repetitions > 0 ? options->repetitions : 5,
-                      .quiet = options && options->quiet};
+                      .quiet = options && options->quiet,
+                      .launch = {.profile = options && options->profile, .no_tuning = true}};
     CLMC_TRY(clmc_device_select(c.device_selector, &c.device));
     char *base = clmc_preset_to_json(preset);
     if (!base) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     c.base = base;
-    char *previous = getenv("CLMC_NO_TUNING") ? strdup(getenv("CLMC_NO_TUNING")) : NULL;
-    setenv("CLMC_NO_TUNING", "1", 1); /* the reference is the model's own defaults */
     clmc_status status = search(preset, ops, &c, &space, result);
-    if (previous) setenv("CLMC_NO_TUNING", previous, 1);
-    else unsetenv("CLMC_NO_TUNING");
-    free(previous);
     cJSON_Delete(c.reference);
     free(base);
     if (status == CLMC_OK && !c.quiet)

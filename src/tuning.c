@@ -245,11 +245,6 @@ static void apply_builtin(clmc_preset *preset, const clmc_model_ops *ops, const 
 void clmc_tuning_apply(clmc_preset *preset, const clmc_model_ops *ops, const clmc_device_info *device,
                        cJSON *report)
 {
-    const char *off = getenv("CLMC_NO_TUNING");
-    if (off && *off) {
-        cJSON_AddStringToObject(report, "source", "model defaults (CLMC_NO_TUNING set)");
-        return;
-    }
     if (!ops->tunables || !ops->tunables[0].path) {
         cJSON_AddStringToObject(report, "source", "model defaults (nothing to tune)");
         return;

@@ -45,8 +45,9 @@ clmc_status clmc_tuning_store(const char *file, const char *key, const clmc_tuni
 /* Before a model is created: every tunable key the preset leaves automatic
  * takes the tuned value for this device (cache), else the built-in default
  * for its type and vendor, else stays for the model to choose.  Describes
- * what it did in `report` (source, file, values).  $CLMC_NO_TUNING skips the
- * cache and the table.  An unreadable cache is reported and skipped. */
+ * what it did in `report` (source, file, values).  The engine skips it
+ * under --no-tuning (clmc_launch_options).  An unreadable cache is reported
+ * and skipped. */
 void clmc_tuning_apply(clmc_preset *preset, const clmc_model_ops *ops, const clmc_device_info *device,
                        cJSON *report);
 

@@ -142,7 +142,7 @@ Test(bench, tuning_cache_of_another_format_is_refused_and_kept)
     free(file);
 }
 
-static cJSON *run_preset(const char *text, const char *label)
+static cJSON *run_preset(const char *text, const char *label, bool tuning)
 {
     char *dir = test_scratch_dir(label), out[4300];
     snprintf(out, sizeof out, "output.dir=\"%s\"", dir);
@@ -150,7 +150,7 @@ static cJSON *run_preset(const char *text, const char *label)
     clmc_preset *preset = NULL;
     cr_assert_eq(clmc_preset_parse(text, strlen(text), label, overrides, 1, &preset), CLMC_OK, "%s",
                  clmc_error_message());
-    clmc_run_options options = {.quiet = true};
+    clmc_run_options options = {.quiet = true, .launch = {.no_tuning = !tuning}};
     cr_assert_eq(clmc_run(preset, &options), CLMC_OK, "%s", clmc_error_message());
     clmc_preset_free(preset);
     cJSON *result = test_load_result(dir);
@@ -187,10 +187,8 @@ Test(bench, tuned_run_equals_untuned_run, .timeout = 600)
     clmc_tuning eight = {.n = 1, .paths = {"algorithm.tile"}, .values = {8}, .ns_per_update = 1};
     cr_assert_eq(clmc_tuning_store(file, key, &eight), CLMC_OK, "%s", clmc_error_message());
     free(key);
-    cJSON *tuned = run_preset(text, "tuned");
-    setenv("CLMC_NO_TUNING", "1", 1);
-    cJSON *untuned = run_preset(text, "untuned");
-    unsetenv("CLMC_NO_TUNING");
+    cJSON *tuned = run_preset(text, "tuned", true);
+    cJSON *untuned = run_preset(text, "untuned", false);
     const char *source = cJSON_GetObjectItem(cJSON_GetObjectItem(tuned, "tuning"), "source")->valuestring;
     const char *hash[2] = {
         cJSON_GetObjectItem(cJSON_GetObjectItem(tuned, "checks"), "configuration_fnv1a")->valuestring,

@@ -184,10 +184,10 @@ Test(cli, devices_lists_the_ci_device)
     " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\","                       \
     " \"betas\": [0.5, 0.7, 0.9], \"exchange_every\": 2}, \"run\": {\"thermalization\": 0, \"sweeps\": 20, \"measure_every\": 5, \"seed\": 3}}"
 
-/* Runs EA_TEMPERING_PRESET with environment variable `name` set to `value`:
- * the exit status; *output the printed text, *out_dir the output directory
- * (both freed by the caller). */
-static int run_ea_with(const char *label, const char *name, const char *value, char **output, char **out_dir)
+/* Runs EA_TEMPERING_PRESET with the extra command-line arguments `args`: the
+ * exit status; *output the printed text, *out_dir the output directory (both
+ * freed by the caller). */
+static int run_ea_with(const char *label, const char *args, char **output, char **out_dir)
 {
     char *dir = test_scratch_dir(label);
     char preset_path[4200];
@@ -196,23 +196,87 @@ static int run_ea_with(const char *label, const char *name, const char *value, c
     *out_dir = malloc(4200);
     cr_assert_not_null(*out_dir);
     snprintf(*out_dir, 4200, "%s/out", dir);
-    cr_assert_eq(setenv(name, value, 1), 0);
-    int status = test_run_clmc(output, "run '%s' --quiet --out '%s'", preset_path, *out_dir);
-    unsetenv(name);
-    printf("%s=%s: exit %d:\n%s", name, value, status, *output ? *output : "(no output)\n");
+    int status = test_run_clmc(output, "run '%s' --quiet --out '%s' %s", preset_path, *out_dir, args);
+    printf("%s: exit %d:\n%s", args, status, *output ? *output : "(no output)\n");
     free(dir);
     return status;
 }
 
-/* Benchmarking variables are checked like preset keys: a bad value is an
- * input error (exit 2) naming the variable, with nothing written. */
-Test(cli, bad_benchmark_variable_exits_2)
+/* A bad launch key is an input error (exit 2) naming the key, with nothing
+ * written. */
+Test(cli, bad_launch_key_exits_2)
 {
     char *output = NULL, *out_dir = NULL;
-    int status = run_ea_with("cli-bad-env", "CLMC_EA_ENERGY_SITES", "0", &output, &out_dir);
+    int status = run_ea_with("cli-bad-key", "--set algorithm.energy_sites=65", &output, &out_dir);
     cr_expect_eq(status, 2, "exit status %d, expected 2", status);
-    cr_expect(output && strstr(output, "CLMC_EA_ENERGY_SITES"), "the message does not name the variable");
+    cr_expect(output && strstr(output, "algorithm.energy_sites"), "the message does not name the key");
     cr_expect(!test_path_exists(out_dir), "output directory was created");
+    free(output);
+    free(out_dir);
+}
+
+/* Environment variables that used to change what ran stop every command that
+ * reads a preset with exit 2 and one line naming the variable and what
+ * replaced it; nothing is written. */
+Test(cli, retired_variables_exit_2)
+{
+    static const char *const retired[][2] = {
+        {"CLMC_PROFILE", "--profile"},
+        {"CLMC_NO_TUNING", "--no-tuning"},
+        {"CLMC_TEMPERING_HOST", "ensemble.exchanges"},
+        {"CLMC_TEMPERING_GENERAL", "ensemble.exchanges"},
+        {"CLMC_EA_ENERGIES", "algorithm.tempering_energies"},
+        {"CLMC_EA_UPDATE_WG", "algorithm.update_group"},
+        {"CLMC_EA_ENERGY_SITES", "algorithm.energy_sites"},
+        {"CLMC_EA_REVERSE", "algorithm.reverse_odd"},
+        {"CLMC_GLASS_VARIANT", "removed"},
+    };
+    static const char *const commands[] = {"run", "bench", "tune", "check"};
+    char *dir = test_scratch_dir("cli-retired"), preset_path[4200], out_dir[4300];
+    snprintf(preset_path, sizeof preset_path, "%s/ea.json", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    test_write_file(preset_path, EA_TEMPERING_PRESET);
+    for (size_t i = 0; i < sizeof retired / sizeof *retired; i++) {
+        const char *command = commands[i % (sizeof commands / sizeof *commands)];
+        char *output = NULL, args[8800];
+        bool run = strcmp(command, "run") == 0; /* --out is run's */
+        snprintf(args, sizeof args, "%s '%s'%s%s%s", command, preset_path, run ? " --out '" : "", run ? out_dir : "",
+                 run ? "'" : "");
+        cr_assert_eq(setenv(retired[i][0], "0", 1), 0);
+        int status = test_run_clmc(&output, "%s", args);
+        unsetenv(retired[i][0]);
+        printf("%s with %s=0: exit %d: %s", command, retired[i][0], status, output ? output : "(no output)\n");
+        cr_expect_eq(status, 2, "%s with %s set: exit status %d", command, retired[i][0], status);
+        cr_expect(output && strstr(output, retired[i][0]) && strstr(output, retired[i][1]),
+                  "%s: the message does not name the variable and %s", retired[i][0], retired[i][1]);
+        const char *end = output ? strchr(output, '\n') : NULL;
+        cr_expect(end && end[1] == '\0', "%s: not exactly one line", retired[i][0]);
+        free(output);
+    }
+    cr_expect(!test_path_exists(out_dir), "output directory was created");
+    free(dir);
+}
+
+/* --profile and --no-tuning are recorded in result.json ("options"), and
+ * --no-tuning leaves the automatic launch keys to the model. */
+Test(cli, launch_flags_are_recorded)
+{
+    char *output = NULL, *out_dir = NULL;
+    int status = run_ea_with("cli-flags", "--no-tuning", &output, &out_dir);
+    cr_assert_eq(status, 0);
+    cJSON *result = test_load_result(out_dir);
+    cr_assert_not_null(result);
+    const cJSON *options = cJSON_GetObjectItem(result, "options");
+    const char *source = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "tuning"), "source")->valuestring;
+    const cJSON *reverse = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "preset"), "algorithm"),
+                                               "reverse_odd");
+    printf("options %s, tuning source %s, reverse_odd %g\n", cJSON_PrintUnformatted(options), source,
+           reverse->valuedouble);
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(options, "profile")));
+    cr_expect_str_eq(cJSON_GetObjectItem(options, "tuning")->valuestring, "off");
+    cr_expect(strstr(source, "--no-tuning"), "tuning source '%s'", source);
+    cr_expect_eq(reverse->valuedouble, 0, "--no-tuning: reverse_odd is the model's own 0");
+    cJSON_Delete(result);
     free(output);
     free(out_dir);
 }
@@ -230,14 +294,20 @@ static long profiled_launches(const char *output, const char *kernel, int skip)
     return -1;
 }
 
-/* CLMC_PROFILE=1 reports every kernel the run launched (the update, the
- * fused tempering exchange) with launch counts, and each program build. */
+/* --profile reports every kernel the run launched (the update, the fused
+ * tempering exchange) with launch counts, and each program build, and is
+ * recorded in result.json. */
 Test(cli, profile_reports_every_kernel)
 {
     char *output = NULL, *out_dir = NULL;
-    int status = run_ea_with("cli-profile", "CLMC_PROFILE", "1", &output, &out_dir);
+    int status = run_ea_with("cli-profile", "--profile", &output, &out_dir);
     cr_assert_eq(status, 0);
     cr_assert_not_null(output);
+    cJSON *result = test_load_result(out_dir);
+    cr_assert_not_null(result);
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "options"), "profile")));
+    cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "options"), "tuning")->valuestring, "on");
+    cJSON_Delete(result);
     cr_expect(strstr(output, "clmc profile: program ea_ising.cl built"), "no build line for ea_ising.cl");
     /* 20 sweeps of 2 colours; every second sweep ends with the energy pass
      * (the second ea_msc_update row) and an exchange. */

@@ -428,9 +428,9 @@ static double check_count(const cJSON *result, const char *name)
 }
 
 /* msc tempering takes its energies from the last colour pass of the sweep
- * before each exchange.  CLMC_EA_ENERGIES=check also measures them with the
- * measurement kernel at every exchange and counts the configurations whose
- * energies differ (must be none); CLMC_EA_ENERGIES=measure is the previous
+ * before each exchange.  algorithm.tempering_energies "check" also measures
+ * them with the measurement kernel at every exchange and counts the
+ * configurations whose energies differ (must be none); "measure" is the previous
  * method, whose run (series.csv, observables, final configurations) must be
  * the same bit for bit. */
 ParameterizedTest(energy_pass_case *c, ea, energy_pass_equals_measurement, .timeout = 300)
@@ -444,16 +444,14 @@ ParameterizedTest(energy_pass_case *c, ea, energy_pass_equals_measurement, .time
         char preset[1024];
         snprintf(preset, sizeof preset,
                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d, \"realizations\": %d},"
-                 " \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d}, \"ensemble\": {\"type\":"
-                 " \"parallel_tempering\", \"betas\": %s, \"exchange_every\": %d},"
+                 " \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d, \"tempering_energies\": \"%s\"},"
+                 " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": %s, \"exchange_every\": %d},"
                  " \"run\": {\"thermalization\": %d, \"sweeps\": %d, \"measure_every\": 5, \"seed\": 91}}",
-                 c->dim, c->edge, realizations, c->word_bits,
+                 c->dim, c->edge, realizations, c->word_bits, modes[i],
                  c->dim == 2 ? "[0.3, 0.5, 0.7, 0.9]" : "[0.6, 0.66, 0.72, 0.78]", EVERY, SWEEPS / 2, SWEEPS / 2);
-        setenv("CLMC_EA_ENERGIES", modes[i], 1);
         series[i] = run_dir_preset(preset, i == 0 ? "ea-energy-check" : "ea-energy-measure", &results[i]);
         observables[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(results[i], "observables"));
     }
-    unsetenv("CLMC_EA_ENERGIES");
     double configurations = 2.0 * realizations * TEMPERATURES, exchanges = SWEEPS / EVERY;
     double checked = check_count(results[0], "energy_pass_checked");
     double mismatches = check_count(results[0], "energy_pass_mismatches");
@@ -475,6 +473,62 @@ ParameterizedTest(energy_pass_case *c, ea, energy_pass_equals_measurement, .time
         free(observables[i]);
         cJSON_Delete(results[i]);
     }
+}
+
+/* The launch keys clmc tune searches (algorithm.update_group, energy_sites,
+ * reverse_odd: model.h keeps_order) change no random number and no update
+ * within a colour: msc tempering runs with each of them varied give the same
+ * series.csv, observables and final configurations bit for bit as the run
+ * with the keys left automatic, which reports them resolved. */
+Test(ea, launch_keys_keep_the_results, .timeout = 300)
+{
+    static const char *const settings[] = {
+        "",
+        "--set algorithm.update_group=32 --set algorithm.energy_sites=1 --set algorithm.reverse_odd=0",
+        "--set algorithm.update_group=64 --set algorithm.energy_sites=16 --set algorithm.reverse_odd=1",
+    };
+    enum { RUNS = sizeof settings / sizeof *settings };
+    char *dir = test_scratch_dir("ea-launch-keys"), path[4200], *series[RUNS], *observables[RUNS];
+    cJSON *results[RUNS];
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"realizations\": 64},"
+                          " \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\":"
+                          " \"parallel_tempering\", \"betas\": [0.6, 0.66, 0.72, 0.78], \"exchange_every\": 3},"
+                          " \"run\": {\"thermalization\": 30, \"sweeps\": 60, \"measure_every\": 5, \"seed\": 17}}");
+    for (int i = 0; i < RUNS; i++) {
+        char out[4300];
+        snprintf(out, sizeof out, "%s/out%d", dir, i);
+        int status = test_run_clmc(NULL, "run '%s' --quiet --out '%s' %s", path, out, settings[i]);
+        cr_assert_eq(status, 0, "clmc run %s exited with %d", settings[i], status);
+        results[i] = test_load_result(out);
+        cr_assert_not_null(results[i]);
+        snprintf(out + strlen(out), sizeof out - strlen(out), "/series.csv");
+        series[i] = test_read_file(out);
+        cr_assert_not_null(series[i]);
+        observables[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(results[i], "observables"));
+    }
+    const cJSON *algorithm = cJSON_GetObjectItem(cJSON_GetObjectItem(results[0], "preset"), "algorithm");
+    double sites = cJSON_GetObjectItem(algorithm, "energy_sites")->valuedouble;
+    double reverse = cJSON_GetObjectItem(algorithm, "reverse_odd")->valuedouble;
+    printf("automatic launch keys resolved to energy_sites %g, reverse_odd %g, update_group %g\n", sites, reverse,
+           cJSON_GetObjectItem(algorithm, "update_group")->valuedouble);
+    cr_expect(sites >= 1 && sites <= 8, "energy_sites %g not resolved", sites);
+    cr_expect(reverse == 0 || reverse == 1, "reverse_odd %g not resolved", reverse);
+    for (int i = 1; i < RUNS; i++) {
+        printf("%s: hash %s against %s, series.csv %s, observables %s\n", settings[i], configuration_hash(results[i]),
+               configuration_hash(results[0]), strcmp(series[i], series[0]) == 0 ? "identical" : "different",
+               strcmp(observables[i], observables[0]) == 0 ? "identical" : "different");
+        cr_expect_str_eq(configuration_hash(results[i]), configuration_hash(results[0]), "%s: configurations differ",
+                         settings[i]);
+        cr_expect_str_eq(series[i], series[0], "%s: series.csv differ", settings[i]);
+        cr_expect_str_eq(observables[i], observables[0], "%s: observables differ", settings[i]);
+    }
+    for (int i = 0; i < RUNS; i++) {
+        free(series[i]);
+        free(observables[i]);
+        cJSON_Delete(results[i]);
+    }
+    free(dir);
 }
 
 /* The host side of the exchanges runs its per-chain loops on several
@@ -561,6 +615,20 @@ static const invalid_case invalid_cases[] = {
     {"\"L\": 8, \"realizations\": 1048576", "\"layout\": \"msc\", \"word_bits\": 32", "ensemble.betas: ",
      "\"type\": \"parallel_tempering\", \"betas\": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.1, 1.2, "
      "1.3, 1.4, 1.5, 1.6]"},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32, \"tempering_energies\": \"check\"",
+     "algorithm.tempering_energies: \"check\" is for layout \"msc\" with parallel tempering", NULL},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32, \"tempering_energies\": \"both\"",
+     "algorithm.tempering_energies", NULL},
+    {"\"L\": 8", "\"layout\": \"naive\", \"update_group\": 64", "algorithm.update_group: 64 is for layout \"msc\"",
+     NULL},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32, \"update_group\": 96",
+     "algorithm.update_group: 96 must divide", NULL},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32, \"energy_sites\": 8",
+     "algorithm.energy_sites: 8 is for layout \"msc\" with parallel tempering", NULL},
+    {"\"L\": 8", "\"layout\": \"naive\", \"reverse_odd\": 1", "algorithm.reverse_odd: 1 is for layout \"msc\"",
+     NULL},
+    {"\"L\": 8, \"realizations\": 32", "\"layout\": \"msc\", \"word_bits\": 32, \"reverse_odd\": 2",
+     "algorithm.reverse_odd", NULL},
 };
 
 /* Each error names its JSON path, and the command line exits with 2. */

@@ -361,6 +361,29 @@ Test(hard_disks, invalid_presets_are_input_errors)
     }
 }
 
+/* The test-only fault variables are parsed strictly (src/fault.c): a value
+ * that is not SWEEP or SWEEP:nan is an input error naming the variable. */
+Test(hard_disks, garbled_fault_variable_exits_2)
+{
+    const char *preset = "{\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.5},"
+                         " \"run\": {\"thermalization\": 0, \"sweeps\": 10, \"seed\": 9}}";
+    static const char *const garbled[] = {"25x", "0", "-3", "250:inf", ":nan"};
+    char *dir = test_scratch_dir("disks-fault-garbled"), path[4200];
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, preset);
+    for (size_t i = 0; i < sizeof garbled / sizeof *garbled; i++) {
+        char *output = NULL;
+        setenv("CLMC_FAULT_DISK_AFTER", garbled[i], 1);
+        int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", path, dir);
+        unsetenv("CLMC_FAULT_DISK_AFTER");
+        printf("CLMC_FAULT_DISK_AFTER=%s: exit %d: %s", garbled[i], rc, output ? output : "");
+        cr_expect_eq(rc, 2, "%s: exit status %d", garbled[i], rc);
+        cr_expect(output && strstr(output, "CLMC_FAULT_DISK_AFTER"), "%s: the variable is not named", garbled[i]);
+        free(output);
+    }
+    free(dir);
+}
+
 /* The guard (issue 8 item 7): CLMC_FAULT_DISK_AFTER=250 (test-only) removes
  * one disk after sweep 250; the guard after the measurement at sweep 250
  * stops the run with exit 1, names the lost disk and the last good state,

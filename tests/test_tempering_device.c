@@ -3,7 +3,7 @@
  * counts and round trips after every one of many exchanges with integer
  * energies (and leaves every energy 0), across the 2^32 boundary of the
  * exchange counter; and EA msc runs
- * with exchanges on the device equal to the host path's (CLMC_TEMPERING_HOST=1)
+ * with exchanges on the device equal to the host path's (ensemble.exchanges "host")
  * bit for bit: series.csv and every observable, tempering report included. */
 #include <criterion/criterion.h>
 
@@ -287,25 +287,25 @@ Test(tempering_device, reaches_equal_table_typical_steps)
 }
 Test(tempering_device, reaches_equal_table_tiny_steps) { check_reaches("[0.5, 0.50004, 0.5002]"); }
 
-/* One EA msc run on the device path (the model's fused exchange kernel, then
- * the general one with CLMC_TEMPERING_GENERAL=1), then on the host path. */
+/* One EA msc run on the device path (the model's fused exchange kernel,
+ * ensemble.exchanges "auto", then the general one, "general"), then on the
+ * host path ("host"). */
 static void check_run_equals_host_path(int dim, int edge, int word_bits, const char *betas)
 {
-    char preset[1024], label[64];
-    snprintf(preset, sizeof preset,
-             "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d, \"couplings\": \"bimodal\","
-             " \"realizations\": 64, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d},"
-             " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": %s,"
-             " \"exchange_every\": 7}, \"run\": {\"thermalization\": 50, \"sweeps\": 250, \"measure_every\": 3,"
-             " \"seed\": 2024}}",
-             dim, edge, word_bits, betas);
     static const char *const paths[3] = {"fused", "general", "host"};
+    static const char *const exchanges[3] = {"auto", "general", "host"};
+    char preset[1024], label[64];
     char *dirs[3], *series[3];
     cJSON *results[3];
     const cJSON *observables[3];
     for (int k = 0; k < 3; k++) {
-        setenv("CLMC_TEMPERING_GENERAL", k == 1 ? "1" : "0", 1);
-        setenv("CLMC_TEMPERING_HOST", k == 2 ? "1" : "0", 1);
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d, \"couplings\": \"bimodal\","
+                 " \"realizations\": 64, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d},"
+                 " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": %s,"
+                 " \"exchange_every\": 7, \"exchanges\": \"%s\"}, \"run\": {\"thermalization\": 50, \"sweeps\": 250,"
+                 " \"measure_every\": 3, \"seed\": 2024}}",
+                 dim, edge, word_bits, betas, exchanges[k]);
         snprintf(label, sizeof label, "ea-pt-%s-%dd-w%d", paths[k], dim, word_bits);
         results[k] = physics_run_in(preset, label, &dirs[k]);
         char path[4200];
@@ -314,8 +314,6 @@ static void check_run_equals_host_path(int dim, int edge, int word_bits, const c
         cr_assert_not_null(series[k], "%s", path);
         observables[k] = cJSON_GetObjectItem(results[k], "observables");
     }
-    unsetenv("CLMC_TEMPERING_GENERAL");
-    unsetenv("CLMC_TEMPERING_HOST");
     const cJSON *report = cJSON_GetObjectItem(observables[2], "tempering");
     for (int k = 0; k < 2; k++) {
         printf("EA msc %dD L=%d %d-bit words: %s device path and host path: series.csv %zu bytes %s, observables %s; "

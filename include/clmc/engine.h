@@ -8,9 +8,19 @@
 #include "clmc/runtime.h"
 #include "clmc/status.h"
 
+/* How kernels are launched, from the command line; neither changes the
+ * results beyond what tunable keys that keep the order allow.  Recorded as
+ * "options" in result.json and in the clmc-bench document. */
+typedef struct clmc_launch_options {
+    bool profile;   /* --profile: every launch timed per kernel, a table on stderr */
+    bool no_tuning; /* --no-tuning: automatic tunable keys take the model's own
+                       defaults, not the tuning cache or the built-in table */
+} clmc_launch_options;
+
 typedef struct clmc_run_options {
     const char *device; /* selector; NULL: $CLMC_DEVICE or the default device */
     bool quiet;         /* no progress on stderr */
+    clmc_launch_options launch;
 } clmc_run_options;
 
 /* Runs thermalization + measured sweeps and writes result.json and series.csv
@@ -44,14 +54,16 @@ typedef struct clmc_bench_entry {
 } clmc_bench_entry;
 
 /* Times the preset's update kernels on one device (warm-up, then
- * `repetitions` timed blocks of run.sweeps / repetitions sweeps each). */
+ * `repetitions` timed blocks of run.sweeps / repetitions sweeps each);
+ * launch NULL: the defaults. */
 void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int repetitions,
-                       clmc_bench_entry *entry);
+                       const clmc_launch_options *launch, clmc_bench_entry *entry);
 
 typedef struct clmc_tune_options {
     const char *device; /* selector, as for clmc_run */
     int repetitions;    /* timed blocks per candidate */
     bool quiet;         /* no table on stdout */
+    bool profile;       /* every candidate's launches profiled (--profile) */
 } clmc_tune_options;
 
 typedef struct clmc_tune_result {

@@ -35,6 +35,9 @@ typedef struct clmc_runtime clmc_runtime;
 clmc_status clmc_runtime_open(const char *selector, clmc_runtime **rt);
 clmc_status clmc_runtime_open_device(const clmc_device_info *device, clmc_runtime **rt);
 void clmc_runtime_close(clmc_runtime *rt);
+/* From now on every launch is timed per kernel (and every program build),
+ * printed as a table on stderr when the runtime closes (clmc --profile). */
+clmc_status clmc_runtime_profile(clmc_runtime *rt);
 
 const clmc_device_info *clmc_runtime_device(const clmc_runtime *rt);
 cl_context clmc_runtime_context(const clmc_runtime *rt);
@@ -55,9 +58,6 @@ clmc_status clmc_kernel_sources_hash(uint64_t *hash);
 typedef enum { CLMC_UNTIMED = 0, CLMC_TIMED = 1 } clmc_timing;
 clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *global,
                          const size_t *local, clmc_timing timing);
-/* Environment switch `name`: `otherwise` when unset or empty, else whether it
- * is anything but "0". */
-bool clmc_env_flag(const char *name, bool otherwise);
 
 /* The largest work-group `kernel` can be launched with on the device. */
 clmc_status clmc_kernel_group_limit(const clmc_runtime *rt, cl_kernel kernel, size_t *limit);

@@ -3,9 +3,10 @@
  * ea_msc_update (cl/ea_ising.cl built with ENERGY_PASS = 1) that also counts
  * every configuration's satisfied bonds, adding the groups' counts atomically
  * into one integer per configuration; the exchange on the device reads them
- * (and sets them back to 0), or the host path reads them back.  CLMC_EA_ENERGIES
- * selects "pass" (default), "measure" (the measurement kernel, as before) or
- * "check" (both, counting configurations whose energies differ). */
+ * (and sets them back to 0), or the host path reads them back.
+ * algorithm.tempering_energies selects "pass" (default), "measure" (the
+ * measurement kernel, as before) or "check" (both, counting configurations
+ * whose energies differ). */
 #include "models/ea_internal.h"
 
 #include <stdio.h>
@@ -16,11 +17,9 @@
 #define EXCHANGE_LANE_MASKS_ARGUMENT 15 /* after TEMPERING_EXCHANGE_ARGUMENTS and the reaches */
 #define ENERGY_REACH_ARGUMENT 9        /* the energy pass's TEMPERING_REACH_ARGUMENTS, after energy_counts */
 /* Sites per work-item: the fold's cost spread over more updates, against
- * fewer work-items in flight.  CLMC_EA_ENERGY_SITES overrides it (benchmarks;
- * the same energies whatever the value).  The default is at or near the fastest
- * of 1 .. 16 on an H200 at L = 32 (benchmarks/results/2026-11-22-ea-msc.md). */
-#define ENERGY_SITES_DEFAULT 8
-#define ENERGY_SITES_MAX 64
+ * fewer work-items in flight.  algorithm.energy_sites overrides it (clmc
+ * tune; the same energies whatever the value). */
+#define ENERGY_SITES_DEFAULT 8 /* at or near the fastest of 1 .. 16 on an H200 at L = 32 (benchmarks/results/2026-11-22-ea-msc.md) */
 #define ITEMS_PER_COMPUTE_UNIT 256 /* work-items that keep a compute unit's loads in flight */
 
 /* The default: ENERGY_SITES_DEFAULT, halved while that leaves fewer
@@ -33,29 +32,6 @@ static unsigned default_energy_sites(const ea_state *s)
     unsigned sites = ENERGY_SITES_DEFAULT;
     while (sites > 1 && items / sites < wanted) sites /= 2;
     return sites;
-}
-
-static clmc_status energy_sites(const ea_state *s, unsigned *sites)
-{
-    const char *text = getenv("CLMC_EA_ENERGY_SITES");
-    *sites = default_energy_sites(s);
-    if (!text || !*text) return CLMC_OK;
-    char *end;
-    long n = strtol(text, &end, 10);
-    if (*end || n < 1 || n > ENERGY_SITES_MAX)
-        return clmc_fail(CLMC_ERR_INPUT, "CLMC_EA_ENERGY_SITES: expected 1 .. %d, got \"%s\"", ENERGY_SITES_MAX, text);
-    *sites = (unsigned)n;
-    return CLMC_OK;
-}
-
-static clmc_status energy_mode(ea_energy_mode *mode)
-{
-    const char *text = getenv("CLMC_EA_ENERGIES");
-    if (!text || !*text || strcmp(text, "pass") == 0) *mode = EA_ENERGIES_PASS;
-    else if (strcmp(text, "measure") == 0) *mode = EA_ENERGIES_MEASURE;
-    else if (strcmp(text, "check") == 0) *mode = EA_ENERGIES_CHECK;
-    else return clmc_fail(CLMC_ERR_INPUT, "CLMC_EA_ENERGIES: expected \"pass\", \"measure\" or \"check\", got \"%s\"", text);
-    return CLMC_OK;
 }
 
 /* Work-groups of a power of two work-items of ENERGY_SITES sites each (the
@@ -108,10 +84,9 @@ static clmc_status create_device_buffer(ea_state *s, size_t bytes, const void *i
 
 clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
 {
-    CLMC_TRY(energy_mode(&s->energy_mode));
     if (!s->msc || s->temperatures < 2 || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
-    unsigned sites;
-    CLMC_TRY(energy_sites(s, &sites));
+    if (!s->energy_sites) s->energy_sites = default_energy_sites(s);
+    unsigned sites = s->energy_sites;
     plan_energy_pass(s, sites);
     char options[768];
     snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_SITES=%u "

@@ -19,7 +19,7 @@
 #define THRESHOLD_CLASSES CLMC_METROPOLIS_CLASSES
 #define COUPLING_FIXED_POINT 16777216.0 /* as in cl/ea_ising.cl */
 
-/* Where the tempering energies come from (CLMC_EA_ENERGIES, ea_energy_pass.c). */
+/* Where the tempering energies come from (algorithm.tempering_energies, ea_energy_pass.c). */
 typedef enum { EA_ENERGIES_PASS, EA_ENERGIES_MEASURE, EA_ENERGIES_CHECK } ea_energy_mode;
 
 typedef struct {
@@ -56,8 +56,9 @@ typedef struct {
     ea_energy_mode energy_mode;
     cl_program energy_program;
     cl_kernel energy_update;
-    size_t update_wg; /* msc update work-group size from CLMC_EA_UPDATE_WG (benchmarks); 0: the driver's */
-    int reverse_odd;  /* msc colour-1 launches take their groups in reverse (CLMC_EA_REVERSE; results unchanged) */
+    size_t update_wg; /* msc update work-group size (algorithm.update_group); 0: the driver's */
+    unsigned energy_sites; /* sites per work-item of the energy pass (algorithm.energy_sites); 0: the default */
+    int reverse_odd;  /* msc colour-1 launches take their groups in reverse (algorithm.reverse_odd) */
     cl_kernel lane_masks_update; /* msc tempering on the device: lane masks from the device maps */
     cl_mem energy_counts; /* cl_int [config]: satisfied bonds, added up by the pass, zeroed by the exchange */
     size_t energy_wg, energy_groups;
@@ -69,7 +70,7 @@ typedef struct {
     unsigned place_bits;      /* bits of a place or temperature (PLACE_BITS) */
     bool exchange_usable;  /* and its work-group fits the kernel's limit */
     cl_kernel exchange;    /* ea_msc_exchange, created when the engine asks for it */
-    unsigned long long energies_checked, energy_mismatches; /* CLMC_EA_ENERGIES=check */
+    unsigned long long energies_checked, energy_mismatches; /* tempering_energies "check" */
 } ea_state;
 
 /* ea_couplings.c */

@@ -29,6 +29,32 @@ static const char *const series_columns[] = {"energy", "q2", "q4", NULL};
 
 /* ---- Validation ---------------------------------------------------------- */
 
+/* The msc-only keys: tempering energies, and the launch keys (which keep the
+ * order) away from their automatic values.  update_items: the update's
+ * work-items per colour pass. */
+static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned long long temperatures,
+                                        unsigned long long update_items)
+{
+    const char *energies = clmc_preset_string(p, "algorithm.tempering_energies");
+    long long group = clmc_preset_int(p, "algorithm.update_group");
+    long long sites = clmc_preset_int(p, "algorithm.energy_sites"), reverse = clmc_preset_int(p, "algorithm.reverse_odd");
+    bool tempering = msc && temperatures > 1, pass = tempering && strcmp(energies, "measure") != 0;
+    if (!tempering && strcmp(energies, "pass") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tempering_energies: \"%s\" is for layout \"msc\" with parallel "
+                         "tempering only (give \"pass\")", energies);
+    if (!msc && group != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %lld is for layout \"msc\" only (give 0)", group);
+    if (!msc && reverse != -1)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.reverse_odd: %lld is for layout \"msc\" only (give -1)", reverse);
+    if (group != 0 && update_items % (unsigned long long)group != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %lld must divide the update's %llu work-items "
+                         "((realizations / word_bits) x temperatures x sites / 2)", group, update_items);
+    if (!pass && sites != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.energy_sites: %lld is for layout \"msc\" with parallel tempering "
+                         "and tempering_energies \"pass\" or \"check\" only (give 0)", sites);
+    return CLMC_OK;
+}
+
 static clmc_status ea_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
@@ -62,7 +88,8 @@ static clmc_status ea_validate(const clmc_preset *p)
     if ((unsigned long long)realizations * temperatures * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: %lld realizations x %llu temperatures of %llu sites "
                          "exceed the 2^32 spins and couplings the kernels index", realizations, temperatures, sites);
-    return CLMC_OK;
+    return validate_launch_keys(p, msc, temperatures, (unsigned long long)realizations / (unsigned long long)word_bits *
+                                                          temperatures * (sites / 2));
 }
 
 /* ---- Device set-up ---------------------------------------------------------- */
@@ -111,12 +138,6 @@ static void plan_measurement(ea_state *s)
     batch = batch > 1 ? batch - 1 : 1; /* one slot more for the tempering energies */
     s->measure_batch = batch < 1 ? 1 : (batch > MEASURE_BATCH_MAX ? MEASURE_BATCH_MAX : (unsigned)batch);
 }
-
-/* Colour-1 msc launches visit their work-groups last to first (launch_group in
- * cl/common/lattice.h) unless CLMC_EA_REVERSE=0: on an H200, 0.264 against
- * 0.303 ps per flip at L = 32 with 4096 realizations
- * (benchmarks/results/2026-11-22-ea-msc.md). */
-#define REVERSE_ODD_DEFAULT 1
 
 /* options: the build options, kept for the energy pass's program. */
 static clmc_status build_kernels(ea_state *s, char *options, size_t size)
@@ -370,13 +391,30 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)(s->seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(s->seed >> 32);
-    const char *wg = getenv("CLMC_EA_UPDATE_WG");
-    s->update_wg = wg && s->msc ? strtoull(wg, NULL, 10) : 0;
-    s->reverse_odd = clmc_env_flag("CLMC_EA_REVERSE", REVERSE_ODD_DEFAULT);
+    const char *energies = clmc_preset_string(p, "algorithm.tempering_energies");
+    s->energy_mode = strcmp(energies, "measure") == 0 ? EA_ENERGIES_MEASURE
+                     : strcmp(energies, "check") == 0 ? EA_ENERGIES_CHECK
+                                                      : EA_ENERGIES_PASS;
+    s->update_wg = (size_t)clmc_preset_int(p, "algorithm.update_group");
+    s->energy_sites = (unsigned)clmc_preset_int(p, "algorithm.energy_sites");
+    /* Left automatic (no tuned or built-in value): in order. */
+    s->reverse_odd = clmc_preset_int(p, "algorithm.reverse_odd") == 1;
     return CLMC_OK;
 }
 
 static void ea_destroy(void *state);
+
+/* algorithm.update_group within the update kernel's limit on this device. */
+static clmc_status check_update_group(const ea_state *s)
+{
+    size_t limit;
+    if (!s->update_wg) return CLMC_OK;
+    CLMC_TRY(clmc_kernel_group_limit(s->rt, s->update, &limit));
+    if (s->update_wg > limit)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %zu exceeds the %zu work-items the update kernel "
+                         "can have per work-group on %s", s->update_wg, limit, clmc_runtime_device(s->rt)->name);
+    return CLMC_OK;
+}
 
 static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
 {
@@ -384,6 +422,7 @@ static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
     CLMC_TRY(read_preset(s, p));
     plan_measurement(s);
     CLMC_TRY(build_kernels(s, options, sizeof options));
+    CLMC_TRY(check_update_group(s));
     CLMC_TRY(allocate_buffers(s));
     CLMC_TRY(set_kernel_arguments(s));
     CLMC_TRY(ea_energy_pass_create(s, options));
@@ -400,6 +439,9 @@ static clmc_status ea_create(clmc_runtime *rt, clmc_preset *p, void **state, clm
         ea_destroy(s);
         return status;
     }
+    /* The launch keys as resolved, for result.json. */
+    if (s->msc) clmc_preset_set_int(p, "algorithm.reverse_odd", s->reverse_odd);
+    if (s->energy_update) clmc_preset_set_int(p, "algorithm.energy_sites", s->energy_sites);
     /* Compulsory traffic per spin update, neighbours and repeated couplings
      * coming from caches: the spin is read, written and read again as a
      * neighbour in the other colour's pass; the dim couplings of a site are
@@ -456,11 +498,9 @@ static clmc_status update_colour(ea_state *s, cl_uint sweep, cl_uint colour)
     size_t quads = (s->configurations + 3) / 4; /* naive: four configurations per work-item */
     size_t global = (s->msc ? (size_t)s->stacks / 2 : quads) * (s->n_sites / 2); /* msc: both replicas per work-item */
     /* A work-group size only changes the launch shape: every site draws its
-     * own counter-based random numbers.  Ignored where it does not fit. */
-    const size_t *local = s->update_wg && global % s->update_wg == 0 &&
-                                  s->update_wg <= clmc_runtime_device(s->rt)->max_work_group_size
-                              ? &s->update_wg : NULL;
-    return clmc_enqueue(s->rt, s->update, 1, &global, local, CLMC_TIMED);
+     * own counter-based random numbers.  Checked by validate and
+     * check_update_group. */
+    return clmc_enqueue(s->rt, s->update, 1, &global, s->update_wg ? &s->update_wg : NULL, CLMC_TIMED);
 }
 
 static clmc_status ea_sweep(void *state, uint64_t sweep_index)
@@ -591,7 +631,8 @@ static clmc_status measured_energies(ea_state *s, double *energies)
 }
 
 /* From the energy pass when the last sweep ran it, else measured;
- * CLMC_EA_ENERGIES=check measures as well and counts the differences. */
+ * algorithm.tempering_energies "check" measures as well and counts the
+ * differences. */
 static clmc_status ea_energies(void *state, double *energies)
 {
     ea_state *s = state;
@@ -723,4 +764,5 @@ const clmc_model_ops clmc_model_ea_ising = {
     .checks = ea_checks,
     .save_state = ea_save_state,
     .load_state = ea_load_state,
+    .tunables = clmc_ea_ising_tunables,
 };

@@ -15,6 +15,7 @@ typedef enum {
 
 extern const clmc_field clmc_ea_ising_model_fields[];
 extern const clmc_field clmc_ea_ising_algorithm_fields[];
+extern const clmc_tunable clmc_ea_ising_tunables[];
 
 /* Parses model.couplings ("bimodal", "gaussian", "uniform"). */
 clmc_ea_couplings clmc_ea_couplings_from_name(const char *name);

@@ -11,6 +11,7 @@
 
 #include "clmc/stats.h"
 #include "common/philox.h"
+#include "fault.h"
 #include "measure.h"
 #include "models/hard_disks.h"
 
@@ -88,10 +89,7 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
-    const char *fault = getenv("CLMC_FAULT_DISK_AFTER");
-    char *rest = NULL;
-    s->fault_after = fault ? strtoull(fault, &rest, 10) : 0;
-    s->fault_nan = rest && strcmp(rest, ":nan") == 0;
+    CLMC_TRY(clmc_fault_after("CLMC_FAULT_DISK_AFTER", ":nan", &s->fault_after, &s->fault_nan));
     s->output_dir = strdup(clmc_preset_string(p, "output.dir"));
     return s->output_dir ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }

@@ -2,12 +2,12 @@
  * O(n) models, ferromagnet and glass: the state's device buffers as stored,
  * the energy at the start of a pure over-relaxation run (for energy_drift),
  * the spin-length guard and its test-only fault injection. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "models/heisenberg_internal.h"
 #include "state_blob.h"
 
@@ -65,16 +65,7 @@ clmc_status clmc_heisenberg_guard_setup(heisenberg_state *s)
     cl_long zero = 0;
     CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->partials, &zero, sizeof zero, 0,
                                     partials_per_slot(s) * MEASURE_SLOTS(s) * sizeof(cl_long), 0, NULL, NULL));
-    const char *fault = getenv("CLMC_FAULT_SPIN_AFTER");
-    if (!fault || !*fault) return CLMC_OK;
-    char *end;
-    errno = 0;
-    unsigned long long sweeps = strtoull(fault, &end, 10);
-    if (errno || *end || sweeps == 0)
-        return clmc_fail(CLMC_ERR_INPUT, "CLMC_FAULT_SPIN_AFTER (test only): expected a sweep count >= 1, got \"%s\"",
-                         fault);
-    s->fault_after = sweeps;
-    return CLMC_OK;
+    return clmc_fault_after("CLMC_FAULT_SPIN_AFTER", NULL, &s->fault_after, NULL);
 }
 
 /* Test only: after sweep `fault_after` (counting from 1) one spin is doubled,
