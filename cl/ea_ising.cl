@@ -365,7 +365,7 @@ inline void fold_tallies(word_t *c, uint counters, uint levels, uint item_levels
 }
 
 #if ENERGY_PASS
-#include "common/tempering_exchange.h"
+#include "ensembles/tempering_exchange.h"
 
 /* Levels that hold a work-item's count before the fold (at most
  * NEIGHBOURS ENERGY_SITES satisfied bonds): the higher levels stay zero, so
@@ -700,7 +700,7 @@ __kernel void ea_msc_lane_masks(__global const uint *restrict config_at, __globa
 #endif
 
 #if MSC && TEMPERATURES > 1 && !ENERGY_PASS && EXCHANGE_FUSED
-#include "common/tempering_exchange.h"
+#include "ensembles/tempering_exchange.h"
 
 #define EXCHANGE_SYSTEMS (2 * WORD_BITS) /* the chains of one realization word, both replicas */
 #define EXCHANGE_GROUP (EXCHANGE_SYSTEMS * EXCHANGE_SPREAD)
@@ -714,7 +714,7 @@ typedef uchar place_t; /* a place among the temperatures (ea_exchange_fits count
 typedef ushort place_t;
 #endif
 
-/* An exchange (cl/common/tempering_exchange.h) and then the lane masks of
+/* An exchange (cl/ensembles/tempering_exchange.h) and then the lane masks of
  * ea_msc_lane_masks in one launch.  Work-group `word` (EXCHANGE_SPREAD
  * work-items per system) holds the chains 2 (W word + lane) + replica, whose
  * maps, energies, reaches and accepted counts are adjacent blocks in global

@@ -1,4 +1,4 @@
-/* Parallel-tempering exchanges on the device (cl/tempering.cl, or the
+/* Parallel-tempering exchanges on the device (cl/ensembles/tempering.cl, or the
  * model's own kernel) for models with the energies_device and
  * set_temperatures_device hooks: the maps and
  * counters stay on the device and are read back into clmc_tempering only at
