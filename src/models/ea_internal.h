@@ -58,13 +58,15 @@ typedef struct {
     cl_kernel energy_update;
     size_t update_wg; /* msc update work-group size from CLMC_EA_UPDATE_WG (benchmarks); 0: the driver's */
     int reverse_odd;  /* msc colour-1 launches take their groups in reverse (CLMC_EA_REVERSE; results unchanged) */
+    cl_program lane_masks_program; /* cl/ea_lane_masks.cl */
     cl_kernel lane_masks_update; /* msc tempering on the device: lane masks from the device maps */
     cl_mem energy_counts; /* cl_int [config]: satisfied bonds, added up by the pass, zeroed by the exchange */
     size_t energy_wg, energy_groups;
     unsigned energy_levels, energy_fold_rounds;
     bool pass_energies_ready;
     cl_int *energy_counts_host;
-    bool exchange_fused;   /* the program has ea_msc_exchange (ea_exchange_fits) */
+    bool exchange_fused;   /* ea_msc_exchange fits the device (ea_exchange_fits) */
+    cl_program exchange_program; /* cl/ensembles/ea_msc_exchange.cl, built where it fits */
     unsigned exchange_spread; /* its work-items per system (EXCHANGE_SPREAD) */
     unsigned place_bits;      /* bits of a place or temperature (PLACE_BITS) */
     bool exchange_usable;  /* and its work-group fits the kernel's limit */
@@ -87,8 +89,8 @@ clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep);
 /* Total energies H of all configurations after that pass (blocking read). */
 clmc_status ea_energy_pass_read(ea_state *s, double *energies);
 void ea_energy_pass_destroy(ea_state *s);
-/* Tempering on the device (model.h energies_device, set_temperatures_device,
- * exchange_kernel); ea_exchange_fits: whether the main program can hold
+/* Tempering on the device (clmc_ensemble_hooks energies_device, set_temperatures_device,
+ * exchange_kernel); ea_exchange_fits: whether the device can run
  * ea_msc_exchange (EXCHANGE_FUSED), also choosing its exchange_spread. */
 clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale);
 clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of);
