@@ -1,5 +1,5 @@
 /* The device exchange kernel (cl/ensembles/tempering.cl) makes the host's exchange
- * decisions (src/tempering.c) bit for bit: maps, headings, per-pair accepted
+ * decisions (src/ensembles/tempering.c) bit for bit: maps, headings, per-pair accepted
  * counts and round trips after every one of many exchanges with integer
  * energies (and leaves every energy 0), across the 2^32 boundary of the
  * exchange counter; and EA msc runs

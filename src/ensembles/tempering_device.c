@@ -1,6 +1,6 @@
 /* Parallel-tempering exchanges on the device: the exact integer thresholds
  * (tempering_table.c) and the maps live in device buffers; an exchange is
- * two launches of the engine's kernel and one of the model's, with nothing
+ * two launches of the ensemble's kernel and one of the model's, with nothing
  * read back, and decisions equal to the host path's bit for bit. */
 #include "tempering_device.h"
 

@@ -13,7 +13,7 @@ typedef struct clmc_tempering_device {
     clmc_runtime *rt;
     cl_program program;
     cl_kernel exchange;
-    clmc_exchange_kernels model; /* the model's own (model.h exchange_kernel), kernel NULL if none */
+    clmc_exchange_kernels model; /* the model's own (ensemble_hooks.h exchange_kernel), kernel NULL if none */
     cl_mem config_at, heading, temperature_of, threshold, offset, reach_scale, accepted, trips, noted;
     cl_mem reaches; /* [system][pair], written by the model's reach pass where it has one */
     cl_mem energies; /* the model's */
