@@ -18,9 +18,10 @@
  * ENERGY_LEVELS, ENERGY_FOLD_ROUNDS size its work-groups and counters),
  * REVERSE_ODD (0|1: the msc update's colour-1 launches take their work-groups
  * in reverse order, launch_group in common/lattice.h; results unchanged),
- * EXCHANGE_FUSED (0|1: build ea_msc_exchange, tempering exchanges and lane
- * masks in one kernel, with EXCHANGE_SPREAD work-items per system and
- * PLACE_BITS, the bits of a place or temperature 0 .. TEMPERATURES - 1).
+ * EXCHANGE_FUSED (0|1: whether the host builds ensembles/ea_msc_exchange.cl,
+ * tempering exchanges and lane masks in one kernel; no kernel reads it), with
+ * EXCHANGE_SPREAD work-items per system and PLACE_BITS, the bits of a place or
+ * temperature 0 .. TEMPERATURES - 1.
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering

@@ -91,7 +91,8 @@ clmc_status ea_energy_pass_read(ea_state *s, double *energies);
 void ea_energy_pass_destroy(ea_state *s);
 /* Tempering on the device (clmc_ensemble_hooks energies_device, set_temperatures_device,
  * exchange_kernel); ea_exchange_fits: whether the device can run
- * ea_msc_exchange (EXCHANGE_FUSED), also choosing its exchange_spread. */
+ * ea_msc_exchange (cl/ensembles/ea_msc_exchange.cl), also choosing its
+ * exchange_spread. */
 clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale);
 clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of);
 bool ea_exchange_fits(ea_state *s);
