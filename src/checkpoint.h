@@ -11,7 +11,7 @@
 #include "clmc/status.h"
 #include "model.h"
 #include "series.h"
-#include "tempering.h"
+#include "ensembles/tempering.h"
 
 #define CLMC_CHECKPOINT_FORMAT 1
 #define CLMC_CHECKPOINT_FILE "checkpoint.clmc"

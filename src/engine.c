@@ -9,13 +9,12 @@
 #include <time.h>
 
 #include "checkpoint.h"
+#include "ensembles/ensemble.h"
 #include "interrupt.h"
 #include "limits.h"
 #include "model.h"
 #include "results.h"
 #include "series.h"
-#include "tempering.h"
-#include "tempering_device.h"
 #include "tuning.h"
 
 #define FINISH_EVERY_SWEEPS 256
@@ -26,8 +25,7 @@ typedef struct {
     clmc_model_shape shape;
     size_t n_columns;
     clmc_runtime *rt;
-    clmc_tempering pt;
-    clmc_tempering_device pt_device; /* active: exchanges on the device */
+    clmc_ensemble ensemble;
     cJSON *tuning; /* where the tunable keys' values came from */
     clmc_launch_options launch;
 } model_instance;
@@ -44,6 +42,8 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
 {
     memset(m, 0, sizeof *m);
     if (launch) m->launch = *launch;
+    clmc_ensemble_settings ensemble;
+    CLMC_TRY(clmc_ensemble_settings_read(preset, &ensemble));
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
     m->tuning = cJSON_CreateObject();
@@ -54,17 +54,14 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     if (m->launch.profile) CLMC_TRY(clmc_runtime_profile(m->rt));
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
-    CLMC_TRY(clmc_tempering_init(&m->pt, preset, &m->shape));
-    CLMC_TRY(clmc_tempering_apply(&m->pt, m->ops, m->state));
-    return clmc_tempering_device_open(&m->pt_device, m->rt, &m->pt, m->ops, m->state, m->shape.measure_batch);
+    return clmc_ensemble_create(&m->ensemble, &ensemble, m->rt, m->ops, m->state, &m->shape);
 }
 
 static void instance_close(model_instance *m)
 {
     if (m->state) m->ops->destroy(m->state);
-    clmc_tempering_device_close(&m->pt_device);
+    clmc_ensemble_free(&m->ensemble);
     clmc_runtime_close(m->rt);
-    clmc_tempering_free(&m->pt);
     cJSON_Delete(m->tuning);
     m->tuning = NULL;
     m->state = NULL;
@@ -91,12 +88,6 @@ static void progress_report(progress *p, uint64_t done, bool final)
     fflush(stderr);
 }
 
-/* After sweep t (0-based): an exchange every exchange_every sweeps. */
-static bool exchange_due(const model_instance *m, uint64_t t)
-{
-    return m->pt.n_temperatures > 1 && (t + 1) % m->pt.exchange_every == 0;
-}
-
 /* Checkpoints and interruption of the sweep loop (src/checkpoint.h). */
 typedef struct {
     const char *dir;
@@ -118,8 +109,7 @@ static clmc_status collect_checked(model_instance *m, clmc_series *s, unsigned p
                                    const run_control *c)
 {
     size_t first = s->n_rows * s->n_configs * s->n_columns;
-    if (m->pt_device.active)
-        CLMC_TRY(clmc_tempering_device_read_noted(&m->pt_device, pending, (unsigned)s->n_configs, s->pending_at));
+    CLMC_TRY(clmc_ensemble_collect(&m->ensemble, pending, s->pending_at));
     CLMC_TRY(clmc_series_collect(s, m->ops, m->state, pending));
     for (size_t k = first; k < s->n_rows * s->n_configs * s->n_columns; k++)
         if (!isfinite(s->rows[k]))
@@ -138,8 +128,9 @@ static clmc_status write_checkpoint(model_instance *m, const clmc_preset *preset
                                     run_control *c)
 {
     CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
-    CLMC_TRY(clmc_tempering_device_sync(&m->pt_device, &m->pt));
-    CLMC_TRY(clmc_checkpoint_save(c->dir, preset, m->ops, m->state, &m->pt, s, done, clmc_runtime_device(m->rt)));
+    CLMC_TRY(clmc_ensemble_sync(&m->ensemble));
+    CLMC_TRY(clmc_checkpoint_save(c->dir, preset, m->ops, m->state, &m->ensemble.map, s, done,
+                                  clmc_runtime_device(m->rt)));
     c->plan.last_written = now_seconds();
     return CLMC_OK;
 }
@@ -161,23 +152,19 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     uint64_t thermalization = run->thermalization, every = run->measure_every;
     p->total = thermalization + run->sweeps;
     unsigned pending = 0;
-    CLMC_TRY(clmc_tempering_device_upload(&m->pt_device, &m->pt)); /* fresh or restored */
+    CLMC_TRY(clmc_ensemble_start(&m->ensemble)); /* fresh or restored */
     for (uint64_t t = p->first; t < p->total; t++) {
-        bool exchange = exchange_due(m, t);
-        if (exchange && m->ops->sweep_before_energies) CLMC_TRY(m->ops->sweep_before_energies(m->state, t));
-        else CLMC_TRY(m->ops->sweep(m->state, t));
+        CLMC_TRY(clmc_ensemble_sweep(&m->ensemble, t));
         if (t >= thermalization && (t - thermalization + 1) % every == 0) {
-            clmc_series_note(s, pending, t + 1, &m->pt);
-            if (m->pt_device.active) CLMC_TRY(clmc_tempering_device_note(&m->pt_device, pending, m->pt.n_configs));
+            clmc_series_note(s, pending, t + 1, &m->ensemble.map);
+            CLMC_TRY(clmc_ensemble_note(&m->ensemble, pending));
             CLMC_TRY(m->ops->measure(m->state, pending++));
         }
         if (pending == m->shape.measure_batch) {
             CLMC_TRY(collect_checked(m, s, pending, t + 1, c));
             pending = 0;
         }
-        if (exchange && m->pt_device.active)
-            CLMC_TRY(clmc_tempering_device_exchange(&m->pt_device, &m->pt, m->ops, m->state));
-        else if (exchange) CLMC_TRY(clmc_tempering_exchange(&m->pt, m->ops, m->state));
+        CLMC_TRY(clmc_ensemble_after_sweep(&m->ensemble, t));
         if ((t + 1) % FINISH_EVERY_SWEEPS == 0) {
             CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
             progress_report(p, t + 1, false);
@@ -191,7 +178,7 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
         }
     }
     CLMC_TRY(collect_checked(m, s, pending, p->total, c));
-    return clmc_tempering_device_sync(&m->pt_device, &m->pt);
+    return clmc_ensemble_sync(&m->ensemble);
 }
 
 /* seconds: device time of the update kernels (profiling events); wall_seconds:
@@ -247,7 +234,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
     if (m->tuning) cJSON_AddItemReferenceToObject(root, "tuning", m->tuning);
     cJSON *observables = cJSON_AddObjectToObject(root, "observables");
-    clmc_status status = clmc_series_estimate(s, &m->pt, m->ops, m->state, observables);
+    clmc_status status = clmc_series_estimate(s, &m->ensemble.map, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
     uint64_t total = clmc_preset_run(preset)->thermalization + clmc_preset_run(preset)->sweeps;
     cJSON_AddItemToObject(root, "performance",
@@ -255,7 +242,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
-    char *csv = status == CLMC_OK ? clmc_series_text(s, &m->pt, m->shape.series_columns) : NULL;
+    char *csv = status == CLMC_OK ? clmc_series_text(s, &m->ensemble.map, m->shape.series_columns) : NULL;
     if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK && clmc_preset_output(preset)->picture) status = write_picture(m, dir);
     if (status == CLMC_OK) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
@@ -274,7 +261,7 @@ static clmc_status write_results(model_instance *m, const clmc_preset *preset, c
 static clmc_status allocate_series(const model_instance *m, const clmc_preset *preset, clmc_series *s)
 {
     uint64_t n = clmc_preset_run(preset)->sweeps / clmc_preset_run(preset)->measure_every;
-    uint64_t values = n * m->n_columns * m->pt.n_configs;
+    uint64_t values = n * m->n_columns * m->ensemble.map.n_configs;
     if (values > (uint64_t)1 << 28)
         return clmc_fail(CLMC_ERR_INPUT, "run: %llu measured values exceed the 2^28 kept in memory; raise "
                          "run.measure_every", (unsigned long long)values);
@@ -289,7 +276,7 @@ static clmc_status resume_from(model_instance *m, const clmc_preset *preset, con
     if (checkpoint->next_sweep > total)
         return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %llu sweeps done, more than the run's %llu",
                          (unsigned long long)checkpoint->next_sweep, (unsigned long long)total);
-    CLMC_TRY(clmc_checkpoint_restore(checkpoint, m->ops, m->state, &m->pt, s));
+    CLMC_TRY(clmc_checkpoint_restore(checkpoint, m->ops, m->state, &m->ensemble.map, s));
     p->first = checkpoint->next_sweep;
     if (!p->quiet)
         fprintf(stderr, "clmc: resuming at sweep %llu of %llu (checkpoint written on %s)\n",

@@ -11,6 +11,7 @@
 #include "clmc/preset.h"
 #include "clmc/runtime.h"
 #include "clmc/status.h"
+#include "ensembles/ensemble_hooks.h"
 
 /* What a created model tells the engine about itself. */
 typedef struct clmc_model_shape {
@@ -23,27 +24,6 @@ typedef struct clmc_model_shape {
      * without tempering), stored system-major: config = system * T + slot. */
     unsigned n_systems, n_temperatures;
 } clmc_model_shape;
-
-/* A model's own tempering exchange (clmc_model_ops.exchange_kernel), kernels
- * of the model's program, kept and released by the model:
- *   kernel: does an exchange as cl/common/tempering_exchange.h does (its
- *     TEMPERING_EXCHANGE_ARGUMENTS first, set by the engine) and then what
- *     set_temperatures_device does, launched with items_per_system
- *     work-items per system in work-groups of `group` work-items;
- *   reach_pass (optional, else NULL): a kernel the model launches itself
- *     after the last exchange and before the next one's energies are ready
- *     (its sweep_before_energies pass), which does what
- *     tempering_reach_draws does for the next exchange with its
- *     TEMPERING_REACH_ARGUMENTS, from argument reach_argument on, set by the
- *     engine (the exchange number anew after every exchange); where there is
- *     one, `kernel` takes the reaches as the argument after its
- *     TEMPERING_EXCHANGE_ARGUMENTS instead of finding them itself. */
-typedef struct clmc_exchange_kernels {
-    cl_kernel kernel;
-    size_t group, items_per_system;
-    cl_kernel reach_pass;
-    unsigned reach_argument;
-} clmc_exchange_kernels;
 
 /* A measured value for an automatic key where no tuned one exists, by
  * lattice dimension and device type ("GPU", "CPU"); vendor NULL: any. */
@@ -79,10 +59,6 @@ typedef struct clmc_model_ops {
     void (*destroy)(void *state);
     /* Enqueues the update kernels of sweep `sweep_index` (timed launches). */
     clmc_status (*sweep)(void *state, uint64_t sweep_index);
-    /* Optional (tempering): like sweep, for a sweep after which the engine
-     * calls energies before any other sweep, so the model may compute the
-     * energies during the sweep.  NULL: the engine calls sweep. */
-    clmc_status (*sweep_before_energies)(void *state, uint64_t sweep_index);
     /* Enqueues one measurement into batch slot `slot` (< measure_batch). */
     clmc_status (*measure)(void *state, unsigned slot);
     /* Reads slots [0, n_slots) of the batch into rows: n_slots x configurations
@@ -91,29 +67,9 @@ typedef struct clmc_model_ops {
     /* Estimates with errors from the series of one temperature (n_rows x
      * columns, measured at inverse temperature beta), added to `observables`. */
     clmc_status (*estimate)(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables);
-    /* Tempering: total energy H of every configuration, computed on the device. */
-    clmc_status (*energies)(void *state, double *energies);
-    /* Tempering: the inverse temperature each configuration is simulated at,
-     * and its index in the ensemble's increasing betas. */
-    clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
-    /* Optional, exchanges on the device (src/tempering_device.c; without them,
-     * or with ensemble.exchanges "host", the host path above runs).
-     * energies_device: the device buffer of integers, cl_int [config], that
-     * the last sweep_before_energies enqueued, each the energy divided by
-     * *scale up to a constant; *energies = NULL when the model cannot give
-     * them (asked at start, then before every exchange, where the buffer must
-     * not change).  An exchange sets every value to 0 after reading it, so the
-     * model may accumulate the next ones with atomic adds.
-     * set_temperatures_device: enqueues what set_betas does, from the device
-     * maps config_at [system][temperature] and temperature_of [config];
-     * nothing may be read back.
-     * exchange_kernel (optional): fills clmc_exchange_kernels (above) with
-     * the model's own exchange kernel, or kernel = NULL when the model has
-     * none for this run.  Where there is one, set_temperatures_device is not
-     * called and the engine's temperature_of buffer is not kept. */
-    clmc_status (*energies_device)(void *state, cl_mem *energies, int *scale);
-    clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
-    clmc_status (*exchange_kernel)(void *state, clmc_exchange_kernels *out);
+    /* What the model offers to ensembles (parallel tempering); NULL: it
+     * supports none, and takes ensemble.beta itself. */
+    const clmc_ensemble_hooks *ensemble;
     /* Optional numerical guard: checks the current state's invariants
      * (spin lengths, particle count) and fails (clmc_fail, CLMC_ERR_OTHER)
      * with a message naming what broke.  The engine calls it after every
@@ -132,7 +88,7 @@ typedef struct clmc_model_ops {
      * on the device; load_state puts such a blob into a model just created
      * from the same resolved preset and refuses (CLMC_ERR_INPUT) a blob of
      * the wrong size or content.  Inverse temperatures are not part of it:
-     * the engine restores the tempering map and calls set_betas. */
+     * the ensemble restores its map and calls set_betas. */
     clmc_status (*save_state)(void *state, unsigned char **blob, size_t *bytes);
     clmc_status (*load_state)(void *state, const unsigned char *blob, size_t bytes);
     /* Optional: device memory the preset will allocate (all buffers, and the

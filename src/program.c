@@ -325,7 +325,8 @@ clmc_status clmc_kernel_sources_hash(uint64_t *hash)
     if (!dir) return clmc_fail(CLMC_ERR_OTHER, "kernel sources not found (set CLMC_KERNEL_DIR)");
     *hash = 0xcbf29ce484222325ULL;
     CLMC_TRY(hash_kernel_folder(dir, ".", hash));
-    return hash_kernel_folder(dir, "common", hash);
+    CLMC_TRY(hash_kernel_folder(dir, "common", hash));
+    return hash_kernel_folder(dir, "ensembles", hash);
 }
 
 clmc_status clmc_kernel_create(cl_program program, const char *name, cl_kernel *kernel)

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "tempering.h"
+#include "ensembles/tempering.h"
 
 typedef struct clmc_series {
     size_t n_columns, n_configs, capacity, n_rows; /* n_rows counts measurements */

@@ -1,5 +1,5 @@
-/* The device exchange kernel (cl/tempering.cl) makes the host's exchange
- * decisions (src/tempering.c) bit for bit: maps, headings, per-pair accepted
+/* The device exchange kernel (cl/ensembles/tempering.cl) makes the host's exchange
+ * decisions (src/ensembles/tempering.c) bit for bit: maps, headings, per-pair accepted
  * counts and round trips after every one of many exchanges with integer
  * energies (and leaves every energy 0), across the 2^32 boundary of the
  * exchange counter; and EA msc runs
@@ -15,8 +15,9 @@
 #include "clmc/runtime.h"
 #include "clmc/status.h"
 #include "common/philox.h"
-#include "tempering.h"
-#include "tempering_table.h"
+#include "ensembles/ensemble.h"
+#include "ensembles/tempering.h"
+#include "ensembles/tempering_table.h"
 #include "physics.h"
 #include "testenv.h"
 
@@ -25,6 +26,14 @@
 #define CONFIGS (SYSTEMS * TEMPERATURES)
 #define EXCHANGES 200
 #define FIRST_EXCHANGE ((UINT64_C(1) << 32) - EXCHANGES / 2)
+
+/* The tempering map of a preset's ensemble section, as a run makes it. */
+static clmc_status tempering_from_preset(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape)
+{
+    static clmc_ensemble_settings settings;
+    CLMC_TRY(clmc_ensemble_settings_read(preset, &settings));
+    return clmc_tempering_init(pt, settings.betas, settings.n_betas, settings.exchange_every, settings.seed, shape);
+}
 
 /* The fake model: even integer energies drawn around a level that falls
  * with the temperature a configuration sits at, so that about half the
@@ -73,7 +82,7 @@ static void read_buffer(clmc_runtime *rt, cl_mem buffer, size_t bytes, void *hos
                  CL_SUCCESS);
 }
 
-/* A runtime on the default device and `name` of cl/tempering.cl built for
+/* A runtime on the default device and `name` of cl/ensembles/tempering.cl built for
  * `temperatures`. */
 static cl_kernel tempering_kernel(unsigned temperatures, const char *name, clmc_runtime **rt, cl_program *program)
 {
@@ -81,7 +90,8 @@ static cl_kernel tempering_kernel(unsigned temperatures, const char *name, clmc_
     cr_assert_eq(clmc_runtime_open(NULL, rt), CLMC_OK, "%s", clmc_error_message());
     char options[64];
     snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%u", temperatures);
-    cr_assert_eq(clmc_program_build(*rt, "tempering.cl", options, program), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(clmc_program_build(*rt, "ensembles/tempering.cl", options, program), CLMC_OK, "%s",
+                 clmc_error_message());
     cl_kernel kernel;
     cr_assert_eq(clmc_kernel_create(*program, name, &kernel), CLMC_OK);
     return kernel;
@@ -108,8 +118,9 @@ Test(tempering_device, kernel_equals_host_exchanges)
                  clmc_error_message());
     clmc_model_shape shape = {.n_systems = SYSTEMS, .n_temperatures = TEMPERATURES};
     clmc_tempering pt;
-    cr_assert_eq(clmc_tempering_init(&pt, preset, &shape), CLMC_OK, "%s", clmc_error_message());
-    clmc_model_ops ops = {.type = "fake", .energies = fake_energies, .set_betas = fake_set_betas};
+    cr_assert_eq(tempering_from_preset(&pt, preset, &shape), CLMC_OK, "%s", clmc_error_message());
+    clmc_ensemble_hooks hooks = {.energies = fake_energies, .set_betas = fake_set_betas};
+    clmc_model_ops ops = {.type = "fake", .ensemble = &hooks};
     cr_assert_eq(clmc_tempering_apply(&pt, &ops, NULL), CLMC_OK);
     pt.exchanges = FIRST_EXCHANGE;
     clmc_tempering_table table;
@@ -221,7 +232,7 @@ static void check_reaches(const char *betas)
     size_t n_betas = clmc_preset_betas(preset, NULL, 0);
     clmc_model_shape shape = {.n_systems = 1, .n_temperatures = (unsigned)n_betas};
     clmc_tempering pt;
-    cr_assert_eq(clmc_tempering_init(&pt, preset, &shape), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(tempering_from_preset(&pt, preset, &shape), CLMC_OK, "%s", clmc_error_message());
     clmc_tempering_table table;
     cr_assert(clmc_tempering_table_build(&table, &pt), "table for %s not built", betas);
 
@@ -343,7 +354,7 @@ Test(tempering_device, ea_msc_2d_32bit_equals_host_path) { check_run_equals_host
 Test(tempering_device, ea_msc_3d_64bit_equals_host_path) { check_run_equals_host_path(3, 8, 64, LADDER); }
 Test(tempering_device, ea_msc_3d_32bit_equals_host_path) { check_run_equals_host_path(3, 8, 32, LADDER); }
 /* Beta steps so small that the fused kernel's reach guesses give way to
- * searches (cl/common/tempering_exchange.h). */
+ * searches (cl/ensembles/tempering_exchange.h). */
 Test(tempering_device, ea_msc_tiny_beta_steps_equal_host_path)
 {
     check_run_equals_host_path(2, 16, 64, "[0.5, 0.50004, 0.5002, 0.6]");

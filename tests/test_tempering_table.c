@@ -9,8 +9,9 @@
 #include "clmc/preset.h"
 #include "clmc/status.h"
 #include "common/philox.h"
-#include "tempering.h"
-#include "tempering_table.h"
+#include "ensembles/ensemble.h"
+#include "ensembles/tempering.h"
+#include "ensembles/tempering_table.h"
 
 #define RANDOM_CHECKS (1u << 20)
 
@@ -18,6 +19,14 @@ typedef struct {
     clmc_preset *preset;
     clmc_tempering pt;
 } tempering_fixture;
+
+/* The tempering map of a preset's ensemble section, as a run makes it. */
+static clmc_status tempering_from_preset(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape)
+{
+    static clmc_ensemble_settings settings;
+    CLMC_TRY(clmc_ensemble_settings_read(preset, &settings));
+    return clmc_tempering_init(pt, settings.betas, settings.n_betas, settings.exchange_every, settings.seed, shape);
+}
 
 static void fixture_init(tempering_fixture *f, const char *betas, unsigned n_betas)
 {
@@ -30,7 +39,7 @@ static void fixture_init(tempering_fixture *f, const char *betas, unsigned n_bet
     cr_assert_eq(clmc_preset_parse(text, strlen(text), "table-test", NULL, 0, &f->preset), CLMC_OK, "%s",
                  clmc_error_message());
     clmc_model_shape shape = {.n_systems = 1, .n_temperatures = n_betas};
-    cr_assert_eq(clmc_tempering_init(&f->pt, f->preset, &shape), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(tempering_from_preset(&f->pt, f->preset, &shape), CLMC_OK, "%s", clmc_error_message());
 }
 
 static void fixture_free(tempering_fixture *f)

@@ -1,6 +1,6 @@
 /* Tempering energies of the EA msc layout without a measurement pass: the
  * last colour pass of a sweep that an exchange follows is run by a variant of
- * ea_msc_update (cl/ea_ising.cl built with ENERGY_PASS = 1) that also counts
+ * ea_msc_update (cl/ea_energy_pass.cl, built with ENERGY_PASS = 1) that also counts
  * every configuration's satisfied bonds, adding the groups' counts atomically
  * into one integer per configuration; the exchange on the device reads them
  * (and sets them back to 0), or the host path reads them back.
@@ -92,8 +92,13 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
     snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_SITES=%u "
              "-DENERGY_LEVELS=%u -DENERGY_FOLD_ROUNDS=%u", base_options, s->energy_wg, s->energy_groups, sites,
              s->energy_levels, s->energy_fold_rounds);
-    CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->energy_program));
+    CLMC_TRY(clmc_program_build(s->rt, "ea_energy_pass.cl", options, &s->energy_program));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
+    /* The device forms of the tempering hooks: the lane masks, and the fused
+     * exchange where it fits (ea_exchange_fits). */
+    CLMC_TRY(clmc_program_build(s->rt, "ea_lane_masks.cl", base_options, &s->lane_masks_program));
+    if (s->exchange_fused)
+        CLMC_TRY(clmc_program_build(s->rt, "ensembles/ea_msc_exchange.cl", base_options, &s->exchange_program));
     size_t n = s->configurations;
     s->energy_counts_host = calloc(n, sizeof *s->energy_counts_host);
     if (!s->energy_counts_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -146,7 +151,8 @@ clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale)
 clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of)
 {
     ea_state *s = state;
-    if (!s->lane_masks_update) CLMC_TRY(clmc_kernel_create(s->program, "ea_msc_lane_masks", &s->lane_masks_update));
+    if (!s->lane_masks_update)
+        CLMC_TRY(clmc_kernel_create(s->lane_masks_program, "ea_msc_lane_masks", &s->lane_masks_update));
     CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 0, sizeof(cl_mem), &config_at));
     CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 1, sizeof(cl_mem), &temperature_of));
     CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 2, sizeof(cl_mem), &s->lane_masks));
@@ -160,7 +166,7 @@ clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem tem
  * kernel). */
 #define EXCHANGE_GROUP_TARGET 256
 
-/* Whether the program can hold ea_msc_exchange, and with how many work-items
+/* Whether the device can run ea_msc_exchange, and with how many work-items
  * per system (s->exchange_spread; also sets s->place_bits): its work-group of
  * 2 W chains times the spread and, in local memory, the padded maps of 2 W x
  * (TEMPERATURES + 1) places (one byte each up to 256 temperatures, else two)
@@ -183,7 +189,7 @@ bool ea_exchange_fits(ea_state *s)
     return s->msc && s->temperatures > 1 && d->max_work_group_size >= systems && local <= d->local_mem_bytes;
 }
 
-/* The exchange and the lane masks in one kernel where the program has it and
+/* The exchange and the lane masks in one kernel where it was built and
  * the kernel's work-group fits the device, with the energy pass as its reach
  * pass. */
 clmc_status ea_exchange_kernel(void *state, clmc_exchange_kernels *out)
@@ -193,7 +199,7 @@ clmc_status ea_exchange_kernel(void *state, clmc_exchange_kernels *out)
     size_t group = 2 * (size_t)s->word_bits * s->exchange_spread;
     if (!s->exchange_fused || s->energy_mode != EA_ENERGIES_PASS || !s->energy_update) return CLMC_OK;
     if (!s->exchange) {
-        CLMC_TRY(clmc_kernel_create(s->program, "ea_msc_exchange", &s->exchange));
+        CLMC_TRY(clmc_kernel_create(s->exchange_program, "ea_msc_exchange", &s->exchange));
         size_t limit;
         CLMC_TRY(clmc_kernel_group_limit(s->rt, s->exchange, &limit));
         if (limit < group) return CLMC_OK;
@@ -212,6 +218,8 @@ void ea_energy_pass_destroy(ea_state *s)
     if (s->exchange) CLMC_CL_WARN(clReleaseKernel(s->exchange));
     if (s->energy_update) CLMC_CL_WARN(clReleaseKernel(s->energy_update));
     if (s->energy_program) CLMC_CL_WARN(clReleaseProgram(s->energy_program));
+    if (s->lane_masks_program) CLMC_CL_WARN(clReleaseProgram(s->lane_masks_program));
+    if (s->exchange_program) CLMC_CL_WARN(clReleaseProgram(s->exchange_program));
     if (s->energy_counts) CLMC_CL_WARN(clReleaseMemObject(s->energy_counts));
     free(s->energy_counts_host);
 }

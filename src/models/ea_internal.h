@@ -59,13 +59,15 @@ typedef struct {
     size_t update_wg; /* msc update work-group size (algorithm.update_group); 0: the driver's */
     unsigned energy_sites; /* sites per work-item of the energy pass (algorithm.energy_sites); 0: the default */
     int reverse_odd;  /* msc colour-1 launches take their groups in reverse (algorithm.reverse_odd) */
+    cl_program lane_masks_program; /* cl/ea_lane_masks.cl */
     cl_kernel lane_masks_update; /* msc tempering on the device: lane masks from the device maps */
     cl_mem energy_counts; /* cl_int [config]: satisfied bonds, added up by the pass, zeroed by the exchange */
     size_t energy_wg, energy_groups;
     unsigned energy_levels, energy_fold_rounds;
     bool pass_energies_ready;
     cl_int *energy_counts_host;
-    bool exchange_fused;   /* the program has ea_msc_exchange (ea_exchange_fits) */
+    bool exchange_fused;   /* ea_msc_exchange fits the device (ea_exchange_fits) */
+    cl_program exchange_program; /* cl/ensembles/ea_msc_exchange.cl, built where it fits */
     unsigned exchange_spread; /* its work-items per system (EXCHANGE_SPREAD) */
     unsigned place_bits;      /* bits of a place or temperature (PLACE_BITS) */
     bool exchange_usable;  /* and its work-group fits the kernel's limit */
@@ -79,7 +81,7 @@ size_t ea_coupling_bytes(const ea_state *s);
 size_t ea_word_bytes(const ea_state *s);
 void ea_fill_couplings(const ea_state *s, void *out);
 
-/* ea_energy_pass.c: built only for msc tempering unless CLMC_EA_ENERGIES is
+/* ea_energy_pass.c: built only for msc tempering unless algorithm.tempering_energies is
  * "measure"; base_options are those of the main program. */
 clmc_status ea_energy_pass_create(ea_state *s, const char *base_options);
 bool ea_energy_pass_available(const ea_state *s);
@@ -88,9 +90,10 @@ clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep);
 /* Total energies H of all configurations after that pass (blocking read). */
 clmc_status ea_energy_pass_read(ea_state *s, double *energies);
 void ea_energy_pass_destroy(ea_state *s);
-/* Tempering on the device (model.h energies_device, set_temperatures_device,
- * exchange_kernel); ea_exchange_fits: whether the main program can hold
- * ea_msc_exchange (EXCHANGE_FUSED), also choosing its exchange_spread. */
+/* Tempering on the device (clmc_ensemble_hooks energies_device, set_temperatures_device,
+ * exchange_kernel); ea_exchange_fits: whether the device can run
+ * ea_msc_exchange (cl/ensembles/ea_msc_exchange.cl), also choosing its
+ * exchange_spread. */
 clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale);
 clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of);
 bool ea_exchange_fits(ea_state *s);

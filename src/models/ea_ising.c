@@ -744,6 +744,15 @@ static clmc_status ea_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
 }
 
+static const clmc_ensemble_hooks ea_ensemble_hooks = {
+    .energies = ea_energies,
+    .set_betas = ea_set_betas,
+    .sweep_before_energies = ea_sweep_before_energies,
+    .energies_device = ea_energies_device,
+    .set_temperatures_device = ea_set_temperatures_device,
+    .exchange_kernel = ea_exchange_kernel,
+};
+
 const clmc_model_ops clmc_model_ea_ising = {
     .type = "ea_ising",
     .model_fields = clmc_ea_ising_model_fields,
@@ -752,15 +761,10 @@ const clmc_model_ops clmc_model_ea_ising = {
     .create = ea_create,
     .destroy = ea_destroy,
     .sweep = ea_sweep,
-    .sweep_before_energies = ea_sweep_before_energies,
     .measure = ea_measure,
     .collect = ea_collect,
     .estimate = ea_estimate,
-    .energies = ea_energies,
-    .set_betas = ea_set_betas,
-    .energies_device = ea_energies_device,
-    .set_temperatures_device = ea_set_temperatures_device,
-    .exchange_kernel = ea_exchange_kernel,
+    .ensemble = &ea_ensemble_hooks,
     .checks = ea_checks,
     .save_state = ea_save_state,
     .load_state = ea_load_state,

@@ -235,6 +235,11 @@ static clmc_status glass_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     return clmc_heisenberg_create(rt, p, true, state, shape);
 }
 
+static const clmc_ensemble_hooks glass_ensemble_hooks = {
+    .energies = glass_energies,
+    .set_betas = glass_set_betas,
+};
+
 const clmc_model_ops clmc_model_heisenberg_glass = {
     .type = "heisenberg_glass",
     .model_fields = clmc_heisenberg_glass_model_fields,
@@ -246,8 +251,7 @@ const clmc_model_ops clmc_model_heisenberg_glass = {
     .measure = clmc_heisenberg_measure,
     .collect = glass_collect,
     .estimate = glass_estimate,
-    .energies = glass_energies,
-    .set_betas = glass_set_betas,
+    .ensemble = &glass_ensemble_hooks,
     .guard = clmc_heisenberg_guard,
     .checks = clmc_heisenberg_checks,
     .save_state = clmc_heisenberg_save_state,

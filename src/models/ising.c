@@ -496,6 +496,11 @@ static const clmc_tunable ising_tunables[] = {
     {NULL, 0, NULL, false, NULL},
 };
 
+static const clmc_ensemble_hooks ising_ensemble_hooks = {
+    .energies = ising_energies,
+    .set_betas = ising_set_betas,
+};
+
 const clmc_model_ops clmc_model_ising = {
     .type = "ising",
     .model_fields = clmc_ising_model_fields,
@@ -507,8 +512,7 @@ const clmc_model_ops clmc_model_ising = {
     .measure = ising_measure,
     .collect = ising_collect,
     .estimate = ising_estimate,
-    .energies = ising_energies,
-    .set_betas = ising_set_betas,
+    .ensemble = &ising_ensemble_hooks,
     .checks = ising_checks,
     .save_state = ising_save_state,
     .load_state = ising_load_state,

@@ -32,7 +32,10 @@ typedef struct clmc_tempering {
     double *log_uniform_edges; /* [bucket edge]: log of the exchange uniforms there */
 } clmc_tempering;
 
-clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape);
+/* n betas, increasing (one without tempering); seed: run.seed, the key of
+ * the exchange draws. */
+clmc_status clmc_tempering_init(clmc_tempering *pt, const double *betas, size_t n, uint64_t exchange_every,
+                                uint64_t seed, const clmc_model_shape *shape);
 void clmc_tempering_free(clmc_tempering *pt);
 /* Tells the model the inverse temperature of every configuration. */
 clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, void *state);

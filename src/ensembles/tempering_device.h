@@ -1,4 +1,4 @@
-/* Parallel-tempering exchanges on the device (cl/tempering.cl, or the
+/* Parallel-tempering exchanges on the device (cl/ensembles/tempering.cl, or the
  * model's own kernel) for models with the energies_device and
  * set_temperatures_device hooks: the maps and
  * counters stay on the device and are read back into clmc_tempering only at
@@ -13,7 +13,7 @@ typedef struct clmc_tempering_device {
     clmc_runtime *rt;
     cl_program program;
     cl_kernel exchange;
-    clmc_exchange_kernels model; /* the model's own (model.h exchange_kernel), kernel NULL if none */
+    clmc_exchange_kernels model; /* the model's own (ensemble_hooks.h exchange_kernel), kernel NULL if none */
     cl_mem config_at, heading, temperature_of, threshold, offset, reach_scale, accepted, trips, noted;
     cl_mem reaches; /* [system][pair], written by the model's reach pass where it has one */
     cl_mem energies; /* the model's */

@@ -9,7 +9,6 @@
 
 #include "common/philox.h"
 
-#define MAX_TEMPERATURES 4096
 /* The exchange uniforms u = (v + 0.5) / 2^32 fall into 2^UNIFORM_BUCKET_BITS
  * buckets by the top bits of v; log u at the bucket edges decides most
  * exchanges without calling log.  LOG_MARGIN covers the rounding of log (an
@@ -27,25 +26,16 @@ double clmc_tempering_log_uniform(uint64_t v)
     return log_uniform(v);
 }
 
-clmc_status clmc_tempering_init(clmc_tempering *pt, const clmc_preset *preset, const clmc_model_shape *shape)
+clmc_status clmc_tempering_init(clmc_tempering *pt, const double *betas, size_t n, uint64_t exchange_every,
+                                uint64_t seed, const clmc_model_shape *shape)
 {
     memset(pt, 0, sizeof *pt);
-    double betas[MAX_TEMPERATURES];
-    size_t n = clmc_preset_betas(preset, betas, MAX_TEMPERATURES);
-    if (n > MAX_TEMPERATURES) return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: at most %d temperatures", MAX_TEMPERATURES);
     if (n != shape->n_temperatures)
         return clmc_fail(CLMC_ERR_OTHER, "model holds %u temperatures, ensemble has %zu", shape->n_temperatures, n);
     pt->n_systems = shape->n_systems;
     pt->n_temperatures = (unsigned)n;
     pt->n_configs = pt->n_systems * pt->n_temperatures;
-    pt->exchange_every = clmc_preset_has(preset, "ensemble.exchange_every")
-                             ? (uint64_t)clmc_preset_int(preset, "ensemble.exchange_every") : 0;
-    const char *path = clmc_preset_has(preset, "ensemble.exchanges") ? clmc_preset_string(preset, "ensemble.exchanges")
-                                                                     : "auto";
-    pt->exchange_path = strcmp(path, "host") == 0      ? CLMC_EXCHANGES_HOST
-                        : strcmp(path, "general") == 0 ? CLMC_EXCHANGES_GENERAL
-                                                       : CLMC_EXCHANGES_AUTO;
-    uint64_t seed = (uint64_t)clmc_preset_int(preset, "run.seed");
+    pt->exchange_every = exchange_every;
     pt->seed_lo = (uint32_t)seed;
     pt->seed_hi = (uint32_t)(seed >> 32);
     pt->betas = malloc(n * sizeof *pt->betas);
@@ -88,7 +78,8 @@ void clmc_tempering_free(clmc_tempering *pt)
 
 clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, void *state)
 {
-    if (!ops->set_betas || !ops->energies) {
+    const clmc_ensemble_hooks *hooks = ops->ensemble;
+    if (!hooks || !hooks->set_betas || !hooks->energies) {
         if (pt->n_temperatures == 1) return CLMC_OK; /* the model took ensemble.beta itself */
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: model \"%s\" does not support parallel tempering", ops->type);
     }
@@ -102,7 +93,7 @@ clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, 
             pt->temperature_of[at[t]] = t;
         }
     }
-    return ops->set_betas(state, pt->config_betas, pt->temperature_of);
+    return hooks->set_betas(state, pt->config_betas, pt->temperature_of);
 }
 
 /* The uniform u = (v + 0.5) / 2^32 in (0, 1) for the exchange of pair t of
@@ -187,7 +178,7 @@ static unsigned exchange_system(clmc_tempering *pt, unsigned system, uint64_t *a
 clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *ops, void *state)
 {
     if (pt->n_temperatures < 2) return CLMC_OK;
-    CLMC_TRY(ops->energies(state, pt->energies));
+    CLMC_TRY(ops->ensemble->energies(state, pt->energies));
     unsigned pairs = pt->n_temperatures - 1;
     uint64_t trips = 0, *accepted = pt->accepted;
     long systems = (long)pt->n_systems;

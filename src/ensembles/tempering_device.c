@@ -1,6 +1,6 @@
 /* Parallel-tempering exchanges on the device: the exact integer thresholds
  * (tempering_table.c) and the maps live in device buffers; an exchange is
- * two launches of the engine's kernel and one of the model's, with nothing
+ * two launches of the ensemble's kernel and one of the model's, with nothing
  * read back, and decisions equal to the host path's bit for bit. */
 #include "tempering_device.h"
 
@@ -44,7 +44,7 @@ static clmc_status create_buffers(clmc_tempering_device *d, const clmc_tempering
     return zero_counters(d, pt);
 }
 
-/* The arguments of cl/common/tempering_exchange.h's TEMPERING_EXCHANGE_ARGUMENTS
+/* The arguments of cl/ensembles/tempering_exchange.h's TEMPERING_EXCHANGE_ARGUMENTS
  * but the exchange number (set per launch), for `kernel`. */
 static clmc_status set_arguments(clmc_tempering_device *d, const clmc_tempering *pt, cl_kernel kernel)
 {
@@ -62,7 +62,7 @@ static clmc_status set_arguments(clmc_tempering_device *d, const clmc_tempering 
     return CLMC_OK;
 }
 
-/* The model's reach pass: TEMPERING_REACH_ARGUMENTS (cl/common/tempering_exchange.h)
+/* The model's reach pass: TEMPERING_REACH_ARGUMENTS (cl/ensembles/tempering_exchange.h)
  * from its reach_argument on, but the exchange number (set_next_exchange),
  * and the reaches for its exchange kernel. */
 static clmc_status set_reach_arguments(clmc_tempering_device *d, const clmc_tempering *pt)
@@ -95,10 +95,11 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
                                        const clmc_model_ops *ops, void *state, unsigned n_slots)
 {
     memset(d, 0, sizeof *d);
-    if (pt->n_temperatures < 2 || !ops->energies_device || !ops->set_temperatures_device ||
-        pt->exchange_path == CLMC_EXCHANGES_HOST)
+    const clmc_ensemble_hooks *hooks = ops->ensemble;
+    bool device_hooks = hooks && hooks->energies_device && hooks->set_temperatures_device;
+    if (pt->n_temperatures < 2 || !device_hooks || pt->exchange_path == CLMC_EXCHANGES_HOST)
         return CLMC_OK;
-    CLMC_TRY(ops->energies_device(state, &d->energies, &d->energy_scale));
+    CLMC_TRY(hooks->energies_device(state, &d->energies, &d->energy_scale));
     clmc_tempering_table table;
     if (!d->energies || !clmc_tempering_table_build(&table, pt)) return CLMC_OK;
     d->rt = rt;
@@ -108,11 +109,11 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     CLMC_TRY(status);
     char options[64];
     snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%u", pt->n_temperatures);
-    CLMC_TRY(clmc_program_build(rt, "tempering.cl", options, &d->program));
+    CLMC_TRY(clmc_program_build(rt, "ensembles/tempering.cl", options, &d->program));
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
     CLMC_TRY(set_arguments(d, pt, d->exchange));
-    if (ops->exchange_kernel && pt->exchange_path == CLMC_EXCHANGES_AUTO)
-        CLMC_TRY(ops->exchange_kernel(state, &d->model));
+    if (hooks->exchange_kernel && pt->exchange_path == CLMC_EXCHANGES_AUTO)
+        CLMC_TRY(hooks->exchange_kernel(state, &d->model));
     if (d->model.kernel) CLMC_TRY(set_arguments(d, pt, d->model.kernel));
     if (d->model.kernel && d->model.reach_pass) CLMC_TRY(set_reach_arguments(d, pt));
     d->active = true;
@@ -147,7 +148,7 @@ clmc_status clmc_tempering_device_exchange(clmc_tempering_device *d, clmc_temper
 {
     cl_mem energies;
     int scale;
-    CLMC_TRY(ops->energies_device(state, &energies, &scale));
+    CLMC_TRY(ops->ensemble->energies_device(state, &energies, &scale));
     if (energies != d->energies || scale != d->energy_scale)
         return clmc_fail(CLMC_ERR_OTHER, "model \"%s\" changed its energy buffer during the run", ops->type);
     cl_ulong exchange = pt->exchanges;
@@ -158,7 +159,7 @@ clmc_status clmc_tempering_device_exchange(clmc_tempering_device *d, clmc_temper
     pt->exchanges++;
     for (unsigned t = 0; t + 1 < pt->n_temperatures; t++) pt->attempted[t] += pt->n_systems;
     CLMC_TRY(set_next_exchange(d, pt));
-    return d->model.kernel ? CLMC_OK : ops->set_temperatures_device(state, d->config_at, d->temperature_of);
+    return d->model.kernel ? CLMC_OK : ops->ensemble->set_temperatures_device(state, d->config_at, d->temperature_of);
 }
 
 clmc_status clmc_tempering_device_note(clmc_tempering_device *d, unsigned slot, unsigned n_configs)

@@ -1,7 +1,7 @@
 /* Parallel-tempering exchanges on the device, for any model with integer
- * energies: one work-item per system (cl/common/tempering_exchange.h).
+ * energies: one work-item per system (cl/ensembles/tempering_exchange.h).
  * Built with TEMPERATURES defined. */
-#include "common/tempering_exchange.h"
+#include "ensembles/tempering_exchange.h"
 
 __kernel void tempering_exchange(TEMPERING_EXCHANGE_ARGUMENTS)
 {

@@ -1,8 +1,9 @@
 /* Parallel-tempering exchanges of one system on the device, shared by the
- * general kernel (cl/tempering.cl) and models' own exchange kernels (EA msc:
- * cl/ea_ising.cl): the decisions of the host rule (src/tempering.c) with the
- * exact integer thresholds of src/tempering_table.c and the same Philox
- * counters.  TEMPERATURES must be defined.
+ * general kernel (cl/ensembles/tempering.cl) and models' own exchange kernels
+ * (EA msc: cl/ensembles/ea_msc_exchange.cl, whose energy pass draws the
+ * reaches): the decisions of the host rule (src/ensembles/tempering.c) with the
+ * exact integer thresholds of src/ensembles/tempering_table.c and the same
+ * Philox counters.  TEMPERATURES must be defined.
  *
  * Buffers: config_at[system][t] (the configuration at temperature t),
  * heading[config], energies[config] (integers e with energy = energy_scale e
@@ -17,7 +18,7 @@
 #include "common/philox.h"
 
 /* The arguments of every exchange kernel, in this order (set by
- * src/tempering_device.c), and the same names passed on. */
+ * src/ensembles/tempering_device.c), and the same names passed on. */
 #define TEMPERING_EXCHANGE_ARGUMENTS                                                                                  \
     __global uint *restrict config_at, __global int *restrict heading, __global int *restrict energies,               \
         int energy_scale, __global const ulong *restrict threshold, __global const uint *restrict offset,             \
@@ -86,8 +87,9 @@ inline uint pair_reach(uint v, float scale, __global const ulong *restrict table
     return reach == REACH_UNSURE ? reach_by_search(v, table, entries) : reach;
 }
 
-/* The arguments of a model's reach pass (src/model.h clmc_exchange_kernels),
- * in this order, set by src/tempering_device.c; reaches[system][pair]. */
+/* The arguments of a model's reach pass (clmc_exchange_kernels in
+ * src/ensembles/ensemble_hooks.h), in this order, set by
+ * src/ensembles/tempering_device.c; reaches[system][pair]. */
 #define TEMPERING_REACH_ARGUMENTS                                                                                     \
     __global const ulong *restrict threshold, __global const uint *restrict offset,                                    \
         __global const float *restrict reach_scale, __global uint *restrict reaches, uint n_systems,                   \

@@ -1,0 +1,81 @@
+/* The ensemble layer's entry points: the preset's ensemble section read once,
+ * the kind chosen by ensemble.type, and the one-temperature kind. */
+#include "ensemble.h"
+
+#include <string.h>
+
+clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings)
+{
+    memset(settings, 0, sizeof *settings);
+    settings->type = clmc_preset_has(preset, "ensemble.type") ? CLMC_ENSEMBLE_PARALLEL_TEMPERING
+                                                               : CLMC_ENSEMBLE_ONE_TEMPERATURE;
+    size_t n = clmc_preset_betas(preset, settings->betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
+    if (n > CLMC_ENSEMBLE_MAX_TEMPERATURES)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: at most %d temperatures", CLMC_ENSEMBLE_MAX_TEMPERATURES);
+    settings->n_betas = (unsigned)n;
+    settings->exchange_every = clmc_preset_has(preset, "ensemble.exchange_every")
+                                   ? (uint64_t)clmc_preset_int(preset, "ensemble.exchange_every") : 0;
+    const char *path = clmc_preset_has(preset, "ensemble.exchanges") ? clmc_preset_string(preset, "ensemble.exchanges")
+                                                                     : "auto";
+    settings->exchanges = strcmp(path, "host") == 0      ? CLMC_EXCHANGES_HOST
+                          : strcmp(path, "general") == 0 ? CLMC_EXCHANGES_GENERAL
+                                                         : CLMC_EXCHANGES_AUTO;
+    settings->seed = clmc_preset_run(preset)->seed;
+    return CLMC_OK;
+}
+
+clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings *settings, clmc_runtime *rt,
+                                 const clmc_model_ops *ops, void *state, const clmc_model_shape *shape)
+{
+    memset(e, 0, sizeof *e);
+    e->kind = settings->type == CLMC_ENSEMBLE_PARALLEL_TEMPERING ? &clmc_ensemble_parallel_tempering
+                                                                  : &clmc_ensemble_one_temperature;
+    e->ops = ops;
+    e->state = state;
+    e->rt = rt;
+    CLMC_TRY(clmc_tempering_init(&e->map, settings->betas, settings->n_betas, settings->exchange_every,
+                                 settings->seed, shape));
+    e->map.exchange_path = settings->exchanges;
+    CLMC_TRY(clmc_tempering_apply(&e->map, ops, state));
+    return e->kind->open ? e->kind->open(e, shape->measure_batch) : CLMC_OK;
+}
+
+void clmc_ensemble_free(clmc_ensemble *e)
+{
+    if (e->kind && e->kind->close) e->kind->close(e);
+    clmc_tempering_free(&e->map);
+    memset(e, 0, sizeof *e);
+}
+
+clmc_status clmc_ensemble_start(clmc_ensemble *e)
+{
+    return e->kind->start ? e->kind->start(e) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_sweep(clmc_ensemble *e, uint64_t sweep_index)
+{
+    return e->kind->sweep ? e->kind->sweep(e, sweep_index) : e->ops->sweep(e->state, sweep_index);
+}
+
+clmc_status clmc_ensemble_after_sweep(clmc_ensemble *e, uint64_t sweep_index)
+{
+    return e->kind->after_sweep ? e->kind->after_sweep(e, sweep_index) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_note(clmc_ensemble *e, unsigned slot)
+{
+    return e->kind->note ? e->kind->note(e, slot) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_collect(clmc_ensemble *e, unsigned n_slots, unsigned *map_of_slot)
+{
+    return e->kind->collect ? e->kind->collect(e, n_slots, map_of_slot) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_sync(clmc_ensemble *e)
+{
+    return e->kind->sync ? e->kind->sync(e) : CLMC_OK;
+}
+
+/* One temperature: the model sweeps at the beta it was given; nothing else happens. */
+const clmc_ensemble_kind clmc_ensemble_one_temperature = {0};

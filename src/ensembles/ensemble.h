@@ -1,0 +1,82 @@
+/* The ensemble a run samples, driven by the engine without knowing its
+ * kind: one temperature, or parallel tempering (src/ensembles/parallel_tempering.c).
+ * The model takes part through its clmc_ensemble_hooks only. */
+#ifndef CLMC_ENSEMBLE_H
+#define CLMC_ENSEMBLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "tempering.h"
+#include "tempering_device.h"
+
+#define CLMC_ENSEMBLE_MAX_TEMPERATURES 4096
+
+typedef enum clmc_ensemble_type {
+    CLMC_ENSEMBLE_ONE_TEMPERATURE,    /* ensemble.beta (or none, athermal) */
+    CLMC_ENSEMBLE_PARALLEL_TEMPERING, /* ensemble.type "parallel_tempering" */
+} clmc_ensemble_type;
+
+/* The preset's ensemble section (and the seed it draws with), resolved once. */
+typedef struct clmc_ensemble_settings {
+    clmc_ensemble_type type;
+    unsigned n_betas;
+    double betas[CLMC_ENSEMBLE_MAX_TEMPERATURES]; /* increasing; betas[0] alone without tempering */
+    uint64_t exchange_every;                      /* sweeps between exchanges; 0 without tempering */
+    clmc_exchange_path exchanges;                 /* ensemble.exchanges */
+    uint64_t seed;                                /* run.seed */
+} clmc_ensemble_settings;
+
+clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings);
+
+typedef struct clmc_ensemble clmc_ensemble;
+
+/* What each kind does at the engine's calls below (NULL: nothing). */
+typedef struct clmc_ensemble_kind {
+    clmc_status (*open)(clmc_ensemble *e, unsigned measure_batch);
+    clmc_status (*sweep)(clmc_ensemble *e, uint64_t sweep_index);
+    clmc_status (*after_sweep)(clmc_ensemble *e, uint64_t sweep_index);
+    clmc_status (*start)(clmc_ensemble *e);
+    clmc_status (*note)(clmc_ensemble *e, unsigned slot);
+    clmc_status (*collect)(clmc_ensemble *e, unsigned n_slots, unsigned *map_of_slot);
+    clmc_status (*sync)(clmc_ensemble *e);
+    void (*close)(clmc_ensemble *e);
+} clmc_ensemble_kind;
+
+struct clmc_ensemble {
+    const clmc_ensemble_kind *kind;
+    const clmc_model_ops *ops;
+    void *state;
+    clmc_runtime *rt;
+    /* The temperature of every configuration (one temperature: the identity),
+     * as the series and checkpoints read it. */
+    clmc_tempering map;
+    clmc_tempering_device device; /* parallel tempering: active when exchanges run on the device */
+};
+
+/* Sets the model's temperatures for a fresh run; measure_batch: the
+ * measurements noted between collections. */
+clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings *settings, clmc_runtime *rt,
+                                 const clmc_model_ops *ops, void *state, const clmc_model_shape *shape);
+void clmc_ensemble_free(clmc_ensemble *e);
+/* Before the first sweep of a run, fresh or with a map a checkpoint restored
+ * (clmc_checkpoint_restore). */
+clmc_status clmc_ensemble_start(clmc_ensemble *e);
+/* Runs the model's sweep `sweep_index` in the form the ensemble needs. */
+clmc_status clmc_ensemble_sweep(clmc_ensemble *e, uint64_t sweep_index);
+/* What follows sweep `sweep_index` (an exchange, when one is due). */
+clmc_status clmc_ensemble_after_sweep(clmc_ensemble *e, uint64_t sweep_index);
+/* Keeps the map as it is now for measurement slot `slot`... */
+clmc_status clmc_ensemble_note(clmc_ensemble *e, unsigned slot);
+/* ...and writes the maps of slots [0, n_slots) into map_of_slot
+ * ([slot][config], configurations at each temperature) before they are collected. */
+clmc_status clmc_ensemble_collect(clmc_ensemble *e, unsigned n_slots, unsigned *map_of_slot);
+/* Brings map and statistics up to date (before a checkpoint and at the end). */
+clmc_status clmc_ensemble_sync(clmc_ensemble *e);
+
+/* The kinds (ensemble.c, parallel_tempering.c). */
+extern const clmc_ensemble_kind clmc_ensemble_one_temperature;
+extern const clmc_ensemble_kind clmc_ensemble_parallel_tempering;
+
+#endif

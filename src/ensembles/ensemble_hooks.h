@@ -1,0 +1,66 @@
+/* What a model offers to ensembles (parallel tempering now): the only
+ * ensemble header a model includes; clmc_model_ops.ensemble points to one of
+ * these, or is NULL for a model that supports no ensemble. */
+#ifndef CLMC_ENSEMBLE_HOOKS_H
+#define CLMC_ENSEMBLE_HOOKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clmc/runtime.h"
+#include "clmc/status.h"
+
+/* A model's own tempering exchange (clmc_ensemble_hooks.exchange_kernel),
+ * kernels of the model's program, kept and released by the model:
+ *   kernel: does an exchange as cl/ensembles/tempering_exchange.h does (its
+ *     TEMPERING_EXCHANGE_ARGUMENTS first, set by the ensemble) and then what
+ *     set_temperatures_device does, launched with items_per_system
+ *     work-items per system in work-groups of `group` work-items;
+ *   reach_pass (optional, else NULL): a kernel the model launches itself
+ *     after the last exchange and before the next one's energies are ready
+ *     (its sweep_before_energies pass), which does what
+ *     tempering_reach_draws does for the next exchange with its
+ *     TEMPERING_REACH_ARGUMENTS, from argument reach_argument on, set by the
+ *     ensemble (the exchange number anew after every exchange); where there
+ *     is one, `kernel` takes the reaches as the argument after its
+ *     TEMPERING_EXCHANGE_ARGUMENTS instead of finding them itself. */
+typedef struct clmc_exchange_kernels {
+    cl_kernel kernel;
+    size_t group, items_per_system;
+    cl_kernel reach_pass;
+    unsigned reach_argument;
+} clmc_exchange_kernels;
+
+/* Configurations are numbered as in clmc_model_shape: config = system *
+ * n_temperatures + slot.  `state` is the model's. */
+typedef struct clmc_ensemble_hooks {
+    /* Total energy H of every configuration, computed on the device. */
+    clmc_status (*energies)(void *state, double *energies);
+    /* The inverse temperature each configuration is simulated at, and its
+     * index in the ensemble's increasing betas. */
+    clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
+    /* Optional: like clmc_model_ops.sweep, for a sweep after which the
+     * ensemble asks for the energies before any other sweep, so the model may
+     * compute them during the sweep.  NULL: the sweep callback runs. */
+    clmc_status (*sweep_before_energies)(void *state, uint64_t sweep_index);
+    /* Optional, exchanges on the device (src/ensembles/tempering_device.c;
+     * without them, or with ensemble.exchanges "host", the host path above runs).
+     * energies_device: the device buffer of integers, cl_int [config], that
+     * the last sweep_before_energies enqueued, each the energy divided by
+     * *scale up to a constant; *energies = NULL when the model cannot give
+     * them (asked at start, then before every exchange, where the buffer must
+     * not change).  An exchange sets every value to 0 after reading it, so the
+     * model may accumulate the next ones with atomic adds.
+     * set_temperatures_device: enqueues what set_betas does, from the device
+     * maps config_at [system][temperature] and temperature_of [config];
+     * nothing may be read back.
+     * exchange_kernel (optional): fills clmc_exchange_kernels (above) with
+     * the model's own exchange kernel, or kernel = NULL when the model has
+     * none for this run.  Where there is one, set_temperatures_device is not
+     * called and the ensemble's temperature_of buffer is not kept. */
+    clmc_status (*energies_device)(void *state, cl_mem *energies, int *scale);
+    clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
+    clmc_status (*exchange_kernel)(void *state, clmc_exchange_kernels *out);
+} clmc_ensemble_hooks;
+
+#endif
