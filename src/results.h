@@ -6,7 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clmc/engine.h"
 #include "clmc/runtime.h"
 #include "clmc/status.h"
 

@@ -8,15 +8,6 @@
 #include "clmc/runtime.h"
 #include "clmc/status.h"
 
-/* How kernels are launched, from the command line; neither changes the
- * results beyond what tunable keys that keep the order allow.  Recorded as
- * "options" in result.json and in the clmc-bench document. */
-typedef struct clmc_launch_options {
-    bool profile;   /* --profile: every launch timed per kernel, a table on stderr */
-    bool no_tuning; /* --no-tuning: automatic tunable keys take the model's own
-                       defaults, not the tuning cache or the built-in table */
-} clmc_launch_options;
-
 typedef struct clmc_run_options {
     const char *device; /* selector; NULL: $CLMC_DEVICE or the default device */
     bool quiet;         /* no progress on stderr */

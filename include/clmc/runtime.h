@@ -11,6 +11,15 @@
 
 #include "clmc/status.h"
 
+/* How kernels are launched, from the command line; neither changes the
+ * results beyond what tunable keys that keep the order allow.  Recorded as
+ * "options" in result.json and in the clmc-bench document. */
+typedef struct clmc_launch_options {
+    bool profile;   /* --profile: every launch timed per kernel, a table on stderr */
+    bool no_tuning; /* --no-tuning: automatic tunable keys take the model's own
+                       defaults, not the tuning cache or the built-in table */
+} clmc_launch_options;
+
 typedef struct clmc_device_info {
     int platform_index, device_index;
     char platform[256], platform_vendor[256], platform_version[256];
