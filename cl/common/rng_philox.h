@@ -1,0 +1,51 @@
+/* Philox4x32-7 beside philox.h's 10-round generator: the same round, three rounds
+ * fewer (Salmon et al., SC'11: 7 rounds pass BigCrush; the seeds' Table 2 lists both). */
+#ifndef CLMC_RNG_PHILOX_H
+#define CLMC_RNG_PHILOX_H
+
+#include "common/philox.h"
+
+CLMC_INLINE clmc_philox_ctr clmc_philox4x32_7(clmc_philox_ctr c, clmc_philox_key k)
+{
+    for (int round = 0; round < 7; round++) {
+        if (round > 0) {
+            k.v[0] += CLMC_PHILOX_W0;
+            k.v[1] += CLMC_PHILOX_W1;
+        }
+        c = clmc_philox_round(c, k);
+    }
+    return c;
+}
+
+/* clmc_random4's stream layout with seven rounds. */
+CLMC_INLINE clmc_philox_ctr clmc_random4_7(clmc_philox_key seed, clmc_u32 unit, clmc_u32 sweep,
+                                           clmc_u32 hit, clmc_u32 purpose)
+{
+    clmc_philox_ctr c;
+    c.v[0] = unit;
+    c.v[1] = sweep;
+    c.v[2] = hit;
+    c.v[3] = purpose;
+    return clmc_philox4x32_7(c, seed);
+}
+
+/* Seeds of the stateful generators (rng_lcg.h, rng_lagfib.h, rng_xorwow.h) come from
+ * the 10-round Philox under this purpose; the counter's hit word names the generator
+ * so that two generators seeded from one (key, stream) never share words.
+ * (Belongs in philox.h's purpose table; kept here until that file is free to edit.) */
+#ifndef CLMC_PURPOSE_GENERATOR_SEED
+#define CLMC_PURPOSE_GENERATOR_SEED 12u
+#endif
+#define CLMC_GENERATOR_LCG32 1u
+#define CLMC_GENERATOR_LCG64 2u
+#define CLMC_GENERATOR_LAGFIB 3u
+#define CLMC_GENERATOR_XORWOW 4u
+
+/* Words 4 * block .. 4 * block + 3 of generator `generator`'s seed for `stream`. */
+CLMC_INLINE clmc_philox_ctr clmc_generator_seed4(clmc_philox_key key, clmc_u32 stream,
+                                                 clmc_u32 generator, clmc_u32 block)
+{
+    return clmc_random4(key, stream, block, generator, CLMC_PURPOSE_GENERATOR_SEED);
+}
+
+#endif
