@@ -6,6 +6,7 @@
  * (and sets them back to 0), or the host path reads them back.  CLMC_EA_ENERGIES
  * selects "pass" (default), "measure" (the measurement kernel, as before) or
  * "check" (both, counting configurations whose energies differ). */
+#include "defines.h"
 #include "models/ea_internal.h"
 
 #include <stdio.h>
@@ -112,11 +113,15 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
     unsigned sites;
     CLMC_TRY(energy_sites(s, &sites));
     plan_energy_pass(s, sites);
-    char options[768];
-    snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_SITES=%u "
-             "-DENERGY_LEVELS=%u -DENERGY_FOLD_ROUNDS=%u", base_options, s->energy_wg, s->energy_groups, sites,
-             s->energy_levels, s->energy_fold_rounds);
-    CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", options, &s->energy_program));
+    clmc_defines options = {0};
+    clmc_defines_text(&options, base_options);
+    clmc_defines_int(&options, "ENERGY_PASS", 1);
+    clmc_defines_int(&options, "ENERGY_WG", (long long)s->energy_wg);
+    clmc_defines_int(&options, "ENERGY_GROUPS", (long long)s->energy_groups);
+    clmc_defines_int(&options, "ENERGY_SITES", sites);
+    clmc_defines_int(&options, "ENERGY_LEVELS", s->energy_levels);
+    clmc_defines_int(&options, "ENERGY_FOLD_ROUNDS", s->energy_fold_rounds);
+    CLMC_TRY(clmc_defines_build(s->rt, "ea_ising.cl", &options, &s->energy_program));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
     size_t n = s->configurations;
     s->energy_counts_host = calloc(n, sizeof *s->energy_counts_host);
