@@ -1,8 +1,6 @@
 /* Preset keys of the Edwards-Anderson spin glass and its Metropolis algorithm. */
 #include "models/ea_ising.h"
 
-#include <string.h>
-
 static const char *const algorithm_types[] = {"metropolis", NULL};
 static const char *const layouts[] = {"naive", "msc", NULL};
 static const char *const coupling_kinds[] = {"bimodal", "gaussian", "uniform", NULL};
@@ -34,10 +32,3 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
      "shared_randoms"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
-
-clmc_ea_couplings clmc_ea_couplings_from_name(const char *name)
-{
-    if (name && strcmp(name, "gaussian") == 0) return CLMC_EA_GAUSSIAN;
-    if (name && strcmp(name, "uniform") == 0) return CLMC_EA_UNIFORM;
-    return CLMC_EA_BIMODAL;
-}

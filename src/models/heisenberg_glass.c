@@ -8,7 +8,7 @@
 
 #include "clmc/stats.h"
 #include "measure.h"
-#include "models/ea_ising.h"
+#include "models/disorder.h"
 #include "models/heisenberg_internal.h"
 
 const char *const clmc_heisenberg_glass_columns[] = {"energy", "q2", "q4", NULL};

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "models/ea_ising.h"
+#include "models/disorder.h"
 #include "models/heisenberg_internal.h"
 
 #define VARIANT_ENV "CLMC_GLASS_VARIANT"
