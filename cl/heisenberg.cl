@@ -102,23 +102,26 @@ inline uint packed_site(uint site)
 #endif
 #define CONFIG_SPINS(spins) ((spins) + (size_t)get_global_id(1) * NCOMP * SITES)
 
+/* Entry p of component-major vectors, component c at a[c * stride + p]:
+ * spins in global memory (stride SITES) and tiles in local memory (BOX_SITES);
+ * v is read once per component. */
+#if NCOMP == 2
+#define LOAD_VECTOR(a, stride, p) ((spin_t)((a)[p], (a)[(stride) + (p)]))
+#define STORE_VECTOR(a, stride, p, v) ((a)[p] = (v).x, (a)[(stride) + (p)] = (v).y)
+#else
+#define LOAD_VECTOR(a, stride, p) ((spin_t)((a)[p], (a)[(stride) + (p)], (a)[2 * (stride) + (p)]))
+#define STORE_VECTOR(a, stride, p, v) ((a)[p] = (v).x, (a)[(stride) + (p)] = (v).y, (a)[2 * (stride) + (p)] = (v).z)
+#endif
+
 /* The spin at packed index p (see packed_site). */
 inline spin_t load_packed(__global const real *spins, uint p)
 {
-#if NCOMP == 2
-    return (spin_t)(spins[p], spins[SITES + p]);
-#else
-    return (spin_t)(spins[p], spins[SITES + p], spins[2 * SITES + p]);
-#endif
+    return LOAD_VECTOR(spins, SITES, p);
 }
 
 inline void store_packed(__global real *spins, uint p, spin_t s)
 {
-    spins[p] = s.x;
-    spins[SITES + p] = s.y;
-#if NCOMP == 3
-    spins[2 * SITES + p] = s.z;
-#endif
+    STORE_VECTOR(spins, SITES, p, s);
 }
 
 inline spin_t load_spin(__global const real *spins, uint site)
@@ -331,20 +334,12 @@ inline uint wrap(int coordinate)
 
 inline spin_t box_spin(__local const real *box, uint b)
 {
-#if NCOMP == 2
-    return (spin_t)(box[b], box[BOX_SITES + b]);
-#else
-    return (spin_t)(box[b], box[BOX_SITES + b], box[2 * BOX_SITES + b]);
-#endif
+    return LOAD_VECTOR(box, BOX_SITES, b);
 }
 
 inline void set_box_spin(__local real *box, uint b, spin_t s)
 {
-    box[b] = s.x;
-    box[BOX_SITES + b] = s.y;
-#if NCOMP == 3
-    box[2 * BOX_SITES + b] = s.z;
-#endif
+    STORE_VECTOR(box, BOX_SITES, b, s);
 }
 
 /* Box coordinates (1 .. TILE inside) of work-item `lid`'s site of fine colour

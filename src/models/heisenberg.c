@@ -233,17 +233,13 @@ static clmc_status set_arguments(heisenberg_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 7, sizeof(cl_mem), &s->betas));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 8, sizeof(cl_mem), &s->couplings));
-    if (s->update_or) {
-        CLMC_CL_TRY(clSetKernelArg(s->update_or, 0, sizeof(cl_mem), &s->spins));
-        CLMC_CL_TRY(clSetKernelArg(s->update_or, 1, sizeof(cl_uint), &s->seed_lo));
-        CLMC_CL_TRY(clSetKernelArg(s->update_or, 2, sizeof(cl_uint), &s->seed_hi));
-        CLMC_CL_TRY(clSetKernelArg(s->update_or, 7, sizeof(cl_mem), &s->betas));
-        CLMC_CL_TRY(clSetKernelArg(s->update_or, 8, sizeof(cl_mem), &s->couplings));
+    cl_kernel updates[] = {s->update, s->update_or};
+    for (int k = 0; k < 2 && updates[k]; k++) {
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 0, sizeof(cl_mem), &s->spins));
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 1, sizeof(cl_uint), &s->seed_lo));
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 2, sizeof(cl_uint), &s->seed_hi));
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 7, sizeof(cl_mem), &s->betas));
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 8, sizeof(cl_mem), &s->couplings));
     }
     if (s->tiled) CLMC_CL_TRY(clSetKernelArg(s->update, 9, sizeof(cl_uint), &s->mc_move));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 0, sizeof(cl_mem), &s->spins));
