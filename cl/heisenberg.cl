@@ -17,9 +17,10 @@
  * with packed_site(i) = colour(i) * HALF_SITES + i / 2 (so one colour's sites
  * and their neighbours are contiguous); configurations (replicas) one after
  * another, each with its own random streams; the couplings are split by
- * colour the same way.  The naive kernel updates a site in every
- * configuration of the sample in NDRange dimension 1 (the couplings read
- * once); the others take the configuration from NDRange dimension 1.
+ * colour the same way.  The glass's naive kernel (heisenberg_glass.cl, which
+ * includes this file) updates a site in every configuration of the sample in
+ * NDRange dimension 1 (the couplings read once); the others take the
+ * configuration from NDRange dimension 1.
  *
  * Random numbers (Philox counter: unit, sweep, hit word, purpose), never by
  * work-item:
@@ -101,23 +102,26 @@ inline uint packed_site(uint site)
 #endif
 #define CONFIG_SPINS(spins) ((spins) + (size_t)get_global_id(1) * NCOMP * SITES)
 
+/* Entry p of component-major vectors, component c at a[c * stride + p]:
+ * spins in global memory (stride SITES) and tiles in local memory (BOX_SITES);
+ * v is read once per component. */
+#if NCOMP == 2
+#define LOAD_VECTOR(a, stride, p) ((spin_t)((a)[p], (a)[(stride) + (p)]))
+#define STORE_VECTOR(a, stride, p, v) ((a)[p] = (v).x, (a)[(stride) + (p)] = (v).y)
+#else
+#define LOAD_VECTOR(a, stride, p) ((spin_t)((a)[p], (a)[(stride) + (p)], (a)[2 * (stride) + (p)]))
+#define STORE_VECTOR(a, stride, p, v) ((a)[p] = (v).x, (a)[(stride) + (p)] = (v).y, (a)[2 * (stride) + (p)] = (v).z)
+#endif
+
 /* The spin at packed index p (see packed_site). */
 inline spin_t load_packed(__global const real *spins, uint p)
 {
-#if NCOMP == 2
-    return (spin_t)(spins[p], spins[SITES + p]);
-#else
-    return (spin_t)(spins[p], spins[SITES + p], spins[2 * SITES + p]);
-#endif
+    return LOAD_VECTOR(spins, SITES, p);
 }
 
 inline void store_packed(__global real *spins, uint p, spin_t s)
 {
-    spins[p] = s.x;
-    spins[SITES + p] = s.y;
-#if NCOMP == 3
-    spins[2 * SITES + p] = s.z;
-#endif
+    STORE_VECTOR(spins, SITES, p, s);
 }
 
 inline spin_t load_spin(__global const real *spins, uint site)
@@ -252,44 +256,24 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
     store_spin(spins, site, s);
 }
 
-/* One work-item per site of colour `colour`, in every configuration of sample
- * get_global_id(1) (the glass's replicas share the couplings, read once);
- * `move` one of the MOVE_ values, `hit` the sub-sweep within the sweep.  The
- * site's spins sit at packed index colour * HALF_SITES + item, its
- * neighbours' in the other colour's half. */
+#ifndef GLASS /* the glass's naive update is heisenberg_glass.cl's */
+/* One work-item per site of colour `colour` (the ferromagnet has one
+ * configuration; couplings is not read); `move` one of the MOVE_ values, `hit`
+ * the sub-sweep within the sweep.  The site's spin sits at packed index
+ * colour * HALF_SITES + item, its neighbours' in the other colour's half. */
 __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
                                       uint move, uint hit, __global const real *betas, __global const real *couplings)
 {
+    (void)couplings;
     uint item = get_global_id(0);
     if (item >= HALF_SITES) return;
     uint site = site_of_colour(item, colour), own = colour * HALF_SITES + item, other = (colour ^ 1u) * HALF_SITES;
-    uint first = get_global_id(1) * CONFIGS; /* the sample's first configuration */
-    couplings += (size_t)get_global_id(1) * DIM * SITES;
-    uint up[DIM], down[DIM];
-    real j_up[DIM], j_down[DIM];
-    for (uint d = 0; d < DIM; d++) {
-        up[d] = other + lattice_up(site, d) / 2;
-        down[d] = other + lattice_down(site, d) / 2;
-#ifdef GLASS
-        j_up[d] = couplings[d * SITES + own];
-        j_down[d] = couplings[d * SITES + down[d]];
-#else
-        j_up[d] = j_down[d] = 1;
-#endif
-    }
+    spin_t h = 0;
+    for (uint d = 0; d < DIM; d++)
+        h += load_packed(spins, other + lattice_up(site, d) / 2) + load_packed(spins, other + lattice_down(site, d) / 2);
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    for (uint config = first; config < first + CONFIGS; config++) {
-        __global real *config_spins = spins + (size_t)config * NCOMP * SITES;
-        spin_t h = 0;
-        for (uint d = 0; d < DIM; d++)
-            h += j_up[d] * load_packed(config_spins, up[d]) + j_down[d] * load_packed(config_spins, down[d]);
-        spin_t s = update_spin(load_packed(config_spins, own), h, move, betas[config], key, site, sweep, hit, config);
-        store_packed(config_spins, own, s);
-    }
+    store_packed(spins, own, update_spin(load_packed(spins, own), h, move, betas[0], key, site, sweep, hit, 0));
 }
-
-#if defined(GLASS) && defined(GLASS_VARIANT)
-#include "heisenberg_glass_update.h"
 #endif
 
 /* Divides every spin by its length; the largest deviation of a length from 1
@@ -350,20 +334,12 @@ inline uint wrap(int coordinate)
 
 inline spin_t box_spin(__local const real *box, uint b)
 {
-#if NCOMP == 2
-    return (spin_t)(box[b], box[BOX_SITES + b]);
-#else
-    return (spin_t)(box[b], box[BOX_SITES + b], box[2 * BOX_SITES + b]);
-#endif
+    return LOAD_VECTOR(box, BOX_SITES, b);
 }
 
 inline void set_box_spin(__local real *box, uint b, spin_t s)
 {
-    box[b] = s.x;
-    box[BOX_SITES + b] = s.y;
-#if NCOMP == 3
-    box[2 * BOX_SITES + b] = s.z;
-#endif
+    STORE_VECTOR(box, BOX_SITES, b, s);
 }
 
 /* Box coordinates (1 .. TILE inside) of work-item `lid`'s site of fine colour
@@ -624,47 +600,3 @@ void heisenberg_measure(__global const real *spins, __global long *partials, uin
         partials[4 * (((size_t)slot * get_global_size(1) + get_global_id(1)) * get_num_groups(0) + get_group_id(0)) + lid] =
             sums[lid * MEASURE_WG];
 }
-
-#ifdef GLASS
-inline real spin_component(spin_t s, uint c)
-{
-#if NCOMP == 2
-    return c == 0 ? s.x : s.y;
-#else
-    return c == 0 ? s.x : (c == 1 ? s.y : s.z);
-#endif
-}
-
-/* Per-work-group sums of the overlap tensor q_ab = sum_i s_i^a s_i^b between
- * the two replicas pairs[2 p], pairs[2 p + 1] of pair p (NDRange dimension 1),
- * in the fixed point of heisenberg_measure, at
- * partials[NCOMP^2 * ((slot * pairs + p) * groups + group) + NCOMP a + b]. */
-__kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
-void heisenberg_overlap(__global const real *spins, __global long *partials, uint slot, __global const uint *pairs)
-{
-    uint pair = get_global_id(1);
-    __global const real *first = spins + (size_t)pairs[2 * pair] * NCOMP * SITES;
-    __global const real *second = spins + (size_t)pairs[2 * pair + 1] * NCOMP * SITES;
-    __local long sums[MEASURE_WG];
-    long total[NCOMP * NCOMP];
-    for (uint k = 0; k < NCOMP * NCOMP; k++) total[k] = 0;
-    for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
-        spin_t a = load_spin(first, site), b = load_spin(second, site);
-        for (uint k = 0; k < NCOMP * NCOMP; k++)
-            total[k] += convert_long_rte(spin_component(a, k / NCOMP) * spin_component(b, k % NCOMP) * FIXED_SCALE);
-    }
-    uint lid = get_local_id(0);
-    for (uint k = 0; k < NCOMP * NCOMP; k++) {
-        sums[lid] = total[k];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint stride = MEASURE_WG / 2; stride > 0; stride /= 2) {
-            if (lid < stride) sums[lid] += sums[lid + stride];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lid == 0)
-            partials[NCOMP * NCOMP * (((size_t)slot * get_global_size(1) + pair) * get_num_groups(0) + get_group_id(0)) + k] =
-                sums[0];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-}
-#endif

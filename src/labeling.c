@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "defines.h"
+
 #define RELAX_PASSES_MAX 100000
 
 static int default_tile(int dim, int edge)
@@ -58,10 +60,14 @@ static clmc_status build(clmc_labeler *w)
     w->wg = clmc_runtime_device(w->rt)->max_work_group_size;
     w->wg = w->wg > 256 ? 256 : w->wg;
     while (w->wg > 1 && w->tile_sites % w->wg != 0) w->wg /= 2;
-    char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DTILE=%d -DLABEL_WG=%zu -DUNION_FIND=%d", l->dim,
-             l->edge, l->tile, w->wg, l->union_find != 0);
-    CLMC_TRY(clmc_program_build(w->rt, "labeling.cl", options, &w->program));
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "DIM", l->dim);
+    clmc_defines_int(&options, "EDGE", l->edge);
+    clmc_defines_int(&options, "TILE", l->tile);
+    clmc_defines_int(&options, "LABEL_WG", (long long)w->wg);
+    clmc_defines_int(&options, "UNION_FIND", l->union_find != 0);
+    CLMC_TRY(clmc_defines_build(w->rt, "labeling.cl", &options, &w->program));
     CLMC_TRY(clmc_kernel_create(w->program, "label_tiles", &w->tiles));
     CLMC_TRY(clmc_kernel_create(w->program, "relax_tiles", &w->relax));
     CLMC_TRY(clmc_kernel_create(w->program, "sew_seams", &w->sew));

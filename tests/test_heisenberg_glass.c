@@ -3,9 +3,9 @@
  * sequential host simulation of two replicas with the same couplings (energy
  * and overlap q2), the same under parallel tempering at each temperature,
  * disorder averages over two samples (with and without tempering),
- * energy conservation of pure over-relaxation in all layouts, the
- * benchmarking variants of the naive update (CLMC_GLASS_VARIANT) against the
- * default kernel, and preset errors. */
+ * energy conservation of pure over-relaxation in all layouts, the naive
+ * update's launch shapes (algorithm.work_group, sites_per_item) against the
+ * automatic one, and preset errors. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -17,7 +17,7 @@
 #include "clmc/preset.h"
 #include "clmc/stats.h"
 #include "heisenberg_ref.h"
-#include "models/ea_ising.h"
+#include "models/disorder.h"
 #include "physics.h"
 #include "testenv.h"
 
@@ -126,37 +126,36 @@ ParameterizedTest(int *variant, heisenberg_glass, overrelaxation_conserves_energ
     cJSON_Delete(result);
 }
 
-/* Every CLMC_GLASS_VARIANT (the naive update's benchmarking variants, same
- * arithmetic in the same order) gives the default kernel's series bit for bit
- * on two 4^3 samples (heat-bath thermalization, then pure over-relaxation),
- * and over-relaxation keeps the energy; a bad variant is an input error. */
-Test(heisenberg_glass, variants_give_the_default_series, .timeout = 300)
+/* Every launch shape of the naive update (algorithm.work_group and
+ * sites_per_item; same arithmetic in the same order) gives the automatic
+ * shape's series bit for bit on two 4^3 samples (heat-bath thermalization,
+ * then pure over-relaxation), and over-relaxation keeps the energy (shapes
+ * the lattice or layout cannot take: invalid_presets_are_input_errors). */
+Test(heisenberg_glass, launch_shapes_give_the_automatic_series, .timeout = 300)
 {
-    static const char *variants[] = {"default", "plain", "batch", "x2", "x4s", "j6", "x2v", "or",
-                                     "or,j6,x2v,wg16", "j6,x4,x2s,wg64", "rev,wg4",
-                                     "or,x2v,rev,wg4"};
-    enum { N_VARIANTS = sizeof variants / sizeof variants[0] };
-    char preset[1024];
-    snprintf(preset, sizeof preset,
-             "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\", \"realizations\": 2},"
-             " \"algorithm\": {\"type\": \"overrelaxation\", \"layout\": \"naive\"}, \"ensemble\": {\"beta\": 2},"
-             " \"run\": {\"thermalization\": 100, \"sweeps\": 300, \"measure_every\": 5, \"seed\": %d}}", SEED);
+    static const char *shapes[] = {"", ", \"sites_per_item\": 1", ", \"sites_per_item\": 2",
+                                   ", \"work_group\": 4", ", \"work_group\": 16, \"sites_per_item\": 1",
+                                   ", \"work_group\": 1, \"sites_per_item\": 2"};
+    enum { N_SHAPES = sizeof shapes / sizeof shapes[0] };
     char *reference = NULL;
-    for (int v = 0; v < N_VARIANTS; v++) {
-        cr_assert_eq(setenv("CLMC_GLASS_VARIANT", variants[v], 1), 0);
-        char *dir, path[4200];
-        cJSON *result = physics_run_in(preset, "heisenberg-glass-variant", &dir);
-        unsetenv("CLMC_GLASS_VARIANT");
+    for (int v = 0; v < N_SHAPES; v++) {
+        char preset[1024], *dir, path[4200];
+        snprintf(preset, sizeof preset,
+                 "{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 4, \"couplings\": \"gaussian\", \"realizations\": 2},"
+                 " \"algorithm\": {\"type\": \"overrelaxation\", \"layout\": \"naive\"%s}, \"ensemble\": {\"beta\": 2},"
+                 " \"run\": {\"thermalization\": 100, \"sweeps\": 300, \"measure_every\": 5, \"seed\": %d}}",
+                 shapes[v], SEED);
+        cJSON *result = physics_run_in(preset, "heisenberg-glass-shape", &dir);
         snprintf(path, sizeof path, "%s/series.csv", dir);
         char *series = test_read_file(path);
         cr_assert_not_null(series, "%s", path);
         double drift = physics_check(result, "energy_drift");
-        printf("glass variant %-12s: energy %.8f -> %.8f, drift %.3g per spin, series %s\n", variants[v],
+        printf("glass launch {%s}: energy %.8f -> %.8f, drift %.3g per spin, series %s\n", shapes[v],
                physics_check(result, "energy_start"), physics_check(result, "energy_end"), drift,
                reference ? (strcmp(series, reference) == 0 ? "identical" : "DIFFERS") : "(reference)");
-        cr_expect(drift < DRIFT_TOLERANCE, "variant %s: energy drift %.3g per spin", variants[v], drift);
+        cr_expect(drift < DRIFT_TOLERANCE, "shape {%s}: energy drift %.3g per spin", shapes[v], drift);
         if (reference) {
-            cr_expect_str_eq(series, reference, "variant %s: series differ from the default kernel's", variants[v]);
+            cr_expect_str_eq(series, reference, "shape {%s}: series differ from the automatic shape's", shapes[v]);
             free(series);
         } else {
             reference = series;
@@ -165,19 +164,6 @@ Test(heisenberg_glass, variants_give_the_default_series, .timeout = 300)
         free(dir);
     }
     free(reference);
-    cr_assert_eq(setenv("CLMC_GLASS_VARIANT", "x3", 1), 0);
-    clmc_preset *parsed = NULL;
-    char *bad_dir = test_scratch_dir("heisenberg-glass-variant-bad"), override[4200];
-    snprintf(override, sizeof override, "output.dir=\"%s\"", bad_dir);
-    free(bad_dir);
-    const char *overrides[] = {override};
-    cr_assert_eq(clmc_preset_parse(preset, strlen(preset), "variant", overrides, 1, &parsed), CLMC_OK);
-    clmc_run_options options = {.quiet = true};
-    clmc_status status = clmc_run(parsed, &options);
-    unsetenv("CLMC_GLASS_VARIANT");
-    clmc_preset_free(parsed);
-    cr_expect_eq(status, CLMC_ERR_INPUT, "an unknown CLMC_GLASS_VARIANT part is an input error");
-    cr_expect(strstr(clmc_error_message(), "CLMC_GLASS_VARIANT") != NULL, "message: %s", clmc_error_message());
 }
 
 /* Energy and q2 at beta averaged over realizations 0 .. n - 1 of the Gaussian
@@ -297,6 +283,9 @@ Test(heisenberg_glass, invalid_presets_are_input_errors)
         {"\"L\": 4, \"n\": 2", "\"type\": \"heatbath\"", "model.n"},
         {"\"L\": 6", "\"tile\": 2", "algorithm.tile: 2 must leave an even number of tiles"},
         {"\"L\": 4, \"realizations\": 0", "\"type\": \"heatbath\"", "model.realizations"},
+        {"\"L\": 6", "\"layout\": \"naive\", \"sites_per_item\": 2", "algorithm.sites_per_item: 2 needs model.L"},
+        {"\"L\": 4", "\"layout\": \"naive\", \"work_group\": 48", "algorithm.work_group: must be a power of two"},
+        {"\"L\": 4", "\"work_group\": 64", "algorithm.work_group: only for layout \"naive\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char preset[512], label[48];

@@ -31,7 +31,7 @@ OUTSIDE = re.compile(r"DESIGN\.md|\.\./shared|/work/")
 PREFIXES = [
     (r"model_type_fields$", "model."),
     (r"_model_fields$", "model."),
-    (r"_algorithm_fields$|^CLMC_LABELING_FIELDS$", "algorithm."),
+    (r"_algorithm_fields$|_ALGORITHM_FIELDS$|^CLMC_LABELING_FIELDS$", "algorithm."),
     (r"^root_fields$", ""),
     (r"^run_fields$", "run."),
     (r"^output_fields$", "output."),

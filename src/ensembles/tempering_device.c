@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "defines.h"
 #include "tempering_table.h"
 
 #define EXCHANGE_NUMBER_ARGUMENT 13 /* the last of TEMPERING_EXCHANGE_ARGUMENTS */
@@ -107,9 +108,10 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     clmc_status status = create_buffers(d, pt, &table);
     clmc_tempering_table_free(&table);
     CLMC_TRY(status);
-    char options[64];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DTEMPERATURES=%u", pt->n_temperatures);
-    CLMC_TRY(clmc_program_build(rt, "ensembles/tempering.cl", options, &d->program));
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "TEMPERATURES", pt->n_temperatures);
+    CLMC_TRY(clmc_defines_build(rt, "ensembles/tempering.cl", &options, &d->program));
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
     CLMC_TRY(set_arguments(d, pt, d->exchange));
     if (hooks->exchange_kernel && pt->exchange_path == CLMC_EXCHANGES_AUTO)

@@ -1,30 +1,8 @@
-/* Quenched couplings of the Edwards-Anderson model, generated on the host from
- * Philox so that every device gets the same disorder. */
-#include <math.h>
-#include <string.h>
-
-#include "common/philox.h"
+/* Quenched couplings of the Edwards-Anderson model in its buffers (the draw
+ * itself is the shared one of disorder.c). */
 #include "models/ea_internal.h"
 
 /* ---- Quenched couplings --------------------------------------------------- */
-
-/* Box-Muller from two 32-bit words: u1 in (0, 1] keeps the logarithm finite. */
-static float gaussian_from_words(uint32_t a, uint32_t b)
-{
-    const double two_pi = 6.283185307179586476925286766559;
-    double u1 = ((double)a + 1.0) / 4294967296.0, u2 = (double)b / 4294967296.0;
-    return (float)(sqrt(-2.0 * log(u1)) * cos(two_pi * u2));
-}
-
-double clmc_ea_coupling(clmc_ea_couplings kind, uint64_t seed, uint32_t realization, uint32_t site,
-                        unsigned direction)
-{
-    if (kind == CLMC_EA_UNIFORM) return 1.0;
-    clmc_philox_key key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}};
-    clmc_philox_ctr r = clmc_random4(key, site, realization, direction, CLMC_PURPOSE_COUPLINGS);
-    if (kind == CLMC_EA_BIMODAL) return (r.v[0] >> 31) ? 1.0 : -1.0;
-    return gaussian_from_words(r.v[0], r.v[1]);
-}
 
 size_t ea_bond_count(const ea_state *s)
 {

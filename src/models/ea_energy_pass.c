@@ -7,6 +7,7 @@
  * algorithm.tempering_energies selects "pass" (default), "measure" (the
  * measurement kernel, as before) or "check" (both, counting configurations
  * whose energies differ). */
+#include "defines.h"
 #include "models/ea_internal.h"
 
 #include <stdio.h>
@@ -88,11 +89,15 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
     if (!s->energy_sites) s->energy_sites = default_energy_sites(s);
     unsigned sites = s->energy_sites;
     plan_energy_pass(s, sites);
-    char options[768];
-    snprintf(options, sizeof options, "%s -DENERGY_PASS=1 -DENERGY_WG=%zu -DENERGY_GROUPS=%zu -DENERGY_SITES=%u "
-             "-DENERGY_LEVELS=%u -DENERGY_FOLD_ROUNDS=%u", base_options, s->energy_wg, s->energy_groups, sites,
-             s->energy_levels, s->energy_fold_rounds);
-    CLMC_TRY(clmc_program_build(s->rt, "ea_energy_pass.cl", options, &s->energy_program));
+    clmc_defines options = {0};
+    clmc_defines_text(&options, base_options);
+    clmc_defines_int(&options, "ENERGY_PASS", 1);
+    clmc_defines_int(&options, "ENERGY_WG", (long long)s->energy_wg);
+    clmc_defines_int(&options, "ENERGY_GROUPS", (long long)s->energy_groups);
+    clmc_defines_int(&options, "ENERGY_SITES", sites);
+    clmc_defines_int(&options, "ENERGY_LEVELS", s->energy_levels);
+    clmc_defines_int(&options, "ENERGY_FOLD_ROUNDS", s->energy_fold_rounds);
+    CLMC_TRY(clmc_defines_build(s->rt, "ea_energy_pass.cl", &options, &s->energy_program));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
     /* The device forms of the tempering hooks: the lane masks, and the fused
      * exchange where it fits (ea_exchange_fits). */

@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "models/ea_ising.h"
+#include "model.h"
+#include "models/disorder.h"
 #include "models/lattice.h"
 
 #define MEASURE_WG_MAX 256

@@ -13,6 +13,7 @@
  * finds, for its one random number, the lanes whose temperature accepts a
  * move from prefix masks over the temperatures (lanes_below). */
 #include "models/ea_internal.h"
+#include "models/ea_ising.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "common/philox.h"
+#include "defines.h"
 #include "measure.h"
 #include "models/lattice.h"
 
@@ -140,21 +142,28 @@ static void plan_measurement(ea_state *s)
 }
 
 /* options: the build options, kept for the energy pass's program. */
-static clmc_status build_kernels(ea_state *s, char *options, size_t size)
+static clmc_status build_kernels(ea_state *s, clmc_defines *options)
 {
     s->exchange_fused = ea_exchange_fits(s);
-    snprintf(options, size,
-             "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DREALIZATIONS=%u -DTEMPERATURES=%u -DMSC=%d -DGAUSSIAN=%d -DUNIFORM=%d "
-             "-DSHARED_RANDOMS=%d -DWORD_BITS=%u -DMEASURE_WG=%zu -DMEASURE_GROUPS=%zu -DTALLY_LEVELS=%u "
-             "-DFOLD_ROUNDS=%u -DREVERSE_ODD=%d -DEXCHANGE_FUSED=%d -DEXCHANGE_SPREAD=%u -DPLACE_BITS=%u",
-             s->dim, s->edge, s->realizations, s->temperatures, s->msc, s->couplings == CLMC_EA_GAUSSIAN,
-             s->couplings == CLMC_EA_UNIFORM,
-             s->shared_randoms, s->word_bits,
-             s->measure_wg, s->measure_groups, s->tally_levels, s->fold_rounds, s->reverse_odd, s->exchange_fused,
-             s->exchange_spread, s->place_bits);
-    char main_options[544];
-    snprintf(main_options, sizeof main_options, "%s -DENERGY_PASS=0", options);
-    CLMC_TRY(clmc_program_build(s->rt, "ea_ising.cl", main_options, &s->program));
+    const struct {
+        const char *name;
+        long long value;
+    } defines[] = {
+        {"DIM", s->dim}, {"EDGE", s->edge}, {"REALIZATIONS", s->realizations}, {"TEMPERATURES", s->temperatures},
+        {"MSC", s->msc}, {"GAUSSIAN", s->couplings == CLMC_EA_GAUSSIAN}, {"UNIFORM", s->couplings == CLMC_EA_UNIFORM},
+        {"SHARED_RANDOMS", s->shared_randoms}, {"WORD_BITS", s->word_bits}, {"MEASURE_WG", (long long)s->measure_wg},
+        {"MEASURE_GROUPS", (long long)s->measure_groups}, {"TALLY_LEVELS", s->tally_levels},
+        {"FOLD_ROUNDS", s->fold_rounds}, {"REVERSE_ODD", s->reverse_odd}, {"EXCHANGE_FUSED", s->exchange_fused},
+        {"EXCHANGE_SPREAD", s->exchange_spread}, {"PLACE_BITS", s->place_bits},
+    };
+    clmc_defines_text(options, "-cl-std=CL1.2");
+    for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++)
+        clmc_defines_int(options, defines[i].name, defines[i].value);
+    CLMC_TRY(clmc_defines_status(options));
+    clmc_defines main_options = {0};
+    clmc_defines_text(&main_options, clmc_defines_string(options));
+    clmc_defines_int(&main_options, "ENERGY_PASS", 0);
+    CLMC_TRY(clmc_defines_build(s->rt, "ea_ising.cl", &main_options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_update" : "ea_naive_update", &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_measure" : "ea_naive_measure", &s->measure));
@@ -418,14 +427,16 @@ static clmc_status check_update_group(const ea_state *s)
 
 static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
 {
-    char options[512];
+    clmc_defines options = {0};
     CLMC_TRY(read_preset(s, p));
     plan_measurement(s);
-    CLMC_TRY(build_kernels(s, options, sizeof options));
-    CLMC_TRY(check_update_group(s));
-    CLMC_TRY(allocate_buffers(s));
-    CLMC_TRY(set_kernel_arguments(s));
-    CLMC_TRY(ea_energy_pass_create(s, options));
+    clmc_status status = build_kernels(s, &options);
+    if (status == CLMC_OK) status = check_update_group(s);
+    if (status == CLMC_OK) status = allocate_buffers(s);
+    if (status == CLMC_OK) status = set_kernel_arguments(s);
+    if (status == CLMC_OK) status = ea_energy_pass_create(s, clmc_defines_string(&options));
+    clmc_defines_free(&options);
+    CLMC_TRY(status);
     return initialise_spins(s);
 }
 

@@ -1,31 +1,13 @@
-/* Edwards-Anderson Ising spin glass (host side of cl/ea_ising.cl): preset keys
- * and the quenched couplings, generated on the host so every device gets the same. */
+/* Edwards-Anderson Ising spin glass (host side of cl/ea_ising.cl): preset keys;
+ * its quenched couplings are the shared ones of models/disorder.h. */
 #ifndef CLMC_MODELS_EA_ISING_H
 #define CLMC_MODELS_EA_ISING_H
 
-#include <stdint.h>
-
 #include "model.h"
-
-typedef enum {
-    CLMC_EA_BIMODAL,  /* J = +-1 with equal probability */
-    CLMC_EA_GAUSSIAN, /* J normal with mean 0 and variance 1, stored as float */
-    CLMC_EA_UNIFORM   /* J = +1: the ferromagnet, for testing */
-} clmc_ea_couplings;
+#include "models/disorder.h"
 
 extern const clmc_field clmc_ea_ising_model_fields[];
 extern const clmc_field clmc_ea_ising_algorithm_fields[];
 extern const clmc_tunable clmc_ea_ising_tunables[];
-
-/* Parses model.couplings ("bimodal", "gaussian", "uniform"). */
-clmc_ea_couplings clmc_ea_couplings_from_name(const char *name);
-
-/* J of the bond between `site` and its +`direction` neighbour (direction 0 =
- * x, 1 = y, 2 = z; sites row-major, x fastest) in realization `realization`
- * of a run with seed `seed`.  Philox counter (site, realization, direction,
- * COUPLINGS): bimodal from the top bit of word 0, Gaussian by Box-Muller in
- * double from words 0 and 1, rounded to float. */
-double clmc_ea_coupling(clmc_ea_couplings kind, uint64_t seed, uint32_t realization, uint32_t site,
-                        unsigned direction);
 
 #endif

@@ -1,8 +1,6 @@
 /* Preset keys of the Edwards-Anderson spin glass and its Metropolis algorithm. */
 #include "models/ea_ising.h"
 
-#include <string.h>
-
 static const char *const algorithm_types[] = {"metropolis", NULL};
 static const char *const layouts[] = {"naive", "msc", NULL};
 static const char *const coupling_kinds[] = {"bimodal", "gaussian", "uniform", NULL};
@@ -72,9 +70,3 @@ const clmc_tunable clmc_ea_ising_tunables[] = {
     {NULL, 0, NULL, false, NULL},
 };
 
-clmc_ea_couplings clmc_ea_couplings_from_name(const char *name)
-{
-    if (name && strcmp(name, "gaussian") == 0) return CLMC_EA_GAUSSIAN;
-    if (name && strcmp(name, "uniform") == 0) return CLMC_EA_UNIFORM;
-    return CLMC_EA_BIMODAL;
-}

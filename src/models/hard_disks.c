@@ -11,6 +11,7 @@
 
 #include "clmc/stats.h"
 #include "common/philox.h"
+#include "defines.h"
 #include "fault.h"
 #include "measure.h"
 #include "models/hard_disks.h"
@@ -115,10 +116,13 @@ static clmc_status start_configuration(disks_state *s)
 
 static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
 {
-    char options[160];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DCELLS=%u -DSLOTS=%u -DMOVES=%u -DSHUFFLE_PARTICLES=%d",
-             s->host.g.cells, s->host.g.slots, s->moves, clmc_preset_bool(p, "algorithm.shuffle_particles") ? 1 : 0);
-    CLMC_TRY(clmc_program_build(s->rt, "hard_disks.cl", options, &s->program));
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "CELLS", s->host.g.cells);
+    clmc_defines_int(&options, "SLOTS", s->host.g.slots);
+    clmc_defines_int(&options, "MOVES", s->moves);
+    clmc_defines_int(&options, "SHUFFLE_PARTICLES", clmc_preset_bool(p, "algorithm.shuffle_particles"));
+    CLMC_TRY(clmc_defines_build(s->rt, "hard_disks.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_subsweep", &s->subsweep));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_guard", &s->guard));

@@ -2,8 +2,8 @@
  * spin glasses): validation, kernel set-up, the sweep mix (Metropolis or
  * heat-bath sub-sweeps followed by over-relaxation ones, naive or tiled),
  * measurements and the checks (spin lengths, energy drift of pure
- * over-relaxation); the glass's couplings and overlaps are in
- * heisenberg_glass.c. */
+ * over-relaxation); the glass adds its couplings, overlaps and naive update
+ * through heisenberg_extension (heisenberg_glass.c). */
 #include "models/heisenberg_internal.h"
 
 #include <math.h>
@@ -81,11 +81,6 @@ static clmc_status check_precision(heisenberg_state *s)
     return clmc_heisenberg_check_precision(s->is_double, fp64 != 0, clmc_runtime_device(s->rt)->name);
 }
 
-size_t clmc_heisenberg_real_bytes(const heisenberg_state *s)
-{
-    return s->is_double ? sizeof(cl_double) : sizeof(cl_float);
-}
-
 /* Work-items of a tile (one site of each colour each), or of a column of
  * the planes layout (one site of a colour in each of two planes). */
 static size_t tile_items(const heisenberg_state *s, int tile)
@@ -134,51 +129,58 @@ static clmc_status resolve_tile(heisenberg_state *s, clmc_preset *p)
     return CLMC_OK;
 }
 
-static clmc_status build_kernels(heisenberg_state *s)
+static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
 {
     size_t limit = clmc_runtime_device(s->rt)->max_work_group_size;
     s->measure_wg = clmc_power_of_two_at_most(limit < MEASURE_WG_MAX ? limit : MEASURE_WG_MAX);
     size_t groups = (s->n_sites + s->measure_wg - 1) / s->measure_wg;
     s->measure_groups = groups < MEASURE_GROUPS_MAX ? groups : MEASURE_GROUPS_MAX;
-    char options[512];
-    int n = snprintf(options, sizeof options,
-                     "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DNCOMP=%d -DMEASURE_WG=%zu -DCONFIGS=%u%s%s%s", s->dim, s->edge,
-                     s->ncomp, s->measure_wg, s->n_configs / s->realizations, s->is_double ? " -DREAL_DOUBLE" : "",
-                     s->fast_math ? " -DFAST_MATH -cl-fast-relaxed-math" : "", s->glass ? " -DGLASS" : "");
-    n += clmc_heisenberg_glass_variant_options(s, options + n, sizeof options - (size_t)n);
-    if (s->tiled)
-        snprintf(options + n, sizeof options - (size_t)n, " -D%s=%d -DTILES_PER_EDGE=%d", s->planes ? "PLANE_TILE" : "TILE",
-                 s->tile, s->tiles_per_edge);
-    CLMC_TRY(clmc_program_build(s->rt, "heisenberg.cl", options, &s->program));
+    s->naive_items = s->n_sites / 2;
+    s->naive_wg = 0;
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "DIM", s->dim);
+    clmc_defines_int(&options, "EDGE", s->edge);
+    clmc_defines_int(&options, "NCOMP", s->ncomp);
+    clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
+    clmc_defines_int(&options, "CONFIGS", s->n_configs / s->realizations);
+    if (s->is_double) clmc_defines_flag(&options, "REAL_DOUBLE");
+    if (s->fast_math) {
+        clmc_defines_flag(&options, "FAST_MATH");
+        clmc_defines_text(&options, "-cl-fast-relaxed-math");
+    }
+    const heisenberg_extension *ext = s->extension;
+    clmc_status status = ext ? ext->configure(s, p, &options) : CLMC_OK;
+    if (status != CLMC_OK) {
+        clmc_defines_free(&options);
+        return status;
+    }
+    if (s->tiled) {
+        clmc_defines_int(&options, s->planes ? "PLANE_TILE" : "TILE", s->tile);
+        clmc_defines_int(&options, "TILES_PER_EDGE", s->tiles_per_edge);
+    }
+    CLMC_TRY(clmc_defines_build(s->rt, ext ? ext->kernel_file : "heisenberg.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_init", &s->init));
     const char *update = s->planes ? "heisenberg_planes_update"
                                    : (s->tiled ? "heisenberg_tiled_update" : "heisenberg_naive_update");
-    if (s->variant.kernel) update = "heisenberg_glass_update";
+    if (!s->tiled && ext) update = ext->naive_update;
     CLMC_TRY(clmc_kernel_create(s->program, update, &s->update));
+    if (!s->tiled && ext && ext->naive_update_or)
+        CLMC_TRY(clmc_kernel_create(s->program, ext->naive_update_or, &s->update_or));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_renormalize", &s->renormalize));
-    if (s->glass) CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_overlap", &s->overlap));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_norm_deviation", &s->norm_deviation));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_fault", &s->fault));
     return clmc_kernel_create(s->program, "heisenberg_measure", &s->measure);
-}
-
-clmc_status clmc_heisenberg_buffer(heisenberg_state *s, size_t bytes, void *host, cl_mem *out)
-{
-    return clmc_buffer_create(s->rt, bytes, host, "heisenberg", out);
-}
-
-static size_t partials_per_slot(const heisenberg_state *s)
-{
-    return 4 * s->measure_groups * s->n_configs;
 }
 
 static clmc_status allocate(heisenberg_state *s)
 {
     size_t spin_bytes = (size_t)s->ncomp * s->n_sites * clmc_heisenberg_real_bytes(s) * s->n_configs;
     CLMC_TRY(clmc_heisenberg_buffer(s, spin_bytes, NULL, &s->spins));
-    size_t partial_count = partials_per_slot(s) * MEASURE_SLOTS(s);
+    size_t partial_count = clmc_heisenberg_partials_per_slot(s) * MEASURE_SLOTS(s);
     CLMC_TRY(clmc_heisenberg_buffer(s, partial_count * sizeof(cl_long), NULL, &s->partials));
     CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_uint), NULL, &s->max_deviation));
+    CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_uint), NULL, &s->guard_deviation));
     CLMC_TRY(clmc_heisenberg_buffer(s, s->n_configs * clmc_heisenberg_real_bytes(s), NULL, &s->betas));
     double *betas = malloc(s->n_configs * sizeof *betas);
     if (!betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -186,7 +188,7 @@ static clmc_status allocate(heisenberg_state *s)
     clmc_status status = clmc_heisenberg_write_betas(s, betas);
     free(betas);
     CLMC_TRY(status);
-    if (s->glass) CLMC_TRY(clmc_heisenberg_glass_allocate(s));
+    if (s->extension) CLMC_TRY(s->extension->allocate(s));
     else CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_double), NULL, &s->couplings)); /* not read */
     cl_uint zero = 0;
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->max_deviation, CL_TRUE, 0, sizeof zero, &zero, 0,
@@ -217,11 +219,14 @@ static clmc_status set_arguments(heisenberg_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 7, sizeof(cl_mem), &s->betas));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 8, sizeof(cl_mem), &s->couplings));
+    cl_kernel updates[] = {s->update, s->update_or};
+    for (int k = 0; k < 2 && updates[k]; k++) {
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 0, sizeof(cl_mem), &s->spins));
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 1, sizeof(cl_uint), &s->seed_lo));
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 2, sizeof(cl_uint), &s->seed_hi));
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 7, sizeof(cl_mem), &s->betas));
+        CLMC_CL_TRY(clSetKernelArg(updates[k], 8, sizeof(cl_mem), &s->couplings));
+    }
     if (s->tiled) CLMC_CL_TRY(clSetKernelArg(s->update, 9, sizeof(cl_uint), &s->mc_move));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 1, sizeof(cl_mem), &s->max_deviation));
@@ -267,13 +272,13 @@ void clmc_heisenberg_destroy(void *state)
 {
     heisenberg_state *s = state;
     if (!s) return;
-    cl_kernel kernels[] = {s->init,           s->update, s->renormalize, s->measure, s->overlap,
-                           s->norm_deviation, s->fault,  s->variant.update_or};
+    cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure, s->overlap, s->norm_deviation, s->fault,
+                           s->update_or};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings,       s->overlaps,
-                        s->betas, s->pairs,    s->variant.six,   s->guard_deviation};
+    cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps,
+                        s->betas, s->pairs,    s->guard_deviation};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->partials_host);
@@ -288,11 +293,9 @@ static clmc_status setup(heisenberg_state *s, clmc_preset *p)
     read_preset(s, p);
     CLMC_TRY(check_precision(s));
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
-    CLMC_TRY(clmc_heisenberg_glass_variant(s));
-    CLMC_TRY(build_kernels(s));
+    CLMC_TRY(build_kernels(s, p));
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
-    CLMC_TRY(clmc_heisenberg_glass_variant_allocate(s));
     CLMC_TRY(clmc_heisenberg_guard_setup(s));
     size_t global[2] = {s->n_sites, s->n_configs};
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
@@ -315,19 +318,21 @@ static double bytes_per_sweep(const heisenberg_state *s, double sub_sweeps)
     return s->n_sites * real_bytes * sub_sweeps * 2.0 * (1.5 * spins + couplings);
 }
 
-clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass, void **state, clmc_model_shape *shape)
+clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, const heisenberg_extension *glass, void **state,
+                                   clmc_model_shape *shape)
 {
     heisenberg_state *s = calloc(1, sizeof *s);
     if (!s) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     s->rt = rt;
-    s->glass = glass;
+    s->extension = glass;
+    s->glass = glass != NULL;
     clmc_status status = setup(s, p);
     if (status != CLMC_OK) {
         clmc_heisenberg_destroy(s);
         return status;
     }
     double sub_sweeps = s->pure_overrelaxation ? s->hits : (double)s->hits + s->or_steps;
-    shape->series_columns = glass ? clmc_heisenberg_glass_columns : series_columns;
+    shape->series_columns = glass ? glass->series_columns : series_columns;
     shape->measure_batch = s->batch;
     shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;
     shape->bytes_per_sweep = bytes_per_sweep(s, sub_sweeps);
@@ -345,23 +350,22 @@ clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
     CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
     size_t global[2] = {s->measure_groups * s->measure_wg, s->n_configs}, local[2] = {s->measure_wg, 1};
     CLMC_TRY(clmc_enqueue(s->rt, s->measure, 2, global, local, CLMC_UNTIMED));
-    return s->glass && slot < s->batch ? clmc_heisenberg_glass_measure(s, slot) : CLMC_OK;
+    return s->extension ? s->extension->measure(s, slot) : CLMC_OK;
 }
 
 /* One sub-sweep of `move` over both colours of the naive layout (a
  * work-item updates its site in every configuration of one realization). */
 static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint sweep, cl_uint move, cl_uint hit)
 {
-    size_t global[2], local[2];
-    bool has_local;
-    clmc_heisenberg_glass_variant_launch(s, global, local, &has_local);
-    cl_kernel update = clmc_heisenberg_glass_variant_kernel(s, move);
+    size_t wg = s->naive_wg, global[2] = {wg ? (s->naive_items + wg - 1) / wg * wg : s->naive_items, s->realizations};
+    size_t local[2] = {wg, 1};
+    cl_kernel update = s->update_or && move == MOVE_OVERRELAXATION ? s->update_or : s->update;
     CLMC_CL_TRY(clSetKernelArg(update, 3, sizeof(cl_uint), &sweep));
     CLMC_CL_TRY(clSetKernelArg(update, 5, sizeof(cl_uint), &move));
     CLMC_CL_TRY(clSetKernelArg(update, 6, sizeof(cl_uint), &hit));
     for (cl_uint colour = 0; colour < 2; colour++) {
         CLMC_CL_TRY(clSetKernelArg(update, 4, sizeof(cl_uint), &colour));
-        CLMC_TRY(clmc_enqueue(s->rt, update, 2, global, has_local ? local : NULL, CLMC_TIMED));
+        CLMC_TRY(clmc_enqueue(s->rt, update, 2, global, wg ? local : NULL, CLMC_TIMED));
     }
     return CLMC_OK;
 }
@@ -414,14 +418,6 @@ void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partial
     for (int k = 0; k < 4; k++) sums[k] = (double)total[k] / FIXED_SCALE;
 }
 
-clmc_status clmc_heisenberg_read_slots(heisenberg_state *s, unsigned first, unsigned n)
-{
-    size_t per_slot = partials_per_slot(s);
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE, first * per_slot * sizeof(cl_long),
-                                    n * per_slot * sizeof(cl_long), s->partials_host, 0, NULL, NULL));
-    return CLMC_OK;
-}
-
 /* Rows: energy per spin -(bond sum)/N and |M|/N. */
 static clmc_status heisenberg_collect(void *state, unsigned n_slots, double *rows)
 {
@@ -429,7 +425,7 @@ static clmc_status heisenberg_collect(void *state, unsigned n_slots, double *row
     CLMC_TRY(clmc_heisenberg_read_slots(s, 0, n_slots));
     for (unsigned slot = 0; slot < n_slots; slot++) {
         double sums[4];
-        clmc_heisenberg_sums(s, s->partials_host + slot * partials_per_slot(s), sums);
+        clmc_heisenberg_sums(s, s->partials_host + slot * clmc_heisenberg_partials_per_slot(s), sums);
         rows[2 * slot] = -sums[0] / s->n_sites;
         rows[2 * slot + 1] = sqrt(sums[1] * sums[1] + sums[2] * sums[2] + sums[3] * sums[3]) / s->n_sites;
     }
@@ -495,7 +491,7 @@ clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
         size_t per_config = 4 * s->measure_groups;
         for (cl_uint c = 0; c < s->n_configs; c++) {
             clmc_heisenberg_sums(s, s->partials_host + c * per_config, start);
-            clmc_heisenberg_sums(s, s->partials_host + partials_per_slot(s) + c * per_config, end);
+            clmc_heisenberg_sums(s, s->partials_host + clmc_heisenberg_partials_per_slot(s) + c * per_config, end);
             drift = fmax(drift, fabs(end[0] - start[0]) / s->n_sites);
             if (c == 0) {
                 cJSON_AddNumberToObject(checks, "energy_start", -start[0] / s->n_sites);
@@ -509,7 +505,7 @@ clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
 
 static clmc_status heisenberg_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
 {
-    return clmc_heisenberg_create(rt, p, false, state, shape);
+    return clmc_heisenberg_create(rt, p, NULL, state, shape);
 }
 
 const clmc_model_ops clmc_model_heisenberg = {

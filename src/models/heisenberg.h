@@ -11,6 +11,7 @@
 extern const clmc_field clmc_heisenberg_model_fields[];
 extern const clmc_field clmc_heisenberg_algorithm_fields[];
 extern const clmc_field clmc_heisenberg_glass_model_fields[];
+extern const clmc_field clmc_heisenberg_glass_algorithm_fields[];
 
 /* CLMC_ERR_INPUT naming model.precision and the device if double precision
  * is asked of a device without fp64; CLMC_OK otherwise. */

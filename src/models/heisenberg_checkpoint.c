@@ -49,14 +49,8 @@ static size_t state_buffers(const heisenberg_state *s, state_buffer *out)
 }
 #define STATE_BUFFERS_MAX 3
 
-static size_t partials_per_slot(const heisenberg_state *s)
-{
-    return 4 * s->measure_groups * s->n_configs;
-}
-
 clmc_status clmc_heisenberg_guard_setup(heisenberg_state *s)
 {
-    CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_uint), NULL, &s->guard_deviation));
     CLMC_CL_TRY(clSetKernelArg(s->norm_deviation, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->norm_deviation, 1, sizeof(cl_mem), &s->guard_deviation));
     CLMC_CL_TRY(clSetKernelArg(s->fault, 0, sizeof(cl_mem), &s->spins));
@@ -64,7 +58,7 @@ clmc_status clmc_heisenberg_guard_setup(heisenberg_state *s)
      * drift-start measurement saves zeros, not whatever the memory held. */
     cl_long zero = 0;
     CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->partials, &zero, sizeof zero, 0,
-                                    partials_per_slot(s) * MEASURE_SLOTS(s) * sizeof(cl_long), 0, NULL, NULL));
+                                    clmc_heisenberg_partials_per_slot(s) * MEASURE_SLOTS(s) * sizeof(cl_long), 0, NULL, NULL));
     return clmc_fault_after("CLMC_FAULT_SPIN_AFTER", NULL, &s->fault_after, NULL);
 }
 
@@ -157,7 +151,7 @@ static clmc_status check_reals(const heisenberg_state *s, const state_buffer *b,
  * zeros to the others: the totals, hence the results, are the same. */
 static clmc_status upload_drift_start(heisenberg_state *s, const uint64_t *sums)
 {
-    size_t per_slot = partials_per_slot(s);
+    size_t per_slot = clmc_heisenberg_partials_per_slot(s);
     cl_long *values = calloc(per_slot, sizeof *values);
     if (!values) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs; c++)

@@ -1,21 +1,23 @@
 /* The O(n) spin glass (model.type "heisenberg_glass"): quenched Gaussian or
  * bimodal couplings, two replicas (two replica chains under parallel
  * tempering), the overlap observables and the tempering callbacks; sweeps and
- * checks are those of heisenberg.c with the kernels built -DGLASS. */
+ * checks are those of heisenberg.c, extended through heisenberg_extension
+ * (cl/heisenberg_glass.cl: heisenberg.cl with GLASS, its naive update and the
+ * overlaps). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clmc/stats.h"
 #include "measure.h"
-#include "models/ea_ising.h"
+#include "models/disorder.h"
 #include "models/heisenberg_internal.h"
 
-const char *const clmc_heisenberg_glass_columns[] = {"energy", "q2", "q4", NULL};
+static const char *const glass_columns[] = {"energy", "q2", "q4", NULL};
 
 /* Place of a site in the colour-split arrays (cl/heisenberg.cl, packed_site):
  * colour * N / 2 + site / 2. */
-size_t clmc_heisenberg_packed_site(const heisenberg_state *s, size_t site)
+static size_t packed_site(const heisenberg_state *s, size_t site)
 {
     size_t edge = (size_t)s->edge, row = site / edge;
     size_t colour = (site % edge + row % edge + row / edge) & 1u;
@@ -30,7 +32,8 @@ static cl_uint pair_count(const heisenberg_state *s)
 }
 
 /* couplings[(r dim + d) N + packed_site(site)] = J of the bond from site to its
- * +d neighbour in realization r, the EA model's draw for (seed, r, site, d). */
+ * +d neighbour in realization r, the shared draw for (seed, r, site, d)
+ * (disorder.c, as the EA model's). */
 static clmc_status upload_couplings(heisenberg_state *s)
 {
     clmc_ea_couplings kind = s->bimodal ? CLMC_EA_BIMODAL : CLMC_EA_GAUSSIAN;
@@ -39,7 +42,7 @@ static clmc_status upload_couplings(heisenberg_state *s)
     if (!values) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (size_t b = 0; b < bonds * s->realizations; b++) {
         size_t site = b % s->n_sites, d = b / s->n_sites % (size_t)s->dim, r = b / bonds;
-        size_t slot = (r * (size_t)s->dim + d) * s->n_sites + clmc_heisenberg_packed_site(s, site);
+        size_t slot = (r * (size_t)s->dim + d) * s->n_sites + packed_site(s, site);
         double j = clmc_ea_coupling(kind, s->seed, (uint32_t)r, (uint32_t)site, (unsigned)d);
         if (s->is_double) ((double *)values)[slot] = j;
         else ((float *)values)[slot] = (float)j;
@@ -50,7 +53,9 @@ static clmc_status upload_couplings(heisenberg_state *s)
     return status;
 }
 
-clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
+/* Couplings and overlap buffers, and the overlap kernel (after the shared
+ * buffers). */
+static clmc_status glass_allocate(heisenberg_state *s)
 {
     size_t groups_values = (size_t)s->ncomp * s->ncomp * s->measure_groups * pair_count(s);
     s->overlaps_host = malloc(groups_values * s->batch * sizeof(cl_long));
@@ -65,15 +70,18 @@ clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s)
         s->pairs_host[2 * p + 1] = (2 * r + 1) * s->temperatures + t;
     }
     CLMC_TRY(clmc_heisenberg_buffer(s, 2 * pair_count(s) * sizeof *s->pairs_host, s->pairs_host, &s->pairs));
+    CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_overlap", &s->overlap));
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 1, sizeof(cl_mem), &s->overlaps));
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 3, sizeof(cl_mem), &s->pairs));
     return CLMC_OK;
 }
 
-/* The overlaps of every pair; the pairs are kept for collect. */
-clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot)
+/* The overlaps of every pair in batch slot `slot` (none in the spare slots);
+ * the pairs are kept for collect. */
+static clmc_status glass_measure(heisenberg_state *s, unsigned slot)
 {
+    if (slot >= s->batch) return CLMC_OK;
     cl_uint slot_arg = slot;
     memcpy(s->slot_pairs + 2 * (size_t)pair_count(s) * slot, s->pairs_host, 2 * pair_count(s) * sizeof *s->pairs_host);
     CLMC_CL_TRY(clSetKernelArg(s->overlap, 2, sizeof(cl_uint), &slot_arg));
@@ -230,9 +238,70 @@ static clmc_status glass_energies(void *state, double *energies)
     return CLMC_OK;
 }
 
+#define WORK_GROUP_AUTOMATIC 128 /* where the device allows; else the driver's choice */
+
+/* algorithm.work_group and sites_per_item only shape the naive layout's launch. */
+static clmc_status glass_validate(const clmc_preset *p)
+{
+    CLMC_TRY(clmc_heisenberg_validate(p));
+    bool naive = strcmp(clmc_preset_string(p, "algorithm.layout"), "naive") == 0;
+    long long wg = clmc_preset_int(p, "algorithm.work_group"), sites = clmc_preset_int(p, "algorithm.sites_per_item");
+    if (!naive && (wg != 0 || sites != 0))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.%s: only for layout \"naive\"; got %lld",
+                         wg != 0 ? "work_group" : "sites_per_item", wg != 0 ? wg : sites);
+    if ((wg & (wg - 1)) != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.work_group: must be a power of two (or 0, automatic); got %lld", wg);
+    if (sites == 2 && clmc_preset_int(p, "model.L") % 4 != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.sites_per_item: 2 needs model.L a multiple of 4; got L = %lld",
+                         clmc_preset_int(p, "model.L"));
+    return CLMC_OK;
+}
+
+/* The naive update's shape; automatic: the fastest measured on an H200
+ * (benchmarks/results, glass variants): two sites per work-item with two-wide
+ * loads where L is a multiple of 4, work-groups of 128 where the device
+ * allows.  Colour-1 launches always take their groups in reverse order, and
+ * over-relaxation sub-sweeps use their own kernel.  No choice changes the
+ * results. */
+static clmc_status glass_configure(heisenberg_state *s, clmc_preset *p, clmc_defines *options)
+{
+    if (s->tiled) return CLMC_OK;
+    const clmc_device_info *device = clmc_runtime_device(s->rt);
+    long long sites_per_item = clmc_preset_int(p, "algorithm.sites_per_item");
+    long long wg = clmc_preset_int(p, "algorithm.work_group");
+    if (sites_per_item == 0) sites_per_item = s->edge % 4 == 0 ? 2 : 1;
+    if (wg == 0 && device->max_work_group_size >= WORK_GROUP_AUTOMATIC) wg = WORK_GROUP_AUTOMATIC;
+    if ((size_t)wg > device->max_work_group_size)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.work_group: %lld exceeds the %zu work-items per group of %s", wg,
+                         device->max_work_group_size, device->name);
+    clmc_preset_set_int(p, "algorithm.sites_per_item", sites_per_item);
+    clmc_preset_set_int(p, "algorithm.work_group", wg);
+    clmc_defines_int(options, "SITES_PER_ITEM", sites_per_item);
+    s->naive_items = s->n_sites / 2 / (size_t)sites_per_item;
+    s->naive_wg = (size_t)wg;
+    return CLMC_OK;
+}
+
+static const long long work_group_candidates[] = {32, 64, 128, 256, 512, 1024, 0}, sites_candidates[] = {1, 2, 0};
+static const clmc_tunable glass_tunables[] = {
+    {"algorithm.work_group", 0, work_group_candidates, true, NULL},
+    {"algorithm.sites_per_item", 0, sites_candidates, true, NULL},
+    {NULL, 0, NULL, false, NULL},
+};
+
+static const heisenberg_extension glass_extension = {
+    .kernel_file = "heisenberg_glass.cl",
+    .series_columns = glass_columns,
+    .naive_update = "heisenberg_glass_update",
+    .naive_update_or = "heisenberg_glass_update_or",
+    .configure = glass_configure,
+    .allocate = glass_allocate,
+    .measure = glass_measure,
+};
+
 static clmc_status glass_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
 {
-    return clmc_heisenberg_create(rt, p, true, state, shape);
+    return clmc_heisenberg_create(rt, p, &glass_extension, state, shape);
 }
 
 static const clmc_ensemble_hooks glass_ensemble_hooks = {
@@ -243,8 +312,8 @@ static const clmc_ensemble_hooks glass_ensemble_hooks = {
 const clmc_model_ops clmc_model_heisenberg_glass = {
     .type = "heisenberg_glass",
     .model_fields = clmc_heisenberg_glass_model_fields,
-    .algorithm_fields = clmc_heisenberg_algorithm_fields,
-    .validate = clmc_heisenberg_validate,
+    .algorithm_fields = clmc_heisenberg_glass_algorithm_fields,
+    .validate = glass_validate,
     .create = glass_create,
     .destroy = clmc_heisenberg_destroy,
     .sweep = clmc_heisenberg_sweep,
@@ -256,4 +325,5 @@ const clmc_model_ops clmc_model_heisenberg_glass = {
     .checks = clmc_heisenberg_checks,
     .save_state = clmc_heisenberg_save_state,
     .load_state = clmc_heisenberg_load_state,
+    .tunables = glass_tunables,
 };

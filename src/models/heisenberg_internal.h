@@ -1,10 +1,12 @@
 /* State and shared functions of the O(n) models: heisenberg.c (ferromagnet,
- * kernels, sweeps, checks) and heisenberg_glass.c (couplings, overlaps). */
+ * kernels, sweeps, checks), used by heisenberg_glass.c (couplings, overlaps,
+ * the naive update's launch), which plugs in through heisenberg_extension. */
 #ifndef CLMC_MODELS_HEISENBERG_INTERNAL_H
 #define CLMC_MODELS_HEISENBERG_INTERNAL_H
 
 #include <stdint.h>
 
+#include "defines.h"
 #include "models/heisenberg.h"
 
 #define MEASURE_BATCH 256 /* measurements held on the device, divided among the temperatures */
@@ -16,18 +18,27 @@
 #define SLOT_ENERGIES(s) ((s)->batch + 2)
 #define MEASURE_SLOTS(s) ((s)->batch + 3)
 
-/* Benchmarking variant of the glass's naive update (CLMC_GLASS_VARIANT,
- * heisenberg_glass_variant.c); all zero but sites_per_item 1 by default. */
-typedef struct {
-    bool kernel; /* heisenberg_glass_update instead of heisenberg_naive_update */
-    bool strided, j6, pair_loads, or_kernel, reverse_odd;
-    unsigned sites_per_item, work_group; /* work_group 0: the driver's choice */
-    cl_mem six; /* j6: the six couplings of each site */
-    cl_kernel update_or; /* or_kernel: heisenberg_glass_update_or, for the over-relaxation sub-sweeps */
-} heisenberg_glass_variant;
+typedef struct heisenberg_state heisenberg_state;
 
-typedef struct {
+/* What the spin glass (heisenberg_glass.c) adds to the shared code; the
+ * ferromagnet has none (NULL). */
+typedef struct heisenberg_extension {
+    const char *kernel_file;            /* built instead of heisenberg.cl */
+    const char *const *series_columns;
+    const char *naive_update;           /* the naive layout's update kernel */
+    const char *naive_update_or;        /* the same fixed to over-relaxation, for those sub-sweeps */
+    /* Before the build: its defines and the naive layout's launch
+     * (naive_items, naive_wg), automatic preset values resolved. */
+    clmc_status (*configure)(heisenberg_state *s, clmc_preset *p, clmc_defines *options);
+    /* After the shared buffers: its own (couplings, overlaps) and kernels. */
+    clmc_status (*allocate)(heisenberg_state *s);
+    /* After the shared measurement into slot `slot`. */
+    clmc_status (*measure)(heisenberg_state *s, unsigned slot);
+} heisenberg_extension;
+
+struct heisenberg_state {
     clmc_runtime *rt;
+    const heisenberg_extension *extension;
     bool glass; /* spin glass: couplings, two replicas (configurations) */
     int dim, edge, ncomp, tile, tiles_per_edge;
     cl_uint n_sites, n_configs, seed_lo, seed_hi, ordered;
@@ -46,41 +57,32 @@ typedef struct {
     cl_mem spins, partials, max_deviation, couplings, overlaps, betas, pairs;
     cl_long *partials_host, *overlaps_host;
     cl_uint *pairs_host, *slot_pairs; /* glass: the replica pair of each (realization, temperature), now and per slot */
-    heisenberg_glass_variant variant;
+    /* The naive layout's update launch: work-items per colour and sample, the
+     * work-group size (0: the driver's choice); update_or NULL: update serves
+     * every move. */
+    size_t naive_items, naive_wg;
+    cl_kernel update_or;
     /* The guard and its test-only fault (heisenberg_checkpoint.c). */
     cl_kernel norm_deviation, fault;
     cl_mem guard_deviation;
     uint64_t fault_after; /* CLMC_FAULT_SPIN_AFTER: sweeps after which one spin is doubled; 0: never */
-} heisenberg_state;
-
-extern const char *const clmc_heisenberg_glass_columns[];
+};
 
 clmc_status clmc_heisenberg_validate(const clmc_preset *p);
-clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, bool glass, void **state, clmc_model_shape *shape);
+/* glass: the spin glass's extension; NULL: the ferromagnet. */
+clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, const heisenberg_extension *glass, void **state,
+                                   clmc_model_shape *shape);
 void clmc_heisenberg_destroy(void *state);
 clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index);
 clmc_status clmc_heisenberg_measure(void *state, unsigned slot);
 clmc_status clmc_heisenberg_checks(void *state, cJSON *checks);
 size_t clmc_heisenberg_real_bytes(const heisenberg_state *s);
+/* Measurement partial sums per slot (4 per group and configuration). */
+size_t clmc_heisenberg_partials_per_slot(const heisenberg_state *s);
 clmc_status clmc_heisenberg_buffer(heisenberg_state *s, size_t bytes, void *host, cl_mem *out);
 clmc_status clmc_heisenberg_read_slots(heisenberg_state *s, unsigned first, unsigned n);
 void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partials, double sums[4]);
 
-/* Glass: couplings (from clmc_ea_coupling, so the host can rebuild them) and
- * overlap buffers; the overlap measurement of batch slot `slot`. */
-clmc_status clmc_heisenberg_glass_allocate(heisenberg_state *s);
-clmc_status clmc_heisenberg_glass_measure(heisenberg_state *s, unsigned slot);
-/* Place of a site in the colour-split arrays: colour N / 2 + site / 2. */
-size_t clmc_heisenberg_packed_site(const heisenberg_state *s, size_t site);
-/* Benchmarking variants (heisenberg_glass_variant.c): CLMC_GLASS_VARIANT read
- * into s->variant, the kernel's extra build options, the six-coupling buffer
- * (after the kernels are built), and the naive update's NDRange. */
-clmc_status clmc_heisenberg_glass_variant(heisenberg_state *s);
-int clmc_heisenberg_glass_variant_options(const heisenberg_state *s, char *out, size_t size);
-clmc_status clmc_heisenberg_glass_variant_allocate(heisenberg_state *s);
-/* The naive update kernel for `move` (the or variant's own kernel for over-relaxation). */
-cl_kernel clmc_heisenberg_glass_variant_kernel(const heisenberg_state *s, cl_uint move);
-void clmc_heisenberg_glass_variant_launch(const heisenberg_state *s, size_t global[2], size_t local[2], bool *has_local);
 /* The configurations' inverse temperatures as the kernels' reals. */
 clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas);
 

@@ -19,23 +19,40 @@ const clmc_field clmc_heisenberg_model_fields[] = {
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
 
+/* The algorithm keys of both models. */
+#define CLMC_HEISENBERG_ALGORITHM_FIELDS                                                                                  \
+    {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"heatbath\"",                                    \
+     "heatbath or metropolis (each followed by overrelaxation_steps), or overrelaxation alone (microcanonical; " \
+     "thermalization sweeps are heat-bath)"},                                                                    \
+    {"layout", CLMC_FIELD_STRING, 0, 0, false, layouts, "\"tiled\"",                                             \
+     "naive: global-memory checkerboard; tiled: double checkerboard in local memory; planes (3D): columns "      \
+     "marching along z, two planes at a time in local memory"},                                                  \
+    {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",                                                            \
+     "tile edge for layouts tiled and planes (even, L / tile even; 0 = per-device default)"},                    \
+    {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",                                                       \
+     "sub-sweeps of the move per sweep (tiled: per tile visit, multi-hit)"},                                     \
+    {"overrelaxation_steps", CLMC_FIELD_INT, 0, 1000, false, NULL, "0",                                          \
+     "over-relaxation sub-sweeps after the heat-bath or Metropolis ones, per sweep (tile visit)"},               \
+    {"renormalize_every", CLMC_FIELD_INT, 0, 1000000000, false, NULL, "100",                                     \
+     "sweeps between spin-length renormalisations (0 = never)"},                                                 \
+    {"fast_math", CLMC_FIELD_BOOL, 0, 0, false, NULL, "false",                                                   \
+     "true: -cl-fast-relaxed-math and native functions (float); false: accurate math"}
+
 const clmc_field clmc_heisenberg_algorithm_fields[] = {
-    {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"heatbath\"",
-     "heatbath or metropolis (each followed by overrelaxation_steps), or overrelaxation alone (microcanonical; "
-     "thermalization sweeps are heat-bath)"},
-    {"layout", CLMC_FIELD_STRING, 0, 0, false, layouts, "\"tiled\"",
-     "naive: global-memory checkerboard; tiled: double checkerboard in local memory; planes (3D): columns "
-     "marching along z, two planes at a time in local memory"},
-    {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
-     "tile edge for layouts tiled and planes (even, L / tile even; 0 = per-device default)"},
-    {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",
-     "sub-sweeps of the move per sweep (tiled: per tile visit, multi-hit)"},
-    {"overrelaxation_steps", CLMC_FIELD_INT, 0, 1000, false, NULL, "0",
-     "over-relaxation sub-sweeps after the heat-bath or Metropolis ones, per sweep (tile visit)"},
-    {"renormalize_every", CLMC_FIELD_INT, 0, 1000000000, false, NULL, "100",
-     "sweeps between spin-length renormalisations (0 = never)"},
-    {"fast_math", CLMC_FIELD_BOOL, 0, 0, false, NULL, "false",
-     "true: -cl-fast-relaxed-math and native functions (float); false: accurate math"},
+    CLMC_HEISENBERG_ALGORITHM_FIELDS,
+    {NULL, 0, 0, 0, false, NULL, NULL, NULL},
+};
+
+/* The naive layout's update launch (heisenberg_glass.c): no key changes the
+ * results. */
+const clmc_field clmc_heisenberg_glass_algorithm_fields[] = {
+    CLMC_HEISENBERG_ALGORITHM_FIELDS,
+    {"work_group", CLMC_FIELD_INT, 0, 1024, false, NULL, "0",
+     "work-items per group of the naive layout's update (a power of two; 0 = automatic: 128 where the device "
+     "allows, else the driver's choice)"},
+    {"sites_per_item", CLMC_FIELD_INT, 0, 2, false, NULL, "0",
+     "sites of a colour per work-item of the naive layout's update: 1, or 2 with two-wide loads (L a multiple "
+     "of 4); 0 = automatic: 2 where L allows, else 1"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
 

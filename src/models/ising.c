@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "defines.h"
 #include "measure.h"
 #include "models/lattice.h"
 
@@ -154,20 +155,24 @@ static clmc_status build_kernels(ising_state *s)
     size_t rows = s->n_sites / (size_t)s->edge, groups = s->n_sites / (s->measure_wg * 64);
     s->measure_groups = groups < 1 ? 1 : (groups > 1024 ? 1024 : groups);
     if (!s->msc && s->measure_groups > rows) s->measure_groups = rows;
-    char options[512];
-    int n = snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DMEASURE_WG=%zu",
-                     s->dim, s->edge, s->measure_wg);
-    if (s->tiled)
-        snprintf(options + n, sizeof options - (size_t)n,
-                 " -DTILE=%d -DITEM_WIDTH=%d -DTILES_PER_EDGE=%d -DTILE_COLOURS=%d", s->tile,
-                 item_width(s->tile, s->item_width), s->edge / s->tile, s->tile_colours);
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "DIM", s->dim);
+    clmc_defines_int(&options, "EDGE", s->edge);
+    clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
+    if (s->tiled) {
+        clmc_defines_int(&options, "TILE", s->tile);
+        clmc_defines_int(&options, "ITEM_WIDTH", item_width(s->tile, s->item_width));
+        clmc_defines_int(&options, "TILES_PER_EDGE", s->edge / s->tile);
+        clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
+    }
     if (s->msc) {
-        CLMC_TRY(clmc_program_build(s->rt, "ising_msc.cl", options, &s->program));
+        CLMC_TRY(clmc_defines_build(s->rt, "ising_msc.cl", &options, &s->program));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_init", &s->init));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_update", &s->update));
         return clmc_kernel_create(s->program, "ising_msc_measure", &s->measure);
     }
-    CLMC_TRY(clmc_program_build(s->rt, "ising.cl", options, &s->program));
+    CLMC_TRY(clmc_defines_build(s->rt, "ising.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "ising_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "ising_tiled_update" : "ising_naive_update", &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, "ising_measure", &s->measure));

@@ -15,6 +15,7 @@
 #include "clmc/labeling.h"
 #include "models/labeling_options.h"
 #include "clmc/stats.h"
+#include "defines.h"
 #include "measure.h"
 #include "models/lattice.h"
 #include "state_blob.h"
@@ -85,9 +86,11 @@ static clmc_status setup(percolation_state *s, clmc_preset *p)
     uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
-    char options[128];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d", s->dim, s->edge);
-    CLMC_TRY(clmc_program_build(s->rt, "percolation.cl", options, &s->program));
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "DIM", s->dim);
+    clmc_defines_int(&options, "EDGE", s->edge);
+    CLMC_TRY(clmc_defines_build(s->rt, "percolation.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "percolation_sample", &s->sample));
     CLMC_TRY(clmc_labeler_create(s->rt, clmc_label_lattice_from_preset(p, s->dim, s->edge), &s->labeler));
     clmc_preset_set_int(p, "algorithm.tile", clmc_labeler_tile(s->labeler)); /* the resolved edge, echoed */

@@ -12,6 +12,7 @@
 
 #include "clmc/labeling.h"
 #include "models/labeling_options.h"
+#include "defines.h"
 #include "measure.h"
 #include "models/lattice.h"
 
@@ -71,10 +72,13 @@ static clmc_status build(potts_state *s, clmc_preset *p)
     s->measure_wg = clmc_power_of_two_at_most(limit < MEASURE_WG_MAX ? limit : MEASURE_WG_MAX);
     size_t groups = (s->n_sites + s->measure_wg - 1) / s->measure_wg;
     s->measure_global = (groups < MEASURE_GROUPS_MAX ? groups : MEASURE_GROUPS_MAX) * s->measure_wg;
-    char options[256];
-    snprintf(options, sizeof options, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DQ=%d -DMEASURE_WG=%zu", s->dim, s->edge,
-             s->q, s->measure_wg);
-    CLMC_TRY(clmc_program_build(s->rt, "potts.cl", options, &s->program));
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "DIM", s->dim);
+    clmc_defines_int(&options, "EDGE", s->edge);
+    clmc_defines_int(&options, "Q", s->q);
+    clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
+    CLMC_TRY(clmc_defines_build(s->rt, "potts.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "potts_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, "potts_measure", &s->measure));
     if (s->cluster) {
