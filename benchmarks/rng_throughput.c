@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     if (clmc_runtime_open(device, &rt) != CLMC_OK) return fail();
     cl_program program;
     cl_kernel kernel;
-    if (clmc_program_build(rt, "rng_kat.cl", "-cl-std=CL1.2", &program) != CLMC_OK ||
+    if (clmc_program_build(rt, "common/rng_kat.cl", "-cl-std=CL1.2", &program) != CLMC_OK ||
         clmc_kernel_create(program, "philox_throughput", &kernel) != CLMC_OK)
         return fail();
     cl_int err;

@@ -10,7 +10,7 @@
 #include "clmc/preset.h"
 #include "physics.h"
 #include "testenv.h"
-#include "tuning.h"
+#include "engine/tuning.h"
 
 static const cJSON *item(const cJSON *object, const char *name)
 {

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "engine/checkpoint.h"
 #include "clmc/runtime.h"
 #include "physics.h"
 #include "testenv.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "engine/checkpoint.h"
 #include "clmc/preset.h"
 
 static uint32_t config_at[6] = {3, 1, 2, 0, 5, 4};

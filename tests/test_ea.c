@@ -13,7 +13,7 @@
 #include "clmc/preset.h"
 #include "clmc/stats.h"
 #include "ising_exact.h"
-#include "models/ea_ising.h"
+#include "models/ea/ea_ising.h"
 #include "physics.h"
 #include "testenv.h"
 

@@ -10,13 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
+#include "engine/checkpoint.h"
 #include "clmc/engine.h"
 #include "clmc/preset.h"
 #include "disk_reference.h"
-#include "models/hard_disks.h"
+#include "models/hard_disks/hard_disks.h"
 #include "physics.h"
-#include "state_blob.h"
+#include "output/state_blob.h"
 #include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
@@ -361,7 +361,7 @@ Test(hard_disks, invalid_presets_are_input_errors)
     }
 }
 
-/* The test-only fault variables are parsed strictly (src/fault.c): a value
+/* The test-only fault variables are parsed strictly (src/runtime/fault.c): a value
  * that is not SWEEP or SWEEP:nan is an input error naming the variable. */
 Test(hard_disks, garbled_fault_variable_exits_2)
 {

@@ -13,7 +13,7 @@
 #include "clmc/preset.h"
 #include "clmc/stats.h"
 #include "heisenberg_ref.h"
-#include "models/heisenberg.h"
+#include "models/heisenberg/heisenberg.h"
 #include "physics.h"
 #include "testenv.h"
 

@@ -19,7 +19,7 @@ Test(rng_device, philox4x32_10_known_answers)
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
     printf("device: %s (%s)\n", clmc_runtime_device(rt)->name, clmc_runtime_device(rt)->platform);
     cl_program program;
-    cr_assert_eq(clmc_program_build(rt, "rng_kat.cl", "-cl-std=CL1.2", &program), CLMC_OK, "%s",
+    cr_assert_eq(clmc_program_build(rt, "common/rng_kat.cl", "-cl-std=CL1.2", &program), CLMC_OK, "%s",
                  clmc_error_message());
     cl_kernel kernel;
     cr_assert_eq(clmc_kernel_create(program, "philox_known_answers", &kernel), CLMC_OK);

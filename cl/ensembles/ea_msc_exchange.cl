@@ -1,7 +1,7 @@
 /* EA msc's own parallel-tempering exchange: the exchanges of a realization
  * word's chains and then their lane masks in one launch (built with
  * EXCHANGE_SPREAD and PLACE_BITS). */
-#include "ea_ising.h"
+#include "ea/ea_ising.h"
 #include "ensembles/tempering_exchange.h"
 
 #define EXCHANGE_SYSTEMS (2 * WORD_BITS) /* the chains of one realization word, both replicas */

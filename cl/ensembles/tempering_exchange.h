@@ -88,7 +88,7 @@ inline uint pair_reach(uint v, float scale, __global const ulong *restrict table
 }
 
 /* The arguments of a model's reach pass (clmc_exchange_kernels in
- * src/ensembles/ensemble_hooks.h), in this order, set by
+ * src/models/ensemble_hooks.h), in this order, set by
  * src/ensembles/tempering_device.c; reaches[system][pair]. */
 #define TEMPERING_REACH_ARGUMENTS                                                                                     \
     __global const ulong *restrict threshold, __global const uint *restrict offset,                                    \

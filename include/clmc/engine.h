@@ -70,7 +70,7 @@ typedef struct clmc_tune_result {
  * configuration where the keys keep the update order; clean checks and the
  * energy, or every observable where there is none, within 5 standard
  * errors plus 1% otherwise).  The fastest
- * candidate that passes is stored in the tuning cache (src/tuning.h), which
+ * candidate that passes is stored in the tuning cache (src/engine/tuning.h), which
  * later runs on the same device, driver and kernels use. */
 clmc_status clmc_tune(const clmc_preset *preset, const clmc_tune_options *options, clmc_tune_result *result);
 

@@ -1,5 +1,5 @@
 /* Connected-component labeling of a bond configuration on the device
- * (cl/labeling.cl): self-labeling or union-find in tiles, then label
+ * (cl/labeling/labeling.cl): self-labeling or union-find in tiles, then label
  * relaxation or hierarchical sewing across them.
  * Usable on its own, e.g. for percolation or image segmentation. */
 #ifndef CLMC_LABELING_H

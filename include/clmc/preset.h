@@ -44,7 +44,7 @@ typedef struct clmc_output_settings {
 } clmc_output_settings;
 
 /* Parses and validates against the models of the registry (defined above the
- * models, src/schema.c); `overrides` are "PATH=VALUE" strings applied before
+ * models, src/engine/schema.c); `overrides` are "PATH=VALUE" strings applied before
  * validation (VALUE is JSON if it parses as JSON, else a string).  On failure
  * returns CLMC_ERR_INPUT with a message naming file:line:column (syntax) or the
  * JSON path (schema). */

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "models/model.h"
 #include "tempering.h"
 #include "tempering_device.h"
 

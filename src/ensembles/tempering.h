@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "models/model.h"
 
 /* ensemble.exchanges: where exchanges run (src/tempering_device.c). */
 typedef enum {

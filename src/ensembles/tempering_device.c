@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "defines.h"
+#include "runtime/defines.h"
 #include "tempering_table.h"
 
 #define EXCHANGE_NUMBER_ARGUMENT 13 /* the last of TEMPERING_EXCHANGE_ARGUMENTS */

@@ -1,7 +1,7 @@
 /* The list of models the engine knows; adding a model adds one line here. */
 #include <string.h>
 
-#include "model.h"
+#include "models/model.h"
 
 extern const clmc_model_ops clmc_model_ising;
 extern const clmc_model_ops clmc_model_ea_ising;

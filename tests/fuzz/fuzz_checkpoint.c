@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "checkpoint.h"
+#include "engine/checkpoint.h"
 #include "clmc/preset.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

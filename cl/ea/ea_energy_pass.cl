@@ -1,0 +1,73 @@
+/* The energy pass of EA msc tempering: the last colour pass of a sweep that an
+ * exchange follows, counting every configuration's satisfied bonds and
+ * drawing the next exchange's reaches (built with MSC = 1, ENERGY_PASS = 1). */
+#include "ea/ea_ising.h"
+#include "ensembles/tempering_exchange.h"
+
+/* Levels that hold a work-item's count before the fold (at most
+ * NEIGHBOURS ENERGY_SITES satisfied bonds): the higher levels stay zero, so
+ * compilers need not keep them in registers during the updates. */
+#define ENERGY_ITEM_COUNT (NEIGHBOURS * ENERGY_SITES)
+#define ENERGY_ITEM_LEVELS (ENERGY_ITEM_COUNT < 8 ? 3 : ENERGY_ITEM_COUNT < 16 ? 4 : ENERGY_ITEM_COUNT < 32 ? 5 : \
+                            ENERGY_ITEM_COUNT < 64 ? 6 : ENERGY_ITEM_COUNT < 128 ? 7 : ENERGY_ITEM_COUNT < 256 ? 8 : \
+                            ENERGY_LEVELS)
+
+/* Adds a site's per-lane count of satisfied bonds, (c0, c1, c2) bit-sliced,
+ * to a work-item's counter c (ripple carry over ENERGY_ITEM_LEVELS levels). */
+inline void add_site_count(word_t *c, word_t c0, word_t c1, word_t c2)
+{
+    word_t carry = 0;
+#pragma unroll
+    for (uint level = 0; level < ENERGY_ITEM_LEVELS; level++) {
+        word_t bit = level == 0 ? c0 : (level == 1 ? c1 : (level == 2 ? c2 : 0));
+        word_t next = (c[level] & bit) | (carry & (c[level] ^ bit));
+        c[level] ^= bit ^ carry;
+        carry = next;
+    }
+}
+
+#include "ea/ea_msc_update.h"
+
+/* The same update as the last colour pass of a sweep that an exchange
+ * follows (built as a second program): every bond joins a site of each
+ * colour, so the satisfied bonds of the updated sites, counted with their new
+ * spins, are all the satisfied bonds.  Work-groups of ENERGY_WG work-items,
+ * ENERGY_GROUPS per (word, place), each work-item updating ENERGY_SITES
+ * sites (ENERGY_WG apart, the last groups partly idle) and counting their
+ * satisfied bonds per lane (bit-sliced, one counter per replica); the group
+ * folds the counters and adds them to energy_counts[config] atomically (the
+ * exchange that reads the counts sets them back to 0). */
+__kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
+void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
+                   __global const uint *thresholds, __global const word_t *lanes_below,
+                   uint seed_lo, uint seed_hi, uint sweep, uint colour, __global int *energy_counts,
+                   TEMPERING_REACH_ARGUMENTS)
+{
+    /* The reach pass of the device exchange that follows (none without one:
+     * n_systems 0). */
+    tempering_reach_draws(get_global_id(0), get_global_size(0), TEMPERING_REACH_NAMES);
+    __local word_t fold_buffer[ENERGY_WG / 2 * 2 * ENERGY_LEVELS];
+    word_t satisfied[2 * ENERGY_LEVELS]; /* [replica][level] */
+    for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) satisfied[k] = 0;
+    uint lid = get_local_id(0), launched = launch_group(REVERSE_ODD && colour);
+    uint group = launched % ENERGY_GROUPS, pair = launched / ENERGY_GROUPS;
+    uint word = pair / TEMPERATURES, place = pair % TEMPERATURES;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    for (uint k = 0; k < ENERGY_SITES; k++) {
+        uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
+        if (index < HALF_SITES)
+            update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, place, index,
+                        satisfied);
+    }
+    fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
+    if (lid == 0)
+        for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) fold_buffer[k] = satisfied[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < 2 * WORD_BITS; i += ENERGY_WG) {
+        uint replica = i / WORD_BITS, lane = i % WORD_BITS, count = 0;
+        for (uint level = 0; level < ENERGY_LEVELS; level++)
+            count |= (uint)((fold_buffer[replica * ENERGY_LEVELS + level] >> lane) & 1u) << level;
+        uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + place;
+        atomic_add(&energy_counts[config], (int)count);
+    }
+}

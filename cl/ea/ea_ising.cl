@@ -1,0 +1,330 @@
+/* Edwards-Anderson Ising spin glass, the model's own program: couplings,
+ * initial spins, checkerboard Metropolis updates and measurements (layouts,
+ * defines and random numbers: ea_ising.h). */
+#include "ea/ea_ising.h"
+
+/* Bimodal couplings as the host's clmc_ea_coupling draws them: counter (site,
+ * realization, direction, COUPLINGS), J = +1 where bit 31 of v[0] is set.
+ * Integer arithmetic, so every device builds the same disorder; Gaussian
+ * couplings are drawn on the host.  UNIFORM: all J = +1. */
+inline bool negative_coupling(clmc_philox_key key, uint realization, uint bond)
+{
+#if UNIFORM
+    (void)key, (void)realization, (void)bond;
+    return false;
+#else
+    return (clmc_random4(key, bond / DIM, realization, bond % DIM, CLMC_PURPOSE_COUPLINGS).v[0] >> 31) == 0;
+#endif
+}
+
+#if MSC
+/* One work-item per (word, bond): bit b for realization W word + b. */
+__kernel void ea_couplings(__global word_t *negative_bonds, uint seed_lo, uint seed_hi)
+{
+    uint item = get_global_id(0);
+    if (item >= WORDS * SITES * DIM) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint word = item / (SITES * DIM), bond = item % (SITES * DIM);
+    word_t negative = 0;
+    for (uint lane = 0; lane < WORD_BITS; lane++)
+        if (negative_coupling(key, WORD_BITS * word + lane, bond)) negative |= (word_t)1 << lane;
+    negative_bonds[item] = negative;
+}
+#elif !GAUSSIAN
+/* One work-item per (realization, bond). */
+__kernel void ea_couplings(__global char *couplings, uint seed_lo, uint seed_hi)
+{
+    uint item = get_global_id(0);
+    if (item >= REALIZATIONS * SITES * DIM) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    couplings[item] = negative_coupling(key, item / (SITES * DIM), item % (SITES * DIM)) ? -1 : 1;
+}
+#endif
+
+#if !MSC
+#if GAUSSIAN
+typedef float coupling;
+typedef float local_field;
+#else
+typedef char coupling;
+typedef int local_field;
+#endif
+
+/* Random numbers of configurations 4 quad .. 4 quad + 3 at one site: one
+ * independent draw, or the shared number of each configuration's stack
+ * (without tempering: realizations 2 quad and 2 quad + 1, which lie in one
+ * word, replicas 0 and 1, so one draw). */
+inline clmc_philox_ctr metropolis_randoms(clmc_philox_key key, uint site, uint sweep, uint quad)
+{
+#if SHARED_RANDOMS && TEMPERATURES == 1
+    clmc_philox_ctr shared = shared_randoms(key, site, sweep, 2 * quad / WORD_BITS, 0);
+    clmc_philox_ctr r = {{shared.v[0], shared.v[1], shared.v[0], shared.v[1]}};
+    return r;
+#elif SHARED_RANDOMS
+    clmc_philox_ctr r;
+    for (uint c = 0; c < 4; c++) {
+        uint config = 4 * quad + c, chain = config / TEMPERATURES;
+        r.v[c] = shared_randoms(key, site, sweep, chain / 2 / WORD_BITS, config % TEMPERATURES).v[chain % 2];
+    }
+    return r;
+#else
+    return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | quad));
+#endif
+}
+
+/* Metropolis decision for a spin with local field h = sum_j J_ij s_j.
+ * Integer couplings: satisfied bonds n give dE = 4 (n - NEIGHBOURS/2), and
+ * r < threshold is an exact integer test.  Gaussian couplings: exp in float,
+ * so results may differ between devices in the last bits. */
+inline bool metropolis_accept(int spin, local_field field, uint r, __global const uint *thresholds, float beta)
+{
+#if GAUSSIAN
+    float energy_change = 2.0f * (float)spin * field;
+    return energy_change <= 0.0f || (float)(r >> 8) * 0x1.0p-24f < exp(-beta * energy_change);
+#else
+    (void)beta;
+    uint satisfied = (uint)(NEIGHBOURS + spin * field) / 2;
+    return satisfied <= NEIGHBOURS / 2 || r < thresholds[satisfied - NEIGHBOURS / 2 - 1];
+#endif
+}
+
+__kernel void ea_naive_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered)
+{
+    uint item = get_global_id(0);
+    if (item >= CONFIGURATIONS * SITES) return;
+    uint config = item / SITES, site = item % SITES, chain = config / TEMPERATURES, realization = chain / 2;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint bits = initial_bits32(key, site, config % TEMPERATURES, realization / 32, chain % 2, ordered);
+    spins[item] = (bits >> (realization % 32)) & 1u ? 1 : -1;
+}
+
+inline void update_spin(__global char *own, __global const coupling *bonds, uint site, const neighbourhood *n,
+                        uint r, __global const uint *thresholds, float beta)
+{
+    local_field field = 0;
+    for (uint d = 0; d < DIM; d++)
+        field += bonds[site * DIM + d] * own[n->up[d]] + bonds[n->down[d] * DIM + d] * own[n->down[d]];
+    int spin = own[site];
+    if (metropolis_accept(spin, field, r, thresholds, beta)) own[site] = (char)-spin;
+}
+
+/* One work-item per (quad of four configurations, site of colour `colour`):
+ * the four share one Philox draw. */
+__kernel void ea_naive_update(__global char *spins, __global const coupling *couplings,
+                              __global const uint *thresholds, __global const float *betas,
+                              uint seed_lo, uint seed_hi, uint sweep, uint colour)
+{
+    uint item = get_global_id(0);
+    if (item >= QUADS * HALF_SITES) return;
+    uint quad = item / HALF_SITES;
+    uint site = site_of_colour(item % HALF_SITES, colour);
+    neighbourhood n = neighbours_of(site);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    clmc_philox_ctr r = metropolis_randoms(key, site, sweep, quad);
+#pragma unroll
+    for (uint c = 0; c < 4; c++) {
+        uint config = 4 * quad + c;
+        if (config < CONFIGURATIONS)
+            update_spin(spins + (size_t)config * SITES,
+                        couplings + (size_t)(config / (2 * TEMPERATURES)) * SITES * DIM, site, &n,
+                        r.v[c], thresholds + 3 * config, betas[config]);
+    }
+}
+#else
+__kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, uint ordered)
+{
+    uint item = get_global_id(0);
+    if (item >= STACKS * SITES) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint site = item % SITES, stack = item / SITES, place = stack % TEMPERATURES;
+    uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
+#if WORD_BITS == 64
+    spins[item] = (ulong)initial_bits32(key, site, place, 2 * word, replica, ordered)
+                | (ulong)initial_bits32(key, site, place, 2 * word + 1, replica, ordered) << 32;
+#else
+    spins[item] = initial_bits32(key, site, place, word, replica, ordered);
+#endif
+}
+
+#include "ea/ea_msc_update.h"
+
+/* One work-item per (word, place, site of colour `colour`). */
+__kernel void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
+                            __global const uint *thresholds, __global const word_t *lanes_below,
+                            uint seed_lo, uint seed_hi, uint sweep, uint colour)
+{
+    uint item = launch_item(REVERSE_ODD && colour);
+    if (item >= STACKS / 2 * HALF_SITES) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint pair = item / HALF_SITES;
+    update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, pair / TEMPERATURES,
+                pair % TEMPERATURES, item % HALF_SITES, (word_t *)0);
+}
+#endif
+
+#if !MSC
+/* Sums sums[k * MEASURE_WG + lid] (k = 0, 1, 2) over lids equal modulo
+ * `keep`, leaving the results in lids 0 .. keep - 1. */
+inline void reduce_sums(__local long *sums, uint lid, uint keep)
+{
+    for (uint stride = MEASURE_WG / 2; stride >= keep; stride /= 2) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lid < stride)
+            for (uint k = 0; k < 3; k++) sums[k * MEASURE_WG + lid] += sums[k * MEASURE_WG + lid + stride];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Partials of configuration c from work-group g: its bond sum
+ * sum_<ij> J_ij s_i s_j, its overlap sum_i s_i s'_i with its partner, and 0;
+ * ea_sum_groups adds those of the groups. */
+inline void store_partials(__global long *partials, uint config, uint group, __local const long *sums, uint lid)
+{
+    __global long *out = partials + 3 * ((size_t)config * MEASURE_GROUPS + group);
+    for (uint k = 0; k < 3; k++) out[k] = sums[k * MEASURE_WG + lid];
+}
+
+/* Bond weight as an exact integer: J itself, or J 2^24 rounded for Gaussian J. */
+inline long bond_weight(coupling j)
+{
+#if GAUSSIAN
+    return convert_long_rte(j * COUPLING_FIXED_POINT);
+#else
+    return (long)j;
+#endif
+}
+
+/* Work-group (configuration, g) sums sites g WG + lid, stepping by the groups. */
+__kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
+void ea_naive_measure(__global const char *spins, __global const coupling *couplings,
+                      __global const uint *partners, __global long *partials, uint with_overlap)
+{
+    __local long sums[3 * MEASURE_WG];
+    uint lid = get_local_id(0), config = get_group_id(0) / MEASURE_GROUPS;
+    uint group = get_group_id(0) % MEASURE_GROUPS;
+    __global const char *own = spins + (size_t)config * SITES, *partner = spins + (size_t)partners[config] * SITES;
+    __global const coupling *bonds = couplings + (size_t)(config / (2 * TEMPERATURES)) * SITES * DIM;
+    long bond_sum = 0, overlap = 0;
+    for (uint site = group * MEASURE_WG + lid; site < SITES; site += MEASURE_GROUPS * MEASURE_WG) {
+        int s = own[site];
+        neighbourhood n = neighbours_of(site);
+        for (uint d = 0; d < DIM; d++) bond_sum += bond_weight(bonds[site * DIM + d]) * (s * own[n.up[d]]);
+        if (with_overlap) overlap += s * partner[site];
+    }
+    sums[lid] = bond_sum;
+    sums[MEASURE_WG + lid] = overlap;
+    sums[2 * MEASURE_WG + lid] = 0;
+    reduce_sums(sums, lid, 1);
+    if (lid == 0) store_partials(partials, config, group, sums, lid);
+}
+#else
+/* Bit-sliced per-lane counters: c[k] holds bit k of every lane's count;
+ * TALLY_LEVELS (from the host) covers the largest count of a work-item. */
+
+/* Adds carry << level to every lane's count. */
+inline void tally_at(word_t *c, word_t carry, uint level)
+{
+#pragma unroll
+    for (uint k = 0; k < TALLY_LEVELS; k++) {
+        if (k < level) continue;
+        word_t next = c[k] & carry;
+        c[k] ^= carry;
+        carry = next;
+        if (!carry) break;
+    }
+}
+
+/* Count of lane `lane` in a bit-sliced counter. */
+inline uint tally_of(const word_t *c, uint lane)
+{
+    uint count = 0;
+#pragma unroll
+    for (uint k = 0; k < TALLY_LEVELS; k++) count |= (uint)((c[k] >> lane) & 1u) << k;
+    return count;
+}
+
+/* Work-group (stack, g) sums sites g WG + lid, stepping by the groups, one
+ * word (W configurations) at a time into bit-sliced counters of satisfied
+ * bonds and of spins agreeing with the partner (the host keeps a work-item's
+ * counts below 2^TALLY_LEVELS after folding 2^FOLD_ROUNDS of them, and a
+ * group's below 2^32); then the folded work-items add their lanes' counts
+ * into the group's local sums, lanes in a staggered order so that few
+ * work-items hit one address at a time.  The
+ * partners of a stack's lanes lie in the other replica's stacks of the same
+ * word: partner_lanes[stack][p] marks the lanes whose partner is in place p
+ * (in lane_masks after lanes_below).
+ * with_overlap = 0 (tempering energies) skips the overlaps. */
+__kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
+void ea_msc_measure(__global const word_t *spins, __global const word_t *negative_bonds,
+                    __global const word_t *lane_masks, __global long *partials, uint with_overlap)
+{
+    __local uint lane_sums[2 * WORD_BITS], group_sites;
+    __local word_t fold_buffer[MEASURE_WG / 2 * TALLY_LEVELS];
+    uint lid = get_local_id(0);
+    uint stack = get_group_id(0) / MEASURE_GROUPS, group = get_group_id(0) % MEASURE_GROUPS;
+    uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
+    for (uint i = lid; i < 2 * WORD_BITS; i += MEASURE_WG) lane_sums[i] = 0;
+    if (lid == 0) group_sites = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global const word_t *own = spins + (size_t)stack * SITES;
+    __global const word_t *others = spins + (size_t)(2 * word + 1 - replica) * TEMPERATURES * SITES;
+    __global const word_t *partner_lanes = lane_masks + (size_t)STACKS * (TEMPERATURES + 1);
+    __global const word_t *partner_mask = partner_lanes + (size_t)stack * TEMPERATURES;
+    __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
+    word_t satisfied[TALLY_LEVELS], agreeing[TALLY_LEVELS];
+    for (uint k = 0; k < TALLY_LEVELS; k++) satisfied[k] = agreeing[k] = 0;
+    uint sites = 0;
+    for (uint site = group * MEASURE_WG + lid; site < SITES; site += MEASURE_GROUPS * MEASURE_WG) {
+        word_t s = own[site];
+        neighbourhood n = neighbours_of(site);
+        /* The site's satisfied bonds up to DIM = 3 as a 2-bit number (sum, high). */
+        word_t sum = 0, high = 0;
+        for (uint d = 0; d < DIM; d++) {
+            word_t bond = ~(s ^ own[n.up[d]] ^ bonds[site * DIM + d]);
+            high |= sum & bond;
+            sum ^= bond;
+        }
+        tally_at(satisfied, sum, 0);
+        tally_at(satisfied, high, 1);
+        if (with_overlap) {
+            word_t agree = 0;
+            for (uint place = 0; place < TEMPERATURES; place++) {
+                word_t lanes = partner_mask[place];
+                if (lanes) agree |= ~(s ^ others[(size_t)place * SITES + site]) & lanes;
+            }
+            tally_at(agreeing, agree, 0);
+        }
+        sites++;
+    }
+    atomic_add(&group_sites, sites);
+    fold_tallies(satisfied, 1, TALLY_LEVELS, TALLY_LEVELS, FOLD_ROUNDS, MEASURE_WG, fold_buffer, lid);
+    if (with_overlap) fold_tallies(agreeing, 1, TALLY_LEVELS, TALLY_LEVELS, FOLD_ROUNDS, MEASURE_WG, fold_buffer, lid);
+    if (lid < (MEASURE_WG >> FOLD_ROUNDS))
+        for (uint step = 0; step < WORD_BITS; step++) {
+            uint lane = (lid + step) % WORD_BITS;
+            atomic_add(&lane_sums[lane], tally_of(satisfied, lane));
+            if (with_overlap) atomic_add(&lane_sums[WORD_BITS + lane], tally_of(agreeing, lane));
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint lane = lid; lane < WORD_BITS; lane += MEASURE_WG) {
+        uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + stack % TEMPERATURES;
+        __global long *out = partials + 3 * ((size_t)config * MEASURE_GROUPS + group);
+        out[0] = 2 * (long)lane_sums[lane] - DIM * (long)group_sites;
+        out[1] = with_overlap ? 2 * (long)lane_sums[WORD_BITS + lane] - (long)group_sites : 0;
+        out[2] = 0;
+    }
+}
+#endif
+
+/* totals[batch][config][k] = sum over the work-groups g of partials[config][g][k]:
+ * one measurement's results, kept on the device until the batch is read. */
+__kernel void ea_sum_groups(__global const long *partials, __global long *totals, uint batch)
+{
+    uint item = get_global_id(0);
+    if (item >= 3 * CONFIGURATIONS) return;
+    uint config = item / 3, k = item % 3;
+    __global const long *p = partials + 3 * (size_t)config * MEASURE_GROUPS + k;
+    long sum = 0;
+    for (uint g = 0; g < MEASURE_GROUPS; g++) sum += p[3 * g];
+    totals[(size_t)batch * 3 * CONFIGURATIONS + item] = sum;
+}

@@ -1,0 +1,130 @@
+/* q-state Potts model, H = -sum_<ij> delta(s_i, s_j), on the periodic square
+ * (DIM 2) or simple cubic (DIM 3) lattice: checkerboard Metropolis, and the
+ * Swendsen-Wang steps around the labeling of cl/labeling/labeling.cl (bond
+ * activation, cluster flips; or the few-cluster variant's seeds and flips),
+ * plus the measurement of state counts and satisfied bonds.
+ *
+ * Defines: DIM, EDGE, Q (2 .. 255), MEASURE_WG.  Spins uchar 0 .. Q - 1,
+ * row-major, x fastest; bonds[site] bit d = bond to the +d neighbour active.
+ *
+ * Random numbers (Philox counter: unit, sweep, 0, purpose):
+ *   initial state       (site, 0, 0, INIT).v[0]
+ *   Metropolis          (site, sweep, 0, METROPOLIS): v[0] proposal, v[1] acceptance
+ *   bond activation     (site, sweep, 0, CLUSTER_BONDS).v[d] for the bond in +d
+ *   cluster flip        (root, sweep, 0, CLUSTER_FLIP).v[0]: the cluster's new state
+ *                       (few-cluster: v[0] the new state among the others, v[1] whether it changes)
+ *   few-cluster seeds   (tile, sweep, 0, CLUSTER_SEED).v[d]: the seed's coordinate d in its tile
+ * Integers throughout (a uniform state is mul_hi(r, Q)), so runs are
+ * bit-identical across devices. */
+#include "common/lattice.h"
+#include "common/philox.h"
+
+__kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered)
+{
+    uint site = get_global_id(0);
+    if (site >= SITES) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    spins[site] = ordered ? 0 : (uchar)mul_hi(clmc_random4(key, site, 0, 0, CLMC_PURPOSE_INIT).v[0], (uint)Q);
+}
+
+/* A new state among the Q - 1 others; dE = (equal neighbours now) - (equal
+ * neighbours after), accepted if dE <= 0 or r < thresholds[dE - 1] =
+ * floor(exp(-beta dE) 2^32). */
+__kernel void potts_metropolis(__global uchar *spins, __global const uint *thresholds, uint seed_lo, uint seed_hi,
+                               uint sweep, uint colour)
+{
+    uint item = get_global_id(0);
+    if (item >= HALF_SITES) return;
+    uint site = site_of_colour(item, colour);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, site, sweep, 0, CLMC_PURPOSE_METROPOLIS);
+    uint now = spins[site], next = (now + 1 + mul_hi(r.v[0], (uint)(Q - 1))) % Q;
+    int change = 0;
+    for (uint d = 0; d < DIM; d++) {
+        uint a = spins[lattice_up(site, d)], b = spins[lattice_down(site, d)];
+        change += (a == now) + (b == now) - (a == next) - (b == next);
+    }
+    if (change <= 0 || r.v[1] < thresholds[change - 1]) spins[site] = (uchar)next;
+}
+
+/* Swendsen-Wang, step 1: the bond to each +d neighbour in the same state is
+ * active with probability p = 1 - exp(-beta), i.e. if r < floor(p 2^32). */
+__kernel void potts_bonds(__global const uchar *spins, __global uchar *bonds, uint threshold, uint seed_lo,
+                          uint seed_hi, uint sweep)
+{
+    uint site = get_global_id(0);
+    if (site >= SITES) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, site, sweep, 0, CLMC_PURPOSE_CLUSTER_BONDS);
+    uint own = spins[site], active = 0;
+    for (uint d = 0; d < DIM; d++)
+        if (spins[lattice_up(site, d)] == own && r.v[d] < threshold) active |= 1u << d;
+    bonds[site] = (uchar)active;
+}
+
+/* Swendsen-Wang, step 3: every cluster (labelled by its smallest site, the
+ * root) takes a new uniform state drawn at its root. */
+__kernel void potts_flip(__global uchar *spins, __global const uint *labels, uint seed_lo, uint seed_hi, uint sweep)
+{
+    uint site = get_global_id(0);
+    if (site >= SITES) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint root = labels[site];
+    spins[site] = (uchar)mul_hi(clmc_random4(key, root, sweep, 0, CLMC_PURPOSE_CLUSTER_FLIP).v[0], (uint)Q);
+}
+
+/* Few-cluster variant (seed section III, "logically identical to the full
+ * Swendsen-Wang decomposition followed by picking points"): one seed site,
+ * uniform in each tile of edge tile_edge, marks its cluster's root with the
+ * sweep's stamp.  Seeds in one cluster mark it once. */
+__kernel void potts_mark_seeds(__global const uint *labels, __global uint *marked, uint tile_edge, uint seed_lo,
+                               uint seed_hi, uint sweep)
+{
+    uint tile = get_global_id(0), per_edge = EDGE / tile_edge, tiles = per_edge * per_edge;
+#if DIM == 3
+    tiles *= per_edge;
+#endif
+    if (tile >= tiles) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, tile, sweep, 0, CLMC_PURPOSE_CLUSTER_SEED);
+    uint site = 0, stride = 1;
+    for (uint d = 0; d < DIM; d++, stride *= EDGE, tile /= per_edge)
+        site += ((tile % per_edge) * tile_edge + mul_hi(r.v[d], tile_edge)) * stride;
+    marked[labels[site]] = sweep + 1;
+}
+
+/* Each marked cluster changes, with probability flip_threshold / 2^32 (below
+ * one, so that the update stays ergodic), to a state drawn at its root among
+ * the Q - 1 others; its sites all share one state, so they agree. */
+__kernel void potts_flip_marked(__global uchar *spins, __global const uint *labels, __global const uint *marked,
+                                uint flip_threshold, uint seed_lo, uint seed_hi, uint sweep)
+{
+    uint site = get_global_id(0);
+    if (site >= SITES) return;
+    uint root = labels[site];
+    if (marked[root] != sweep + 1) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, root, sweep, 0, CLMC_PURPOSE_CLUSTER_FLIP);
+    if (r.v[1] >= flip_threshold) return;
+    spins[site] = (uchar)((spins[site] + 1 + mul_hi(r.v[0], (uint)(Q - 1))) % Q);
+}
+
+/* counts[slot][k] += sites in state k (k < Q), counts[slot][Q] += bonds
+ * joining equal states; the host zeroes a slot before its measurement. */
+__kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
+void potts_measure(__global const uchar *spins, __global uint *counts, uint slot)
+{
+    __local uint local_counts[Q + 1];
+    uint lid = get_local_id(0);
+    for (uint k = lid; k <= Q; k += MEASURE_WG) local_counts[k] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint equal = 0;
+    for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
+        uint own = spins[site];
+        atomic_inc(&local_counts[own]);
+        for (uint d = 0; d < DIM; d++) equal += spins[lattice_up(site, d)] == own;
+    }
+    atomic_add(&local_counts[Q], equal);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = lid; k <= Q; k += MEASURE_WG) atomic_add(&counts[slot * (Q + 1) + k], local_counts[k]);
+}

@@ -1,0 +1,177 @@
+/* Saving a run's state into DIR/checkpoint.clmc and putting it back: the
+ * plan (run.checkpoint_every), the file rotation, and the restore checks. */
+#include "engine/checkpoint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output/results.h"
+
+clmc_status clmc_checkpoint_plan_read(const clmc_preset *preset, const clmc_model_ops *ops, clmc_checkpoint_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->every_sweeps = clmc_preset_run(preset)->checkpoint_every_sweeps;
+    plan->every_seconds = clmc_preset_run(preset)->checkpoint_every_seconds;
+    bool wanted = plan->every_sweeps || plan->every_seconds > 0;
+    if (wanted && (!ops->save_state || !ops->load_state))
+        return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: model \"%s\" cannot checkpoint yet; remove the key "
+                         "(or give 0)", ops->type);
+    return CLMC_OK;
+}
+
+/* ---- Saving -------------------------------------------------------------- */
+
+static clmc_status fsync_directory(const char *dir)
+{
+    int fd = open(dir, O_RDONLY);
+    if (fd < 0) return clmc_fail(CLMC_ERR_OTHER, "cannot open %s: %s", dir, strerror(errno));
+    fsync(fd); /* some file systems refuse fsync on directories; the renames are done either way */
+    close(fd);
+    return CLMC_OK;
+}
+
+/* DIR/.checkpoint.new is complete and synced: the current checkpoint becomes
+ * checkpoint.prev by a hard link (so checkpoint.clmc never disappears), then
+ * the new one replaces checkpoint.clmc by rename. */
+static clmc_status rotate(const char *dir)
+{
+    char current[4200], previous[4200], fresh[4200];
+    snprintf(current, sizeof current, "%s/%s", dir, CLMC_CHECKPOINT_FILE);
+    snprintf(previous, sizeof previous, "%s/%s", dir, CLMC_CHECKPOINT_PREVIOUS);
+    snprintf(fresh, sizeof fresh, "%s/.checkpoint.new", dir);
+    if (access(current, F_OK) == 0) {
+        if (unlink(previous) != 0 && errno != ENOENT)
+            return clmc_fail(CLMC_ERR_OTHER, "cannot remove %s: %s", previous, strerror(errno));
+        if (link(current, previous) != 0)
+            return clmc_fail(CLMC_ERR_OTHER, "cannot keep %s as %s: %s", current, previous, strerror(errno));
+    }
+    if (rename(fresh, current) != 0)
+        return clmc_fail(CLMC_ERR_OTHER, "cannot write %s: %s", current, strerror(errno));
+    return fsync_directory(dir);
+}
+
+static void describe_tempering(const clmc_tempering *pt, clmc_checkpoint *c)
+{
+    c->n_configs = pt->n_configs;
+    c->n_temperatures = pt->n_temperatures;
+    c->config_at = pt->config_at;
+    c->heading = pt->heading;
+    c->accepted = pt->accepted;
+    c->attempted = pt->attempted;
+    c->round_trips = pt->round_trips;
+    c->exchanges = pt->exchanges;
+}
+
+clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops, void *state,
+                                 const clmc_tempering *pt, const clmc_series *s, uint64_t next_sweep,
+                                 const clmc_device_info *device)
+{
+    if (!ops->save_state) return clmc_fail(CLMC_ERR_OTHER, "model \"%s\" cannot checkpoint yet", ops->type);
+    /* The checkpoint only borrows these arrays: it is encoded, never freed. */
+    clmc_checkpoint c = {.engine_version = CLMC_VERSION, .device_name = (char *)device->name,
+                         .next_sweep = next_sweep, .n_rows = s->n_rows, .row_values = s->n_configs * s->n_columns,
+                         .sweeps = s->sweeps, .rows = s->rows};
+    _Static_assert(sizeof(unsigned) == sizeof(uint32_t) && sizeof(int) == sizeof(int32_t), "32-bit maps");
+    describe_tempering(pt, &c);
+    c.preset_json = clmc_preset_to_json(preset);
+    size_t model_bytes = 0, length = 0;
+    unsigned char *bytes = NULL;
+    clmc_status status = c.preset_json ? ops->save_state(state, &c.model_blob, &model_bytes)
+                                       : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    c.model_bytes = model_bytes;
+    if (status == CLMC_OK) status = clmc_checkpoint_encode(&c, &bytes, &length);
+    if (status == CLMC_OK) status = clmc_write_file_atomic(dir, ".checkpoint.new", (const char *)bytes, length);
+    if (status == CLMC_OK) status = rotate(dir);
+    free(bytes);
+    free(c.model_blob);
+    free(c.preset_json);
+    return status;
+}
+
+/* ---- Reading and restoring ----------------------------------------------- */
+
+static clmc_status read_whole_file(const char *path, unsigned char **bytes, size_t *length)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return clmc_fail(CLMC_ERR_INPUT, "--resume: cannot read %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return clmc_fail(CLMC_ERR_INPUT, "--resume: %s is not a regular file", path);
+    }
+    *length = (size_t)st.st_size;
+    *bytes = malloc(*length ? *length : 1);
+    bool ok = *bytes && fread(*bytes, 1, *length, f) == *length;
+    fclose(f);
+    if (ok) return CLMC_OK;
+    free(*bytes);
+    *bytes = NULL;
+    return clmc_fail(CLMC_ERR_INPUT, "--resume: cannot read %s", path);
+}
+
+clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, CLMC_CHECKPOINT_FILE);
+    unsigned char *bytes = NULL;
+    size_t length = 0;
+    CLMC_TRY(read_whole_file(path, &bytes, &length));
+    clmc_status status = clmc_checkpoint_decode(bytes, length, c);
+    free(bytes);
+    if (status != CLMC_OK) {
+        char reason[1024];
+        snprintf(reason, sizeof reason, "%s", clmc_error_message());
+        return clmc_fail(status, "%s: %s; refused, nothing was changed (an older checkpoint may be in %s/%s)", path,
+                         reason, dir, CLMC_CHECKPOINT_PREVIOUS);
+    }
+    if (strcmp(c->engine_version, CLMC_VERSION) != 0) {
+        status = clmc_fail(CLMC_ERR_INPUT, "%s: written by clmc %s; this is clmc %s, whose results would differ", path,
+                           c->engine_version, CLMC_VERSION);
+        clmc_checkpoint_free(c);
+    }
+    return status;
+}
+
+static clmc_status restore_tempering(const clmc_checkpoint *c, clmc_tempering *pt)
+{
+    if (c->n_configs != pt->n_configs || c->n_temperatures != pt->n_temperatures)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %u configurations at %u temperatures; the preset makes %u at %u",
+                         c->n_configs, c->n_temperatures, pt->n_configs, pt->n_temperatures);
+    for (uint32_t i = 0; i < c->n_configs; i++) {
+        pt->config_at[i] = c->config_at[i];
+        pt->heading[i] = c->heading[i];
+    }
+    for (uint32_t t = 0; t < c->n_temperatures; t++) {
+        pt->accepted[t] = c->accepted[t];
+        pt->attempted[t] = c->attempted[t];
+    }
+    pt->round_trips = c->round_trips;
+    pt->exchanges = c->exchanges;
+    return CLMC_OK;
+}
+
+static clmc_status restore_series(const clmc_checkpoint *c, clmc_series *s)
+{
+    if (c->row_values != s->n_configs * s->n_columns || c->n_rows > s->capacity)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %llu measurements of %llu values do not fit the preset's series",
+                         (unsigned long long)c->n_rows, (unsigned long long)c->row_values);
+    memcpy(s->sweeps, c->sweeps, c->n_rows * sizeof *s->sweeps);
+    memcpy(s->rows, c->rows, c->n_rows * c->row_values * sizeof *s->rows);
+    s->n_rows = c->n_rows;
+    return CLMC_OK;
+}
+
+clmc_status clmc_checkpoint_restore(const clmc_checkpoint *c, const clmc_model_ops *ops, void *state,
+                                    clmc_tempering *pt, clmc_series *s)
+{
+    if (!ops->load_state) return clmc_fail(CLMC_ERR_INPUT, "model \"%s\" cannot checkpoint yet", ops->type);
+    CLMC_TRY(restore_tempering(c, pt));
+    CLMC_TRY(restore_series(c, s));
+    CLMC_TRY(ops->load_state(state, c->model_blob, c->model_bytes));
+    return clmc_tempering_apply(pt, ops, state);
+}

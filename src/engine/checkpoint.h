@@ -1,0 +1,72 @@
+/* Checkpoints: the full state of a run in one self-checking file
+ * (DIR/checkpoint.clmc), its byte format, and saving and restoring it. */
+#ifndef CLMC_CHECKPOINT_H
+#define CLMC_CHECKPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clmc/preset.h"
+#include "clmc/runtime.h"
+#include "clmc/status.h"
+#include "models/model.h"
+#include "engine/series.h"
+#include "ensembles/tempering.h"
+
+#define CLMC_CHECKPOINT_FORMAT 1
+#define CLMC_CHECKPOINT_FILE "checkpoint.clmc"
+#define CLMC_CHECKPOINT_PREVIOUS "checkpoint.prev"
+
+/* A decoded checkpoint; every pointer is owned (clmc_checkpoint_free). */
+typedef struct clmc_checkpoint {
+    char *engine_version, *device_name, *preset_json;
+    uint64_t next_sweep; /* sweeps done: the run continues with this index */
+    /* Tempering map and statistics (one temperature without tempering). */
+    uint32_t n_configs, n_temperatures;
+    uint32_t *config_at;           /* [n_configs], each < n_configs */
+    int32_t *heading;              /* [n_configs], each -1, 0 or +1 */
+    uint64_t *accepted, *attempted; /* [n_temperatures] */
+    uint64_t round_trips, exchanges;
+    /* Measured series so far. */
+    uint64_t n_rows, row_values; /* row_values = configurations x columns */
+    uint64_t *sweeps;            /* [n_rows] */
+    double *rows;                /* [n_rows][row_values] */
+    /* The model's device state (model.h save_state). */
+    unsigned char *model_blob;
+    uint64_t model_bytes;
+} clmc_checkpoint;
+
+/* Bytes of the file format (checkpoint_format.c): magic "CLMCCKPT", format
+ * version, tagged sections with lengths, a trailing FNV-1a 64 checksum. */
+clmc_status clmc_checkpoint_encode(const clmc_checkpoint *c, unsigned char **bytes, size_t *length);
+/* Verifies length, magic, format version and checksum before reading
+ * anything, then every section; CLMC_ERR_INPUT with the reason otherwise.
+ * Nothing is returned on failure (all or nothing). */
+clmc_status clmc_checkpoint_decode(const unsigned char *bytes, size_t length, clmc_checkpoint *c);
+void clmc_checkpoint_free(clmc_checkpoint *c);
+
+/* Whether and when a run checkpoints (run.checkpoint_every). */
+typedef struct clmc_checkpoint_plan {
+    uint64_t every_sweeps; /* 0: not by sweeps */
+    double every_seconds;  /* 0: not by time */
+    double last_written;   /* monotonic seconds */
+} clmc_checkpoint_plan;
+
+/* The plan of run.checkpoint_every (clmc_preset_run); refuses models
+ * without the save/load callbacks when it is set. */
+clmc_status clmc_checkpoint_plan_read(const clmc_preset *preset, const clmc_model_ops *ops,
+                                      clmc_checkpoint_plan *plan);
+
+/* Writes DIR/checkpoint.clmc (temporary file, fsync, rename), keeping the
+ * one before as DIR/checkpoint.prev until the new one is complete. */
+clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops,
+                                 void *state, const clmc_tempering *pt, const clmc_series *s,
+                                 uint64_t next_sweep, const clmc_device_info *device);
+/* Reads and verifies DIR/checkpoint.clmc. */
+clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c);
+/* Puts a decoded checkpoint into a model, tempering state and series
+ * freshly created from its preset; checks that the shapes agree. */
+clmc_status clmc_checkpoint_restore(const clmc_checkpoint *c, const clmc_model_ops *ops, void *state,
+                                    clmc_tempering *pt, clmc_series *s);
+
+#endif

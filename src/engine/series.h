@@ -1,0 +1,36 @@
+/* The measured time series: rows per measurement, system and temperature,
+ * filled from device batches through the tempering map, and written as CSV
+ * and as per-temperature estimates. */
+#ifndef CLMC_SERIES_H
+#define CLMC_SERIES_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "models/model.h"
+#include "ensembles/tempering.h"
+
+typedef struct clmc_series {
+    size_t n_columns, n_configs, capacity, n_rows; /* n_rows counts measurements */
+    uint64_t *sweeps;     /* [measurement] */
+    double *rows;         /* [measurement][system][temperature][column] */
+    unsigned *pending_at; /* [batch slot][config]: tempering map when it was measured */
+    double *batch;        /* [batch slot][config][column], as the model returns it */
+} clmc_series;
+
+clmc_status clmc_series_init(clmc_series *s, size_t measurements, const clmc_model_shape *shape,
+                             size_t n_columns);
+void clmc_series_free(clmc_series *s);
+/* Notes the sweep and the current map for batch slot `slot`. */
+void clmc_series_note(clmc_series *s, unsigned slot, uint64_t sweep, const clmc_tempering *pt);
+/* Reads `pending` slots from the model and appends them in temperature order. */
+clmc_status clmc_series_collect(clmc_series *s, const clmc_model_ops *ops, void *state, unsigned pending);
+/* series.csv text (caller frees): sweep[,system],temperature,beta,columns with
+ * tempering; sweep,columns without. */
+char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const char *const *columns);
+/* Model estimates per temperature into `observables` (flat without tempering). */
+clmc_status clmc_series_estimate(const clmc_series *s, const clmc_tempering *pt, const clmc_model_ops *ops,
+                                 void *state, cJSON *observables);
+
+#endif

@@ -1,0 +1,230 @@
+/* Tempering energies of the EA msc layout without a measurement pass: the
+ * last colour pass of a sweep that an exchange follows is run by a variant of
+ * ea_msc_update (cl/ea/ea_energy_pass.cl, built with ENERGY_PASS = 1) that also counts
+ * every configuration's satisfied bonds, adding the groups' counts atomically
+ * into one integer per configuration; the exchange on the device reads them
+ * (and sets them back to 0), or the host path reads them back.
+ * algorithm.tempering_energies selects "pass" (default), "measure" (the
+ * measurement kernel, as before) or "check" (both, counting configurations
+ * whose energies differ). */
+#include "runtime/defines.h"
+#include "models/ea/ea_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ENERGY_WG_MAX 128
+#define EXCHANGE_LANE_MASKS_ARGUMENT 15 /* after TEMPERING_EXCHANGE_ARGUMENTS and the reaches */
+#define ENERGY_REACH_ARGUMENT 9        /* the energy pass's TEMPERING_REACH_ARGUMENTS, after energy_counts */
+/* Sites per work-item: the fold's cost spread over more updates, against
+ * fewer work-items in flight.  algorithm.energy_sites overrides it (clmc
+ * tune; the same energies whatever the value). */
+#define ENERGY_SITES_DEFAULT 8 /* at or near the fastest of 1 .. 16 on an H200 at L = 32 (benchmarks/results/2026-11-22-ea-msc.md) */
+#define ITEMS_PER_COMPUTE_UNIT 256 /* work-items that keep a compute unit's loads in flight */
+
+/* The default: ENERGY_SITES_DEFAULT, halved while that leaves fewer
+ * work-items than the device's compute units can keep busy (small lattices
+ * with few realizations, where the pass would otherwise wait on latency). */
+static unsigned default_energy_sites(const ea_state *s)
+{
+    size_t items = (size_t)s->stacks / 2 * (s->n_sites / 2);
+    size_t wanted = (size_t)clmc_runtime_device(s->rt)->compute_units * ITEMS_PER_COMPUTE_UNIT;
+    unsigned sites = ENERGY_SITES_DEFAULT;
+    while (sites > 1 && items / sites < wanted) sites /= 2;
+    return sites;
+}
+
+/* Work-groups of a power of two work-items of ENERGY_SITES sites each (the
+ * smallest group covering the colour's sites, at most ENERGY_WG_MAX), folded
+ * completely; counters wide enough for 2 DIM satisfied bonds per site. */
+static void plan_energy_pass(ea_state *s, unsigned sites)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    size_t half = s->n_sites / 2;
+    size_t wg = clmc_power_of_two_at_most(d->max_work_group_size < ENERGY_WG_MAX ? d->max_work_group_size : ENERGY_WG_MAX);
+    while (wg > 1 && wg / 2 * sites >= half) wg /= 2;
+    s->energy_wg = wg;
+    s->energy_groups = (half + wg * sites - 1) / (wg * sites);
+    s->energy_fold_rounds = 0;
+    while (((size_t)1 << s->energy_fold_rounds) < wg) s->energy_fold_rounds++;
+    s->energy_levels = 1;
+    while (((size_t)1 << s->energy_levels) <= 2 * (size_t)s->dim * sites * wg) s->energy_levels++;
+}
+
+static clmc_status set_energy_arguments(ea_state *s)
+{
+    cl_uint arg = 0, last_colour = 1;
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->bonds));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->thresholds));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->lane_masks));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_uint), &s->seed_hi));
+    arg++; /* sweep, per launch */
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_uint), &last_colour));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->energy_counts));
+    /* TEMPERING_REACH_ARGUMENTS for no systems, so no reaches, until the
+     * engine's device exchanges set them (ea_exchange_kernel). */
+    cl_uint none = 0;
+    cl_ulong exchange = 0;
+    for (int i = 0; i < 4; i++) CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->energy_counts));
+    for (int i = 0; i < 3; i++) CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof none, &none));
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof exchange, &exchange));
+    return CLMC_OK;
+}
+
+static clmc_status create_device_buffer(ea_state *s, size_t bytes, const void *initial, cl_mem *out, const char *what)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    if (bytes > d->max_alloc_bytes)
+        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: the %s need %zu bytes in one buffer; %s allows %llu",
+                         what, bytes, d->name, (unsigned long long)d->max_alloc_bytes);
+    return clmc_buffer_create(s->rt, bytes, initial, what, out);
+}
+
+clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
+{
+    if (!s->msc || s->temperatures < 2 || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
+    if (!s->energy_sites) s->energy_sites = default_energy_sites(s);
+    unsigned sites = s->energy_sites;
+    plan_energy_pass(s, sites);
+    clmc_defines options = {0};
+    clmc_defines_text(&options, base_options);
+    clmc_defines_int(&options, "ENERGY_PASS", 1);
+    clmc_defines_int(&options, "ENERGY_WG", (long long)s->energy_wg);
+    clmc_defines_int(&options, "ENERGY_GROUPS", (long long)s->energy_groups);
+    clmc_defines_int(&options, "ENERGY_SITES", sites);
+    clmc_defines_int(&options, "ENERGY_LEVELS", s->energy_levels);
+    clmc_defines_int(&options, "ENERGY_FOLD_ROUNDS", s->energy_fold_rounds);
+    CLMC_TRY(clmc_defines_build(s->rt, "ea/ea_energy_pass.cl", &options, &s->energy_program));
+    CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
+    /* The device forms of the tempering hooks: the lane masks, and the fused
+     * exchange where it fits (ea_exchange_fits). */
+    CLMC_TRY(clmc_program_build(s->rt, "ea/ea_lane_masks.cl", base_options, &s->lane_masks_program));
+    if (s->exchange_fused)
+        CLMC_TRY(clmc_program_build(s->rt, "ensembles/ea_msc_exchange.cl", base_options, &s->exchange_program));
+    size_t n = s->configurations;
+    s->energy_counts_host = calloc(n, sizeof *s->energy_counts_host);
+    if (!s->energy_counts_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_TRY(create_device_buffer(s, n * sizeof(cl_int), s->energy_counts_host, &s->energy_counts, "energy counts"));
+    return set_energy_arguments(s);
+}
+
+bool ea_energy_pass_available(const ea_state *s)
+{
+    return s->energy_update != NULL;
+}
+
+clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep)
+{
+    CLMC_CL_TRY(clSetKernelArg(s->energy_update, 6, sizeof(cl_uint), &sweep));
+    size_t global = (size_t)s->stacks / 2 * s->energy_groups * s->energy_wg;
+    CLMC_TRY(clmc_enqueue(s->rt, s->energy_update, 1, &global, &s->energy_wg, CLMC_TIMED));
+    s->pass_energies_ready = true;
+    return CLMC_OK;
+}
+
+/* Energies H = DIM N - 2 (satisfied bonds) of every configuration; the counts
+ * are set back to 0 for the next pass. */
+clmc_status ea_energy_pass_read(ea_state *s, double *energies)
+{
+    s->pass_energies_ready = false;
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t bytes = s->configurations * sizeof(cl_int);
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->energy_counts, CL_TRUE, 0, bytes, s->energy_counts_host, 0, NULL, NULL));
+    for (cl_uint c = 0; c < s->configurations; c++)
+        energies[c] = (double)s->dim * s->n_sites - 2.0 * s->energy_counts_host[c];
+    cl_int zero = 0;
+    CLMC_CL_TRY(clEnqueueFillBuffer(queue, s->energy_counts, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* Tempering on the device: the pass's counts of satisfied bonds (energy -2
+ * per count), in the default mode only (measure and check keep the host
+ * path). */
+clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale)
+{
+    ea_state *s = state;
+    bool available = ea_energy_pass_available(s) && s->energy_mode == EA_ENERGIES_PASS;
+    *energies = available ? s->energy_counts : NULL;
+    *scale = -2;
+    s->pass_energies_ready = false;
+    return CLMC_OK;
+}
+
+clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of)
+{
+    ea_state *s = state;
+    if (!s->lane_masks_update)
+        CLMC_TRY(clmc_kernel_create(s->lane_masks_program, "ea_msc_lane_masks", &s->lane_masks_update));
+    CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 0, sizeof(cl_mem), &config_at));
+    CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 1, sizeof(cl_mem), &temperature_of));
+    CLMC_CL_TRY(clSetKernelArg(s->lane_masks_update, 2, sizeof(cl_mem), &s->lane_masks));
+    return clmc_enqueue_items(s->rt, s->lane_masks_update, (size_t)s->stacks * (s->temperatures + 1), CLMC_UNTIMED);
+}
+
+/* Work-items of ea_msc_exchange's group: more than one per system spreads
+ * its coalesced loads and stores over more warps of the compute unit that
+ * exchanges a realization word (512 exceeded NVIDIA's register limit for the
+ * kernel at 32 temperatures, and the engine then fell back to the general
+ * kernel). */
+#define EXCHANGE_GROUP_TARGET 256
+
+/* Whether the device can run ea_msc_exchange, and with how many work-items
+ * per system (s->exchange_spread; also sets s->place_bits): its work-group of
+ * 2 W chains times the spread and, in local memory, the padded maps of 2 W x
+ * (TEMPERATURES + 1) places (one byte each up to 256 temperatures, else two)
+ * and energies or temperatures (4 bytes), the reaches of 2 W x (TEMPERATURES
+ * - 1) pairs and the planes of the word's 2 TEMPERATURES stacks (2 PLACE_BITS
+ * words each). */
+bool ea_exchange_fits(ea_state *s)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    size_t systems = 2 * (size_t)s->word_bits, place_bytes = s->temperatures <= 256 ? 1 : 2;
+    s->place_bits = 1;
+    while (((size_t)1 << s->place_bits) < s->temperatures) s->place_bits++;
+    size_t local = systems * (s->temperatures + 1) * (place_bytes + sizeof(cl_int)) +
+                   systems * (s->temperatures - 1) * sizeof(cl_uint) +
+                   2 * (size_t)s->temperatures * 2 * s->place_bits * ea_word_bytes(s);
+    s->exchange_spread = 1;
+    while (systems * s->exchange_spread * 2 <= EXCHANGE_GROUP_TARGET &&
+           systems * s->exchange_spread * 2 <= d->max_work_group_size)
+        s->exchange_spread *= 2;
+    return s->msc && s->temperatures > 1 && d->max_work_group_size >= systems && local <= d->local_mem_bytes;
+}
+
+/* The exchange and the lane masks in one kernel where it was built and
+ * the kernel's work-group fits the device, with the energy pass as its reach
+ * pass. */
+clmc_status ea_exchange_kernel(void *state, clmc_exchange_kernels *out)
+{
+    ea_state *s = state;
+    memset(out, 0, sizeof *out);
+    size_t group = 2 * (size_t)s->word_bits * s->exchange_spread;
+    if (!s->exchange_fused || s->energy_mode != EA_ENERGIES_PASS || !s->energy_update) return CLMC_OK;
+    if (!s->exchange) {
+        CLMC_TRY(clmc_kernel_create(s->exchange_program, "ea_msc_exchange", &s->exchange));
+        size_t limit;
+        CLMC_TRY(clmc_kernel_group_limit(s->rt, s->exchange, &limit));
+        if (limit < group) return CLMC_OK;
+        CLMC_CL_TRY(clSetKernelArg(s->exchange, EXCHANGE_LANE_MASKS_ARGUMENT, sizeof(cl_mem), &s->lane_masks));
+        s->exchange_usable = true;
+    }
+    if (!s->exchange_usable) return CLMC_OK;
+    *out = (clmc_exchange_kernels){.kernel = s->exchange, .group = group, .items_per_system = s->exchange_spread,
+                                   .reach_pass = s->energy_update, .reach_argument = ENERGY_REACH_ARGUMENT};
+    return CLMC_OK;
+}
+
+void ea_energy_pass_destroy(ea_state *s)
+{
+    if (s->lane_masks_update) CLMC_CL_WARN(clReleaseKernel(s->lane_masks_update));
+    if (s->exchange) CLMC_CL_WARN(clReleaseKernel(s->exchange));
+    if (s->energy_update) CLMC_CL_WARN(clReleaseKernel(s->energy_update));
+    if (s->energy_program) CLMC_CL_WARN(clReleaseProgram(s->energy_program));
+    if (s->lane_masks_program) CLMC_CL_WARN(clReleaseProgram(s->lane_masks_program));
+    if (s->exchange_program) CLMC_CL_WARN(clReleaseProgram(s->exchange_program));
+    if (s->energy_counts) CLMC_CL_WARN(clReleaseMemObject(s->energy_counts));
+    free(s->energy_counts_host);
+}

@@ -1,0 +1,109 @@
+/* State of the Edwards-Anderson model shared by its host files (ea_ising.c:
+ * set-up, sweeps, measurements, tempering; ea_couplings.c: quenched
+ * couplings; ea_estimate.c: disorder averages). */
+#ifndef CLMC_MODELS_EA_INTERNAL_H
+#define CLMC_MODELS_EA_INTERNAL_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "models/model.h"
+#include "models/disorder.h"
+#include "models/lattice.h"
+
+#define MEASURE_WG_MAX 256
+#define MEASURE_BATCH_MAX 256
+#define MEASURE_GROUPS_MAX 65536
+#define TOTALS_BYTES_MAX (64u << 20)
+#define TALLY_LEVELS_MAX 24 /* bit-sliced counter levels of the msc measurement */
+#define THRESHOLD_CLASSES CLMC_METROPOLIS_CLASSES
+#define COUPLING_FIXED_POINT 16777216.0 /* as in cl/ea/ea_ising.cl */
+
+/* Where the tempering energies come from (algorithm.tempering_energies, ea_energy_pass.c). */
+typedef enum { EA_ENERGIES_PASS, EA_ENERGIES_MEASURE, EA_ENERGIES_CHECK } ea_energy_mode;
+
+typedef struct {
+    clmc_runtime *rt;
+    int dim, edge;
+    cl_uint n_sites, realizations, temperatures, configurations, stacks;
+    clmc_ea_couplings couplings;
+    bool msc, shared_randoms;
+    cl_uint word_bits; /* realizations per msc word (32 or 64; also the stacks shared_randoms shares) */
+    cl_uint ordered_start, seed_lo, seed_hi;
+    uint64_t seed;
+    double beta;
+    cl_program program;
+    cl_kernel init, update, measure, sum_groups;
+    cl_mem spins, bonds, thresholds, betas, partners, partials, totals;
+    cl_mem lane_masks; /* msc: lanes_below, then partner_lanes ([stack][place] lanes whose partner is in that place) */
+    size_t measure_wg, measure_groups, measure_global;
+    unsigned measure_batch, tally_levels, fold_rounds;
+    cl_long *totals_host; /* [slot][config][bond sum, overlap, 0] */
+    /* Tempering: the ensemble's betas (increasing), and host copies of the
+     * uploads that follow the temperature <-> configuration map, kept alive
+     * for the non-blocking writes (naive: thresholds and betas per
+     * configuration and partners; msc: lanes_below and partner_lanes per
+     * stack, one allocation). */
+    double *temperature_betas;
+    cl_uint *thresholds_host, *partners_host, *config_at, *temperature_of;
+    cl_float *betas_host;
+    void *lanes_below_host, *partner_lanes_host; /* words of word_bits */
+    /* Per-realization sums over measurements of e (both replicas), q^2, q^4. */
+    double *energy_sum, *q2_sum, *q4_sum;
+    size_t measurements;
+    /* msc tempering: the energy pass (last colour pass that also counts the
+     * satisfied bonds) and its per-group counts and energies. */
+    ea_energy_mode energy_mode;
+    cl_program energy_program;
+    cl_kernel energy_update;
+    size_t update_wg; /* msc update work-group size (algorithm.update_group); 0: the driver's */
+    unsigned energy_sites; /* sites per work-item of the energy pass (algorithm.energy_sites); 0: the default */
+    int reverse_odd;  /* msc colour-1 launches take their groups in reverse (algorithm.reverse_odd) */
+    cl_program lane_masks_program; /* cl/ea/ea_lane_masks.cl */
+    cl_kernel lane_masks_update; /* msc tempering on the device: lane masks from the device maps */
+    cl_mem energy_counts; /* cl_int [config]: satisfied bonds, added up by the pass, zeroed by the exchange */
+    size_t energy_wg, energy_groups;
+    unsigned energy_levels, energy_fold_rounds;
+    bool pass_energies_ready;
+    cl_int *energy_counts_host;
+    bool exchange_fused;   /* ea_msc_exchange fits the device (ea_exchange_fits) */
+    cl_program exchange_program; /* cl/ensembles/ea_msc_exchange.cl, built where it fits */
+    unsigned exchange_spread; /* its work-items per system (EXCHANGE_SPREAD) */
+    unsigned place_bits;      /* bits of a place or temperature (PLACE_BITS) */
+    bool exchange_usable;  /* and its work-group fits the kernel's limit */
+    cl_kernel exchange;    /* ea_msc_exchange, created when the engine asks for it */
+    unsigned long long energies_checked, energy_mismatches; /* tempering_energies "check" */
+} ea_state;
+
+/* ea_couplings.c */
+size_t ea_bond_count(const ea_state *s);
+size_t ea_coupling_bytes(const ea_state *s);
+size_t ea_word_bytes(const ea_state *s);
+void ea_fill_couplings(const ea_state *s, void *out);
+
+/* ea_energy_pass.c: built only for msc tempering unless algorithm.tempering_energies is
+ * "measure"; base_options are those of the main program. */
+clmc_status ea_energy_pass_create(ea_state *s, const char *base_options);
+bool ea_energy_pass_available(const ea_state *s);
+/* Enqueues the last colour pass of sweep `sweep` with the energy counts. */
+clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep);
+/* Total energies H of all configurations after that pass (blocking read). */
+clmc_status ea_energy_pass_read(ea_state *s, double *energies);
+void ea_energy_pass_destroy(ea_state *s);
+/* Tempering on the device (clmc_ensemble_hooks energies_device, set_temperatures_device,
+ * exchange_kernel); ea_exchange_fits: whether the device can run
+ * ea_msc_exchange (cl/ensembles/ea_msc_exchange.cl), also choosing its
+ * exchange_spread. */
+clmc_status ea_energies_device(void *state, cl_mem *energies, int *scale);
+clmc_status ea_set_temperatures_device(void *state, cl_mem config_at, cl_mem temperature_of);
+bool ea_exchange_fits(ea_state *s);
+clmc_status ea_exchange_kernel(void *state, clmc_exchange_kernels *out);
+/* ea_checkpoint.c */
+clmc_status ea_save_state(void *state, unsigned char **blob, size_t *bytes);
+clmc_status ea_load_state(void *state, const unsigned char *blob, size_t bytes);
+
+/* ea_estimate.c */
+clmc_status ea_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables);
+
+#endif

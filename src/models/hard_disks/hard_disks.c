@@ -1,0 +1,373 @@
+/* Host side of the hard-disk model (cl/hard_disks/hard_disks.cl): the start,
+ * one MPMC sweep = four checkerboard sub-sweeps in a random order and a cell
+ * shift by a random distance along a random axis direction (seed's
+ * Algorithm 1), measurements of the pressure (pair histogram counted on the
+ * device, fit on the host) and the acceptance, and the final invariant
+ * checks. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/stats.h"
+#include "common/philox.h"
+#include "runtime/defines.h"
+#include "runtime/fault.h"
+#include "measure/measure.h"
+#include "models/hard_disks/hard_disks.h"
+
+enum { PRESSURE, ACCEPTANCE, COLUMNS };
+static const char *const series_columns[] = {"pressure", "acceptance", NULL};
+
+static clmc_status disks_validate(const clmc_preset *p)
+{
+    disk_geometry g;
+    uint32_t rows, columns;
+    double phi = clmc_preset_number(p, "model.packing_fraction");
+    if (phi >= DISK_CLOSE_PACKING)
+        return clmc_fail(CLMC_ERR_INPUT, "model.packing_fraction: %.17g is at or above close packing pi / (2 sqrt 3)", phi);
+    CLMC_TRY(disk_geometry_for((uint32_t)clmc_preset_int(p, "model.N"), clmc_preset_number(p, "model.packing_fraction"),
+                               clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
+                               &g));
+    if (strcmp(clmc_preset_string(p, "model.start"), "compress") != 0)
+        CLMC_TRY(disk_lattice_shape(g.n_disks, g.box, &rows, &columns));
+    else if (phi > DISK_COMPRESS_MAX_PHI)
+        return clmc_fail(CLMC_ERR_INPUT, "model.start: \"compress\" works up to packing fraction %g, "
+                         "model.packing_fraction is %g; use \"lattice\"", DISK_COMPRESS_MAX_PHI, phi);
+    disk_pressure check;
+    clmc_status status = disk_pressure_init(&check, clmc_preset_number(p, "algorithm.pressure_bin"),
+                                            clmc_preset_number(p, "algorithm.pressure_range"),
+                                            (int)clmc_preset_int(p, "algorithm.pressure_degree"));
+    disk_pressure_free(&check);
+    return status;
+}
+
+static void disks_destroy(void *state)
+{
+    disks_state *s = state;
+    if (!s) return;
+    if (s->subsweep) CLMC_CL_WARN(clReleaseKernel(s->subsweep));
+    if (s->shift) CLMC_CL_WARN(clReleaseKernel(s->shift));
+    if (s->guard) CLMC_CL_WARN(clReleaseKernel(s->guard));
+    if (s->histogram) CLMC_CL_WARN(clReleaseKernel(s->histogram));
+    if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
+    cl_mem buffers[] = {s->disk[0], s->disk[1], s->count[0], s->count[1], s->tally, s->overflow, s->guard_totals,
+                         s->edge2, s->pairs};
+    for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
+        if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
+    free(s->host.xy);
+    free(s->host.count);
+    free(s->tally_host);
+    free(s->pairs_host);
+    free(s->output_dir);
+    disk_pressure_free(&s->pressure);
+    free(s);
+}
+
+static clmc_status create_buffer(disks_state *s, size_t bytes, void *initial, cl_mem *out)
+{
+    return clmc_buffer_create(s->rt, bytes, initial, "hard disks", out);
+}
+
+static size_t n_cells(const disks_state *s)
+{
+    return (size_t)s->host.g.cells * s->host.g.cells;
+}
+
+static clmc_status read_options(disks_state *s, const clmc_preset *p)
+{
+    CLMC_TRY(disk_geometry_for((uint32_t)clmc_preset_int(p, "model.N"), clmc_preset_number(p, "model.packing_fraction"),
+                               clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
+                               &s->host.g));
+    CLMC_TRY(disk_pressure_init(&s->pressure, clmc_preset_number(p, "algorithm.pressure_bin"),
+                                clmc_preset_number(p, "algorithm.pressure_range"),
+                                (int)clmc_preset_int(p, "algorithm.pressure_degree")));
+    s->moves = (uint32_t)clmc_preset_int(p, "algorithm.moves_per_cell");
+    s->max_displacement = (float)clmc_preset_number(p, "algorithm.max_displacement");
+    s->shuffle_sets = clmc_preset_bool(p, "algorithm.shuffle_sets");
+    s->write_configuration = clmc_preset_bool(p, "model.write_configuration");
+    s->compress_start = strcmp(clmc_preset_string(p, "model.start"), "compress") == 0;
+    uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
+    s->seed_lo = (cl_uint)seed;
+    s->seed_hi = (cl_uint)(seed >> 32);
+    CLMC_TRY(clmc_fault_after("CLMC_FAULT_DISK_AFTER", ":nan", &s->fault_after, &s->fault_nan));
+    s->output_dir = strdup(clmc_preset_string(p, "output.dir"));
+    return s->output_dir ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+}
+
+static clmc_status start_configuration(disks_state *s)
+{
+    size_t cells = n_cells(s);
+    s->host.xy = malloc(cells * s->host.g.slots * 2 * sizeof *s->host.xy);
+    s->host.count = malloc(cells * sizeof *s->host.count);
+    s->tally_host = malloc(cells * sizeof *s->tally_host);
+    s->pairs_host = malloc(s->pressure.bins * sizeof *s->pairs_host);
+    if (!s->host.xy || !s->host.count || !s->tally_host || !s->pairs_host)
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (s->compress_start) CLMC_TRY(disk_compress_start(&s->host, (uint64_t)s->seed_hi << 32 | s->seed_lo));
+    else CLMC_TRY(disk_lattice_start(&s->host));
+    disk_invariants v = disk_check(&s->host, 0.0);
+    if (v.disks != s->host.g.n_disks || v.overlaps || v.outside)
+        return clmc_fail(CLMC_ERR_OTHER, "%s start: %llu of %u disks stored, %llu overlaps, %llu outside their cell",
+                         s->compress_start ? "compressed" : "lattice", (unsigned long long)v.disks, s->host.g.n_disks,
+                         (unsigned long long)v.overlaps, (unsigned long long)v.outside);
+    return CLMC_OK;
+}
+
+static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
+{
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "CELLS", s->host.g.cells);
+    clmc_defines_int(&options, "SLOTS", s->host.g.slots);
+    clmc_defines_int(&options, "MOVES", s->moves);
+    clmc_defines_int(&options, "SHUFFLE_PARTICLES", clmc_preset_bool(p, "algorithm.shuffle_particles"));
+    CLMC_TRY(clmc_defines_build(s->rt, "hard_disks/hard_disks.cl", &options, &s->program));
+    CLMC_TRY(clmc_kernel_create(s->program, "disks_subsweep", &s->subsweep));
+    CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));
+    CLMC_TRY(clmc_kernel_create(s->program, "disks_guard", &s->guard));
+    CLMC_TRY(clmc_kernel_create(s->program, "disks_pair_histogram", &s->histogram));
+    size_t cells = n_cells(s), slots_bytes = cells * s->host.g.slots * 2 * sizeof(float);
+    cl_uint zero = 0;
+    for (int b = 0; b < 2; b++) {
+        CLMC_TRY(create_buffer(s, slots_bytes, s->host.xy, &s->disk[b]));
+        CLMC_TRY(create_buffer(s, cells * sizeof(cl_uint), s->host.count, &s->count[b]));
+    }
+    CLMC_TRY(create_buffer(s, cells * sizeof(cl_uint), NULL, &s->tally));
+    CLMC_TRY(create_buffer(s, sizeof(cl_uint), &zero, &s->overflow));
+    CLMC_TRY(create_buffer(s, 2 * sizeof(cl_uint), NULL, &s->guard_totals));
+    CLMC_TRY(create_buffer(s, (s->pressure.bins + 1) * sizeof(float), s->pressure.edge2, &s->edge2));
+    CLMC_TRY(create_buffer(s, s->pressure.bins * sizeof(cl_uint), NULL, &s->pairs));
+    cl_uint bins = (cl_uint)s->pressure.bins;
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 2, sizeof(float), &s->host.g.width));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 3, sizeof(cl_mem), &s->edge2));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 4, sizeof(cl_uint), &bins));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 5, sizeof(cl_mem), &s->pairs));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 2, sizeof(cl_mem), &s->tally));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 3, sizeof(float), &s->host.g.width));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 4, sizeof(float), &s->host.g.margin));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 5, sizeof(float), &s->max_displacement));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 6, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 7, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 4, sizeof(cl_mem), &s->overflow));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 5, sizeof(float), &s->host.g.width));
+    /* Tallies start at zero: a measurement before any sweep reads no moves. */
+    cl_uint pattern = 0;
+    CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->tally, &pattern, sizeof pattern, 0,
+                                    cells * sizeof(cl_uint), 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+static clmc_status disks_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
+{
+    disks_state *s = calloc(1, sizeof *s);
+    if (!s) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    s->rt = rt;
+    clmc_status status = read_options(s, p);
+    if (status == CLMC_OK) status = start_configuration(s);
+    if (status == CLMC_OK) status = build_kernels(s, p);
+    if (status != CLMC_OK) {
+        disks_destroy(s);
+        return status;
+    }
+    double cells = (double)n_cells(s);
+    shape->series_columns = series_columns;
+    shape->measure_batch = 1; /* each measurement's histogram is read and fitted on the host */
+    shape->updates_per_sweep = cells * s->moves; /* n_M trial moves per cell (empty cells make none) */
+    /* Per cell and sweep: 9 cells read and its own written in its sub-sweep, two read and one written by the
+     * shift (slots and count), and its move tally. */
+    double cell_bytes = s->host.g.slots * 8.0 + 4.0;
+    shape->bytes_per_sweep = cells * (cell_bytes * (9 + 1 + 3) + 4.0);
+    shape->n_systems = 1;
+    shape->n_temperatures = 1;
+    *state = s;
+    return CLMC_OK;
+}
+
+/* Sweep-level choices from one draw keyed by the sweep: the order of the four
+ * checkerboard sets (Fisher-Yates), the shift axis and direction, and the
+ * shift distance in [0, w/2) as a float. */
+typedef struct {
+    cl_uint order[4], axis;
+    cl_int direction;
+    float delta; /* displacement of every disk along the axis */
+} sweep_plan;
+
+static sweep_plan plan_sweep(const disks_state *s, uint32_t sweep)
+{
+    clmc_philox_key key = {{s->seed_lo, s->seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, 0, sweep, 0, CLMC_PURPOSE_DISK_SWEEP);
+    clmc_philox_ctr u = clmc_random4(key, 0, sweep, 1, CLMC_PURPOSE_DISK_SWEEP);
+    sweep_plan plan = {{0, 1, 2, 3}, r.v[3] & 1u, 0, 0.0f};
+    if (s->shuffle_sets)
+        for (uint32_t k = 4; k > 1; k--) {
+            uint32_t j = (uint32_t)(((uint64_t)r.v[k - 2] * k) >> 32), t = plan.order[k - 1];
+            plan.order[k - 1] = plan.order[j];
+            plan.order[j] = t;
+        }
+    float distance = (float)(u.v[0] >> 8) * (1.0f / 16777216.0f) * (0.5f * s->host.g.width);
+    bool towards_minus = (r.v[3] >> 1) & 1u; /* the disks move by -distance: the cells by +distance */
+    plan.delta = towards_minus ? -distance : distance;
+    plan.direction = towards_minus ? 1 : -1;
+    return plan;
+}
+
+static clmc_status disks_sweep(void *state, uint64_t sweep_index)
+{
+    disks_state *s = state;
+    cl_uint sweep = (cl_uint)sweep_index;
+    sweep_plan plan = plan_sweep(s, sweep);
+    int b = s->current;
+    size_t half = s->host.g.cells / 2, active = half * half, all = n_cells(s);
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 0, sizeof(cl_mem), &s->disk[b]));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 1, sizeof(cl_mem), &s->count[b]));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 8, sizeof(cl_uint), &sweep));
+    for (int k = 0; k < 4; k++) {
+        cl_uint offset_x = plan.order[k] & 1u, offset_y = plan.order[k] >> 1;
+        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 9, sizeof(cl_uint), &offset_x));
+        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 10, sizeof(cl_uint), &offset_y));
+        CLMC_TRY(clmc_enqueue_items(s->rt, s->subsweep, active, CLMC_TIMED));
+    }
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 0, sizeof(cl_mem), &s->disk[b]));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 1, sizeof(cl_mem), &s->count[b]));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 2, sizeof(cl_mem), &s->disk[1 - b]));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 3, sizeof(cl_mem), &s->count[1 - b]));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 6, sizeof(float), &plan.delta));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &plan.axis));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 8, sizeof(cl_int), &plan.direction));
+    CLMC_TRY(clmc_enqueue_items(s->rt, s->shift, all, CLMC_TIMED));
+    s->current = 1 - b;
+    if (s->fault_after && sweep_index + 1 == s->fault_after) CLMC_TRY(disks_inject_fault(s));
+    return CLMC_OK;
+}
+
+/* Reads the configuration and the move tallies of the last sweep. */
+static clmc_status read_back(disks_state *s)
+{
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t cells = n_cells(s);
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->disk[s->current], CL_FALSE, 0, cells * s->host.g.slots * 2 * sizeof(float),
+                                    s->host.xy, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->tally, CL_FALSE, 0, cells * sizeof(cl_uint), s->tally_host, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->count[s->current], CL_TRUE, 0, cells * sizeof(cl_uint), s->host.count, 0,
+                                    NULL, NULL));
+    return CLMC_OK;
+}
+
+/* The pair histogram of the current configuration, counted on the device,
+ * into pairs_host (blocking). */
+static clmc_status device_histogram(disks_state *s)
+{
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    cl_uint zero = 0;
+    size_t bytes = s->pressure.bins * sizeof(cl_uint);
+    CLMC_CL_TRY(clEnqueueFillBuffer(queue, s->pairs, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 0, sizeof(cl_mem), &s->disk[s->current]));
+    CLMC_CL_TRY(clSetKernelArg(s->histogram, 1, sizeof(cl_mem), &s->count[s->current]));
+    CLMC_TRY(clmc_enqueue_items(s->rt, s->histogram, n_cells(s), CLMC_UNTIMED));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->pairs, CL_TRUE, 0, bytes, s->pairs_host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* A measurement reads the pair histogram and the move tallies, not the
+ * configuration. */
+static clmc_status disks_measure(void *state, unsigned slot)
+{
+    (void)slot;
+    disks_state *s = state;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->tally, CL_FALSE, 0, n_cells(s) * sizeof(cl_uint),
+                                    s->tally_host, 0, NULL, NULL));
+    return device_histogram(s);
+}
+
+static double acceptance(const disks_state *s)
+{
+    uint64_t accepted = 0, moving_cells = 0;
+    for (size_t c = 0; c < n_cells(s); c++) {
+        accepted += s->tally_host[c] & 0xFFFFu;
+        moving_cells += s->tally_host[c] >> 16;
+    }
+    return moving_cells ? (double)accepted / ((double)moving_cells * s->moves) : 0.0;
+}
+
+static clmc_status disks_collect(void *state, unsigned n_slots, double *rows)
+{
+    disks_state *s = state;
+    for (size_t k = 0; k < s->pressure.bins; k++) s->pressure.histogram[k] = s->pairs_host[k];
+    for (unsigned slot = 0; slot < n_slots; slot++) {
+        rows[(size_t)slot * COLUMNS + PRESSURE] = disk_pressure_of_histogram(&s->pressure, &s->host.g);
+        rows[(size_t)slot * COLUMNS + ACCEPTANCE] = acceptance(s);
+    }
+    return CLMC_OK;
+}
+
+/* The pressure estimate of one configuration is linear in its histogram, so
+ * the mean over configurations is the estimate of the mean histogram. */
+static clmc_status disks_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
+{
+    (void)state;
+    (void)beta;
+    return clmc_add_column_estimates(rows, n_rows, series_columns, observables);
+}
+
+/* Bins in which the device's pair histogram of the final configuration
+ * differs from the host's (disk_pair_histogram): must be none. */
+static clmc_status histogram_differences(disks_state *s, uint64_t *differences)
+{
+    CLMC_TRY(device_histogram(s));
+    disk_pair_histogram(&s->pressure, &s->host);
+    *differences = 0;
+    for (size_t k = 0; k < s->pressure.bins; k++) *differences += s->pressure.histogram[k] != s->pairs_host[k];
+    return CLMC_OK;
+}
+
+/* Final state: disks conserved, no pair closer than 1 - 1e-5 (float
+ * positions), every disk inside its cell, the device's pair histogram the
+ * host's; then the configuration files. */
+static clmc_status disks_checks(void *state, cJSON *checks)
+{
+    disks_state *s = state;
+    CLMC_TRY(read_back(s));
+    cl_uint overflow = 0;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->overflow, CL_TRUE, 0, sizeof overflow, &overflow, 0,
+                                    NULL, NULL));
+    disk_invariants v = disk_check(&s->host, 1e-5);
+    uint64_t differences;
+    CLMC_TRY(histogram_differences(s, &differences));
+    double lost = (double)s->host.g.n_disks - (double)v.disks;
+    cJSON_AddNumberToObject(checks, "particles", (double)v.disks);
+    cJSON_AddNumberToObject(checks, "particles_lost", lost);
+    cJSON_AddNumberToObject(checks, "cell_overflows", overflow);
+    cJSON_AddNumberToObject(checks, "overlaps", (double)v.overlaps);
+    cJSON_AddNumberToObject(checks, "outside_cell", (double)v.outside);
+    cJSON_AddNumberToObject(checks, "pair_histogram_differences", (double)differences);
+    cJSON_AddNumberToObject(checks, "box_length", s->host.g.box);
+    cJSON_AddNumberToObject(checks, "cell_width", s->host.g.width);
+    cJSON_AddNumberToObject(checks, "cell_margin", s->host.g.margin);
+    cJSON_AddNumberToObject(checks, "cells_per_side", s->host.g.cells);
+    if (s->write_configuration) CLMC_TRY(disk_write_configuration(&s->host, s->output_dir));
+    if (lost != 0 || overflow || v.overlaps || v.outside || differences)
+        return clmc_fail(CLMC_ERR_OTHER, "hard disks: %.0f disks lost, %u cell overflows, %llu overlaps, %llu outside "
+                         "their cell, %llu pair-histogram bins differ between device and host", lost, overflow,
+                         (unsigned long long)v.overlaps, (unsigned long long)v.outside,
+                         (unsigned long long)differences);
+    return CLMC_OK;
+}
+
+const clmc_model_ops clmc_model_hard_disks = {
+    .type = "hard_disks",
+    .athermal = true,
+    .model_fields = clmc_hard_disks_model_fields,
+    .algorithm_fields = clmc_hard_disks_algorithm_fields,
+    .validate = disks_validate,
+    .create = disks_create,
+    .destroy = disks_destroy,
+    .sweep = disks_sweep,
+    .measure = disks_measure,
+    .collect = disks_collect,
+    .estimate = disks_estimate,
+    .guard = disks_guard,
+    .checks = disks_checks,
+    .save_state = disks_save_state,
+    .load_state = disks_load_state,
+};

@@ -1,0 +1,527 @@
+/* Host side of the Ising model: validation, kernel set-up and launches for the
+ * naive, tiled (double checkerboard, multi-hit; cl/ising/ising.cl) and multi-spin
+ * coded (cl/ising/ising_msc.cl) Metropolis layouts. */
+#include "models/ising/ising.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/defines.h"
+#include "measure/measure.h"
+#include "models/lattice.h"
+
+#define MEASURE_BATCH 256
+#define MEASURE_WG_MAX 256
+
+static const char *const series_columns[] = {"energy", "magnetization", NULL};
+
+typedef struct {
+    clmc_runtime *rt;
+    int dim, edge;
+    cl_uint n_sites;
+    bool tiled, msc;
+    cl_uint ordered_start;
+    int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
+    size_t tile_items, tile_groups[3];
+    cl_uint n_configs; /* one configuration per temperature */
+    cl_uint seed_lo, seed_hi;
+    cl_program program;
+    cl_kernel init, update, measure;
+    cl_mem spins, partials, thresholds;
+    cl_uint *thresholds_host; /* stays alive for non-blocking writes */
+    size_t measure_wg, measure_groups;
+    cl_int *partials_host;
+} ising_state;
+
+/* Problems with a tile edge for this lattice, or NULL if it is usable. */
+static const char *tile_problem(int edge, int tile)
+{
+    if (tile < 2 || tile % 2 != 0) return "must be an even number >= 2";
+    if (edge % tile != 0) return "must divide model.L";
+    if (edge / tile < 2) return "must be at most model.L / 2 (a tile may not wrap onto itself)";
+    return NULL;
+}
+
+static clmc_status ising_validate(const clmc_preset *p)
+{
+    int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
+    bool tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    int tile = (int)clmc_preset_int(p, "algorithm.tile");
+    long long hits = clmc_preset_int(p, "algorithm.hits");
+    if (edge % 2 != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
+    if (clmc_lattice_sites(dim, edge) >= (1ULL << 32))
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^32 sites the kernels index", edge, dim);
+    if (msc && edge % 64 != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: layout \"msc\" packs 32 sites of a colour per word and "
+                         "needs L to be a multiple of 64, got %d", edge);
+    if (!tiled && hits != 1)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.hits: multi-hit (%lld) needs algorithm.layout \"tiled\"", hits);
+    const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
+    if (problem)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
+    if (!tiled && tile != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" only (give 0)", tile);
+    int width = (int)clmc_preset_int(p, "algorithm.item_width");
+    if (width != 0 && width != 2 && width != 4 && width != 8)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: must be 0 (automatic), 2, 4 or 8, got %d", width);
+    if (width != 0 && !tiled)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d is for layout \"tiled\" only (give 0)", width);
+    if (width != 0 && tile != 0 && tile % width != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide algorithm.tile = %d", width, tile);
+    return CLMC_OK;
+}
+
+/* Sites per work-item along x in the tiled kernel: `requested` (2, 4 or 8),
+ * or 0 for the largest of 8, 4, 2 dividing the tile.  The random numbers are
+ * drawn per octet of a row, not per work-item, so the width does not change
+ * the results. */
+static int item_width(int tile, int requested)
+{
+    if (requested) return requested;
+    return tile % 8 == 0 ? 8 : (tile % 4 == 0 ? 4 : 2);
+}
+
+static size_t tile_items(int dim, int tile, int width)
+{
+    size_t sites = (size_t)tile * (size_t)tile * (dim == 3 ? (size_t)tile : 1);
+    return sites / (size_t)item_width(tile, width);
+}
+
+/* Two colour planes of the tile plus halo, rows padded as in cl/ising/ising.cl. */
+static size_t tile_local_bytes(int dim, int tile)
+{
+    size_t row = (size_t)(3 + tile / 2 + 2 + 3) / 4 * 4, rows = (size_t)(tile + 2);
+    return 2 * row * rows * (dim == 3 ? rows : 1);
+}
+
+static bool tile_fits_device(const clmc_device_info *d, int dim, int tile, int width)
+{
+    return tile_items(dim, tile, width) <= d->max_work_group_size &&
+           tile_local_bytes(dim, tile) + 2 * MEASURE_WG_MAX * 4 <= d->local_mem_bytes;
+}
+
+/* Default tile edge: the first candidate that fits the lattice and the
+ * device.  The list does not depend on the device type, so the same preset
+ * keeps the same update order (and configurations) on every device that can
+ * hold the tile; 32 (2D) and 8 (3D) were fastest on the GPUs measured. */
+static int default_tile(const clmc_device_info *d, int dim, int edge, int width)
+{
+    const int candidates_2d[] = {32, 16, 8, 4, 2}, candidates_3d[] = {8, 4, 16, 2, 6};
+    const int *list = dim == 3 ? candidates_3d : candidates_2d;
+    for (int i = 0; i < 5; i++)
+        if (!tile_problem(edge, list[i]) && list[i] % (width ? width : 2) == 0 && tile_fits_device(d, dim, list[i], width))
+            return list[i];
+    for (int tile = 2; tile <= edge / 2; tile += 2)
+        if (!tile_problem(edge, tile) && tile % (width ? width : 2) == 0 && tile_fits_device(d, dim, tile, width))
+            return tile;
+    return 0;
+}
+
+static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    if (s->tile == 0) {
+        s->tile = default_tile(d, s->dim, s->edge, s->item_width);
+        if (s->tile == 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: no tile edge fits L = %d on %s", s->edge, d->name);
+        clmc_preset_set_int(p, "algorithm.tile", s->tile);
+    }
+    if (s->item_width && s->tile % s->item_width != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide the tile edge %d", s->item_width,
+                         s->tile);
+    if (!tile_fits_device(d, s->dim, s->tile, s->item_width))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d needs %zu work-items per group and %zu bytes of "
+                         "local memory; %s allows %zu work-items and %llu bytes",
+                         s->tile, tile_items(s->dim, s->tile, s->item_width), tile_local_bytes(s->dim, s->tile), d->name,
+                         d->max_work_group_size, (unsigned long long)d->local_mem_bytes);
+    int tiles_per_edge = s->edge / s->tile;
+    s->tile_colours = tiles_per_edge % 2 == 0 ? 2 : 3;
+    size_t tiles = (size_t)clmc_lattice_sites(s->dim, tiles_per_edge);
+    s->tile_items = tile_items(s->dim, s->tile, s->item_width);
+    for (int c = 0; c < s->tile_colours; c++)
+        s->tile_groups[c] = s->tile_colours == 2 ? tiles / 2 : tiles;
+    return CLMC_OK;
+}
+
+static clmc_status build_kernels(ising_state *s)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    s->measure_wg = clmc_power_of_two_at_most(d->max_work_group_size < MEASURE_WG_MAX ? d->max_work_group_size : MEASURE_WG_MAX);
+    /* Measurement work-groups take whole rows (rows of words for msc). */
+    size_t rows = s->n_sites / (size_t)s->edge, groups = s->n_sites / (s->measure_wg * 64);
+    s->measure_groups = groups < 1 ? 1 : (groups > 1024 ? 1024 : groups);
+    if (!s->msc && s->measure_groups > rows) s->measure_groups = rows;
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "DIM", s->dim);
+    clmc_defines_int(&options, "EDGE", s->edge);
+    clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
+    if (s->tiled) {
+        clmc_defines_int(&options, "TILE", s->tile);
+        clmc_defines_int(&options, "ITEM_WIDTH", item_width(s->tile, s->item_width));
+        clmc_defines_int(&options, "TILES_PER_EDGE", s->edge / s->tile);
+        clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
+    }
+    if (s->msc) {
+        CLMC_TRY(clmc_defines_build(s->rt, "ising/ising_msc.cl", &options, &s->program));
+        CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_init", &s->init));
+        CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_update", &s->update));
+        return clmc_kernel_create(s->program, "ising_msc_measure", &s->measure);
+    }
+    CLMC_TRY(clmc_defines_build(s->rt, "ising/ising.cl", &options, &s->program));
+    CLMC_TRY(clmc_kernel_create(s->program, "ising_init", &s->init));
+    CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "ising_tiled_update" : "ising_naive_update", &s->update));
+    CLMC_TRY(clmc_kernel_create(s->program, "ising_measure", &s->measure));
+    return CLMC_OK;
+}
+
+/* Global memory of one configuration: bytes, or one bit per site for msc. */
+static size_t spin_bytes(const ising_state *s)
+{
+    return s->msc ? s->n_sites / 8 : s->n_sites;
+}
+
+/* Partial sums of one batch slot: two ints per work-group and configuration. */
+static size_t partials_per_slot(const ising_state *s)
+{
+    return 2 * s->measure_groups * s->n_configs;
+}
+
+static clmc_status allocate_buffers(ising_state *s)
+{
+    CLMC_TRY(clmc_buffer_create(s->rt, spin_bytes(s) * s->n_configs, NULL, "spins", &s->spins));
+    CLMC_TRY(clmc_buffer_create(s->rt, 3 * sizeof(cl_uint) * s->n_configs, NULL, "thresholds", &s->thresholds));
+    /* One slot more than the batch: energies for tempering exchanges. */
+    size_t partial_count = partials_per_slot(s) * (MEASURE_BATCH + 1);
+    CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
+    s->partials_host = malloc(partial_count * sizeof(cl_int));
+    s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
+    return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+}
+
+static clmc_status initialise_spins(ising_state *s)
+{
+    CLMC_CL_TRY(clSetKernelArg(s->init, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
+    size_t global[2] = {s->msc ? s->n_sites / 32 : s->n_sites, s->n_configs};
+    CLMC_TRY(clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->partials));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 1, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 2, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->update, s->tiled ? 6 : 5, sizeof(cl_mem), &s->thresholds));
+    if (s->tiled) {
+        cl_uint hits = (cl_uint)s->hits;
+        CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &hits));
+    }
+    return CLMC_OK;
+}
+
+static void ising_destroy(void *state);
+
+static void read_preset(ising_state *s, const clmc_preset *p)
+{
+    s->dim = (int)clmc_preset_int(p, "model.dim");
+    s->edge = (int)clmc_preset_int(p, "model.L");
+    s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
+    s->tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
+    s->tile = (int)clmc_preset_int(p, "algorithm.tile");
+    s->item_width = (int)clmc_preset_int(p, "algorithm.item_width");
+    s->hits = (int)clmc_preset_int(p, "algorithm.hits");
+    s->n_configs = (cl_uint)clmc_preset_betas(p, NULL, 0);
+    unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
+    s->seed_lo = (cl_uint)(seed & 0xffffffffu);
+    s->seed_hi = (cl_uint)(seed >> 32);
+}
+
+static clmc_status ising_setup(ising_state *s, clmc_preset *p)
+{
+    read_preset(s, p);
+    if (s->tiled) CLMC_TRY(resolve_tile(s, p));
+    else clmc_preset_set_int(p, "algorithm.tile", 0);
+    CLMC_TRY(build_kernels(s));
+    CLMC_TRY(allocate_buffers(s));
+    return initialise_spins(s);
+}
+
+static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
+{
+    ising_state *s = calloc(1, sizeof *s);
+    if (!s) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    s->rt = rt;
+    clmc_status status = ising_setup(s, p);
+    if (status != CLMC_OK) {
+        ising_destroy(s);
+        return status;
+    }
+    /* Bytes per site and sweep: tiles read tile + halo and write the tile; the
+     * naive kernel reads every neighbour; multi-spin words (1/8 byte per
+     * site) are read, written, and read again as neighbours (about 2 words). */
+    double halo_factor = s->tiled ? pow((s->tile + 2.0) / s->tile, s->dim) : 2.0 * s->dim + 1.0;
+    if (s->msc) halo_factor = 3.0 / 8.0 - 1.0 / 8.0;
+    shape->series_columns = series_columns;
+    shape->measure_batch = MEASURE_BATCH;
+    shape->updates_per_sweep = (double)s->n_sites * s->hits * s->n_configs;
+    shape->bytes_per_sweep = (double)s->n_sites * s->n_configs * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
+    shape->n_systems = 1;
+    shape->n_temperatures = s->n_configs;
+    *state = s;
+    return CLMC_OK;
+}
+
+static void ising_destroy(void *state)
+{
+    ising_state *s = state;
+    if (!s) return;
+    if (s->init) CLMC_CL_WARN(clReleaseKernel(s->init));
+    if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
+    if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
+    if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
+    if (s->spins) CLMC_CL_WARN(clReleaseMemObject(s->spins));
+    if (s->partials) CLMC_CL_WARN(clReleaseMemObject(s->partials));
+    if (s->thresholds) CLMC_CL_WARN(clReleaseMemObject(s->thresholds));
+    if (s->rt) CLMC_CL_WARN(clFinish(clmc_runtime_queue(s->rt))); /* pending writes read thresholds_host */
+    free(s->partials_host);
+    free(s->thresholds_host);
+    free(s);
+}
+
+static clmc_status ising_sweep(void *state, uint64_t sweep_index)
+{
+    ising_state *s = state;
+    cl_uint sweep = (cl_uint)sweep_index;
+    CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
+    int colours = s->tiled ? s->tile_colours : 2;
+    for (cl_uint colour = 0; colour < (cl_uint)colours; colour++) {
+        CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
+        if (s->tiled) {
+            size_t global[2] = {s->tile_groups[colour] * s->tile_items, s->n_configs}, local[2] = {s->tile_items, 1};
+            CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, local, CLMC_TIMED));
+        } else {
+            size_t global[2] = {s->msc ? s->n_sites / 64 : s->n_sites / 2, s->n_configs};
+            CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED));
+        }
+    }
+    return CLMC_OK;
+}
+
+static clmc_status ising_measure(void *state, unsigned slot)
+{
+    ising_state *s = state;
+    cl_uint slot_arg = slot;
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
+    size_t global[2] = {s->measure_groups * s->measure_wg, s->n_configs}, local[2] = {s->measure_wg, 1};
+    return clmc_enqueue(s->rt, s->measure, 2, global, local, CLMC_UNTIMED);
+}
+
+/* Reads batch slots [first, first + n) and sums each configuration's partials
+ * into (bond sum, magnetisation) pairs. */
+static clmc_status read_sums(ising_state *s, unsigned first, unsigned n, long long *sums)
+{
+    size_t per_slot = partials_per_slot(s);
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->partials, CL_TRUE,
+                                    first * per_slot * sizeof(cl_int), n * per_slot * sizeof(cl_int),
+                                    s->partials_host, 0, NULL, NULL));
+    for (size_t k = 0; k < (size_t)n * s->n_configs; k++) {
+        const cl_int *p = s->partials_host + 2 * s->measure_groups * k;
+        sums[2 * k] = sums[2 * k + 1] = 0;
+        for (size_t g = 0; g < s->measure_groups; g++) {
+            sums[2 * k] += p[2 * g];
+            sums[2 * k + 1] += p[2 * g + 1];
+        }
+    }
+    return CLMC_OK;
+}
+
+static clmc_status ising_collect(void *state, unsigned n_slots, double *rows)
+{
+    ising_state *s = state;
+    size_t n = (size_t)n_slots * s->n_configs;
+    long long *sums = malloc(2 * n * sizeof *sums);
+    if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_sums(s, 0, n_slots, sums);
+    for (size_t k = 0; status == CLMC_OK && k < n; k++) {
+        rows[2 * k] = -(double)sums[2 * k] / s->n_sites;
+        rows[2 * k + 1] = (double)sums[2 * k + 1] / s->n_sites;
+    }
+    free(sums);
+    return status;
+}
+
+/* Total energies H of all configurations, through the reduction kernel into
+ * the spare batch slot. */
+static clmc_status ising_energies(void *state, double *energies)
+{
+    ising_state *s = state;
+    CLMC_TRY(ising_measure(s, MEASURE_BATCH));
+    long long *sums = malloc(2 * s->n_configs * sizeof *sums);
+    if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_sums(s, MEASURE_BATCH, 1, sums);
+    for (cl_uint c = 0; status == CLMC_OK && c < s->n_configs; c++) energies[c] = -(double)sums[2 * c];
+    free(sums);
+    return status;
+}
+
+/* The write does not block: the in-order queue applies it before the next
+ * sweep, and the host array is only rewritten after the energies of a later
+ * exchange were read (a blocking read that completes the write). */
+static clmc_status ising_set_betas(void *state, const double *betas, const unsigned *temperature_of)
+{
+    ising_state *s = state;
+    (void)temperature_of;
+    for (cl_uint c = 0; c < s->n_configs; c++) clmc_metropolis_thresholds(betas[c], s->thresholds_host + 3 * c);
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_FALSE, 0,
+                                     3 * sizeof *s->thresholds_host * s->n_configs, s->thresholds_host, 0,
+                                     NULL, NULL));
+    return CLMC_OK;
+}
+
+static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
+{
+    ising_state *s = state;
+    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, beta, s->n_sites, observables);
+    return CLMC_OK;
+}
+
+/* Final configuration as +-1 bytes in site order, whatever the layout. */
+static clmc_status read_configuration(ising_state *s, cl_uint config, signed char *spins)
+{
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t offset = spin_bytes(s) * config;
+    if (!s->msc) {
+        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, s->n_sites, spins, 0, NULL, NULL));
+        return CLMC_OK;
+    }
+    cl_uint *words = malloc(spin_bytes(s));
+    if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, spin_bytes(s), words, 0, NULL, NULL);
+    size_t plane_words = s->n_sites / 64, row_words = (size_t)s->edge / 64;
+    for (size_t site = 0; err == CL_SUCCESS && site < s->n_sites; site++) {
+        size_t x = site % (size_t)s->edge, row = site / (size_t)s->edge;
+        size_t colour = (x + row % (size_t)s->edge + row / (size_t)s->edge) & 1, j = x / 2;
+        cl_uint word = words[colour * plane_words + row * row_words + j / 32];
+        spins[site] = (word >> (j % 32)) & 1 ? 1 : -1;
+    }
+    free(words);
+    CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
+    return CLMC_OK;
+}
+
+/* Final configurations: every spin must be +-1; the FNV-1a hash over all
+ * configurations (in storage order) lets runs on different devices be
+ * compared bit for bit. */
+static clmc_status ising_checks(void *state, cJSON *checks)
+{
+    ising_state *s = state;
+    signed char *spins = malloc(s->n_sites);
+    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
+    clmc_status status = CLMC_OK;
+    for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
+        status = read_configuration(s, c, spins);
+        for (cl_uint i = 0; status == CLMC_OK && i < s->n_sites; i++) {
+            invalid += spins[i] != 1 && spins[i] != -1;
+            hash = (hash ^ (unsigned char)spins[i]) * 0x100000001b3ULL;
+        }
+    }
+    free(spins);
+    if (status != CLMC_OK) return status;
+    char text[32];
+    snprintf(text, sizeof text, "%016llx", hash);
+    cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
+    cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
+    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
+}
+
+/* Spin up white, down black. */
+static clmc_status ising_picture(void *state, unsigned char **grey, int *width, int *height)
+{
+    ising_state *s = state;
+    signed char *spins = malloc(s->n_sites);
+    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_configuration(s, 0, spins);
+    size_t plane = (size_t)s->edge * (size_t)s->edge;
+    *grey = status == CLMC_OK ? malloc(plane) : NULL;
+    if (status == CLMC_OK && !*grey) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t i = 0; status == CLMC_OK && i < plane; i++) (*grey)[i] = spins[i] > 0 ? 255 : 0;
+    free(spins);
+    *width = *height = s->edge;
+    return status;
+}
+
+/* Checkpoints: the spin buffer of all configurations as stored (bytes of
+ * +-1, or the multi-spin words of cl/ising/ising_msc.cl in little-endian order);
+ * the thresholds follow from the betas the engine restores. */
+static clmc_status ising_save_state(void *state, unsigned char **blob, size_t *bytes)
+{
+    ising_state *s = state;
+    *bytes = spin_bytes(s) * s->n_configs;
+    return clmc_buffer_download(s->rt, s->spins, *bytes, blob);
+}
+
+static clmc_status ising_load_state(void *state, const unsigned char *blob, size_t bytes)
+{
+    ising_state *s = state;
+    if (bytes != spin_bytes(s) * s->n_configs)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %zu bytes of spins; the preset has %zu", bytes,
+                         spin_bytes(s) * s->n_configs);
+    for (size_t i = 0; !s->msc && i < bytes; i++)
+        if ((signed char)blob[i] != 1 && (signed char)blob[i] != -1)
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: spin %zu is not +-1", i);
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* Spins of every configuration plus the measurement partials (at most 1024
+ * work-groups per configuration and batch slot). */
+static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
+{
+    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    uint64_t configs = clmc_preset_betas(p, NULL, 0);
+    bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    uint64_t spins = (msc ? sites / 8 : sites) * configs;
+    uint64_t partials = 2ULL * 1024 * configs * (MEASURE_BATCH + 1) * sizeof(cl_int);
+    *total = spins + partials + 3 * sizeof(cl_uint) * configs;
+    *largest = spins > partials ? spins : partials;
+}
+
+static const long long tile_candidates[] = {4, 8, 16, 32, 64, 0}, width_candidates[] = {2, 4, 8, 0};
+static const clmc_tunable ising_tunables[] = {
+    {"algorithm.tile", 0, tile_candidates, false, NULL}, /* the double checkerboard's update order follows the tile */
+    {"algorithm.item_width", 0, width_candidates, true, NULL},
+    {NULL, 0, NULL, false, NULL},
+};
+
+static const clmc_ensemble_hooks ising_ensemble_hooks = {
+    .energies = ising_energies,
+    .set_betas = ising_set_betas,
+};
+
+const clmc_model_ops clmc_model_ising = {
+    .type = "ising",
+    .model_fields = clmc_ising_model_fields,
+    .algorithm_fields = clmc_ising_algorithm_fields,
+    .validate = ising_validate,
+    .create = ising_create,
+    .destroy = ising_destroy,
+    .sweep = ising_sweep,
+    .measure = ising_measure,
+    .collect = ising_collect,
+    .estimate = ising_estimate,
+    .ensemble = &ising_ensemble_hooks,
+    .checks = ising_checks,
+    .save_state = ising_save_state,
+    .load_state = ising_load_state,
+    .device_bytes = ising_device_bytes,
+    .tunables = ising_tunables,
+    .picture = ising_picture,
+};

@@ -1,0 +1,29 @@
+/* Preset keys of the Ising model and its Metropolis algorithm. */
+#include "models/ising/ising.h"
+
+static const char *const algorithm_types[] = {"metropolis", NULL};
+static const char *const layouts[] = {"naive", "tiled", "msc", NULL};
+static const char *const starts[] = {"random", "ordered", NULL};
+
+const clmc_field clmc_ising_model_fields[] = {
+    {"dim", CLMC_FIELD_INT, 2, 3, false, NULL, "2", "lattice dimension: 2 (square) or 3 (simple cubic)"},
+    {"L", CLMC_FIELD_INT, 4, 65536, false, NULL, NULL, "edge length, periodic boundaries"},
+    {"start", CLMC_FIELD_STRING, 0, 0, false, starts, "\"random\"",
+     "initial configuration: random (hot) or ordered (all spins +1, cold)"},
+    {NULL, 0, 0, 0, false, NULL, NULL, NULL},
+};
+
+const clmc_field clmc_ising_algorithm_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"metropolis\"", "update algorithm"},
+    {"layout", CLMC_FIELD_STRING, 0, 0, false, layouts, "\"tiled\"",
+     "naive: global-memory checkerboard; tiled: double checkerboard in local memory; "
+     "msc: multi-spin coded, 32 sites per word"},
+    {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
+     "tile edge for layout tiled (multiple of 4; 0 = per-device default)"},
+    {"item_width", CLMC_FIELD_INT, 0, 8, false, NULL, "0",
+     "tiled: sites per work-item along x, 2, 4 or 8 dividing the tile (0 = the largest that divides it); "
+     "results do not depend on it"},
+    {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",
+     "updates of each tile per visit (multi-hit); 1 for layout naive"},
+    {NULL, 0, 0, 0, false, NULL, NULL, NULL},
+};

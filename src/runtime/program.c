@@ -1,0 +1,344 @@
+/* Kernel programs: source loading with include expansion, and a binary cache
+ * keyed by everything that can change the compiled code (STYLE.md 3). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/runtime_internal.h"
+
+#define CACHE_FORMAT_VERSION 1
+#define MAX_INCLUDE_DEPTH 8
+
+typedef struct { char *text; size_t length, capacity; } text_buffer;
+
+static bool buffer_append(text_buffer *b, const char *s, size_t n)
+{
+    if (b->length + n + 1 > b->capacity) {
+        size_t capacity = (b->length + n + 1) * 2;
+        char *grown = realloc(b->text, capacity);
+        if (!grown) return false;
+        b->text = grown;
+        b->capacity = capacity;
+    }
+    memcpy(b->text + b->length, s, n);
+    b->length += n;
+    b->text[b->length] = '\0';
+    return true;
+}
+
+static char *read_file(const char *path, size_t *length)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    text_buffer b = {0};
+    char chunk[8192];
+    size_t n;
+    bool ok = true;
+    while (ok && (n = fread(chunk, 1, sizeof chunk, f)) > 0) ok = buffer_append(&b, chunk, n);
+    fclose(f);
+    if (!ok || !b.text) {
+        free(b.text);
+        return ok ? calloc(1, 1) : NULL;
+    }
+    if (length) *length = b.length;
+    return b.text;
+}
+
+static const char *kernel_dir_candidates[4];
+
+/* Directory holding the kernel sources: $CLMC_KERNEL_DIR, the source tree the
+ * binary was built from, then the install prefix. */
+static const char *kernel_dir(void)
+{
+    kernel_dir_candidates[0] = getenv("CLMC_KERNEL_DIR");
+    kernel_dir_candidates[1] = CLMC_SOURCE_KERNEL_DIR;
+    kernel_dir_candidates[2] = CLMC_INSTALL_KERNEL_DIR;
+    for (int i = 0; i < 3; i++) {
+        const char *dir = kernel_dir_candidates[i];
+        if (!dir || !*dir) continue;
+        char probe[4096];
+        snprintf(probe, sizeof probe, "%s/common/philox.h", dir);
+        if (access(probe, R_OK) == 0) return dir;
+    }
+    return NULL;
+}
+
+static clmc_status expand_source(const char *dir, const char *file, int depth, text_buffer *out)
+{
+    if (depth > MAX_INCLUDE_DEPTH)
+        return clmc_fail(CLMC_ERR_OTHER, "kernel includes nest too deeply at %s", file);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    char *text = read_file(path, NULL);
+    if (!text) return clmc_fail(CLMC_ERR_OTHER, "cannot read kernel source %s: %s", path, strerror(errno));
+    clmc_status status = CLMC_OK;
+    for (char *line = text; *line && status == CLMC_OK;) {
+        char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line + 1) : strlen(line);
+        char name[256];
+        if (sscanf(line, " #include \"%255[^\"]\"", name) == 1)
+            status = expand_source(dir, name, depth + 1, out);
+        else if (!buffer_append(out, line, n))
+            status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        line += n;
+    }
+    free(text);
+    return status;
+}
+
+static uint64_t fnv1a(uint64_t hash, const char *data, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        hash ^= (unsigned char)data[i];
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+/* The key text names everything the binary depends on; its hash names the file. */
+static char *cache_key_text(const clmc_runtime *rt, const char *source, const char *options)
+{
+    uint64_t source_hash = fnv1a(0xcbf29ce484222325ULL, source, strlen(source));
+    size_t n = strlen(options) + 2048;
+    char *key = malloc(n);
+    if (key)
+        snprintf(key, n, "clmc-program-cache %d\nsource %016llx\noptions %s\ndevice %s\n"
+                 "driver %s\ndevice-version %s\nplatform %s %s\n",
+                 CACHE_FORMAT_VERSION, (unsigned long long)source_hash, options, rt->info.name,
+                 rt->info.driver, rt->info.version, rt->info.platform, rt->info.platform_version);
+    return key;
+}
+
+static bool cache_dir(char *out, size_t n)
+{
+    const char *env = getenv("CLMC_CACHE_DIR");
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    if (env && *env) snprintf(out, n, "%s", env);
+    else if (xdg && *xdg) snprintf(out, n, "%s/clmc", xdg);
+    else if (home && *home) snprintf(out, n, "%s/.cache/clmc", home);
+    else return false;
+    return true;
+}
+
+static void make_dirs(const char *path)
+{
+    char partial[4096];
+    snprintf(partial, sizeof partial, "%s", path);
+    for (char *p = partial + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        mkdir(partial, 0755);
+        *p = '/';
+    }
+    mkdir(partial, 0755);
+}
+
+static bool cache_path(const char *key, char *out, size_t n)
+{
+    char dir[3072];
+    if (!cache_dir(dir, sizeof dir)) return false;
+    snprintf(out, n, "%s/%016llx.bin", dir, (unsigned long long)fnv1a(0xcbf29ce484222325ULL, key, strlen(key)));
+    return true;
+}
+
+/* A cache entry is the key text, a NUL, then the binary; a mismatched key
+ * (hash collision or stale format) is treated as a miss. */
+static unsigned char *cache_load(const char *key, size_t *binary_length)
+{
+    char path[4096];
+    size_t length = 0, key_length = strlen(key) + 1;
+    if (!cache_path(key, path, sizeof path)) return NULL;
+    char *entry = read_file(path, &length);
+    if (!entry) return NULL;
+    if (length <= key_length || memcmp(entry, key, key_length) != 0) {
+        free(entry);
+        return NULL;
+    }
+    *binary_length = length - key_length;
+    unsigned char *binary = malloc(*binary_length);
+    if (binary) memcpy(binary, entry + key_length, *binary_length);
+    free(entry);
+    return binary;
+}
+
+static void cache_store(const char *key, const unsigned char *binary, size_t binary_length)
+{
+    char path[4096], dir[3072], temp[4200];
+    if (!cache_path(key, path, sizeof path) || !cache_dir(dir, sizeof dir)) return;
+    make_dirs(dir);
+    snprintf(temp, sizeof temp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(temp, "wb");
+    if (!f) return;
+    bool ok = fwrite(key, 1, strlen(key) + 1, f) == strlen(key) + 1 &&
+              fwrite(binary, 1, binary_length, f) == binary_length;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(temp, path) != 0) remove(temp);
+}
+
+static clmc_status build_log_failure(clmc_runtime *rt, cl_program program, const char *file, cl_int err)
+{
+    size_t n = 0;
+    clGetProgramBuildInfo(program, rt->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = calloc(n + 1, 1);
+    if (log) clGetProgramBuildInfo(program, rt->device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+    clmc_status status = clmc_fail(CLMC_ERR_DEVICE, "clBuildProgram(%s) failed: %s on %s\n%s", file,
+                                   clmc_cl_error_name(err), rt->info.name, log ? log : "");
+    free(log);
+    return status;
+}
+
+static cl_program program_from_binary(clmc_runtime *rt, const unsigned char *binary, size_t n,
+                                      const char *options)
+{
+    cl_int err, binary_status;
+    cl_program program = clCreateProgramWithBinary(rt->context, 1, &rt->device, &n, &binary,
+                                                   &binary_status, &err);
+    if (err != CL_SUCCESS) return NULL;
+    if (binary_status != CL_SUCCESS || clBuildProgram(program, 1, &rt->device, options, NULL, NULL) != CL_SUCCESS) {
+        clReleaseProgram(program);
+        return NULL;
+    }
+    return program;
+}
+
+static void store_program_binary(clmc_runtime *rt, cl_program program, const char *key)
+{
+    size_t n = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof n, &n, NULL) != CL_SUCCESS || n == 0)
+        return;
+    unsigned char *binary = malloc(n);
+    if (binary && clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) == CL_SUCCESS)
+        cache_store(key, binary, n);
+    free(binary);
+    (void)rt;
+}
+
+/* $CLMC_SHOW_BUILD_LOG: print the compiler's log of every build from source
+ * (with $CLMC_BUILD_OPTIONS="-cl-nv-verbose", NVIDIA reports register use). */
+static void show_build_log(clmc_runtime *rt, cl_program program, const char *file)
+{
+    const char *show = getenv("CLMC_SHOW_BUILD_LOG");
+    if (!show || !*show) return;
+    size_t n = 0;
+    clGetProgramBuildInfo(program, rt->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = calloc(n + 1, 1);
+    if (log && clGetProgramBuildInfo(program, rt->device, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
+        fprintf(stderr, "clmc: build log of %s on %s:\n%s\n", file, rt->info.name, log);
+    free(log);
+}
+
+static clmc_status program_from_source(clmc_runtime *rt, const char *file, const char *source,
+                                       const char *options, cl_program *out)
+{
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(rt->context, 1, &source, NULL, &err);
+    CLMC_CL_CHECK(err, "clCreateProgramWithSource");
+    err = clBuildProgram(program, 1, &rt->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        clmc_status status = build_log_failure(rt, program, file, err);
+        clReleaseProgram(program);
+        return status;
+    }
+    show_build_log(rt, program, file);
+    *out = program;
+    return CLMC_OK;
+}
+
+clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options, cl_program *out)
+{
+    const char *dir = kernel_dir();
+    if (!dir)
+        return clmc_fail(CLMC_ERR_OTHER, "kernel sources not found: set CLMC_KERNEL_DIR to the "
+                         "clmc 'cl' directory (looked in %s and %s)",
+                         CLMC_SOURCE_KERNEL_DIR, CLMC_INSTALL_KERNEL_DIR);
+    char all_options[4096];
+    const char *extra = getenv("CLMC_BUILD_OPTIONS");
+    snprintf(all_options, sizeof all_options, "%s %s", options, extra ? extra : "");
+    options = all_options;
+    text_buffer source = {0};
+    clmc_status status = expand_source(dir, file, 0, &source);
+    if (status != CLMC_OK) {
+        free(source.text);
+        return status;
+    }
+    bool use_cache = !getenv("CLMC_NO_CACHE") || !*getenv("CLMC_NO_CACHE");
+    char *key = use_cache ? cache_key_text(rt, source.text, options) : NULL;
+    size_t binary_length = 0;
+    unsigned char *binary = key ? cache_load(key, &binary_length) : NULL;
+    double started = clmc_runtime_clock();
+    *out = binary ? program_from_binary(rt, binary, binary_length, options) : NULL;
+    free(binary);
+    const char *how = !key ? "from source, cache off" : *out ? "from the cache" : "from source, not cached";
+    if (!*out) {
+        status = program_from_source(rt, file, source.text, options, out);
+        if (status == CLMC_OK && key) store_program_binary(rt, *out, key);
+    }
+    if (clmc_runtime_profiling(rt))
+        fprintf(stderr, "clmc profile: program %s built %s in %.3f s\n", file, how, clmc_runtime_clock() - started);
+    free(key);
+    free(source.text);
+    return status;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Paths and contents of every kernel source (.cl, .h) under `subdir` of the
+ * kernel directory, folders included, in name order, folded into *hash. */
+static clmc_status hash_kernel_folder(const char *dir, const char *subdir, int depth, uint64_t *hash)
+{
+    if (depth > MAX_INCLUDE_DEPTH) return clmc_fail(CLMC_ERR_OTHER, "kernel folders nest too deeply at %s", subdir);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, subdir);
+    DIR *folder = opendir(path);
+    if (!folder) return clmc_fail(CLMC_ERR_OTHER, "cannot list kernel sources in %s: %s", path, strerror(errno));
+    char *names[512];
+    size_t n = 0;
+    for (struct dirent *e; (e = readdir(folder)) && n < 512;)
+        if (e->d_name[0] != '.' && (names[n] = strdup(e->d_name))) n++;
+    closedir(folder);
+    qsort(names, n, sizeof *names, compare_names);
+    clmc_status status = CLMC_OK;
+    for (size_t i = 0; i < n; i++) {
+        char relative[2048];
+        snprintf(relative, sizeof relative, "%s/%s", subdir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, relative);
+        size_t length = strlen(names[i]);
+        bool source = length > 3 && (strcmp(names[i] + length - 3, ".cl") == 0 || strcmp(names[i] + length - 2, ".h") == 0);
+        struct stat info;
+        if (status == CLMC_OK && stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+            status = hash_kernel_folder(dir, relative, depth + 1, hash);
+        } else if (status == CLMC_OK && source) {
+            char *text = read_file(path, &length);
+            *hash = fnv1a(*hash, relative, strlen(relative) + 1);
+            if (text) *hash = fnv1a(*hash, text, length);
+            free(text);
+        }
+        free(names[i]);
+    }
+    return status;
+}
+
+clmc_status clmc_kernel_sources_hash(uint64_t *hash)
+{
+    const char *dir = kernel_dir();
+    if (!dir) return clmc_fail(CLMC_ERR_OTHER, "kernel sources not found (set CLMC_KERNEL_DIR)");
+    *hash = 0xcbf29ce484222325ULL;
+    return hash_kernel_folder(dir, ".", 0, hash);
+}
+
+clmc_status clmc_kernel_create(cl_program program, const char *name, cl_kernel *kernel)
+{
+    cl_int err;
+    *kernel = clCreateKernel(program, name, &err);
+    if (err != CL_SUCCESS)
+        return clmc_fail(CLMC_ERR_DEVICE, "clCreateKernel(%s) failed: %s", name, clmc_cl_error_name(err));
+    return CLMC_OK;
+}
