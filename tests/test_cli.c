@@ -308,7 +308,7 @@ Test(cli, profile_reports_every_kernel)
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "options"), "profile")));
     cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "options"), "tuning")->valuestring, "on");
     cJSON_Delete(result);
-    cr_expect(strstr(output, "clmc profile: program ea_ising.cl built"), "no build line for ea_ising.cl");
+    cr_expect(strstr(output, "clmc profile: program ea/ea_ising.cl built"), "no build line for ea/ea_ising.cl");
     /* 20 sweeps of 2 colours; every second sweep ends with the energy pass
      * (the second ea_msc_update row) and an exchange. */
     cr_expect_eq(profiled_launches(output, "ea_msc_update", 0), 30);
