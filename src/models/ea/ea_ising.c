@@ -397,7 +397,7 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->shared_randoms = s->msc || clmc_preset_bool(p, "algorithm.shared_randoms");
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
-    s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
+    s->seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(s->seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(s->seed >> 32);
     const char *energies = clmc_preset_string(p, "algorithm.tempering_energies");

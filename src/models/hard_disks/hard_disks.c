@@ -87,11 +87,11 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     s->shuffle_sets = clmc_preset_bool(p, "algorithm.shuffle_sets");
     s->write_configuration = clmc_preset_bool(p, "model.write_configuration");
     s->compress_start = strcmp(clmc_preset_string(p, "model.start"), "compress") == 0;
-    uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
+    uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
     CLMC_TRY(clmc_fault_after("CLMC_FAULT_DISK_AFTER", ":nan", &s->fault_after, &s->fault_nan));
-    s->output_dir = strdup(clmc_preset_string(p, "output.dir"));
+    s->output_dir = strdup(clmc_preset_output(p)->dir);
     return s->output_dir ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 

@@ -254,8 +254,8 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->or_steps = (cl_uint)clmc_preset_int(p, "algorithm.overrelaxation_steps");
     s->renormalize_every = clmc_preset_int(p, "algorithm.renormalize_every");
     s->fast_math = clmc_preset_bool(p, "algorithm.fast_math");
-    s->thermalization = clmc_preset_int(p, "run.thermalization");
-    s->seed = (uint64_t)clmc_preset_int(p, "run.seed");
+    s->thermalization = clmc_preset_run(p)->thermalization;
+    s->seed = clmc_preset_run(p)->seed;
     s->temperatures = s->glass ? (cl_uint)clmc_preset_betas(p, NULL, 0) : 1;
     s->realizations = s->glass ? (cl_uint)clmc_preset_int(p, "model.realizations") : 1;
     s->n_configs = s->glass ? 2 * s->temperatures * s->realizations : 1;
@@ -263,7 +263,7 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->batch = MEASURE_BATCH / per_slot ? MEASURE_BATCH / per_slot : 1;
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
     clmc_preset_betas(p, &s->beta, 1);
-    unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
+    unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
 }

@@ -238,7 +238,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->item_width = (int)clmc_preset_int(p, "algorithm.item_width");
     s->hits = (int)clmc_preset_int(p, "algorithm.hits");
     s->n_configs = (cl_uint)clmc_preset_betas(p, NULL, 0);
-    unsigned long long seed = (unsigned long long)clmc_preset_int(p, "run.seed");
+    unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
 }

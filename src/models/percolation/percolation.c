@@ -83,7 +83,7 @@ static clmc_status setup(percolation_state *s, clmc_preset *p)
     double probability = clmc_preset_number(p, "model.p");
     s->threshold = probability >= 1.0 ? 0xFFFFFFFFu : (cl_uint)floor(probability * 4294967296.0);
     s->site_kind = strcmp(clmc_preset_string(p, "model.kind"), "site") == 0;
-    uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
+    uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
     clmc_defines options = {0};

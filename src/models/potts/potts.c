@@ -186,7 +186,7 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     s->flip_threshold = (cl_uint)floor(clmc_preset_number(p, "algorithm.flip_probability") * 4294967296.0);
     s->ordered = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     clmc_preset_betas(p, &s->beta, 1);
-    uint64_t seed = (uint64_t)clmc_preset_int(p, "run.seed");
+    uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
     CLMC_TRY(build(s, p));
