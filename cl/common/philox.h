@@ -36,9 +36,12 @@ CLMC_INLINE clmc_philox_ctr clmc_philox_round(clmc_philox_ctr c, clmc_philox_key
     return r;
 }
 
-CLMC_INLINE clmc_philox_ctr clmc_philox4x32_10(clmc_philox_ctr c, clmc_philox_key k)
+/* Philox4x32 with `rounds` rounds: 10 is the engine's generator; 7 (Salmon et
+ * al., SC'11, also BigCrush-clean) is offered to the RNG study (rng_philox.h).
+ * Called with a constant, so the loop unrolls as a fixed-round body would. */
+CLMC_INLINE clmc_philox_ctr clmc_philox4x32_rounds(clmc_philox_ctr c, clmc_philox_key k, int rounds)
 {
-    for (int round = 0; round < 10; round++) {
+    for (int round = 0; round < rounds; round++) {
         if (round > 0) {
             k.v[0] += CLMC_PHILOX_W0;
             k.v[1] += CLMC_PHILOX_W1;
@@ -48,17 +51,28 @@ CLMC_INLINE clmc_philox_ctr clmc_philox4x32_10(clmc_philox_ctr c, clmc_philox_ke
     return c;
 }
 
-/* The engine's stream layout (docs/interface.md, "Reproducibility"): the key is the
- * seed; the counter names what the numbers are for, never a thread. */
-CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, clmc_u32 sweep,
-                                         clmc_u32 hit, clmc_u32 purpose)
+CLMC_INLINE clmc_philox_ctr clmc_philox4x32_10(clmc_philox_ctr c, clmc_philox_key k)
+{
+    return clmc_philox4x32_rounds(c, k, 10);
+}
+
+/* The counter of the engine's stream layout: what the numbers are for. */
+CLMC_INLINE clmc_philox_ctr clmc_stream_counter(clmc_u32 unit, clmc_u32 sweep, clmc_u32 hit, clmc_u32 purpose)
 {
     clmc_philox_ctr c;
     c.v[0] = unit;
     c.v[1] = sweep;
     c.v[2] = hit;
     c.v[3] = purpose;
-    return clmc_philox4x32_10(c, seed);
+    return c;
+}
+
+/* The engine's stream layout (docs/interface.md, "Reproducibility"): the key is the
+ * seed; the counter names what the numbers are for, never a thread. */
+CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, clmc_u32 sweep,
+                                         clmc_u32 hit, clmc_u32 purpose)
+{
+    return clmc_philox4x32_10(clmc_stream_counter(unit, sweep, hit, purpose), seed);
 }
 
 /* Purposes: one value per distinct use of random numbers in the engine. */
@@ -74,6 +88,7 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
 #define CLMC_PURPOSE_DISK_SWEEP 9u
 #define CLMC_PURPOSE_CLUSTER_SEED 10u
 #define CLMC_PURPOSE_HEATBATH 11u
+#define CLMC_PURPOSE_GENERATOR_SEED 12u /* seeds of the stateful generators (rng_*.h) */
 
 /* The counter word naming a purpose for configuration `config` of a model
  * that holds several (tempering slots, replicas); config 0 is the purpose. */

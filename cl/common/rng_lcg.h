@@ -29,35 +29,23 @@ typedef struct { clmc_u64 mul, add; } clmc_lcg64_map;
 
 /* The map applied n times, by repeated squaring (seed eq. 5: a_n = a^n,
  * c_n = c (a^n - 1) / (a - 1), here without the division). */
-CLMC_INLINE clmc_lcg32_map clmc_lcg32_map_power(clmc_lcg32_map step, clmc_u64 n)
-{
-    clmc_lcg32_map total = {1u, 0u};
-    while (n > 0) {
-        if (n & 1u) {
-            total.mul = step.mul * total.mul;
-            total.add = step.mul * total.add + step.add;
-        }
-        step.add = step.mul * step.add + step.add;
-        step.mul = step.mul * step.mul;
-        n >>= 1;
+#define CLMC_LCG_MAP_POWER(map)                                    \
+    CLMC_INLINE map map##_power(map step, clmc_u64 n)              \
+    {                                                              \
+        map total = {1u, 0u};                                      \
+        while (n > 0) {                                            \
+            if (n & 1u) {                                          \
+                total.mul = step.mul * total.mul;                  \
+                total.add = step.mul * total.add + step.add;       \
+            }                                                      \
+            step.add = step.mul * step.add + step.add;             \
+            step.mul = step.mul * step.mul;                        \
+            n >>= 1;                                               \
+        }                                                          \
+        return total;                                              \
     }
-    return total;
-}
-
-CLMC_INLINE clmc_lcg64_map clmc_lcg64_map_power(clmc_lcg64_map step, clmc_u64 n)
-{
-    clmc_lcg64_map total = {1u, 0u};
-    while (n > 0) {
-        if (n & 1u) {
-            total.mul = step.mul * total.mul;
-            total.add = step.mul * total.add + step.add;
-        }
-        step.add = step.mul * step.add + step.add;
-        step.mul = step.mul * step.mul;
-        n >>= 1;
-    }
-    return total;
-}
+CLMC_LCG_MAP_POWER(clmc_lcg32_map)
+CLMC_LCG_MAP_POWER(clmc_lcg64_map)
 
 CLMC_INLINE clmc_u32 clmc_lcg32_apply(clmc_lcg32_map m, clmc_u32 x) { return m.mul * x + m.add; }
 CLMC_INLINE clmc_u64 clmc_lcg64_apply(clmc_lcg64_map m, clmc_u64 x) { return m.mul * x + m.add; }

@@ -7,35 +7,20 @@
 
 CLMC_INLINE clmc_philox_ctr clmc_philox4x32_7(clmc_philox_ctr c, clmc_philox_key k)
 {
-    for (int round = 0; round < 7; round++) {
-        if (round > 0) {
-            k.v[0] += CLMC_PHILOX_W0;
-            k.v[1] += CLMC_PHILOX_W1;
-        }
-        c = clmc_philox_round(c, k);
-    }
-    return c;
+    return clmc_philox4x32_rounds(c, k, 7);
 }
 
 /* clmc_random4's stream layout with seven rounds. */
 CLMC_INLINE clmc_philox_ctr clmc_random4_7(clmc_philox_key seed, clmc_u32 unit, clmc_u32 sweep,
                                            clmc_u32 hit, clmc_u32 purpose)
 {
-    clmc_philox_ctr c;
-    c.v[0] = unit;
-    c.v[1] = sweep;
-    c.v[2] = hit;
-    c.v[3] = purpose;
-    return clmc_philox4x32_7(c, seed);
+    return clmc_philox4x32_7(clmc_stream_counter(unit, sweep, hit, purpose), seed);
 }
 
 /* Seeds of the stateful generators (rng_lcg.h, rng_lagfib.h, rng_xorwow.h) come from
- * the 10-round Philox under this purpose; the counter's hit word names the generator
- * so that two generators seeded from one (key, stream) never share words.
- * (Belongs in philox.h's purpose table; kept here until that file is free to edit.) */
-#ifndef CLMC_PURPOSE_GENERATOR_SEED
-#define CLMC_PURPOSE_GENERATOR_SEED 12u
-#endif
+ * the 10-round Philox under CLMC_PURPOSE_GENERATOR_SEED (philox.h); the counter's hit
+ * word names the generator so that two generators seeded from one (key, stream) never
+ * share words. */
 #define CLMC_GENERATOR_LCG32 1u
 #define CLMC_GENERATOR_LCG64 2u
 #define CLMC_GENERATOR_LAGFIB 3u
