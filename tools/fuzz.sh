@@ -24,10 +24,11 @@ flags=(-g -O1 -std=c11 -fsanitize=address,undefined -fno-sanitize-recover=undefi
        -D_POSIX_C_SOURCE=200809L -DCL_TARGET_OPENCL_VERSION=120 "-DCLMC_VERSION=\"$version\""
        "-DCLMC_SOURCE_KERNEL_DIR=\"$PWD/cl\"" "-DCLMC_INSTALL_KERNEL_DIR=\"/usr/share/clmc/cl\""
        -Iinclude -Isrc -Icl -Wno-unknown-pragmas)
-sources=$(ls src/*.c src/models/*.c | grep -v '^src/cli/cli.c$')
+sources=$(find src -name '*.c' ! -path src/cli/cli.c | sort)
 # Rebuild the library objects when any source or header is newer than the stamp.
 if [ ! -f "$out/stamp" ] || [ -n "$(find src include -newer "$out/stamp" -name '*.[ch]' | head -1)" ]; then
   echo "fuzz: compiling $(echo "$sources" | wc -l) sources with $clang (ASan + UBSan)"
+  rm -f "$out"/obj/*.o # objects of files since moved or removed would link twice
   echo "$sources" | xargs -P "$(nproc)" -I{} sh -c \
     'f="{}"; "$0" "$@" -fsanitize=fuzzer-no-link -c "$f" -o "'"$out"'/obj/$(echo "$f" | tr / _).o"' \
     "$clang" "${flags[@]}"
