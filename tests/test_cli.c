@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "clmc/runtime.h"
@@ -46,6 +47,15 @@ static const bad_case bad_cases[] = {
     {"malformed --set", GOOD_PRESET, "--set model.L", "model.L"},
     {"--set out of range", GOOD_PRESET, "--set model.dim=4", "model.dim"},
     {"unknown option", GOOD_PRESET, "--frobnicate", "--frobnicate"},
+    {"--out twice", GOOD_PRESET, "--out /tmp/clmc-cli-second-out", "'--out' given twice"},
+    {"--device twice", GOOD_PRESET, "--device pocl --device cpu", "'--device' given twice"},
+    {"--quiet twice", GOOD_PRESET, "--quiet", "'--quiet' given twice"},
+    {"invalid UTF-8 in name", "{\"name\": \"x\xff\", \"model\": {\"type\": \"ising\", \"L\": 16},"
+     " \"ensemble\": {\"beta\": 0.4}}", "", "name"},
+    {"name leaving out/", "{\"name\": \"../escape\", \"model\": {\"type\": \"ising\", \"L\": 16},"
+     " \"ensemble\": {\"beta\": 0.4}}", "", "name"},
+    {"measure_every beyond sweeps", GOOD_PRESET, "--set run.measure_every=400", "run.measure_every"},
+    {"integer with an exponent", GOOD_PRESET, "--set run.sweeps=1e3", "run.sweeps"},
 };
 
 Test(cli, bad_input_exits_2_with_a_message_and_writes_nothing)
@@ -385,4 +395,44 @@ Test(cli, hard_disks_larger_than_device_memory_refused)
                           "{\"model\": {\"type\": \"hard_disks\", \"N\": 268435456, \"packing_fraction\": 0.5},"
                           " \"run\": {\"sweeps\": 10, \"thermalization\": 0}}",
                           13.4e9, 6.7e9);
+}
+
+/* Every command's --help (and clmc --help, clmc help) prints the usage and exits 0. */
+Test(cli, help_prints_the_usage)
+{
+    const char *commands[] = {"--help", "help", "run --help", "run x.json -h", "bench --help", "tune --help",
+                              "check --help", "devices --help"};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char *output = NULL;
+        int status = test_run_clmc(&output, "%s", commands[i]);
+        printf("[clmc %s] exit %d\n", commands[i], status);
+        cr_expect_eq(status, 0, "clmc %s: exit status %d", commands[i], status);
+        cr_expect(output && strstr(output, "usage:") && strstr(output, "clmc run PRESET.json"), "clmc %s: no usage",
+                  commands[i]);
+        free(output);
+    }
+}
+
+/* bench --json into a directory that is missing or not writable fails before benchmarking. */
+Test(cli, bench_json_path_is_checked_before_the_benchmark)
+{
+    char *dir = test_scratch_dir("cli-bench-json"), preset[4200], locked[4200];
+    snprintf(preset, sizeof preset, "%s/p.json", dir);
+    test_write_file(preset, GOOD_PRESET);
+    snprintf(locked, sizeof locked, "%s/locked", dir);
+    cr_assert_eq(mkdir(locked, 0700), 0);
+    const char *targets[][2] = {{"/nonexistent-clmc-dir/b.json", "does not exist"}, {locked, "is a directory"}};
+    /* (A directory without write permission cannot be tested as root.) */
+    for (int i = 0; i < 2; i++) {
+        const char *target = targets[i][0];
+        char *output = NULL;
+        int status = test_run_clmc(&output, "bench '%s' --json '%s'", preset, target);
+        printf("[--json %s] exit %d: %s", target, status, output ? output : "");
+        cr_expect_eq(status, 2);
+        cr_expect(output && strstr(output, "--json"), "the message does not name --json");
+        cr_expect(output && !strstr(output, "benchmarking on"), "the benchmark ran first");
+        cr_expect(output && strstr(output, targets[i][1]), "message lacks '%s'", targets[i][1]);
+        free(output);
+    }
+    free(dir);
 }
