@@ -11,6 +11,7 @@
 #include "physics.h"
 #include "testenv.h"
 #include "engine/tuning.h"
+#include "cli/bench_report.h"
 
 static const cJSON *item(const cJSON *object, const char *name)
 {
@@ -265,4 +266,53 @@ Test(bench, bad_tuning_and_picture_keys_are_input_errors, .timeout = 120)
         snprintf(label, sizeof label, "bench-invalid-%zu", i);
         expect_input_error(cases[i].preset, label, cases[i].needle);
     }
+}
+
+/* A figure above the copy bandwidth cannot be true: the table and the JSON
+ * flag it as an error of the model's traffic estimate (issue 26 item 5). */
+Test(bench, bandwidth_above_copy_is_flagged_as_a_traffic_model_error)
+{
+    cr_expect_str_eq(clmc_bench_fraction_status(0.95), "ok");
+    cr_expect_str_eq(clmc_bench_fraction_status(1.0), "ok");
+    cr_expect_str_eq(clmc_bench_fraction_status(1.071), "traffic_model_error");
+    clmc_bench_entry entries[2] = {0};
+    for (int i = 0; i < 2; i++) {
+        snprintf(entries[i].device.name, sizeof entries[i].device.name, "device %d", i);
+        entries[i].status = CLMC_OK;
+        entries[i].ns_per_update = 1;
+        entries[i].copy_bytes_per_second = 1e12;
+        entries[i].achieved_bytes_per_second = i ? 1.071e12 : 0.5e12; /* device 1: an inflated bytes_per_sweep */
+    }
+    char *table = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&table, &size);
+    clmc_bench_print_table(out, entries, 2);
+    fclose(out);
+    printf("%s", table);
+    cr_expect(strstr(table, "107.1%"), "the figure is not shown");
+    cr_expect(strstr(table, "traffic estimate"), "the table does not flag the figure");
+    cr_expect(strstr(table, "traffic estimate") > strstr(table, "device 1"), "the flag is not under device 1");
+    free(table);
+    char *dir = test_scratch_dir("bench-flag"), path[4200];
+    snprintf(path, sizeof path, "%s/bench.json", dir);
+    clmc_preset *preset = NULL;
+    const char *text = "{\"model\": {\"type\": \"ising\", \"L\": 16}, \"ensemble\": {\"beta\": 0.4}}";
+    cr_assert_eq(clmc_preset_parse(text, strlen(text), NULL, NULL, 0, &preset), CLMC_OK);
+    cr_assert_eq(clmc_bench_write_json(path, preset, "test", NULL, entries, 2), CLMC_OK, "%s", clmc_error_message());
+    clmc_preset_free(preset);
+    char *written = test_read_file(path);
+    cJSON *doc = cJSON_Parse(written);
+    cr_assert_not_null(doc);
+    for (int i = 0; i < 2; i++) {
+        cJSON *fraction = cJSON_GetObjectItem(
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "devices"), i), "metrics"),
+            "bandwidth_fraction");
+        cJSON *status = cJSON_GetObjectItem(fraction, "status");
+        cr_assert(cJSON_IsString(status), "device %d: no status on bandwidth_fraction", i);
+        cr_expect_str_eq(status->valuestring, i ? "traffic_model_error" : "ok");
+        cr_expect(i == 0 || cJSON_IsString(cJSON_GetObjectItem(fraction, "warning")), "no warning text");
+    }
+    cJSON_Delete(doc);
+    free(written);
+    free(dir);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "engine/checkpoint.h"
+#include "output/state_blob.h"
 #include "clmc/preset.h"
 
 static uint32_t config_at[6] = {3, 1, 2, 0, 5, 4};
@@ -206,4 +207,19 @@ Test(checkpoint_format, corpus_checkpoints)
 Test(checkpoint_format, corpus_presets)
 {
     cr_expect_geq(for_each_corpus_file("preset", check_preset_file), 20);
+}
+
+/* A forged buffer size (2^64 - 1) is called damaged, not printed as a size. */
+Test(checkpoint_format, damaged_blob_size_is_named_not_printed)
+{
+    unsigned char blob[16];
+    memset(blob, 0xff, 8);
+    memset(blob + 8, 0, 8);
+    clmc_blob_reader r = clmc_blob_reader_of(blob, sizeof blob);
+    cr_expect_null(clmc_blob_get_buffer(&r, 8, "the spins"));
+    cr_assert_neq(clmc_blob_end(&r), CLMC_OK);
+    const char *message = clmc_error_message();
+    printf("%s\n", message);
+    cr_expect(strstr(message, "the spins") && strstr(message, "damaged"), "%s", message);
+    cr_expect(!strstr(message, "18446744073709551615"), "the forged size is printed: %s", message);
 }

@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
+#include "clmc/runtime.h"
 #include "testenv.h"
 
 #define GOOD_PRESET                                                                      \
@@ -44,6 +47,15 @@ static const bad_case bad_cases[] = {
     {"malformed --set", GOOD_PRESET, "--set model.L", "model.L"},
     {"--set out of range", GOOD_PRESET, "--set model.dim=4", "model.dim"},
     {"unknown option", GOOD_PRESET, "--frobnicate", "--frobnicate"},
+    {"--out twice", GOOD_PRESET, "--out /tmp/clmc-cli-second-out", "'--out' given twice"},
+    {"--device twice", GOOD_PRESET, "--device pocl --device cpu", "'--device' given twice"},
+    {"--quiet twice", GOOD_PRESET, "--quiet", "'--quiet' given twice"},
+    {"invalid UTF-8 in name", "{\"name\": \"x\xff\", \"model\": {\"type\": \"ising\", \"L\": 16},"
+     " \"ensemble\": {\"beta\": 0.4}}", "", "name"},
+    {"name leaving out/", "{\"name\": \"../escape\", \"model\": {\"type\": \"ising\", \"L\": 16},"
+     " \"ensemble\": {\"beta\": 0.4}}", "", "name"},
+    {"measure_every beyond sweeps", GOOD_PRESET, "--set run.measure_every=400", "run.measure_every"},
+    {"integer with an exponent", GOOD_PRESET, "--set run.sweeps=1e3", "run.sweeps"},
 };
 
 Test(cli, bad_input_exits_2_with_a_message_and_writes_nothing)
@@ -316,4 +328,111 @@ Test(cli, profile_reports_every_kernel)
     cr_expect_eq(profiled_launches(output, "ea_msc_exchange", 0), 10);
     free(output);
     free(out_dir);
+}
+
+/* A preset too large for the device is refused with exit 2 before anything
+ * is allocated (before, these models failed with exit 3 CL_INVALID_BUFFER_SIZE
+ * after allocating, hard disks after seconds of host work), quickly, and the
+ * message names the bytes needed and the bytes the device has.  Skipped on a
+ * device large enough to hold the preset. */
+static void expect_memory_refusal(const char *label, const char *json, double total_bytes, double largest_bytes)
+{
+    clmc_device_info device;
+    cr_assert_eq(clmc_device_select(NULL, &device), CLMC_OK);
+    if ((double)device.global_mem_bytes > total_bytes && (double)device.max_alloc_bytes > largest_bytes)
+        cr_skip("%s: %s has room for the preset", label, device.name);
+    char *dir = test_scratch_dir(label), path[4200], out_dir[4200];
+    snprintf(path, sizeof path, "%s/p.json", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    test_write_file(path, json);
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    char *output = NULL;
+    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s'", path, out_dir);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    double seconds = (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+    printf("[%s] exit %d after %.2f s: %s", label, status, seconds, output ? output : "(no output)\n");
+    cr_expect_eq(status, 2, "%s: exit status %d, expected 2", label, status);
+    cr_expect_lt(seconds, 5.0, "%s: refused only after %.1f s", label, seconds);
+    unsigned long long needed = 0, available = 0;
+    const char *total = output ? strstr(output, "needs ") : NULL, *one = output ? strstr(output, "buffer of ") : NULL;
+    bool read_needed = one ? sscanf(one, "buffer of %llu bytes", &needed) == 1
+                           : total && sscanf(total, "needs %llu bytes", &needed) == 1;
+    const char *has = output ? strstr(output, one ? " at most " : " has ") : NULL;
+    bool read_available = has && sscanf(has, one ? " at most %llu bytes" : " has %llu bytes", &available) == 1;
+    cr_expect(read_needed && read_available, "%s: the message does not name both numbers", label);
+    printf("[%s] needs %llu bytes, the device %llu\n", label, needed, available);
+    cr_expect_gt(needed, available);
+    cr_expect(!test_path_exists(out_dir), "%s: an output directory was created", label);
+    free(output);
+    free(dir);
+}
+
+/* 1290^3 sites of 3 doubles: 51.5 GB of spins. */
+Test(cli, heisenberg_larger_than_device_memory_refused)
+{
+    expect_memory_refusal("cli-memory-heisenberg",
+                          "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 1290, \"precision\": \"double\"},"
+                          " \"algorithm\": {\"layout\": \"naive\"},"
+                          " \"ensemble\": {\"beta\": 0.5}, \"run\": {\"sweeps\": 10, \"thermalization\": 0}}",
+                          51.5e9, 51.5e9);
+}
+
+/* 2 x 2 x 4096 configurations of 64^3 float spins: 51.5 GB. */
+Test(cli, heisenberg_glass_larger_than_device_memory_refused)
+{
+    expect_memory_refusal("cli-memory-glass",
+                          "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 64, \"realizations\": 4096},"
+                          " \"ensemble\": {\"type\": \"parallel_tempering\", \"betas\": [0.5, 1.0]},"
+                          " \"run\": {\"sweeps\": 10, \"thermalization\": 0}}",
+                          51.5e9, 51.5e9);
+}
+
+/* 2^28 disks at phi = 0.5: two slot buffers of 6.7 GB each. */
+Test(cli, hard_disks_larger_than_device_memory_refused)
+{
+    expect_memory_refusal("cli-memory-disks",
+                          "{\"model\": {\"type\": \"hard_disks\", \"N\": 268435456, \"packing_fraction\": 0.5},"
+                          " \"run\": {\"sweeps\": 10, \"thermalization\": 0}}",
+                          13.4e9, 6.7e9);
+}
+
+/* Every command's --help (and clmc --help, clmc help) prints the usage and exits 0. */
+Test(cli, help_prints_the_usage)
+{
+    const char *commands[] = {"--help", "help", "run --help", "run x.json -h", "bench --help", "tune --help",
+                              "check --help", "devices --help"};
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char *output = NULL;
+        int status = test_run_clmc(&output, "%s", commands[i]);
+        printf("[clmc %s] exit %d\n", commands[i], status);
+        cr_expect_eq(status, 0, "clmc %s: exit status %d", commands[i], status);
+        cr_expect(output && strstr(output, "usage:") && strstr(output, "clmc run PRESET.json"), "clmc %s: no usage",
+                  commands[i]);
+        free(output);
+    }
+}
+
+/* bench --json into a directory that is missing or not writable fails before benchmarking. */
+Test(cli, bench_json_path_is_checked_before_the_benchmark)
+{
+    char *dir = test_scratch_dir("cli-bench-json"), preset[4200], locked[4200];
+    snprintf(preset, sizeof preset, "%s/p.json", dir);
+    test_write_file(preset, GOOD_PRESET);
+    snprintf(locked, sizeof locked, "%s/locked", dir);
+    cr_assert_eq(mkdir(locked, 0700), 0);
+    const char *targets[][2] = {{"/nonexistent-clmc-dir/b.json", "does not exist"}, {locked, "is a directory"}};
+    /* (A directory without write permission cannot be tested as root.) */
+    for (int i = 0; i < 2; i++) {
+        const char *target = targets[i][0];
+        char *output = NULL;
+        int status = test_run_clmc(&output, "bench '%s' --json '%s'", preset, target);
+        printf("[--json %s] exit %d: %s", target, status, output ? output : "");
+        cr_expect_eq(status, 2);
+        cr_expect(output && strstr(output, "--json"), "the message does not name --json");
+        cr_expect(output && !strstr(output, "benchmarking on"), "the benchmark ran first");
+        cr_expect(output && strstr(output, targets[i][1]), "message lacks '%s'", targets[i][1]);
+        free(output);
+    }
+    free(dir);
 }

@@ -414,3 +414,74 @@ Test(preset, run_and_output_resolve_into_typed_settings)
     cr_expect_eq(clmc_preset_run(preset)->checkpoint_every_seconds, 0.0);
     clmc_preset_free(preset);
 }
+
+/* ---- Hostile input (issue 26) ------------------------------------------- */
+
+#define ISING_BODY "\"model\": {\"type\": \"ising\", \"L\": 16}, \"ensemble\": {\"beta\": 0.4}"
+
+/* Strings reach result.json: every key and string must be valid UTF-8. */
+Test(preset, invalid_utf8_is_refused_naming_the_key)
+{
+    EXPECT_ERROR("{\"name\": \"a\xff\xfe" "b\", " ISING_BODY "}", "name", "invalid UTF-8");
+    EXPECT_ERROR("{" ISING_BODY ", \"output\": {\"dir\": \"out/\xc0\xaf\"}}", "output.dir", "invalid UTF-8");
+    EXPECT_ERROR("{" ISING_BODY ", \"output\": {\"dir\": \"\xed\xa0\x80\"}}", "output.dir", "invalid UTF-8");
+    EXPECT_ERROR("{" ISING_BODY ", \"run\": {\"s\xe2\x82\": 1}}", "run", "invalid UTF-8");
+    EXPECT_OVERRIDE_ERROR("output.dir=\xf5\x80\x80\x80", "output.dir", "invalid UTF-8");
+    clmc_preset *preset = parse_ok("{\"name\": \"\xc3\xa9t\xc3\xa9 \xe2\x88\x9e\", " ISING_BODY "}", NULL, 0);
+    cr_expect_str_eq(clmc_preset_output(preset)->dir, "out/\xc3\xa9t\xc3\xa9 \xe2\x88\x9e");
+    clmc_preset_free(preset);
+}
+
+/* The default output.dir is out/<name>: the name must stay one directory there. */
+Test(preset, names_that_leave_out_are_refused)
+{
+    const char *names[] = {"..", ".", "../../etc", "a/b", "a\\\\b", "a\\nb", "tab\\there", "bell\\u0007"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"name\": \"%s\", " ISING_BODY "}", names[i]);
+        EXPECT_ERROR(text, "name");
+    }
+    clmc_preset *preset = parse_ok("{\"name\": \"a..b-1.2_x\", " ISING_BODY "}", NULL, 0);
+    cr_expect_str_eq(clmc_preset_output(preset)->dir, "out/a..b-1.2_x");
+    clmc_preset_free(preset);
+}
+
+Test(preset, measure_every_beyond_sweeps_is_refused)
+{
+    EXPECT_ERROR("{" ISING_BODY ", \"run\": {\"sweeps\": 10, \"measure_every\": 20}}", "run.measure_every", "20",
+                 "run.sweeps", "10");
+    clmc_preset *preset = parse_ok("{" ISING_BODY ", \"run\": {\"sweeps\": 10, \"measure_every\": 10}}", NULL, 0);
+    cr_expect_eq(clmc_preset_run(preset)->measure_every, 10);
+    clmc_preset_free(preset);
+}
+
+/* Integer keys take digits only: "1e3" and "16.0" are refused, whatever their value. */
+Test(preset, integers_written_with_exponent_or_fraction_are_refused)
+{
+    EXPECT_ERROR("{" ISING_BODY ", \"run\": {\"sweeps\": 1e3}}", "run.sweeps", "fraction or an exponent");
+    EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 16.0}, \"ensemble\": {\"beta\": 0.4}}", "model.L",
+                 "fraction or an exponent");
+    EXPECT_ERROR("{" ISING_BODY ", \"run\": {\"seed\": 5E0}}", "run.seed", "fraction or an exponent");
+    EXPECT_ERROR("{" ISING_BODY ", \"run\": {\"checkpoint_every\": 1e2}}", "run.checkpoint_every", "digits");
+    EXPECT_OVERRIDE_ERROR("run.sweeps=2e3", "run.sweeps", "fraction or an exponent");
+    /* Numbers elsewhere (strings included) do not confuse the token count. */
+    clmc_preset *preset = parse_ok("{\"name\": \"x-1.5e3\", \"model\": {\"type\": \"ising\", \"L\": 16}, "
+                                   "\"ensemble\": {\"beta\": 4.4e-1}, \"run\": {\"sweeps\": 300, \"seed\": -0}}",
+                                   NULL, 0);
+    cr_expect_eq(clmc_preset_run(preset)->sweeps, 300);
+    cr_expect_float_eq(clmc_preset_number(preset, "ensemble.beta"), 0.44, 1e-15);
+    clmc_preset_free(preset);
+}
+
+Test(preset, nesting_depth_error_names_the_limit_and_where)
+{
+    size_t depth = 1200;
+    char *text = malloc(2 * depth + 64);
+    size_t n = (size_t)sprintf(text, "{\"model\": {\"x\": ");
+    for (size_t i = 0; i < depth; i++) text[n++] = '[';
+    for (size_t i = 0; i < depth; i++) text[n++] = ']';
+    strcpy(text + n, "}}");
+    /* The 1001st nested value opens at column 16 + 999 + 1 (two objects, then 998 lists). */
+    EXPECT_ERROR(text, "mini.json:1:1015", "nested deeper than the limit of 1000");
+    free(text);
+}

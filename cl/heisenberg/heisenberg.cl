@@ -411,7 +411,8 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
 #endif
     }
     (void)couplings;
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Global fence too: sites loaded here by one item are stored below by another. */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint lx[2], ly[2], lz[2], b[2], site[2];
     for (uint c = 0; c < 2; c++) {
@@ -541,7 +542,8 @@ void heisenberg_planes_update(__global real *spins, uint seed_lo, uint seed_hi, 
     for (int k = 0; k < EDGE; k += 2) {
         load_plane(ring, jring, spins, couplings, ox, oy, k + 1);
         load_plane(ring, jring, spins, couplings, ox, oy, k + 2);
-        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Global fence too: sites loaded here by one item are stored below by another. */
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
         int z = k + (int)upper;
         uint b[2], site[2];
         for (uint c = 0; c < 2; c++) {

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +52,38 @@ clmc_status clmc_bench_select_devices(const char *list, clmc_device_info **devic
     return status;
 }
 
+/* A kernel cannot move more bytes than the device copies: a fraction above
+ * 1 means the model's bytes_per_sweep overstates its traffic. */
+static const char fraction_warning[] =
+    "above 100 % of the copy bandwidth: the model's traffic estimate (bytes_per_update) is wrong, not the device";
+
+static double bandwidth_fraction(const clmc_bench_entry *e)
+{
+    return e->copy_bytes_per_second > 0 ? e->achieved_bytes_per_second / e->copy_bytes_per_second : 0;
+}
+
+const char *clmc_bench_fraction_status(double fraction)
+{
+    return fraction > 1.0 ? "traffic_model_error" : "ok";
+}
+
+clmc_status clmc_bench_check_json_path(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    const char *folder = slash ? (dir[0] ? dir : "/") : ".";
+    struct stat info;
+    if (stat(folder, &info) != 0 || !S_ISDIR(info.st_mode))
+        return clmc_fail(CLMC_ERR_INPUT, "--json %s: directory '%s' does not exist", path, folder);
+    if (access(folder, W_OK | X_OK) != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "--json %s: directory '%s' is not writable", path, folder);
+    if (stat(path, &info) == 0 && S_ISDIR(info.st_mode))
+        return clmc_fail(CLMC_ERR_INPUT, "--json %s: is a directory; give a file name", path);
+    return CLMC_OK;
+}
+
 void clmc_bench_print_table(FILE *out, const clmc_bench_entry *e, size_t n)
 {
     double slowest = 0;
@@ -63,22 +96,26 @@ void clmc_bench_print_table(FILE *out, const clmc_bench_entry *e, size_t n)
             fprintf(out, "%-40.40s %-22.22s failed: %s\n", e[i].device.name, e[i].device.driver, e[i].reason);
             continue;
         }
-        double fraction = e[i].copy_bytes_per_second > 0 ? e[i].achieved_bytes_per_second / e[i].copy_bytes_per_second : 0;
-        fprintf(out, "%-40.40s %-22.22s %12.6f %14.4e %7.2fx %10.1f %7.1f%%\n", e[i].device.name,
+        double fraction = bandwidth_fraction(&e[i]);
+        bool impossible = strcmp(clmc_bench_fraction_status(fraction), "ok") != 0;
+        fprintf(out, "%-40.40s %-22.22s %12.6f %14.4e %7.2fx %10.1f %7.1f%%%s\n", e[i].device.name,
                 e[i].device.driver, e[i].ns_per_update, e[i].updates_per_second,
-                slowest / e[i].ns_per_update, e[i].achieved_bytes_per_second * 1e-9, 100 * fraction);
+                slowest / e[i].ns_per_update, e[i].achieved_bytes_per_second * 1e-9, 100 * fraction,
+                impossible ? " !" : "");
+        if (impossible) fprintf(out, "    warning: %s\n", fraction_warning);
         for (size_t k = 0; k < e[i].n_phases; k++)
             fprintf(out, "%s%s %.6f ns%s", k ? ", " : "    phases: ", e[i].phase_names[k], e[i].phase_ns_per_update[k],
                     k + 1 == e[i].n_phases ? "\n" : "");
     }
 }
 
-static void add_metric(cJSON *metrics, const char *name, double value, const char *unit, const char *direction)
+static cJSON *add_metric(cJSON *metrics, const char *name, double value, const char *unit, const char *direction)
 {
     cJSON *m = cJSON_AddObjectToObject(metrics, name);
     cJSON_AddNumberToObject(m, "value", value);
     cJSON_AddStringToObject(m, "unit", unit);
     cJSON_AddStringToObject(m, "direction", direction);
+    return m;
 }
 
 static cJSON *entry_json(const clmc_bench_entry *e)
@@ -100,9 +137,11 @@ static cJSON *entry_json(const clmc_bench_entry *e)
     add_metric(metrics, "bytes_per_update", e->bytes_per_update, "B", "lower_is_better");
     add_metric(metrics, "achieved_bandwidth", e->achieved_bytes_per_second, "B/s", "higher_is_better");
     add_metric(metrics, "copy_bandwidth", e->copy_bytes_per_second, "B/s", "higher_is_better");
-    add_metric(metrics, "bandwidth_fraction",
-               e->copy_bytes_per_second > 0 ? e->achieved_bytes_per_second / e->copy_bytes_per_second : 0,
-               "1", "higher_is_better");
+    double fraction = bandwidth_fraction(e);
+    const char *fraction_status = clmc_bench_fraction_status(fraction);
+    cJSON *metric = add_metric(metrics, "bandwidth_fraction", fraction, "1", "higher_is_better");
+    cJSON_AddStringToObject(metric, "status", fraction_status);
+    if (strcmp(fraction_status, "ok") != 0) cJSON_AddStringToObject(metric, "warning", fraction_warning);
     if (e->n_phases) {
         cJSON *phases = cJSON_AddObjectToObject(item, "phases");
         for (size_t k = 0; k < e->n_phases; k++)

@@ -22,6 +22,12 @@ clmc_status clmc_bench_compare(FILE *out, const char *old_path, const clmc_prese
                                const clmc_bench_entry *entries, size_t n);
 /* The same check of OLD_PATH alone, before any benchmark runs. */
 clmc_status clmc_bench_check_compare_file(const char *old_path);
+/* "ok", or "traffic_model_error" for a fraction of the copy bandwidth above 1
+ * (the table flags it, the JSON metric carries it as "status"). */
+const char *clmc_bench_fraction_status(double fraction);
+/* --json PATH checked before any benchmark runs: its directory exists and is
+ * writable, and PATH is not a directory. */
+clmc_status clmc_bench_check_json_path(const char *path);
 /* argv joined by spaces; caller frees. */
 char *clmc_join_arguments(int argc, char **argv);
 

@@ -25,7 +25,8 @@ static const char usage_text[] =
     "                         [--compare OLD.json] [--set PATH=VALUE]... [--profile] [--no-tuning]\n"
     "  clmc tune PRESET.json [--device SEL] [--repetitions N] [--set PATH=VALUE]... [--quiet]\n"
     "                        [--profile]\n"
-    "  clmc --version\n"
+    "  clmc --version | --help\n"
+    "(COMMAND --help also prints this.)  Each option may be given once; --set repeats.\n"
     "SEL: P:D from 'clmc devices', or a case-insensitive part of the platform, vendor,\n"
     "device name or type (nvidia, pocl, cpu, gpu). Default: $CLMC_DEVICE, else the first GPU,\n"
     "else the first CPU. --profile: a table of every kernel's launches and device time on\n"
@@ -58,12 +59,27 @@ typedef struct {
     char *invocation;
 } cli_args;
 
+/* An option given twice (a value would silently win); --set repeats. */
+static bool repeated_option(char **argv, int i, const int *options, int n_options)
+{
+    if (strcmp(argv[i], "--set") == 0) return false;
+    for (int k = 0; k < n_options; k++)
+        if (strcmp(argv[options[k]], argv[i]) == 0) return true;
+    return false;
+}
+
 /* Options each command accepts, as a string of their letters. */
 static int parse_args(int argc, char **argv, const char *accepted, cli_args *a)
 {
+    int options[64], n_options = 0; /* where the options seen so far stand in argv */
     for (int i = 2; i < argc; i++) {
         const char *arg = argv[i];
         bool has_value = i + 1 < argc;
+        if (arg[0] == '-' && arg[1] == '-') {
+            if (repeated_option(argv, i, options, n_options))
+                return usage_error("option '%s' given twice", arg);
+            if (n_options < (int)(sizeof options / sizeof options[0])) options[n_options++] = i;
+        }
 #define OPTION(text, letter) (strcmp(arg, text) == 0 && strchr(accepted, letter))
         if (OPTION("--json", 'j') && strcmp(argv[1], "devices") == 0) a->json = true;
         else if (OPTION("--quiet", 'q')) a->quiet = true;
@@ -254,6 +270,7 @@ static int cmd_bench(int argc, char **argv)
     if (rc || (rc = load_preset(&a, &preset))) return rc;
     clmc_preset_free(preset);
     if (a.compare_file && (rc = report(clmc_bench_check_compare_file(a.compare_file)))) return rc;
+    if (a.json_file && (rc = report(clmc_bench_check_json_path(a.json_file)))) return rc;
     clmc_device_info *devices = NULL;
     size_t n = 0;
     clmc_status status = clmc_bench_select_devices(a.devices, &devices, &n);
@@ -309,6 +326,14 @@ static int refuse_retired_variables(void)
     return 0;
 }
 
+/* "clmc COMMAND ... --help" (or -h): the usage, whatever else is given. */
+static bool asks_for_help(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) return usage_error("missing command%s", "");
@@ -317,7 +342,7 @@ int main(int argc, char **argv)
         printf("clmc %s\n", CLMC_VERSION);
         return 0;
     }
-    if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0) {
+    if (strcmp(command, "--help") == 0 || strcmp(command, "help") == 0 || asks_for_help(argc, argv)) {
         printf("%s", usage_text);
         return 0;
     }

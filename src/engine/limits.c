@@ -20,7 +20,7 @@ clmc_status clmc_check_device_memory(const clmc_model_ops *ops, const clmc_prese
         human_bytes(total, need, sizeof need);
         human_bytes(device->global_mem_bytes, have, sizeof have);
         return clmc_fail(CLMC_ERR_INPUT, "model: the preset needs %llu bytes (%s) of device memory; %s has %llu bytes "
-                         "(%s): make model.L or the ensemble smaller",
+                         "(%s): make the system (model.L, model.N) or the ensemble smaller",
                          (unsigned long long)total, need, device->name, (unsigned long long)device->global_mem_bytes,
                          have);
     }
@@ -28,7 +28,7 @@ clmc_status clmc_check_device_memory(const clmc_model_ops *ops, const clmc_prese
         human_bytes(largest, need, sizeof need);
         human_bytes(device->max_alloc_bytes, have, sizeof have);
         return clmc_fail(CLMC_ERR_INPUT, "model: the preset needs one device buffer of %llu bytes (%s); %s allocates at "
-                         "most %llu bytes (%s) at once: make model.L or the ensemble smaller",
+                         "most %llu bytes (%s) at once: make the system (model.L, model.N) or the ensemble smaller",
                          (unsigned long long)largest, need, device->name, (unsigned long long)device->max_alloc_bytes,
                          have);
     }

@@ -138,7 +138,10 @@ void clmc_blob_copy_doubles(const unsigned char *stored, double *x, size_t n)
 const unsigned char *clmc_blob_get_buffer(clmc_blob_reader *r, size_t bytes, const char *what)
 {
     uint64_t stored = clmc_blob_get_u64(r, what);
-    if (r->status == CLMC_OK && stored != bytes)
+    if (r->status == CLMC_OK && stored > r->left)
+        r->status = clmc_fail(CLMC_ERR_INPUT, "checkpoint: the size of %s is damaged (more than the %zu bytes left in "
+                              "the checkpoint); the preset makes %zu bytes", what, r->left, bytes);
+    else if (r->status == CLMC_OK && stored != bytes)
         r->status = clmc_fail(CLMC_ERR_INPUT, "checkpoint: %s has %llu bytes; the preset makes %zu", what,
                               (unsigned long long)stored, bytes);
     return take(r, bytes, what);

@@ -275,6 +275,9 @@ static clmc_status check_number(const resolve_context *ctx, const char *path, co
     if (!isfinite(x))
         return schema_error(ctx, path, "expected %s; got a number too large to represent", expected);
     if (integral && x != floor(x)) return wrong_type(ctx, path, expected, value);
+    if (integral && (value->type & CLMC_JSON_NOT_INTEGER_TEXT))
+        return schema_error(ctx, path, "expected an integer written in digits; got a number with a fraction or an "
+                            "exponent (write %.0f)", x);
     bool below = field->min_open ? x <= field->min : x < field->min;
     if (!below && x <= field->max) return CLMC_OK;
     char range[96], found[64];
@@ -451,8 +454,9 @@ static clmc_status prepare_run(resolve_context *ctx, cJSON *input)
     if (cJSON_IsNumber(every)) {
         /* Numbers become strings, then pass the string checks below. */
         double x = every->valuedouble;
-        if (!(x >= 0 && x <= 1e12 && x == floor(x)))
-            return schema_error(ctx, "run.checkpoint_every", "expected a whole number of sweeps in [0, 1e12]");
+        if (!(x >= 0 && x <= 1e12 && x == floor(x)) || (every->type & CLMC_JSON_NOT_INTEGER_TEXT))
+            return schema_error(ctx, "run.checkpoint_every", "expected a whole number of sweeps in [0, 1e12], written "
+                                "in digits");
         char text[32];
         snprintf(text, sizeof text, "%.0f", x);
         cJSON *replacement = cJSON_CreateString(text);
@@ -511,6 +515,22 @@ static clmc_status fill_default_name(const resolve_context *ctx, cJSON *root_in)
     return added ? CLMC_OK : out_of_memory();
 }
 
+static bool valid_utf8(const char *text);
+
+/* The default output.dir is out/<name>: a name must stay one directory
+ * name there (docs/presets.md, "name"). */
+static clmc_status check_name(const resolve_context *ctx, const char *name)
+{
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return schema_error(ctx, "name", "\"%s\" is not a run name (it would leave out/)", name);
+    if (!valid_utf8(name)) return schema_error(ctx, "name", "invalid UTF-8");
+    for (const char *c = name; *c; c++)
+        if (*c == '/' || *c == '\\' || iscntrl((unsigned char)*c))
+            return schema_error(ctx, "name", "a run name must not contain '/', '\\' or control characters "
+                                "(character %zu); it names the directory out/<name>", (size_t)(c - name) + 1);
+    return CLMC_OK;
+}
+
 static clmc_status resolve_tree(resolve_context *ctx, cJSON *root_in, cJSON *root_out)
 {
     const clmc_field *tables[2] = {root_fields, NULL};
@@ -520,6 +540,7 @@ static clmc_status resolve_tree(resolve_context *ctx, cJSON *root_in, cJSON *roo
     CLMC_TRY(fill_default_name(ctx, root_in));
     CLMC_TRY(resolve_fields(ctx, root_in, "", tables, root_out));
     ctx->name = cJSON_GetObjectItemCaseSensitive(root_out, "name")->valuestring;
+    CLMC_TRY(check_name(ctx, ctx->name));
     for (size_t i = 0; i < N_SECTIONS; i++) CLMC_TRY(resolve_section(ctx, root_in, &sections[i], root_out));
     return CLMC_OK;
 }
@@ -600,6 +621,61 @@ static clmc_status check_top_level(const cJSON *input, const char *source)
     return wrong_type(&ctx, "top level", "an object", input);
 }
 
+/* Length of the valid UTF-8 sequence at `s` (no overlongs, surrogates or
+ * code points above U+10FFFF), 0 if invalid. */
+static size_t utf8_sequence(const unsigned char *s)
+{
+    if (s[0] < 0x80) return 1;
+    size_t n = s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F) || (s[0] == 0xF0 && s[1] < 0x90) ||
+        (s[0] == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return n;
+}
+
+static bool valid_utf8(const char *text)
+{
+    for (const unsigned char *s = (const unsigned char *)text; *s;) {
+        size_t n = utf8_sequence(s);
+        if (!n) return false;
+        s += n;
+    }
+    return true;
+}
+
+/* Every key and string of the input is valid UTF-8 (result.json repeats them). */
+static clmc_status check_utf8(const cJSON *node, const char *path, const char *source)
+{
+    for (; node; node = node->next) {
+        char node_path[PATH_CAPACITY];
+        if (node->string) {
+            if (!valid_utf8(node->string))
+                return clmc_fail(CLMC_ERR_INPUT, "%s: %s: a key with invalid UTF-8", source,
+                                 path[0] ? path : "top level");
+            join_path(node_path, sizeof node_path, path, node->string);
+        } else {
+            snprintf(node_path, sizeof node_path, "%s[]", path);
+        }
+        if (cJSON_IsString(node) && !valid_utf8(node->valuestring))
+            return clmc_fail(CLMC_ERR_INPUT, "%s: %s: invalid UTF-8 in the string", source, node_path);
+        CLMC_TRY(check_utf8(node->child, node_path, source));
+    }
+    return CLMC_OK;
+}
+
+/* A run measures every measure_every-th sweep after thermalization: more
+ * than run.sweeps would measure nothing (docs/presets.md, "run"). */
+static clmc_status check_measurements(const clmc_preset *preset, const char *source)
+{
+    const clmc_run_settings *run = clmc_preset_run(preset);
+    if (run->measure_every <= run->sweeps) return CLMC_OK;
+    return clmc_fail(CLMC_ERR_INPUT, "%s: run.measure_every: %llu is larger than run.sweeps = %llu, so the run would "
+                     "measure nothing; make it at most %llu", source, (unsigned long long)run->measure_every,
+                     (unsigned long long)run->sweeps, (unsigned long long)run->sweeps);
+}
+
 /* Tempering needs at least two strictly increasing inverse temperatures. */
 static clmc_status check_tempering(const clmc_preset *preset, const char *source)
 {
@@ -643,8 +719,10 @@ clmc_status clmc_preset_parse_for(const clmc_preset_model *models, size_t n_mode
     const clmc_preset_model *model = NULL;
     clmc_status status = check_top_level(input, source);
     if (status == CLMC_OK) status = clmc_preset_apply_overrides(input, overrides, n_overrides);
+    if (status == CLMC_OK) status = check_utf8(input->child, "", source);
     if (status == CLMC_OK) status = build_preset(models, n_models, input, source, &preset, &model);
     cJSON_Delete(input);
+    if (status == CLMC_OK) status = check_measurements(preset, source);
     if (status == CLMC_OK) status = check_tempering(preset, source);
     if (status == CLMC_OK && model->validate) status = validate_model(model, preset, source);
     if (status != CLMC_OK) {

@@ -99,6 +99,66 @@ static clmc_status syntax_error(const char *source, const char *text, size_t len
     return clmc_fail(CLMC_ERR_INPUT, "%s:%zu:%zu: %s near '%s'", source, line, column, what, near);
 }
 
+/* Depth of [ and { nesting just before `offset`, strings skipped. */
+static size_t nesting_at(const char *text, size_t offset)
+{
+    size_t depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < offset; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') i++;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') depth++;
+        else if ((c == ']' || c == '}') && depth) depth--;
+    }
+    return depth;
+}
+
+/* Every number node of `node`, in document order, into `nodes` (or counted). */
+static size_t collect_numbers(cJSON *node, cJSON **nodes, size_t n)
+{
+    for (; node; node = node->next) {
+        if (cJSON_IsNumber(node)) {
+            if (nodes) nodes[n] = node;
+            n++;
+        }
+        n = collect_numbers(node->child, nodes, n);
+    }
+    return n;
+}
+
+/* Numbers written with a fraction or an exponent ("1e3", "16.0") get
+ * CLMC_JSON_NOT_INTEGER_TEXT, so integer keys can refuse them: cJSON keeps
+ * only the double.  The k-th number token of the text is the k-th number
+ * node in document order. */
+void clmc_preset_mark_number_text(cJSON *root, const char *text, size_t length)
+{
+    size_t count = collect_numbers(root, NULL, 0), k = 0;
+    cJSON **nodes = count ? malloc(count * sizeof *nodes) : NULL;
+    if (!nodes) return;
+    collect_numbers(root, nodes, 0);
+    bool in_string = false;
+    for (size_t i = 0; i < length && k < count; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\') i++;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        if (c != '-' && !(c >= '0' && c <= '9')) continue;
+        bool integral = true;
+        for (; i < length && strchr("+-.0123456789eE", text[i]) && text[i]; i++)
+            if (text[i] == '.' || text[i] == 'e' || text[i] == 'E') integral = false;
+        if (!integral) nodes[k]->type |= CLMC_JSON_NOT_INTEGER_TEXT;
+        k++;
+        i--;
+    }
+    free(nodes);
+}
+
 /* Parses with an explicit end pointer so trailing text is an error too. */
 clmc_status clmc_preset_parse_json(const char *text, size_t length, const char *source, cJSON **out)
 {
@@ -113,12 +173,20 @@ clmc_status clmc_preset_parse_json(const char *text, size_t length, const char *
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(copy, length, &end, false);
     clmc_status status = CLMC_OK;
-    if (!root) {
+    size_t error_at = end && end >= copy ? (size_t)(end - copy) : 0;
+    if (!root && error_at < length && (copy[error_at] == '[' || copy[error_at] == '{') &&
+        nesting_at(copy, error_at) >= CJSON_NESTING_LIMIT) {
+        char what[96];
+        snprintf(what, sizeof what, "invalid JSON: nested deeper than the limit of %d arrays and objects",
+                 CJSON_NESTING_LIMIT);
+        status = syntax_error(source, copy, length, end, what);
+    } else if (!root) {
         status = syntax_error(source, copy, length, end, "invalid JSON");
     } else if (!only_whitespace(end, length - (size_t)(end - copy))) {
         while (is_json_space(*end)) end++;
         status = syntax_error(source, copy, length, end, "invalid JSON: text after the end of the preset");
     }
+    if (status == CLMC_OK) clmc_preset_mark_number_text(root, copy, length);
     free(copy);
     if (status != CLMC_OK) {
         cJSON_Delete(root);
@@ -192,7 +260,10 @@ static cJSON *parse_override_value(const char *text)
     size_t length = strlen(text);
     const char *end = NULL;
     cJSON *json = cJSON_ParseWithLengthOpts(text, length, &end, false);
-    if (json && only_whitespace(end, length - (size_t)(end - text))) return json;
+    if (json && only_whitespace(end, length - (size_t)(end - text))) {
+        clmc_preset_mark_number_text(json, text, length);
+        return json;
+    }
     cJSON_Delete(json);
     return cJSON_CreateString(text);
 }

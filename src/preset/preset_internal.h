@@ -18,6 +18,11 @@ static inline clmc_status out_of_memory(void) { return clmc_fail(CLMC_ERR_OTHER,
  * as '?', never cutting a UTF-8 sequence; stops early at a newline if asked. */
 void clmc_preset_excerpt(const char *text, size_t length, bool stop_at_newline, char *buf, size_t size);
 
+/* A cJSON type bit (above cJSON's own) on numbers written with a fraction
+ * or an exponent, set by clmc_preset_mark_number_text. */
+#define CLMC_JSON_NOT_INTEGER_TEXT (1 << 12)
+void clmc_preset_mark_number_text(cJSON *root, const char *text, size_t length);
+
 /* The whole file as text (not NUL-terminated); caller frees `*text`. */
 clmc_status clmc_preset_read_file(const char *path, char **text, size_t *length);
 /* One JSON value, any type; syntax errors name `source`:line:column. */

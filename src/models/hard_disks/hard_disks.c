@@ -158,6 +158,44 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     return CLMC_OK;
 }
 
+/* Global-memory traffic of one sweep, each byte counted once per launch
+ * (compulsory traffic: a neighbour's slots read again by the next cell of a
+ * launch come from cache), from what cl/hard_disks/hard_disks.cl moves.
+ * With C cells, S = C SLOTS 8 bytes of float2 slots and N disks:
+ *   disks_subsweep, four launches: each reads every slot (the active
+ *     quarter's own and, as neighbours, the rest: 4 S), its active cells'
+ *     counts (C 4 in all) and writes the active cells' slots (S) and move
+ *     tallies (C 4);
+ *   disks_shift, one launch: reads each cell's count (C 4) and its occupied
+ *     slots (N 8; the neighbour's are the same array), writes every slot of
+ *     the other buffer (S) and its counts (C 4).
+ * Total 6 S + 8 N + 16 C.  The earlier figure, 13 S + 56 C, counted each
+ * neighbour read as new traffic and reported more than the copy bandwidth
+ * (issue 26). */
+static double bytes_per_sweep(const disk_geometry *g)
+{
+    double cells = (double)g->cells * g->cells, slots = cells * g->slots * 8.0;
+    return 6.0 * slots + 8.0 * g->n_disks + 16.0 * cells;
+}
+
+/* Device memory of a preset (model.h device_bytes), as build_kernels
+ * creates it: two slot and count buffers (the shift writes the other), the
+ * tallies and the pressure histogram. */
+static void disks_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
+{
+    disk_geometry g;
+    *total = *largest = 0;
+    if (disk_geometry_for((uint32_t)clmc_preset_int(p, "model.N"), clmc_preset_number(p, "model.packing_fraction"),
+                          clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
+                          &g) != CLMC_OK)
+        return; /* validation refused it already */
+    uint64_t cells = (uint64_t)g.cells * g.cells, slots = cells * g.slots * 2 * sizeof(float);
+    double bins = floor(clmc_preset_number(p, "algorithm.pressure_range") / clmc_preset_number(p, "algorithm.pressure_bin")
+                        + 0.5);
+    *total = 2 * slots + 3 * cells * sizeof(cl_uint) + 3 * sizeof(cl_uint) + (uint64_t)(2 * bins + 1) * sizeof(float);
+    *largest = slots;
+}
+
 static clmc_status disks_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
 {
     disks_state *s = calloc(1, sizeof *s);
@@ -174,10 +212,7 @@ static clmc_status disks_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     shape->series_columns = series_columns;
     shape->measure_batch = 1; /* each measurement's histogram is read and fitted on the host */
     shape->updates_per_sweep = cells * s->moves; /* n_M trial moves per cell (empty cells make none) */
-    /* Per cell and sweep: 9 cells read and its own written in its sub-sweep, two read and one written by the
-     * shift (slots and count), and its move tally. */
-    double cell_bytes = s->host.g.slots * 8.0 + 4.0;
-    shape->bytes_per_sweep = cells * (cell_bytes * (9 + 1 + 3) + 4.0);
+    shape->bytes_per_sweep = bytes_per_sweep(&s->host.g);
     shape->n_systems = 1;
     shape->n_temperatures = 1;
     *state = s;
@@ -360,6 +395,7 @@ const clmc_model_ops clmc_model_hard_disks = {
     .model_fields = clmc_hard_disks_model_fields,
     .algorithm_fields = clmc_hard_disks_algorithm_fields,
     .validate = disks_validate,
+    .device_bytes = disks_device_bytes,
     .create = disks_create,
     .destroy = disks_destroy,
     .sweep = disks_sweep,

@@ -503,6 +503,35 @@ clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins have non-finite components", invalid) : CLMC_OK;
 }
 
+/* Device memory of a preset (model.h device_bytes), buffer by buffer as
+ * allocate() and glass_allocate() create them, with the measurement partials
+ * and overlaps at their largest group count (MEASURE_GROUPS_MAX). */
+void clmc_heisenberg_device_bytes(const clmc_preset *p, bool glass, uint64_t *total, uint64_t *largest)
+{
+    uint64_t dim = (uint64_t)clmc_preset_int(p, "model.dim"), ncomp = (uint64_t)clmc_preset_int(p, "model.n");
+    uint64_t sites = clmc_lattice_sites((int)dim, (int)clmc_preset_int(p, "model.L"));
+    uint64_t real = strcmp(clmc_preset_string(p, "model.precision"), "double") == 0 ? 8 : 4;
+    uint64_t temperatures = glass ? clmc_preset_betas(p, NULL, 0) : 1;
+    uint64_t realizations = glass ? (uint64_t)clmc_preset_int(p, "model.realizations") : 1;
+    uint64_t configs = glass ? 2 * temperatures * realizations : 1, pairs = temperatures * realizations;
+    uint64_t batch = MEASURE_BATCH / pairs ? MEASURE_BATCH / pairs : 1;
+    uint64_t spins = ncomp * sites * real * configs;
+    uint64_t partials = 4 * MEASURE_GROUPS_MAX * configs * (batch + 3) * sizeof(cl_long);
+    uint64_t couplings = glass ? dim * sites * realizations * real : sizeof(cl_double);
+    uint64_t overlaps = glass ? ncomp * ncomp * MEASURE_GROUPS_MAX * pairs * batch * sizeof(cl_long) : 0;
+    uint64_t small = 2 * sizeof(cl_uint) + configs * real + (glass ? 2 * pairs * sizeof(cl_uint) : 0);
+    *total = spins + partials + couplings + overlaps + small;
+    *largest = spins;
+    uint64_t others[] = {partials, couplings, overlaps};
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+        if (others[i] > *largest) *largest = others[i];
+}
+
+static void heisenberg_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
+{
+    clmc_heisenberg_device_bytes(p, false, total, largest);
+}
+
 static clmc_status heisenberg_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
 {
     return clmc_heisenberg_create(rt, p, NULL, state, shape);
@@ -523,4 +552,5 @@ const clmc_model_ops clmc_model_heisenberg = {
     .checks = clmc_heisenberg_checks,
     .save_state = clmc_heisenberg_save_state,
     .load_state = clmc_heisenberg_load_state,
+    .device_bytes = heisenberg_device_bytes,
 };

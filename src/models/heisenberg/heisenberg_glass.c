@@ -304,6 +304,11 @@ static clmc_status glass_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     return clmc_heisenberg_create(rt, p, &glass_extension, state, shape);
 }
 
+static void glass_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
+{
+    clmc_heisenberg_device_bytes(p, true, total, largest);
+}
+
 static const clmc_ensemble_hooks glass_ensemble_hooks = {
     .energies = glass_energies,
     .set_betas = glass_set_betas,
@@ -325,5 +330,6 @@ const clmc_model_ops clmc_model_heisenberg_glass = {
     .checks = clmc_heisenberg_checks,
     .save_state = clmc_heisenberg_save_state,
     .load_state = clmc_heisenberg_load_state,
+    .device_bytes = glass_device_bytes,
     .tunables = glass_tunables,
 };

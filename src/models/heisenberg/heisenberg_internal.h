@@ -76,6 +76,8 @@ void clmc_heisenberg_destroy(void *state);
 clmc_status clmc_heisenberg_sweep(void *state, uint64_t sweep_index);
 clmc_status clmc_heisenberg_measure(void *state, unsigned slot);
 clmc_status clmc_heisenberg_checks(void *state, cJSON *checks);
+/* model.h's device_bytes for the ferromagnet (glass false) and the spin glass. */
+void clmc_heisenberg_device_bytes(const clmc_preset *p, bool glass, uint64_t *total, uint64_t *largest);
 size_t clmc_heisenberg_real_bytes(const heisenberg_state *s);
 /* Measurement partial sums per slot (4 per group and configuration). */
 size_t clmc_heisenberg_partials_per_slot(const heisenberg_state *s);
