@@ -1,10 +1,13 @@
 /* Long runs that survive: SIGKILL after a checkpoint then --resume gives the
  * uninterrupted results bit for bit (Ising, Potts, Ising tempering, EA msc
- * tempering, hard disks); SIGINT
- * leaves a resumable checkpoint; damaged checkpoints are refused without
- * touching anything; presets too big for the device are refused. */
+ * tempering, hard disks); SIGINT, SIGTERM and SIGHUP
+ * leave a resumable checkpoint; damaged and forged checkpoints are refused
+ * without touching anything; one run at a time per output directory, and no
+ * fresh run over a checkpoint without --overwrite; FIFOs do not hang; presets
+ * too big for the device are refused. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,3 +391,226 @@ Test(checkpoint, bad_checkpoint_every_refused)
     expect_input_error("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"ensemble\": {\"beta\": 0.4},"
                        " \"run\": {\"checkpoint_every\": -5}}", "ckpt-every-negative", "run.checkpoint_every");
 }
+
+/* ---- Forged checkpoints, the output directory, FIFOs and SIGHUP (issue 26) -- */
+
+/* Reads DIR/checkpoint.clmc, lets `forge` change it, and writes it back with
+ * its checksum recomputed (FNV-1a proves no origin). */
+static void forge_checkpoint(const char *dir, void (*forge)(clmc_checkpoint *))
+{
+    clmc_checkpoint c;
+    cr_assert_eq(clmc_checkpoint_read(dir, &c), CLMC_OK, "%s", clmc_error_message());
+    forge(&c);
+    unsigned char *bytes = NULL;
+    size_t length = 0;
+    cr_assert_eq(clmc_checkpoint_encode(&c, &bytes, &length), CLMC_OK);
+    char path[9100];
+    snprintf(path, sizeof path, "%s/checkpoint.clmc", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(bytes, 1, length, f) == length);
+    fclose(f);
+    free(bytes);
+    clmc_checkpoint_free(&c);
+}
+
+static void no_sweeps_done(clmc_checkpoint *c) { c->next_sweep = 0; }
+static void sweeps_done_2_63(clmc_checkpoint *c) { c->next_sweep = (uint64_t)1 << 63; }
+static void one_row_missing(clmc_checkpoint *c) { c->n_rows--; }
+static void empty_series(clmc_checkpoint *c) { c->n_rows = 0; }
+static void nan_in_series(clmc_checkpoint *c) { c->rows[c->row_values * 7 + 1] = NAN; }
+static void row_at_sweep_2_63(clmc_checkpoint *c) { c->sweeps[3] = (uint64_t)1 << 63; }
+static void map_entry_twice(clmc_checkpoint *c) { c->config_at[2] = c->config_at[1]; }
+
+/* Each forged checkpoint (checksum right, contents inconsistent with its own
+ * preset) is refused with exit 2 naming the inconsistency, and no file in
+ * the directory changes.  "0 sweeps done" with a full series overflowed the
+ * series buffer on resume (glibc abort, exit 134). */
+Test(checkpoint, forged_checkpoints_refused_nothing_overwritten)
+{
+    char *dir = test_scratch_dir("ckpt-forged"), *ising = write_preset(dir, ising_preset);
+    char tempering_path[4200];
+    snprintf(tempering_path, sizeof tempering_path, "%s/tempering.json", dir);
+    test_write_file(tempering_path, tempering_preset);
+    const char *settings = "--set run.sweeps=3000 --set run.checkpoint_every=500";
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/ising' %s", ising, dir, settings), 0);
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/tempering' %s", tempering_path, dir, settings), 0);
+    struct {
+        const char *label, *run, *needle;
+        void (*forge)(clmc_checkpoint *);
+    } cases[] = {
+        {"0 sweeps done, full series", "ising", "2900 measurements stored, but 0 sweeps done", no_sweeps_done},
+        {"2^63 sweeps done", "ising", "9223372036854775808 sweeps done, more than the run's 3100", sweeps_done_2_63},
+        {"one measurement fewer than the sweeps imply", "ising", "2899 measurements stored, but 3000 sweeps done",
+         one_row_missing},
+        {"empty series", "ising", "0 measurements stored, but 3000 sweeps done", empty_series},
+        {"NaN in the series", "ising", "measurement 7 holds the value nan", nan_in_series},
+        {"measurement at sweep 2^63", "ising", "measurement 3 is labelled sweep 9223372036854775808", row_at_sweep_2_63},
+        {"tempering map entry twice", "tempering", "the tempering map holds a configuration twice", map_entry_twice},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char copy[9000], *output = NULL;
+        snprintf(copy, sizeof copy, "cp -r '%s/%s' '%s/forged%zu'", dir, cases[i].run, dir, i);
+        cr_assert_eq(system(copy), 0);
+        snprintf(copy, sizeof copy, "%s/forged%zu", dir, i);
+        forge_checkpoint(copy, cases[i].forge);
+        char *before = directory_snapshot(copy);
+        int rc = test_run_clmc(&output, "run --resume '%s' --quiet", copy);
+        printf("%s: exit %d: %s", cases[i].label, rc, output ? output : "");
+        cr_expect_eq(rc, 2, "%s: exit status %d", cases[i].label, rc);
+        cr_expect(output && strstr(output, cases[i].needle), "%s: message lacks \"%s\"", cases[i].label,
+                  cases[i].needle);
+        cr_expect(output && strstr(output, "refused, nothing was changed"), "%s: message lacks the refusal",
+                  cases[i].label);
+        char *after = directory_snapshot(copy);
+        cr_expect_str_eq(before, after, "%s: the directory changed", cases[i].label);
+        free(before);
+        free(after);
+        free(output);
+    }
+    free(ising);
+    free(dir);
+}
+
+/* A fresh run into a directory holding a checkpoint is refused without
+ * --overwrite (nothing changes); with it, the run starts afresh and leaves no
+ * checkpoint of the older run for a later --resume to replay over the newer
+ * result. */
+Test(checkpoint, fresh_run_over_a_checkpoint_needs_overwrite)
+{
+    char *dir = test_scratch_dir("ckpt-overwrite"), *preset = write_preset(dir, ising_preset), *output = NULL;
+    char run[4200], path[4300];
+    snprintf(run, sizeof run, "%s/run", dir);
+    const char *older = "--set run.sweeps=3000 --set run.checkpoint_every=500";
+    const char *newer = "--set run.sweeps=2000 --set run.checkpoint_every=0 --set run.seed=12";
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s' %s", preset, run, older), 0);
+    char *before = directory_snapshot(run);
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s' %s", preset, run, newer);
+    printf("fresh run over a checkpoint: exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 2, "exit status %d", rc);
+    cr_expect(output && strstr(output, run) && strstr(output, "checkpoint") && strstr(output, "--overwrite"),
+              "the message does not name the directory, the checkpoint and --overwrite");
+    char *after = directory_snapshot(run);
+    cr_expect_str_eq(before, after, "the refused run changed the directory");
+    free(before);
+    free(after);
+    free(output);
+    rc = test_run_clmc(&output, "run '%s' --quiet --out '%s' %s --overwrite", preset, run, newer);
+    printf("with --overwrite: exit %d: %s", rc, output ? output : "");
+    cr_assert_eq(rc, 0);
+    free(output);
+    const char *stale[] = {"checkpoint.clmc", "checkpoint.prev", ".checkpoint.new"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", run, stale[i]);
+        cr_expect(!test_path_exists(path), "%s survived the fresh run", stale[i]);
+    }
+    snprintf(path, sizeof path, "%s/result.json", run);
+    char *newer_result = test_read_file(path);
+    rc = test_run_clmc(&output, "run --resume '%s' --quiet", run);
+    printf("--resume after the newer run: exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 2, "--resume replayed the older run (exit %d)", rc);
+    free(output);
+    char *result_after = test_read_file(path);
+    cr_expect(newer_result && result_after && strcmp(newer_result, result_after) == 0, "the newer result changed");
+    free(newer_result);
+    free(result_after);
+    rc = test_run_clmc(&output, "run --resume '%s' --overwrite", run);
+    cr_expect_eq(rc, 2, "--overwrite with --resume: exit %d", rc);
+    free(output);
+    free(preset);
+    free(dir);
+}
+
+/* Waits up to `seconds` for pid; kills it and fails if it is still running
+ * (a hang). */
+static int wait_at_most(pid_t pid, int seconds, const char *what)
+{
+    int status = 0;
+    for (int i = 0; i < seconds * 100; i++) {
+        if (waitpid(pid, &status, WNOHANG) == pid) return status;
+        sleep_ms(10);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    cr_assert_fail("%s: still running after %d s (killed)", what, seconds);
+    return status;
+}
+
+/* One run at a time per output directory: while a long run holds DIR, a
+ * second fresh run and a --resume of DIR exit 2 naming the directory and the
+ * other run; once the first is killed, the OS has dropped its lock. */
+Test(checkpoint, second_run_on_one_directory_refused)
+{
+    char *dir = test_scratch_dir("ckpt-lock"), *preset = write_preset(dir, ising_preset), args[8400], log[8400];
+    char run[4200], checkpoint[4300];
+    snprintf(run, sizeof run, "%s/run", dir);
+    snprintf(args, sizeof args, "run '%s' --quiet --out '%s' --set run.sweeps=100000000", preset, run);
+    snprintf(log, sizeof log, "%s/first.log", dir);
+    pid_t first = spawn_clmc(args, log);
+    snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.clmc", run);
+    wait_for_file(checkpoint, first);
+    for (int i = 0; i < 2; i++) {
+        char *output = NULL;
+        int rc = i == 0 ? test_run_clmc(&output, "run '%s' --quiet --out '%s' --overwrite --set run.sweeps=100",
+                                        preset, run)
+                        : test_run_clmc(&output, "run --resume '%s'", run);
+        printf("second run (%s) while the first holds %s: exit %d: %s", i ? "--resume" : "fresh", run, rc,
+               output ? output : "");
+        cr_expect_eq(rc, 2, "exit status %d", rc);
+        cr_expect(output && strstr(output, run) && strstr(output, "another clmc run holds it"),
+                  "the message does not name the directory and the other run");
+        free(output);
+    }
+    int status;
+    cr_expect_eq(waitpid(first, &status, WNOHANG), 0, "the first run ended early");
+    kill(first, SIGKILL);
+    waitpid(first, &status, 0);
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s' --overwrite --set run.sweeps=100", preset, run);
+    printf("after the first run was killed: exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 0, "the lock outlived its process");
+    free(output);
+    free(preset);
+    free(dir);
+}
+
+/* A FIFO as checkpoint is refused at once (exit 2), and a FIFO as tuning
+ * cache (CLMC_TUNING_FILE) is reported and skipped; neither waits for a
+ * writer. */
+Test(checkpoint, fifo_checkpoint_and_tuning_file_do_not_hang)
+{
+    char *dir = test_scratch_dir("ckpt-fifo"), *preset = write_preset(dir, ising_preset), path[4300], args[8400];
+    char log[4300];
+    snprintf(path, sizeof path, "%s/fifo-run", dir);
+    cr_assert_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/fifo-run/checkpoint.clmc", dir);
+    cr_assert_eq(mkfifo(path, 0644), 0);
+    snprintf(args, sizeof args, "run --resume '%s/fifo-run' --quiet", dir);
+    snprintf(log, sizeof log, "%s/resume.log", dir);
+    int status = wait_at_most(spawn_clmc(args, log), 60, "--resume with a FIFO as checkpoint");
+    char *text = test_read_file(log);
+    printf("FIFO as checkpoint: exit %d: %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, text ? text : "");
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit status");
+    cr_expect(text && strstr(text, "not a regular file"), "the message does not say what is wrong");
+    free(text);
+    snprintf(path, sizeof path, "%s/tuning.fifo", dir);
+    cr_assert_eq(mkfifo(path, 0644), 0);
+    setenv("CLMC_TUNING_FILE", path, 1);
+    snprintf(args, sizeof args, "run '%s' --out '%s/tuned' --set run.sweeps=200 --set run.checkpoint_every=0",
+             preset, dir);
+    snprintf(log, sizeof log, "%s/tuned.log", dir);
+    pid_t pid = spawn_clmc(args, log);
+    unsetenv("CLMC_TUNING_FILE");
+    status = wait_at_most(pid, 120, "a run with a FIFO as CLMC_TUNING_FILE");
+    text = test_read_file(log);
+    printf("FIFO as tuning cache: exit %d: %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, text ? text : "");
+    cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit status");
+    cr_expect(text && strstr(text, "tuning cache skipped") && strstr(text, "not a regular file"),
+              "the FIFO is not reported");
+    free(text);
+    free(preset);
+    free(dir);
+}
+
+/* A closed terminal or ssh session (SIGHUP) stops the run with a checkpoint,
+ * as SIGTERM does. */
+Test(checkpoint, sighup_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sighup", ising_preset, SIGHUP); }

@@ -11,18 +11,22 @@
 typedef struct clmc_run_options {
     const char *device; /* selector; NULL: $CLMC_DEVICE or the default device */
     bool quiet;         /* no progress on stderr */
+    bool overwrite;     /* clmc_run may replace an earlier run's checkpoint in output.dir */
     clmc_launch_options launch;
 } clmc_run_options;
 
 /* Runs thermalization + measured sweeps and writes result.json and series.csv
- * into output.dir atomically.  The preset's automatic values are resolved. */
+ * into output.dir atomically.  The preset's automatic values are resolved.
+ * One run at a time per output.dir (CLMC_ERR_INPUT while another holds it);
+ * a checkpoint of an earlier run there is refused (CLMC_ERR_INPUT) unless
+ * options->overwrite, and removed before the run starts. */
 clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options);
 
 /* Continues the run whose checkpoint is DIR/checkpoint.clmc (run.checkpoint_every,
- * SIGINT/SIGTERM): the preset comes from the checkpoint, results go to DIR.  The
- * results equal those of an uninterrupted run bit for bit.  A truncated,
- * corrupted or incompatible checkpoint is refused (CLMC_ERR_INPUT) before
- * anything is written. */
+ * SIGINT/SIGTERM/SIGHUP): the preset comes from the checkpoint, results go to DIR.
+ * The results equal those of an uninterrupted run bit for bit.  A truncated,
+ * corrupted, incompatible or inconsistent checkpoint is refused
+ * (CLMC_ERR_INPUT) before anything is written. */
 clmc_status clmc_resume(const char *dir, const clmc_run_options *options);
 
 typedef struct clmc_bench_entry {

@@ -19,7 +19,7 @@ static const char usage_text[] =
     "  clmc devices [--json] [--bandwidth]\n"
     "  clmc check PRESET.json [--set PATH=VALUE]...\n"
     "  clmc run PRESET.json [--device SEL] [--out DIR] [--set PATH=VALUE]... [--quiet]\n"
-    "                       [--profile] [--no-tuning]\n"
+    "                       [--profile] [--no-tuning] [--overwrite]\n"
     "  clmc run [PRESET.json] --resume DIR [--device SEL] [--quiet] [--profile]\n"
     "  clmc bench PRESET.json [--devices SEL,SEL,...|all] [--json FILE] [--repetitions N]\n"
     "                         [--compare OLD.json] [--set PATH=VALUE]... [--profile] [--no-tuning]\n"
@@ -31,8 +31,9 @@ static const char usage_text[] =
     "device name or type (nvidia, pocl, cpu, gpu). Default: $CLMC_DEVICE, else the first GPU,\n"
     "else the first CPU. --profile: a table of every kernel's launches and device time on\n"
     "stderr; --no-tuning: tunable keys left automatic take the model's own defaults, not\n"
-    "the tuning cache or the built-in table. Exit status: 0 ok, 2 bad usage or preset, 3 device failure, 1 other\n"
-    "(an interrupted run included: SIGINT/SIGTERM write a checkpoint for --resume first).\n";
+    "the tuning cache or the built-in table; --overwrite: start afresh over an earlier run's\n"
+    "checkpoint in the output directory (refused otherwise). Exit status: 0 ok, 2 bad usage or preset, 3 device failure, 1 other\n"
+    "(an interrupted run included: SIGINT/SIGTERM/SIGHUP write a checkpoint for --resume first).\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -52,7 +53,7 @@ typedef struct {
     const char *preset_path, *device, *devices, *out_dir, *json_file, *compare_file, *resume_dir;
     const char *overrides[MAX_OVERRIDES + 1];
     size_t n_overrides;
-    bool quiet, json, bandwidth;
+    bool quiet, json, bandwidth, overwrite;
     clmc_launch_options launch;
     int repetitions;
     char out_override[4200];
@@ -86,6 +87,7 @@ static int parse_args(int argc, char **argv, const char *accepted, cli_args *a)
         else if (OPTION("--bandwidth", 'b')) a->bandwidth = true;
         else if (OPTION("--profile", 'p')) a->launch.profile = true;
         else if (OPTION("--no-tuning", 'n')) a->launch.no_tuning = true;
+        else if (OPTION("--overwrite", 'w')) a->overwrite = true;
         else if (OPTION("--set", 's') && has_value) {
             if (a->n_overrides == MAX_OVERRIDES) return usage_error("too many --set options%s", "");
             a->overrides[a->n_overrides++] = argv[++i];
@@ -208,6 +210,7 @@ static int resume_run(const cli_args *a)
     if (a->launch.no_tuning)
         return usage_error("--resume continues with the launch parameters the run resolved; --no-tuning is not "
                            "allowed%s", "");
+    if (a->overwrite) return usage_error("--overwrite starts a fresh run; it does not go with --resume%s", "");
     clmc_run_options options = {.device = a->device, .quiet = a->quiet, .launch = a->launch};
     int rc = report(clmc_resume(a->resume_dir, &options));
     if (rc == 0 && !a->quiet) fprintf(stderr, "clmc: results in %s/\n", a->resume_dir);
@@ -218,13 +221,13 @@ static int cmd_run(int argc, char **argv)
 {
     cli_args a = {0};
     clmc_preset *preset = NULL;
-    int rc = parse_args(argc, argv, "PsdoqRpn", &a);
+    int rc = parse_args(argc, argv, "PsdoqRpnw", &a);
     if (rc) return rc;
     clmc_interrupt_install();
     if (a.resume_dir) return resume_run(&a);
     add_out_override(&a);
     if ((rc = load_preset(&a, &preset))) return rc;
-    clmc_run_options options = {.device = a.device, .quiet = a.quiet, .launch = a.launch};
+    clmc_run_options options = {.device = a.device, .quiet = a.quiet, .overwrite = a.overwrite, .launch = a.launch};
     rc = report(clmc_run(preset, &options));
     if (rc == 0 && !a.quiet)
         fprintf(stderr, "clmc: results in %s/\n", clmc_preset_output(preset)->dir);

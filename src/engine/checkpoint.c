@@ -1,12 +1,16 @@
 /* Saving a run's state into DIR/checkpoint.clmc and putting it back: the
- * plan (run.checkpoint_every), the file rotation, and the restore checks. */
+ * plan (run.checkpoint_every), the file rotation, the consistency and
+ * restore checks, and the output directory's lock and stale checkpoints. */
+#define _DEFAULT_SOURCE /* flock (BSD; glibc hides it under _POSIX_C_SOURCE alone) */
 #include "engine/checkpoint.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,13 +99,16 @@ clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, con
 
 /* ---- Reading and restoring ----------------------------------------------- */
 
+/* Opened without blocking and checked to be a regular file before reading:
+ * a FIFO would otherwise wait for a writer forever. */
 static clmc_status read_whole_file(const char *path, unsigned char **bytes, size_t *length)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return clmc_fail(CLMC_ERR_INPUT, "--resume: cannot read %s: %s", path, strerror(errno));
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return clmc_fail(CLMC_ERR_INPUT, "--resume: cannot read %s: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    FILE *f = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "rb"))) {
+        close(fd);
         return clmc_fail(CLMC_ERR_INPUT, "--resume: %s is not a regular file", path);
     }
     *length = (size_t)st.st_size;
@@ -135,6 +142,66 @@ clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c)
         clmc_checkpoint_free(c);
     }
     return status;
+}
+
+/* Each system's temperatures hold its own configurations, each once (the
+ * exchanges only permute them within a system). */
+static const char *map_problem(const clmc_checkpoint *c)
+{
+    bool *seen = calloc(c->n_configs, sizeof *seen);
+    if (!seen) return "cannot be checked (out of host memory)";
+    const char *problem = NULL;
+    for (uint32_t i = 0; i < c->n_configs && !problem; i++) {
+        uint32_t config = c->config_at[i];
+        if (config / c->n_temperatures != i / c->n_temperatures) problem = "moves a configuration to another system";
+        else if (seen[config]) problem = "holds a configuration twice (not a permutation)";
+        seen[config] = true;
+    }
+    free(seen);
+    return problem;
+}
+
+/* What is inconsistent between the checkpoint and its run, or NULL. */
+static const char *consistency_problem(const clmc_checkpoint *c, const clmc_run_settings *run, char *text, size_t n)
+{
+    uint64_t total = run->thermalization + run->sweeps, done = c->next_sweep, every = run->measure_every;
+    if (done > total) {
+        snprintf(text, n, "%llu sweeps done, more than the run's %llu", (unsigned long long)done,
+                 (unsigned long long)total);
+        return text;
+    }
+    if (every == 0) return "run.measure_every is 0";
+    uint64_t rows = done > run->thermalization ? (done - run->thermalization) / every : 0;
+    if (c->n_rows != rows) {
+        snprintf(text, n, "%llu measurements stored, but %llu sweeps done (thermalization %llu, measure_every %llu) "
+                 "make %llu", (unsigned long long)c->n_rows, (unsigned long long)done,
+                 (unsigned long long)run->thermalization, (unsigned long long)every, (unsigned long long)rows);
+        return text;
+    }
+    for (uint64_t r = 0; r < rows; r++)
+        if (c->sweeps[r] != run->thermalization + (r + 1) * every) {
+            snprintf(text, n, "measurement %llu is labelled sweep %llu; it was taken at sweep %llu",
+                     (unsigned long long)r, (unsigned long long)c->sweeps[r],
+                     (unsigned long long)(run->thermalization + (r + 1) * every));
+            return text;
+        }
+    for (uint64_t k = 0; k < c->n_rows * c->row_values; k++)
+        if (!isfinite(c->rows[k])) {
+            snprintf(text, n, "measurement %llu holds the value %g (a run stops at the first value that is not "
+                     "finite, so no checkpoint holds one)", (unsigned long long)(k / c->row_values), c->rows[k]);
+            return text;
+        }
+    const char *map = map_problem(c);
+    if (map) snprintf(text, n, "the tempering map %s", map);
+    return map ? text : NULL;
+}
+
+clmc_status clmc_checkpoint_check(const char *dir, const clmc_checkpoint *c, const clmc_run_settings *run)
+{
+    char text[512];
+    const char *problem = consistency_problem(c, run, text, sizeof text);
+    if (!problem) return CLMC_OK;
+    return clmc_fail(CLMC_ERR_INPUT, "%s/%s: %s; refused, nothing was changed", dir, CLMC_CHECKPOINT_FILE, problem);
 }
 
 static clmc_status restore_tempering(const clmc_checkpoint *c, clmc_tempering *pt)
@@ -174,4 +241,45 @@ clmc_status clmc_checkpoint_restore(const clmc_checkpoint *c, const clmc_model_o
     CLMC_TRY(restore_series(c, s));
     CLMC_TRY(ops->load_state(state, c->model_blob, c->model_bytes));
     return clmc_tempering_apply(pt, ops, state);
+}
+
+/* ---- The output directory ------------------------------------------------ */
+
+clmc_status clmc_output_lock(const char *dir, int *fd)
+{
+    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0) return clmc_fail(CLMC_ERR_INPUT, "output directory %s: cannot open it: %s", dir, strerror(errno));
+    if (flock(*fd, LOCK_EX | LOCK_NB) == 0) return CLMC_OK;
+    int error = errno;
+    if (error != EWOULDBLOCK) { /* file systems without locks: the run goes on, said so */
+        fprintf(stderr, "clmc: warning: cannot lock %s (%s); a second run on it at once would not be noticed\n", dir,
+                strerror(error));
+        return CLMC_OK;
+    }
+    close(*fd);
+    *fd = -1;
+    return clmc_fail(CLMC_ERR_INPUT, "output directory %s is in use: another clmc run holds it (one run at a time "
+                     "per directory); wait for that run to end, or choose another --out", dir);
+}
+
+clmc_status clmc_checkpoint_clear(const char *dir, bool overwrite)
+{
+    const char *names[] = {CLMC_CHECKPOINT_FILE, CLMC_CHECKPOINT_PREVIOUS, ".checkpoint.new"};
+    char path[4200];
+    struct stat st;
+    for (int i = 0; i < 2 && !overwrite; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (lstat(path, &st) == 0)
+            return clmc_fail(CLMC_ERR_INPUT, "output directory %s holds an earlier run's checkpoint (%s), which "
+                             "'clmc run --resume %s' continues; refused so that it is not lost: resume it, choose "
+                             "another --out, or give --overwrite to start afresh (the checkpoint is then removed)",
+                             dir, path, dir);
+    }
+    bool removed = false;
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (unlink(path) == 0) removed = true;
+        else if (errno != ENOENT) return clmc_fail(CLMC_ERR_OTHER, "cannot remove %s: %s", path, strerror(errno));
+    }
+    return removed ? fsync_directory(dir) : CLMC_OK;
 }

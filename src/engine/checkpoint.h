@@ -3,6 +3,7 @@
 #ifndef CLMC_CHECKPOINT_H
 #define CLMC_CHECKPOINT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,11 +63,28 @@ clmc_status clmc_checkpoint_plan_read(const clmc_preset *preset, const clmc_mode
 clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops,
                                  void *state, const clmc_tempering *pt, const clmc_series *s,
                                  uint64_t next_sweep, const clmc_device_info *device);
-/* Reads and verifies DIR/checkpoint.clmc. */
+/* Reads and verifies DIR/checkpoint.clmc (a regular file: a FIFO or device
+ * is refused without waiting on it). */
 clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c);
+/* Checks a checkpoint read from DIR against the run its preset describes,
+ * before anything is restored or written (the checksum is no proof of
+ * origin): sweeps done within the run, exactly one series row per
+ * measurement those sweeps imply and at the sweep it implies, finite
+ * values, and a tempering map that permutes each system's configurations.
+ * CLMC_ERR_INPUT naming the inconsistency otherwise. */
+clmc_status clmc_checkpoint_check(const char *dir, const clmc_checkpoint *c, const clmc_run_settings *run);
 /* Puts a decoded checkpoint into a model, tempering state and series
  * freshly created from its preset; checks that the shapes agree. */
 clmc_status clmc_checkpoint_restore(const clmc_checkpoint *c, const clmc_model_ops *ops, void *state,
                                     clmc_tempering *pt, clmc_series *s);
+
+/* One run at a time per output directory: an exclusive flock on DIR itself
+ * (no file is created; the OS drops it when the process ends), kept while
+ * *fd is open.  CLMC_ERR_INPUT when another process holds it. */
+clmc_status clmc_output_lock(const char *dir, int *fd);
+/* Before a fresh run in DIR (locked): refuses (CLMC_ERR_INPUT) a checkpoint
+ * of an earlier run that --resume would continue, unless `overwrite`; then
+ * removes every checkpoint file, so that none outlives the new run's start. */
+clmc_status clmc_checkpoint_clear(const char *dir, bool overwrite);
 
 #endif

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/checkpoint.h"
 #include "ensembles/ensemble.h"
@@ -268,14 +270,12 @@ static clmc_status allocate_series(const model_instance *m, const clmc_preset *p
     return clmc_series_init(s, (size_t)n, &m->shape, m->n_columns);
 }
 
-/* Continues from a checkpoint: its state replaces the fresh one. */
+/* Continues from a checkpoint (clmc_checkpoint_check passed): its state
+ * replaces the fresh one. */
 static clmc_status resume_from(model_instance *m, const clmc_preset *preset, const clmc_checkpoint *checkpoint,
                                clmc_series *s, progress *p)
 {
     uint64_t total = clmc_preset_run(preset)->thermalization + clmc_preset_run(preset)->sweeps;
-    if (checkpoint->next_sweep > total)
-        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %llu sweeps done, more than the run's %llu",
-                         (unsigned long long)checkpoint->next_sweep, (unsigned long long)total);
     CLMC_TRY(clmc_checkpoint_restore(checkpoint, m->ops, m->state, &m->ensemble.map, s));
     p->first = checkpoint->next_sweep;
     if (!p->quiet)
@@ -284,13 +284,44 @@ static clmc_status resume_from(model_instance *m, const clmc_preset *preset, con
     return CLMC_OK;
 }
 
+/* The output directory of a run: locked for the whole run (one run at a time
+ * per directory), and for a fresh run cleared of an earlier run's checkpoint
+ * (refused unless `overwrite`), so that --resume never replays an older run
+ * over a newer result. */
+typedef struct {
+    const char *dir;
+    int lock; /* -1 until taken */
+    bool fresh, overwrite;
+} output_claim;
+
+static clmc_status claim_output(output_claim *claim)
+{
+    if (claim->lock >= 0) return CLMC_OK;
+    CLMC_TRY(clmc_output_lock(claim->dir, &claim->lock));
+    return claim->fresh ? clmc_checkpoint_clear(claim->dir, claim->overwrite) : CLMC_OK;
+}
+
+/* Claims the directory now if it exists: refusals come before any device work. */
+static clmc_status claim_existing_output(output_claim *claim)
+{
+    struct stat st;
+    return stat(claim->dir, &st) == 0 ? claim_output(claim) : CLMC_OK;
+}
+
+static void release_output(output_claim *claim)
+{
+    if (claim->lock >= 0) close(claim->lock);
+    claim->lock = -1;
+}
+
 static clmc_status run_instance(model_instance *m, clmc_preset *preset, const clmc_run_options *options,
-                                const clmc_checkpoint *checkpoint)
+                                const clmc_checkpoint *checkpoint, output_claim *claim)
 {
     run_control control = {.dir = clmc_preset_output(preset)->dir};
     CLMC_TRY(clmc_checkpoint_plan_read(preset, m->ops, &control.plan));
     const char *dir = control.dir;
     CLMC_TRY(clmc_make_directory(dir));
+    CLMC_TRY(claim_output(claim));
     clmc_series s = {0};
     clmc_status status = allocate_series(m, preset, &s);
     progress p = {.quiet = options && options->quiet, .started = now_seconds()};
@@ -325,11 +356,16 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
 {
     clmc_device_info device;
     CLMC_TRY(clmc_device_select(options ? options->device : NULL, &device));
+    output_claim claim = {.dir = clmc_preset_output(preset)->dir, .lock = -1, .fresh = true,
+                          .overwrite = options && options->overwrite};
     model_instance m;
-    clmc_status status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
+    memset(&m, 0, sizeof m);
+    clmc_status status = claim_existing_output(&claim);
+    if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
     if (status == CLMC_OK && !(options && options->quiet)) print_tuning(m.tuning);
-    if (status == CLMC_OK) status = run_instance(&m, preset, options, NULL);
+    if (status == CLMC_OK) status = run_instance(&m, preset, options, NULL, &claim);
     instance_close(&m);
+    release_output(&claim);
     return status;
 }
 
@@ -352,19 +388,29 @@ static clmc_status checkpoint_preset(const clmc_checkpoint *c, const char *dir, 
     return status;
 }
 
+/* The checkpoint is read and checked under the directory's lock, before
+ * anything in the directory is written. */
 clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
 {
+    output_claim claim = {.dir = dir, .lock = -1};
+    CLMC_TRY(claim_existing_output(&claim));
     clmc_checkpoint checkpoint;
-    CLMC_TRY(clmc_checkpoint_read(dir, &checkpoint));
+    clmc_status status = clmc_checkpoint_read(dir, &checkpoint);
+    if (status != CLMC_OK) {
+        release_output(&claim);
+        return status;
+    }
     clmc_preset *preset = NULL;
     clmc_device_info device;
-    clmc_status status = checkpoint_preset(&checkpoint, dir, &preset);
+    status = checkpoint_preset(&checkpoint, dir, &preset);
+    if (status == CLMC_OK) status = clmc_checkpoint_check(dir, &checkpoint, clmc_preset_run(preset));
     if (status == CLMC_OK) status = clmc_device_select(options ? options->device : NULL, &device);
     model_instance m;
     memset(&m, 0, sizeof m);
     if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
-    if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint);
+    if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint, &claim);
     instance_close(&m);
+    release_output(&claim);
     clmc_preset_free(preset);
     clmc_checkpoint_free(&checkpoint);
     return status;

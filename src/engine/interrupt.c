@@ -31,6 +31,7 @@ void clmc_interrupt_install(void)
     sigemptyset(&action.sa_mask);
     sigaction(SIGINT, &action, NULL);
     sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGHUP, &action, NULL); /* a closed terminal or ssh session: stop with a checkpoint too */
 }
 
 int clmc_interrupt_signal(void)

@@ -1,4 +1,4 @@
-/* SIGINT/SIGTERM during a run: the first asks the run loop to stop after the
+/* SIGINT/SIGTERM/SIGHUP during a run: the first asks the run loop to stop after the
  * current sweep (with a checkpoint); a second one aborts the process. */
 #ifndef CLMC_INTERRUPT_H
 #define CLMC_INTERRUPT_H

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "output/results.h"
 
@@ -62,6 +63,10 @@ static clmc_status read_cache(const char *file, char **text, bool *missing)
 {
     *text = NULL;
     *missing = false;
+    struct stat st; /* a FIFO would block the read until a writer came, a device never end: checked first */
+    if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+        return clmc_fail(CLMC_ERR_INPUT, "tuning cache %s is not a regular file (a FIFO, device or folder); point "
+                         "CLMC_TUNING_FILE at a regular file and run clmc tune again", file);
     int error = 0;
     char *buffer = clmc_read_text_file(file, FILE_MAX_BYTES, &error);
     if (!buffer && error == ENOENT) {
