@@ -241,7 +241,7 @@ Test(cli, retired_variables_exit_2)
         {"CLMC_EA_UPDATE_WG", "algorithm.update_group"},
         {"CLMC_EA_ENERGY_SITES", "algorithm.energy_sites"},
         {"CLMC_EA_REVERSE", "algorithm.reverse_odd"},
-        {"CLMC_GLASS_VARIANT", "removed"},
+        {"CLMC_GLASS_VARIANT", "algorithm.work_group"},
     };
     static const char *const commands[] = {"run", "bench", "tune", "check"};
     char *dir = test_scratch_dir("cli-retired"), preset_path[4200], out_dir[4300];

@@ -305,15 +305,16 @@ static int cmd_tune(int argc, char **argv)
  * kernels ran, and what replaced each (STYLE.md 14: the environment only
  * describes the deployment). */
 static const char *const retired_variables[][2] = {
-    {"CLMC_PROFILE", "the --profile flag"},
-    {"CLMC_NO_TUNING", "the --no-tuning flag"},
-    {"CLMC_TEMPERING_HOST", "the preset key ensemble.exchanges = \"host\""},
-    {"CLMC_TEMPERING_GENERAL", "the preset key ensemble.exchanges = \"general\""},
-    {"CLMC_EA_ENERGIES", "the preset key algorithm.tempering_energies"},
-    {"CLMC_EA_UPDATE_WG", "the preset key algorithm.update_group"},
-    {"CLMC_EA_ENERGY_SITES", "the preset key algorithm.energy_sites"},
-    {"CLMC_EA_REVERSE", "the preset key algorithm.reverse_odd"},
-    {"CLMC_GLASS_VARIANT", "nothing: the glass's benchmarking variants were removed"},
+    {"CLMC_PROFILE", "use the --profile flag instead"},
+    {"CLMC_NO_TUNING", "use the --no-tuning flag instead"},
+    {"CLMC_TEMPERING_HOST", "use the preset key ensemble.exchanges = \"host\" instead"},
+    {"CLMC_TEMPERING_GENERAL", "use the preset key ensemble.exchanges = \"general\" instead"},
+    {"CLMC_EA_ENERGIES", "use the preset key algorithm.tempering_energies instead"},
+    {"CLMC_EA_UPDATE_WG", "use the preset key algorithm.update_group instead"},
+    {"CLMC_EA_ENERGY_SITES", "use the preset key algorithm.energy_sites instead"},
+    {"CLMC_EA_REVERSE", "use the preset key algorithm.reverse_odd instead"},
+    {"CLMC_GLASS_VARIANT",
+     "the glass has one update kernel; its launch shape is algorithm.work_group and algorithm.sites_per_item"},
 };
 
 /* A retired variable set (even empty) stops the command rather than being
@@ -322,7 +323,7 @@ static int refuse_retired_variables(void)
 {
     for (size_t i = 0; i < sizeof retired_variables / sizeof *retired_variables; i++)
         if (getenv(retired_variables[i][0])) {
-            fprintf(stderr, "clmc: environment variable %s is no longer read; use %s instead (and unset it)\n",
+            fprintf(stderr, "clmc: environment variable %s is no longer read: %s (and unset it)\n",
                     retired_variables[i][0], retired_variables[i][1]);
             return CLMC_ERR_INPUT;
         }
