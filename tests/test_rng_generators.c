@@ -316,7 +316,7 @@ static void fill(generator g, uint32_t *out)
         int first = n % STREAM_LENGTH == 0;
         switch (g) {
         case GEN_PHILOX7:
-            out[n] = clmc_random4_7(key, n / 4, 0u, 0u, CLMC_PURPOSE_METROPOLIS).v[n % 4];
+            out[n] = clmc_philox4x32_7(clmc_stream_counter(n / 4, 0u, 0u, CLMC_PURPOSE_METROPOLIS), key).v[n % 4];
             break;
         case GEN_LCG32:
         case GEN_BROKEN_LCG32_LOW_BYTE:

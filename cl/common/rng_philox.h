@@ -10,12 +10,8 @@ CLMC_INLINE clmc_philox_ctr clmc_philox4x32_7(clmc_philox_ctr c, clmc_philox_key
     return clmc_philox4x32_rounds(c, k, 7);
 }
 
-/* clmc_random4's stream layout with seven rounds. */
-CLMC_INLINE clmc_philox_ctr clmc_random4_7(clmc_philox_key seed, clmc_u32 unit, clmc_u32 sweep,
-                                           clmc_u32 hit, clmc_u32 purpose)
-{
-    return clmc_philox4x32_7(clmc_stream_counter(unit, sweep, hit, purpose), seed);
-}
+/* With clmc_stream_counter (philox.h), clmc_philox4x32_7 draws in the engine's
+ * stream layout. */
 
 /* Seeds of the stateful generators (rng_lcg.h, rng_lagfib.h, rng_xorwow.h) come from
  * the 10-round Philox under CLMC_PURPOSE_GENERATOR_SEED (philox.h); the counter's hit
