@@ -486,15 +486,20 @@ static clmc_status ising_load_state(void *state, const unsigned char *blob, size
     return CLMC_OK;
 }
 
-/* Spins of every configuration plus the measurement partials (at most 1024
- * work-groups per configuration and batch slot). */
+/* Spins of every configuration plus the measurement partials (per
+ * configuration and batch slot at most the work-groups build_kernels takes
+ * with work-groups of one 64-site stretch: 1024, one per row, sites / 64). */
 static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
-    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    int edge = (int)clmc_preset_int(p, "model.L");
+    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), edge);
     uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_ensemble_copies(p);
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     uint64_t spins = (msc ? sites / 8 : sites) * configs;
-    uint64_t partials = 2ULL * 1024 * configs * (MEASURE_BATCH + 1) * sizeof(cl_int);
+    uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
+    if (!msc && groups > sites / (uint64_t)edge) groups = sites / (uint64_t)edge;
+    if (groups < 1) groups = 1;
+    uint64_t partials = 2ULL * groups * configs * (MEASURE_BATCH + 1) * sizeof(cl_int);
     *total = spins + partials + 3 * sizeof(cl_uint) * configs;
     *largest = spins > partials ? spins : partials;
 }
