@@ -57,7 +57,8 @@ clmc_status clmc_series_collect(clmc_series *s, const clmc_model_ops *ops, void 
 
 /* With tempering each row gains [system,] temperature and beta columns;
  * independent systems always have all three, system being the run-wide
- * index first_system + copy * T + t that names the system's random stream. */
+ * index first_system + config / configs_per_system that names the system's
+ * random stream (Ising: first_system + copy T + t). */
 char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const char *const *columns)
 {
     if (s->n_configs == 1 && !pt->independent)
@@ -76,7 +77,7 @@ char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const cha
         for (size_t r = 0; r < n; r++) {
             size_t config = r % s->n_configs, t = config % pt->n_temperatures;
             double *row = rows + r * width;
-            if (pt->independent) *row++ = (double)(pt->first_system + config);
+            if (pt->independent) *row++ = (double)(pt->first_system + config / pt->configs_per_system);
             else if (lead == 3) *row++ = (double)(config / pt->n_temperatures);
             *row++ = (double)t;
             *row++ = pt->betas[t];
@@ -92,14 +93,17 @@ char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const cha
 }
 
 /* Rows of temperature t (all systems), measurement-major; for independent
- * systems copy-major instead (each copy's time series whole, one after the
- * other), so that the estimate's bins are stretches of single copies. */
+ * systems of one configuration each copy-major instead (each copy's time
+ * series whole, one after the other), so that the estimate's bins are
+ * stretches of single copies.  (Models whose systems hold several
+ * configurations, EA's replicas, estimate from measurement-major rows.) */
 static void gather_temperature(const clmc_series *s, const clmc_tempering *pt, unsigned t, double *out)
 {
     size_t n = 0;
+    bool copy_major = pt->independent && pt->configs_per_system == 1;
     for (size_t i = 0; i < s->n_rows * pt->n_systems; i++) {
-        size_t m = pt->independent ? i % s->n_rows : i / pt->n_systems;
-        size_t system = pt->independent ? i / s->n_rows : i % pt->n_systems;
+        size_t m = copy_major ? i % s->n_rows : i / pt->n_systems;
+        size_t system = copy_major ? i / s->n_rows : i % pt->n_systems;
         size_t k = m * s->n_configs + system * pt->n_temperatures + t;
         memcpy(out + n++ * s->n_columns, s->rows + k * s->n_columns, s->n_columns * sizeof *out);
     }

@@ -34,10 +34,8 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     e->kind = settings->type == CLMC_ENSEMBLE_PARALLEL_TEMPERING ? &clmc_ensemble_parallel_tempering
               : settings->type == CLMC_ENSEMBLE_INDEPENDENT      ? &clmc_ensemble_independent_systems
                                                                   : &clmc_ensemble_one_temperature;
-    if (settings->type == CLMC_ENSEMBLE_INDEPENDENT &&
-        (!ops->ensemble || !ops->ensemble->independent || shape->n_systems != settings->copies))
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not hold %u independent copies",
-                         ops->type, settings->copies);
+    if (settings->type == CLMC_ENSEMBLE_INDEPENDENT && (!ops->ensemble || !ops->ensemble->independent))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not hold independent systems", ops->type);
     e->ops = ops;
     e->state = state;
     e->rt = rt;
@@ -46,6 +44,7 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     e->map.exchange_path = settings->exchanges;
     e->map.independent = settings->type == CLMC_ENSEMBLE_INDEPENDENT;
     e->map.first_system = settings->first_system;
+    e->map.configs_per_system = shape->configs_per_system > 1 ? shape->configs_per_system : 1;
     CLMC_TRY(clmc_tempering_apply(&e->map, ops, state));
     return e->kind->open ? e->kind->open(e, shape->measure_batch) : CLMC_OK;
 }
