@@ -1,7 +1,7 @@
 /* ensemble.type "independent": Ising systems at several temperatures in one
  * run agree with the exact 2D values; system i of a run equals a one-system
- * run with ensemble.first_system = i bit for bit (Ising; EA naive per
- * realization); a resumed run equals the
+ * run with ensemble.first_system = i bit for bit (Ising; EA naive and the
+ * Heisenberg glass per realization); a resumed run equals the
  * uninterrupted one; bad input and unsupported models exit 2 naming the key. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -126,22 +126,17 @@ Test(independent, ising_tiled_system_reruns_alone) { expect_systems_rerun_alone(
 Test(independent, ising_msc_system_reruns_alone) { expect_systems_rerun_alone("ind-msc", "msc", 64); }
 Test(independent, ising_naive_system_reruns_alone) { expect_systems_rerun_alone("ind-naive", "naive", 8); }
 
-/* EA naive: 3 realizations x 3 betas; realization i (both replicas, every
- * beta) equals a one-realization run with first_system = i (i = 1 takes the
- * Metropolis draws two configurations past a multiple of four, i = 2 at one). */
-static void expect_ea_realizations_rerun_alone(const char *label, const char *couplings)
+/* Spin glasses, 3 realizations x 3 betas: realization i (both replicas,
+ * every beta) equals a one-realization run with first_system = i (EA: i = 1
+ * takes the Metropolis draws two configurations past a multiple of four,
+ * i = 2 at one).  `json` is the preset, `header` the series' first line. */
+static void expect_realizations_rerun_alone(const char *label, const char *json, const char *header)
 {
-    char *dir = test_scratch_dir(label), preset[4200], json[1024];
+    char *dir = test_scratch_dir(label), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    snprintf(json, sizeof json,
-             "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"realizations\": 3, \"couplings\": \"%s\"},"
-             " \"algorithm\": {\"layout\": \"naive\"},"
-             " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.8, 1.2]},"
-             " \"run\": {\"thermalization\": 20, \"sweeps\": 60, \"seed\": 7}}",
-             couplings);
     test_write_file(preset, json);
     char *all = run_series(dir, preset, "all", "");
-    cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,q2,q4\n", 43) == 0, "header: %.60s", all);
+    cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
     for (int i = 1; i < 3; i++) {
         int n_many = 0, n_one = 0;
         char name[32], overrides[256];
@@ -149,11 +144,11 @@ static void expect_ea_realizations_rerun_alone(const char *label, const char *co
         snprintf(overrides, sizeof overrides, "--set model.realizations=1 --set ensemble.first_system=%d", i);
         char *one = run_series(dir, preset, name, overrides);
         char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
-        printf("ea %s: realization %d: %d rows in the 3-realization run, %d alone, %s\n", couplings, i, n_many, n_one,
+        printf("%s: realization %d: %d rows in the 3-realization run, %d alone, %s\n", label, i, n_many, n_one,
                strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 60 * 2 * 3);
         cr_expect_eq(n_one, 60 * 2 * 3);
-        cr_expect_str_eq(a, b, "ea %s: realization %d differs from its one-realization run", couplings, i);
+        cr_expect_str_eq(a, b, "%s: realization %d differs from its one-realization run", label, i);
         free(a);
         free(b);
         free(one);
@@ -162,8 +157,33 @@ static void expect_ea_realizations_rerun_alone(const char *label, const char *co
     free(dir);
 }
 
-Test(independent, ea_bimodal_realization_reruns_alone) { expect_ea_realizations_rerun_alone("ind-ea", "bimodal"); }
-Test(independent, ea_gaussian_realization_reruns_alone) { expect_ea_realizations_rerun_alone("ind-eag", "gaussian"); }
+#define EA_PRESET(couplings)                                                                                         \
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"realizations\": 3, \"couplings\": \"" couplings "\"}," \
+    " \"algorithm\": {\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.8, 1.2]},"    \
+    " \"run\": {\"thermalization\": 20, \"sweeps\": 60, \"seed\": 7}}"
+#define GLASS_PRESET(layout)                                                                                         \
+    "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 3},"                     \
+    " \"algorithm\": {\"layout\": \"" layout "\", \"overrelaxation_steps\": 1},"                                       \
+    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.8, 1.2]},"                                         \
+    " \"run\": {\"thermalization\": 10, \"sweeps\": 60, \"seed\": 7}}"
+#define GLASS_HEADER "sweep,system,temperature,beta,energy,q2,q4\n"
+
+Test(independent, ea_bimodal_realization_reruns_alone)
+{
+    expect_realizations_rerun_alone("ind-ea", EA_PRESET("bimodal"), GLASS_HEADER);
+}
+Test(independent, ea_gaussian_realization_reruns_alone)
+{
+    expect_realizations_rerun_alone("ind-eag", EA_PRESET("gaussian"), GLASS_HEADER);
+}
+Test(independent, heisenberg_glass_naive_realization_reruns_alone)
+{
+    expect_realizations_rerun_alone("ind-hg-naive", GLASS_PRESET("naive"), GLASS_HEADER);
+}
+Test(independent, heisenberg_glass_tiled_realization_reruns_alone)
+{
+    expect_realizations_rerun_alone("ind-hg-tiled", GLASS_PRESET("tiled"), GLASS_HEADER);
+}
 
 /* A finished run keeps its last checkpoint (sweep 260 of 300): resumed from
  * it in a copy of the directory, the run ends with the same files. */
@@ -258,6 +278,9 @@ Test(independent, models_without_systems_refused)
                    " \"run\": {\"sweeps\": 10}}",
                    "ensemble.type", "naive");
     expect_refused("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"realizations\": 2},"
+                   " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.copies", "model.realizations");
+    expect_refused("{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 2},"
                    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies", "model.realizations");
     expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
