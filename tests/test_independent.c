@@ -186,15 +186,13 @@ Test(independent, heisenberg_glass_tiled_realization_reruns_alone)
 }
 
 /* A finished run keeps its last checkpoint (sweep 260 of 300): resumed from
- * it in a copy of the directory, the run ends with the same files. */
-Test(independent, resume_bit_identical)
+ * it in a copy of the directory, the run ends with the same series and
+ * observables. */
+static void expect_resume_bit_identical(const char *label, const char *json)
 {
-    char *dir = test_scratch_dir("ind-resume"), preset[4200], command[17000];
+    char *dir = test_scratch_dir(label), preset[4200], command[17000];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    test_write_file(preset, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8},"
-                            " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3},"
-                            " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3,"
-                            " \"checkpoint_every\": 130}}");
+    test_write_file(preset, json);
     free(run_series(dir, preset, "full", ""));
     snprintf(command, sizeof command, "cp -r '%s/full' '%s/resumed' && rm '%s/resumed/result.json' "
              "'%s/resumed/series.csv'", dir, dir, dir, dir);
@@ -223,6 +221,26 @@ Test(independent, resume_bit_identical)
     free(a);
     free(b);
     free(dir);
+}
+
+#define RESUMED_RUN "\"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}"
+
+Test(independent, ising_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": "
+                                              "{\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3}, " RESUMED_RUN);
+}
+Test(independent, ea_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-ea", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
+                                                 "\"realizations\": 3}, \"ensemble\": {\"type\": \"independent\", "
+                                                 "\"betas\": [0.5, 1.0], \"first_system\": 5}, " RESUMED_RUN);
+}
+Test(independent, heisenberg_glass_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
+                                                 "\"realizations\": 2}, \"ensemble\": {\"type\": \"independent\", "
+                                                 "\"betas\": [0.5]}, " RESUMED_RUN);
 }
 
 /* Exit 2 with a message containing `key` (and `also`, when given). */
