@@ -35,7 +35,7 @@ PREFIXES = [
     (r"^root_fields$", ""),
     (r"^run_fields$", "run."),
     (r"^output_fields$", "output."),
-    (r"^(single_beta|tempering|ensemble\w*)_fields$", "ensemble."),
+    (r"^(single_beta|tempering|independent|ensemble\w*)_fields$", "ensemble."),
 ]
 
 

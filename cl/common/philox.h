@@ -94,6 +94,14 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
  * that holds several (tempering slots, replicas); config 0 is the purpose. */
 #define CLMC_STREAM(purpose, config) ((clmc_u32)(purpose) | ((clmc_u32)(config) << 8))
 
+/* The run-wide index of a kernel's configuration 0 (ensemble.first_system,
+ * docs/ensembles.md): a kernel passes CLMC_FIRST_SYSTEM + config as the
+ * config above, so configuration i of a run draws what a one-system run with
+ * first_system = i draws.  The host defines it only where it is not 0. */
+#ifndef CLMC_FIRST_SYSTEM
+#define CLMC_FIRST_SYSTEM 0u
+#endif
+
 /* Chunk q (0..7) of a draw as a 16-bit uniform: one draw serves eight sites. */
 CLMC_INLINE clmc_u32 clmc_chunk16(clmc_philox_ctr r, clmc_u32 q)
 {

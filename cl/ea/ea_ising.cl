@@ -37,7 +37,7 @@ __kernel void ea_couplings(__global char *couplings, uint seed_lo, uint seed_hi)
     uint item = get_global_id(0);
     if (item >= REALIZATIONS * SITES * DIM) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    couplings[item] = negative_coupling(key, item / (SITES * DIM), item % (SITES * DIM)) ? -1 : 1;
+    couplings[item] = negative_coupling(key, CLMC_FIRST_SYSTEM + item / (SITES * DIM), item % (SITES * DIM)) ? -1 : 1;
 }
 #endif
 
@@ -67,8 +67,18 @@ inline clmc_philox_ctr metropolis_randoms(clmc_philox_key key, uint site, uint s
         r.v[c] = shared_randoms(key, site, sweep, chain / 2 / WORD_BITS, config % TEMPERATURES).v[chain % 2];
     }
     return r;
+#elif FIRST_CONFIG % 4 == 0
+    return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (FIRST_CONFIG / 4 + quad)));
 #else
-    return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | quad));
+    /* Configurations 4 quad .. 4 quad + 3 are run-wide 4 quad + FIRST_CONFIG
+     * .., two past a multiple of four: the upper half of one draw and the
+     * lower half of the next. */
+    clmc_philox_ctr low = clmc_random4(key, site, sweep, 0,
+                                       CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (FIRST_CONFIG / 4 + quad)));
+    clmc_philox_ctr high = clmc_random4(key, site, sweep, 0,
+                                        CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (FIRST_CONFIG / 4 + quad + 1)));
+    clmc_philox_ctr r = {{low.v[2], low.v[3], high.v[0], high.v[1]}};
+    return r;
 #endif
 }
 
@@ -92,7 +102,8 @@ __kernel void ea_naive_init(__global char *spins, uint seed_lo, uint seed_hi, ui
 {
     uint item = get_global_id(0);
     if (item >= CONFIGURATIONS * SITES) return;
-    uint config = item / SITES, site = item % SITES, chain = config / TEMPERATURES, realization = chain / 2;
+    uint config = item / SITES, site = item % SITES, chain = config / TEMPERATURES;
+    uint realization = CLMC_FIRST_SYSTEM + chain / 2; /* run-wide */
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint bits = initial_bits32(key, site, config % TEMPERATURES, realization / 32, chain % 2, ordered);
     spins[item] = (bits >> (realization % 32)) & 1u ? 1 : -1;

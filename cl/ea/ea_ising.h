@@ -50,7 +50,8 @@
  *                          stack (the msc kernel's, which updates both replicas of a
  *                          word at once)
  *   independent Metropolis (site, sweep, 0, STREAM(METROPOLIS, INDEPENDENT | config / 4))
- *                          .v[config % 4]: one draw serves four configurations;
+ *                          .v[config % 4]: one draw serves four configurations
+ *                          (config run-wide: FIRST_CONFIG + config, below);
  *                          the INDEPENDENT bit keeps these apart from the stacks
  * The initial spins are the same for both layouts, so msc and naive runs with
  * shared random numbers give identical configurations, with or without
@@ -70,6 +71,12 @@
 /* Stream numbers have 24 bits; stacks and quads of configurations stay below
  * 2^23 (the host validates REALIZATIONS TEMPERATURES < 2^24). */
 #define INDEPENDENT 0x800000u
+/* ensemble.type "independent" (naive, no shared random numbers): realization
+ * r is run-wide realization CLMC_FIRST_SYSTEM + r in its couplings, initial
+ * spins and Metropolis draws, whose configurations are then numbered from
+ * FIRST_CONFIG (2 or 0 mod 4: the chains of a realization are 2 T
+ * configurations). */
+#define FIRST_CONFIG (2u * TEMPERATURES * CLMC_FIRST_SYSTEM)
 /* Gaussian bond energies are summed exactly as fixed point J 2^24. */
 #define COUPLING_FIXED_POINT 16777216.0f
 

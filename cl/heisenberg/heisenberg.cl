@@ -101,6 +101,10 @@ inline uint packed_site(uint site)
 #define SAMPLE_COUPLINGS(couplings) (couplings)
 #endif
 #define CONFIG_SPINS(spins) ((spins) + (size_t)get_global_id(1) * NCOMP * SITES)
+/* The run-wide number of configuration `config` in its random streams: the
+ * glass's realizations (CONFIGS configurations each) are numbered from
+ * CLMC_FIRST_SYSTEM (ensemble.first_system, cl/common/philox.h). */
+#define RUN_CONFIG(config) (CLMC_FIRST_SYSTEM * CONFIGS + (uint)(config))
 
 /* Entry p of component-major vectors, component c at a[c * stride + p]:
  * spins in global memory (stride SITES) and tiles in local memory (BOX_SITES);
@@ -166,7 +170,7 @@ inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key
                               uint config)
 {
     real u[3];
-    uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, config), u);
+    uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, RUN_CONFIG(config)), u);
     spin_t t = uniform_direction(u[0], u[1]);
     real gain = beta * dot(t - s, h);
     return (gain >= 0 || u[2] < EXP(gain)) ? t : s;
@@ -179,7 +183,7 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, 
                             uint config)
 {
     real u[3];
-    uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, config), u);
+    uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
     real field = length(h), b = beta * field;
     (void)s;
     if (!(b > (real)1e-12)) return uniform_direction(u[0], u[1]);
@@ -201,14 +205,14 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, 
     real u[3];
     real field = length(h), kappa = beta * field;
     if (!(kappa > (real)1e-12)) {
-        uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, config), u);
+        uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
         return uniform_direction(u[0], u[1]);
     }
     real root = SQRT(1 + 4 * kappa * kappa), tau = 1 + root;
     real rho = 2 * kappa * tau / ((root + 1) * (tau + SQRT(2 * tau)));
     real r = (1 + rho * rho) / (2 * rho);
     for (uint attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_STREAM(CLMC_PURPOSE_HEATBATH, config), u);
+        uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
         real z = COS(PI * u[0]);
         real f = (1 + r * z) / (r + z);
         real c = kappa * (r - f);
@@ -250,7 +254,7 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
     if (!ordered) {
         clmc_philox_key key = {{seed_lo, seed_hi}};
         real u[3];
-        uniforms3(key, site, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, get_global_id(1)), u);
+        uniforms3(key, site, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, RUN_CONFIG(get_global_id(1))), u);
         s = uniform_direction(u[0], u[1]);
     }
     store_spin(spins, site, s);

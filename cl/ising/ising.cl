@@ -49,7 +49,7 @@ inline bool metropolis_accept(uint aligned, uint r16, uint site, const metropoli
     uint threshold = excess == 1 ? m->thresholds[0] : (excess == 2 ? m->thresholds[1] : m->thresholds[2]);
     uint high = threshold >> 16;
     if (r16 != high) return r16 < high;
-    clmc_philox_ctr low = clmc_random4(m->key, site, m->sweep, m->hit, CLMC_STREAM(CLMC_PURPOSE_REFINE, m->config));
+    clmc_philox_ctr low = clmc_random4(m->key, site, m->sweep, m->hit, CLMC_STREAM(CLMC_PURPOSE_REFINE, CLMC_FIRST_SYSTEM + m->config));
     return (low.v[0] & 0xFFFFu) < (threshold & 0xFFFFu);
 }
 
@@ -80,7 +80,7 @@ __kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint 
     uint x = site % EDGE, row = site / EDGE;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     clmc_philox_ctr r = clmc_random4(key, (x >> 3) + OCTETS_PER_ROW * row, 0, 0,
-                                     CLMC_STREAM(CLMC_PURPOSE_INIT, config));
+                                     CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config));
     spins[site] = (clmc_chunk16(r, x & 7) >> 15) ? 1 : -1;
 }
 
@@ -105,7 +105,7 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
 #endif
     metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
     clmc_philox_ctr r = clmc_random4(m.key, octet_unit(x, y, z), sweep, 0,
-                                     CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, config));
+                                     CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config));
     uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
     if (metropolis_accept(aligned, clmc_chunk16(r, x & 7), site, &m)) spins[site] = (char)-spin;
 }
@@ -402,7 +402,7 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     load_tile(planes, spins, ox, oy, oz, first_site, offset, colour0_offset);
     barrier(CLK_LOCAL_MEM_FENCE);
     metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
-    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, config);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
     uint unit = octet_unit(gx0, gy, gz);
 
     uint octet_start = ITEM_WIDTH == 8 ? 0 : gx0 & 7;

@@ -38,7 +38,7 @@ __kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, 
     if (word >= 2 * PLANE_WORDS) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     planes[(size_t)config * 2 * PLANE_WORDS + word] =
-        ordered ? 0xFFFFFFFFu : clmc_random4(key, word, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, config)).v[0];
+        ordered ? 0xFFFFFFFFu : clmc_random4(key, word, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config)).v[0];
 }
 
 /* Neighbours along x in the other plane: one of them is the aligned word, the
@@ -78,7 +78,7 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
     if (item >= PLANE_WORDS) return;
     planes += (size_t)config * 2 * PLANE_WORDS;
     uint t4 = thresholds[3 * config], t8 = thresholds[3 * config + 1], t12 = thresholds[3 * config + 2];
-    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, config);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
     uint row = item / WORDS_PER_ROW, w = item % WORDS_PER_ROW;
     uint y = row % EDGE, z = row / EDGE;
     __global uint *own = planes + colour * PLANE_WORDS;

@@ -16,6 +16,7 @@ static clmc_preset_model *preset_models(size_t *n)
         const clmc_model_ops *ops = clmc_models[i];
         models[i] = (clmc_preset_model){.type = ops->type, .athermal = ops->athermal, .picture = ops->picture != NULL,
                                         .checkpoints = ops->save_state && ops->load_state,
+                                        .independent = ops->ensemble && ops->ensemble->independent,
                                         .model_fields = ops->model_fields, .algorithm_fields = ops->algorithm_fields,
                                         .validate = ops->validate};
     }

@@ -55,11 +55,15 @@ clmc_status clmc_series_collect(clmc_series *s, const clmc_model_ops *ops, void 
     return CLMC_OK;
 }
 
-/* With tempering each row gains [system,] temperature and beta columns. */
+/* With tempering each row gains [system,] temperature and beta columns;
+ * independent systems always have all three, system being the run-wide
+ * index first_system + config / configs_per_system that names the system's
+ * random stream (Ising: first_system + copy T + t). */
 char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const char *const *columns)
 {
-    if (s->n_configs == 1) return clmc_series_csv(columns, s->n_columns, s->sweeps, s->rows, s->n_rows);
-    size_t lead = pt->n_systems > 1 ? 3 : 2, width = lead + s->n_columns, n = s->n_rows * s->n_configs;
+    if (s->n_configs == 1 && !pt->independent)
+        return clmc_series_csv(columns, s->n_columns, s->sweeps, s->rows, s->n_rows);
+    size_t lead = pt->n_systems > 1 || pt->independent ? 3 : 2, width = lead + s->n_columns, n = s->n_rows * s->n_configs;
     const char **names = malloc((width + 1) * sizeof *names);
     double *rows = malloc((n ? n : 1) * width * sizeof *rows);
     uint64_t *sweeps = malloc((n ? n : 1) * sizeof *sweeps);
@@ -73,7 +77,8 @@ char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const cha
         for (size_t r = 0; r < n; r++) {
             size_t config = r % s->n_configs, t = config % pt->n_temperatures;
             double *row = rows + r * width;
-            if (lead == 3) *row++ = (double)(config / pt->n_temperatures);
+            if (pt->independent) *row++ = (double)(pt->first_system + config / pt->configs_per_system);
+            else if (lead == 3) *row++ = (double)(config / pt->n_temperatures);
             *row++ = (double)t;
             *row++ = pt->betas[t];
             memcpy(row, s->rows + r * s->n_columns, s->n_columns * sizeof *row);
@@ -87,22 +92,28 @@ char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const cha
     return text;
 }
 
-/* Rows of temperature t (all systems), measurement-major. */
+/* Rows of temperature t (all systems), measurement-major; for independent
+ * systems of one configuration each copy-major instead (each copy's time
+ * series whole, one after the other), so that the estimate's bins are
+ * stretches of single copies.  (Models whose systems hold several
+ * configurations, EA's replicas, estimate from measurement-major rows.) */
 static void gather_temperature(const clmc_series *s, const clmc_tempering *pt, unsigned t, double *out)
 {
     size_t n = 0;
-    for (size_t m = 0; m < s->n_rows; m++)
-        for (unsigned system = 0; system < pt->n_systems; system++) {
-            size_t k = m * s->n_configs + (size_t)system * pt->n_temperatures + t;
-            memcpy(out + n++ * s->n_columns, s->rows + k * s->n_columns, s->n_columns * sizeof *out);
-        }
+    bool copy_major = pt->independent && pt->configs_per_system == 1;
+    for (size_t i = 0; i < s->n_rows * pt->n_systems; i++) {
+        size_t m = copy_major ? i % s->n_rows : i / pt->n_systems;
+        size_t system = copy_major ? i / s->n_rows : i % pt->n_systems;
+        size_t k = m * s->n_configs + system * pt->n_temperatures + t;
+        memcpy(out + n++ * s->n_columns, s->rows + k * s->n_columns, s->n_columns * sizeof *out);
+    }
 }
 
 clmc_status clmc_series_estimate(const clmc_series *s, const clmc_tempering *pt, const clmc_model_ops *ops,
                                  void *state, cJSON *observables)
 {
     size_t per_temperature = s->n_rows * pt->n_systems;
-    if (pt->n_temperatures == 1) return ops->estimate(state, s->rows, per_temperature, pt->betas[0], observables);
+    if (pt->n_temperatures == 1 && !pt->independent) return ops->estimate(state, s->rows, per_temperature, pt->betas[0], observables);
     double *rows = malloc((per_temperature ? per_temperature : 1) * s->n_columns * sizeof *rows);
     if (!rows) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cJSON *list = cJSON_AddArrayToObject(observables, "temperatures");

@@ -7,8 +7,11 @@
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings)
 {
     memset(settings, 0, sizeof *settings);
-    settings->type = clmc_preset_has(preset, "ensemble.type") ? CLMC_ENSEMBLE_PARALLEL_TEMPERING
-                                                               : CLMC_ENSEMBLE_ONE_TEMPERATURE;
+    settings->type = clmc_ensemble_independent(preset)           ? CLMC_ENSEMBLE_INDEPENDENT
+                     : clmc_preset_has(preset, "ensemble.type") ? CLMC_ENSEMBLE_PARALLEL_TEMPERING
+                                                                : CLMC_ENSEMBLE_ONE_TEMPERATURE;
+    settings->copies = clmc_ensemble_copies(preset);
+    settings->first_system = clmc_ensemble_first_system(preset);
     size_t n = clmc_preset_betas(preset, settings->betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
     if (n > CLMC_ENSEMBLE_MAX_TEMPERATURES)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: at most %d temperatures", CLMC_ENSEMBLE_MAX_TEMPERATURES);
@@ -29,13 +32,19 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
 {
     memset(e, 0, sizeof *e);
     e->kind = settings->type == CLMC_ENSEMBLE_PARALLEL_TEMPERING ? &clmc_ensemble_parallel_tempering
+              : settings->type == CLMC_ENSEMBLE_INDEPENDENT      ? &clmc_ensemble_independent_systems
                                                                   : &clmc_ensemble_one_temperature;
+    if (settings->type == CLMC_ENSEMBLE_INDEPENDENT && (!ops->ensemble || !ops->ensemble->independent))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not hold independent systems", ops->type);
     e->ops = ops;
     e->state = state;
     e->rt = rt;
     CLMC_TRY(clmc_tempering_init(&e->map, settings->betas, settings->n_betas, settings->exchange_every,
                                  settings->seed, shape));
     e->map.exchange_path = settings->exchanges;
+    e->map.independent = settings->type == CLMC_ENSEMBLE_INDEPENDENT;
+    e->map.first_system = settings->first_system;
+    e->map.configs_per_system = shape->configs_per_system > 1 ? shape->configs_per_system : 1;
     CLMC_TRY(clmc_tempering_apply(&e->map, ops, state));
     return e->kind->open ? e->kind->open(e, shape->measure_batch) : CLMC_OK;
 }
@@ -79,3 +88,8 @@ clmc_status clmc_ensemble_sync(clmc_ensemble *e)
 
 /* One temperature: the model sweeps at the beta it was given; nothing else happens. */
 const clmc_ensemble_kind clmc_ensemble_one_temperature = {0};
+
+/* Independent systems: the model sweeps all its configurations, each at the
+ * beta set once at the start; nothing is exchanged, so the map stays the
+ * identity and only the results' layout (series.c) differs. */
+const clmc_ensemble_kind clmc_ensemble_independent_systems = {0};

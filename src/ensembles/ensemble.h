@@ -1,5 +1,6 @@
 /* The ensemble a run samples, driven by the engine without knowing its
- * kind: one temperature, or parallel tempering (src/ensembles/parallel_tempering.c).
+ * kind: one temperature, parallel tempering (src/ensembles/parallel_tempering.c),
+ * or independent systems (copies at each of several temperatures, no exchanges).
  * The model takes part through its clmc_ensemble_hooks only. */
 #ifndef CLMC_ENSEMBLE_H
 #define CLMC_ENSEMBLE_H
@@ -16,6 +17,7 @@
 typedef enum clmc_ensemble_type {
     CLMC_ENSEMBLE_ONE_TEMPERATURE,    /* ensemble.beta (or none, athermal) */
     CLMC_ENSEMBLE_PARALLEL_TEMPERING, /* ensemble.type "parallel_tempering" */
+    CLMC_ENSEMBLE_INDEPENDENT,        /* ensemble.type "independent" */
 } clmc_ensemble_type;
 
 /* The preset's ensemble section (and the seed it draws with), resolved once. */
@@ -25,6 +27,8 @@ typedef struct clmc_ensemble_settings {
     double betas[CLMC_ENSEMBLE_MAX_TEMPERATURES]; /* increasing; betas[0] alone without tempering */
     uint64_t exchange_every;                      /* sweeps between exchanges; 0 without tempering */
     clmc_exchange_path exchanges;                 /* ensemble.exchanges */
+    unsigned copies;                              /* systems per temperature (1 but for independent) */
+    unsigned first_system;                        /* ensemble.first_system (0 but for independent) */
     uint64_t seed;                                /* run.seed */
 } clmc_ensemble_settings;
 
@@ -77,6 +81,7 @@ clmc_status clmc_ensemble_sync(clmc_ensemble *e);
 
 /* The kinds (ensemble.c, parallel_tempering.c). */
 extern const clmc_ensemble_kind clmc_ensemble_one_temperature;
+extern const clmc_ensemble_kind clmc_ensemble_independent_systems;
 extern const clmc_ensemble_kind clmc_ensemble_parallel_tempering;
 
 #endif

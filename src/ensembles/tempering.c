@@ -192,7 +192,7 @@ clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *op
 
 void clmc_tempering_report(const clmc_tempering *pt, cJSON *observables)
 {
-    if (pt->n_temperatures < 2) return;
+    if (pt->n_temperatures < 2 || pt->independent) return;
     cJSON *report = cJSON_AddObjectToObject(observables, "tempering");
     cJSON_AddNumberToObject(report, "exchange_every", (double)pt->exchange_every);
     cJSON_AddNumberToObject(report, "exchanges", (double)pt->exchanges);

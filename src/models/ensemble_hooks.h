@@ -1,14 +1,39 @@
-/* What a model offers to ensembles (parallel tempering now): the only
+/* What a model offers to ensembles (parallel tempering, independent systems): the only
  * ensemble header a model includes; clmc_model_ops.ensemble points to one of
  * these, or is NULL for a model that supports no ensemble. */
 #ifndef CLMC_ENSEMBLE_HOOKS_H
 #define CLMC_ENSEMBLE_HOOKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "clmc/preset.h"
 #include "clmc/runtime.h"
 #include "clmc/status.h"
+
+/* ensemble.type "independent" (docs/ensembles.md): the model holds
+ * clmc_ensemble_copies() systems of len(betas) configurations each (shape:
+ * n_systems = copies, n_temperatures = len(betas); config = copy * T + t),
+ * and configuration c draws the random numbers of system
+ * clmc_ensemble_first_system() + c, its config field of CLMC_STREAM
+ * (cl/common/philox.h, CLMC_FIRST_SYSTEM).  Both are 1 and 0 otherwise. */
+static inline bool clmc_ensemble_independent(const clmc_preset *preset)
+{
+    return clmc_preset_has(preset, "ensemble.type") &&
+           strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
+}
+
+static inline unsigned clmc_ensemble_copies(const clmc_preset *preset)
+{
+    return clmc_ensemble_independent(preset) ? (unsigned)clmc_preset_int(preset, "ensemble.copies") : 1;
+}
+
+static inline unsigned clmc_ensemble_first_system(const clmc_preset *preset)
+{
+    return clmc_ensemble_independent(preset) ? (unsigned)clmc_preset_int(preset, "ensemble.first_system") : 0;
+}
 
 /* A model's own tempering exchange (clmc_ensemble_hooks.exchange_kernel),
  * kernels of the model's program, kept and released by the model:
@@ -34,6 +59,9 @@ typedef struct clmc_exchange_kernels {
 /* Configurations are numbered as in clmc_model_shape: config = system *
  * n_temperatures + slot.  `state` is the model's. */
 typedef struct clmc_ensemble_hooks {
+    /* Holds copies x len(betas) configurations for ensemble.type
+     * "independent" (above); set_betas is then called once, at the start. */
+    bool independent;
     /* Total energy H of every configuration, computed on the device. */
     clmc_status (*energies)(void *state, double *energies);
     /* The inverse temperature each configuration is simulated at, and its

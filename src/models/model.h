@@ -23,6 +23,9 @@ typedef struct clmc_model_shape {
      * configuration per temperature of the ensemble (n_temperatures, 1
      * without tempering), stored system-major: config = system * T + slot. */
     unsigned n_systems, n_temperatures;
+    /* ensemble.type "independent": configurations per independent system
+     * (0 or 1: each configuration is one; EA: a realization's 2 T). */
+    unsigned configs_per_system;
 } clmc_model_shape;
 
 /* A measured value for an automatic key where no tuned one exists, by

@@ -42,7 +42,7 @@ static const clmc_field single_beta_fields[] = {
     FIELD_END,
 };
 
-static const char *const ensemble_types[] = {"parallel_tempering", NULL};
+static const char *const ensemble_types[] = {"parallel_tempering", "independent", NULL};
 static const char *const exchange_paths[] = {"auto", "general", "host", NULL};
 
 static const clmc_field tempering_fields[] = {
@@ -53,6 +53,17 @@ static const clmc_field tempering_fields[] = {
     {"exchanges", CLMC_FIELD_STRING, 0, 0, false, exchange_paths, "\"auto\"",
      "where exchanges run: auto (the model's own device kernel where it has one, else the general device "
      "kernel, else the host), general (the general device kernel), host (the host); the same results"},
+    FIELD_END,
+};
+
+/* Systems run side by side without exchanges; each draws from its own stream
+ * (system index from first_system on, below 2^24: CLMC_STREAM's config field). */
+static const clmc_field independent_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
+    {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL, "inverse temperatures, strictly increasing"},
+    {"copies", CLMC_FIELD_INT, 1, 16777216, false, NULL, "1", "independent systems per temperature"},
+    {"first_system", CLMC_FIELD_INT, 0, 16777215, false, NULL, "0",
+     "index of the run's first system: system i draws the random numbers of system first_system + i"},
     FIELD_END,
 };
 
@@ -109,14 +120,17 @@ static void select_algorithm_tables(const resolve_context *ctx, const cJSON *inp
     tables[0] = ctx->model->algorithm_fields;
 }
 
-/* Each ensemble form is one field table: a block with a "type" key is a
- * parallel-tempering block, one without is a single temperature. */
+/* Each ensemble form is one field table: a block with type "independent" is
+ * independent systems, one with another type a parallel-tempering block, one
+ * without a single temperature. */
 static void select_ensemble_tables(const resolve_context *ctx, const cJSON *input,
                                    const clmc_field *tables[2])
 {
     static const clmc_field no_fields[] = {FIELD_END};
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(input, "type");
     if (ctx->model->athermal) tables[0] = no_fields;
-    else tables[0] = cJSON_GetObjectItemCaseSensitive(input, "type") ? tempering_fields : single_beta_fields;
+    else if (cJSON_IsString(type) && strcmp(type->valuestring, "independent") == 0) tables[0] = independent_fields;
+    else tables[0] = type ? tempering_fields : single_beta_fields;
 }
 
 static clmc_status prepare_model(resolve_context *ctx, cJSON *input);
@@ -676,13 +690,31 @@ static clmc_status check_measurements(const clmc_preset *preset, const char *sou
                      (unsigned long long)run->sweeps, (unsigned long long)run->sweeps);
 }
 
-/* Tempering needs at least two strictly increasing inverse temperatures. */
-static clmc_status check_tempering(const clmc_preset *preset, const char *source)
+/* Independent systems: a model that holds several configurations, and at
+ * most 2^24 system indices (the stream's config field). */
+static clmc_status check_independent(const clmc_preset_model *model, const clmc_preset *preset, const char *source)
+{
+    if (!model->independent)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.type: model \"%s\" does not support \"independent\" systems "
+                         "(docs/ensembles.md lists the models that do)", source, model->type);
+    unsigned long long systems = clmc_preset_betas(preset, NULL, 0) * (unsigned long long)clmc_preset_int(preset, "ensemble.copies");
+    unsigned long long first = (unsigned long long)clmc_preset_int(preset, "ensemble.first_system");
+    if (first + systems > (1ULL << 24))
+        return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.copies: %llu systems from ensemble.first_system = %llu pass the "
+                         "2^24 system indices of the random streams", source, systems, first);
+    return CLMC_OK;
+}
+
+/* Tempering needs at least two strictly increasing inverse temperatures;
+ * independent systems at least one. */
+static clmc_status check_tempering(const clmc_preset_model *model, const clmc_preset *preset, const char *source)
 {
     const cJSON *betas = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble"), "betas");
     if (!betas) return CLMC_OK;
-    if (cJSON_GetArraySize(betas) < 2)
+    bool independent = strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
+    if (independent) CLMC_TRY(check_independent(model, preset, source));
+    if (!independent && cJSON_GetArraySize(betas) < 2)
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.betas: parallel tempering needs at least two betas", source);
     for (int i = 1; i < cJSON_GetArraySize(betas); i++) {
         double previous = cJSON_GetArrayItem(betas, i - 1)->valuedouble, beta = cJSON_GetArrayItem(betas, i)->valuedouble;
@@ -723,7 +755,7 @@ clmc_status clmc_preset_parse_for(const clmc_preset_model *models, size_t n_mode
     if (status == CLMC_OK) status = build_preset(models, n_models, input, source, &preset, &model);
     cJSON_Delete(input);
     if (status == CLMC_OK) status = check_measurements(preset, source);
-    if (status == CLMC_OK) status = check_tempering(preset, source);
+    if (status == CLMC_OK) status = check_tempering(model, preset, source);
     if (status == CLMC_OK && model->validate) status = validate_model(model, preset, source);
     if (status != CLMC_OK) {
         clmc_preset_free(preset);

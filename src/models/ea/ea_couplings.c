@@ -32,7 +32,7 @@ void ea_fill_couplings(const ea_state *s, void *out)
     size_t bonds = ea_bond_count(s);
     for (cl_uint r = 0; r < s->realizations; r++)
         for (size_t b = 0; b < bonds; b++)
-            ((cl_float *)out)[r * bonds + b] = (cl_float)clmc_ea_coupling(s->couplings, s->seed, r,
+            ((cl_float *)out)[r * bonds + b] = (cl_float)clmc_ea_coupling(s->couplings, s->seed, s->first_system + r,
                                                                           (uint32_t)(b / (size_t)s->dim),
                                                                           (unsigned)(b % (size_t)s->dim));
 }

@@ -133,7 +133,7 @@ clmc_status ea_estimate(void *state, const double *rows, size_t n_rows, double b
     ea_state *s = state;
     (void)beta; /* the rows' temperature; the model knows its configurations' own */
     cJSON_AddNumberToObject(observables, "realizations", s->realizations);
-    return s->temperatures > 1 ? estimate_tempered(s, rows, n_rows, observables)
+    return s->temperatures > 1 || s->independent ? estimate_tempered(s, rows, n_rows, observables)
                                : estimate_single_temperature(s, rows, n_rows, observables);
 }
 

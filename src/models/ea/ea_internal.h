@@ -29,6 +29,10 @@ typedef struct {
     cl_uint n_sites, realizations, temperatures, configurations, stacks;
     clmc_ea_couplings couplings;
     bool msc, shared_randoms;
+    /* ensemble.type "independent": each realization a system, rows per
+     * configuration; first_system: the run-wide index of realization 0. */
+    bool independent;
+    cl_uint first_system;
     cl_uint word_bits; /* realizations per msc word (32 or 64; also the stacks shared_randoms shares) */
     cl_uint ordered_start, seed_lo, seed_hi;
     uint64_t seed;

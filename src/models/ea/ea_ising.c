@@ -57,6 +57,26 @@ static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned
     return CLMC_OK;
 }
 
+/* Independent systems: each realization (its two replicas at every beta) is
+ * a system, numbered from ensemble.first_system in its couplings, initial
+ * spins and Metropolis streams; the realizations of a word must not share
+ * random numbers for one of them to re-run alone. */
+static clmc_status validate_independent(const clmc_preset *p, bool msc, unsigned long long realizations,
+                                        unsigned long long temperatures)
+{
+    if (msc || clmc_preset_bool(p, "algorithm.shared_randoms"))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: \"independent\" ea_ising systems need layout \"naive\" without "
+                         "algorithm.shared_randoms (msc and shared random numbers serve a word of realizations at once)");
+    if (clmc_ensemble_copies(p) != 1)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.copies: ea_ising's systems at each beta are its model.realizations; "
+                         "give copies 1, got %u", clmc_ensemble_copies(p));
+    unsigned long long last = clmc_ensemble_first_system(p) + realizations;
+    if (last * temperatures >= (1ULL << 24))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.first_system: realizations up to %llu x %llu temperatures exceed the "
+                         "2^24 - 1 configurations the random streams number", last, temperatures);
+    return CLMC_OK;
+}
+
 static clmc_status ea_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
@@ -71,6 +91,7 @@ static clmc_status ea_validate(const clmc_preset *p)
     if ((unsigned long long)realizations * temperatures >= (1ULL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: %lld realizations x %llu temperatures exceed the 2^24 - 1 "
                          "chains' configurations the random streams number", realizations, temperatures);
+    if (clmc_ensemble_independent(p)) CLMC_TRY(validate_independent(p, msc, (unsigned long long)realizations, temperatures));
     if (edge % 2 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
     if (sites >= (1ULL << 31))
@@ -155,10 +176,12 @@ static clmc_status build_kernels(ea_state *s, clmc_defines *options)
         {"MEASURE_GROUPS", (long long)s->measure_groups}, {"TALLY_LEVELS", s->tally_levels},
         {"FOLD_ROUNDS", s->fold_rounds}, {"REVERSE_ODD", s->reverse_odd}, {"EXCHANGE_FUSED", s->exchange_fused},
         {"EXCHANGE_SPREAD", s->exchange_spread}, {"PLACE_BITS", s->place_bits},
+        {"CLMC_FIRST_SYSTEM", s->first_system},
     };
     clmc_defines_text(options, "-cl-std=CL1.2");
     for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++)
-        clmc_defines_int(options, defines[i].name, defines[i].value);
+        if (defines[i].value || strcmp(defines[i].name, "CLMC_FIRST_SYSTEM") != 0) /* as before when 0 */
+            clmc_defines_int(options, defines[i].name, defines[i].value);
     CLMC_TRY(clmc_defines_status(options));
     clmc_defines main_options = {0};
     clmc_defines_text(&main_options, clmc_defines_string(options));
@@ -396,6 +419,8 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->couplings = clmc_ea_couplings_from_name(clmc_preset_string(p, "model.couplings"));
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->shared_randoms = s->msc || clmc_preset_bool(p, "algorithm.shared_randoms");
+    s->independent = clmc_ensemble_independent(p);
+    s->first_system = clmc_ensemble_first_system(p);
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(s->seed & 0xffffffffu);
@@ -465,10 +490,13 @@ static clmc_status ea_create(clmc_runtime *rt, clmc_preset *p, void **state, clm
     shape->measure_batch = s->measure_batch;
     shape->updates_per_sweep = (double)s->configurations * s->n_sites;
     shape->bytes_per_sweep = shape->updates_per_sweep * bytes_per_update;
-    /* One temperature: series rows are disorder averages; tempering: one row
-     * per configuration, each chain (realization, replica) a system. */
-    shape->n_systems = s->temperatures > 1 ? 2 * s->realizations : 1;
+    /* One temperature: series rows are disorder averages; tempering and
+     * independent systems: one row per configuration, each chain
+     * (realization, replica) a tempering system; an independent system is a
+     * realization, its 2 T configurations. */
+    shape->n_systems = s->temperatures > 1 || s->independent ? 2 * s->realizations : 1;
     shape->n_temperatures = s->temperatures;
+    shape->configs_per_system = s->independent ? 2 * s->temperatures : 1;
     *state = s;
     return CLMC_OK;
 }
@@ -622,7 +650,7 @@ static clmc_status ea_collect(void *state, unsigned n_slots, double *rows)
     CLMC_TRY(read_totals(s, 0, n_slots));
     for (unsigned slot = 0; slot < n_slots; slot++) {
         const cl_long *slot_totals = s->totals_host + slot * 3 * (size_t)s->configurations;
-        if (s->temperatures > 1) collect_configurations(s, slot_totals, rows + 3 * (size_t)slot * s->configurations);
+        if (s->temperatures > 1 || s->independent) collect_configurations(s, slot_totals, rows + 3 * (size_t)slot * s->configurations);
         else collect_slot(s, slot_totals, rows + 3 * (size_t)slot);
     }
     return CLMC_OK;
@@ -756,6 +784,7 @@ static clmc_status ea_checks(void *state, cJSON *checks)
 }
 
 static const clmc_ensemble_hooks ea_ensemble_hooks = {
+    .independent = true,
     .energies = ea_energies,
     .set_betas = ea_set_betas,
     .sweep_before_energies = ea_sweep_before_energies,

@@ -259,6 +259,8 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->temperatures = s->glass ? (cl_uint)clmc_preset_betas(p, NULL, 0) : 1;
     s->realizations = s->glass ? (cl_uint)clmc_preset_int(p, "model.realizations") : 1;
     s->n_configs = s->glass ? 2 * s->temperatures * s->realizations : 1;
+    s->independent = s->glass && clmc_ensemble_independent(p);
+    s->first_system = s->glass ? clmc_ensemble_first_system(p) : 0;
     unsigned per_slot = s->temperatures * s->realizations;
     s->batch = MEASURE_BATCH / per_slot ? MEASURE_BATCH / per_slot : 1;
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
@@ -336,9 +338,12 @@ clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, const heise
     shape->measure_batch = s->batch;
     shape->updates_per_sweep = (double)s->n_sites * sub_sweeps * s->n_configs;
     shape->bytes_per_sweep = bytes_per_sweep(s, sub_sweeps);
-    /* Tempering: one row per configuration, each replica chain a system. */
-    shape->n_systems = s->temperatures > 1 ? 2 * s->realizations : 1;
+    /* Tempering and independent systems: one row per configuration, each
+     * replica chain a tempering system; an independent system is a
+     * realization, its 2 T configurations. */
+    shape->n_systems = s->temperatures > 1 || s->independent ? 2 * s->realizations : 1;
     shape->n_temperatures = s->temperatures;
+    shape->configs_per_system = s->independent ? 2 * s->temperatures : 1;
     *state = s;
     return CLMC_OK;
 }

@@ -43,7 +43,7 @@ static clmc_status upload_couplings(heisenberg_state *s)
     for (size_t b = 0; b < bonds * s->realizations; b++) {
         size_t site = b % s->n_sites, d = b / s->n_sites % (size_t)s->dim, r = b / bonds;
         size_t slot = (r * (size_t)s->dim + d) * s->n_sites + packed_site(s, site);
-        double j = clmc_ea_coupling(kind, s->seed, (uint32_t)r, (uint32_t)site, (unsigned)d);
+        double j = clmc_ea_coupling(kind, s->seed, (uint32_t)(s->first_system + r), (uint32_t)site, (unsigned)d);
         if (s->is_double) ((double *)values)[slot] = j;
         else ((float *)values)[slot] = (float)j;
     }
@@ -135,7 +135,7 @@ static clmc_status glass_collect(void *state, unsigned n_slots, double *rows)
                                     n_slots * per_slot * sizeof(cl_long), s->overlaps_host, 0, NULL, NULL));
     size_t per_config = 4 * s->measure_groups;
     for (unsigned slot = 0; slot < n_slots; slot++) {
-        if (s->temperatures > 1) {
+        if (s->temperatures > 1 || s->independent) {
             collect_configurations(s, slot, s->overlaps_host + slot * per_slot, rows + 3 * (size_t)slot * s->n_configs);
             continue;
         }
@@ -244,6 +244,16 @@ static clmc_status glass_energies(void *state, double *energies)
 static clmc_status glass_validate(const clmc_preset *p)
 {
     CLMC_TRY(clmc_heisenberg_validate(p));
+    if (clmc_ensemble_independent(p)) {
+        if (clmc_ensemble_copies(p) != 1)
+            return clmc_fail(CLMC_ERR_INPUT, "ensemble.copies: heisenberg_glass's systems at each beta are its "
+                             "model.realizations; give copies 1, got %u", clmc_ensemble_copies(p));
+        unsigned long long last = clmc_ensemble_first_system(p) + (unsigned long long)clmc_preset_int(p, "model.realizations");
+        if (2 * last * clmc_preset_betas(p, NULL, 0) > (1ULL << 24))
+            return clmc_fail(CLMC_ERR_INPUT, "ensemble.first_system: realizations up to %llu x 2 replicas x %zu "
+                             "temperatures exceed the 2^24 configurations that have their own random streams", last,
+                             clmc_preset_betas(p, NULL, 0));
+    }
     bool naive = strcmp(clmc_preset_string(p, "algorithm.layout"), "naive") == 0;
     long long wg = clmc_preset_int(p, "algorithm.work_group"), sites = clmc_preset_int(p, "algorithm.sites_per_item");
     if (!naive && (wg != 0 || sites != 0))
@@ -265,6 +275,8 @@ static clmc_status glass_validate(const clmc_preset *p)
  * results. */
 static clmc_status glass_configure(heisenberg_state *s, clmc_preset *p, clmc_defines *options)
 {
+    /* Realization r draws as run-wide realization first_system + r (heisenberg.cl RUN_CONFIG). */
+    if (s->first_system) clmc_defines_int(options, "CLMC_FIRST_SYSTEM", s->first_system);
     if (s->tiled) return CLMC_OK;
     const clmc_device_info *device = clmc_runtime_device(s->rt);
     long long sites_per_item = clmc_preset_int(p, "algorithm.sites_per_item");
@@ -310,6 +322,7 @@ static void glass_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
 }
 
 static const clmc_ensemble_hooks glass_ensemble_hooks = {
+    .independent = true,
     .energies = glass_energies,
     .set_betas = glass_set_betas,
 };

@@ -46,6 +46,10 @@ struct heisenberg_state {
     /* glass: configuration system * temperatures + slot, two systems (replica
      * chains) per realization (disorder sample), system = 2 realization + replica */
     cl_uint temperatures, realizations;
+    /* glass, ensemble.type "independent": each realization a system, the
+     * run-wide realization first_system + r (couplings, random streams). */
+    bool independent;
+    cl_uint first_system;
     uint64_t seed;
     bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
     cl_uint mc_move, hits, or_steps;

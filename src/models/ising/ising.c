@@ -25,7 +25,8 @@ typedef struct {
     cl_uint ordered_start;
     int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
     size_t tile_items, tile_groups[3];
-    cl_uint n_configs; /* one configuration per temperature */
+    cl_uint n_temperatures, n_configs; /* copies x temperatures configurations, copy-major */
+    cl_uint copies, first_system;      /* ensemble.copies and ensemble.first_system (independent) */
     cl_uint seed_lo, seed_hi;
     cl_program program;
     cl_kernel init, update, measure;
@@ -160,6 +161,7 @@ static clmc_status build_kernels(ising_state *s)
     clmc_defines_int(&options, "DIM", s->dim);
     clmc_defines_int(&options, "EDGE", s->edge);
     clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
+    if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     if (s->tiled) {
         clmc_defines_int(&options, "TILE", s->tile);
         clmc_defines_int(&options, "ITEM_WIDTH", item_width(s->tile, s->item_width));
@@ -237,7 +239,10 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
     s->item_width = (int)clmc_preset_int(p, "algorithm.item_width");
     s->hits = (int)clmc_preset_int(p, "algorithm.hits");
-    s->n_configs = (cl_uint)clmc_preset_betas(p, NULL, 0);
+    s->n_temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);
+    s->copies = clmc_ensemble_copies(p);
+    s->first_system = clmc_ensemble_first_system(p);
+    s->n_configs = s->n_temperatures * s->copies;
     unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -272,8 +277,8 @@ static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     shape->measure_batch = MEASURE_BATCH;
     shape->updates_per_sweep = (double)s->n_sites * s->hits * s->n_configs;
     shape->bytes_per_sweep = (double)s->n_sites * s->n_configs * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
-    shape->n_systems = 1;
-    shape->n_temperatures = s->n_configs;
+    shape->n_systems = s->copies;
+    shape->n_temperatures = s->n_temperatures;
     *state = s;
     return CLMC_OK;
 }
@@ -481,15 +486,20 @@ static clmc_status ising_load_state(void *state, const unsigned char *blob, size
     return CLMC_OK;
 }
 
-/* Spins of every configuration plus the measurement partials (at most 1024
- * work-groups per configuration and batch slot). */
+/* Spins of every configuration plus the measurement partials (per
+ * configuration and batch slot at most the work-groups build_kernels takes
+ * with work-groups of one 64-site stretch: 1024, one per row, sites / 64). */
 static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
-    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
-    uint64_t configs = clmc_preset_betas(p, NULL, 0);
+    int edge = (int)clmc_preset_int(p, "model.L");
+    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), edge);
+    uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_ensemble_copies(p);
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     uint64_t spins = (msc ? sites / 8 : sites) * configs;
-    uint64_t partials = 2ULL * 1024 * configs * (MEASURE_BATCH + 1) * sizeof(cl_int);
+    uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
+    if (!msc && groups > sites / (uint64_t)edge) groups = sites / (uint64_t)edge;
+    if (groups < 1) groups = 1;
+    uint64_t partials = 2ULL * groups * configs * (MEASURE_BATCH + 1) * sizeof(cl_int);
     *total = spins + partials + 3 * sizeof(cl_uint) * configs;
     *largest = spins > partials ? spins : partials;
 }
@@ -502,6 +512,7 @@ static const clmc_tunable ising_tunables[] = {
 };
 
 static const clmc_ensemble_hooks ising_ensemble_hooks = {
+    .independent = true,
     .energies = ising_energies,
     .set_betas = ising_set_betas,
 };

@@ -1,0 +1,313 @@
+/* ensemble.type "independent": Ising systems at several temperatures in one
+ * run agree with the exact 2D values; system i of a run equals a one-system
+ * run with ensemble.first_system = i bit for bit (Ising; EA naive and the
+ * Heisenberg glass per realization); a resumed run equals the
+ * uninterrupted one; bad input and unsupported models exit 2 naming the key. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ising_exact.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+
+/* 3 temperatures x 4 copies at L = 16 from an ordered start (no stripe
+ * states at beta = 0.6): 80000 measured sweeps per temperature in all. */
+Test(independent, ising_each_temperature_matches_exact, .timeout = 900)
+{
+    static const double betas[] = {0.3, 0.4406868, 0.6};
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16, \"start\": \"ordered\"},"
+                                " \"algorithm\": {\"layout\": \"tiled\"},"
+                                " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.4406868, 0.6],"
+                                " \"copies\": 4}, \"run\": {\"thermalization\": 1000, \"sweeps\": 20000, \"seed\": 13}}",
+                                "independent");
+    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
+    const cJSON *temperatures = cJSON_GetObjectItem(observables, "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(temperatures), 3, "one estimate per temperature");
+    cr_expect_null(cJSON_GetObjectItem(observables, "tempering"), "no exchange report without exchanges");
+    for (int t = 0; t < 3; t++) {
+        const cJSON *entry = cJSON_GetArrayItem(temperatures, t);
+        cr_expect_float_eq(cJSON_GetObjectItem(entry, "beta")->valuedouble, betas[t], 1e-12);
+        double exact_energy, exact_heat;
+        ising2d_exact(16, betas[t], &exact_energy, &exact_heat);
+        const cJSON *energy = cJSON_GetObjectItem(entry, "energy"), *heat = cJSON_GetObjectItem(entry, "specific_heat");
+        char what[96];
+        snprintf(what, sizeof what, "independent x4 L=16 beta=%.7g energy", betas[t]);
+        double z_e = physics_compare(what, cJSON_GetObjectItem(energy, "mean")->valuedouble,
+                                     cJSON_GetObjectItem(energy, "error")->valuedouble, exact_energy);
+        snprintf(what, sizeof what, "independent x4 L=16 beta=%.7g C", betas[t]);
+        double z_c = physics_compare(what, cJSON_GetObjectItem(heat, "mean")->valuedouble,
+                                     cJSON_GetObjectItem(heat, "error")->valuedouble, exact_heat);
+        cr_expect_lt(z_e, TOLERANCE_SIGMA);
+        cr_expect_lt(z_c, TOLERANCE_SIGMA);
+    }
+    cJSON_Delete(result);
+}
+
+/* Runs PRESET with OVERRIDES into DIR/NAME and returns its series.csv. */
+static char *run_series(const char *dir, const char *preset, const char *name, const char *overrides)
+{
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/%s' %s", preset, dir, name, overrides);
+    cr_assert_eq(rc, 0, "%s: %s", name, output ? output : "");
+    free(output);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s/series.csv", dir, name);
+    char *text = test_read_file(path);
+    cr_assert_not_null(text, "%s: no series.csv", path);
+    return text;
+}
+
+/* The rows of `text` whose system column is `system`, without the
+ * temperature and beta columns: "sweep,system,values\n" each. */
+static char *rows_of_system(const char *text, int system, int *n)
+{
+    char *out = calloc(strlen(text) + 1, 1), *at = out;
+    *n = 0;
+    const char *line = strchr(text, '\n') + 1;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        unsigned long long sweep;
+        int sys, t, used = 0;
+        double beta;
+        cr_assert_eq(sscanf(line, "%llu,%d,%d,%lf,%n", &sweep, &sys, &t, &beta, &used), 4, "row %.60s", line);
+        if (sys == system) {
+            at += sprintf(at, "%llu,%d,", sweep, sys);
+            memcpy(at, line + used, (size_t)(end - line - used + 1));
+            at += end - line - used + 1;
+            (*n)++;
+        }
+        line = end + 1;
+    }
+    return out;
+}
+
+/* 3 betas x 2 copies: systems 0 .. 5, system i = copy * 3 + temperature. */
+static void expect_systems_rerun_alone(const char *label, const char *layout, int L)
+{
+    static const double betas[] = {0.3, 0.44, 0.6};
+    char *dir = test_scratch_dir(label), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": %d}, \"algorithm\": {\"layout\": \"%s\"},"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.6], \"copies\": 2},"
+             " \"run\": {\"thermalization\": 20, \"sweeps\": 100, \"seed\": 5}}",
+             L, layout);
+    test_write_file(preset, json);
+    char *all = run_series(dir, preset, "all", "");
+    cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,magnetization\n", 51) == 0, "header: %.60s", all);
+    const int systems[] = {0, 4, 5};
+    for (int k = 0; k < 3; k++) {
+        int i = systems[k], n_many = 0, n_one = 0;
+        char name[32], overrides[256];
+        snprintf(name, sizeof name, "one%d", i);
+        snprintf(overrides, sizeof overrides, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1 "
+                 "--set ensemble.first_system=%d", betas[i % 3], i);
+        char *one = run_series(dir, preset, name, overrides);
+        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        printf("%s: system %d (beta %g): %d rows in the 6-system run, %d alone, %s\n", layout, i, betas[i % 3],
+               n_many, n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+        cr_expect_eq(n_many, 100);
+        cr_expect_eq(n_one, 100);
+        cr_expect_str_eq(a, b, "%s: system %d differs from its one-system run", layout, i);
+        free(a);
+        free(b);
+        free(one);
+    }
+    free(all);
+    free(dir);
+}
+
+Test(independent, ising_tiled_system_reruns_alone) { expect_systems_rerun_alone("ind-tiled", "tiled", 8); }
+Test(independent, ising_msc_system_reruns_alone) { expect_systems_rerun_alone("ind-msc", "msc", 64); }
+Test(independent, ising_naive_system_reruns_alone) { expect_systems_rerun_alone("ind-naive", "naive", 8); }
+
+/* Spin glasses, 3 realizations x 3 betas: realization i (both replicas,
+ * every beta) equals a one-realization run with first_system = i (EA: i = 1
+ * takes the Metropolis draws two configurations past a multiple of four,
+ * i = 2 at one).  `json` is the preset, `header` the series' first line. */
+static void expect_realizations_rerun_alone(const char *label, const char *json, const char *header)
+{
+    char *dir = test_scratch_dir(label), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    test_write_file(preset, json);
+    char *all = run_series(dir, preset, "all", "");
+    cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
+    for (int i = 1; i < 3; i++) {
+        int n_many = 0, n_one = 0;
+        char name[32], overrides[256];
+        snprintf(name, sizeof name, "one%d", i);
+        snprintf(overrides, sizeof overrides, "--set model.realizations=1 --set ensemble.first_system=%d", i);
+        char *one = run_series(dir, preset, name, overrides);
+        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        printf("%s: realization %d: %d rows in the 3-realization run, %d alone, %s\n", label, i, n_many, n_one,
+               strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+        cr_expect_eq(n_many, 60 * 2 * 3);
+        cr_expect_eq(n_one, 60 * 2 * 3);
+        cr_expect_str_eq(a, b, "%s: realization %d differs from its one-realization run", label, i);
+        free(a);
+        free(b);
+        free(one);
+    }
+    free(all);
+    free(dir);
+}
+
+#define EA_PRESET(couplings)                                                                                         \
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"realizations\": 3, \"couplings\": \"" couplings "\"}," \
+    " \"algorithm\": {\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.8, 1.2]},"    \
+    " \"run\": {\"thermalization\": 20, \"sweeps\": 60, \"seed\": 7}}"
+#define GLASS_PRESET(layout)                                                                                         \
+    "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 3},"                     \
+    " \"algorithm\": {\"layout\": \"" layout "\", \"overrelaxation_steps\": 1},"                                       \
+    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.8, 1.2]},"                                         \
+    " \"run\": {\"thermalization\": 10, \"sweeps\": 60, \"seed\": 7}}"
+#define GLASS_HEADER "sweep,system,temperature,beta,energy,q2,q4\n"
+
+Test(independent, ea_bimodal_realization_reruns_alone)
+{
+    expect_realizations_rerun_alone("ind-ea", EA_PRESET("bimodal"), GLASS_HEADER);
+}
+Test(independent, ea_gaussian_realization_reruns_alone)
+{
+    expect_realizations_rerun_alone("ind-eag", EA_PRESET("gaussian"), GLASS_HEADER);
+}
+Test(independent, heisenberg_glass_naive_realization_reruns_alone)
+{
+    expect_realizations_rerun_alone("ind-hg-naive", GLASS_PRESET("naive"), GLASS_HEADER);
+}
+Test(independent, heisenberg_glass_tiled_realization_reruns_alone)
+{
+    expect_realizations_rerun_alone("ind-hg-tiled", GLASS_PRESET("tiled"), GLASS_HEADER);
+}
+
+/* A finished run keeps its last checkpoint (sweep 260 of 300): resumed from
+ * it in a copy of the directory, the run ends with the same series and
+ * observables. */
+static void expect_resume_bit_identical(const char *label, const char *json)
+{
+    char *dir = test_scratch_dir(label), preset[4200], command[17000];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    test_write_file(preset, json);
+    free(run_series(dir, preset, "full", ""));
+    snprintf(command, sizeof command, "cp -r '%s/full' '%s/resumed' && rm '%s/resumed/result.json' "
+             "'%s/resumed/series.csv'", dir, dir, dir, dir);
+    cr_assert_eq(system(command), 0);
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run --resume '%s/resumed' --quiet", dir);
+    cr_assert_eq(rc, 0, "resume: %s", output ? output : "");
+    free(output);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/full/series.csv", dir);
+    char *a = test_read_file(path);
+    snprintf(path, sizeof path, "%s/resumed/series.csv", dir);
+    char *b = test_read_file(path);
+    cr_assert(a && b);
+    printf("series.csv: %zu and %zu bytes, %s\n", strlen(a), strlen(b), strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+    cr_expect_str_eq(a, b, "resumed series differs");
+    snprintf(path, sizeof path, "%s/full", dir);
+    cJSON *x = test_load_result(path);
+    snprintf(path, sizeof path, "%s/resumed", dir);
+    cJSON *y = test_load_result(path);
+    cr_assert(x && y);
+    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true));
+    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "checks"), cJSON_GetObjectItem(y, "checks"), true));
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    free(a);
+    free(b);
+    free(dir);
+}
+
+#define RESUMED_RUN "\"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}"
+
+Test(independent, ising_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": "
+                                              "{\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3}, " RESUMED_RUN);
+}
+Test(independent, ea_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-ea", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
+                                                 "\"realizations\": 3}, \"ensemble\": {\"type\": \"independent\", "
+                                                 "\"betas\": [0.5, 1.0], \"first_system\": 5}, " RESUMED_RUN);
+}
+Test(independent, heisenberg_glass_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
+                                                 "\"realizations\": 2}, \"ensemble\": {\"type\": \"independent\", "
+                                                 "\"betas\": [0.5]}, " RESUMED_RUN);
+}
+
+/* Exit 2 with a message containing `key` (and `also`, when given). */
+static void expect_refused(const char *json, const char *key, const char *also)
+{
+    char *dir = test_scratch_dir("ind-bad"), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    test_write_file(preset, json);
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
+    printf("exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 2, "exit status %d for %s", rc, json);
+    cr_expect(output && strstr(output, key), "message does not name %s", key);
+    if (also) cr_expect(output && strstr(output, also), "message does not name %s", also);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/out", dir);
+    cr_expect(!test_path_exists(path), "an output directory was created");
+    free(output);
+    free(dir);
+}
+
+#define ISING_WITH(ensemble) \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": " ensemble ", \"run\": {\"sweeps\": 10}}"
+
+Test(independent, bad_input_exits_2_naming_the_key)
+{
+    expect_refused(ISING_WITH("{\"type\": \"independent\", \"betas\": []}"), "ensemble.betas", NULL);
+    expect_refused(ISING_WITH("{\"type\": \"independent\"}"), "ensemble.betas", NULL);
+    expect_refused(ISING_WITH("{\"type\": \"independent\", \"betas\": [0.3, 0]}"), "ensemble.betas[1]", NULL);
+    expect_refused(ISING_WITH("{\"type\": \"independent\", \"betas\": [-0.2]}"), "ensemble.betas[0]", NULL);
+    expect_refused(ISING_WITH("{\"type\": \"independent\", \"betas\": [0.5, 0.4]}"), "ensemble.betas[1]", NULL);
+    expect_refused(ISING_WITH("{\"type\": \"independent\", \"betas\": [0.4], \"copies\": 0}"), "ensemble.copies", NULL);
+    expect_refused(ISING_WITH("{\"type\": \"independent\", \"betas\": [0.4], \"copies\": 16777216,"
+                              " \"first_system\": 1}"),
+                   "ensemble.copies", "2^24");
+    expect_refused(ISING_WITH("{\"type\": \"independent\", \"betas\": [0.4], \"exchange_every\": 5}"),
+                   "ensemble.exchange_every", NULL);
+}
+
+/* 2^20 copies of a 4096^2 lattice: 16 TiB of spins, refused before any
+ * allocation with the bytes needed and the bytes the device has. */
+Test(independent, copies_beyond_device_memory_refused)
+{
+    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4096}, \"ensemble\": {\"type\": "
+                   "\"independent\", \"betas\": [0.4], \"copies\": 1048576}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.copies: the preset needs ", " has ");
+}
+
+Test(independent, models_without_systems_refused)
+{
+    expect_refused("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"realizations\": 64},"
+                   " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5]},"
+                   " \"run\": {\"sweeps\": 10}}",
+                   "ensemble.type", "naive");
+    expect_refused("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"realizations\": 2},"
+                   " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.copies", "model.realizations");
+    expect_refused("{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 2},"
+                   " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.copies", "model.realizations");
+    expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
+                   "\"independent\", \"betas\": [0.4, 0.5]}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.type", "\"potts\"");
+    expect_refused("{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
+                   "\"independent\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.type", "\"heisenberg\"");
+    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5},"
+                   " \"ensemble\": {\"type\": \"independent\", \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.type", NULL);
+}
