@@ -12,7 +12,16 @@
  * Defines: DIM, EDGE, TILE (divides EDGE), LABEL_WG (work-group size,
  * dividing TILE^DIM), UNION_FIND (0: self-labeling in tiles; 1: union-find
  * in tiles, the same labels).  Sites are row-major, x fastest; bonds[site] bit d set
- * = the bond from the site to its +d neighbour (periodic) is active. */
+ * = the bond from the site to its +d neighbour (periodic) is active.
+ *
+ * Benign races, by design (each marked "Benign race" below and listed in
+ * tests/oclgrind.supp, which the Oclgrind test reads): plain reads of labels
+ * race with atomic minima (and, in flatten_labels, with stores of roots) by
+ * other work-items.  They are safe because a label only ever decreases and
+ * always names a smaller site of the same cluster, so a stale read is an
+ * ancestor in the same tree, never a wrong cluster; every hook is an
+ * atomic_min whose returned value is acted on, so no union is lost; and each
+ * method repeats until a pass changes nothing. */
 
 #include "common/lattice.h"
 
@@ -36,7 +45,10 @@ inline uint tile_site(uint tile, uint i)
 #endif
 }
 
-/* Root of tile index i in a local union-find forest (parents are smaller). */
+/* Root of tile index i in a local union-find forest (parents are smaller).
+ * Benign race: parent[] is read while other work-items lower entries with
+ * atomic_min in label_tiles; a stale entry is still an ancestor in the same
+ * tree (entries only decrease within it), so the walk ends at a root of it. */
 inline uint local_root(volatile __local uint *parent, uint i)
 {
     uint next = parent[i];
@@ -72,6 +84,8 @@ void label_tiles(__global const uchar *bonds, __global uint *labels)
         for (uint d = 0; d < DIM; d++, stride *= TILE) {
             if (!((bond[i] >> d) & 1u) || (i / stride) % TILE == TILE - 1) continue;
             uint a = local_root(label, i), b = local_root(label, i + stride);
+            /* A root found stale was hooked meanwhile: atomic_min returns
+             * what it found, and the loop unites from there. */
             while (a != b) {
                 uint low = min(a, b), high = max(a, b), before = atomic_min(&label[high], low);
                 if (before == high) break;
@@ -91,6 +105,9 @@ void label_tiles(__global const uchar *bonds, __global uint *labels)
             uint stride = 1;
             for (uint d = 0; d < DIM; d++, stride *= TILE) {
                 if (!((bond[i] >> d) & 1u) || (i / stride) % TILE == TILE - 1) continue;
+                /* Benign race: read while neighbours lower these labels by
+                 * atomic_min; a stale (larger) value only delays the change
+                 * to the next pass, and the passes go on until none changes. */
                 uint a = label[i], b = label[i + stride];
                 if (a != b) {
                     uint low = min(a, b);
@@ -109,7 +126,11 @@ void label_tiles(__global const uchar *bonds, __global uint *labels)
     for (uint i = lid; i < TILE_SITES; i += LABEL_WG) labels[tile_site(tile, i)] = label[i];
 }
 
-/* Root of a site: labels point to smaller sites or to the site itself. */
+/* Root of a site: labels point to smaller sites or to the site itself.
+ * Benign race (relax_tiles, sew_seams, flatten_labels): labels are read while
+ * other work-items hook roots (atomic_min) or store roots; a stale label is an
+ * ancestor in the same tree, so the walk still ends at a root of the cluster
+ * (one that may itself have been hooked meanwhile, caught by the callers). */
 inline uint find_root(volatile __global uint *labels, uint site)
 {
     uint next = labels[site];
@@ -138,6 +159,8 @@ __kernel void relax_tiles(__global const uchar *bonds, volatile __global uint *l
         if (!((active >> d) & 1u) || !crosses_tiles(site, d)) continue;
         uint a = find_root(labels, site), b = find_root(labels, lattice_up(site, d));
         if (a != b) {
+            /* Benign race with the find_root reads of other work-items; a
+             * root read before this hook is hooked in the next pass. */
             atomic_min(&labels[max(a, b)], min(a, b));
             *changed = 1;
         }
@@ -147,7 +170,8 @@ __kernel void relax_tiles(__global const uchar *bonds, volatile __global uint *l
 /* Joins the trees of sites a and b without locks: the larger root is hooked
  * under the smaller by an atomic minimum; if another work-item hooked it
  * first, the trees of the value found there and of the smaller root are
- * joined in turn, so no connection is lost. */
+ * joined in turn, so no connection is lost.  Benign race: the atomic_min
+ * races with other work-items' find_root reads (see find_root). */
 inline void unite(volatile __global uint *labels, uint a, uint b)
 {
     a = find_root(labels, a);
@@ -183,7 +207,10 @@ __kernel void sew_seams(__global const uchar *bonds, volatile __global uint *lab
     if ((bonds[site] >> d) & 1u) unite(labels, site, lattice_up(site, d));
 }
 
-/* Every site takes its root's label. */
+/* Every site takes its root's label.  Benign race: a store here races with
+ * other work-items' find_root reads; it replaces a label by its root, an
+ * ancestor in the same tree, and roots are not changed (a root stores itself),
+ * so every walk ends at the same root whichever value it reads. */
 __kernel void flatten_labels(volatile __global uint *labels)
 {
     uint site = get_global_id(0);

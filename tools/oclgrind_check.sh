@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Runs one tiny preset per kernel family (every model, layout, ensemble and
+# labeling variant) on the Oclgrind simulator with its data-race,
+# out-of-bounds, uninitialised-value and API checks.  Every diagnostic must
+# match a reviewed entry of tests/oclgrind.supp (kernel, kind, statements,
+# reason); anything else fails the test and is printed, as does a kernel in
+# cl/ that no case runs.  About 2.5 minutes on 2 busy cores.
+# Usage: tools/oclgrind_check.sh [BUILD_DIR, default build] [CASE...]
+#
+# Oclgrind is not an ICD: `oclgrind CMD` preloads its own OpenCL library, so
+# the wrapped clmc sees only the "Oclgrind Simulator" device (`oclgrind
+# build/clmc devices`), selected below with --device oclgrind.
+#
+# Workarounds for Oclgrind 21.10's own problems (issue 26), none of which
+# changes what clmc computes:
+#  - LLVM 14 builds of Oclgrind fail on `llvm.experimental.noalias.scope.decl`
+#    when the kernel is optimised: every program is built with
+#    -cl-opt-disable, passed through the deployment variable
+#    CLMC_BUILD_OPTIONS (a different program cache key, so nothing leaks
+#    into other runs; the cache is off anyway, CLMC_NO_CACHE).
+#  - Oclgrind does not mark memory written by clEnqueueFillBuffer as
+#    initialised (and tracks fills at an offset wrongly), so reads of filled
+#    buffers are reported as uninitialised: such reports are suppressed by
+#    statement in tests/oclgrind.supp (kind `uninitialized`, one entry per
+#    reading statement), never by filling differently.
+#  - Its uninitialised-value checker cannot follow `sincos` in disks_subsweep
+#    ("OCLGRIND FATAL ERROR ... Work item needed to access private memory"
+#    at every call): the hard-disk case runs without --uninitialized (races,
+#    bounds and API checks stay on).
+#  - It stops reporting after 1000 diagnostics by default, which the benign
+#    labeling races exceed: --max-errors is raised so that none is hidden.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit
+build="${1:-build}"
+shift $(($# > 0 ? 1 : 0))
+command -v oclgrind >/dev/null || { echo "oclgrind check: oclgrind not installed; skipped"; exit 77; }
+bin="$PWD/$build/clmc"
+[ -x "$bin" ] || bin="$build/clmc"
+supp="$PWD/tests/oclgrind.supp"
+export CLMC_KERNEL_DIR="${CLMC_KERNEL_DIR:-$PWD/cl}"
+export CLMC_NO_CACHE=1
+export CLMC_BUILD_OPTIONS="-cl-opt-disable"
+unset CLMC_DEVICE
+work=$(mktemp -d "${TMPDIR:-/tmp}/clmc-oclgrind.XXXXXX")
+failures=0
+
+# One case per kernel family: name, Oclgrind checks, preset body (the run
+# section is added: 1 thermalization and 2 measured sweeps).  The tiniest
+# lattices each layout accepts, with more than one tile or work-group.
+all="--data-races --uninitialized --check-api"
+cases=()
+add() { # name checks body [thermalization, default 1] [sweeps, default 2]
+  cases+=("$1|$2|{$3, \"run\": {\"thermalization\": ${4:-1}, \"sweeps\": ${5:-2}, \"measure_every\": 1, \"seed\": 7}}")
+}
+ising() { echo "\"model\": {\"type\": \"ising\", \"dim\": $1, \"L\": $2}, \"algorithm\": {\"layout\": \"$3\"${4:-}}"; }
+beta='"ensemble": {"beta": 0.3}'
+pt='"ensemble": {"type": "parallel_tempering", "betas": [0.3, 0.4, 0.5], "exchange_every": 1'
+pt2='"ensemble": {"type": "parallel_tempering", "betas": [0.3, 0.5], "exchange_every": 1'
+add ising2d-naive "$all" "$(ising 2 8 naive), $beta"
+add ising2d-tiled "$all" "$(ising 2 16 tiled ', "tile": 8'), $beta"
+add ising2d-msc "$all" "$(ising 2 64 msc), $beta"
+add ising3d-naive "$all" "$(ising 3 4 naive), $beta"
+add ising3d-tiled "$all" "$(ising 3 8 tiled ', "tile": 4'), $beta"
+# msc needs L = 64: 2^18 sites, the slowest case (one sweep).
+add ising3d-msc "$all" "$(ising 3 64 msc), $beta" 0 1
+add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8'), $pt}"
+ea() { echo "\"model\": {\"type\": \"ea_ising\", \"dim\": $1, \"L\": $2$3}, \"algorithm\": {\"layout\": \"$4\"${5:-}}"; }
+add ea3d-naive "$all" "$(ea 3 4 '' naive), $beta"
+add ea3d-naive-tempering "$all" "$(ea 3 4 ', "realizations": 2' naive), $pt}"
+add ea2d-msc "$all" "$(ea 2 8 ', "realizations": 32' msc ', "word_bits": 32'), $beta"
+add ea3d-msc-tempering "$all" "$(ea 3 4 ', "realizations": 64' msc), $pt}"
+# The general exchange kernels (cl/ensembles/tempering.cl) on msc's device energies.
+add ea2d-msc-tempering-general "$all" "$(ea 2 4 ', "realizations": 32' msc ', "word_bits": 32'), $pt, \"exchanges\": \"general\"}"
+add ea2d-msc-tempering-check "$all" "$(ea 2 4 ', "realizations": 32' msc ', "word_bits": 32, "tempering_energies": "check"'), $pt}"
+potts() { echo "\"model\": {\"type\": \"potts\", \"dim\": $1, \"L\": $2, \"q\": 3}, \"algorithm\": {\"type\": \"$3\"${4:-}}, \"ensemble\": {\"beta\": 1.0}"; }
+add potts2d-sw "$all" "$(potts 2 16 swendsen_wang ', "tile": 4')"
+add potts2d-few-cluster "$all" "$(potts 2 16 few_cluster ', "tile": 4')"
+add potts2d-metropolis "$all" "$(potts 2 16 metropolis)"
+add potts3d-sw "$all" "$(potts 3 8 swendsen_wang ', "tile": 4')"
+perc() { echo "\"model\": {\"type\": \"percolation\", \"dim\": $1, \"L\": $2, \"kind\": \"$3\", \"p\": 0.55}, \"algorithm\": {\"tile\": 4, \"labeling\": \"$4\", \"consolidation\": \"$5\"}"; }
+add perc2d-bond-uf-sewing "$all" "$(perc 2 16 bond union_find sewing)"
+add perc2d-bond-uf-relaxation "$all" "$(perc 2 16 bond union_find relaxation)"
+add perc2d-site-self-sewing "$all" "$(perc 2 16 site self_labeling sewing)"
+add perc2d-bond-self-relaxation "$all" "$(perc 2 16 bond self_labeling relaxation)"
+add perc3d-bond-uf-sewing "$all" "$(perc 3 8 bond union_find sewing)"
+add perc3d-site-self-relaxation "$all" "$(perc 3 8 site self_labeling relaxation)"
+heis() { echo "\"model\": {\"type\": \"heisenberg\", \"dim\": $1, \"L\": $2, \"n\": $3}, \"algorithm\": {\"type\": \"$4\", \"layout\": \"$5\"${6:-}}, \"ensemble\": {\"beta\": 0.7}"; }
+add heisenberg2d-naive "$all" "$(heis 2 8 3 heatbath naive ', "renormalize_every": 1')"
+add heisenberg2d-tiled "$all" "$(heis 2 16 3 metropolis tiled ', "tile": 4, "overrelaxation_steps": 1')"
+add xy3d-tiled "$all" "$(heis 3 8 2 heatbath tiled ', "tile": 4')"
+add heisenberg3d-planes "$all" "$(heis 3 8 3 heatbath planes ', "tile": 4, "hits": 2')"
+glass() { echo "\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": $1}, \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"$2\"${3:-}}"; }
+add glass3d-naive-tempering "$all" "$(glass 4 naive), $pt2}"
+add glass3d-tiled-tempering "$all" "$(glass 4 tiled ', "tile": 2'), $pt2}"
+add glass3d-planes-tempering "$all" "$(glass 4 planes ', "tile": 2, "overrelaxation_steps": 1'), $pt2}"
+add glass3d-naive-overrelaxation "$all" "\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": \"overrelaxation\", \"layout\": \"naive\"}, $beta"
+# No --uninitialized: its checker aborts on sincos in disks_subsweep (above).
+add hard-disks "--data-races --check-api" "\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.5}"
+# Prints the Oclgrind diagnostics of LOG that no entry of tests/oclgrind.supp
+# matches.  A diagnostic is a line at column 0 and its indented lines; its kind
+# is `race` (data race), `uninitialized` or `other` (out-of-bounds access, API
+# error, anything else: never suppressed).  An entry is
+# `kernel | kind | statement ~ statement ... | reason`; it matches a diagnostic
+# of that kernel and kind whose every quoted source line (each racing access,
+# or the use of the value) contains one of the entry's statements.
+unsuppressed() { # log
+  awk -v supp="$supp" '
+    function trim(t) { gsub(/^[ \t]+|[ \t]+$/, "", t); return t }
+    BEGIN {
+      while ((getline line < supp) > 0) {
+        if (line ~ /^[ \t]*(#|$)/) continue
+        split(line, f, / [|] /); n++
+        skernel[n] = trim(f[1]); skind[n] = trim(f[2]); sstmts[n] = f[3]
+      }
+    }
+    function kind(rec) {
+      if (rec ~ /^[^\n]*data race/) return "race"
+      if (rec ~ /^[^\n]*[Uu]ninitiali[sz]ed/) return "uninitialized"
+      return "other"
+    }
+    function matches(i,   m, st, j, k, found) {
+      if (nsrc == 0) return 0
+      m = split(sstmts[i], st, / ~ /)
+      for (j = 1; j <= nsrc; j++) {
+        found = 0
+        for (k = 1; k <= m; k++) if (index(src[j], trim(st[k])) > 0) found = 1
+        if (!found) return 0
+      }
+      return 1
+    }
+    function flush(   k, i) {
+      if (rec == "") return
+      k = kind(rec)
+      if (k != "other")
+        for (i = 1; i <= n; i++)
+          if (skernel[i] == kern && skind[i] == k && matches(i)) { suppressed++; rec = ""; return }
+      print rec; rec = ""
+    }
+    /^[^ \t]/ { flush(); rec = $0 "\n"; kern = ""; nsrc = 0; next }
+    rec == "" { next }
+    { rec = rec $0 "\n" }
+    /^[ \t]+Kernel: / { kern = $2 }
+    at { src[++nsrc] = $0 }
+    { at = /^[ \t]+At line [0-9]+/ }
+    END { flush(); print suppressed + 0 > "/dev/stderr" }' "$1"
+}
+
+for entry in "${cases[@]}"; do
+  IFS='|' read -r name checks preset <<<"$entry"
+  [ $# -gt 0 ] && [[ " $* " != *" $name "* ]] && continue
+  printf '%s\n' "$preset" >"$work/$name.json"
+  start=$SECONDS
+  # shellcheck disable=SC2086 # checks is a list of flags
+  oclgrind $checks --max-errors 100000000 --log "$work/$name.log" \
+    "$bin" run "$work/$name.json" --device oclgrind --out "$work/$name" --quiet --profile >"$work/$name.out" 2>&1
+  rc=$?
+  touch "$work/$name.log"
+  total=$(unsuppressed "$work/$name.log" 2>&1 >"$work/$name.left")
+  if [ $rc -ne 0 ]; then
+    echo "oclgrind check: $name: exit $rc"; tail -20 "$work/$name.out"; head -60 "$work/$name.left"; failures=$((failures + 1))
+  elif [ -s "$work/$name.left" ]; then
+    echo "oclgrind check: $name: diagnostics not in tests/oclgrind.supp:"; head -80 "$work/$name.left"; failures=$((failures + 1))
+  else
+    echo "oclgrind check: $name: clean ($total suppressed diagnostics, $((SECONDS - start)) s)"
+  fi
+done
+
+# Every kernel in cl/ must have run in some case (clmc --profile lists the
+# launched kernels), except those no preset launches: the RNG known-answer and
+# throughput kernels (test_rng_device), the fault injection of heisenberg and
+# tempering_reaches (test_tempering_device).
+if [ $# -eq 0 ]; then
+  not_launched=(philox_known_answers philox_throughput heisenberg_fault tempering_reaches)
+  defined=$(grep -rh -A2 '^__kernel' cl | grep -oE 'void +[a-z_0-9]+ *\(' | sed -E 's/void +//; s/ *\(//' | sort -u)
+  launched=$(sed -nE 's/^clmc profile: +([a-z_0-9]+) +[0-9]+ launches.*/\1/p' "$work"/*.out | sort -u)
+  for k in $defined; do
+    [[ " ${not_launched[*]} " == *" $k "* ]] && continue
+    grep -qx "$k" <<<"$launched" || { echo "oclgrind check: kernel $k is run by no case"; failures=$((failures + 1)); }
+  done
+fi
+[ $failures -eq 0 ] && rm -rf "$work"
+[ $failures -eq 0 ] || echo "oclgrind check: $failures case(s) failed; logs in $work"
+exit $((failures > 0))
