@@ -394,25 +394,6 @@ Test(checkpoint, bad_checkpoint_every_refused)
 
 /* ---- Forged checkpoints, the output directory, FIFOs and SIGHUP (issue 26) -- */
 
-/* Reads DIR/checkpoint.clmc, lets `forge` change it, and writes it back with
- * its checksum recomputed (FNV-1a proves no origin). */
-static void forge_checkpoint(const char *dir, void (*forge)(clmc_checkpoint *))
-{
-    clmc_checkpoint c;
-    cr_assert_eq(clmc_checkpoint_read(dir, &c), CLMC_OK, "%s", clmc_error_message());
-    forge(&c);
-    unsigned char *bytes = NULL;
-    size_t length = 0;
-    cr_assert_eq(clmc_checkpoint_encode(&c, &bytes, &length), CLMC_OK);
-    char path[9100];
-    snprintf(path, sizeof path, "%s/checkpoint.clmc", dir);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f && fwrite(bytes, 1, length, f) == length);
-    fclose(f);
-    free(bytes);
-    clmc_checkpoint_free(&c);
-}
-
 static void no_sweeps_done(clmc_checkpoint *c) { c->next_sweep = 0; }
 static void sweeps_done_2_63(clmc_checkpoint *c) { c->next_sweep = (uint64_t)1 << 63; }
 static void one_row_missing(clmc_checkpoint *c) { c->n_rows--; }
@@ -452,7 +433,7 @@ Test(checkpoint, forged_checkpoints_refused_nothing_overwritten)
         snprintf(copy, sizeof copy, "cp -r '%s/%s' '%s/forged%zu'", dir, cases[i].run, dir, i);
         cr_assert_eq(system(copy), 0);
         snprintf(copy, sizeof copy, "%s/forged%zu", dir, i);
-        forge_checkpoint(copy, cases[i].forge);
+        test_forge_checkpoint(copy, cases[i].forge);
         char *before = directory_snapshot(copy);
         int rc = test_run_clmc(&output, "run --resume '%s' --quiet", copy);
         printf("%s: exit %d: %s", cases[i].label, rc, output ? output : "");

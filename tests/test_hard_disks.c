@@ -433,21 +433,17 @@ Test(hard_disks, lost_disk_stops_the_run_at_the_last_good_checkpoint, .timeout =
 /* Rewrites DIR/checkpoint.clmc with a valid checksum around a damaged model
  * state: `edit` changes the decoded blob (u64 current buffer, then sized
  * device buffers: positions, counts, tallies, overflow). */
+static void (*blob_edit)(unsigned char *blob);
+
+static void edit_model_blob(clmc_checkpoint *c)
+{
+    blob_edit(c->model_blob);
+}
+
 static void rewrite_checkpoint(const char *dir, void (*edit)(unsigned char *blob))
 {
-    clmc_checkpoint c;
-    cr_assert_eq(clmc_checkpoint_read(dir, &c), CLMC_OK);
-    edit(c.model_blob);
-    unsigned char *bytes;
-    size_t length;
-    cr_assert_eq(clmc_checkpoint_encode(&c, &bytes, &length), CLMC_OK);
-    char path[4400];
-    snprintf(path, sizeof path, "%s/checkpoint.clmc", dir);
-    FILE *f = fopen(path, "wb");
-    cr_assert(f && fwrite(bytes, 1, length, f) == length);
-    fclose(f);
-    free(bytes);
-    clmc_checkpoint_free(&c);
+    blob_edit = edit;
+    test_forge_checkpoint(dir, edit_model_blob);
 }
 
 static void overfill_first_cell(unsigned char *blob)

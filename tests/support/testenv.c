@@ -1,6 +1,8 @@
 /* Scratch directories, running the clmc binary and reading its result files. */
 #include "testenv.h"
 
+#include <criterion/criterion.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "engine/checkpoint.h"
 
 char *test_scratch_dir(const char *label)
 {
@@ -95,4 +99,21 @@ int test_path_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+void test_forge_checkpoint(const char *dir, void (*forge)(struct clmc_checkpoint *checkpoint))
+{
+    clmc_checkpoint c;
+    cr_assert_eq(clmc_checkpoint_read(dir, &c), CLMC_OK, "%s", clmc_error_message());
+    forge(&c);
+    unsigned char *bytes = NULL;
+    size_t length = 0;
+    cr_assert_eq(clmc_checkpoint_encode(&c, &bytes, &length), CLMC_OK);
+    char path[9100];
+    snprintf(path, sizeof path, "%s/checkpoint.clmc", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f && fwrite(bytes, 1, length, f) == length);
+    fclose(f);
+    free(bytes);
+    clmc_checkpoint_free(&c);
 }

@@ -18,4 +18,10 @@ cJSON *test_load_result(const char *dir);
 double test_observable(const cJSON *result, const char *name, const char *field);
 int test_path_exists(const char *path);
 
+struct clmc_checkpoint;
+/* Reads DIR/checkpoint.clmc, lets `forge` change it, and writes it back with
+ * its checksum recomputed (FNV-1a proves no origin): forged checkpoints for
+ * the tests that a resume refuses them.  Fails the test on any I/O error. */
+void test_forge_checkpoint(const char *dir, void (*forge)(struct clmc_checkpoint *checkpoint));
+
 #endif
