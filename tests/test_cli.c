@@ -269,6 +269,30 @@ Test(cli, retired_variables_exit_2)
     free(dir);
 }
 
+/* A CLMC_KERNEL_DIR that holds no kernel sources is an error naming it, not
+ * a silent fallback to the source tree; nothing is written. */
+Test(cli, wrong_kernel_dir_exit_2)
+{
+    char *dir = test_scratch_dir("cli-kernel-dir"), preset_path[4200], out_dir[4300];
+    snprintf(preset_path, sizeof preset_path, "%s/ea.json", dir);
+    snprintf(out_dir, sizeof out_dir, "%s/out", dir);
+    test_write_file(preset_path, EA_TEMPERING_PRESET);
+    const char *saved = getenv("CLMC_KERNEL_DIR");
+    char *kept = saved ? strdup(saved) : NULL;
+    cr_assert_eq(setenv("CLMC_KERNEL_DIR", dir, 1), 0); /* a directory without kernels */
+    char *output = NULL;
+    int status = test_run_clmc(&output, "run '%s' --out '%s' --quiet", preset_path, out_dir);
+    if (kept) setenv("CLMC_KERNEL_DIR", kept, 1);
+    else unsetenv("CLMC_KERNEL_DIR");
+    printf("run with CLMC_KERNEL_DIR=%s: exit %d: %s", dir, status, output ? output : "(no output)\n");
+    cr_expect_eq(status, 2, "exit status %d, expected 2", status);
+    cr_expect(output && strstr(output, "CLMC_KERNEL_DIR"), "the message does not name CLMC_KERNEL_DIR");
+    cr_expect(!test_path_exists(out_dir), "output directory was created");
+    free(output);
+    free(kept);
+    free(dir);
+}
+
 /* --profile and --no-tuning are recorded in result.json ("options"), and
  * --no-tuning leaves the automatic launch keys to the model. */
 Test(cli, launch_flags_are_recorded)

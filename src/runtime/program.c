@@ -48,23 +48,27 @@ static char *read_file(const char *path, size_t *length)
     return b.text;
 }
 
-static const char *kernel_dir_candidates[4];
-
-/* Directory holding the kernel sources: $CLMC_KERNEL_DIR, the source tree the
- * binary was built from, then the install prefix. */
-static const char *kernel_dir(void)
+/* Directory holding the kernel sources: $CLMC_KERNEL_DIR when set (which
+ * must hold them: a wrong path is an error, not a silent fallback), else the
+ * source tree the binary was built from, then the install prefix. */
+static clmc_status kernel_dir(const char **out)
 {
-    kernel_dir_candidates[0] = getenv("CLMC_KERNEL_DIR");
-    kernel_dir_candidates[1] = CLMC_SOURCE_KERNEL_DIR;
-    kernel_dir_candidates[2] = CLMC_INSTALL_KERNEL_DIR;
+    const char *candidates[] = {getenv("CLMC_KERNEL_DIR"), CLMC_SOURCE_KERNEL_DIR, CLMC_INSTALL_KERNEL_DIR};
     for (int i = 0; i < 3; i++) {
-        const char *dir = kernel_dir_candidates[i];
+        const char *dir = candidates[i];
         if (!dir || !*dir) continue;
         char probe[4096];
         snprintf(probe, sizeof probe, "%s/common/philox.h", dir);
-        if (access(probe, R_OK) == 0) return dir;
+        if (access(probe, R_OK) == 0) {
+            *out = dir;
+            return CLMC_OK;
+        }
+        if (i == 0)
+            return clmc_fail(CLMC_ERR_INPUT, "CLMC_KERNEL_DIR=%s holds no clmc kernel sources (no common/philox.h "
+                             "there); point it at the clmc 'cl' directory or unset it", dir);
     }
-    return NULL;
+    return clmc_fail(CLMC_ERR_OTHER, "kernel sources not found: set CLMC_KERNEL_DIR to the clmc 'cl' directory "
+                     "(looked in %s and %s)", CLMC_SOURCE_KERNEL_DIR, CLMC_INSTALL_KERNEL_DIR);
 }
 
 static clmc_status expand_source(const char *dir, const char *file, int depth, text_buffer *out)
@@ -251,14 +255,13 @@ static clmc_status program_from_source(clmc_runtime *rt, const char *file, const
 
 clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options, cl_program *out)
 {
-    const char *dir = kernel_dir();
-    if (!dir)
-        return clmc_fail(CLMC_ERR_OTHER, "kernel sources not found: set CLMC_KERNEL_DIR to the "
-                         "clmc 'cl' directory (looked in %s and %s)",
-                         CLMC_SOURCE_KERNEL_DIR, CLMC_INSTALL_KERNEL_DIR);
+    const char *dir = NULL;
+    CLMC_TRY(kernel_dir(&dir));
     char all_options[4096];
     const char *extra = getenv("CLMC_BUILD_OPTIONS");
-    snprintf(all_options, sizeof all_options, "%s %s", options, extra ? extra : "");
+    if ((size_t)snprintf(all_options, sizeof all_options, "%s %s", options, extra ? extra : "") >= sizeof all_options)
+        return clmc_fail(CLMC_ERR_INPUT, "build options of %s are longer than %zu characters (CLMC_BUILD_OPTIONS "
+                         "included)", file, sizeof all_options - 1);
     options = all_options;
     text_buffer source = {0};
     clmc_status status = expand_source(dir, file, 0, &source);
@@ -328,8 +331,8 @@ static clmc_status hash_kernel_folder(const char *dir, const char *subdir, int d
 
 clmc_status clmc_kernel_sources_hash(uint64_t *hash)
 {
-    const char *dir = kernel_dir();
-    if (!dir) return clmc_fail(CLMC_ERR_OTHER, "kernel sources not found (set CLMC_KERNEL_DIR)");
+    const char *dir = NULL;
+    CLMC_TRY(kernel_dir(&dir));
     *hash = 0xcbf29ce484222325ULL;
     return hash_kernel_folder(dir, ".", 0, hash);
 }
