@@ -43,6 +43,15 @@ typedef struct clmc_output_settings {
     bool picture;
 } clmc_output_settings;
 
+/* The systems a model holds, from the ensemble section, resolved: with
+ * ensemble.type "independent", `copies` systems per temperature whose random
+ * streams are numbered from `first_system` (docs/ensembles.md); else one
+ * system per temperature, numbered from 0. */
+typedef struct clmc_systems_settings {
+    bool independent;
+    unsigned copies, first_system;
+} clmc_systems_settings;
+
 /* Parses and validates against the models of the registry (defined above the
  * models, src/engine/schema.c); `overrides` are "PATH=VALUE" strings applied before
  * validation (VALUE is JSON if it parses as JSON, else a string).  On failure
@@ -60,11 +69,12 @@ char *clmc_preset_to_json(const clmc_preset *preset);
 /* The resolved tree itself (a cJSON *), for embedding into results. */
 const void *clmc_preset_tree(const clmc_preset *preset);
 
-/* The resolved name, run and output sections as typed settings, owned by the
+/* The resolved name, run and output sections and the systems as typed settings, owned by the
  * preset; code below the engine reads these, not JSON paths. */
 const char *clmc_preset_name(const clmc_preset *preset);
 const clmc_run_settings *clmc_preset_run(const clmc_preset *preset);
 const clmc_output_settings *clmc_preset_output(const clmc_preset *preset);
+const clmc_systems_settings *clmc_preset_systems(const clmc_preset *preset);
 /* Syntax check of a run.checkpoint_every string ("N" sweeps or
  * "Ns"/"Nm"/"Nh"): NULL if valid (the count in *sweeps or *seconds), else why. */
 const char *clmc_checkpoint_every_problem(const char *text, uint64_t *sweeps, double *seconds);

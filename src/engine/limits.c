@@ -17,7 +17,7 @@ clmc_status clmc_check_device_memory(const clmc_model_ops *ops, const clmc_prese
     ops->device_bytes(preset, &total, &largest);
     char need[32], have[32];
     /* Independent copies multiply the lattice: the message names both keys. */
-    const char *key = clmc_ensemble_copies(preset) > 1 ? "ensemble.copies" : "model";
+    const char *key = clmc_preset_systems(preset)->copies > 1 ? "ensemble.copies" : "model";
     if (total > device->global_mem_bytes) {
         human_bytes(total, need, sizeof need);
         human_bytes(device->global_mem_bytes, have, sizeof have);

@@ -7,11 +7,11 @@
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings)
 {
     memset(settings, 0, sizeof *settings);
-    settings->type = clmc_ensemble_independent(preset)           ? CLMC_ENSEMBLE_INDEPENDENT
+    settings->type = clmc_preset_systems(preset)->independent           ? CLMC_ENSEMBLE_INDEPENDENT
                      : clmc_preset_has(preset, "ensemble.type") ? CLMC_ENSEMBLE_PARALLEL_TEMPERING
                                                                 : CLMC_ENSEMBLE_ONE_TEMPERATURE;
-    settings->copies = clmc_ensemble_copies(preset);
-    settings->first_system = clmc_ensemble_first_system(preset);
+    settings->copies = clmc_preset_systems(preset)->copies;
+    settings->first_system = clmc_preset_systems(preset)->first_system;
     size_t n = clmc_preset_betas(preset, settings->betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
     if (n > CLMC_ENSEMBLE_MAX_TEMPERATURES)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: at most %d temperatures", CLMC_ENSEMBLE_MAX_TEMPERATURES);

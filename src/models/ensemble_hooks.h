@@ -7,33 +7,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "clmc/preset.h"
 #include "clmc/runtime.h"
 #include "clmc/status.h"
 
 /* ensemble.type "independent" (docs/ensembles.md): the model holds
- * clmc_ensemble_copies() systems of len(betas) configurations each (shape:
- * n_systems = copies, n_temperatures = len(betas); config = copy * T + t),
- * and configuration c draws the random numbers of system
- * clmc_ensemble_first_system() + c, its config field of CLMC_STREAM
- * (cl/common/philox.h, CLMC_FIRST_SYSTEM).  Both are 1 and 0 otherwise. */
-static inline bool clmc_ensemble_independent(const clmc_preset *preset)
-{
-    return clmc_preset_has(preset, "ensemble.type") &&
-           strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
-}
-
-static inline unsigned clmc_ensemble_copies(const clmc_preset *preset)
-{
-    return clmc_ensemble_independent(preset) ? (unsigned)clmc_preset_int(preset, "ensemble.copies") : 1;
-}
-
-static inline unsigned clmc_ensemble_first_system(const clmc_preset *preset)
-{
-    return clmc_ensemble_independent(preset) ? (unsigned)clmc_preset_int(preset, "ensemble.first_system") : 0;
-}
+ * clmc_preset_systems(preset)->copies systems of len(betas) configurations
+ * each (shape: n_systems = copies, n_temperatures = len(betas); config =
+ * copy * T + t), and configuration c draws the random numbers of system
+ * first_system + c, its config field of CLMC_STREAM (cl/common/philox.h,
+ * CLMC_FIRST_SYSTEM).  Both are 1 and 0 otherwise. */
 
 /* A model's own tempering exchange (clmc_ensemble_hooks.exchange_kernel),
  * kernels of the model's program, kept and released by the model:

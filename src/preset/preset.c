@@ -27,6 +27,7 @@ struct clmc_preset {
     char *name, *output_dir; /* the typed settings' strings */
     clmc_run_settings run;   /* read from the tree once it is resolved */
     clmc_output_settings output;
+    clmc_systems_settings systems;
 };
 
 /* ---- Schema of the sections every model shares ------------------------- */
@@ -592,6 +593,12 @@ static clmc_status read_settings(clmc_preset *preset)
     preset->output_dir = strdup(clmc_preset_string(preset, "output.dir"));
     preset->output = (clmc_output_settings){.dir = preset->output_dir,
                                             .picture = clmc_preset_bool(preset, "output.picture")};
+    bool independent = clmc_preset_has(preset, "ensemble.type") &&
+                       strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
+    preset->systems = (clmc_systems_settings){
+        .independent = independent,
+        .copies = independent ? (unsigned)clmc_preset_int(preset, "ensemble.copies") : 1,
+        .first_system = independent ? (unsigned)clmc_preset_int(preset, "ensemble.first_system") : 0};
     return preset->name && preset->output_dir ? CLMC_OK : out_of_memory();
 }
 
@@ -797,6 +804,8 @@ const char *clmc_preset_name(const clmc_preset *preset) { return preset->name; }
 const clmc_run_settings *clmc_preset_run(const clmc_preset *preset) { return &preset->run; }
 
 const clmc_output_settings *clmc_preset_output(const clmc_preset *preset) { return &preset->output; }
+
+const clmc_systems_settings *clmc_preset_systems(const clmc_preset *preset) { return &preset->systems; }
 
 static cJSON *child_with_key(const cJSON *object, const char *key, size_t length)
 {

@@ -67,10 +67,10 @@ static clmc_status validate_independent(const clmc_preset *p, bool msc, unsigned
     if (msc || clmc_preset_bool(p, "algorithm.shared_randoms"))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: \"independent\" ea_ising systems need layout \"naive\" without "
                          "algorithm.shared_randoms (msc and shared random numbers serve a word of realizations at once)");
-    if (clmc_ensemble_copies(p) != 1)
+    if (clmc_preset_systems(p)->copies != 1)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.copies: ea_ising's systems at each beta are its model.realizations; "
-                         "give copies 1, got %u", clmc_ensemble_copies(p));
-    unsigned long long last = clmc_ensemble_first_system(p) + realizations;
+                         "give copies 1, got %u", clmc_preset_systems(p)->copies);
+    unsigned long long last = clmc_preset_systems(p)->first_system + realizations;
     if (last * temperatures >= (1ULL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.first_system: realizations up to %llu x %llu temperatures exceed the "
                          "2^24 - 1 configurations the random streams number", last, temperatures);
@@ -91,7 +91,7 @@ static clmc_status ea_validate(const clmc_preset *p)
     if ((unsigned long long)realizations * temperatures >= (1ULL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: %lld realizations x %llu temperatures exceed the 2^24 - 1 "
                          "chains' configurations the random streams number", realizations, temperatures);
-    if (clmc_ensemble_independent(p)) CLMC_TRY(validate_independent(p, msc, (unsigned long long)realizations, temperatures));
+    if (clmc_preset_systems(p)->independent) CLMC_TRY(validate_independent(p, msc, (unsigned long long)realizations, temperatures));
     if (edge % 2 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
     if (sites >= (1ULL << 31))
@@ -419,8 +419,8 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->couplings = clmc_ea_couplings_from_name(clmc_preset_string(p, "model.couplings"));
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->shared_randoms = s->msc || clmc_preset_bool(p, "algorithm.shared_randoms");
-    s->independent = clmc_ensemble_independent(p);
-    s->first_system = clmc_ensemble_first_system(p);
+    s->independent = clmc_preset_systems(p)->independent;
+    s->first_system = clmc_preset_systems(p)->first_system;
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(s->seed & 0xffffffffu);

@@ -259,8 +259,8 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->temperatures = s->glass ? (cl_uint)clmc_preset_betas(p, NULL, 0) : 1;
     s->realizations = s->glass ? (cl_uint)clmc_preset_int(p, "model.realizations") : 1;
     s->n_configs = s->glass ? 2 * s->temperatures * s->realizations : 1;
-    s->independent = s->glass && clmc_ensemble_independent(p);
-    s->first_system = s->glass ? clmc_ensemble_first_system(p) : 0;
+    s->independent = s->glass && clmc_preset_systems(p)->independent;
+    s->first_system = s->glass ? clmc_preset_systems(p)->first_system : 0;
     unsigned per_slot = s->temperatures * s->realizations;
     s->batch = MEASURE_BATCH / per_slot ? MEASURE_BATCH / per_slot : 1;
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;

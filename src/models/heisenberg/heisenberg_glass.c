@@ -244,11 +244,11 @@ static clmc_status glass_energies(void *state, double *energies)
 static clmc_status glass_validate(const clmc_preset *p)
 {
     CLMC_TRY(clmc_heisenberg_validate(p));
-    if (clmc_ensemble_independent(p)) {
-        if (clmc_ensemble_copies(p) != 1)
+    if (clmc_preset_systems(p)->independent) {
+        if (clmc_preset_systems(p)->copies != 1)
             return clmc_fail(CLMC_ERR_INPUT, "ensemble.copies: heisenberg_glass's systems at each beta are its "
-                             "model.realizations; give copies 1, got %u", clmc_ensemble_copies(p));
-        unsigned long long last = clmc_ensemble_first_system(p) + (unsigned long long)clmc_preset_int(p, "model.realizations");
+                             "model.realizations; give copies 1, got %u", clmc_preset_systems(p)->copies);
+        unsigned long long last = clmc_preset_systems(p)->first_system + (unsigned long long)clmc_preset_int(p, "model.realizations");
         if (2 * last * clmc_preset_betas(p, NULL, 0) > (1ULL << 24))
             return clmc_fail(CLMC_ERR_INPUT, "ensemble.first_system: realizations up to %llu x 2 replicas x %zu "
                              "temperatures exceed the 2^24 configurations that have their own random streams", last,

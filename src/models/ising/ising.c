@@ -240,8 +240,8 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->item_width = (int)clmc_preset_int(p, "algorithm.item_width");
     s->hits = (int)clmc_preset_int(p, "algorithm.hits");
     s->n_temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);
-    s->copies = clmc_ensemble_copies(p);
-    s->first_system = clmc_ensemble_first_system(p);
+    s->copies = clmc_preset_systems(p)->copies;
+    s->first_system = clmc_preset_systems(p)->first_system;
     s->n_configs = s->n_temperatures * s->copies;
     unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
@@ -493,7 +493,7 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
 {
     int edge = (int)clmc_preset_int(p, "model.L");
     uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), edge);
-    uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_ensemble_copies(p);
+    uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     uint64_t spins = (msc ? sites / 8 : sites) * configs;
     uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
