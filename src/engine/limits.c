@@ -9,30 +9,32 @@ static void human_bytes(unsigned long long bytes, char *text, size_t size)
     snprintf(text, size, "%.2f GiB", (double)bytes / (1024.0 * 1024.0 * 1024.0));
 }
 
+/* The refusal: what the preset needs ("needs [before]N bytes (G GiB)[after]")
+ * against what the device offers. */
+static clmc_status refuse(const char *key, const char *before, uint64_t need, const char *after,
+                          const char *device_name, const char *limit, uint64_t have)
+{
+    char need_text[32], have_text[32];
+    human_bytes(need, need_text, sizeof need_text);
+    human_bytes(have, have_text, sizeof have_text);
+    return clmc_fail(CLMC_ERR_INPUT, "%s: the preset needs %s%llu bytes (%s)%s; %s %s %llu bytes (%s): make the "
+                     "system (model.L, model.N) or the ensemble (betas, copies) smaller",
+                     key, before, (unsigned long long)need, need_text, after, device_name, limit,
+                     (unsigned long long)have, have_text);
+}
+
 clmc_status clmc_check_device_memory(const clmc_model_ops *ops, const clmc_preset *preset,
                                      const clmc_device_info *device)
 {
     if (!ops->device_bytes) return CLMC_OK;
     uint64_t total = 0, largest = 0;
     ops->device_bytes(preset, &total, &largest);
-    char need[32], have[32];
     /* Independent copies multiply the lattice: the message names both keys. */
     const char *key = clmc_preset_systems(preset)->copies > 1 ? "ensemble.copies" : "model";
-    if (total > device->global_mem_bytes) {
-        human_bytes(total, need, sizeof need);
-        human_bytes(device->global_mem_bytes, have, sizeof have);
-        return clmc_fail(CLMC_ERR_INPUT, "%s: the preset needs %llu bytes (%s) of device memory; %s has %llu bytes "
-                         "(%s): make the system (model.L, model.N) or the ensemble (betas, copies) smaller",
-                         key, (unsigned long long)total, need, device->name, (unsigned long long)device->global_mem_bytes,
-                         have);
-    }
-    if (largest > device->max_alloc_bytes) {
-        human_bytes(largest, need, sizeof need);
-        human_bytes(device->max_alloc_bytes, have, sizeof have);
-        return clmc_fail(CLMC_ERR_INPUT, "%s: the preset needs one device buffer of %llu bytes (%s); %s allocates at "
-                         "most %llu bytes (%s) at once: make the system (model.L, model.N) or the ensemble (betas, copies) smaller",
-                         key, (unsigned long long)largest, need, device->name, (unsigned long long)device->max_alloc_bytes,
-                         have);
-    }
+    if (total > device->global_mem_bytes)
+        return refuse(key, "", total, " of device memory", device->name, "has", device->global_mem_bytes);
+    if (largest > device->max_alloc_bytes)
+        return refuse(key, "one device buffer of ", largest, "", device->name, "allocates at most",
+                      device->max_alloc_bytes);
     return CLMC_OK;
 }
