@@ -18,8 +18,7 @@
  * ENERGY_LEVELS, ENERGY_FOLD_ROUNDS size its work-groups and counters),
  * REVERSE_ODD (0|1: the msc update's colour-1 launches take their work-groups
  * in reverse order, launch_group in common/lattice.h; results unchanged),
- * EXCHANGE_FUSED (0|1: whether the host builds ensembles/ea_msc_exchange.cl,
- * tempering exchanges and lane masks in one kernel; no kernel reads it), with
+ * and for ensembles/ea_msc_exchange.cl (built where its maps fit local memory)
  * EXCHANGE_SPREAD work-items per system and PLACE_BITS, the bits of a place or
  * temperature 0 .. TEMPERATURES - 1.
  *

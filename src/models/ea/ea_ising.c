@@ -174,7 +174,7 @@ static clmc_status build_kernels(ea_state *s, clmc_defines *options)
         {"MSC", s->msc}, {"GAUSSIAN", s->couplings == CLMC_EA_GAUSSIAN}, {"UNIFORM", s->couplings == CLMC_EA_UNIFORM},
         {"SHARED_RANDOMS", s->shared_randoms}, {"WORD_BITS", s->word_bits}, {"MEASURE_WG", (long long)s->measure_wg},
         {"MEASURE_GROUPS", (long long)s->measure_groups}, {"TALLY_LEVELS", s->tally_levels},
-        {"FOLD_ROUNDS", s->fold_rounds}, {"REVERSE_ODD", s->reverse_odd}, {"EXCHANGE_FUSED", s->exchange_fused},
+        {"FOLD_ROUNDS", s->fold_rounds}, {"REVERSE_ODD", s->reverse_odd},
         {"EXCHANGE_SPREAD", s->exchange_spread}, {"PLACE_BITS", s->place_bits},
         {"CLMC_FIRST_SYSTEM", s->first_system},
     };
