@@ -45,8 +45,13 @@ def row(preset, entry):
     if entry.get("status") != "ok":
         return head + ["failed: " + entry.get("reason", "")[:60], "", ""]
     ns = metrics["ns_per_update"]["value"]
-    frac = metrics["bandwidth_fraction"]["value"]
-    return head + [f"{1000 * ns:.3f}", f'{metrics["achieved_bandwidth"]["value"] / 1e9:.0f}', f"{100 * frac:.1f}%"]
+    fraction = metrics["bandwidth_fraction"]
+    if fraction["value"] > 1 or fraction.get("status", "ok") != "ok":
+        # Above the copy bandwidth: the traffic model of that (older) build overstated
+        # the bytes moved; the time stands, the bandwidth figures do not.
+        return head + [f"{1000 * ns:.3f}", "traffic model error", "-"]
+    return head + [f"{1000 * ns:.3f}", f'{metrics["achieved_bandwidth"]["value"] / 1e9:.0f}',
+                   f'{100 * fraction["value"]:.1f}%']
 
 
 def main():
