@@ -33,11 +33,11 @@ CHECKED_DIRS = ["src", "include"]
 # tempering_device.h and a folder tempering/.  The longest match wins.
 LAYERS = [
     ("cli", ["cli", "bench_report"]),
-    ("engine", ["engine", "checkpoint", "series", "tune", "tuning", "limits", "schema"]),
+    ("engine", ["engine", "checkpoint", "series", "tune", "tuning", "limits", "schema", "distribute"]),
     ("ensembles", ["ensembles", "tempering"]),
     ("models", ["models", "model"]),
     ("runtime/rng/measure", ["runtime", "program", "rng", "measure", "stats", "status", "preset", "labeling",
-                             "state_blob", "results", "interrupt", "defines", "fault", "output"]),
+                             "state_blob", "results", "interrupt", "defines", "fault", "output", "ranks"]),
 ]
 
 

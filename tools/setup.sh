@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 packages=(gcc meson ninja-build pkg-config ocl-icd-opencl-dev opencl-c-headers
           pocl-opencl-icd clinfo libcjson-dev libcriterion-dev)
 # For the fuzz test (clang with libFuzzer and the sanitizer runtimes) and the
-# opt-in valgrind test, and Oclgrind for the oclgrind test; installed where the distribution has them.
-optional=(clang libclang-rt-dev valgrind oclgrind)
+# opt-in valgrind test, Oclgrind for the oclgrind test, Open MPI for the mpi test (docs/mpi.md);
+# installed where the distribution has them.
+optional=(clang libclang-rt-dev valgrind oclgrind openmpi-bin libopenmpi-dev)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
 for p in "${packages[@]}" "${optional[@]}"; do

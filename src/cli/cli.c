@@ -11,6 +11,7 @@
 #include "cli/bench_report.h"
 #include "engine/interrupt.h"
 #include "output/results.h"
+#include "runtime/ranks.h"
 
 #define MAX_OVERRIDES 256
 
@@ -37,15 +38,17 @@ static const char usage_text[] =
 
 static int usage_error(const char *fmt, const char *arg)
 {
+    if (!clmc_ranks_reports()) return CLMC_ERR_INPUT; /* rank 0 says it */
     fprintf(stderr, "clmc: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n%s", usage_text);
     return CLMC_ERR_INPUT;
 }
 
+/* Under several MPI ranks one rank prints an error (src/runtime/ranks.h). */
 static int report(clmc_status status)
 {
-    if (status != CLMC_OK) fprintf(stderr, "clmc: error: %s\n", clmc_error_message());
+    if (status != CLMC_OK && clmc_ranks_reports()) fprintf(stderr, "clmc: error: %s\n", clmc_error_message());
     return (int)status;
 }
 
@@ -213,7 +216,8 @@ static int resume_run(const cli_args *a)
     if (a->overwrite) return usage_error("--overwrite starts a fresh run; it does not go with --resume%s", "");
     clmc_run_options options = {.device = a->device, .quiet = a->quiet, .launch = a->launch};
     int rc = report(clmc_resume(a->resume_dir, &options));
-    if (rc == 0 && !a->quiet) fprintf(stderr, "clmc: results in %s/\n", a->resume_dir);
+    clmc_interrupt_release();
+    if (rc == 0 && !a->quiet && clmc_ranks()->rank == 0) fprintf(stderr, "clmc: results in %s/\n", a->resume_dir);
     return rc;
 }
 
@@ -229,7 +233,8 @@ static int cmd_run(int argc, char **argv)
     if ((rc = load_preset(&a, &preset))) return rc;
     clmc_run_options options = {.device = a.device, .quiet = a.quiet, .overwrite = a.overwrite, .launch = a.launch};
     rc = report(clmc_run(preset, &options));
-    if (rc == 0 && !a.quiet)
+    clmc_interrupt_release();
+    if (rc == 0 && !a.quiet && clmc_ranks()->rank == 0)
         fprintf(stderr, "clmc: results in %s/\n", clmc_preset_output(preset)->dir);
     clmc_preset_free(preset);
     return rc;
@@ -338,7 +343,7 @@ static bool asks_for_help(int argc, char **argv)
     return false;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) return usage_error("missing command%s", "");
     const char *command = argv[1];
@@ -350,6 +355,8 @@ int main(int argc, char **argv)
         printf("%s", usage_text);
         return 0;
     }
+    if (clmc_ranks_many() && strcmp(command, "run") != 0)
+        return usage_error("clmc %s runs in one process; under mpirun only 'clmc run' is distributed", command);
     if (strcmp(command, "devices") == 0) return cmd_devices(argc, argv);
     bool uses_presets = strcmp(command, "check") == 0 || strcmp(command, "run") == 0 ||
                         strcmp(command, "bench") == 0 || strcmp(command, "tune") == 0;
@@ -360,4 +367,13 @@ int main(int argc, char **argv)
     if (strcmp(command, "bench") == 0) return cmd_bench(argc, argv);
     if (strcmp(command, "tune") == 0) return cmd_tune(argc, argv);
     return usage_error("unknown command '%s'", command);
+}
+
+/* Under mpirun every rank runs main (docs/mpi.md); without MPI, one rank. */
+int main(int argc, char **argv)
+{
+    clmc_ranks_init(&argc, &argv);
+    int rc = dispatch(argc, argv);
+    clmc_ranks_finalize();
+    return rc;
 }

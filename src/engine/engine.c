@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "engine/checkpoint.h"
+#include "engine/distribute.h"
 #include "ensembles/ensemble.h"
 #include "engine/interrupt.h"
 #include "engine/limits.h"
@@ -18,8 +19,12 @@
 #include "output/results.h"
 #include "engine/series.h"
 #include "engine/tuning.h"
+#include "runtime/ranks.h"
 
 #define FINISH_EVERY_SWEEPS 256
+/* Under several MPI ranks, signals and time-based checkpoints are agreed on
+ * every this many sweeps, so that all ranks stop or checkpoint at one sweep. */
+#define AGREE_EVERY_SWEEPS 16
 
 typedef struct {
     const clmc_model_ops *ops;
@@ -94,6 +99,8 @@ static void progress_report(progress *p, uint64_t done, bool final)
 typedef struct {
     const char *dir;
     clmc_checkpoint_plan plan;
+    const char *resume_dir; /* what --resume takes: dir, or the run's folder above the ranks' */
+    bool interrupted;
 } run_control;
 
 static bool checkpoint_due(run_control *c, uint64_t done, uint64_t total)
@@ -101,6 +108,26 @@ static bool checkpoint_due(run_control *c, uint64_t done, uint64_t total)
     if (done == total) return false; /* the results follow at once */
     if (c->plan.every_sweeps) return done % c->plan.every_sweeps == 0;
     return c->plan.every_seconds > 0 && now_seconds() - c->plan.last_written >= c->plan.every_seconds;
+}
+
+/* Whether to stop (a signal) or checkpoint after sweep `done`.  Under
+ * several MPI ranks every rank gives the same answer: a checkpoint every N
+ * sweeps needs no agreement; signals and checkpoints every so many seconds
+ * are agreed on every AGREE_EVERY_SWEEPS sweeps. */
+static bool stop_or_checkpoint(run_control *c, uint64_t done, uint64_t total, int *signal_number)
+{
+    *signal_number = clmc_interrupt_signal();
+    if (!clmc_ranks_many()) return (*signal_number && done < total) || checkpoint_due(c, done, total);
+    bool by_sweeps = c->plan.every_sweeps && checkpoint_due(c, done, total), by_time = false;
+    if (done % AGREE_EVERY_SWEEPS == 0) {
+        uint64_t agreed[2] = {(uint64_t)*signal_number, !c->plan.every_sweeps && checkpoint_due(c, done, total)};
+        clmc_ranks_max(agreed, 2);
+        *signal_number = (int)agreed[0];
+        by_time = agreed[1] != 0;
+    } else {
+        *signal_number = 0;
+    }
+    return (*signal_number && done < total) || by_sweeps || by_time;
 }
 
 /* Collects the pending measurements and stops the run at the first value
@@ -137,8 +164,13 @@ static clmc_status write_checkpoint(model_instance *m, const clmc_preset *preset
     return CLMC_OK;
 }
 
-static clmc_status interrupted(const model_instance *m, int signal_number, uint64_t done, const run_control *c)
+static clmc_status interrupted(const model_instance *m, int signal_number, uint64_t done, run_control *c)
 {
+    c->interrupted = true;
+    if (clmc_ranks_many() && m->ops->save_state)
+        return clmc_fail(CLMC_ERR_OTHER, "interrupted by signal %d after sweep %llu; every rank's checkpoint written "
+                         "under %s; continue with: mpirun -np %d clmc run --resume %s", signal_number,
+                         (unsigned long long)done, c->resume_dir, clmc_ranks()->size, c->resume_dir);
     if (!m->ops->save_state)
         return clmc_fail(CLMC_ERR_OTHER, "interrupted by signal %d after sweep %llu; model \"%s\" cannot checkpoint "
                          "yet, so the run cannot be resumed", signal_number, (unsigned long long)done, m->ops->type);
@@ -171,8 +203,8 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
             CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
             progress_report(p, t + 1, false);
         }
-        int signal_number = clmc_interrupt_signal();
-        if ((signal_number && t + 1 < p->total) || checkpoint_due(c, t + 1, p->total)) {
+        int signal_number = 0;
+        if (stop_or_checkpoint(c, t + 1, p->total, &signal_number)) {
             CLMC_TRY(collect_checked(m, s, pending, t + 1, c));
             pending = 0;
             if (m->ops->save_state) CLMC_TRY(write_checkpoint(m, preset, s, t + 1, c));
@@ -226,25 +258,37 @@ static clmc_status write_picture(model_instance *m, const char *dir)
     return status;
 }
 
-static clmc_status write_results(model_instance *m, const clmc_preset *preset, const clmc_series *s,
-                                 double kernel_seconds, double wall_seconds, const char *dir)
+/* What result.json and series.csv hold: one process's run, or under several
+ * MPI ranks the whole run as rank 0 gathered it (the preset with the
+ * run-wide copies, every rank's rows and device, the ranks' summed device
+ * time and updates). */
+typedef struct {
+    cJSON *preset, *device; /* owned here */
+    const clmc_series *series;
+    const clmc_tempering *map;
+    double updates, kernel_seconds, wall_seconds;
+} result_view;
+
+static clmc_status write_results(model_instance *m, result_view *v, const clmc_preset *preset, const char *dir)
 {
+    const clmc_series *s = v->series;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
-    cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
-    cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
+    cJSON_AddItemToObject(root, "preset", v->preset);
+    cJSON_AddItemToObject(root, "device", v->device);
+    v->preset = v->device = NULL;
     cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
     if (m->tuning) cJSON_AddItemReferenceToObject(root, "tuning", m->tuning);
     cJSON *observables = cJSON_AddObjectToObject(root, "observables");
-    clmc_status status = clmc_series_estimate(s, &m->ensemble.map, m->ops, m->state, observables);
+    clmc_status status = clmc_series_estimate(s, v->map, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
-    uint64_t total = clmc_preset_run(preset)->thermalization + clmc_preset_run(preset)->sweeps;
-    cJSON_AddItemToObject(root, "performance",
-                          performance_json(m->rt, m->shape.updates_per_sweep * (double)total, kernel_seconds, wall_seconds));
+    cJSON *performance = performance_json(m->rt, v->updates, v->kernel_seconds, v->wall_seconds);
+    if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);
+    cJSON_AddItemToObject(root, "performance", performance);
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
-    char *csv = status == CLMC_OK ? clmc_series_text(s, &m->ensemble.map, m->shape.series_columns) : NULL;
+    char *csv = status == CLMC_OK ? clmc_series_text(s, v->map, m->shape.series_columns) : NULL;
     if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK && clmc_preset_output(preset)->picture) status = write_picture(m, dir);
     if (status == CLMC_OK) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
@@ -314,26 +358,73 @@ static void release_output(output_claim *claim)
     claim->lock = -1;
 }
 
+/* The results of this process's run, or under several ranks of the whole
+ * run, gathered and written by rank 0 (collective). */
+static clmc_status finish_results(model_instance *m, const clmc_preset *preset, const clmc_preset *global,
+                                  const clmc_series *s, double kernel_seconds, double wall_seconds)
+{
+    const clmc_run_settings *run = clmc_preset_run(preset);
+    result_view v = {.series = s, .map = &m->ensemble.map, .kernel_seconds = kernel_seconds,
+                     .wall_seconds = wall_seconds,
+                     .updates = m->shape.updates_per_sweep * (double)(run->thermalization + run->sweeps)};
+    if (!global) {
+        v.preset = cJSON_Duplicate(clmc_preset_tree(preset), true);
+        v.device = clmc_device_json(clmc_runtime_device(m->rt));
+        return write_results(m, &v, preset, clmc_preset_output(preset)->dir);
+    }
+    clmc_series all = {0};
+    clmc_tempering map = m->ensemble.map;
+    double sums[3] = {v.updates, kernel_seconds, (double)map.n_systems};
+    clmc_ranks_sum(sums, 3);
+    cJSON *devices = clmc_rank_devices_json(clmc_runtime_device(m->rt));
+    clmc_status status = clmc_series_gather(s, &all);
+    if (status == CLMC_OK && clmc_ranks()->rank == 0) {
+        map.n_systems = (unsigned)sums[2];
+        map.n_configs = (unsigned)all.n_configs;
+        map.first_system = clmc_preset_systems(global)->first_system;
+        v.series = &all;
+        v.map = &map;
+        v.updates = sums[0];
+        v.kernel_seconds = sums[1];
+        v.preset = clmc_rank_result_preset(preset, global);
+        v.device = clmc_device_json(clmc_runtime_device(m->rt));
+        cJSON_AddItemToObject(v.device, "ranks", devices);
+        devices = NULL;
+        status = write_results(m, &v, preset, clmc_preset_output(global)->dir);
+    }
+    cJSON_Delete(devices);
+    clmc_series_free(&all);
+    return clmc_ranks_agree(status);
+}
+
+/* Runs the sweeps of `preset` (this rank's part of `global` under several
+ * MPI ranks, else global is NULL).  Every rank passes the same collective
+ * steps; a failure inside the sweep loop of one rank ends them all. */
 static clmc_status run_instance(model_instance *m, clmc_preset *preset, const clmc_run_options *options,
-                                const clmc_checkpoint *checkpoint, output_claim *claim)
+                                const clmc_checkpoint *checkpoint, output_claim *claim, const clmc_preset *global)
 {
     run_control control = {.dir = clmc_preset_output(preset)->dir};
-    CLMC_TRY(clmc_checkpoint_plan_read(preset, m->ops, &control.plan));
-    const char *dir = control.dir;
-    CLMC_TRY(clmc_make_directory(dir));
-    CLMC_TRY(claim_output(claim));
+    control.resume_dir = global ? clmc_preset_output(global)->dir : control.dir;
     clmc_series s = {0};
-    clmc_status status = allocate_series(m, preset, &s);
-    progress p = {.quiet = options && options->quiet, .started = now_seconds()};
+    progress p = {.quiet = (options && options->quiet) || clmc_ranks()->rank != 0, .started = now_seconds()};
+    clmc_status status = clmc_checkpoint_plan_read(preset, m->ops, &control.plan);
+    if (status == CLMC_OK) status = clmc_make_directory(control.dir);
+    if (status == CLMC_OK) status = claim_output(claim);
+    if (status == CLMC_OK) status = allocate_series(m, preset, &s);
     if (status == CLMC_OK && checkpoint) status = resume_from(m, preset, checkpoint, &s, &p);
+    status = clmc_ranks_agree(status);
     control.plan.last_written = now_seconds();
     double kernel_seconds = 0;
     clmc_runtime_reset_clock(m->rt);
-    if (status == CLMC_OK) status = run_sweeps(m, preset, &s, &p, &control);
-    if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
+    if (status == CLMC_OK) {
+        status = run_sweeps(m, preset, &s, &p, &control);
+        if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
+        if (status != CLMC_OK && clmc_ranks_many() && !control.interrupted) clmc_ranks_abort(status);
+        status = clmc_ranks_agree(status);
+    }
     double wall_seconds = now_seconds() - p.started;
     if (status == CLMC_OK) progress_report(&p, p.total, true);
-    if (status == CLMC_OK) status = write_results(m, preset, &s, kernel_seconds, wall_seconds, dir);
+    if (status == CLMC_OK) status = finish_results(m, preset, global, &s, kernel_seconds, wall_seconds);
     clmc_series_free(&s);
     return status;
 }
@@ -352,20 +443,47 @@ static void print_tuning(const cJSON *tuning)
     fprintf(stderr, "\n");
 }
 
+static clmc_status select_device(const clmc_run_options *options, clmc_device_info *device)
+{
+    const char *selector = options ? options->device : NULL;
+    return clmc_ranks_many() ? clmc_rank_device(selector, device) : clmc_device_select(selector, device);
+}
+
+/* Under several MPI ranks: this rank's preset; rank 0 claims the run's folder
+ * (refusing an earlier single-process checkpoint there as clmc_run does) and
+ * records the ranks (distribute.h) before any rank writes below it. */
+static clmc_status start_ranks(const clmc_preset *global, output_claim *top, clmc_preset **local)
+{
+    clmc_status status = clmc_rank_preset(global, local);
+    if (status == CLMC_OK && clmc_ranks()->rank == 0) {
+        status = clmc_make_directory(top->dir);
+        if (status == CLMC_OK) status = claim_output(top);
+        if (status == CLMC_OK) status = clmc_ranks_record(top->dir, global);
+    }
+    return clmc_ranks_agree(status);
+}
+
 clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
 {
+    bool overwrite = options && options->overwrite;
+    output_claim top = {.dir = clmc_preset_output(preset)->dir, .lock = -1, .fresh = true, .overwrite = overwrite};
+    clmc_preset *local = NULL;
+    clmc_status status = clmc_ranks_many() ? start_ranks(preset, &top, &local) : CLMC_OK;
+    clmc_preset *own = local ? local : preset;
+    output_claim claim = {.dir = clmc_preset_output(own)->dir, .lock = -1, .fresh = true, .overwrite = overwrite};
     clmc_device_info device;
-    CLMC_TRY(clmc_device_select(options ? options->device : NULL, &device));
-    output_claim claim = {.dir = clmc_preset_output(preset)->dir, .lock = -1, .fresh = true,
-                          .overwrite = options && options->overwrite};
     model_instance m;
     memset(&m, 0, sizeof m);
-    clmc_status status = claim_existing_output(&claim);
-    if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
-    if (status == CLMC_OK && !(options && options->quiet)) print_tuning(m.tuning);
-    if (status == CLMC_OK) status = run_instance(&m, preset, options, NULL, &claim);
+    if (status == CLMC_OK) status = select_device(options, &device);
+    if (status == CLMC_OK) status = claim_existing_output(&claim);
+    if (status == CLMC_OK) status = instance_open(own, &device, options ? &options->launch : NULL, &m);
+    status = clmc_ranks_agree(status);
+    if (status == CLMC_OK && !(options && options->quiet) && clmc_ranks()->rank == 0) print_tuning(m.tuning);
+    if (status == CLMC_OK) status = run_instance(&m, own, options, NULL, &claim, local ? preset : NULL);
     instance_close(&m);
     release_output(&claim);
+    release_output(&top);
+    clmc_preset_free(local);
     return status;
 }
 
@@ -388,31 +506,62 @@ static clmc_status checkpoint_preset(const clmc_checkpoint *c, const char *dir, 
     return status;
 }
 
+/* Under several MPI ranks: rank 0 locks the run's folder; every rank reads
+ * the run's preset and rank count from it (distribute.h). */
+static clmc_status resume_ranks(const char *dir, output_claim *top, clmc_preset **global)
+{
+    clmc_status status = clmc_ranks()->rank == 0 ? claim_existing_output(top) : CLMC_OK;
+    if (status == CLMC_OK) status = clmc_ranks_recorded_preset(dir, global);
+    return clmc_ranks_agree(status);
+}
+
+/* All ranks' checkpoints must continue from one sweep. */
+static clmc_status check_same_sweep(const clmc_checkpoint *checkpoint, clmc_status status)
+{
+    uint64_t sweeps[2] = {status == CLMC_OK ? checkpoint->next_sweep : 0,
+                          status == CLMC_OK ? ~checkpoint->next_sweep : 0};
+    clmc_ranks_max(sweeps, 2);
+    if (status == CLMC_OK && sweeps[0] != ~sweeps[1])
+        return clmc_fail(CLMC_ERR_INPUT, "the ranks' checkpoints continue from different sweeps (%llu ... %llu): one "
+                         "rank was stopped while writing; the run cannot be resumed consistently",
+                         (unsigned long long)~sweeps[1], (unsigned long long)sweeps[0]);
+    return status;
+}
+
 /* The checkpoint is read and checked under the directory's lock, before
- * anything in the directory is written. */
+ * anything in the directory is written.  Under several MPI ranks each rank
+ * resumes from its own folder DIR/rank-R. */
 clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
 {
-    output_claim claim = {.dir = dir, .lock = -1};
-    CLMC_TRY(claim_existing_output(&claim));
+    output_claim top = {.dir = dir, .lock = -1};
+    clmc_preset *global = NULL, *preset = NULL;
+    char rank_dir[4200];
+    snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", dir, clmc_ranks()->rank);
+    clmc_status status = clmc_ranks_many() ? resume_ranks(dir, &top, &global) : CLMC_OK;
+    const char *own_dir = global ? rank_dir : dir;
+    output_claim claim = {.dir = own_dir, .lock = -1};
     clmc_checkpoint checkpoint;
-    clmc_status status = clmc_checkpoint_read(dir, &checkpoint);
-    if (status != CLMC_OK) {
-        release_output(&claim);
-        return status;
-    }
-    clmc_preset *preset = NULL;
+    memset(&checkpoint, 0, sizeof checkpoint);
+    bool have_checkpoint = false;
+    if (status == CLMC_OK) status = claim_existing_output(&claim);
+    if (status == CLMC_OK && !global) status = clmc_ranks_unrecorded(dir);
+    if (status == CLMC_OK) have_checkpoint = (status = clmc_checkpoint_read(own_dir, &checkpoint)) == CLMC_OK;
+    if (status == CLMC_OK) status = checkpoint_preset(&checkpoint, own_dir, &preset);
+    if (status == CLMC_OK) status = clmc_checkpoint_check(own_dir, &checkpoint, clmc_preset_run(preset));
+    if (clmc_ranks_many()) status = check_same_sweep(&checkpoint, status);
     clmc_device_info device;
-    status = checkpoint_preset(&checkpoint, dir, &preset);
-    if (status == CLMC_OK) status = clmc_checkpoint_check(dir, &checkpoint, clmc_preset_run(preset));
-    if (status == CLMC_OK) status = clmc_device_select(options ? options->device : NULL, &device);
     model_instance m;
     memset(&m, 0, sizeof m);
+    if (status == CLMC_OK) status = select_device(options, &device);
     if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
-    if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint, &claim);
+    status = clmc_ranks_agree(status);
+    if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint, &claim, global);
     instance_close(&m);
     release_output(&claim);
+    release_output(&top);
     clmc_preset_free(preset);
-    clmc_checkpoint_free(&checkpoint);
+    clmc_preset_free(global);
+    if (have_checkpoint) clmc_checkpoint_free(&checkpoint);
     return status;
 }
 

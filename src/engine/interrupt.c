@@ -34,6 +34,13 @@ void clmc_interrupt_install(void)
     sigaction(SIGHUP, &action, NULL); /* a closed terminal or ssh session: stop with a checkpoint too */
 }
 
+void clmc_interrupt_release(void)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+}
+
 int clmc_interrupt_signal(void)
 {
     return (int)received;

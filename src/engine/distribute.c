@@ -1,0 +1,230 @@
+/* A run spread over MPI ranks (src/engine/distribute.h, docs/mpi.md). */
+#include "engine/distribute.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/results.h"
+#include "runtime/ranks.h"
+
+/* "output.dir=DIR" with DIR as a JSON string (any characters). */
+static clmc_status dir_override(const char *dir, char *out, size_t size)
+{
+    cJSON *quoted = cJSON_CreateString(dir);
+    char *text = quoted ? cJSON_PrintUnformatted(quoted) : NULL;
+    cJSON_Delete(quoted);
+    if (!text) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    bool fits = snprintf(out, size, "output.dir=%s", text) < (int)size;
+    free(text);
+    return fits ? CLMC_OK : clmc_fail(CLMC_ERR_INPUT, "output.dir: path too long");
+}
+
+/* Rank r's share of n copies: [r n / K, (r + 1) n / K). */
+static unsigned share_start(unsigned copies, int rank, int ranks)
+{
+    return (unsigned)((unsigned long long)copies * (unsigned)rank / (unsigned)ranks);
+}
+
+clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    const clmc_systems_settings *systems = clmc_preset_systems(global);
+    if (!systems->independent)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: %d MPI ranks spread the copies of an \"independent\" ensemble; "
+                         "other runs are not distributed yet (run them without mpirun, or with -np 1)", ranks->size);
+    if (systems->copies < (unsigned)ranks->size)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.copies: %u copies cannot be spread over %d MPI ranks (each rank "
+                         "runs at least one copy of every temperature)", systems->copies, ranks->size);
+    unsigned first = share_start(systems->copies, ranks->rank, ranks->size);
+    unsigned last = share_start(systems->copies, ranks->rank + 1, ranks->size);
+    unsigned temperatures = (unsigned)clmc_preset_betas(global, NULL, 0);
+    char copies[64], first_system[64], rank_dir[4096], dir[8300];
+    snprintf(copies, sizeof copies, "ensemble.copies=%u", last - first);
+    snprintf(first_system, sizeof first_system, "ensemble.first_system=%u", systems->first_system + first * temperatures);
+    snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
+    CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
+    char *json = clmc_preset_to_json(global);
+    if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    const char *overrides[] = {copies, first_system, dir};
+    clmc_status status = clmc_preset_parse(json, strlen(json), "preset", overrides, 3, local);
+    free(json);
+    return status;
+}
+
+/* A comma-separated list: entry `index` into `out`, or false when shorter. */
+static bool list_entry(const char *list, int index, char *out, size_t size, int *entries)
+{
+    *entries = 1;
+    for (const char *p = list; *p; p++) *entries += *p == ',';
+    if (index >= *entries) return false;
+    const char *start = list;
+    for (int i = 0; i < index; i++) start = strchr(start, ',') + 1;
+    size_t n = strcspn(start, ",");
+    snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), start);
+    return true;
+}
+
+clmc_status clmc_rank_device(const char *selector, clmc_device_info *device)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    if (!selector || !*selector) selector = getenv("CLMC_DEVICE");
+    if (selector && strchr(selector, ',')) {
+        char entry[256];
+        int entries = 0;
+        if (!list_entry(selector, ranks->rank, entry, sizeof entry, &entries))
+            return clmc_fail(CLMC_ERR_INPUT, "--device: the list names %d devices for %d MPI ranks (one per rank)",
+                             entries, ranks->size);
+        return clmc_device_select(entry, device);
+    }
+    clmc_device_info first;
+    CLMC_TRY(clmc_device_select(selector, &first));
+    clmc_device_info *all = NULL;
+    size_t n = 0, matching = 0;
+    CLMC_TRY(clmc_device_list(&all, &n));
+    for (size_t i = 0; i < n; i++) {
+        bool candidate = selector && *selector ? clmc_device_matches(&all[i], selector)
+                                               : all[i].platform_index == first.platform_index &&
+                                                     strcmp(all[i].type, first.type) == 0;
+        if (candidate) all[matching++] = all[i];
+    }
+    *device = matching ? all[(size_t)ranks->local_rank % matching] : first;
+    free(all);
+    return CLMC_OK;
+}
+
+clmc_status clmc_ranks_record(const char *dir, const clmc_preset *global)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "clmc-ranks");
+    cJSON_AddNumberToObject(root, "ranks", clmc_ranks()->size);
+    cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(global), true));
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = clmc_write_file_atomic(dir, CLMC_RANKS_FILE, text, strlen(text));
+    free(text);
+    return status;
+}
+
+clmc_status clmc_ranks_recorded_preset(const char *dir, clmc_preset **global)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, CLMC_RANKS_FILE);
+    int error = 0;
+    char *text = clmc_read_text_file(path, 1 << 24, &error);
+    if (!text)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: no %s: this folder's run did not run under %d MPI ranks (resume it as it "
+                         "was started)", dir, CLMC_RANKS_FILE, clmc_ranks()->size);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    const cJSON *ranks = cJSON_GetObjectItem(root, "ranks"), *preset = cJSON_GetObjectItem(root, "preset");
+    clmc_status status = CLMC_OK;
+    if (!cJSON_IsNumber(ranks) || !cJSON_IsObject(preset))
+        status = clmc_fail(CLMC_ERR_INPUT, "%s: damaged %s", dir, CLMC_RANKS_FILE);
+    else if (ranks->valueint != clmc_ranks()->size)
+        status = clmc_fail(CLMC_ERR_INPUT, "%s ran under %d MPI ranks; resume it with mpirun -np %d", dir,
+                           ranks->valueint, ranks->valueint);
+    char *json = status == CLMC_OK ? cJSON_PrintUnformatted(preset) : NULL;
+    if (status == CLMC_OK && !json) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    char override[8300];
+    if (status == CLMC_OK) status = dir_override(dir, override, sizeof override);
+    const char *overrides[] = {override};
+    if (status == CLMC_OK) status = clmc_preset_parse(json, strlen(json), path, overrides, 1, global);
+    free(json);
+    cJSON_Delete(root);
+    return status;
+}
+
+clmc_status clmc_ranks_unrecorded(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, CLMC_RANKS_FILE);
+    int error = 0;
+    char *text = clmc_read_text_file(path, 1 << 24, &error);
+    if (!text) return CLMC_OK;
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    const cJSON *ranks = cJSON_GetObjectItem(root, "ranks");
+    int k = cJSON_IsNumber(ranks) ? ranks->valueint : 0;
+    cJSON_Delete(root);
+    return clmc_fail(CLMC_ERR_INPUT, "%s ran under %d MPI ranks; resume it with mpirun -np %d", dir, k, k);
+}
+
+clmc_status clmc_series_gather(const clmc_series *local, clmc_series *global)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    size_t row = local->n_configs * local->n_columns, bytes = local->n_rows * row * sizeof(double);
+    size_t *counts = calloc((size_t)ranks->size, sizeof *counts);
+    uint64_t configs = local->n_configs;
+    uint64_t *all_configs = calloc((size_t)ranks->size, sizeof *all_configs);
+    double *received = NULL;
+    clmc_status status = counts && all_configs ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) status = clmc_ranks_gather(&configs, sizeof configs, all_configs);
+    size_t total_configs = 0;
+    for (int r = 0; r < ranks->size && ranks->rank == 0; r++) total_configs += (size_t)all_configs[r];
+    if (status == CLMC_OK && ranks->rank == 0) {
+        memset(global, 0, sizeof *global);
+        global->n_columns = local->n_columns;
+        global->n_configs = total_configs;
+        global->n_rows = global->capacity = local->n_rows;
+        global->sweeps = malloc((local->n_rows + 1) * sizeof *global->sweeps);
+        global->rows = malloc((local->n_rows * total_configs * local->n_columns + 1) * sizeof *global->rows);
+        received = malloc(local->n_rows * total_configs * local->n_columns * sizeof *received + 1);
+        if (!global->sweeps || !global->rows || !received) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        else memcpy(global->sweeps, local->sweeps, local->n_rows * sizeof *global->sweeps);
+    }
+    status = clmc_ranks_agree(status);
+    if (status == CLMC_OK) status = clmc_ranks_gatherv(local->rows, bytes, received, counts);
+    /* received: rank-major [rank][measurement][config][column]; rows: [measurement][rank's configs...]. */
+    for (size_t m = 0; status == CLMC_OK && ranks->rank == 0 && m < local->n_rows; m++) {
+        size_t offset = 0, at = 0;
+        for (int r = 0; r < ranks->size; r++) {
+            size_t width = (size_t)all_configs[r] * local->n_columns;
+            memcpy(global->rows + m * total_configs * local->n_columns + at, received + offset + m * width,
+                   width * sizeof *received);
+            at += width;
+            offset += counts[r] / sizeof(double);
+        }
+    }
+    free(received);
+    free(counts);
+    free(all_configs);
+    return status;
+}
+
+cJSON *clmc_rank_result_preset(const clmc_preset *local, const clmc_preset *global)
+{
+    cJSON *tree = cJSON_Duplicate(clmc_preset_tree(local), true);
+    cJSON *ensemble = cJSON_GetObjectItem(tree, "ensemble"), *output = cJSON_GetObjectItem(tree, "output");
+    const clmc_systems_settings *systems = clmc_preset_systems(global);
+    cJSON_ReplaceItemInObject(ensemble, "copies", cJSON_CreateNumber(systems->copies));
+    cJSON_ReplaceItemInObject(ensemble, "first_system", cJSON_CreateNumber(systems->first_system));
+    cJSON_ReplaceItemInObject(output, "dir", cJSON_CreateString(clmc_preset_output(global)->dir));
+    return tree;
+}
+
+#define DEVICE_JSON_BYTES 4096
+
+cJSON *clmc_rank_devices_json(const clmc_device_info *mine)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    char own[DEVICE_JSON_BYTES] = {0};
+    cJSON *json = clmc_device_json(mine);
+    char *text = cJSON_PrintUnformatted(json);
+    cJSON_Delete(json);
+    snprintf(own, sizeof own, "%s", text ? text : "{}");
+    free(text);
+    char *all = ranks->rank == 0 ? calloc((size_t)ranks->size, DEVICE_JSON_BYTES) : NULL;
+    if (clmc_ranks_gather(own, DEVICE_JSON_BYTES, all) != CLMC_OK || ranks->rank != 0) {
+        free(all);
+        return NULL;
+    }
+    cJSON *list = cJSON_CreateArray();
+    for (int r = 0; r < ranks->size; r++) {
+        cJSON *device = cJSON_Parse(all + (size_t)r * DEVICE_JSON_BYTES);
+        cJSON_AddItemToArray(list, device ? device : cJSON_CreateNull());
+    }
+    free(all);
+    return list;
+}

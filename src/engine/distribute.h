@@ -1,0 +1,48 @@
+/* A run spread over MPI ranks (docs/mpi.md): each rank runs a contiguous
+ * share of an independent ensemble's copies on its own device, checkpoints in
+ * its own folder OUT/rank-R, and rank 0 writes the one result, equal to the
+ * single-process run's. */
+#ifndef CLMC_DISTRIBUTE_H
+#define CLMC_DISTRIBUTE_H
+
+#include <cjson/cJSON.h>
+
+#include "clmc/preset.h"
+#include "clmc/runtime.h"
+#include "engine/series.h"
+
+#define CLMC_RANKS_FILE "ranks.json"
+
+/* This rank's preset: ensemble.copies = its share, ensemble.first_system
+ * moved to the share's first system, output.dir = OUT/rank-R.  Refuses
+ * (CLMC_ERR_INPUT) what cannot be spread: not "independent", fewer copies
+ * than ranks. */
+clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local);
+
+/* This rank's device: entry `rank` of a comma-separated selector list (one
+ * per rank), else device local_rank mod n among those matching the selector
+ * (default: the default device's platform and type). */
+clmc_status clmc_rank_device(const char *selector, clmc_device_info *device);
+
+/* Rank 0 records the rank count and the run's preset in OUT/ranks.json, so
+ * that `mpirun -np K clmc run --resume OUT` finds both; the reader refuses a
+ * different K. */
+clmc_status clmc_ranks_record(const char *dir, const clmc_preset *global);
+clmc_status clmc_ranks_recorded_preset(const char *dir, clmc_preset **global);
+/* One process resuming DIR: refused (CLMC_ERR_INPUT) where DIR's run ran
+ * under several ranks. */
+clmc_status clmc_ranks_unrecorded(const char *dir);
+
+/* Rank 0: `global` holds every rank's rows, systems in rank order (the
+ * single-process layout); other ranks: `global` stays empty.  Collective. */
+clmc_status clmc_series_gather(const clmc_series *local, clmc_series *global);
+
+/* The result's preset: rank 0's resolved tree with the run-wide copies,
+ * first_system and output.dir of `global` (caller deletes). */
+cJSON *clmc_rank_result_preset(const clmc_preset *local, const clmc_preset *global);
+
+/* Every rank's device as JSON, in rank order, on rank 0 (NULL elsewhere).
+ * Collective. */
+cJSON *clmc_rank_devices_json(const clmc_device_info *mine);
+
+#endif

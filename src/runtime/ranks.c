@@ -1,0 +1,160 @@
+/* MPI ranks (src/runtime/ranks.h): thin wrappers, trivial without MPI. */
+#include "runtime/ranks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CLMC_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static clmc_ranks_info info = {0, 1, 0, 1};
+static bool initialised;
+/* Whether this rank prints the error it returns: rank 0, unless
+ * clmc_ranks_agree chose the failed rank. */
+static bool reports = true;
+
+void clmc_ranks_init(int *argc, char ***argv)
+{
+#ifdef CLMC_HAVE_MPI
+    int provided = 0;
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
+    initialised = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &info.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &info.size);
+    MPI_Comm host;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, info.rank, MPI_INFO_NULL, &host);
+    MPI_Comm_rank(host, &info.local_rank);
+    MPI_Comm_size(host, &info.local_size);
+    MPI_Comm_free(&host);
+    reports = info.rank == 0;
+#else
+    (void)argc;
+    (void)argv;
+#endif
+}
+
+void clmc_ranks_finalize(void)
+{
+#ifdef CLMC_HAVE_MPI
+    if (initialised) MPI_Finalize();
+#endif
+    initialised = false;
+}
+
+const clmc_ranks_info *clmc_ranks(void) { return &info; }
+
+bool clmc_ranks_many(void) { return info.size > 1; }
+
+bool clmc_ranks_built_with_mpi(void)
+{
+#ifdef CLMC_HAVE_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool clmc_ranks_reports(void) { return reports; }
+
+clmc_status clmc_ranks_agree(clmc_status local)
+{
+    if (!clmc_ranks_many()) return local;
+#ifdef CLMC_HAVE_MPI
+    int mine = (int)local, *all = malloc((size_t)info.size * sizeof *all);
+    if (!all) clmc_ranks_abort(clmc_fail(CLMC_ERR_OTHER, "out of host memory"));
+    MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+    int failed = -1;
+    for (int r = 0; r < info.size && failed < 0; r++)
+        if (all[r] != CLMC_OK) failed = r;
+    clmc_status status = failed < 0 ? CLMC_OK : (clmc_status)all[failed];
+    free(all);
+    if (failed < 0) return CLMC_OK;
+    reports = failed == info.rank;
+    if (reports && info.rank != 0) {
+        char message[1024];
+        snprintf(message, sizeof message, "%s", clmc_error_message());
+        return clmc_fail(status, "rank %d: %s", info.rank, message);
+    }
+    if (!reports) return clmc_fail(status, "rank %d failed", failed);
+    return status;
+#else
+    return local;
+#endif
+}
+
+void clmc_ranks_max(uint64_t *values, int n)
+{
+#ifdef CLMC_HAVE_MPI
+    if (clmc_ranks_many()) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+#else
+    (void)values;
+    (void)n;
+#endif
+}
+
+void clmc_ranks_sum(double *values, int n)
+{
+#ifdef CLMC_HAVE_MPI
+    if (clmc_ranks_many()) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+#else
+    (void)values;
+    (void)n;
+#endif
+}
+
+clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive)
+{
+    if (!clmc_ranks_many()) {
+        memmove(receive, send, bytes);
+        return CLMC_OK;
+    }
+#ifdef CLMC_HAVE_MPI
+    if (bytes > (size_t)INT32_MAX) return clmc_fail(CLMC_ERR_OTHER, "gather of %zu bytes per rank exceeds MPI's int count", bytes);
+    MPI_Gather(send, (int)bytes, MPI_BYTE, receive, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+#endif
+    return CLMC_OK;
+}
+
+clmc_status clmc_ranks_gatherv(const void *send, size_t bytes, void *receive, size_t *counts)
+{
+    if (!clmc_ranks_many()) {
+        memmove(receive, send, bytes);
+        counts[0] = bytes;
+        return CLMC_OK;
+    }
+#ifdef CLMC_HAVE_MPI
+    uint64_t mine = bytes;
+    uint64_t *all = malloc((size_t)info.size * sizeof *all);
+    int *sizes = malloc((size_t)info.size * sizeof *sizes), *offsets = malloc((size_t)info.size * sizeof *offsets);
+    if (!all || !sizes || !offsets) clmc_ranks_abort(clmc_fail(CLMC_ERR_OTHER, "out of host memory"));
+    MPI_Gather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    uint64_t total = 0;
+    for (int r = 0; r < info.size && info.rank == 0; r++) {
+        sizes[r] = (int)all[r];
+        offsets[r] = (int)total;
+        counts[r] = (size_t)all[r];
+        total += all[r];
+    }
+    uint64_t too_large = total > (uint64_t)INT32_MAX;
+    MPI_Bcast(&too_large, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (!too_large)
+        MPI_Gatherv(send, (int)bytes, MPI_BYTE, receive, sizes, offsets, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(all);
+    free(sizes);
+    free(offsets);
+    if (too_large) return clmc_fail(CLMC_ERR_OTHER, "the ranks' results exceed 2 GiB in one gather");
+#endif
+    return CLMC_OK;
+}
+
+_Noreturn void clmc_ranks_abort(clmc_status status)
+{
+    fprintf(stderr, "clmc: error: rank %d: %s (ending all ranks)\n", info.rank, clmc_error_message());
+    fflush(stderr);
+#ifdef CLMC_HAVE_MPI
+    if (initialised) MPI_Abort(MPI_COMM_WORLD, (int)status);
+#endif
+    exit((int)status);
+}

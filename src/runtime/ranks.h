@@ -1,0 +1,54 @@
+/* The processes of an MPI launch (`mpirun -np K clmc run ...`, docs/mpi.md):
+ * K ranks, each driving one device.  Built without MPI (meson -Dmpi=disabled)
+ * or started without mpirun, there is one rank and every call below is
+ * trivial, so single-process code paths need no conditionals. */
+#ifndef CLMC_RANKS_H
+#define CLMC_RANKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clmc/status.h"
+
+typedef struct clmc_ranks_info {
+    int rank, size;             /* this process, of `size` */
+    int local_rank, local_size; /* among the ranks of this host (device choice) */
+} clmc_ranks_info;
+
+/* MPI_Init where clmc was built with MPI; call once, first thing in main. */
+void clmc_ranks_init(int *argc, char ***argv);
+void clmc_ranks_finalize(void);
+const clmc_ranks_info *clmc_ranks(void);
+/* More than one rank: the run is distributed. */
+bool clmc_ranks_many(void);
+/* Whether the MPI library is built in (recorded in results). */
+bool clmc_ranks_built_with_mpi(void);
+
+/* A step every rank takes (collective): CLMC_OK where every rank's `local` is
+ * CLMC_OK; otherwise the code of the lowest failed rank, on every rank.  That
+ * rank keeps its message (prefixed with its number when it is not rank 0) and
+ * is the one that reports it (clmc_ranks_reports); the others return the
+ * same code silently.  An error every rank meets alike (a bad preset) is
+ * thus printed once, by rank 0. */
+clmc_status clmc_ranks_agree(clmc_status local);
+/* Whether this rank prints the error it returns: rank 0, or the rank
+ * clmc_ranks_agree chose. */
+bool clmc_ranks_reports(void);
+
+/* In-place reductions over all ranks (collective). */
+void clmc_ranks_max(uint64_t *values, int n);
+void clmc_ranks_sum(double *values, int n);
+/* Rank 0 receives every rank's `bytes` bytes (equal on all ranks) in rank
+ * order into `receive` (size x bytes; ignored elsewhere).  Collective. */
+clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive);
+/* As clmc_ranks_gather with per-rank sizes: counts[r] bytes from rank r
+ * (rank 0 reads them into `counts`, size entries). */
+clmc_status clmc_ranks_gatherv(const void *send, size_t bytes, void *receive, size_t *counts);
+
+/* A failure on one rank after the ranks have parted (inside the sweep loop):
+ * prints the message and ends every rank (MPI_Abort), so none waits forever
+ * for the failed one. */
+_Noreturn void clmc_ranks_abort(clmc_status status);
+
+#endif
