@@ -7,7 +7,7 @@ deviations in standard errors (docs/rng-study.md).
 
 Usage: tools/rng_study.py [--mode quick|full] [--columns sequential,checkerboard]
          [--generators NAME,...] [--clmc PATH] [--sequential PATH] [--device SEL]
-         [--jobs N] [--out DIR] [--json FILE] [--check NAME,...]
+         [--jobs N] [--device-jobs N] [--out DIR] [--json FILE] [--check NAME,...]
 --check: exit 1 unless every named generator is within 4 standard errors of the
 exact values in every column it ran (the test runs --mode quick --check philox4x32_10).
 A checkerboard run that this clmc refuses (algorithm.rng unknown or a generator the
@@ -75,8 +75,11 @@ def deviation(estimate, exact):
 
 
 def print_table(table, exact, columns, mode, study):
+    with open(os.path.join(STUDY_DIR, study["checkerboard_preset"])) as f:
+        every = json.load(f)["run"].get("measure_every", 1)
     print(f"2D Ising, L = {mode['L']}, beta = {study['beta']}, {mode['sweeps']} sweeps after "
-          f"{mode['thermalization']} (measured every sweep); dev = (value - exact) / standard error")
+          f"{mode['thermalization']}, measured every sweep (sequential) or every {every} (checkerboard); "
+          "dev = (value - exact) / standard error")
     head = f"{'generator':<26}"
     for c in columns:
         head += f" | {c + ': e':<22} {'dev':>7}  {'C_V':<20} {'dev':>7}"
@@ -113,6 +116,7 @@ def main():
     p.add_argument("--sequential", default=os.path.join(ROOT, "build", "clmc-sequential"))
     p.add_argument("--device", default="")
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--device-jobs", type=int, default=1)
     p.add_argument("--out", default=os.path.join("out", "rng-study"))
     p.add_argument("--json", default="")
     p.add_argument("--check", default="")
@@ -132,15 +136,18 @@ def main():
 
     exact = exact_values(args.sequential, mode["L"], study["beta"])
     table = {g: {} for g in generators}
-    # The sequential runs are independent host processes; checkerboard runs share one device.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = {g: pool.submit(sequential_cell, args, mode, study, g) for g in generators} \
-            if "sequential" in columns else {}
-        if "checkerboard" in columns:
-            for g in generators:
-                table[g]["checkerboard"] = checkerboard_cell(args, mode, study, g)
-        for g, future in futures.items():
-            table[g]["sequential"] = future.result()
+    # Sequential runs are host processes (--jobs at a time); checkerboard runs share the
+    # device (--device-jobs at a time: concurrent processes hide launch latencies).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as host, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.device_jobs)) as device:
+        futures = []
+        for g in generators:
+            if "sequential" in columns:
+                futures.append((g, "sequential", host.submit(sequential_cell, args, mode, study, g)))
+            if "checkerboard" in columns:
+                futures.append((g, "checkerboard", device.submit(checkerboard_cell, args, mode, study, g)))
+        for g, column, future in futures:
+            table[g][column] = future.result()
     print_table(table, exact, columns, mode, study)
 
     if args.json:
