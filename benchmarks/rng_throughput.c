@@ -2,7 +2,8 @@
  * (the seeds' Fig. 4 / Table 2 column): the random-number ceiling of the update kernels.
  * Stateful generators load and store their state once per launch, as an update kernel
  * does once per sweep; --numbers sets how many numbers each work-item makes between.
- * Usage: rng_throughput [DEVICE] [--numbers N] [--json FILE] */
+ * Every generator's first launch is checked against the host bodies; --check stops there.
+ * Usage: rng_throughput [DEVICE] [--numbers N] [--json FILE] [--check] */
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -91,7 +92,62 @@ static clmc_status time_launches(clmc_runtime *rt, cl_kernel kernel, const size_
     return clmc_runtime_finish(rt, seconds);
 }
 
-static clmc_status measure(clmc_runtime *rt, const generator *g, cl_uint numbers, cl_mem sink, measurement *m)
+/* The first launch from the initial state against the host bodies: item i's XOR for
+ * the first work-group's items (lagged Fibonacci: batch b's item t makes number
+ * b * group + t of the ring's sequence). */
+static clmc_status verify_first_launch(clmc_runtime *rt, const generator *g, cl_kernel kernel, const size_t *local,
+                                       cl_mem sink, cl_uint numbers, const void *initial, clmc_philox_key key)
+{
+    size_t global = ITEMS;
+    CLMC_TRY(clmc_enqueue(rt, kernel, 1, &global, local, CLMC_UNTIMED));
+    unsigned char *copy;
+    CLMC_TRY(clmc_buffer_download(rt, sink, LAGFIB_GROUP * sizeof(cl_uint), &copy));
+    const cl_uint *words = initial;
+    const cl_ulong *longs = initial;
+    cl_uint expected[LAGFIB_GROUP] = {0}, ring[CLMC_LAGFIB_1279_R], pos = 0;
+    if (g->lag_r)
+        for (cl_uint k = 0; k < g->lag_r; k++) ring[k] = words[k];
+    for (cl_uint n = 0; g->lag_r && n < numbers * LAGFIB_GROUP; n++)
+        expected[n % LAGFIB_GROUP] ^= clmc_lagfib_next(ring, g->lag_r, g->lag_s, &pos);
+    for (cl_uint i = 0; i < LAGFIB_GROUP && !g->lag_r; i++) {
+        cl_uint x32 = words ? words[i] : 0;
+        cl_ulong x64 = longs ? longs[i] : 0;
+        clmc_xorwow_state s = {{0}, 0};
+        if (g->kind == CLMC_RNG_XORWOW) {
+            for (int k = 0; k < 5; k++) s.v[k] = words[(size_t)k * ITEMS + i];
+            s.d = words[(size_t)5 * ITEMS + i];
+        }
+        for (cl_uint d = 0; d < numbers; d++) {
+            switch (g->kind) {
+            case CLMC_RNG_PHILOX4X32_10:
+            case CLMC_RNG_PHILOX4X32_7:
+                if (d % 4 == 0 && d + 4 <= numbers) {
+                    clmc_philox_ctr c = clmc_stream_counter(i + d / 4 * ITEMS, 0, 0, CLMC_PURPOSE_METROPOLIS);
+                    clmc_philox_ctr r = g->kind == CLMC_RNG_PHILOX4X32_10 ? clmc_philox4x32_10(c, key)
+                                                                         : clmc_philox4x32_7(c, key);
+                    expected[i] ^= r.v[0] ^ r.v[1] ^ r.v[2] ^ r.v[3];
+                }
+                break;
+            case CLMC_RNG_LCG32:
+            case CLMC_RNG_LCG32_RANDOM: expected[i] ^= x32 = clmc_lcg32_step(x32); break;
+            case CLMC_RNG_LCG64:
+            case CLMC_RNG_LCG64_RANDOM: expected[i] ^= clmc_lcg64_word(x64 = clmc_lcg64_step(x64)); break;
+            default: expected[i] ^= clmc_xorwow_next(&s); break;
+            }
+        }
+    }
+    const cl_uint *device = (const cl_uint *)copy;
+    clmc_status status = CLMC_OK;
+    for (cl_uint i = 0; i < LAGFIB_GROUP && status == CLMC_OK; i++)
+        if (device[i] != expected[i])
+            status = clmc_fail(CLMC_ERR_OTHER, "%s: work-item %u made %08x, the host %08x", clmc_rng_names[g->kind], i,
+                               device[i], expected[i]);
+    free(copy);
+    return status;
+}
+
+static clmc_status measure(clmc_runtime *rt, const generator *g, cl_uint numbers, cl_mem sink, bool check_only,
+                           measurement *m)
 {
     char options[128];
     snprintf(options, sizeof options, "-cl-std=CL1.2 -DLAGFIB_R=%uu -DLAGFIB_S=%uu", g->lag_r ? g->lag_r : 521u,
@@ -109,8 +165,9 @@ static clmc_status measure(clmc_runtime *rt, const generator *g, cl_uint numbers
     cl_int err = CL_SUCCESS;
     clSetKernelArg(kernel, 0, sizeof sink, &sink);
     clSetKernelArg(kernel, 1, sizeof numbers, &numbers);
+    void *host = NULL;
     if (g->state_bytes_per_item || g->lag_r) {
-        void *host = initial_state(g, key);
+        host = initial_state(g, key);
         if (!host) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
         size_t ring_bytes = g->lag_r ? (size_t)(ITEMS / LAGFIB_GROUP) * g->lag_r * sizeof(cl_uint) : state_bytes(g);
         if (host) state = clCreateBuffer(clmc_runtime_context(rt), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, ring_bytes,
@@ -119,7 +176,6 @@ static clmc_status measure(clmc_runtime *rt, const generator *g, cl_uint numbers
             positions = clCreateBuffer(clmc_runtime_context(rt), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                                        (ITEMS / LAGFIB_GROUP) * sizeof(cl_uint), (cl_uint *)host + ITEMS / LAGFIB_GROUP * g->lag_r,
                                        &err);
-        free(host);
         if (status == CLMC_OK && err != CL_SUCCESS) status = clmc_fail(CLMC_ERR_DEVICE, "clCreateBuffer: %d", err);
         clSetKernelArg(kernel, 2, sizeof state, &state);
         if (positions) clSetKernelArg(kernel, 3, sizeof positions, &positions);
@@ -129,9 +185,11 @@ static clmc_status measure(clmc_runtime *rt, const generator *g, cl_uint numbers
     size_t group = LAGFIB_GROUP;
     const size_t *local = g->lag_r ? &group : NULL;
     double warm = 0, seconds = 0;
-    if (status == CLMC_OK) status = time_launches(rt, kernel, local, &warm);
-    if (status == CLMC_OK) status = time_launches(rt, kernel, local, &seconds);
-    if (status == CLMC_OK) {
+    if (status == CLMC_OK) status = verify_first_launch(rt, g, kernel, local, sink, numbers, host, key);
+    free(host);
+    if (status == CLMC_OK && !check_only) status = time_launches(rt, kernel, local, &warm);
+    if (status == CLMC_OK && !check_only) status = time_launches(rt, kernel, local, &seconds);
+    if (status == CLMC_OK && !check_only) {
         double total = (double)REPETITIONS * ITEMS * (g->kind <= CLMC_RNG_PHILOX4X32_7 ? numbers / 4 * 4 : numbers);
         m->numbers_per_second = total / seconds;
         bool stateful = g->state_bytes_per_item || g->lag_r;
@@ -176,8 +234,11 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *json = NULL;
     cl_uint numbers = 256;
+    bool check_only = false;
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+        if (strcmp(argv[i], "--check") == 0) {
+            check_only = true;
+        } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
             json = argv[++i];
         } else if (strcmp(argv[i], "--numbers") == 0 && i + 1 < argc) {
             char *end;
@@ -200,12 +261,16 @@ int main(int argc, char **argv)
     measurement m[GENERATOR_COUNT];
     printf("%s (%s), %u numbers per work-item and launch:\n", d->name, d->driver, numbers);
     for (int k = 0; k < GENERATOR_COUNT; k++) {
-        if (measure(rt, &GENERATORS[k], numbers, sink, &m[k]) != CLMC_OK) return fail();
+        if (measure(rt, &GENERATORS[k], numbers, sink, check_only, &m[k]) != CLMC_OK) return fail();
+        if (check_only) {
+            printf("  %-26s first launch equal to the host bodies\n", clmc_rng_names[GENERATORS[k].kind]);
+            continue;
+        }
         printf("  %-26s %10.4g numbers/s  %8.3f ps per number  %6.3f state bytes per number\n",
                clmc_rng_names[GENERATORS[k].kind], m[k].numbers_per_second, 1e12 / m[k].numbers_per_second,
                m[k].state_bytes_per_number);
     }
-    if (json) write_json(json, d, numbers, m);
+    if (json && !check_only) write_json(json, d, numbers, m);
     clReleaseMemObject(sink);
     clmc_runtime_close(rt);
     return 0;
