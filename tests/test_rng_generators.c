@@ -250,6 +250,41 @@ Test(rng_generators, lagged_fibonacci_1279_against_array_recursion)
     check_lagfib(CLMC_LAGFIB_1279_R, CLMC_LAGFIB_1279_861_S);
 }
 
+/* An independent reference: outputs 1, 2, 3, 1000 and 100000 of the plain recursion
+ * from the ring x_i = (i * 0x9E3779B9 + 1) mod 2^32, i < r, computed in Python with
+ * unbounded integers:
+ *   x = [(i * 0x9E3779B9 + 1) % 2**32 for i in range(r)]
+ *   for n in range(r, r + 100000): x.append((x[n - r] + x[n - s]) % 2**32)
+ *   print([x[r:][i] for i in (0, 1, 2, 999, 99999)]) */
+Test(rng_generators, lagged_fibonacci_against_python_table)
+{
+    static const struct { uint32_t r, s, expected[5]; } table[] = {
+        {521, 353, {3563577706u, 282514652u, 1296418894u, 404966011u, 232805832u}},
+        {1279, 861, {1452589076u, 2466493318u, 3480397560u, 1423965304u, 3461067934u}},
+        {1279, 418, {546595639u, 1560499881u, 2574404123u, 429696667u, 4194996126u}},
+    };
+    static const uint32_t at[5] = {0, 1, 2, 999, 99999};
+    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
+        uint32_t r = table[k].r, s = table[k].s, pos = 0, *ring = malloc(r * sizeof *ring);
+        cr_assert_not_null(ring);
+        for (uint32_t i = 0; i < r; i++) ring[i] = i * 0x9E3779B9u + 1u;
+        for (uint32_t n = 0, j = 0; n < 100000; n++) {
+            uint32_t x = clmc_lagfib_next(ring, r, s, &pos);
+            if (n == at[j]) cr_expect_eq(x, table[k].expected[j++], "lags (%u, %u) output %u", r, s, n + 1);
+        }
+        free(ring);
+    }
+}
+
+/* Numerical Recipes' quick generator (ranqd1) from 0: the first outputs, computed in
+ * Python as x = (1664525 * x + 1013904223) % 2**32. */
+Test(rng_generators, lcg32_numerical_recipes_first_outputs)
+{
+    static const uint32_t expected[3] = {1013904223u, 1196435762u, 3519870697u};
+    uint32_t x = 0;
+    for (int i = 0; i < 3; i++) cr_expect_eq(x = clmc_lcg32_step(x), expected[i], "output %d", i + 1);
+}
+
 /* ---- xorwow ---- */
 
 Test(rng_generators, xorwow_published_first_outputs)

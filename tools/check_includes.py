@@ -35,7 +35,7 @@ LAYERS = [
     ("cli", ["cli", "bench_report"]),
     ("engine", ["engine", "checkpoint", "series", "tune", "tuning", "limits", "schema", "distribute"]),
     ("ensembles", ["ensembles", "tempering"]),
-    ("models", ["models", "model"]),
+    ("models", ["models", "model", "reference"]),
     ("runtime/rng/measure", ["runtime", "program", "rng", "measure", "stats", "status", "preset", "labeling",
                              "state_blob", "results", "interrupt", "defines", "fault", "output", "ranks"]),
 ]
