@@ -245,5 +245,22 @@ Test(scan, another_job_in_the_same_directory_is_refused)
     cr_expect(output && strstr(output, "another job"), "%s", output);
     free(output);
     free(job);
+    /* The same job whose preset file changed since: refused too (a checkpoint of the
+     * old preset would otherwise be resumed). */
+    char preset_path[4400];
+    snprintf(preset_path, sizeof preset_path, "%s/base.json", dir);
+    test_write_file(preset_path, "{\"model\": {\"type\": \"ising\", \"L\": 8}, \"algorithm\": {\"tile\": 4},"
+                                 " \"run\": {\"thermalization\": 10, \"sweeps\": 100}}");
+    job = write_job(dir, "{\"preset\": \"base.json\", \"grid\": {\"ensemble.beta\": [0.5]}}");
+    cr_assert_eq(test_run_clmc(&output, "scan '%s' --out '%s/out2' --quiet", job, dir), 0, "%s", output);
+    free(output);
+    test_write_file(preset_path, "{\"model\": {\"type\": \"ising\", \"L\": 8}, \"algorithm\": {\"tile\": 4},"
+                                 " \"run\": {\"thermalization\": 10, \"sweeps\": 200}}");
+    status = test_run_clmc(&output, "scan '%s' --out '%s/out2' --quiet", job, dir);
+    printf("exit %d: %s", status, output);
+    cr_expect_eq(status, 2);
+    cr_expect(output && strstr(output, "preset.json holds another preset"), "%s", output);
+    free(output);
+    free(job);
     free(dir);
 }

@@ -189,12 +189,17 @@ static int prepare_out_dir(const char *out_dir, const scan_job *job)
         fprintf(stderr, "clmc scan: %s\n", clmc_error_message());
         return CLMC_ERR_OTHER;
     }
-    cJSON *earlier = load_json(out_dir, "job.json");
-    bool differs = earlier && !cJSON_Compare(earlier, job->job, true);
+    cJSON *earlier = load_json(out_dir, "job.json"), *earlier_preset = load_json(out_dir, "preset.json");
+    cJSON *preset = cJSON_Parse(job->preset_text);
+    bool other_job = earlier && !cJSON_Compare(earlier, job->job, true);
+    bool other_preset = earlier_preset && !cJSON_Compare(earlier_preset, preset, true);
     cJSON_Delete(earlier);
-    if (differs) {
-        fprintf(stderr, "clmc scan: %s/job.json holds another job; resume a scan with the same job, or choose "
-                        "another --out\n", out_dir);
+    cJSON_Delete(earlier_preset);
+    cJSON_Delete(preset);
+    if (other_job || other_preset) {
+        fprintf(stderr, "clmc scan: %s/%s holds another %s; resume a scan with the same job and preset, or choose "
+                        "another --out\n", out_dir, other_job ? "job.json" : "preset.json",
+                other_job ? "job" : "preset (its file changed since the scan started)");
         return CLMC_ERR_INPUT;
     }
     char *text = cJSON_Print(job->job);
@@ -561,6 +566,7 @@ static int write_summary(const char *out_dir, const scan_job *job, const scan_ta
     cJSON_AddNumberToObject(summary, "format_version", 1);
     cJSON_AddStringToObject(summary, "clmc_version", CLMC_VERSION);
     cJSON_AddItemToObject(summary, "job", cJSON_Duplicate(job->job, true));
+    cJSON_AddItemToObject(summary, "preset", cJSON_Parse(job->preset_text));
     cJSON *list = cJSON_AddArrayToObject(summary, "tasks");
     for (size_t t = 0; t < job->n_tasks; t++) {
         cJSON *row = cJSON_CreateObject();
