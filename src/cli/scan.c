@@ -455,42 +455,42 @@ static char *last_error_line(const char *dir)
     return copy;
 }
 
-static void csv_value(char **buf, size_t *used, size_t *size, const cJSON *value)
-{
-    char cell[512];
-    if (cJSON_IsNumber(value)) { /* the shortest text that reads back as the same double */
-        snprintf(cell, sizeof cell, "%.15g", value->valuedouble);
-        if (strtod(cell, NULL) != value->valuedouble) snprintf(cell, sizeof cell, "%.17g", value->valuedouble);
-    }
-    else if (cJSON_IsString(value)) snprintf(cell, sizeof cell, "\"%s\"", value->valuestring);
-    else if (value) {
-        char *json = cJSON_PrintUnformatted(value);
-        snprintf(cell, sizeof cell, "\"%s\"", json ? json : "");
-        for (char *c = cell + 1; c[1]; c++)
-            if (*c == '"') *c = '\'';
-        free(json);
-    } else cell[0] = '\0';
-    size_t n = strlen(cell);
-    if (*used + n + 2 > *size) {
-        *size = 2 * (*size + n + 2);
-        *buf = realloc(*buf, *size);
-    }
-    if (!*buf) return;
-    memcpy(*buf + *used, cell, n + 1);
-    *used += n;
-}
-
 static void csv_text(char **buf, size_t *used, size_t *size, const char *text)
 {
     size_t n = strlen(text);
-    if (*used + n + 2 > *size) {
-        *size = 2 * (*size + n + 2);
-        *buf = realloc(*buf, *size);
+    if (*buf && *used + n + 1 > *size) {
+        size_t grown_size = 2 * (*size + n + 1);
+        char *grown = realloc(*buf, grown_size);
+        if (!grown) free(*buf);
+        *buf = grown;
+        *size = grown_size;
     }
-    if (*buf) {
-        memcpy(*buf + *used, text, n + 1);
-        *used += n;
+    if (!*buf) return;
+    memcpy(*buf + *used, text, n + 1);
+    *used += n;
+}
+
+/* Numbers as the shortest text that reads back as the same double; strings
+ * and other JSON values (lists) quoted as CSV does, inner quotes doubled. */
+static void csv_value(char **buf, size_t *used, size_t *size, const cJSON *value)
+{
+    char number[64];
+    if (!value) return;
+    if (cJSON_IsNumber(value)) {
+        snprintf(number, sizeof number, "%.15g", value->valuedouble);
+        if (strtod(number, NULL) != value->valuedouble) snprintf(number, sizeof number, "%.17g", value->valuedouble);
+        csv_text(buf, used, size, number);
+        return;
     }
+    char *json = cJSON_IsString(value) ? NULL : cJSON_PrintUnformatted(value);
+    const char *text = json ? json : cJSON_IsString(value) ? value->valuestring : "";
+    csv_text(buf, used, size, "\"");
+    for (const char *c = text; *c; c++) {
+        char one[3] = {*c, *c == '"' ? '"' : '\0', '\0'};
+        csv_text(buf, used, size, one);
+    }
+    csv_text(buf, used, size, "\"");
+    free(json);
 }
 
 static char *summary_csv(const scan_job *job, const scan_task *tasks, cJSON *rows, const cJSON *columns)
