@@ -9,6 +9,7 @@
 #include "clmc/preset.h"
 #include "clmc/runtime.h"
 #include "cli/bench_report.h"
+#include "cli/scan.h"
 #include "engine/interrupt.h"
 #include "output/results.h"
 #include "runtime/ranks.h"
@@ -26,6 +27,7 @@ static const char usage_text[] =
     "                         [--compare OLD.json] [--set PATH=VALUE]... [--profile] [--no-tuning]\n"
     "  clmc tune PRESET.json [--device SEL] [--repetitions N] [--set PATH=VALUE]... [--quiet]\n"
     "                        [--profile]\n"
+    "  clmc scan JOB.json [--out DIR] [--devices SEL,SEL,...|all] [--jobs N] [--quiet]\n"
     "  clmc --version | --help\n"
     "(COMMAND --help also prints this.)  Each option may be given once; --set repeats.\n"
     "SEL: P:D from 'clmc devices', or a case-insensitive part of the platform, vendor,\n"
@@ -359,13 +361,15 @@ static int dispatch(int argc, char **argv)
         return usage_error("clmc %s runs in one process; under mpirun only 'clmc run' is distributed", command);
     if (strcmp(command, "devices") == 0) return cmd_devices(argc, argv);
     bool uses_presets = strcmp(command, "check") == 0 || strcmp(command, "run") == 0 ||
-                        strcmp(command, "bench") == 0 || strcmp(command, "tune") == 0;
+                        strcmp(command, "bench") == 0 || strcmp(command, "tune") == 0 ||
+                        strcmp(command, "scan") == 0;
     int rc = uses_presets ? refuse_retired_variables() : 0;
     if (rc) return rc;
     if (strcmp(command, "check") == 0) return cmd_check(argc, argv);
     if (strcmp(command, "run") == 0) return cmd_run(argc, argv);
     if (strcmp(command, "bench") == 0) return cmd_bench(argc, argv);
     if (strcmp(command, "tune") == 0) return cmd_tune(argc, argv);
+    if (strcmp(command, "scan") == 0) return clmc_scan_command(argc, argv);
     return usage_error("unknown command '%s'", command);
 }
 
