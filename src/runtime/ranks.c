@@ -15,9 +15,21 @@ static bool initialised;
  * clmc_ranks_agree chose the failed rank. */
 static bool reports = true;
 
+/* Started by an MPI launcher (mpirun/mpiexec of Open MPI or MPICH, srun):
+ * the variables they set in each rank.  Without one, clmc stays a single
+ * process and skips MPI_Init, whose singleton start costs ~0.5 s. */
+static bool launched_by_mpi(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PMI_RANK"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (getenv(names[i])) return true;
+    return false;
+}
+
 void clmc_ranks_init(int *argc, char ***argv)
 {
 #ifdef CLMC_HAVE_MPI
+    if (!launched_by_mpi()) return;
     int provided = 0;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) return;
     initialised = true;
