@@ -1,7 +1,7 @@
 /* ensemble.type "independent": Ising systems at several temperatures in one
  * run agree with the exact 2D values; system i of a run equals a one-system
- * run with ensemble.first_system = i bit for bit (Ising, Potts; EA naive and
- * the Heisenberg glass per realization); a resumed run equals the
+ * run with ensemble.first_system = i bit for bit (Ising, Potts, the O(n)
+ * ferromagnets; EA naive and the Heisenberg glass per realization); a resumed run equals the
  * uninterrupted one; bad input and unsupported models exit 2 naming the key. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -126,18 +126,20 @@ Test(independent, ising_tiled_system_reruns_alone) { expect_systems_rerun_alone(
 Test(independent, ising_msc_system_reruns_alone) { expect_systems_rerun_alone("ind-msc", "msc", 64); }
 Test(independent, ising_naive_system_reruns_alone) { expect_systems_rerun_alone("ind-naive", "naive", 8); }
 
-/* Potts, 3 betas x 2 copies (systems 0 .. 5, system i = copy * 3 +
- * temperature): systems 1 and 5 each equal a one-system run with
- * first_system = i, for every update (Swendsen-Wang and few-cluster label
- * the systems one after another). */
-static void expect_potts_systems_rerun_alone(const char *label, const char *model, const char *algorithm)
+/* Potts and the O(n) ferromagnets, 3 betas x 2 copies (systems 0 .. 5,
+ * system i = copy * 3 + temperature): systems 1 and 5 each equal a
+ * one-system run with first_system = i, for every update and layout (Potts
+ * Swendsen-Wang and few-cluster label the systems one after another; the
+ * O(n) models' floats on the same device).  `model` is the model block's
+ * body. */
+static void expect_copies_rerun_alone(const char *label, const char *model, const char *algorithm)
 {
     static const double betas[] = {0.5, 1.0, 1.4};
     char *dir = test_scratch_dir(label), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     char json[1024];
     snprintf(json, sizeof json,
-             "{\"model\": {\"type\": \"potts\", %s}, \"algorithm\": %s,"
+             "{\"model\": {%s}, \"algorithm\": %s,"
              " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 1.0, 1.4], \"copies\": 2},"
              " \"run\": {\"thermalization\": 10, \"sweeps\": 50, \"seed\": 5}}",
              model, algorithm);
@@ -165,22 +167,42 @@ static void expect_potts_systems_rerun_alone(const char *label, const char *mode
     free(dir);
 }
 
-#define POTTS_2D "\"dim\": 2, \"L\": 8, \"q\": 3"
+#define POTTS_2D "\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3"
 Test(independent, potts_swendsen_wang_system_reruns_alone)
 {
-    expect_potts_systems_rerun_alone("ind-potts-sw", POTTS_2D, "{\"type\": \"swendsen_wang\"}");
+    expect_copies_rerun_alone("ind-potts-sw", POTTS_2D, "{\"type\": \"swendsen_wang\"}");
 }
 Test(independent, potts_few_cluster_system_reruns_alone)
 {
-    expect_potts_systems_rerun_alone("ind-potts-few", POTTS_2D, "{\"type\": \"few_cluster\", \"tile\": 4}");
+    expect_copies_rerun_alone("ind-potts-few", POTTS_2D, "{\"type\": \"few_cluster\", \"tile\": 4}");
 }
 Test(independent, potts_metropolis_system_reruns_alone)
 {
-    expect_potts_systems_rerun_alone("ind-potts-metro", POTTS_2D, "{\"type\": \"metropolis\"}");
+    expect_copies_rerun_alone("ind-potts-metro", POTTS_2D, "{\"type\": \"metropolis\"}");
 }
 Test(independent, potts_3d_swendsen_wang_system_reruns_alone)
 {
-    expect_potts_systems_rerun_alone("ind-potts-3d", "\"dim\": 3, \"L\": 4, \"q\": 2", "{\"type\": \"swendsen_wang\"}");
+    expect_copies_rerun_alone("ind-potts-3d", "\"type\": \"potts\", \"dim\": 3, \"L\": 4, \"q\": 2", "{\"type\": \"swendsen_wang\"}");
+}
+
+#define HEISENBERG_3D "\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4, \"n\": 3"
+Test(independent, heisenberg_naive_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-heis-naive", HEISENBERG_3D, "{\"layout\": \"naive\", \"overrelaxation_steps\": 1}");
+}
+Test(independent, heisenberg_tiled_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-heis-tiled", HEISENBERG_3D,
+                              "{\"layout\": \"tiled\", \"type\": \"metropolis\", \"overrelaxation_steps\": 1}");
+}
+Test(independent, heisenberg_planes_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-heis-planes", HEISENBERG_3D, "{\"layout\": \"planes\"}");
+}
+Test(independent, xy_2d_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-xy", "\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 2",
+                              "{\"layout\": \"tiled\", \"overrelaxation_steps\": 2}");
 }
 
 /* Spin glasses, 3 realizations x 3 betas: realization i (both replicas,
@@ -300,6 +322,12 @@ Test(independent, potts_resume_bit_identical)
                                                     "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2], "
                                                     "\"copies\": 2, \"first_system\": 3}, " RESUMED_RUN);
 }
+Test(independent, heisenberg_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-heis", "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, "
+                                                   "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.9], "
+                                                   "\"copies\": 2, \"first_system\": 1}, " RESUMED_RUN);
+}
 Test(independent, heisenberg_glass_resume_bit_identical)
 {
     expect_resume_bit_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
@@ -373,9 +401,6 @@ Test(independent, models_without_systems_refused)
     expect_refused("{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 2},"
                    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies", "model.realizations");
-    expect_refused("{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
-                   "\"independent\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
-                   "ensemble.type", "\"heisenberg\"");
     expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5},"
                    " \"ensemble\": {\"type\": \"independent\", \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.type", NULL);
