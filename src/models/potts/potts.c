@@ -36,7 +36,6 @@ typedef struct {
     cl_program program;
     cl_kernel init, metropolis, bonds_kernel, flip, mark_seeds, flip_marked, measure;
     cl_mem spins, bonds, labels, marked, thresholds, bond_thresholds, counts;
-    cl_mem one_bonds, one_labels; /* several systems: one system's bonds and labels for the labeler */
     clmc_labeler *labeler;
     size_t measure_wg, measure_global;
     cl_uint *counts_host; /* [slot][config][state 0 .. q - 1, equal bonds] */
@@ -129,10 +128,6 @@ static clmc_status allocate(potts_state *s)
     CLMC_TRY(create_buffer(s, s->n_configs * sizeof(cl_uint), NULL, &s->bond_thresholds));
     CLMC_TRY(create_buffer(s, all_sites(s), NULL, &s->bonds));
     CLMC_TRY(create_buffer(s, all_sites(s) * sizeof(cl_uint), NULL, &s->labels));
-    if (s->n_configs > 1) {
-        CLMC_TRY(create_buffer(s, s->n_sites, NULL, &s->one_bonds));
-        CLMC_TRY(create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), NULL, &s->one_labels));
-    }
     if (!s->few_clusters) return CLMC_OK;
     CLMC_TRY(create_buffer(s, all_sites(s) * sizeof(cl_uint), NULL, &s->marked));
     cl_uint zero = 0; /* no cluster marked: stamps are sweep + 1 */
@@ -227,8 +222,7 @@ static void potts_destroy(void *state)
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins,    s->bonds,           s->labels, s->marked,   s->thresholds,
-                        s->bond_thresholds, s->counts, s->one_bonds, s->one_labels};
+    cl_mem buffers[] = {s->spins, s->bonds, s->labels, s->marked, s->thresholds, s->bond_thresholds, s->counts};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     clmc_labeler_destroy(s->labeler);
@@ -294,22 +288,7 @@ static clmc_status launch_with_sweep(potts_state *s, cl_kernel kernel, cl_uint a
     return clmc_enqueue(s->rt, kernel, 2, global, NULL, CLMC_TIMED);
 }
 
-/* Labels of every system.  The labeler knows one lattice: several systems
- * are labelled one after another through one system's buffers (labels are
- * site indices within the system, as for a system alone). */
-static clmc_status label_systems(potts_state *s)
-{
-    if (s->n_configs == 1) return clmc_labeler_run(s->labeler, s->bonds, s->labels, NULL);
-    cl_command_queue queue = clmc_runtime_queue(s->rt);
-    size_t label_bytes = (size_t)s->n_sites * sizeof(cl_uint);
-    for (size_t c = 0; c < s->n_configs; c++) {
-        CLMC_CL_TRY(clEnqueueCopyBuffer(queue, s->bonds, s->one_bonds, c * s->n_sites, 0, s->n_sites, 0, NULL, NULL));
-        CLMC_TRY(clmc_labeler_run(s->labeler, s->one_bonds, s->one_labels, NULL));
-        CLMC_CL_TRY(clEnqueueCopyBuffer(queue, s->one_labels, s->labels, 0, c * label_bytes, label_bytes, 0, NULL,
-                                        NULL));
-    }
-    return CLMC_OK;
-}
+
 
 static clmc_status flip_seeded_clusters(potts_state *s, cl_uint sweep)
 {
@@ -333,7 +312,7 @@ static clmc_status potts_sweep(void *state, uint64_t sweep_index)
     }
     clmc_runtime_set_phase(s->rt, "bond_activation");
     CLMC_TRY(launch_with_sweep(s, s->bonds_kernel, 5, sweep, sites));
-    CLMC_TRY(label_systems(s));
+    CLMC_TRY(clmc_labeler_run_systems(s->labeler, s->bonds, s->labels, s->n_configs)); /* each as alone */
     clmc_runtime_set_phase(s->rt, "flip");
     clmc_status status = s->few_clusters ? flip_seeded_clusters(s, sweep)
                                          : launch_with_sweep(s, s->flip, 4, sweep, sites);
