@@ -1,7 +1,8 @@
 /* ensemble.type "independent": Ising systems at several temperatures in one
  * run agree with the exact 2D values; system i of a run equals a one-system
- * run with ensemble.first_system = i bit for bit (Ising; EA naive and the
- * Heisenberg glass per realization); a resumed run equals the
+ * run with ensemble.first_system = i bit for bit (Ising, Potts, the O(n)
+ * ferromagnets, percolation; EA naive and the Heisenberg glass per
+ * realization); a resumed run equals the
  * uninterrupted one; bad input and unsupported models exit 2 naming the key. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -126,6 +127,157 @@ Test(independent, ising_tiled_system_reruns_alone) { expect_systems_rerun_alone(
 Test(independent, ising_msc_system_reruns_alone) { expect_systems_rerun_alone("ind-msc", "msc", 64); }
 Test(independent, ising_naive_system_reruns_alone) { expect_systems_rerun_alone("ind-naive", "naive", 8); }
 
+/* Potts and the O(n) ferromagnets, 3 betas x 2 copies (systems 0 .. 5,
+ * system i = copy * 3 + temperature): systems 1 and 5 each equal a
+ * one-system run with first_system = i, for every update and layout (Potts
+ * Swendsen-Wang and few-cluster label the systems one after another; the
+ * O(n) models' floats on the same device).  `model` is the model block's
+ * body. */
+static void expect_copies_rerun_alone(const char *label, const char *model, const char *algorithm)
+{
+    static const double betas[] = {0.5, 1.0, 1.4};
+    char *dir = test_scratch_dir(label), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {%s}, \"algorithm\": %s,"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 1.0, 1.4], \"copies\": 2},"
+             " \"run\": {\"thermalization\": 10, \"sweeps\": 50, \"seed\": 5}}",
+             model, algorithm);
+    test_write_file(preset, json);
+    char *all = run_series(dir, preset, "all", "");
+    cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,magnetization\n", 51) == 0, "header: %.60s", all);
+    for (int i = 1; i < 6; i += 4) {
+        int n_many = 0, n_one = 0;
+        char name[32], overrides[256];
+        snprintf(name, sizeof name, "one%d", i);
+        snprintf(overrides, sizeof overrides, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1 "
+                 "--set ensemble.first_system=%d", betas[i % 3], i);
+        char *one = run_series(dir, preset, name, overrides);
+        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        printf("%s: system %d (beta %g): %d rows in the 6-system run, %d alone, %s\n", label, i, betas[i % 3], n_many,
+               n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+        cr_expect_eq(n_many, 50);
+        cr_expect_eq(n_one, 50);
+        cr_expect_str_eq(a, b, "%s: system %d differs from its one-system run", label, i);
+        free(a);
+        free(b);
+        free(one);
+    }
+    free(all);
+    free(dir);
+}
+
+#define POTTS_2D "\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3"
+Test(independent, potts_swendsen_wang_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-potts-sw", POTTS_2D, "{\"type\": \"swendsen_wang\"}");
+}
+Test(independent, potts_few_cluster_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-potts-few", POTTS_2D, "{\"type\": \"few_cluster\", \"tile\": 4}");
+}
+Test(independent, potts_metropolis_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-potts-metro", POTTS_2D, "{\"type\": \"metropolis\"}");
+}
+Test(independent, potts_3d_swendsen_wang_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-potts-3d", "\"type\": \"potts\", \"dim\": 3, \"L\": 4, \"q\": 2", "{\"type\": \"swendsen_wang\"}");
+}
+
+#define HEISENBERG_3D "\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4, \"n\": 3"
+Test(independent, heisenberg_naive_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-heis-naive", HEISENBERG_3D, "{\"layout\": \"naive\", \"overrelaxation_steps\": 1}");
+}
+Test(independent, heisenberg_tiled_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-heis-tiled", HEISENBERG_3D,
+                              "{\"layout\": \"tiled\", \"type\": \"metropolis\", \"overrelaxation_steps\": 1}");
+}
+Test(independent, heisenberg_planes_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-heis-planes", HEISENBERG_3D, "{\"layout\": \"planes\"}");
+}
+Test(independent, xy_2d_system_reruns_alone)
+{
+    expect_copies_rerun_alone("ind-xy", "\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 2",
+                              "{\"layout\": \"tiled\", \"overrelaxation_steps\": 2}");
+}
+
+/* The lines of an athermal run's series (sweep,system,...) whose system is
+ * `system`, with that column dropped. */
+static char *athermal_rows_of_system(const char *text, int system, int *n)
+{
+    char *out = calloc(strlen(text) + 1, 1), *at = out;
+    *n = 0;
+    for (const char *line = strchr(text, '\n') + 1; *line;) {
+        const char *end = strchr(line, '\n');
+        unsigned long long sweep;
+        int sys, used = 0;
+        cr_assert_eq(sscanf(line, "%llu,%d,%n", &sweep, &sys, &used), 2, "row %.60s", line);
+        if (sys == system) {
+            at += sprintf(at, "%llu,", sweep);
+            memcpy(at, line + used, (size_t)(end - line - used + 1));
+            at += end - line - used + 1;
+            (*n)++;
+        }
+        line = end + 1;
+    }
+    return out;
+}
+
+/* Percolation, copies alone (no betas): 4 systems, systems 1 and 3 each
+ * equal a one-system run with first_system = i; the series has no
+ * temperature columns and the observables pool the copies. */
+static void expect_percolation_copies_rerun_alone(const char *label, const char *model)
+{
+    char *dir = test_scratch_dir(label), preset[4200], json[1024];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    snprintf(json, sizeof json, "{\"model\": {\"type\": \"percolation\", %s}, \"ensemble\": {\"type\": "
+             "\"independent\", \"copies\": 4}, \"run\": {\"thermalization\": 0, \"sweeps\": 40, \"seed\": 5}}", model);
+    test_write_file(preset, json);
+    char *all = run_series(dir, preset, "all", "");
+    const char *header = "sweep,system,largest_cluster_fraction,";
+    cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
+    for (int i = 1; i < 4; i += 2) {
+        int n_many = 0, n_one = 0;
+        char name[32], overrides[256];
+        snprintf(name, sizeof name, "one%d", i);
+        snprintf(overrides, sizeof overrides, "--set ensemble.copies=1 --set ensemble.first_system=%d", i);
+        char *one = run_series(dir, preset, name, overrides);
+        char *a = athermal_rows_of_system(all, i, &n_many), *b = athermal_rows_of_system(one, i, &n_one);
+        printf("%s: system %d: %d rows in the 4-system run, %d alone, %s\n", label, i, n_many, n_one,
+               strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+        cr_expect_eq(n_many, 40);
+        cr_expect_eq(n_one, 40);
+        cr_expect_str_eq(a, b, "%s: system %d differs from its one-system run", label, i);
+        free(a);
+        free(b);
+        free(one);
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/all", dir);
+    cJSON *result = test_load_result(path);
+    cr_assert_not_null(result);
+    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
+    cr_expect_null(cJSON_GetObjectItem(observables, "temperatures"), "an athermal run has no temperatures");
+    cr_expect_not_null(cJSON_GetObjectItem(observables, "largest_cluster_fraction"), "pooled observables");
+    cJSON_Delete(result);
+    free(all);
+    free(dir);
+}
+
+Test(independent, percolation_bond_copies_rerun_alone)
+{
+    expect_percolation_copies_rerun_alone("ind-perc-bond", "\"dim\": 2, \"L\": 16, \"p\": 0.5");
+}
+Test(independent, percolation_site_3d_copies_rerun_alone)
+{
+    expect_percolation_copies_rerun_alone("ind-perc-site", "\"dim\": 3, \"L\": 8, \"p\": 0.3, \"kind\": \"site\"");
+}
+
 /* Spin glasses, 3 realizations x 3 betas: realization i (both replicas,
  * every beta) equals a one-realization run with first_system = i (EA: i = 1
  * takes the Metropolis draws two configurations past a multiple of four,
@@ -236,6 +388,25 @@ Test(independent, ea_resume_bit_identical)
                                                  "\"realizations\": 3}, \"ensemble\": {\"type\": \"independent\", "
                                                  "\"betas\": [0.5, 1.0], \"first_system\": 5}, " RESUMED_RUN);
 }
+Test(independent, potts_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-potts", "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, "
+                                                    "\"q\": 3}, \"algorithm\": {\"type\": \"few_cluster\", \"tile\": 4}, "
+                                                    "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2], "
+                                                    "\"copies\": 2, \"first_system\": 3}, " RESUMED_RUN);
+}
+Test(independent, heisenberg_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-heis", "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, "
+                                                   "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.9], "
+                                                   "\"copies\": 2, \"first_system\": 1}, " RESUMED_RUN);
+}
+Test(independent, percolation_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-perc", "{\"model\": {\"type\": \"percolation\", \"L\": 8}, "
+                                                   "\"ensemble\": {\"type\": \"independent\", \"copies\": 3, "
+                                                   "\"first_system\": 2}, " RESUMED_RUN);
+}
 Test(independent, heisenberg_glass_resume_bit_identical)
 {
     expect_resume_bit_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
@@ -278,14 +449,30 @@ Test(independent, bad_input_exits_2_naming_the_key)
                    "ensemble.copies", "2^24");
     expect_refused(ISING_WITH("{\"type\": \"independent\", \"betas\": [0.4], \"exchange_every\": 5}"),
                    "ensemble.exchange_every", NULL);
+    expect_refused("{\"model\": {\"type\": \"potts\", \"L\": 8}, \"ensemble\": {\"type\": \"independent\", "
+                   "\"betas\": [0.4], \"copies\": 0}, \"run\": {\"sweeps\": 10}}", "ensemble.copies", NULL);
+    expect_refused("{\"model\": {\"type\": \"potts\", \"L\": 8}, \"ensemble\": {\"type\": \"independent\", "
+                   "\"betas\": []}, \"run\": {\"sweeps\": 10}}", "ensemble.betas", NULL);
+    /* Athermal: copies alone. */
+    expect_refused("{\"model\": {\"type\": \"percolation\", \"L\": 8}, \"ensemble\": {\"type\": \"independent\", "
+                   "\"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}", "ensemble.betas", "no temperature");
+    expect_refused("{\"model\": {\"type\": \"percolation\", \"L\": 8}, \"ensemble\": {\"type\": \"independent\", "
+                   "\"copies\": 0}, \"run\": {\"sweeps\": 10}}", "ensemble.copies", NULL);
 }
 
-/* 2^20 copies of a 4096^2 lattice: 16 TiB of spins, refused before any
- * allocation with the bytes needed and the bytes the device has. */
+/* 2^20 copies of a 4096^2 lattice: 16 TiB of spins (Ising; Potts with
+ * cluster updates 10 bytes a site), refused before any allocation with the
+ * bytes needed and the bytes the device has. */
 Test(independent, copies_beyond_device_memory_refused)
 {
     expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4096}, \"ensemble\": {\"type\": "
                    "\"independent\", \"betas\": [0.4], \"copies\": 1048576}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.copies: the preset needs ", " has ");
+    expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 4096}, \"ensemble\": {\"type\": "
+                   "\"independent\", \"betas\": [0.5, 1.0], \"copies\": 524288}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.copies: the preset needs ", " has ");
+    expect_refused("{\"model\": {\"type\": \"percolation\", \"L\": 8192}, \"ensemble\": {\"type\": "
+                   "\"independent\", \"copies\": 1048576}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies: the preset needs ", " has ");
 }
 
@@ -301,12 +488,6 @@ Test(independent, models_without_systems_refused)
     expect_refused("{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 2},"
                    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies", "model.realizations");
-    expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
-                   "\"independent\", \"betas\": [0.4, 0.5]}, \"run\": {\"sweeps\": 10}}",
-                   "ensemble.type", "\"potts\"");
-    expect_refused("{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
-                   "\"independent\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
-                   "ensemble.type", "\"heisenberg\"");
     expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5},"
                    " \"ensemble\": {\"type\": \"independent\", \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.type", NULL);

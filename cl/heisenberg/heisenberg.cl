@@ -261,9 +261,9 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
 }
 
 #ifndef GLASS /* the glass's naive update is heisenberg_glass.cl's */
-/* One work-item per site of colour `colour` (the ferromagnet has one
- * configuration; couplings is not read); `move` one of the MOVE_ values, `hit`
- * the sub-sweep within the sweep.  The site's spin sits at packed index
+/* One work-item per site of colour `colour` in configuration get_global_id(1)
+ * (the ferromagnet's independent systems, else one; couplings is not read);
+ * `move` one of the MOVE_ values, `hit` the sub-sweep within the sweep.  The site's spin sits at packed index
  * colour * HALF_SITES + item, its neighbours' in the other colour's half. */
 __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
                                       uint move, uint hit, __global const real *betas, __global const real *couplings)
@@ -271,12 +271,14 @@ __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint s
     (void)couplings;
     uint item = get_global_id(0);
     if (item >= HALF_SITES) return;
+    spins = CONFIG_SPINS(spins);
     uint site = site_of_colour(item, colour), own = colour * HALF_SITES + item, other = (colour ^ 1u) * HALF_SITES;
     spin_t h = 0;
     for (uint d = 0; d < DIM; d++)
         h += load_packed(spins, other + lattice_up(site, d) / 2) + load_packed(spins, other + lattice_down(site, d) / 2);
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    store_packed(spins, own, update_spin(load_packed(spins, own), h, move, betas[0], key, site, sweep, hit, 0));
+    store_packed(spins, own, update_spin(load_packed(spins, own), h, move, betas[get_global_id(1)], key, site, sweep,
+                                                   hit, (uint)get_global_id(1)));
 }
 #endif
 

@@ -1,7 +1,11 @@
 /* Bond and site percolation samples on the periodic square (DIM 2) or simple
  * cubic (DIM 3) lattice of edge EDGE, labelled afterwards by cl/labeling/labeling.cl.
  *
- * Sample `sample`, site `site`: r = Philox(site, sample, 0, CLUSTER_BONDS).
+ * Systems (ensemble.type "independent": copies) one after another, the
+ * system from NDRange dimension 1.  Sample `sample`, site `site` of system
+ * i: r = Philox(site, sample, 0, CLMC_STREAM(CLUSTER_BONDS, CLMC_FIRST_SYSTEM
+ * + i)), so system i draws what a one-system run with ensemble.first_system
+ * = i draws.
  * Bond percolation: the bond to the +d neighbour is open if r.v[d] < T;
  * site percolation: the site is occupied if r.v[3] < T and the bond to an
  * occupied +d neighbour is open.  T = floor(p 2^32), so samples are
@@ -12,7 +16,8 @@
 inline clmc_philox_ctr site_randoms(uint seed_lo, uint seed_hi, uint site, uint sample)
 {
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    return clmc_random4(key, site, sample, 0, CLMC_PURPOSE_CLUSTER_BONDS);
+    return clmc_random4(key, site, sample, 0, CLMC_STREAM(CLMC_PURPOSE_CLUSTER_BONDS,
+                                                         CLMC_FIRST_SYSTEM + (uint)get_global_id(1)));
 }
 
 __kernel void percolation_sample(__global uchar *bonds, __global uchar *occupied, uint threshold, uint site_kind,
@@ -29,6 +34,7 @@ __kernel void percolation_sample(__global uchar *bonds, __global uchar *occupied
             open |= 1u << d;
         }
     }
-    bonds[site] = (uchar)open;
-    occupied[site] = (uchar)here;
+    size_t at = (size_t)get_global_id(1) * SITES + site;
+    bonds[at] = (uchar)open;
+    occupied[at] = (uchar)here;
 }

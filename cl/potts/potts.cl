@@ -4,10 +4,16 @@
  * activation, cluster flips; or the few-cluster variant's seeds and flips),
  * plus the measurement of state counts and satisfied bonds.
  *
- * Defines: DIM, EDGE, Q (2 .. 255), MEASURE_WG.  Spins uchar 0 .. Q - 1,
- * row-major, x fastest; bonds[site] bit d = bond to the +d neighbour active.
+ * Defines: DIM, EDGE, Q (2 .. 255), MEASURE_WG, CONFIGS (systems held, 1
+ * but for ensemble.type "independent"), CLMC_FIRST_SYSTEM where not 0.
+ * Spins uchar 0 .. Q - 1, row-major, x fastest, SITES per system, system
+ * after system; bonds[site] bit d = bond to the +d neighbour active; labels
+ * and marks per system too (a label is the site index within its system).
+ * Every kernel's second NDRange dimension is the system (config).
  *
- * Random numbers (Philox counter: unit, sweep, 0, purpose):
+ * Random numbers (Philox counter: unit, sweep, 0, purpose), the purpose
+ * word CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + config), so that system i
+ * draws what a one-system run with ensemble.first_system = i draws:
  *   initial state       (site, 0, 0, INIT).v[0]
  *   Metropolis          (site, sweep, 0, METROPOLIS): v[0] proposal, v[1] acceptance
  *   bond activation     (site, sweep, 0, CLUSTER_BONDS).v[d] for the bond in +d
@@ -19,25 +25,33 @@
 #include "common/lattice.h"
 #include "common/philox.h"
 
+/* The purpose word of the work-item's system. */
+#define STREAM(purpose) CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + (uint)get_global_id(1))
+/* The work-item's system's part of a per-site array. */
+#define OF_SYSTEM(array) ((array) + (size_t)get_global_id(1) * SITES)
+
 __kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered)
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    spins[site] = ordered ? 0 : (uchar)mul_hi(clmc_random4(key, site, 0, 0, CLMC_PURPOSE_INIT).v[0], (uint)Q);
+    OF_SYSTEM(spins)[site] = ordered ? 0 : (uchar)mul_hi(clmc_random4(key, site, 0, 0, STREAM(CLMC_PURPOSE_INIT)).v[0],
+                                                         (uint)Q);
 }
 
 /* A new state among the Q - 1 others; dE = (equal neighbours now) - (equal
  * neighbours after), accepted if dE <= 0 or r < thresholds[dE - 1] =
- * floor(exp(-beta dE) 2^32). */
-__kernel void potts_metropolis(__global uchar *spins, __global const uint *thresholds, uint seed_lo, uint seed_hi,
-                               uint sweep, uint colour)
+ * floor(exp(-beta dE) 2^32) (2 DIM thresholds per system, at its beta). */
+__kernel void potts_metropolis(__global uchar *all_spins, __global const uint *all_thresholds, uint seed_lo,
+                               uint seed_hi, uint sweep, uint colour)
 {
     uint item = get_global_id(0);
     if (item >= HALF_SITES) return;
+    __global uchar *spins = OF_SYSTEM(all_spins);
+    __global const uint *thresholds = all_thresholds + get_global_id(1) * 2 * DIM;
     uint site = site_of_colour(item, colour);
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, site, sweep, 0, CLMC_PURPOSE_METROPOLIS);
+    clmc_philox_ctr r = clmc_random4(key, site, sweep, 0, STREAM(CLMC_PURPOSE_METROPOLIS));
     uint now = spins[site], next = (now + 1 + mul_hi(r.v[0], (uint)(Q - 1))) % Q;
     int change = 0;
     for (uint d = 0; d < DIM; d++) {
@@ -48,18 +62,21 @@ __kernel void potts_metropolis(__global uchar *spins, __global const uint *thres
 }
 
 /* Swendsen-Wang, step 1: the bond to each +d neighbour in the same state is
- * active with probability p = 1 - exp(-beta), i.e. if r < floor(p 2^32). */
-__kernel void potts_bonds(__global const uchar *spins, __global uchar *bonds, uint threshold, uint seed_lo,
-                          uint seed_hi, uint sweep)
+ * active with probability p = 1 - exp(-beta), i.e. if r < thresholds[system]
+ * = floor(p 2^32) at the system's beta. */
+__kernel void potts_bonds(__global const uchar *all_spins, __global uchar *bonds, __global const uint *thresholds,
+                          uint seed_lo, uint seed_hi, uint sweep)
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;
+    __global const uchar *spins = OF_SYSTEM(all_spins);
+    uint threshold = thresholds[get_global_id(1)];
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, site, sweep, 0, CLMC_PURPOSE_CLUSTER_BONDS);
+    clmc_philox_ctr r = clmc_random4(key, site, sweep, 0, STREAM(CLMC_PURPOSE_CLUSTER_BONDS));
     uint own = spins[site], active = 0;
     for (uint d = 0; d < DIM; d++)
         if (spins[lattice_up(site, d)] == own && r.v[d] < threshold) active |= 1u << d;
-    bonds[site] = (uchar)active;
+    OF_SYSTEM(bonds)[site] = (uchar)active;
 }
 
 /* Swendsen-Wang, step 3: every cluster (labelled by its smallest site, the
@@ -69,8 +86,9 @@ __kernel void potts_flip(__global uchar *spins, __global const uint *labels, uin
     uint site = get_global_id(0);
     if (site >= SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint root = labels[site];
-    spins[site] = (uchar)mul_hi(clmc_random4(key, root, sweep, 0, CLMC_PURPOSE_CLUSTER_FLIP).v[0], (uint)Q);
+    uint root = OF_SYSTEM(labels)[site];
+    OF_SYSTEM(spins)[site] = (uchar)mul_hi(clmc_random4(key, root, sweep, 0, STREAM(CLMC_PURPOSE_CLUSTER_FLIP)).v[0],
+                                           (uint)Q);
 }
 
 /* Few-cluster variant (seed section III, "logically identical to the full
@@ -86,34 +104,37 @@ __kernel void potts_mark_seeds(__global const uint *labels, __global uint *marke
 #endif
     if (tile >= tiles) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, tile, sweep, 0, CLMC_PURPOSE_CLUSTER_SEED);
+    clmc_philox_ctr r = clmc_random4(key, tile, sweep, 0, STREAM(CLMC_PURPOSE_CLUSTER_SEED));
     uint site = 0, stride = 1;
     for (uint d = 0; d < DIM; d++, stride *= EDGE, tile /= per_edge)
         site += ((tile % per_edge) * tile_edge + mul_hi(r.v[d], tile_edge)) * stride;
-    marked[labels[site]] = sweep + 1;
+    OF_SYSTEM(marked)[OF_SYSTEM(labels)[site]] = sweep + 1;
 }
 
 /* Each marked cluster changes, with probability flip_threshold / 2^32 (below
  * one, so that the update stays ergodic), to a state drawn at its root among
  * the Q - 1 others; its sites all share one state, so they agree. */
-__kernel void potts_flip_marked(__global uchar *spins, __global const uint *labels, __global const uint *marked,
+__kernel void potts_flip_marked(__global uchar *all_spins, __global const uint *labels, __global const uint *marked,
                                 uint flip_threshold, uint seed_lo, uint seed_hi, uint sweep)
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;
-    uint root = labels[site];
-    if (marked[root] != sweep + 1) return;
+    uint root = OF_SYSTEM(labels)[site];
+    if (OF_SYSTEM(marked)[root] != sweep + 1) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, root, sweep, 0, CLMC_PURPOSE_CLUSTER_FLIP);
+    clmc_philox_ctr r = clmc_random4(key, root, sweep, 0, STREAM(CLMC_PURPOSE_CLUSTER_FLIP));
     if (r.v[1] >= flip_threshold) return;
+    __global uchar *spins = OF_SYSTEM(all_spins);
     spins[site] = (uchar)((spins[site] + 1 + mul_hi(r.v[0], (uint)(Q - 1))) % Q);
 }
 
-/* counts[slot][k] += sites in state k (k < Q), counts[slot][Q] += bonds
- * joining equal states; the host zeroes a slot before its measurement. */
+/* counts[slot][system][k] += sites in state k (k < Q), counts[slot][system][Q]
+ * += bonds joining equal states; the host zeroes a slot before its
+ * measurement. */
 __kernel __attribute__((reqd_work_group_size(MEASURE_WG, 1, 1)))
-void potts_measure(__global const uchar *spins, __global uint *counts, uint slot)
+void potts_measure(__global const uchar *all_spins, __global uint *counts, uint slot)
 {
+    __global const uchar *spins = OF_SYSTEM(all_spins);
     __local uint local_counts[Q + 1];
     uint lid = get_local_id(0);
     for (uint k = lid; k <= Q; k += MEASURE_WG) local_counts[k] = 0;
@@ -126,5 +147,5 @@ void potts_measure(__global const uchar *spins, __global uint *counts, uint slot
     }
     atomic_add(&local_counts[Q], equal);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = lid; k <= Q; k += MEASURE_WG) atomic_add(&counts[slot * (Q + 1) + k], local_counts[k]);
+    for (uint k = lid; k <= Q; k += MEASURE_WG) atomic_add(&counts[(slot * CONFIGS + get_global_id(1)) * (Q + 1) + k], local_counts[k]);
 }

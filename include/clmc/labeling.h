@@ -48,6 +48,12 @@ typedef struct clmc_labeler clmc_labeler;
 clmc_status clmc_labeler_create(clmc_runtime *rt, clmc_label_lattice lattice, clmc_labeler **out);
 clmc_status clmc_labeler_run(clmc_labeler *labeler, cl_mem bonds, cl_mem labels, clmc_label_report *report);
 void clmc_labeler_destroy(clmc_labeler *labeler);
+/* n_systems lattices one after another in bonds and labels (n_systems x
+ * edge^dim entries each), each labelled as if alone (labels are site
+ * indices within its system): one clmc_labeler_run per system, through one
+ * system's buffers that the labeler creates on first use (edge^dim x 5
+ * bytes more).  Not timed as a phase of its own. */
+clmc_status clmc_labeler_run_systems(clmc_labeler *labeler, cl_mem bonds, cl_mem labels, size_t n_systems);
 /* The tile edge in use (the default resolved). */
 int clmc_labeler_tile(const clmc_labeler *labeler);
 

@@ -58,29 +58,36 @@ clmc_status clmc_series_collect(clmc_series *s, const clmc_model_ops *ops, void 
 /* With tempering each row gains [system,] temperature and beta columns;
  * independent systems always have all three, system being the run-wide
  * index first_system + config / configs_per_system that names the system's
- * random stream (Ising: first_system + copy T + t). */
+ * random stream (Ising: first_system + copy T + t); those of an athermal
+ * model only the system. */
 char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const char *const *columns)
 {
     if (s->n_configs == 1 && !pt->independent)
         return clmc_series_csv(columns, s->n_columns, s->sweeps, s->rows, s->n_rows);
-    size_t lead = pt->n_systems > 1 || pt->independent ? 3 : 2, width = lead + s->n_columns, n = s->n_rows * s->n_configs;
+    size_t lead = pt->n_systems > 1 || pt->independent ? 3 : 2, width, n = s->n_rows * s->n_configs;
+    if (pt->athermal) lead = 1;
+    width = lead + s->n_columns;
     const char **names = malloc((width + 1) * sizeof *names);
     double *rows = malloc((n ? n : 1) * width * sizeof *rows);
     uint64_t *sweeps = malloc((n ? n : 1) * sizeof *sweeps);
     char *text = NULL;
     if (names && rows && sweeps) {
         size_t c = 0;
-        if (lead == 3) names[c++] = "system";
-        names[c++] = "temperature";
-        names[c++] = "beta";
+        if (lead != 2) names[c++] = "system";
+        if (lead != 1) {
+            names[c++] = "temperature";
+            names[c++] = "beta";
+        }
         for (size_t k = 0; k < s->n_columns; k++) names[c++] = columns[k];
         for (size_t r = 0; r < n; r++) {
             size_t config = r % s->n_configs, t = config % pt->n_temperatures;
             double *row = rows + r * width;
             if (pt->independent) *row++ = (double)(pt->first_system + config / pt->configs_per_system);
             else if (lead == 3) *row++ = (double)(config / pt->n_temperatures);
-            *row++ = (double)t;
-            *row++ = pt->betas[t];
+            if (lead != 1) {
+                *row++ = (double)t;
+                *row++ = pt->betas[t];
+            }
             memcpy(row, s->rows + r * s->n_columns, s->n_columns * sizeof *row);
             sweeps[r] = s->sweeps[r / s->n_configs];
         }
@@ -116,6 +123,12 @@ clmc_status clmc_series_estimate(const clmc_series *s, const clmc_tempering *pt,
     if (pt->n_temperatures == 1 && !pt->independent) return ops->estimate(state, s->rows, per_temperature, pt->betas[0], observables);
     double *rows = malloc((per_temperature ? per_temperature : 1) * s->n_columns * sizeof *rows);
     if (!rows) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (pt->athermal) { /* one group: the copies' estimates in observables itself */
+        gather_temperature(s, pt, 0, rows);
+        clmc_status status = ops->estimate(state, rows, per_temperature, pt->betas[0], observables);
+        free(rows);
+        return status;
+    }
     cJSON *list = cJSON_AddArrayToObject(observables, "temperatures");
     clmc_status status = CLMC_OK;
     for (unsigned t = 0; t < pt->n_temperatures && status == CLMC_OK; t++) {

@@ -44,6 +44,7 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     e->map.exchange_path = settings->exchanges;
     e->map.independent = settings->type == CLMC_ENSEMBLE_INDEPENDENT;
     e->map.first_system = settings->first_system;
+    e->map.athermal = ops->athermal;
     e->map.configs_per_system = shape->configs_per_system > 1 ? shape->configs_per_system : 1;
     CLMC_TRY(clmc_tempering_apply(&e->map, ops, state));
     return e->kind->open ? e->kind->open(e, shape->measure_batch) : CLMC_OK;

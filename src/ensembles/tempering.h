@@ -23,6 +23,7 @@ typedef struct clmc_tempering {
     bool independent;        /* ensemble.type "independent": no exchanges, results per system */
     unsigned first_system;   /* ensemble.first_system: the run-wide index of the first system */
     unsigned configs_per_system; /* independent: configurations of one system (clmc_model_shape) */
+    bool athermal;           /* independent systems of a model without temperature: no temperature columns */
     double *betas;           /* [t], increasing */
     unsigned *config_at;     /* [system][t]: configuration simulated at temperature t */
     int *heading;            /* [config]: +1 heading to the cold end, -1 back, 0 not yet started */

@@ -68,6 +68,16 @@ static const clmc_field independent_fields[] = {
     FIELD_END,
 };
 
+/* Athermal models (no temperature): copies alone (prepare_ensemble refuses
+ * betas). */
+static const clmc_field ensemble_athermal_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
+    {"copies", CLMC_FIELD_INT, 1, 16777216, false, NULL, "1", "independent systems"},
+    {"first_system", CLMC_FIELD_INT, 0, 16777215, false, NULL, "0",
+     "index of the run's first system: system i draws the random numbers of system first_system + i"},
+    FIELD_END,
+};
+
 static const clmc_field run_fields[] = {
     {"thermalization", CLMC_FIELD_INT, 0, 1e12, false, NULL, "1000", "sweeps discarded before measuring"},
     {"sweeps", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000", "sweeps after thermalization"},
@@ -129,19 +139,21 @@ static void select_ensemble_tables(const resolve_context *ctx, const cJSON *inpu
 {
     static const clmc_field no_fields[] = {FIELD_END};
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(input, "type");
-    if (ctx->model->athermal) tables[0] = no_fields;
-    else if (cJSON_IsString(type) && strcmp(type->valuestring, "independent") == 0) tables[0] = independent_fields;
+    bool independent = cJSON_IsString(type) && strcmp(type->valuestring, "independent") == 0;
+    if (ctx->model->athermal) tables[0] = independent ? ensemble_athermal_fields : no_fields;
+    else if (independent) tables[0] = independent_fields;
     else tables[0] = type ? tempering_fields : single_beta_fields;
 }
 
 static clmc_status prepare_model(resolve_context *ctx, cJSON *input);
+static clmc_status prepare_ensemble(resolve_context *ctx, cJSON *input);
 static clmc_status prepare_output(resolve_context *ctx, cJSON *input);
 static clmc_status prepare_run(resolve_context *ctx, cJSON *input);
 
 static const section_schema sections[] = {
     {"model", true, NULL, select_model_tables, prepare_model},
     {"algorithm", false, NULL, select_algorithm_tables, NULL},
-    {"ensemble", true, NULL, select_ensemble_tables, NULL},
+    {"ensemble", true, NULL, select_ensemble_tables, prepare_ensemble},
     {"run", false, run_fields, NULL, prepare_run},
     {"output", false, output_fields, NULL, prepare_output},
 };
@@ -490,6 +502,19 @@ static clmc_status prepare_run(resolve_context *ctx, cJSON *input)
     return CLMC_OK;
 }
 
+/* An athermal model's ensemble block takes no temperature: a clearer
+ * refusal than the unknown key. */
+static clmc_status prepare_ensemble(resolve_context *ctx, cJSON *input)
+{
+    if (!ctx->model->athermal) return CLMC_OK;
+    if (cJSON_GetObjectItemCaseSensitive(input, "betas") || cJSON_GetObjectItemCaseSensitive(input, "beta"))
+        return schema_error(ctx, cJSON_GetObjectItemCaseSensitive(input, "betas") ? "ensemble.betas" : "ensemble.beta",
+                            "model \"%s\" has no temperature; %s", ctx->model->type,
+                            ctx->model->independent ? "its only ensemble is {\"type\": \"independent\", \"copies\": n} "
+                                                      "(or none)" : "give no ensemble section");
+    return CLMC_OK;
+}
+
 static clmc_status resolve_section(resolve_context *ctx, cJSON *root_in, const section_schema *section,
                                    cJSON *root_out)
 {
@@ -713,14 +738,15 @@ static clmc_status check_independent(const clmc_preset_model *model, const clmc_
 }
 
 /* Tempering needs at least two strictly increasing inverse temperatures;
- * independent systems at least one. */
+ * independent systems at least one (athermal models none). */
 static clmc_status check_tempering(const clmc_preset_model *model, const clmc_preset *preset, const char *source)
 {
     const cJSON *betas = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble"), "betas");
+    bool independent = clmc_preset_has(preset, "ensemble.type") &&
+                       strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
+    if (independent) CLMC_TRY(check_independent(model, preset, source)); /* athermal: without betas */
     if (!betas) return CLMC_OK;
-    bool independent = strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
-    if (independent) CLMC_TRY(check_independent(model, preset, source));
     if (!independent && cJSON_GetArraySize(betas) < 2)
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.betas: parallel tempering needs at least two betas", source);
     for (int i = 1; i < cJSON_GetArraySize(betas); i++) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "measure/measure.h"
+#include "models/ensemble_hooks.h"
 #include "models/lattice.h"
 
 #define MEASURE_WG_MAX 256
@@ -38,15 +39,16 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
     bool tiled = strcmp(layout, "naive") != 0, planes = strcmp(layout, "planes") == 0;
     bool pure_or = strcmp(clmc_preset_string(p, "algorithm.type"), "overrelaxation") == 0;
     bool glass = strcmp(clmc_preset_string(p, "model.type"), "heisenberg_glass") == 0;
+    bool independent = clmc_preset_systems(p)->independent;
     unsigned long long temperatures = clmc_preset_betas(p, NULL, 0), configs = 1;
-    if (temperatures > 1 && !glass)
+    if (temperatures > 1 && !glass && !independent)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: the heisenberg ferromagnet has no parallel tempering; "
-                         "give ensemble.beta");
+                         "give ensemble.beta (or ensemble.type \"independent\")");
     if (glass) configs = 2 * temperatures * (unsigned long long)clmc_preset_int(p, "model.realizations");
     if (configs > (1ULL << 24)) /* CLMC_STREAM keeps 24 bits of the configuration */
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: 2 x realizations x temperatures = %llu configurations "
                          "exceed the 2^24 that have their own random streams", configs);
-    if (temperatures > 1 && pure_or)
+    if (temperatures > 1 && pure_or && !independent)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"overrelaxation\" keeps the energy and cannot be tempered; "
                          "use \"heatbath\" or \"metropolis\" (with algorithm.overrelaxation_steps)");
     if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
@@ -143,7 +145,9 @@ static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
     clmc_defines_int(&options, "EDGE", s->edge);
     clmc_defines_int(&options, "NCOMP", s->ncomp);
     clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
-    clmc_defines_int(&options, "CONFIGS", s->n_configs / s->realizations);
+    /* The ferromagnet's independent systems are samples of one configuration. */
+    clmc_defines_int(&options, "CONFIGS", s->glass ? s->n_configs / s->realizations : 1);
+    if (!s->glass && s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     if (s->is_double) clmc_defines_flag(&options, "REAL_DOUBLE");
     if (s->fast_math) {
         clmc_defines_flag(&options, "FAST_MATH");
@@ -256,12 +260,13 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->fast_math = clmc_preset_bool(p, "algorithm.fast_math");
     s->thermalization = clmc_preset_run(p)->thermalization;
     s->seed = clmc_preset_run(p)->seed;
-    s->temperatures = s->glass ? (cl_uint)clmc_preset_betas(p, NULL, 0) : 1;
+    s->temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);
     s->realizations = s->glass ? (cl_uint)clmc_preset_int(p, "model.realizations") : 1;
-    s->n_configs = s->glass ? 2 * s->temperatures * s->realizations : 1;
-    s->independent = s->glass && clmc_preset_systems(p)->independent;
-    s->first_system = s->glass ? clmc_preset_systems(p)->first_system : 0;
-    unsigned per_slot = s->temperatures * s->realizations;
+    s->copies = clmc_preset_systems(p)->copies;
+    s->n_configs = s->glass ? 2 * s->temperatures * s->realizations : s->temperatures * s->copies;
+    s->independent = clmc_preset_systems(p)->independent;
+    s->first_system = clmc_preset_systems(p)->first_system;
+    unsigned per_slot = s->glass ? s->temperatures * s->realizations : s->n_configs;
     s->batch = MEASURE_BATCH / per_slot ? MEASURE_BATCH / per_slot : 1;
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
     clmc_preset_betas(p, &s->beta, 1);
@@ -340,10 +345,11 @@ clmc_status clmc_heisenberg_create(clmc_runtime *rt, clmc_preset *p, const heise
     shape->bytes_per_sweep = bytes_per_sweep(s, sub_sweeps);
     /* Tempering and independent systems: one row per configuration, each
      * replica chain a tempering system; an independent system is a
-     * realization, its 2 T configurations. */
-    shape->n_systems = s->temperatures > 1 || s->independent ? 2 * s->realizations : 1;
+     * realization, its 2 T configurations (the ferromagnet: one
+     * configuration, copies x T of them). */
+    shape->n_systems = !s->glass ? s->copies : s->temperatures > 1 || s->independent ? 2 * s->realizations : 1;
     shape->n_temperatures = s->temperatures;
-    shape->configs_per_system = s->independent ? 2 * s->temperatures : 1;
+    shape->configs_per_system = s->glass && s->independent ? 2 * s->temperatures : 1;
     *state = s;
     return CLMC_OK;
 }
@@ -359,10 +365,12 @@ clmc_status clmc_heisenberg_measure(void *state, unsigned slot)
 }
 
 /* One sub-sweep of `move` over both colours of the naive layout (a
- * work-item updates its site in every configuration of one realization). */
+ * work-item updates its site in every configuration of one realization; the
+ * ferromagnet's in one configuration). */
 static clmc_status naive_sub_sweep(heisenberg_state *s, cl_uint sweep, cl_uint move, cl_uint hit)
 {
-    size_t wg = s->naive_wg, global[2] = {wg ? (s->naive_items + wg - 1) / wg * wg : s->naive_items, s->realizations};
+    size_t samples = s->glass ? s->realizations : s->n_configs;
+    size_t wg = s->naive_wg, global[2] = {wg ? (s->naive_items + wg - 1) / wg * wg : s->naive_items, samples};
     size_t local[2] = {wg, 1};
     cl_kernel update = s->update_or && move == MOVE_OVERRELAXATION ? s->update_or : s->update;
     CLMC_CL_TRY(clSetKernelArg(update, 3, sizeof(cl_uint), &sweep));
@@ -423,18 +431,41 @@ void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partial
     for (int k = 0; k < 4; k++) sums[k] = (double)total[k] / FIXED_SCALE;
 }
 
-/* Rows: energy per spin -(bond sum)/N and |M|/N. */
+/* Rows [slot][configuration]: energy per spin -(bond sum)/N and |M|/N. */
 static clmc_status heisenberg_collect(void *state, unsigned n_slots, double *rows)
 {
     heisenberg_state *s = state;
     CLMC_TRY(clmc_heisenberg_read_slots(s, 0, n_slots));
-    for (unsigned slot = 0; slot < n_slots; slot++) {
+    for (size_t row = 0; row < (size_t)n_slots * s->n_configs; row++) {
         double sums[4];
-        clmc_heisenberg_sums(s, s->partials_host + slot * clmc_heisenberg_partials_per_slot(s), sums);
-        rows[2 * slot] = -sums[0] / s->n_sites;
-        rows[2 * slot + 1] = sqrt(sums[1] * sums[1] + sums[2] * sums[2] + sums[3] * sums[3]) / s->n_sites;
+        clmc_heisenberg_sums(s, s->partials_host + row * 4 * s->measure_groups, sums);
+        rows[2 * row] = -sums[0] / s->n_sites;
+        rows[2 * row + 1] = sqrt(sums[1] * sums[1] + sums[2] * sums[2] + sums[3] * sums[3]) / s->n_sites;
     }
     return CLMC_OK;
+}
+
+/* Ensembles: H (for the glass -sum J s.s) of every configuration, exact
+ * fixed-point sums, through the spare slot. */
+clmc_status clmc_heisenberg_energies(void *state, double *energies)
+{
+    heisenberg_state *s = state;
+    CLMC_TRY(clmc_heisenberg_measure(s, SLOT_ENERGIES(s)));
+    CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_ENERGIES(s), 1));
+    size_t per_config = 4 * s->measure_groups;
+    for (cl_uint c = 0; c < s->n_configs; c++) {
+        double sums[4];
+        clmc_heisenberg_sums(s, s->partials_host + c * per_config, sums);
+        energies[c] = -sums[0];
+    }
+    return CLMC_OK;
+}
+
+/* Independent systems: configuration c at betas[c]. */
+static clmc_status heisenberg_set_betas(void *state, const double *betas, const unsigned *temperature_of)
+{
+    (void)temperature_of;
+    return clmc_heisenberg_write_betas(state, betas);
 }
 
 static clmc_status heisenberg_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
@@ -516,9 +547,10 @@ void clmc_heisenberg_device_bytes(const clmc_preset *p, bool glass, uint64_t *to
     uint64_t dim = (uint64_t)clmc_preset_int(p, "model.dim"), ncomp = (uint64_t)clmc_preset_int(p, "model.n");
     uint64_t sites = clmc_lattice_sites((int)dim, (int)clmc_preset_int(p, "model.L"));
     uint64_t real = strcmp(clmc_preset_string(p, "model.precision"), "double") == 0 ? 8 : 4;
-    uint64_t temperatures = glass ? clmc_preset_betas(p, NULL, 0) : 1;
+    uint64_t temperatures = clmc_preset_betas(p, NULL, 0);
     uint64_t realizations = glass ? (uint64_t)clmc_preset_int(p, "model.realizations") : 1;
-    uint64_t configs = glass ? 2 * temperatures * realizations : 1, pairs = temperatures * realizations;
+    uint64_t configs = glass ? 2 * temperatures * realizations : temperatures * clmc_preset_systems(p)->copies;
+    uint64_t pairs = glass ? temperatures * realizations : configs; /* measurement rows per slot */
     uint64_t batch = MEASURE_BATCH / pairs ? MEASURE_BATCH / pairs : 1;
     uint64_t spins = ncomp * sites * real * configs;
     uint64_t partials = 4 * MEASURE_GROUPS_MAX * configs * (batch + 3) * sizeof(cl_long);
@@ -537,6 +569,12 @@ static void heisenberg_device_bytes(const clmc_preset *p, uint64_t *total, uint6
     clmc_heisenberg_device_bytes(p, false, total, largest);
 }
 
+static const clmc_ensemble_hooks heisenberg_ensemble_hooks = {
+    .independent = true,
+    .energies = clmc_heisenberg_energies,
+    .set_betas = heisenberg_set_betas,
+};
+
 static clmc_status heisenberg_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
 {
     return clmc_heisenberg_create(rt, p, NULL, state, shape);
@@ -553,6 +591,7 @@ const clmc_model_ops clmc_model_heisenberg = {
     .measure = clmc_heisenberg_measure,
     .collect = heisenberg_collect,
     .estimate = heisenberg_estimate,
+    .ensemble = &heisenberg_ensemble_hooks,
     .guard = clmc_heisenberg_guard,
     .checks = clmc_heisenberg_checks,
     .save_state = clmc_heisenberg_save_state,

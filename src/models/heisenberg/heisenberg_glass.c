@@ -223,21 +223,6 @@ static clmc_status glass_set_betas(void *state, const double *betas, const unsig
     return CLMC_OK;
 }
 
-/* Tempering: H = -sum J s.s of every configuration (exact fixed-point sums). */
-static clmc_status glass_energies(void *state, double *energies)
-{
-    heisenberg_state *s = state;
-    CLMC_TRY(clmc_heisenberg_measure(s, SLOT_ENERGIES(s)));
-    CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_ENERGIES(s), 1));
-    size_t per_config = 4 * s->measure_groups;
-    for (cl_uint c = 0; c < s->n_configs; c++) {
-        double sums[4];
-        clmc_heisenberg_sums(s, s->partials_host + c * per_config, sums);
-        energies[c] = -sums[0];
-    }
-    return CLMC_OK;
-}
-
 #define WORK_GROUP_AUTOMATIC 128 /* where the device allows; else the driver's choice */
 
 /* algorithm.work_group and sites_per_item only shape the naive layout's launch. */
@@ -323,7 +308,7 @@ static void glass_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
 
 static const clmc_ensemble_hooks glass_ensemble_hooks = {
     .independent = true,
-    .energies = glass_energies,
+    .energies = clmc_heisenberg_energies,
     .set_betas = glass_set_betas,
 };
 

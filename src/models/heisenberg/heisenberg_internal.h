@@ -50,6 +50,7 @@ struct heisenberg_state {
      * run-wide realization first_system + r (couplings, random streams). */
     bool independent;
     cl_uint first_system;
+    cl_uint copies; /* ferromagnet, ensemble.type "independent": systems per temperature (configs copy-major) */
     uint64_t seed;
     bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
     cl_uint mc_move, hits, or_steps;
@@ -89,6 +90,8 @@ clmc_status clmc_heisenberg_buffer(heisenberg_state *s, size_t bytes, void *host
 clmc_status clmc_heisenberg_read_slots(heisenberg_state *s, unsigned first, unsigned n);
 void clmc_heisenberg_sums(const heisenberg_state *s, const cl_long *slot_partials, double sums[4]);
 
+/* Ensemble hook: H of every configuration (exact fixed-point sums). */
+clmc_status clmc_heisenberg_energies(void *state, double *energies);
 /* The configurations' inverse temperatures as the kernels' reals. */
 clmc_status clmc_heisenberg_write_betas(heisenberg_state *s, const double *betas);
 

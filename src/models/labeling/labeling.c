@@ -38,6 +38,7 @@ struct clmc_labeler {
     cl_program program;
     cl_kernel tiles, relax, sew, flatten;
     cl_mem changed;
+    cl_mem one_bonds, one_labels; /* clmc_labeler_run_systems: one system's, created on first use */
 };
 
 void clmc_labeler_destroy(clmc_labeler *w)
@@ -49,6 +50,8 @@ void clmc_labeler_destroy(clmc_labeler *w)
     if (w->flatten) CLMC_CL_WARN(clReleaseKernel(w->flatten));
     if (w->program) CLMC_CL_WARN(clReleaseProgram(w->program));
     if (w->changed) CLMC_CL_WARN(clReleaseMemObject(w->changed));
+    if (w->one_bonds) CLMC_CL_WARN(clReleaseMemObject(w->one_bonds));
+    if (w->one_labels) CLMC_CL_WARN(clReleaseMemObject(w->one_labels));
     free(w);
 }
 
@@ -179,6 +182,21 @@ clmc_status clmc_labeler_run(clmc_labeler *w, cl_mem bonds, cl_mem labels, clmc_
         report->relax_passes = passes;
         report->sewing_levels = levels;
         report->tile = w->lattice.tile;
+    }
+    return CLMC_OK;
+}
+
+clmc_status clmc_labeler_run_systems(clmc_labeler *w, cl_mem bonds, cl_mem labels, size_t n_systems)
+{
+    if (n_systems == 1) return clmc_labeler_run(w, bonds, labels, NULL);
+    size_t label_bytes = w->sites * sizeof(cl_uint);
+    if (!w->one_bonds) CLMC_TRY(clmc_buffer_create(w->rt, w->sites, NULL, "labeling", &w->one_bonds));
+    if (!w->one_labels) CLMC_TRY(clmc_buffer_create(w->rt, label_bytes, NULL, "labeling", &w->one_labels));
+    cl_command_queue queue = clmc_runtime_queue(w->rt);
+    for (size_t i = 0; i < n_systems; i++) {
+        CLMC_CL_TRY(clEnqueueCopyBuffer(queue, bonds, w->one_bonds, i * w->sites, 0, w->sites, 0, NULL, NULL));
+        CLMC_TRY(clmc_labeler_run(w, w->one_bonds, w->one_labels, NULL));
+        CLMC_CL_TRY(clEnqueueCopyBuffer(queue, w->one_labels, labels, 0, i * label_bytes, label_bytes, 0, NULL, NULL));
     }
     return CLMC_OK;
 }

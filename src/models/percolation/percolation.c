@@ -4,7 +4,9 @@
  * largest cluster, the mean cluster size and whether a cluster wraps the
  * torus (a depth-first search that keeps unwrapped coordinates: reaching a
  * site of the cluster again with other coordinates closes a loop around the
- * torus in the directions that differ). */
+ * torus in the directions that differ).  ensemble.type "independent": copies
+ * systems one after another in every buffer, each drawn from its own stream
+ * and labelled as if alone. */
 #include "models/percolation/percolation.h"
 
 #include <math.h>
@@ -17,6 +19,7 @@
 #include "clmc/stats.h"
 #include "runtime/defines.h"
 #include "measure/measure.h"
+#include "models/ensemble_hooks.h"
 #include "models/lattice.h"
 #include "output/state_blob.h"
 
@@ -28,12 +31,14 @@ typedef struct {
     clmc_runtime *rt;
     int dim, edge;
     cl_uint n_sites, seed_lo, seed_hi, threshold, site_kind;
+    cl_uint n_configs, first_system; /* ensemble.copies and ensemble.first_system (1 and 0 without) */
     cl_program program;
     cl_kernel sample;
     cl_mem bonds, occupied, labels;
     clmc_labeler *labeler;
-    uint8_t *bonds_host, *occupied_host;
-    uint32_t *labels_host, *stack, *size;
+    uint8_t *bonds_host, *occupied_host; /* all systems */
+    uint32_t *labels_host;               /* all systems */
+    uint32_t *stack, *size;              /* one system's analysis */
     int32_t *unwrapped; /* [site][d] */
     unsigned char *seen;
 } percolation_state;
@@ -80,6 +85,8 @@ static clmc_status setup(percolation_state *s, clmc_preset *p)
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
+    s->n_configs = clmc_preset_systems(p)->copies;
+    s->first_system = clmc_preset_systems(p)->first_system;
     double probability = clmc_preset_number(p, "model.p");
     s->threshold = probability >= 1.0 ? 0xFFFFFFFFu : (cl_uint)floor(probability * 4294967296.0);
     s->site_kind = strcmp(clmc_preset_string(p, "model.kind"), "site") == 0;
@@ -90,17 +97,18 @@ static clmc_status setup(percolation_state *s, clmc_preset *p)
     clmc_defines_text(&options, "-cl-std=CL1.2");
     clmc_defines_int(&options, "DIM", s->dim);
     clmc_defines_int(&options, "EDGE", s->edge);
+    if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     CLMC_TRY(clmc_defines_build(s->rt, "percolation/percolation.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "percolation_sample", &s->sample));
     CLMC_TRY(clmc_labeler_create(s->rt, clmc_label_lattice_from_preset(p, s->dim, s->edge), &s->labeler));
     clmc_preset_set_int(p, "algorithm.tile", clmc_labeler_tile(s->labeler)); /* the resolved edge, echoed */
-    CLMC_TRY(create_buffer(s, s->n_sites, &s->bonds));
-    CLMC_TRY(create_buffer(s, s->n_sites, &s->occupied));
-    CLMC_TRY(create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), &s->labels));
-    size_t n = s->n_sites;
-    s->bonds_host = malloc(n);
-    s->occupied_host = malloc(n);
-    s->labels_host = malloc(n * sizeof *s->labels_host);
+    size_t n = s->n_sites, all = n * s->n_configs;
+    CLMC_TRY(create_buffer(s, all, &s->bonds));
+    CLMC_TRY(create_buffer(s, all, &s->occupied));
+    CLMC_TRY(create_buffer(s, all * sizeof(cl_uint), &s->labels));
+    s->bonds_host = malloc(all);
+    s->occupied_host = malloc(all);
+    s->labels_host = malloc(all * sizeof *s->labels_host);
     s->stack = malloc(n * sizeof *s->stack);
     s->size = malloc(n * sizeof *s->size);
     s->unwrapped = malloc(n * (size_t)s->dim * sizeof *s->unwrapped);
@@ -128,9 +136,10 @@ static clmc_status percolation_create(clmc_runtime *rt, clmc_preset *p, void **s
     }
     shape->series_columns = series_columns;
     shape->measure_batch = 1; /* measurements are analysed on the host at once */
-    shape->updates_per_sweep = s->n_sites;
-    shape->bytes_per_sweep = (double)s->n_sites * 12.0; /* bonds, occupation, labels (relaxation not counted) */
-    shape->n_systems = 1;
+    shape->updates_per_sweep = (double)s->n_sites * s->n_configs;
+    /* bonds, occupation, labels (relaxation not counted) */
+    shape->bytes_per_sweep = (double)s->n_sites * s->n_configs * 12.0;
+    shape->n_systems = s->n_configs;
     shape->n_temperatures = 1;
     *state = s;
     return CLMC_OK;
@@ -141,11 +150,11 @@ static clmc_status percolation_sweep(void *state, uint64_t sweep_index)
 {
     percolation_state *s = state;
     cl_uint sample = (cl_uint)sweep_index;
-    size_t sites = s->n_sites;
+    size_t global[2] = {s->n_sites, s->n_configs};
     CLMC_CL_TRY(clSetKernelArg(s->sample, 6, sizeof(cl_uint), &sample));
     clmc_runtime_set_phase(s->rt, "sampling");
-    CLMC_TRY(clmc_enqueue(s->rt, s->sample, 1, &sites, NULL, CLMC_TIMED));
-    return clmc_labeler_run(s->labeler, s->bonds, s->labels, NULL);
+    CLMC_TRY(clmc_enqueue(s->rt, s->sample, 2, global, NULL, CLMC_TIMED));
+    return clmc_labeler_run_systems(s->labeler, s->bonds, s->labels, s->n_configs);
 }
 
 static clmc_status percolation_measure(void *state, unsigned slot)
@@ -153,7 +162,7 @@ static clmc_status percolation_measure(void *state, unsigned slot)
     percolation_state *s = state;
     (void)slot;
     cl_command_queue queue = clmc_runtime_queue(s->rt);
-    size_t n = s->n_sites;
+    size_t n = (size_t)s->n_sites * s->n_configs;
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->bonds, CL_FALSE, 0, n, s->bonds_host, 0, NULL, NULL));
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->occupied, CL_FALSE, 0, n, s->occupied_host, 0, NULL, NULL));
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->labels, CL_TRUE, 0, n * sizeof(cl_uint), s->labels_host, 0, NULL, NULL));
@@ -169,8 +178,9 @@ static uint32_t step(const percolation_state *s, uint32_t site, int d, int sign)
     return c == 0 ? site + last * stride : site - stride;
 }
 
-/* Directions (bit d) in which the cluster of `start` wraps the torus. */
-static unsigned wrapping_of_cluster(percolation_state *s, uint32_t start)
+/* Directions (bit d) in which the cluster of `start` wraps the torus, with
+ * the bonds of its system. */
+static unsigned wrapping_of_cluster(percolation_state *s, const uint8_t *bonds, uint32_t start)
 {
     unsigned wraps = 0;
     size_t top = 0;
@@ -183,7 +193,7 @@ static unsigned wrapping_of_cluster(percolation_state *s, uint32_t start)
             for (int sign = -1; sign <= 1; sign += 2) {
                 uint32_t next = step(s, site, d, sign);
                 uint32_t owner = sign > 0 ? site : next; /* the bond is stored at its lower end */
-                if (!((s->bonds_host[owner] >> d) & 1u)) continue;
+                if (!((bonds[owner] >> d) & 1u)) continue;
                 int32_t *here = s->unwrapped + (size_t)site * s->dim, *there = s->unwrapped + (size_t)next * s->dim;
                 if (!s->seen[next]) {
                     s->seen[next] = 1;
@@ -198,13 +208,16 @@ static unsigned wrapping_of_cluster(percolation_state *s, uint32_t start)
     return wraps;
 }
 
-static void analyse(percolation_state *s, double *row)
+/* The row of system `config`. */
+static void analyse(percolation_state *s, cl_uint config, double *row)
 {
     size_t n = s->n_sites;
+    const uint8_t *bonds = s->bonds_host + config * n, *occupied = s->occupied_host + config * n;
+    const uint32_t *labels = s->labels_host + config * n;
     memset(s->size, 0, n * sizeof *s->size);
     memset(s->seen, 0, n);
     for (size_t site = 0; site < n; site++)
-        if (s->occupied_host[site]) s->size[s->labels_host[site]]++;
+        if (occupied[site]) s->size[labels[site]]++;
     uint32_t largest = 0;
     double squares = 0;
     unsigned wraps_any = 0, wraps_x = 0, wraps_all = 0, all = (1u << s->dim) - 1;
@@ -212,7 +225,7 @@ static void analyse(percolation_state *s, double *row)
         if (!s->size[root]) continue;
         largest = s->size[root] > largest ? s->size[root] : largest;
         squares += (double)s->size[root] * s->size[root];
-        unsigned w = wrapping_of_cluster(s, (uint32_t)root);
+        unsigned w = wrapping_of_cluster(s, bonds, (uint32_t)root);
         wraps_any |= w != 0;
         wraps_x |= w & 1u;
         wraps_all |= w == all;
@@ -224,9 +237,12 @@ static void analyse(percolation_state *s, double *row)
     row[WRAP_ALL] = wraps_all;
 }
 
+/* Rows [slot][system] (one slot: measurements are analysed at once). */
 static clmc_status percolation_collect(void *state, unsigned n_slots, double *rows)
 {
-    for (unsigned slot = 0; slot < n_slots; slot++) analyse(state, rows + (size_t)slot * COLUMNS);
+    percolation_state *s = state;
+    for (unsigned slot = 0; slot < n_slots; slot++)
+        for (cl_uint c = 0; c < s->n_configs; c++) analyse(s, c, rows + ((size_t)slot * s->n_configs + c) * COLUMNS);
     return CLMC_OK;
 }
 
@@ -238,15 +254,16 @@ static clmc_status percolation_estimate(void *state, const double *rows, size_t 
     return clmc_add_column_estimates(rows, n_rows, series_columns, observables);
 }
 
-/* Labels of the final sample (read from the device: the last measured one
- * may be older, or missing after a resume). */
+/* Labels of the final samples, all systems (read from the device: the last
+ * measured one may be older, or missing after a resume). */
 static clmc_status percolation_checks(void *state, cJSON *checks)
 {
     percolation_state *s = state;
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->labels, CL_TRUE, 0, s->n_sites * sizeof(cl_uint),
+    size_t all = (size_t)s->n_sites * s->n_configs;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->labels, CL_TRUE, 0, all * sizeof(cl_uint),
                                     s->labels_host, 0, NULL, NULL));
     unsigned long long unlabelled = 0;
-    for (size_t site = 0; site < s->n_sites; site++) unlabelled += s->labels_host[site] > site;
+    for (size_t i = 0; i < all; i++) unlabelled += s->labels_host[i] > i % s->n_sites;
     cJSON_AddNumberToObject(checks, "labels_above_site", (double)unlabelled);
     return unlabelled ? clmc_fail(CLMC_ERR_OTHER, "%llu labels exceed their site", unlabelled) : CLMC_OK;
 }
@@ -265,11 +282,11 @@ static clmc_status percolation_save_state(void *state, unsigned char **blob, siz
     return clmc_blob_finish(&w, blob, bytes);
 }
 
-/* Labels must name a site (< N) for the checks' counting. */
+/* Labels must name a site of their system (< N) for the checks' counting. */
 static clmc_status percolation_load_state(void *state, const unsigned char *blob, size_t bytes)
 {
     percolation_state *s = state;
-    size_t n = s->n_sites;
+    size_t n = (size_t)s->n_sites * s->n_configs;
     clmc_blob_reader r = clmc_blob_reader_of(blob, bytes);
     const unsigned char *bonds = clmc_blob_get_buffer(&r, n, "the percolation bonds");
     const unsigned char *occupied = clmc_blob_get_buffer(&r, n, "the percolation occupation");
@@ -278,7 +295,7 @@ static clmc_status percolation_load_state(void *state, const unsigned char *blob
     for (size_t site = 0; site < n; site++) {
         cl_uint label;
         memcpy(&label, labels + site * sizeof label, sizeof label);
-        if (label >= n)
+        if (label >= s->n_sites)
             return clmc_fail(CLMC_ERR_INPUT, "checkpoint: percolation label %u of site %zu is not a site; refused",
                              label, site);
     }
@@ -286,6 +303,19 @@ static clmc_status percolation_load_state(void *state, const unsigned char *blob
     CLMC_TRY(clmc_buffer_upload(s->rt, s->occupied, occupied, n));
     return clmc_buffer_upload(s->rt, s->labels, labels, n * sizeof(cl_uint));
 }
+
+/* Bonds, occupation and labels of every system, plus one system's bonds
+ * and labels for the labeler when there are several, and about as much
+ * again as one system's labels for the labeler's tiles. */
+static void percolation_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
+{
+    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    uint64_t copies = clmc_preset_systems(p)->copies;
+    *total = sites * copies * (1 + 1 + 4) + sites * (copies > 1 ? 1 + 4 + 4 : 4);
+    *largest = sites * copies * 4;
+}
+
+static const clmc_ensemble_hooks percolation_ensemble_hooks = {.independent = true}; /* copies alone */
 
 const clmc_model_ops clmc_model_percolation = {
     .type = "percolation",
@@ -299,6 +329,8 @@ const clmc_model_ops clmc_model_percolation = {
     .measure = percolation_measure,
     .collect = percolation_collect,
     .estimate = percolation_estimate,
+    .ensemble = &percolation_ensemble_hooks,
+    .device_bytes = percolation_device_bytes,
     .checks = percolation_checks,
     .save_state = percolation_save_state,
     .load_state = percolation_load_state,

@@ -1,7 +1,8 @@
 /* Host side of the q-state Potts model: validation, kernel set-up, sweeps
  * (checkerboard Metropolis, or Swendsen-Wang: bond activation, labeling by
  * clmc_labeler, cluster flips) and measurements of the energy and the Potts
- * order parameter. */
+ * order parameter, for one system or the copies x len(betas) systems of
+ * ensemble.type "independent" (ensemble_hooks.h), held one after another. */
 #include "models/potts/potts.h"
 
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "models/labeling/labeling_options.h"
 #include "runtime/defines.h"
 #include "measure/measure.h"
+#include "models/ensemble_hooks.h"
 #include "models/lattice.h"
 
 #define MEASURE_WG_MAX 256
@@ -27,16 +29,18 @@ typedef struct {
     int dim, edge, q;
     clmc_label_lattice labeling;
     cl_uint n_sites, seed_lo, seed_hi, ordered;
+    cl_uint n_configs, first_system; /* systems held (copy-major) and the run-wide index of the first */
     bool cluster;      /* Swendsen-Wang or few-cluster, else Metropolis */
     bool few_clusters; /* few-cluster: only seeded clusters change */
     cl_uint flip_threshold, tile_edge, tiles; /* few-cluster */
-    double beta;
     cl_program program;
     cl_kernel init, metropolis, bonds_kernel, flip, mark_seeds, flip_marked, measure;
-    cl_mem spins, bonds, labels, marked, thresholds, counts;
+    cl_mem spins, bonds, labels, marked, thresholds, bond_thresholds, counts;
     clmc_labeler *labeler;
     size_t measure_wg, measure_global;
-    cl_uint *counts_host; /* [slot][state 0 .. q - 1, equal bonds] */
+    cl_uint *counts_host; /* [slot][config][state 0 .. q - 1, equal bonds] */
+    cl_uint *thresholds_host;      /* [config][2 dim]: Metropolis, floor(exp(-beta dE) 2^32) */
+    cl_uint *bond_thresholds_host; /* [config]: Swendsen-Wang, floor((1 - exp(-beta)) 2^32) */
 } potts_state;
 
 static clmc_status potts_validate(const clmc_preset *p)
@@ -45,8 +49,9 @@ static clmc_status potts_validate(const clmc_preset *p)
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
     bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
     double flip_probability = clmc_preset_number(p, "algorithm.flip_probability");
-    if (clmc_preset_betas(p, NULL, 0) > 1)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the potts model has no parallel tempering yet; give ensemble.beta");
+    if (clmc_preset_betas(p, NULL, 0) > 1 && !clmc_preset_systems(p)->independent)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble: the potts model has no parallel tempering yet; give ensemble.beta "
+                         "(or ensemble.type \"independent\")");
     if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
     if (clmc_lattice_sites(dim, edge) >= (1ULL << 30))
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^30 the kernels count", edge, dim);
@@ -78,6 +83,8 @@ static clmc_status build(potts_state *s, clmc_preset *p)
     clmc_defines_int(&options, "EDGE", s->edge);
     clmc_defines_int(&options, "Q", s->q);
     clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
+    clmc_defines_int(&options, "CONFIGS", s->n_configs);
+    if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     CLMC_TRY(clmc_defines_build(s->rt, "potts/potts.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "potts_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, "potts_measure", &s->measure));
@@ -95,26 +102,77 @@ static clmc_status build(potts_state *s, clmc_preset *p)
     return clmc_kernel_create(s->program, "potts_metropolis", &s->metropolis);
 }
 
+/* Sites of all systems. */
+static size_t all_sites(const potts_state *s)
+{
+    return (size_t)s->n_sites * s->n_configs;
+}
+
+/* Measurement slots: the batch and one spare for the ensemble's energies. */
+static size_t counts_entries(const potts_state *s)
+{
+    return (size_t)(MEASURE_BATCH + 1) * s->n_configs * (s->q + 1);
+}
+
 static clmc_status allocate(potts_state *s)
 {
-    CLMC_TRY(create_buffer(s, s->n_sites, NULL, &s->spins));
-    s->counts_host = calloc((size_t)MEASURE_BATCH * (s->q + 1), sizeof *s->counts_host);
-    if (!s->counts_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    CLMC_TRY(create_buffer(s, (size_t)MEASURE_BATCH * (s->q + 1) * sizeof(cl_uint), NULL, &s->counts));
-    if (s->cluster) {
-        CLMC_TRY(create_buffer(s, s->n_sites, NULL, &s->bonds));
-        CLMC_TRY(create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), NULL, &s->labels));
-        if (!s->few_clusters) return CLMC_OK;
-        CLMC_TRY(create_buffer(s, (size_t)s->n_sites * sizeof(cl_uint), NULL, &s->marked));
-        cl_uint zero = 0; /* no cluster marked: stamps are sweep + 1 */
-        CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->marked, &zero, sizeof zero, 0,
-                                        (size_t)s->n_sites * sizeof(cl_uint), 0, NULL, NULL));
-        return CLMC_OK;
+    CLMC_TRY(create_buffer(s, all_sites(s), NULL, &s->spins));
+    s->counts_host = calloc(counts_entries(s), sizeof *s->counts_host);
+    s->thresholds_host = calloc((size_t)s->n_configs * 2 * s->dim, sizeof *s->thresholds_host);
+    s->bond_thresholds_host = calloc(s->n_configs, sizeof *s->bond_thresholds_host);
+    if (!s->counts_host || !s->thresholds_host || !s->bond_thresholds_host)
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_TRY(create_buffer(s, counts_entries(s) * sizeof(cl_uint), NULL, &s->counts));
+    if (!s->cluster)
+        return create_buffer(s, (size_t)s->n_configs * 2 * s->dim * sizeof(cl_uint), NULL, &s->thresholds);
+    CLMC_TRY(create_buffer(s, s->n_configs * sizeof(cl_uint), NULL, &s->bond_thresholds));
+    CLMC_TRY(create_buffer(s, all_sites(s), NULL, &s->bonds));
+    CLMC_TRY(create_buffer(s, all_sites(s) * sizeof(cl_uint), NULL, &s->labels));
+    if (!s->few_clusters) return CLMC_OK;
+    CLMC_TRY(create_buffer(s, all_sites(s) * sizeof(cl_uint), NULL, &s->marked));
+    cl_uint zero = 0; /* no cluster marked: stamps are sweep + 1 */
+    CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->marked, &zero, sizeof zero, 0,
+                                    all_sites(s) * sizeof(cl_uint), 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* The thresholds of every system at its beta (Metropolis: floor(exp(-beta
+ * dE) 2^32) for dE = 1 .. 2 dim; Swendsen-Wang: the bond probability 1 -
+ * exp(-beta) as floor(p 2^32)), written before the next sweep. */
+static clmc_status potts_set_betas(void *state, const double *betas, const unsigned *temperature_of)
+{
+    potts_state *s = state;
+    (void)temperature_of;
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    for (cl_uint c = 0; c < s->n_configs; c++) {
+        for (int k = 1; k <= 2 * s->dim; k++)
+            s->thresholds_host[c * 2 * s->dim + k - 1] = (cl_uint)floor(exp(-betas[c] * k) * 4294967296.0);
+        s->bond_thresholds_host[c] = (cl_uint)floor(-expm1(-betas[c]) * 4294967296.0);
     }
-    /* floor(exp(-beta dE) 2^32) for dE = 1 .. 2 dim. */
-    cl_uint thresholds[6];
-    for (int k = 1; k <= 2 * s->dim; k++) thresholds[k - 1] = (cl_uint)floor(exp(-s->beta * k) * 4294967296.0);
-    return create_buffer(s, sizeof thresholds, thresholds, &s->thresholds);
+    if (!s->cluster)
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_TRUE, 0,
+                                         (size_t)s->n_configs * 2 * s->dim * sizeof(cl_uint), s->thresholds_host, 0,
+                                         NULL, NULL));
+    else
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->bond_thresholds, CL_TRUE, 0, s->n_configs * sizeof(cl_uint),
+                                         s->bond_thresholds_host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* Before the ensemble sets them: system c at betas[c % len(betas)]. */
+static clmc_status set_preset_betas(potts_state *s, const clmc_preset *p)
+{
+    size_t n = clmc_preset_betas(p, NULL, 0);
+    double *betas = malloc(n * sizeof *betas), *config_betas = malloc(s->n_configs * sizeof *config_betas);
+    clmc_status status = betas && config_betas ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) {
+        clmc_preset_betas(p, betas, n);
+        for (cl_uint c = 0; c < s->n_configs; c++) config_betas[c] = betas[c % n];
+        status = potts_set_betas(s, config_betas, NULL);
+    }
+    free(betas);
+    free(config_betas);
+    return status;
 }
 
 static clmc_status set_arguments(potts_state *s)
@@ -132,11 +190,9 @@ static clmc_status set_arguments(potts_state *s)
         CLMC_CL_TRY(clSetKernelArg(s->metropolis, 3, sizeof(cl_uint), &s->seed_hi));
         return CLMC_OK;
     }
-    /* Bond probability 1 - exp(-beta) as an exact integer threshold. */
-    cl_uint threshold = (cl_uint)floor(-expm1(-s->beta) * 4294967296.0);
     CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 1, sizeof(cl_mem), &s->bonds));
-    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 2, sizeof(cl_uint), &threshold));
+    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 2, sizeof(cl_mem), &s->bond_thresholds));
     CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 3, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 4, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->flip, 0, sizeof(cl_mem), &s->spins));
@@ -166,11 +222,13 @@ static void potts_destroy(void *state)
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->bonds, s->labels, s->marked, s->thresholds, s->counts};
+    cl_mem buffers[] = {s->spins, s->bonds, s->labels, s->marked, s->thresholds, s->bond_thresholds, s->counts};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     clmc_labeler_destroy(s->labeler);
     free(s->counts_host);
+    free(s->thresholds_host);
+    free(s->bond_thresholds_host);
     free(s);
 }
 
@@ -185,15 +243,17 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     s->few_clusters = strcmp(clmc_preset_string(p, "algorithm.type"), "few_cluster") == 0;
     s->flip_threshold = (cl_uint)floor(clmc_preset_number(p, "algorithm.flip_probability") * 4294967296.0);
     s->ordered = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
-    clmc_preset_betas(p, &s->beta, 1);
+    s->n_configs = (cl_uint)(clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies);
+    s->first_system = clmc_preset_systems(p)->first_system;
     uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
     CLMC_TRY(build(s, p));
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
-    size_t global = s->n_sites;
-    return clmc_enqueue(s->rt, s->init, 1, &global, NULL, CLMC_UNTIMED);
+    CLMC_TRY(set_preset_betas(s, p));
+    size_t global[2] = {s->n_sites, s->n_configs};
+    return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
 
 static clmc_status potts_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
@@ -208,23 +268,27 @@ static clmc_status potts_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     }
     shape->series_columns = series_columns;
     shape->measure_batch = MEASURE_BATCH;
-    shape->updates_per_sweep = s->n_sites;
+    shape->updates_per_sweep = (double)all_sites(s);
     /* Per site: Metropolis reads it, its neighbours (cached) and writes it
      * (about 2 bytes); Swendsen-Wang writes and reads bonds and labels and
      * rewrites the spin (about 12 bytes; relaxation passes not counted). */
-    shape->bytes_per_sweep = (double)s->n_sites * (s->cluster ? 12.0 : 2.0);
-    shape->n_systems = 1;
-    shape->n_temperatures = 1;
+    shape->bytes_per_sweep = (double)all_sites(s) * (s->cluster ? 12.0 : 2.0);
+    shape->n_systems = clmc_preset_systems(p)->copies;
+    shape->n_temperatures = (unsigned)clmc_preset_betas(p, NULL, 0);
     *state = s;
     return CLMC_OK;
 }
 
-/* Sets argument `arg` (the sweep) of a per-site kernel and launches it. */
+/* Sets argument `arg` (the sweep) of a per-site kernel and launches it on
+ * `items` per system. */
 static clmc_status launch_with_sweep(potts_state *s, cl_kernel kernel, cl_uint arg, cl_uint sweep, size_t items)
 {
     CLMC_CL_TRY(clSetKernelArg(kernel, arg, sizeof(cl_uint), &sweep));
-    return clmc_enqueue(s->rt, kernel, 1, &items, NULL, CLMC_TIMED);
+    size_t global[2] = {items, s->n_configs};
+    return clmc_enqueue(s->rt, kernel, 2, global, NULL, CLMC_TIMED);
 }
+
+
 
 static clmc_status flip_seeded_clusters(potts_state *s, cl_uint sweep)
 {
@@ -241,14 +305,14 @@ static clmc_status potts_sweep(void *state, uint64_t sweep_index)
         CLMC_CL_TRY(clSetKernelArg(s->metropolis, 4, sizeof(cl_uint), &sweep));
         for (cl_uint colour = 0; colour < 2; colour++) {
             CLMC_CL_TRY(clSetKernelArg(s->metropolis, 5, sizeof(cl_uint), &colour));
-            CLMC_TRY(clmc_enqueue(s->rt, s->metropolis, 1, &half, NULL, CLMC_TIMED));
+            size_t global[2] = {half, s->n_configs};
+            CLMC_TRY(clmc_enqueue(s->rt, s->metropolis, 2, global, NULL, CLMC_TIMED));
         }
         return CLMC_OK;
     }
-    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 5, sizeof(cl_uint), &sweep));
     clmc_runtime_set_phase(s->rt, "bond_activation");
-    CLMC_TRY(clmc_enqueue(s->rt, s->bonds_kernel, 1, &sites, NULL, CLMC_TIMED));
-    CLMC_TRY(clmc_labeler_run(s->labeler, s->bonds, s->labels, NULL));
+    CLMC_TRY(launch_with_sweep(s, s->bonds_kernel, 5, sweep, sites));
+    CLMC_TRY(clmc_labeler_run_systems(s->labeler, s->bonds, s->labels, s->n_configs)); /* each as alone */
     clmc_runtime_set_phase(s->rt, "flip");
     clmc_status status = s->few_clusters ? flip_seeded_clusters(s, sweep)
                                          : launch_with_sweep(s, s->flip, 4, sweep, sites);
@@ -260,28 +324,48 @@ static clmc_status potts_measure(void *state, unsigned slot)
 {
     potts_state *s = state;
     cl_uint zero = 0, slot_arg = slot;
-    size_t width = (size_t)(s->q + 1) * sizeof(cl_uint);
+    size_t width = (size_t)(s->q + 1) * s->n_configs * sizeof(cl_uint);
     CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->counts, &zero, sizeof zero, slot * width, width, 0,
                                     NULL, NULL));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
-    return clmc_enqueue(s->rt, s->measure, 1, &s->measure_global, &s->measure_wg, CLMC_UNTIMED);
+    size_t global[2] = {s->measure_global, s->n_configs}, local[2] = {s->measure_wg, 1};
+    return clmc_enqueue(s->rt, s->measure, 2, global, local, CLMC_UNTIMED);
 }
 
-/* Rows: energy per spin -(equal bonds)/N and the order parameter
- * (q max_k N_k / N - 1)/(q - 1), which is |M|/N for q = 2. */
+/* Reads the counts of slots [first, first + n), all systems. */
+static clmc_status read_counts(potts_state *s, unsigned first, unsigned n)
+{
+    size_t per_slot = (size_t)(s->q + 1) * s->n_configs * sizeof(cl_uint);
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->counts, CL_TRUE, first * per_slot, n * per_slot,
+                                    s->counts_host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* Rows [slot][system]: energy per spin -(equal bonds)/N and the order
+ * parameter (q max_k N_k / N - 1)/(q - 1), which is |M|/N for q = 2. */
 static clmc_status potts_collect(void *state, unsigned n_slots, double *rows)
 {
     potts_state *s = state;
     size_t width = (size_t)(s->q + 1);
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->counts, CL_TRUE, 0, n_slots * width * sizeof(cl_uint),
-                                    s->counts_host, 0, NULL, NULL));
-    for (unsigned slot = 0; slot < n_slots; slot++) {
-        const cl_uint *c = s->counts_host + slot * width;
+    CLMC_TRY(read_counts(s, 0, n_slots));
+    for (size_t row = 0; row < (size_t)n_slots * s->n_configs; row++) {
+        const cl_uint *c = s->counts_host + row * width;
         cl_uint largest = 0;
         for (int k = 0; k < s->q; k++) largest = c[k] > largest ? c[k] : largest;
-        rows[2 * slot] = -(double)c[s->q] / s->n_sites;
-        rows[2 * slot + 1] = ((double)s->q * largest / s->n_sites - 1.0) / (s->q - 1);
+        rows[2 * row] = -(double)c[s->q] / s->n_sites;
+        rows[2 * row + 1] = ((double)s->q * largest / s->n_sites - 1.0) / (s->q - 1);
     }
+    return CLMC_OK;
+}
+
+/* Total energies H = -(equal bonds) of all systems, measured into the spare
+ * slot. */
+static clmc_status potts_energies(void *state, double *energies)
+{
+    potts_state *s = state;
+    CLMC_TRY(potts_measure(s, MEASURE_BATCH));
+    CLMC_TRY(read_counts(s, MEASURE_BATCH, 1));
+    for (cl_uint c = 0; c < s->n_configs; c++) energies[c] = -(double)s->counts_host[c * (s->q + 1) + s->q];
     return CLMC_OK;
 }
 
@@ -292,15 +376,17 @@ static clmc_status potts_estimate(void *state, const double *rows, size_t n_rows
     return CLMC_OK;
 }
 
-/* FNV-1a of the final states, and the count of states outside 0 .. q - 1. */
+/* FNV-1a of the final states (all systems in storage order), and the count
+ * of states outside 0 .. q - 1. */
 static clmc_status potts_checks(void *state, cJSON *checks)
 {
     potts_state *s = state;
-    unsigned char *spins = malloc(s->n_sites);
+    unsigned char *spins = malloc(all_sites(s));
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, s->n_sites, spins, 0, NULL, NULL);
+    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, all_sites(s), spins, 0, NULL,
+                                     NULL);
     unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
-    for (cl_uint i = 0; err == CL_SUCCESS && i < s->n_sites; i++) {
+    for (size_t i = 0; err == CL_SUCCESS && i < all_sites(s); i++) {
         invalid += spins[i] >= s->q;
         hash = (hash ^ spins[i]) * 0x100000001b3ULL;
     }
@@ -313,7 +399,7 @@ static clmc_status potts_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins outside 0 .. q - 1", invalid) : CLMC_OK;
 }
 
-/* State k as grey level 255 k / (q - 1). */
+/* State k as grey level 255 k / (q - 1); system 0. */
 static clmc_status potts_picture(void *state, unsigned char **grey, int *width, int *height)
 {
     potts_state *s = state;
@@ -324,36 +410,45 @@ static clmc_status potts_picture(void *state, unsigned char **grey, int *width, 
     return CLMC_OK;
 }
 
-/* Checkpoints: the states (one byte per site).  Swendsen-Wang bonds and
+/* Checkpoints: the states (one byte per site, all systems).  Swendsen-Wang bonds and
  * labels are rebuilt every sweep; few-cluster marks are stamped with the
  * sweep, so stale ones never match a later sweep and need no saving. */
 static clmc_status potts_save_state(void *state, unsigned char **blob, size_t *bytes)
 {
     potts_state *s = state;
-    *bytes = s->n_sites;
+    *bytes = all_sites(s);
     return clmc_buffer_download(s->rt, s->spins, *bytes, blob);
 }
 
 static clmc_status potts_load_state(void *state, const unsigned char *blob, size_t bytes)
 {
     potts_state *s = state;
-    if (bytes != s->n_sites)
-        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %zu bytes of states; the preset has %u sites", bytes, s->n_sites);
+    if (bytes != all_sites(s))
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %zu bytes of states; the preset has %zu sites", bytes,
+                         all_sites(s));
     for (size_t i = 0; i < bytes; i++)
         if (blob[i] >= s->q) return clmc_fail(CLMC_ERR_INPUT, "checkpoint: state %zu is outside 0 .. q - 1", i);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
     return CLMC_OK;
 }
 
-/* States, and for cluster updates bonds, labels, marks and about as much
- * again for the labeler's tiles. */
+/* States of every system, and for cluster updates their bonds, labels and
+ * marks, plus one system's bonds and labels and about as much again for the
+ * labeler's tiles. */
 static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
     uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
     bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
-    *total = sites * (cluster ? 1 + 1 + 4 + 4 + 4 : 1);
-    *largest = cluster ? 4 * sites : sites;
+    *total = sites * configs * (cluster ? 1 + 1 + 4 + 4 : 1) + (cluster ? sites * (1 + 4 + 4) : 0);
+    *largest = sites * configs * (cluster ? 4 : 1);
 }
+
+static const clmc_ensemble_hooks potts_ensemble_hooks = {
+    .independent = true,
+    .energies = potts_energies,
+    .set_betas = potts_set_betas,
+};
 
 const clmc_model_ops clmc_model_potts = {
     .type = "potts",
@@ -366,6 +461,7 @@ const clmc_model_ops clmc_model_potts = {
     .measure = potts_measure,
     .collect = potts_collect,
     .estimate = potts_estimate,
+    .ensemble = &potts_ensemble_hooks,
     .checks = potts_checks,
     .save_state = potts_save_state,
     .load_state = potts_load_state,
