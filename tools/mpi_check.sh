@@ -45,6 +45,27 @@ assert len(r["device"]["ranks"]) == 3 and r["performance"]["ranks"] == 3
 print("ok: result.json of -np 3 names 3 rank devices and the run-wide copies and first_system")
 PY
 
+# Other models' independent copies, under 2 ranks.
+cat > "$tmp/potts.json" <<'JSON'
+{ "model": { "type": "potts", "dim": 2, "L": 8, "q": 3 }, "algorithm": { "type": "swendsen_wang" },
+  "ensemble": { "type": "independent", "betas": [0.5, 1.0], "copies": 3 }, "run": { "sweeps": 200, "seed": 3 } }
+JSON
+cat > "$tmp/heisenberg.json" <<'JSON'
+{ "model": { "type": "heisenberg", "dim": 3, "L": 4, "n": 3 }, "algorithm": { "type": "heatbath" },
+  "ensemble": { "type": "independent", "betas": [0.5, 0.7], "copies": 3 }, "run": { "sweeps": 100, "seed": 3 } }
+JSON
+cat > "$tmp/percolation.json" <<'JSON'
+{ "model": { "type": "percolation", "dim": 2, "L": 16, "p": 0.5 },
+  "ensemble": { "type": "independent", "copies": 3 }, "run": { "sweeps": 50, "seed": 3 } }
+JSON
+for model in potts heisenberg percolation; do
+  "$clmc" run "$tmp/$model.json" --out "$tmp/$model-one" --quiet || fail "$model single-process run"
+  "${launcher[@]}" -np 2 "$clmc" run "$tmp/$model.json" --out "$tmp/$model-two" --quiet || fail "$model under 2 ranks"
+  cmp -s "$tmp/$model-one/series.csv" "$tmp/$model-two/series.csv" &&
+    [ "$(observables "$tmp/$model-one/result.json")" = "$(observables "$tmp/$model-two/result.json")" ] &&
+    echo "ok: $model: 2 ranks give the single-process series and observables" || fail "$model differs under 2 ranks"
+done
+
 # Interrupted (SIGTERM to the launcher, forwarded to every rank) and resumed.
 long=$tmp/long.json
 sed 's/"sweeps": 3000/"sweeps": 200000/' "$preset" > "$long"
