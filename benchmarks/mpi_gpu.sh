@@ -12,7 +12,7 @@ cat > "$preset" <<'JSON'
 { "name": "mpi-gpu", "model": { "type": "ising", "dim": 2, "L": 256, "start": "random" },
   "algorithm": { "type": "metropolis", "layout": "tiled", "hits": 1 },
   "ensemble": { "type": "independent", "betas": [0.40, 0.44, 0.48, 0.52], "copies": 64 },
-  "run": { "thermalization": 0, "sweeps": 4000, "measure_every": 100, "seed": 5 } }
+  "run": { "thermalization": 0, "sweeps": 20000, "measure_every": 1000, "seed": 5 } }
 JSON
 summary() { python3 -c "
 import json, sys
