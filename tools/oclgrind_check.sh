@@ -167,10 +167,11 @@ done
 
 # Every kernel in cl/ must have run in some case (clmc --profile lists the
 # launched kernels), except those no preset launches: the RNG known-answer and
-# throughput kernels (test_rng_device), the fault injection of heisenberg and
-# tempering_reaches (test_tempering_device).
+# throughput kernels (test_rng_device), the fault injection of heisenberg,
+# tempering_reaches (test_tempering_device) and repro_math_values
+# (test_repro_math).
 if [ $# -eq 0 ]; then
-  not_launched=(philox_known_answers philox_throughput heisenberg_fault tempering_reaches)
+  not_launched=(philox_known_answers philox_throughput heisenberg_fault tempering_reaches repro_math_values)
   defined=$(grep -rh -A2 '^__kernel' cl | grep -oE 'void +[a-z_0-9]+ *\(' | sed -E 's/void +//; s/ *\(//' | sort -u)
   launched=$(sed -nE 's/^clmc profile: +([a-z_0-9]+) +[0-9]+ launches.*/\1/p' "$work"/*.out | sort -u)
   for k in $defined; do
