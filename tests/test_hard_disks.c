@@ -153,15 +153,18 @@ typedef struct {
     double phi;
     int sweeps;
     int compress; /* model.start "compress" (no pointers: Criterion copies parameters into another process) */
+    int reproducible; /* algorithm.reproducible: repro_math.h's sqrt and sincos, no contraction */
 } pressure_case;
 
 ParameterizedTestParameters(hard_disks, pressure_matches_equation_of_state)
 {
-    static pressure_case cases[] = {{0.2, 1500, 0}, {0.4, 1500, 0}, {0.6, 2500, 0}, {0.6, 2500, 1}};
+    static pressure_case cases[] = {{0.2, 1500, 0, 0}, {0.4, 1500, 0, 0}, {0.6, 2500, 0, 0}, {0.6, 2500, 1, 0},
+                                    {0.6, 2500, 0, 1}};
     return cr_make_param_array(pressure_case, cases, sizeof cases / sizeof cases[0]);
 }
 
-/* N = 48^2 from a lattice start (and at 0.6 from the compressed start too);
+/* N = 48^2 from a lattice start (and at 0.6 from the compressed start and in
+ * reproducible mode too);
  * g(r) fitted on (1, 1.1] with a cubic (the seed's 0.02 and degree 5 need far
  * more pairs than a short run collects). */
 ParameterizedTest(pressure_case *c, hard_disks, pressure_matches_equation_of_state, .timeout = 300)
@@ -171,16 +174,18 @@ ParameterizedTest(pressure_case *c, hard_disks, pressure_matches_equation_of_sta
              "{\"model\": {\"type\": \"hard_disks\", \"N\": 2304, \"packing_fraction\": %.3f, \"start\": \"%s\","
              " \"write_configuration\": false},"
              " \"algorithm\": {\"type\": \"mpmc\", \"max_displacement\": %.2f, \"pressure_range\": 0.1,"
-             " \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+             " \"pressure_degree\": 3, \"pressure_bin\": 0.005, \"reproducible\": %s},"
              " \"run\": {\"thermalization\": 300, \"sweeps\": %d, \"measure_every\": 5, \"seed\": %d}}",
-             c->phi, c->compress ? "compress" : "lattice", c->phi < 0.5 ? 0.5 : 0.16, c->sweeps, 11 + (int)(10 * c->phi));
+             c->phi, c->compress ? "compress" : "lattice", c->phi < 0.5 ? 0.5 : 0.16, c->reproducible ? "true" : "false",
+             c->sweeps, 11 + (int)(10 * c->phi));
     char *dir;
     cJSON *result = physics_run_in(preset, "disks-pressure", &dir);
     double pressure = test_observable(result, "pressure", "mean"), error = test_observable(result, "pressure", "error");
     double density = 4 * c->phi / 3.14159265358979323846;
     double reference = density * disk_eos_pade(c->phi);
     char what[128];
-    snprintf(what, sizeof what, "P* at phi=%.1f, %s start (Liu: %.5f)", c->phi, c->compress ? "compress" : "lattice", density * disk_eos_liu(c->phi));
+    snprintf(what, sizeof what, "P* at phi=%.1f, %s start%s (Liu: %.5f)", c->phi, c->compress ? "compress" : "lattice",
+             c->reproducible ? ", reproducible" : "", density * disk_eos_liu(c->phi));
     double combined = hypot(error, EOS_RELATIVE_UNCERTAINTY * reference);
     double z = physics_compare(what, pressure, combined, reference);
     cr_expect_lt(z, TOLERANCE_SIGMA, "pressure off by %.2f sigma", z);

@@ -2,7 +2,8 @@
  * heat-bath + over-relaxation mix against a sequential host Metropolis
  * simulation (2D and 3D, n = 2 and 3), energy conservation of pure
  * over-relaxation in every layout, float against double and fast_math
- * against accurate math, spin lengths, and preset errors. */
+ * against accurate math, reproducible mode against the reference, spin
+ * lengths, and preset errors. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -204,6 +205,27 @@ Test(heisenberg, precisions_and_fast_math_agree, .timeout = 300)
     for (int i = 0; i < 3; i++) cJSON_Delete(results[i]);
 }
 
+/* Reproducible mode (cl/common/repro_math.h's functions, no contraction)
+ * against the host reference: XY heat-bath (von Mises: cos, log, sqrt,
+ * divisions) + over-relaxation, Heisenberg heat-bath (expm1, log1p, cross,
+ * normalize) + over-relaxation and Heisenberg Metropolis (exp, sin, cos). */
+Test(heisenberg, reproducible_mode_agrees_with_host_reference, .timeout = 300)
+{
+    lattice_case cases[] = {{2, 2, 8, 4, 1.0, 0}, {2, 3, 16, 8, 0.7, 0}, {2, 3, 16, 8, 0.7, 0}};
+    const char *algorithms[] = {"\"overrelaxation_steps\": 1, \"tile\": 4, \"reproducible\": true",
+                                "\"overrelaxation_steps\": 1, \"tile\": 8, \"reproducible\": true",
+                                "\"type\": \"metropolis\", \"hits\": 3, \"tile\": 8, \"reproducible\": true"};
+    const char *labels[] = {"reproducible XY heat-bath + OR", "reproducible heat-bath + OR",
+                            "reproducible Metropolis"};
+    double mean[3], error[3];
+    for (int i = 0; i < 3; i++) {
+        if (i < 2) reference_estimates(&cases[i], mean, error);
+        cJSON *result = run_case(&cases[i], algorithms[i], "", 4000, 31 + i, "heisenberg-reproducible");
+        expect_agreement(labels[i], &cases[i], result, mean, error);
+        cJSON_Delete(result);
+    }
+}
+
 /* Double precision on a device without fp64 is an input error naming
  * model.precision and the device (PoCL has fp64, so the decision itself is
  * tested; a double run on PoCL is in precisions_and_fast_math_agree). */
@@ -234,6 +256,10 @@ static const invalid_case invalid_cases[] = {
     {"\"L\": 16", "\"type\": \"overrelaxation\", \"overrelaxation_steps\": 2", "\"beta\": 1",
      "algorithm.overrelaxation_steps"},
     {"\"L\": 16", "\"type\": \"wolff\"", "\"beta\": 1", "algorithm.type"},
+    {"\"L\": 8, \"precision\": \"double\"", "\"reproducible\": true", "\"beta\": 1",
+     "algorithm.reproducible: true needs model.precision"},
+    {"\"L\": 8", "\"reproducible\": true, \"fast_math\": true", "\"beta\": 1",
+     "algorithm.reproducible: true excludes algorithm.fast_math"},
     {"\"L\": 16", "\"type\": \"heatbath\"", "\"type\": \"parallel_tempering\", \"betas\": [0.5, 1]",
      "ensemble: the heisenberg ferromagnet has no parallel tempering"},
 };

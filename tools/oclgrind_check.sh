@@ -96,6 +96,10 @@ add glass3d-planes-tempering "$all" "$(glass 4 planes ', "tile": 2, "overrelaxat
 add glass3d-naive-overrelaxation "$all" "\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": \"overrelaxation\", \"layout\": \"naive\"}, $beta"
 # No --uninitialized: its checker aborts on sincos in disks_subsweep (above).
 add hard-disks "--data-races --check-api" "\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.5}"
+# Reproducible mode (cl/common/repro_math.h, no sincos: every check on) and its
+# integer division and sqrt (Oclgrind lacks correctly rounded ones).
+add hard-disks-reproducible "$all" "\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.5}, \"algorithm\": {\"reproducible\": true}"
+add heisenberg2d-tiled-reproducible "$all" "$(heis 2 16 3 heatbath tiled ', "tile": 4, "overrelaxation_steps": 1, "reproducible": true')"
 # Prints the Oclgrind diagnostics of LOG that no entry of tests/oclgrind.supp
 # matches.  A diagnostic is a line at column 0 and its indented lines; its kind
 # is `race` (data race), `uninitialized` or `other` (out-of-bounds access, API
@@ -167,10 +171,10 @@ done
 
 # Every kernel in cl/ must have run in some case (clmc --profile lists the
 # launched kernels), except those no preset launches: the RNG known-answer and
-# throughput kernels (test_rng_device, benchmarks/rng_throughput), the fault injection of heisenberg and
-# tempering_reaches (test_tempering_device).
+# throughput kernels (test_rng_device, benchmarks/rng_throughput), the fault injection of heisenberg,
+# tempering_reaches (test_tempering_device) and repro_math_values (test_repro_math).
 if [ $# -eq 0 ]; then
-  not_launched=(philox_known_answers philox_throughput heisenberg_fault tempering_reaches
+  not_launched=(philox_known_answers philox_throughput heisenberg_fault tempering_reaches repro_math_values
                 philox4x32_10_numbers philox4x32_7_numbers lcg32_numbers lcg64_numbers xorwow_numbers lagfib_numbers)
   defined=$(grep -rh -A2 '^__kernel' cl | grep -oE 'void +[a-z_0-9]+ *\(' | sed -E 's/void +//; s/ *\(//' | sort -u)
   launched=$(sed -nE 's/^clmc profile: +([a-z_0-9]+) +[0-9]+ launches.*/\1/p' "$work"/*.out | sort -u)

@@ -5,7 +5,9 @@
  *
  * Defines: CELLS (cells per side m, even), SLOTS (4; 8 when disks may stray
  * `margin` beyond their cell: the seed's pitfall 1), MOVES (n_M trial moves
- * per active cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2).
+ * per active cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2),
+ * REPRODUCIBLE (IEEE-exact arithmetic and common/repro_math.h's sqrt and
+ * sincos: the same bits on every device).
  *
  * Layout (seed's Algorithm 3): slot i of cell (x, y) is at (i m + y) m + q
  * with q = x / 2 for even x and m / 2 + x / 2 for odd x, so the active cells
@@ -15,6 +17,9 @@
  * shuffle (CLMC_PURPOSE_DISK_SHUFFLE) and one draw per two trial moves
  * (CLMC_PURPOSE_DISK_MOVE, hit = move / 2).  A cell is active once per sweep,
  * so (cell, sweep, hit, purpose) names every number once. */
+#ifdef REPRODUCIBLE
+#include "common/repro_math.h" /* first: FP contraction off for everything below */
+#endif
 #include "common/philox.h"
 
 #define HALF (CELLS / 2)
@@ -85,16 +90,26 @@ inline void load_neighbours(__global const float2 *disk, uint x, uint y, float w
         }
 }
 
+/* |r|^2: reproducible mode sums in the written order, products unfused. */
+inline float squared_length(float2 r)
+{
+#ifdef REPRODUCIBLE
+    return r.x * r.x + r.y * r.y;
+#else
+    return dot(r, r);
+#endif
+}
+
 inline bool overlaps(float2 trial, const float2 *own, uint moving, const float2 *neighbour)
 {
     bool hit = false;
     for (uint j = 0; j < SLOTS; j++) {
         float2 r = trial - own[j];
-        hit |= j != moving && dot(r, r) < 1.0f;
+        hit |= j != moving && squared_length(r) < 1.0f;
     }
     for (uint j = 0; j < 8 * SLOTS; j++) {
         float2 r = trial - neighbour[j];
-        hit |= dot(r, r) < 1.0f;
+        hit |= squared_length(r) < 1.0f;
     }
     return hit;
 }
@@ -126,9 +141,14 @@ __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, 
     for (uint move = 0; move < MOVES; move++) {
         if ((move & 1u) == 0) r = clmc_random4(key, unit, sweep, move >> 1, CLMC_PURPOSE_DISK_MOVE);
         uint pair = (move & 1u) * 2;
+#ifdef REPRODUCIBLE
+        float radius = max_displacement * repro_sqrt(unit_float(r.v[pair]));
+        float cosine, sine = repro_sincos_turns(unit_float(r.v[pair + 1]), &cosine);
+#else
         float radius = max_displacement * sqrt(unit_float(r.v[pair]));
         float angle = 6.28318530717958648f * unit_float(r.v[pair + 1]);
         float cosine, sine = sincos(angle, &cosine);
+#endif
         float2 trial = slot_get(own, moving) + radius * (float2)(cosine, sine);
         if (inside_cell(trial, width, margin) && !overlaps(trial, own, moving, neighbour)) {
             slot_set(own, moving, trial);

@@ -6,7 +6,9 @@
  *
  * Defines: DIM (2|3), EDGE (L, even), NCOMP (2|3), MEASURE_WG, CONFIGS (the
  * configurations of one disorder sample, each at its own betas[config]);
- * REAL_DOUBLE for double precision; FAST_MATH for native functions; GLASS for
+ * REAL_DOUBLE for double precision; FAST_MATH for native functions;
+ * REPRODUCIBLE (float only) for IEEE-exact arithmetic and the functions of
+ * common/repro_math.h, the same bits on every device; GLASS for
  * quenched couplings (the spin glass, H = -sum_<ij> J_ij s_i . s_j, J of the
  * bond from site i to its +d neighbour in sample r at
  * couplings[(r * DIM + d) * SITES + packed_site(i)], configuration c in sample
@@ -30,6 +32,9 @@
  *                       counts the rejections of the n = 2 (von Mises) sampler
  * One draw gives three 24-bit uniforms (floats); with REAL_DOUBLE a second
  * draw (hit word bit 31 set) completes three 53-bit uniforms. */
+#ifdef REPRODUCIBLE
+#include "common/repro_math.h" /* first: FP contraction off for everything below */
+#endif
 #include "common/lattice.h"
 #include "common/philox.h"
 
@@ -54,7 +59,19 @@ typedef float3 spin_t;
 #endif
 #endif
 
-#if defined(FAST_MATH) && !defined(REAL_DOUBLE)
+/* The math layer.  Reproducible mode: every bit from IEEE 754 (no library
+ * function, no builtin dot/length whose order or fusion a compiler chooses).
+ * The others keep the device library's functions: DIV, SQRT_LIB, DOT, LENGTH,
+ * NORMALIZE, CROSS and SPIN_DIV are then the plain operators and builtins. */
+#if defined(REPRODUCIBLE)
+#define EXP repro_exp
+#define LOG repro_log
+#define SQRT repro_sqrt
+#define SQRT_LIB repro_sqrt
+#define LOG1P repro_log1p
+#define EXPM1 repro_expm1
+#define DIV repro_div
+#elif defined(FAST_MATH) && !defined(REAL_DOUBLE)
 #define EXP native_exp
 #define LOG native_log
 #define SQRT native_sqrt
@@ -70,6 +87,46 @@ typedef float3 spin_t;
 #define SIN sin
 #define LOG1P log1p
 #define EXPM1 expm1
+#endif
+#ifndef REPRODUCIBLE
+#define SQRT_LIB sqrt
+#define DIV(a, b) ((a) / (b))
+#define DOT dot
+#define LENGTH length
+#define NORMALIZE normalize
+#define CROSS cross
+#define SPIN_DIV(v, d) ((v) / (d))
+#else
+/* Sums in the written order, products unfused, divisions correctly rounded. */
+inline real spin_dot(spin_t a, spin_t b)
+{
+#if NCOMP == 2
+    return a.x * b.x + a.y * b.y;
+#else
+    return (a.x * b.x + a.y * b.y) + a.z * b.z;
+#endif
+}
+
+inline spin_t spin_div(spin_t v, real d)
+{
+#if NCOMP == 2
+    return (spin_t)(repro_div(v.x, d), repro_div(v.y, d));
+#else
+    return (spin_t)(repro_div(v.x, d), repro_div(v.y, d), repro_div(v.z, d));
+#endif
+}
+
+#if NCOMP == 3
+inline spin_t spin_cross(spin_t a, spin_t b)
+{
+    return (spin_t)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+#define CROSS spin_cross
+#endif
+#define DOT spin_dot
+#define LENGTH(v) repro_sqrt(spin_dot(v, v))
+#define NORMALIZE(v) spin_div(v, repro_sqrt(spin_dot(v, v)))
+#define SPIN_DIV spin_div
 #endif
 
 #define TWO_PI ((real)6.283185307179586)
@@ -152,16 +209,30 @@ inline void uniforms3(clmc_philox_key key, uint site, uint sweep, uint hit_word,
 #endif
 }
 
+/* cos and sin of the angle 2 pi t. */
+inline void turn(real t, real *cosine, real *sine)
+{
+#ifdef REPRODUCIBLE
+    *sine = repro_sincos_turns(t, cosine);
+#else
+    real phi = TWO_PI * t;
+    *cosine = COS(phi);
+    *sine = SIN(phi);
+#endif
+}
+
 /* A uniform direction from two uniforms (n = 2 uses the first). */
 inline spin_t uniform_direction(real u0, real u1)
 {
+    real cosine, sine;
 #if NCOMP == 2
-    real phi = TWO_PI * u0;
     (void)u1;
-    return (spin_t)(COS(phi), SIN(phi));
+    turn(u0, &cosine, &sine);
+    return (spin_t)(cosine, sine);
 #else
-    real z = 2 * u0 - 1, rho = SQRT(fmax((real)0, 1 - z * z)), phi = TWO_PI * u1;
-    return (spin_t)(rho * COS(phi), rho * SIN(phi), z);
+    real z = 2 * u0 - 1, rho = SQRT(fmax((real)0, 1 - z * z));
+    turn(u1, &cosine, &sine);
+    return (spin_t)(rho * cosine, rho * sine, z);
 #endif
 }
 
@@ -172,7 +243,7 @@ inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key
     real u[3];
     uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, RUN_CONFIG(config)), u);
     spin_t t = uniform_direction(u[0], u[1]);
-    real gain = beta * dot(t - s, h);
+    real gain = beta * DOT(t - s, h);
     return (gain >= 0 || u[2] < EXP(gain)) ? t : s;
 }
 
@@ -184,15 +255,16 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, 
 {
     real u[3];
     uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
-    real field = length(h), b = beta * field;
+    real field = LENGTH(h), b = beta * field;
     (void)s;
     if (!(b > (real)1e-12)) return uniform_direction(u[0], u[1]);
-    real x = clamp(1 + LOG1P(u[0] * EXPM1(-2 * b)) / b, (real)-1, (real)1);
-    spin_t axis = h / field;
+    real x = clamp(1 + DIV(LOG1P(u[0] * EXPM1(-2 * b)), b), (real)-1, (real)1);
+    spin_t axis = SPIN_DIV(h, field);
     spin_t helper = fabs(axis.x) < (real)0.6 ? (spin_t)(1, 0, 0) : (spin_t)(0, 1, 0);
-    spin_t e1 = normalize(cross(axis, helper)), e2 = cross(axis, e1);
-    real sine = SQRT(fmax((real)0, 1 - x * x)), phi = TWO_PI * u[1];
-    return x * axis + sine * (COS(phi) * e1 + SIN(phi) * e2);
+    spin_t e1 = NORMALIZE(CROSS(axis, helper)), e2 = CROSS(axis, e1);
+    real sine = SQRT(fmax((real)0, 1 - x * x)), cosine_phi, sine_phi;
+    turn(u[1], &cosine_phi, &sine_phi);
+    return x * axis + sine * (cosine_phi * e1 + sine_phi * e2);
 }
 #else
 /* Heat-bath, n = 2: the angle to the field from the von Mises density
@@ -203,24 +275,29 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, 
                             uint config)
 {
     real u[3];
-    real field = length(h), kappa = beta * field;
+    real field = LENGTH(h), kappa = beta * field;
     if (!(kappa > (real)1e-12)) {
         uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
         return uniform_direction(u[0], u[1]);
     }
     real root = SQRT(1 + 4 * kappa * kappa), tau = 1 + root;
-    real rho = 2 * kappa * tau / ((root + 1) * (tau + SQRT(2 * tau)));
-    real r = (1 + rho * rho) / (2 * rho);
+    real rho = DIV(2 * kappa * tau, (root + 1) * (tau + SQRT(2 * tau)));
+    real r = DIV(1 + rho * rho, 2 * rho);
     for (uint attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
+#ifdef REPRODUCIBLE
+        real z;
+        repro_sincos_turns(0.5f * u[0], &z); /* cos(pi u) */
+#else
         real z = COS(PI * u[0]);
-        real f = (1 + r * z) / (r + z);
+#endif
+        real f = DIV(1 + r * z, r + z);
         real c = kappa * (r - f);
-        if (c * (2 - c) - u[1] > 0 || LOG(c / u[1]) + 1 - c >= 0) {
+        if (c * (2 - c) - u[1] > 0 || LOG(DIV(c, u[1])) + 1 - c >= 0) {
             f = clamp(f, (real)-1, (real)1);
             real sine = SQRT(fmax((real)0, 1 - f * f));
             if (u[2] < (real)0.5) sine = -sine;
-            spin_t axis = h / field, normal = (spin_t)(-axis.y, axis.x);
+            spin_t axis = SPIN_DIV(h, field), normal = (spin_t)(-axis.y, axis.x);
             return f * axis + sine * normal;
         }
     }
@@ -232,8 +309,8 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, 
  * it keeps the energy. */
 inline spin_t overrelaxation_move(spin_t s, spin_t h)
 {
-    real hh = dot(h, h);
-    return hh > 0 ? (2 * dot(s, h) / hh) * h - s : s;
+    real hh = DOT(h, h);
+    return hh > 0 ? DIV(2 * DOT(s, h), hh) * h - s : s;
 }
 
 inline spin_t update_spin(spin_t s, spin_t h, uint move, real beta, clmc_philox_key key, uint site, uint sweep,
@@ -291,10 +368,10 @@ __kernel void heisenberg_renormalize(__global real *spins, __global uint *max_de
     if (site >= SITES) return;
     spins = CONFIG_SPINS(spins);
     spin_t s = load_spin(spins, site);
-    real norm = sqrt(dot(s, s));
+    real norm = SQRT_LIB(DOT(s, s));
     float deviation = (float)fabs(norm - 1);
     if (deviation > 0) atomic_max(max_deviation, isnan(deviation) ? 0x7f800000u : as_uint(deviation));
-    store_spin(spins, site, s / norm);
+    store_spin(spins, site, SPIN_DIV(s, norm));
 }
 
 /* The numerical guard (model.h): the largest deviation of a length from 1,
@@ -306,7 +383,7 @@ __kernel void heisenberg_norm_deviation(__global const real *spins, __global uin
     if (site >= SITES) return;
     spins = CONFIG_SPINS(spins);
     spin_t s = load_spin(spins, site);
-    float deviation = (float)fabs(sqrt(dot(s, s)) - 1);
+    float deviation = (float)fabs(SQRT_LIB(DOT(s, s)) - 1);
     if (isnan(deviation)) atomic_max(max_deviation, 0xffffffffu);
     else if (deviation > 0) atomic_max(max_deviation, as_uint(deviation));
 }
@@ -589,7 +666,7 @@ void heisenberg_measure(__global const real *spins, __global long *partials, uin
     for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
         spin_t s = load_spin(spins, site), up = 0;
         for (uint d = 0; d < DIM; d++) up += COUPLING(couplings, site, d) * load_spin(spins, lattice_up(site, d));
-        total[0] += convert_long_rte(dot(s, up) * FIXED_SCALE);
+        total[0] += convert_long_rte(DOT(s, up) * FIXED_SCALE);
         total[1] += convert_long_rte(s.x * FIXED_SCALE);
         total[2] += convert_long_rte(s.y * FIXED_SCALE);
 #if NCOMP == 3

@@ -82,3 +82,17 @@ clmc_status clmc_defines_build(clmc_runtime *rt, const char *file, clmc_defines 
     clmc_defines_free(d);
     return status;
 }
+
+clmc_status clmc_defines_reproducible(clmc_runtime *rt, clmc_defines *d)
+{
+    cl_device_id device;
+    CLMC_CL_TRY(clGetCommandQueueInfo(clmc_runtime_queue(rt), CL_QUEUE_DEVICE, sizeof device, &device, NULL));
+    cl_device_fp_config config = 0;
+    CLMC_CL_TRY(clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof config, &config, NULL));
+    clmc_defines_flag(d, "REPRODUCIBLE");
+    if (config & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) {
+        clmc_defines_flag(d, "CLMC_CR_DIVIDE_SQRT");
+        clmc_defines_text(d, "-cl-fp32-correctly-rounded-divide-sqrt");
+    }
+    return CLMC_OK;
+}

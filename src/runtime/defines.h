@@ -29,6 +29,11 @@ const char *clmc_defines_string(const clmc_defines *d);
 /* CLMC_OK, or CLMC_ERR_OTHER naming the failed allocation. */
 clmc_status clmc_defines_status(const clmc_defines *d);
 void clmc_defines_free(clmc_defines *d);
+/* Reproducible float arithmetic (cl/common/repro_math.h): -DREPRODUCIBLE,
+ * plus -DCLMC_CR_DIVIDE_SQRT and -cl-fp32-correctly-rounded-divide-sqrt where
+ * the device reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT for float (the
+ * kernels' exact integer paths otherwise; the same results either way). */
+clmc_status clmc_defines_reproducible(clmc_runtime *rt, clmc_defines *d);
 /* Builds kernel file `file` with the options (clmc_program_build), then
  * frees them, also on failure. */
 clmc_status clmc_defines_build(clmc_runtime *rt, const char *file, clmc_defines *d, cl_program *out);

@@ -122,6 +122,12 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     clmc_defines_int(&options, "SLOTS", s->host.g.slots);
     clmc_defines_int(&options, "MOVES", s->moves);
     clmc_defines_int(&options, "SHUFFLE_PARTICLES", clmc_preset_bool(p, "algorithm.shuffle_particles"));
+    clmc_status status = clmc_preset_bool(p, "algorithm.reproducible") ? clmc_defines_reproducible(s->rt, &options)
+                                                                        : CLMC_OK;
+    if (status != CLMC_OK) {
+        clmc_defines_free(&options);
+        return status;
+    }
     CLMC_TRY(clmc_defines_build(s->rt, "hard_disks/hard_disks.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_subsweep", &s->subsweep));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));

@@ -2,6 +2,10 @@
 #include "models/hard_disks/hard_disks.h"
 
 static const char *const algorithm_types[] = {"mpmc", NULL};
+
+/* algorithm.reproducible's default for hard disks: the one place that chooses
+ * it (docs/reproducibility.md). */
+#define DISK_REPRODUCIBLE_DEFAULT "false"
 static const char *const start_types[] = {"lattice", "compress", NULL};
 
 const clmc_field clmc_hard_disks_model_fields[] = {
@@ -33,5 +37,8 @@ const clmc_field clmc_hard_disks_algorithm_fields[] = {
     {"pressure_range", CLMC_FIELD_NUMBER, 0, 0.2, true, NULL, "0.02",
      "g(r) is fitted on (1, 1 + range] and extrapolated to contact"},
     {"pressure_degree", CLMC_FIELD_INT, 0, 8, false, NULL, "5", "degree of the fitted polynomial"},
+    {"reproducible", CLMC_FIELD_BOOL, 0, 0, false, NULL, DISK_REPRODUCIBLE_DEFAULT,
+     "true: IEEE-exact float arithmetic and clmc's own sqrt and sincos, the same bits on every OpenCL device; "
+     "false: the device's math library"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };

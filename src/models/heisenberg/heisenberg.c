@@ -31,8 +31,23 @@ static const char *tile_problem(int edge, int tile)
     return NULL;
 }
 
+/* Reproducible mode has a float function library only, and excludes the
+ * device's fast math. */
+static clmc_status check_reproducible(const clmc_preset *p)
+{
+    if (!clmc_preset_bool(p, "algorithm.reproducible")) return CLMC_OK;
+    if (strcmp(clmc_preset_string(p, "model.precision"), "double") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.reproducible: true needs model.precision \"float\" (no "
+                         "reproducible double-precision functions yet); set it false for double");
+    if (clmc_preset_bool(p, "algorithm.fast_math"))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.reproducible: true excludes algorithm.fast_math true (native "
+                         "functions differ between devices); set one of them false");
+    return CLMC_OK;
+}
+
 clmc_status clmc_heisenberg_validate(const clmc_preset *p)
 {
+    CLMC_TRY(check_reproducible(p));
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
     const char *layout = clmc_preset_string(p, "algorithm.layout");
@@ -154,7 +169,8 @@ static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
         clmc_defines_text(&options, "-cl-fast-relaxed-math");
     }
     const heisenberg_extension *ext = s->extension;
-    clmc_status status = ext ? ext->configure(s, p, &options) : CLMC_OK;
+    clmc_status status = s->reproducible ? clmc_defines_reproducible(s->rt, &options) : CLMC_OK;
+    if (status == CLMC_OK && ext) status = ext->configure(s, p, &options);
     if (status != CLMC_OK) {
         clmc_defines_free(&options);
         return status;
@@ -258,6 +274,7 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->or_steps = (cl_uint)clmc_preset_int(p, "algorithm.overrelaxation_steps");
     s->renormalize_every = clmc_preset_int(p, "algorithm.renormalize_every");
     s->fast_math = clmc_preset_bool(p, "algorithm.fast_math");
+    s->reproducible = clmc_preset_bool(p, "algorithm.reproducible");
     s->thermalization = clmc_preset_run(p)->thermalization;
     s->seed = clmc_preset_run(p)->seed;
     s->temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);

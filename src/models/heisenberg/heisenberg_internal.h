@@ -53,6 +53,7 @@ struct heisenberg_state {
     cl_uint copies; /* ferromagnet, ensemble.type "independent": systems per temperature (configs copy-major) */
     uint64_t seed;
     bool tiled, planes, is_double, fast_math, pure_overrelaxation, bimodal; /* tiled: also for planes */
+    bool reproducible; /* algorithm.reproducible: cl/common/repro_math.h */
     cl_uint mc_move, hits, or_steps;
     long long renormalize_every, thermalization;
     double beta;

@@ -19,6 +19,10 @@ const clmc_field clmc_heisenberg_model_fields[] = {
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
 
+/* algorithm.reproducible's default for XY, Heisenberg and the glass: the one
+ * place that chooses it (docs/reproducibility.md). */
+#define CLMC_HEISENBERG_REPRODUCIBLE_DEFAULT "false"
+
 /* The algorithm keys of both models. */
 #define CLMC_HEISENBERG_ALGORITHM_FIELDS                                                                                  \
     {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"heatbath\"",                                    \
@@ -36,7 +40,10 @@ const clmc_field clmc_heisenberg_model_fields[] = {
     {"renormalize_every", CLMC_FIELD_INT, 0, 1000000000, false, NULL, "100",                                     \
      "sweeps between spin-length renormalisations (0 = never)"},                                                 \
     {"fast_math", CLMC_FIELD_BOOL, 0, 0, false, NULL, "false",                                                   \
-     "true: -cl-fast-relaxed-math and native functions (float); false: accurate math"}
+     "true: -cl-fast-relaxed-math and native functions (float); false: accurate math"},                       \
+    {"reproducible", CLMC_FIELD_BOOL, 0, 0, false, NULL, CLMC_HEISENBERG_REPRODUCIBLE_DEFAULT,                  \
+     "true: IEEE-exact float arithmetic and clmc's own functions, the same bits on every OpenCL device "       \
+     "(precision float, fast_math false); false: the device's math library"}
 
 const clmc_field clmc_heisenberg_algorithm_fields[] = {
     CLMC_HEISENBERG_ALGORITHM_FIELDS,
