@@ -338,6 +338,44 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     return status;
 }
 
+/* ensemble.type "multicanonical": the ensemble runs the whole simulation
+ * (src/ensembles/multicanonical.c); result.json as for other runs, with
+ * density_of_states and reweighted observables, no series. */
+static clmc_status run_density(model_instance *m, const clmc_preset *preset, const clmc_run_options *options,
+                               output_claim *claim)
+{
+    const char *dir = clmc_preset_output(preset)->dir;
+    const clmc_run_settings *run = clmc_preset_run(preset);
+    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
+        return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: multicanonical runs take no checkpoints yet; set 0");
+    CLMC_TRY(clmc_multicanonical_check(&m->ensemble, preset));
+    CLMC_TRY(clmc_make_directory(dir));
+    CLMC_TRY(claim_output(claim));
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
+    cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
+    cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
+    cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
+    double started = now_seconds(), kernel_seconds = 0, updates = 0;
+    clmc_runtime_reset_clock(m->rt);
+    clmc_status status = clmc_multicanonical_run(&m->ensemble, preset, options && options->quiet, root, &updates);
+    if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
+    if (status == CLMC_OK)
+        cJSON_AddItemToObject(root, "performance",
+                              performance_json(m->rt, updates, kernel_seconds, now_seconds() - started));
+    char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
+    if (status == CLMC_OK && !json) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) {
+        size_t n = strlen(json);
+        json[n] = '\n';
+        status = clmc_write_file_atomic(dir, "result.json", json, n + 1);
+    }
+    free(json);
+    cJSON_Delete(root);
+    return status;
+}
+
 /* Says on stderr where the tunable values came from. */
 static void print_tuning(const cJSON *tuning)
 {
@@ -363,7 +401,9 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     clmc_status status = claim_existing_output(&claim);
     if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
     if (status == CLMC_OK && !(options && options->quiet)) print_tuning(m.tuning);
-    if (status == CLMC_OK) status = run_instance(&m, preset, options, NULL, &claim);
+    if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
+        status = run_density(&m, preset, options, &claim);
+    else if (status == CLMC_OK) status = run_instance(&m, preset, options, NULL, &claim);
     instance_close(&m);
     release_output(&claim);
     return status;

@@ -18,6 +18,7 @@ typedef enum clmc_ensemble_type {
     CLMC_ENSEMBLE_ONE_TEMPERATURE,    /* ensemble.beta (or none, athermal) */
     CLMC_ENSEMBLE_PARALLEL_TEMPERING, /* ensemble.type "parallel_tempering" */
     CLMC_ENSEMBLE_INDEPENDENT,        /* ensemble.type "independent" */
+    CLMC_ENSEMBLE_MULTICANONICAL,     /* ensemble.type "multicanonical" (multicanonical.c) */
 } clmc_ensemble_type;
 
 /* The preset's ensemble section (and the seed it draws with), resolved once. */
@@ -83,5 +84,15 @@ clmc_status clmc_ensemble_sync(clmc_ensemble *e);
 extern const clmc_ensemble_kind clmc_ensemble_one_temperature;
 extern const clmc_ensemble_kind clmc_ensemble_independent_systems;
 extern const clmc_ensemble_kind clmc_ensemble_parallel_tempering;
+extern const clmc_ensemble_kind clmc_ensemble_multicanonical; /* no callbacks: clmc_multicanonical_run */
+
+/* ensemble.type "multicanonical": the whole run (weight iterations and
+ * production) in one call instead of the engine's sweeps; adds
+ * density_of_states and observables.temperatures (reweighted) to `root`,
+ * and the updates done to *updates. */
+/* Refusals that need the device (walkers beyond its memory), before any output. */
+clmc_status clmc_multicanonical_check(clmc_ensemble *e, const clmc_preset *preset);
+clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
+                                    double *updates);
 
 #endif

@@ -1,0 +1,128 @@
+/* ensemble.type "multicanonical": the 2D Ising density of states at L = 8
+ * (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
+ * tools/exact_dos.py) within 4 standard errors at every energy, the
+ * reweighted energy, specific heat, free energy and entropy against Kaufman's
+ * finite-lattice values, and bad input exiting 2 naming the key. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ising_dos.h"
+#include "ising_exact.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+
+enum { MAX_ENERGIES = 2 * 16 * 16 + 1 };
+
+static double field(const cJSON *entry, const char *name, const char *which)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(entry, name), which)->valuedouble;
+}
+
+/* ln g(E) of `result` at every energy of the exact density of states, and the
+ * reweighted thermodynamics at each beta. */
+static void expect_matches_exact(const cJSON *result, int L, const char *method)
+{
+    int exact_energies[MAX_ENERGIES];
+    double exact_ln_g[MAX_ENERGIES];
+    int n = ising2d_exact_dos(L, exact_energies, exact_ln_g, MAX_ENERGIES);
+    cr_assert(n > 0, "no exact density of states for L=%d", L);
+    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
+    const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
+                *error = cJSON_GetObjectItem(dos, "error");
+    cr_assert_eq(cJSON_GetArraySize(energies), n, "%s L=%d: %d energies, exactly %d have states", method, L,
+                 cJSON_GetArraySize(energies), n);
+    printf("%s L=%d: %d iterations, production flatness %.3f\n", method, L,
+           cJSON_GetObjectItem(dos, "iterations")->valueint, cJSON_GetObjectItem(dos, "production_flatness")->valuedouble);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        int e = cJSON_GetArrayItem(energies, i)->valueint;
+        cr_assert_eq(e, exact_energies[i], "energy %d: %d, exactly %d", i, e, exact_energies[i]);
+        char what[96];
+        snprintf(what, sizeof what, "%s L=%d ln g(%d)", method, L, e);
+        double z = physics_compare(what, cJSON_GetArrayItem(ln_g, i)->valuedouble,
+                                   cJSON_GetArrayItem(error, i)->valuedouble, exact_ln_g[i]);
+        worst = fmax(worst, z);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "%s", what);
+    }
+    printf("%s L=%d: largest |z| of ln g %.2f\n", method, L, worst);
+    const cJSON *entry;
+    cJSON_ArrayForEach(entry, cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures"))
+    {
+        double beta = cJSON_GetObjectItem(entry, "beta")->valuedouble, u, c;
+        ising2d_exact(L, beta, &u, &c);
+        double free_energy = -ising2d_exact_log_z(L, beta) / (L * L), entropy = beta * u - free_energy;
+        const char *names[] = {"energy", "specific_heat", "free_energy", "entropy"};
+        double exact[] = {u, c, free_energy, entropy};
+        for (int q = 0; q < 4; q++) {
+            char what[96];
+            snprintf(what, sizeof what, "%s L=%d beta=%.7g %s", method, L, beta, names[q]);
+            double z = physics_compare(what, field(entry, names[q], "mean"), field(entry, names[q], "error"), exact[q]);
+            cr_expect_lt(z, TOLERANCE_SIGMA, "%s", what);
+        }
+    }
+}
+
+#define MUCA_PRESET(L, walkers, sweeps, seed)                                                                        \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"multicanonical\","      \
+    " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": " #walkers ", \"flatness\": 0.5, \"iteration_sweeps\": 100},"   \
+    " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
+
+Test(multicanonical, ising2d_L8_matches_exact_density_of_states, .timeout = 900)
+{
+    cJSON *result = physics_run(MUCA_PRESET(8, 64, 4000, 5), "muca-L8");
+    expect_matches_exact(result, 8, "multicanonical");
+    cJSON_Delete(result);
+}
+
+/* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
+Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 3600)
+{
+    const char *enabled = getenv("CLMC_LONG_TESTS");
+    if (!enabled || strcmp(enabled, "1") != 0) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
+    cJSON *result = physics_run(MUCA_PRESET(16, 128, 20000, 6), "muca-L16");
+    expect_matches_exact(result, 16, "multicanonical");
+    cJSON_Delete(result);
+}
+
+/* Exit 2 with a message containing `key`, no output directory. */
+static void expect_refused(const char *json, const char *key)
+{
+    char *dir = test_scratch_dir("muca-bad"), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    test_write_file(preset, json);
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
+    printf("exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 2, "exit status %d for %s", rc, json);
+    cr_expect(output && strstr(output, key), "message does not name %s", key);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/out", dir);
+    cr_expect(!test_path_exists(path), "an output directory was created");
+    free(output);
+    free(dir);
+}
+
+#define ISING_WITH(L, ensemble, run)                                                                                 \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"multicanonical\", "   \
+    "\"betas\": [0.4]" ensemble "}, \"run\": {\"sweeps\": 10" run "}}"
+
+Test(multicanonical, bad_input_exits_2_naming_the_key)
+{
+    expect_refused(ISING_WITH(8, ", \"flatness\": 0", ""), "ensemble.flatness");
+    expect_refused(ISING_WITH(8, ", \"flatness\": 1", ""), "ensemble.flatness");
+    expect_refused(ISING_WITH(8, ", \"flatness\": 1.5", ""), "ensemble.flatness");
+    expect_refused(ISING_WITH(8, ", \"walkers\": 1", ""), "ensemble.walkers");
+    expect_refused(ISING_WITH(8, ", \"walkers\": 0", ""), "ensemble.walkers");
+    expect_refused(ISING_WITH(8, ", \"sweeps_per_iteration\": 5", ""), "ensemble.sweeps_per_iteration");
+    /* 2^24 walkers of 2^16 spins: 1 TiB of configurations. */
+    expect_refused(ISING_WITH(256, ", \"walkers\": 16777216", ""), "ensemble.walkers");
+    expect_refused(ISING_WITH(8, "", ", \"checkpoint_every\": 5"), "run.checkpoint_every");
+    expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
+                   "\"multicanonical\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.type");
+}
