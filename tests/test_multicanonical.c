@@ -1,6 +1,7 @@
 /* ensemble.type "multicanonical": the 2D Ising density of states at L = 8
  * (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
- * tools/exact_dos.py) within 4 standard errors at every energy, the
+ * tools/exact_dos.py) within 4 standard errors at every energy, from
+ * multicanonical and from Wang-Landau weights, the two agreeing, the
  * reweighted energy, specific heat, free energy and entropy against Kaufman's
  * finite-lattice values, and bad input exiting 2 naming the key. */
 #include <criterion/criterion.h>
@@ -36,8 +37,8 @@ static void expect_matches_exact(const cJSON *result, int L, const char *method)
                 *error = cJSON_GetObjectItem(dos, "error");
     cr_assert_eq(cJSON_GetArraySize(energies), n, "%s L=%d: %d energies, exactly %d have states", method, L,
                  cJSON_GetArraySize(energies), n);
-    printf("%s L=%d: %d iterations, production flatness %.3f\n", method, L,
-           cJSON_GetObjectItem(dos, "iterations")->valueint, cJSON_GetObjectItem(dos, "production_flatness")->valuedouble);
+    printf("%s L=%d: production flatness %.3f\n", method, L,
+           cJSON_GetObjectItem(dos, "production_flatness")->valuedouble);
     double worst = 0;
     for (int i = 0; i < n; i++) {
         int e = cJSON_GetArrayItem(energies, i)->valueint;
@@ -72,11 +73,44 @@ static void expect_matches_exact(const cJSON *result, int L, const char *method)
     " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": " #walkers ", \"flatness\": 0.5, \"iteration_sweeps\": 100},"   \
     " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
 
-Test(multicanonical, ising2d_L8_matches_exact_density_of_states, .timeout = 900)
+#define WL_PRESET(L, walkers, sweeps, seed)                                                                          \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"wang_landau\","         \
+    " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": " #walkers ", \"final_ln_f\": 1e-3},"                             \
+    " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
+
+/* The two results' ln g agree within 4 combined standard errors at every energy. */
+static void expect_agree(const cJSON *a, const cJSON *b, const char *what)
 {
-    cJSON *result = physics_run(MUCA_PRESET(8, 64, 4000, 5), "muca-L8");
-    expect_matches_exact(result, 8, "multicanonical");
-    cJSON_Delete(result);
+    const cJSON *da = cJSON_GetObjectItem(a, "density_of_states"), *db = cJSON_GetObjectItem(b, "density_of_states");
+    int n = cJSON_GetArraySize(cJSON_GetObjectItem(da, "energies"));
+    cr_assert_eq(n, cJSON_GetArraySize(cJSON_GetObjectItem(db, "energies")), "%s: as many energies", what);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        double ga = cJSON_GetArrayItem(cJSON_GetObjectItem(da, "ln_g"), i)->valuedouble;
+        double gb = cJSON_GetArrayItem(cJSON_GetObjectItem(db, "ln_g"), i)->valuedouble;
+        double ea = cJSON_GetArrayItem(cJSON_GetObjectItem(da, "error"), i)->valuedouble;
+        double eb = cJSON_GetArrayItem(cJSON_GetObjectItem(db, "error"), i)->valuedouble;
+        double z = fabs(ga - gb) / sqrt(ea * ea + eb * eb);
+        printf("%s E=%d: %.4f +- %.4f vs %.4f +- %.4f (z = %.2f)\n", what,
+               cJSON_GetArrayItem(cJSON_GetObjectItem(da, "energies"), i)->valueint, ga, ea, gb, eb, z);
+        worst = fmax(worst, z);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "%s: energy %d", what, i);
+    }
+    printf("%s: largest |z| %.2f\n", what, worst);
+}
+
+Test(multicanonical, ising2d_L8_muca_and_wang_landau_match_exact_and_agree, .timeout = 900)
+{
+    cJSON *muca = physics_run(MUCA_PRESET(8, 64, 4000, 5), "muca-L8");
+    expect_matches_exact(muca, 8, "multicanonical");
+    cJSON *wl = physics_run(WL_PRESET(8, 64, 4000, 15), "wl-L8");
+    expect_matches_exact(wl, 8, "wang_landau");
+    const cJSON *report = cJSON_GetObjectItem(cJSON_GetObjectItem(wl, "density_of_states"), "wang_landau");
+    cr_expect_lt(cJSON_GetObjectItem(report, "final_ln_f")->valuedouble, 1e-3, "Wang-Landau ran to final_ln_f");
+    cr_expect_gt(cJSON_GetObjectItem(report, "halvings")->valuedouble, 0, "ln f halved on flat histograms");
+    expect_agree(muca, wl, "multicanonical vs wang_landau L=8 ln g");
+    cJSON_Delete(muca);
+    cJSON_Delete(wl);
 }
 
 /* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
@@ -122,6 +156,12 @@ Test(multicanonical, bad_input_exits_2_naming_the_key)
     /* 2^24 walkers of 2^16 spins: 1 TiB of configurations. */
     expect_refused(ISING_WITH(256, ", \"walkers\": 16777216", ""), "ensemble.walkers");
     expect_refused(ISING_WITH(8, "", ", \"checkpoint_every\": 5"), "run.checkpoint_every");
+    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
+                   "\"wang_landau\", \"betas\": [0.4], \"flatness\": 1}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.flatness");
+    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
+                   "\"wang_landau\", \"betas\": [0.4], \"windows\": 4}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.windows");
     expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
                    "\"multicanonical\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.type");

@@ -9,7 +9,8 @@ clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble
     memset(settings, 0, sizeof *settings);
     bool has_type = clmc_preset_has(preset, "ensemble.type");
     settings->type = clmc_preset_systems(preset)->independent ? CLMC_ENSEMBLE_INDEPENDENT
-                     : has_type && strcmp(clmc_preset_string(preset, "ensemble.type"), "multicanonical") == 0
+                     : has_type && (strcmp(clmc_preset_string(preset, "ensemble.type"), "multicanonical") == 0 ||
+                                    strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0)
                          ? CLMC_ENSEMBLE_MULTICANONICAL
                      : has_type ? CLMC_ENSEMBLE_PARALLEL_TEMPERING
                                 : CLMC_ENSEMBLE_ONE_TEMPERATURE;

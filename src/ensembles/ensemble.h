@@ -18,7 +18,7 @@ typedef enum clmc_ensemble_type {
     CLMC_ENSEMBLE_ONE_TEMPERATURE,    /* ensemble.beta (or none, athermal) */
     CLMC_ENSEMBLE_PARALLEL_TEMPERING, /* ensemble.type "parallel_tempering" */
     CLMC_ENSEMBLE_INDEPENDENT,        /* ensemble.type "independent" */
-    CLMC_ENSEMBLE_MULTICANONICAL,     /* ensemble.type "multicanonical" (multicanonical.c) */
+    CLMC_ENSEMBLE_MULTICANONICAL,     /* ensemble.type "multicanonical" or "wang_landau" (multicanonical.c) */
 } clmc_ensemble_type;
 
 /* The preset's ensemble section (and the seed it draws with), resolved once. */
@@ -86,7 +86,7 @@ extern const clmc_ensemble_kind clmc_ensemble_independent_systems;
 extern const clmc_ensemble_kind clmc_ensemble_parallel_tempering;
 extern const clmc_ensemble_kind clmc_ensemble_multicanonical; /* no callbacks: clmc_multicanonical_run */
 
-/* ensemble.type "multicanonical": the whole run (weight iterations and
+/* ensemble.type "multicanonical" and "wang_landau": the whole run (weight iterations and
  * production) in one call instead of the engine's sweeps; adds
  * density_of_states and observables.temperatures (reweighted) to `root`,
  * and the updates done to *updates. */

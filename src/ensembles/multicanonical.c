@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "density_walkers.h"
 #include "runtime/defines.h"
 
 #define MAX_BLOCKS 32
@@ -27,17 +28,6 @@ static clmc_status cl_status(cl_int err, const char *what)
     return err == CL_SUCCESS ? CLMC_OK : clmc_fail(CLMC_ERR_DEVICE, "%s failed: %s", what, clmc_cl_error_name(err));
 }
 
-typedef struct {
-    clmc_runtime *rt;
-    clmc_density_walkers model;
-    unsigned walkers, blocks;
-    cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
-    cl_program program;
-    cl_kernel init, sweeps;
-    cl_mem spins, energy, ln_w, histogram;
-    cl_uint *counts; /* BLOCKS x bins, read back */
-    double updates;
-} muca;
 
 /* The walkers' configurations must fit one buffer and half the device. */
 static clmc_status muca_check(const muca *m)
@@ -120,7 +110,7 @@ static void muca_close(muca *m)
 /* `sweeps` sweeps of every walker; with `record`, the block histograms
  * (cleared first) are added to hist [block][bin].  Launches are cut so that
  * no 32-bit count can overflow. */
-static clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
+clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
 {
     size_t entries = (size_t)m->blocks * m->model.n_bins;
     double per_sweep = ceil((double)m->walkers / m->blocks) * m->model.sites;
@@ -149,6 +139,16 @@ static clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *
         m->updates += (double)n * m->walkers * m->model.sites;
     }
     return CLMC_OK;
+}
+
+clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch)
+{
+    double top = -INFINITY;
+    for (unsigned i = 0; i < m->model.n_bins; i++) top = fmax(top, ln_w[i]);
+    for (unsigned i = 0; i < m->model.n_bins; i++) scratch[i] = (float)(ln_w[i] - top);
+    return cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->ln_w, CL_TRUE, 0,
+                                          m->model.n_bins * sizeof(float), scratch, 0, NULL, NULL),
+                     "multicanonical weights");
 }
 
 /* Weight iterations until the histogram is flat; *iterations: how many ran. */
@@ -186,15 +186,9 @@ static clmc_status muca_iterate(muca *m, const clmc_preset *preset, bool quiet, 
                     *iterations, visited, low * visited / sum, flat ? "\n" : "");
         if (flat) break;
         /* W(E) / H(E) on the energies visited: the next iteration's histogram flatter. */
-        double top = -INFINITY;
-        for (unsigned i = 0; i < bins; i++) {
+        for (unsigned i = 0; i < bins; i++)
             if (hist[i] > 0) ln_w[i] -= log(hist[i]);
-            top = fmax(top, ln_w[i]);
-        }
-        for (unsigned i = 0; i < bins; i++) ln_w_device[i] = (float)(ln_w[i] - top);
-        status = cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->ln_w, CL_TRUE, 0,
-                                                   bins * sizeof(float), ln_w_device, 0, NULL, NULL),
-                              "multicanonical weights");
+        status = muca_set_weights(m, ln_w, ln_w_device);
     }
     if (status == CLMC_OK && !flat) {
         if (!quiet) fprintf(stderr, "\n");
@@ -358,15 +352,21 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
     unsigned iterations = 0;
     double *hist = calloc((size_t)m.blocks * m.model.n_bins, sizeof *hist);
     clmc_status status = hist ? muca_open(&m, preset) : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (status == CLMC_OK) status = muca_iterate(&m, preset, quiet, &iterations);
+    bool wang_landau = strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0;
+    cJSON *report = cJSON_CreateObject();
+    if (status == CLMC_OK && !report) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && wang_landau) status = wang_landau_weights(&m, preset, quiet, report);
+    else if (status == CLMC_OK) status = muca_iterate(&m, preset, quiet, &iterations);
     if (status == CLMC_OK) status = muca_sweep(&m, clmc_preset_run(preset)->thermalization, 0, NULL);
     if (status == CLMC_OK) status = muca_sweep(&m, clmc_preset_run(preset)->sweeps, 1, hist);
     if (status == CLMC_OK) status = muca_results(&m, preset, hist, root);
     if (status == CLMC_OK) {
         cJSON *dos = cJSON_GetObjectItem(root, "density_of_states");
         cJSON_AddNumberToObject(dos, "walkers", m.walkers);
-        cJSON_AddNumberToObject(dos, "iterations", iterations);
+        if (wang_landau) cJSON_AddItemToObject(dos, "wang_landau", report), report = NULL;
+        else cJSON_AddNumberToObject(dos, "iterations", iterations);
     }
+    cJSON_Delete(report);
     *updates = m.updates;
     free(hist);
     muca_close(&m);

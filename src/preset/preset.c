@@ -43,7 +43,7 @@ static const clmc_field single_beta_fields[] = {
     FIELD_END,
 };
 
-static const char *const ensemble_types[] = {"parallel_tempering", "independent", "multicanonical", NULL};
+static const char *const ensemble_types[] = {"parallel_tempering", "independent", "multicanonical", "wang_landau", NULL};
 static const char *const exchange_paths[] = {"auto", "general", "host", NULL};
 
 static const clmc_field tempering_fields[] = {
@@ -80,6 +80,20 @@ static const clmc_field ensemble_multicanonical_fields[] = {
      "visited so far; strictly between 0 and 1"},
     {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "100", "sweeps of every walker per weight iteration"},
     {"max_iterations", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1000", "weight iterations before the run gives up"},
+    FIELD_END,
+};
+
+/* Wang-Landau weights, then the multicanonical production (wang_landau.c). */
+static const clmc_field ensemble_wang_landau_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
+    {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL,
+     "inverse temperatures the density of states is reweighted to, strictly increasing"},
+    {"walkers", CLMC_FIELD_INT, 1, 16777216, false, NULL, "64", "walkers, each a whole system, sharing ln g"},
+    {"flatness", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.8",
+     "ln f halves when the histogram since its last change has min H >= flatness * mean H; strictly between 0 and 1"},
+    {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1", "sweeps of every walker between updates of ln g"},
+    {"final_ln_f", CLMC_FIELD_NUMBER, 1e-12, 1, false, NULL, "1e-4", "the Wang-Landau phase ends when ln f falls below"},
+    {"max_iterations", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000000", "updates of ln g before the run gives up"},
     FIELD_END,
 };
 
@@ -147,6 +161,7 @@ static void select_ensemble_tables(const resolve_context *ctx, const cJSON *inpu
     if (ctx->model->athermal) tables[0] = no_fields;
     else if (cJSON_IsString(type) && strcmp(type->valuestring, "independent") == 0) tables[0] = independent_fields;
     else if (cJSON_IsString(type) && strcmp(type->valuestring, "multicanonical") == 0) tables[0] = ensemble_multicanonical_fields;
+    else if (cJSON_IsString(type) && strcmp(type->valuestring, "wang_landau") == 0) tables[0] = ensemble_wang_landau_fields;
     else tables[0] = type ? tempering_fields : single_beta_fields;
 }
 
@@ -736,7 +751,8 @@ static clmc_status check_tempering(const clmc_preset_model *model, const clmc_pr
         cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble"), "betas");
     if (!betas) return CLMC_OK;
     bool independent = strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
-    bool multicanonical = strcmp(clmc_preset_string(preset, "ensemble.type"), "multicanonical") == 0;
+    bool multicanonical = strcmp(clmc_preset_string(preset, "ensemble.type"), "multicanonical") == 0 ||
+                          strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0;
     if (independent) CLMC_TRY(check_independent(model, preset, source));
     if (multicanonical) {
         double flatness = clmc_preset_number(preset, "ensemble.flatness");

@@ -1,0 +1,34 @@
+/* What multicanonical.c and wang_landau.c share: the walkers on the device
+ * (clmc_density_walkers of the model) and their sweeps. */
+#ifndef CLMC_DENSITY_WALKERS_H
+#define CLMC_DENSITY_WALKERS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "clmc/preset.h"
+#include "models/ensemble_hooks.h"
+
+typedef struct {
+    clmc_runtime *rt;
+    clmc_density_walkers model;
+    unsigned walkers, blocks;
+    cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
+    cl_program program;
+    cl_kernel init, sweeps;
+    cl_mem spins, energy, ln_w, histogram;
+    cl_uint *counts; /* BLOCKS x bins, read back */
+    double updates;
+} muca;
+
+/* `sweeps` sweeps of every walker with the weights on the device; with
+ * `record`, the histograms of the blocks are added to hist [block][bin]. */
+clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist);
+/* Puts ln_w [bin] (shifted to a maximum of 0) on the device; scratch: n_bins floats. */
+clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch);
+
+/* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the
+ * weights ln W = -ln g of the converged ln g; adds its report to `report`. */
+clmc_status wang_landau_weights(muca *m, const clmc_preset *preset, bool quiet, cJSON *report);
+
+#endif
