@@ -5,9 +5,12 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "clmc/preset.h"
 #include "models/ensemble_hooks.h"
+
+#define MAX_BLOCKS 32 /* jackknife blocks of walkers */
 
 typedef struct {
     clmc_runtime *rt;
@@ -21,6 +24,13 @@ typedef struct {
     double updates;
 } muca;
 
+/* Refuses walkers beyond the device's memory (blocks set). */
+clmc_status muca_check(const muca *m);
+/* Builds the model's program, allocates the buffers (weights 0) and starts the walkers. */
+clmc_status muca_open(muca *m, const clmc_preset *preset);
+void muca_close(muca *m);
+/* CLMC_OK, or the OpenCL error named after `what`. */
+clmc_status muca_cl_status(cl_int err, const char *what);
 /* `sweeps` sweeps of every walker with the weights on the device; with
  * `record`, the histograms of the blocks are added to hist [block][bin]. */
 clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist);
