@@ -55,18 +55,27 @@ kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint
 
 /* `sweeps` sweeps of every walker from sweep number first_sweep on; with
  * `record`, the energy after every update is counted in the histogram of
- * the walker's jackknife block, histogram[(w % BLOCKS) * N_BINS + bin]. */
-kernel void muca_sweeps(global char *spins, global int *energy, global const float *ln_w,
-                        global uint *histogram, uint first_sweep, uint sweeps, uint record, uint seed_lo,
-                        uint seed_hi)
+ * the walker's jackknife block, histogram[block * N_BINS + bin], block =
+ * work-group % BLOCKS (work-groups of GROUP walkers, the last one padded);
+ * with LOCAL_HISTOGRAM the group counts in local memory first. */
+kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
+muca_sweeps(global char *spins, global int *energy, global const float *ln_w, global uint *histogram,
+            uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi)
 {
     uint w = get_global_id(0);
-    if (w >= N_WALKERS) return;
+    bool active = w < N_WALKERS;
+    global uint *block = histogram + (get_group_id(0) % BLOCKS) * N_BINS;
+#ifdef LOCAL_HISTOGRAM
+    local uint counts[N_BINS];
+    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) counts[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    global uint *counts = block;
+#endif
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    global uint *own = histogram + (w % BLOCKS) * N_BINS;
-    int e = energy[w];
+    int e = active ? energy[w] : 0;
     float ln_w_now = ln_w[(e - E_MIN) / E_STEP];
-    for (uint t = 0; t < sweeps; t++)
+    for (uint t = 0; active && t < sweeps; t++)
         for (uint i = 0; i < N_SITES; i += 4) {
             clmc_philox_ctr r =
                 clmc_random4(key, w, first_sweep + t, i / 4, CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 0));
@@ -80,8 +89,13 @@ kernel void muca_sweeps(global char *spins, global int *energy, global const flo
                     e = proposed;
                     ln_w_now = ln_w_new;
                 }
-                if (record) atomic_inc(own + (e - E_MIN) / E_STEP);
+                if (record) atomic_inc(counts + (e - E_MIN) / E_STEP);
             }
         }
-    energy[w] = e;
+    if (active) energy[w] = e;
+#ifdef LOCAL_HISTOGRAM
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = get_local_id(0); record && i < N_BINS; i += GROUP)
+        if (counts[i]) atomic_add(block + i, counts[i]);
+#endif
 }

@@ -7,6 +7,13 @@
 
 #include "runtime/defines.h"
 
+void muca_layout(muca *m)
+{
+    m->blocks = m->walkers < MAX_BLOCKS ? m->walkers : MAX_BLOCKS;
+    m->group = 1;
+    while (m->group * 2 <= 64 && m->group * 2 * m->blocks <= m->walkers) m->group *= 2;
+}
+
 clmc_status muca_cl_status(cl_int err, const char *what)
 {
     return err == CL_SUCCESS ? CLMC_OK : clmc_fail(CLMC_ERR_DEVICE, "%s failed: %s", what, clmc_cl_error_name(err));
@@ -38,6 +45,11 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     clmc_defines_text(&options, m->model.defines);
     clmc_defines_int(&options, "N_WALKERS", m->walkers);
     clmc_defines_int(&options, "BLOCKS", m->blocks);
+    clmc_defines_int(&options, "GROUP", (long long)m->group);
+    /* Per-group histograms in local memory where they fit (same counts either way). */
+    if (m->model.n_bins * sizeof(cl_uint) <= 16384 &&
+        m->model.n_bins * sizeof(cl_uint) * 2 <= clmc_runtime_device(m->rt)->local_mem_bytes)
+        clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
     clmc_defines_int(&options, "N_BINS", m->model.n_bins);
     clmc_defines_int(&options, "E_MIN", m->model.e_min);
     clmc_defines_int(&options, "E_STEP", m->model.e_step);
@@ -89,7 +101,8 @@ void muca_close(muca *m)
 clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
 {
     size_t entries = (size_t)m->blocks * m->model.n_bins;
-    double per_sweep = ceil((double)m->walkers / m->blocks) * m->model.sites;
+    size_t groups = (m->walkers + m->group - 1) / m->group, global = groups * m->group;
+    double per_sweep = ceil((double)groups / m->blocks) * (double)m->group * m->model.sites;
     uint64_t chunk = (uint64_t)fmax(1, floor(2e9 / per_sweep));
     cl_command_queue queue = clmc_runtime_queue(m->rt);
     for (uint64_t done = 0; done < sweeps;) {
@@ -104,7 +117,7 @@ clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
         CLMC_CL_TRY(clSetKernelArg(m->sweeps, 4, sizeof(cl_uint), &m->sweep));
         CLMC_CL_TRY(clSetKernelArg(m->sweeps, 5, sizeof(cl_uint), &n));
         CLMC_CL_TRY(clSetKernelArg(m->sweeps, 6, sizeof(cl_uint), &record));
-        CLMC_TRY(clmc_enqueue_items(m->rt, m->sweeps, m->walkers, CLMC_TIMED));
+        CLMC_TRY(clmc_enqueue(m->rt, m->sweeps, 1, &global, &m->group, CLMC_TIMED));
         if (record) {
             CLMC_CL_TRY(clEnqueueReadBuffer(queue, m->histogram, CL_TRUE, 0, entries * sizeof(cl_uint), m->counts, 0,
                                             NULL, NULL));

@@ -16,6 +16,7 @@ typedef struct {
     clmc_runtime *rt;
     clmc_density_walkers model;
     unsigned walkers, blocks;
+    size_t group; /* walkers per work-group; walker w is in block (w / group) % blocks */
     cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
     cl_program program;
     cl_kernel init, sweeps;
@@ -24,6 +25,10 @@ typedef struct {
     double updates;
 } muca;
 
+/* Blocks (at most MAX_BLOCKS) and work-group size from m->walkers alone, so
+ * that the blocks do not depend on the device: groups of up to 64 walkers,
+ * at least one group per block. */
+void muca_layout(muca *m);
 /* Refuses walkers beyond the device's memory (blocks set). */
 clmc_status muca_check(const muca *m);
 /* Builds the model's program, allocates the buffers (weights 0) and starts the walkers. */

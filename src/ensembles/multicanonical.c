@@ -24,7 +24,7 @@ clmc_status clmc_multicanonical_check(clmc_ensemble *e, const clmc_preset *prese
 {
     muca m = {.rt = e->rt, .walkers = (unsigned)clmc_preset_int(preset, "ensemble.walkers")};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
-    m.blocks = m.walkers < MAX_BLOCKS ? m.walkers : MAX_BLOCKS;
+    muca_layout(&m);
     return muca_check(&m);
 }
 
@@ -225,7 +225,7 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
 {
     muca m = {.rt = e->rt, .walkers = (unsigned)clmc_preset_int(preset, "ensemble.walkers")};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
-    m.blocks = m.walkers < MAX_BLOCKS ? m.walkers : MAX_BLOCKS;
+    muca_layout(&m);
     CLMC_TRY(muca_check(&m));
     unsigned iterations = 0;
     double *hist = calloc((size_t)m.blocks * m.model.n_bins, sizeof *hist);
