@@ -17,8 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "density_walkers.h"
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 clmc_status clmc_multicanonical_check(clmc_ensemble *e, const clmc_preset *preset)
 {
@@ -233,14 +241,29 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
     bool wang_landau = strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0;
     cJSON *report = cJSON_CreateObject();
     if (status == CLMC_OK && !report) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
+    double started = now_seconds();
     if (status == CLMC_OK && wang_landau) status = wang_landau_weights(&m, preset, quiet, report);
     else if (status == CLMC_OK) status = muca_iterate(&m, preset, quiet, &iterations);
+    /* Weight phases read every histogram back: finished here. */
+    double weights_done = now_seconds(), weights_updates = m.updates;
     if (status == CLMC_OK) status = muca_sweep(&m, clmc_preset_run(preset)->thermalization, 0, NULL);
     if (status == CLMC_OK) status = muca_sweep(&m, clmc_preset_run(preset)->sweeps, 1, hist);
+    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
+    double production_done = now_seconds();
     if (status == CLMC_OK) status = muca_results(&m, preset, hist, root);
     if (status == CLMC_OK) {
         cJSON *dos = cJSON_GetObjectItem(root, "density_of_states");
         cJSON_AddNumberToObject(dos, "walkers", m.walkers);
+        /* Wall times: the benchmark's time to converged weights and time per update. */
+        cJSON *timing = cJSON_AddObjectToObject(dos, "timing");
+        cJSON_AddNumberToObject(timing, "weights_seconds", weights_done - started);
+        cJSON_AddNumberToObject(timing, "production_seconds", production_done - weights_done);
+        cJSON_AddNumberToObject(timing, "production_updates", m.updates - weights_updates);
+        cJSON_AddNumberToObject(timing, "production_ps_per_update",
+                                m.updates > weights_updates
+                                    ? 1e12 * (production_done - weights_done) / (m.updates - weights_updates)
+                                    : 0);
         if (wang_landau) cJSON_AddItemToObject(dos, "wang_landau", report), report = NULL;
         else cJSON_AddNumberToObject(dos, "iterations", iterations);
     }
