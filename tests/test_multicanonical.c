@@ -3,7 +3,8 @@
  * tools/exact_dos.py) within 4 standard errors at every energy, from
  * multicanonical and from Wang-Landau weights, the two agreeing, the
  * reweighted energy, specific heat, free energy and entropy against Kaufman's
- * finite-lattice values, and bad input exiting 2 naming the key. */
+ * finite-lattice values, 3D ground states and symmetry, and bad input
+ * exiting 2 naming the key. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -165,4 +166,40 @@ Test(multicanonical, bad_input_exits_2_naming_the_key)
     expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
                    "\"multicanonical\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.type");
+}
+
+/* 3D Ising L = 4 (no exact density of states here): the ground states (2),
+ * the single flips (2N, E_min + 12) and g(E) = g(-E) (bipartite torus), each
+ * within 4 standard errors. */
+Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
+                                "\"multicanonical\", \"betas\": [0.2216546], \"walkers\": 64, \"iteration_sweeps\": 100},"
+                                " \"run\": {\"thermalization\": 100, \"sweeps\": 2000, \"seed\": 9}}",
+                                "muca-3d-L4");
+    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
+    const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
+                *error = cJSON_GetObjectItem(dos, "error");
+    int n = cJSON_GetArraySize(energies), sites = 64;
+    cr_assert_gt(n, 2);
+    cr_expect_eq(cJSON_GetArrayItem(energies, 0)->valueint, -3 * sites, "lowest energy -3N");
+    cr_expect_eq(cJSON_GetArrayItem(energies, 1)->valueint, -3 * sites + 12, "next: one flipped spin");
+    double z = physics_compare("multicanonical 3D L=4 ln g(E_min)", cJSON_GetArrayItem(ln_g, 0)->valuedouble,
+                               cJSON_GetArrayItem(error, 0)->valuedouble, log(2.0));
+    cr_expect_lt(z, TOLERANCE_SIGMA);
+    z = physics_compare("multicanonical 3D L=4 ln g(E_min + 12)", cJSON_GetArrayItem(ln_g, 1)->valuedouble,
+                        cJSON_GetArrayItem(error, 1)->valuedouble, log(2.0 * sites));
+    cr_expect_lt(z, TOLERANCE_SIGMA);
+    double worst = 0;
+    for (int i = 0; i < n / 2; i++) {
+        int j = n - 1 - i;
+        cr_expect_eq(cJSON_GetArrayItem(energies, i)->valueint, -cJSON_GetArrayItem(energies, j)->valueint,
+                     "energies symmetric");
+        double a = cJSON_GetArrayItem(ln_g, i)->valuedouble, b = cJSON_GetArrayItem(ln_g, j)->valuedouble;
+        double ea = cJSON_GetArrayItem(error, i)->valuedouble, eb = cJSON_GetArrayItem(error, j)->valuedouble;
+        worst = fmax(worst, fabs(a - b) / sqrt(ea * ea + eb * eb));
+    }
+    printf("multicanonical 3D L=4: %d energies, largest |z| of ln g(E) - ln g(-E) %.2f\n", n, worst);
+    cr_expect_lt(worst, TOLERANCE_SIGMA);
+    cJSON_Delete(result);
 }
