@@ -57,9 +57,10 @@ kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint
  * `record`, the energy after every update is counted in the histogram of
  * the walker's jackknife block, histogram[block * N_BINS + bin], block =
  * work-group % BLOCKS (work-groups of GROUP walkers, the last one padded);
- * with LOCAL_HISTOGRAM the group counts in local memory first. */
+ * with LOCAL_HISTOGRAM the group counts in local memory first and reads the
+ * weights from a local copy. */
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-muca_sweeps(global char *spins, global int *energy, global const float *ln_w, global uint *histogram,
+muca_sweeps(global char *spins, global int *energy, global const float *ln_w_global, global uint *histogram,
             uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi)
 {
     uint w = get_global_id(0);
@@ -67,10 +68,15 @@ muca_sweeps(global char *spins, global int *energy, global const float *ln_w, gl
     global uint *block = histogram + (get_group_id(0) % BLOCKS) * N_BINS;
 #ifdef LOCAL_HISTOGRAM
     local uint counts[N_BINS];
-    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) counts[i] = 0;
+    local float ln_w[N_BINS]; /* the weights' copy read at every update */
+    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) {
+        counts[i] = 0;
+        ln_w[i] = ln_w_global[i];
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     global uint *counts = block;
+    global const float *ln_w = ln_w_global;
 #endif
     clmc_philox_key key = {{seed_lo, seed_hi}};
     int e = active ? energy[w] : 0;

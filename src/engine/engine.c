@@ -507,6 +507,10 @@ void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int 
     model_instance m;
     clmc_status status = ns ? instance_open(preset, device, launch, &m)
                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
+        status = clmc_fail(CLMC_ERR_INPUT, "ensemble.type: clmc bench times canonical sweeps; a multicanonical or "
+                           "Wang-Landau run reports its own timing (result.json density_of_states.timing, "
+                           "benchmarks/muca_scan.sh)");
     if (status == CLMC_OK) e->resolved_preset = clmc_preset_to_json(preset);
     if (status == CLMC_OK) status = time_repetitions(&m, preset, e->repetitions, ns, e);
     if (status == CLMC_OK) summarise_bench(&m, ns, e);
