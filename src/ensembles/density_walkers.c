@@ -46,9 +46,10 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     clmc_defines_int(&options, "N_WALKERS", m->walkers);
     clmc_defines_int(&options, "BLOCKS", m->blocks);
     clmc_defines_int(&options, "GROUP", (long long)m->group);
-    /* Per-group histograms in local memory where they fit (same counts either way). */
-    if (m->model.n_bins * sizeof(cl_uint) <= 16384 &&
-        m->model.n_bins * sizeof(cl_uint) * 2 <= clmc_runtime_device(m->rt)->local_mem_bytes)
+    /* Per-group histograms and a copy of the weights in local memory where
+     * both fit in 3/4 of it (2D Ising up to L = 64 on 48 KiB); the same
+     * counts either way. */
+    if (m->model.n_bins * (sizeof(cl_uint) + sizeof(float)) <= clmc_runtime_device(m->rt)->local_mem_bytes / 4 * 3)
         clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
     clmc_defines_int(&options, "N_BINS", m->model.n_bins);
     clmc_defines_int(&options, "E_MIN", m->model.e_min);
