@@ -348,7 +348,7 @@ static clmc_status run_density(model_instance *m, const clmc_preset *preset, con
     const clmc_run_settings *run = clmc_preset_run(preset);
     if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
         return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: multicanonical runs take no checkpoints yet; set 0");
-    CLMC_TRY(clmc_multicanonical_check(&m->ensemble, preset));
+    CLMC_TRY(clmc_multicanonical_check(&m->ensemble));
     CLMC_TRY(clmc_make_directory(dir));
     CLMC_TRY(claim_output(claim));
     cJSON *root = cJSON_CreateObject();

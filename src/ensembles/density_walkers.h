@@ -10,10 +10,21 @@
 #include "clmc/preset.h"
 #include "models/ensemble_hooks.h"
 
+/* ensemble.type "multicanonical" and "wang_landau" (multicanonical.c, wang_landau.c). */
+typedef struct clmc_density_settings {
+    bool wang_landau;          /* the weights from Wang-Landau, else from W/H iterations */
+    unsigned walkers;          /* ensemble.walkers */
+    double flatness;           /* ensemble.flatness */
+    uint64_t iteration_sweeps; /* ensemble.iteration_sweeps */
+    long long max_iterations;  /* ensemble.max_iterations */
+    double final_ln_f;         /* ensemble.final_ln_f (Wang-Landau) */
+} clmc_density_settings;
+
 #define MAX_BLOCKS 32 /* jackknife blocks of walkers */
 
 typedef struct {
     clmc_runtime *rt;
+    clmc_density_settings settings;
     clmc_density_walkers model;
     unsigned walkers, blocks;
     size_t group; /* walkers per work-group; walker w is in block (w / group) % blocks */
@@ -44,6 +55,6 @@ clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch);
 
 /* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the
  * weights ln W = -ln g of the converged ln g; adds its report to `report`. */
-clmc_status wang_landau_weights(muca *m, const clmc_preset *preset, bool quiet, cJSON *report);
+clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report);
 
 #endif

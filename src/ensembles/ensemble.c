@@ -28,6 +28,15 @@ clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble
                           : strcmp(path, "general") == 0 ? CLMC_EXCHANGES_GENERAL
                                                          : CLMC_EXCHANGES_AUTO;
     settings->seed = clmc_preset_run(preset)->seed;
+    if (settings->type == CLMC_ENSEMBLE_MULTICANONICAL) {
+        clmc_density_settings *d = &settings->density;
+        d->wang_landau = strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0;
+        d->walkers = (unsigned)clmc_preset_int(preset, "ensemble.walkers");
+        d->flatness = clmc_preset_number(preset, "ensemble.flatness");
+        d->iteration_sweeps = (uint64_t)clmc_preset_int(preset, "ensemble.iteration_sweeps");
+        d->max_iterations = clmc_preset_int(preset, "ensemble.max_iterations");
+        d->final_ln_f = d->wang_landau ? clmc_preset_number(preset, "ensemble.final_ln_f") : 0;
+    }
     return CLMC_OK;
 }
 
@@ -46,6 +55,7 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not hold independent systems", ops->type);
     e->ops = ops;
     e->state = state;
+    e->density = settings->density;
     e->rt = rt;
     CLMC_TRY(clmc_tempering_init(&e->map, settings->betas, settings->n_betas, settings->exchange_every,
                                  settings->seed, shape));

@@ -11,6 +11,7 @@
 #include "models/model.h"
 #include "tempering.h"
 #include "tempering_device.h"
+#include "density_walkers.h"
 
 #define CLMC_ENSEMBLE_MAX_TEMPERATURES 4096
 
@@ -31,6 +32,7 @@ typedef struct clmc_ensemble_settings {
     unsigned copies;                              /* systems per temperature (1 but for independent) */
     unsigned first_system;                        /* ensemble.first_system (0 but for independent) */
     uint64_t seed;                                /* run.seed */
+    clmc_density_settings density;                /* multicanonical and Wang-Landau */
 } clmc_ensemble_settings;
 
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings);
@@ -58,6 +60,7 @@ struct clmc_ensemble {
      * as the series and checkpoints read it. */
     clmc_tempering map;
     clmc_tempering_device device; /* parallel tempering: active when exchanges run on the device */
+    clmc_density_settings density; /* multicanonical and Wang-Landau */
 };
 
 /* Sets the model's temperatures for a fresh run; measure_batch: the
@@ -91,7 +94,7 @@ extern const clmc_ensemble_kind clmc_ensemble_multicanonical; /* no callbacks: c
  * density_of_states and observables.temperatures (reweighted) to `root`,
  * and the updates done to *updates. */
 /* Refusals that need the device (walkers beyond its memory), before any output. */
-clmc_status clmc_multicanonical_check(clmc_ensemble *e, const clmc_preset *preset);
+clmc_status clmc_multicanonical_check(clmc_ensemble *e);
 clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
                                     double *updates);
 

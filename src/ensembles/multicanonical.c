@@ -28,9 +28,9 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-clmc_status clmc_multicanonical_check(clmc_ensemble *e, const clmc_preset *preset)
+clmc_status clmc_multicanonical_check(clmc_ensemble *e)
 {
-    muca m = {.rt = e->rt, .walkers = (unsigned)clmc_preset_int(preset, "ensemble.walkers")};
+    muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
     muca_layout(&m);
     return muca_check(&m);
@@ -38,12 +38,12 @@ clmc_status clmc_multicanonical_check(clmc_ensemble *e, const clmc_preset *prese
 
 
 /* Weight iterations until the histogram is flat; *iterations: how many ran. */
-static clmc_status muca_iterate(muca *m, const clmc_preset *preset, bool quiet, unsigned *iterations)
+static clmc_status muca_iterate(muca *m, bool quiet, unsigned *iterations)
 {
     unsigned bins = m->model.n_bins;
-    uint64_t sweeps = (uint64_t)clmc_preset_int(preset, "ensemble.iteration_sweeps");
-    long long max_iterations = clmc_preset_int(preset, "ensemble.max_iterations");
-    double flatness = clmc_preset_number(preset, "ensemble.flatness");
+    uint64_t sweeps = m->settings.iteration_sweeps;
+    long long max_iterations = m->settings.max_iterations;
+    double flatness = m->settings.flatness;
     double *hist = malloc((size_t)m->blocks * bins * sizeof *hist), *ln_w = calloc(bins, sizeof *ln_w);
     float *ln_w_device = malloc(bins * sizeof *ln_w_device);
     unsigned char *seen = calloc(bins, 1);
@@ -231,20 +231,20 @@ static clmc_status muca_results(const muca *m, const clmc_preset *preset, const 
 clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
                                     double *updates)
 {
-    muca m = {.rt = e->rt, .walkers = (unsigned)clmc_preset_int(preset, "ensemble.walkers")};
+    muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
     muca_layout(&m);
     CLMC_TRY(muca_check(&m));
     unsigned iterations = 0;
     double *hist = calloc((size_t)m.blocks * m.model.n_bins, sizeof *hist);
     clmc_status status = hist ? muca_open(&m, preset) : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    bool wang_landau = strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0;
+    bool wang_landau = m.settings.wang_landau;
     cJSON *report = cJSON_CreateObject();
     if (status == CLMC_OK && !report) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
     double started = now_seconds();
-    if (status == CLMC_OK && wang_landau) status = wang_landau_weights(&m, preset, quiet, report);
-    else if (status == CLMC_OK) status = muca_iterate(&m, preset, quiet, &iterations);
+    if (status == CLMC_OK && wang_landau) status = wang_landau_weights(&m, quiet, report);
+    else if (status == CLMC_OK) status = muca_iterate(&m, quiet, &iterations);
     /* Weight phases read every histogram back: finished here. */
     double weights_done = now_seconds(), weights_updates = m.updates;
     if (status == CLMC_OK) status = muca_sweep(&m, clmc_preset_run(preset)->thermalization, 0, NULL);

@@ -16,13 +16,12 @@
 
 #include "density_walkers.h"
 
-clmc_status wang_landau_weights(muca *m, const clmc_preset *preset, bool quiet, cJSON *report)
+clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report)
 {
     unsigned bins = m->model.n_bins;
-    uint64_t batch = (uint64_t)clmc_preset_int(preset, "ensemble.iteration_sweeps");
-    long long max_iterations = clmc_preset_int(preset, "ensemble.max_iterations");
-    double flatness = clmc_preset_number(preset, "ensemble.flatness");
-    double final_ln_f = clmc_preset_number(preset, "ensemble.final_ln_f");
+    uint64_t batch = m->settings.iteration_sweeps;
+    long long max_iterations = m->settings.max_iterations;
+    double flatness = m->settings.flatness, final_ln_f = m->settings.final_ln_f;
     double *hist = malloc((size_t)m->blocks * bins * sizeof *hist), *ln_g = calloc(bins, sizeof *ln_g);
     double *stage = calloc(bins, sizeof *stage);
     float *scratch = malloc(bins * sizeof *scratch);
