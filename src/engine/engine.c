@@ -359,7 +359,8 @@ static clmc_status run_density(model_instance *m, const clmc_preset *preset, con
     cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
     double started = now_seconds(), kernel_seconds = 0, updates = 0;
     clmc_runtime_reset_clock(m->rt);
-    clmc_status status = clmc_multicanonical_run(&m->ensemble, preset, options && options->quiet, root, &updates);
+    clmc_status status = clmc_multicanonical_run(&m->ensemble, preset, options && options->quiet, clmc_interrupt_signal,
+                                                    root, &updates);
     if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
     if (status == CLMC_OK)
         cJSON_AddItemToObject(root, "performance",

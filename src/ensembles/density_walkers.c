@@ -104,9 +104,14 @@ clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
     size_t entries = (size_t)m->blocks * m->model.n_bins;
     size_t groups = (m->walkers + m->group - 1) / m->group, global = groups * m->group;
     double per_sweep = ceil((double)groups / m->blocks) * (double)m->group * m->model.sites;
-    uint64_t chunk = (uint64_t)fmax(1, floor(2e9 / per_sweep));
+    /* No 32-bit count overflows; at most 256 sweeps between polls of the signals. */
+    uint64_t chunk = (uint64_t)fmax(1, fmin(256, floor(2e9 / per_sweep)));
     cl_command_queue queue = clmc_runtime_queue(m->rt);
     for (uint64_t done = 0; done < sweeps;) {
+        int signal_number = m->interrupt_signal ? m->interrupt_signal() : 0;
+        if (signal_number)
+            return clmc_fail(CLMC_ERR_OTHER, "interrupted by signal %d; multicanonical and Wang-Landau runs write no "
+                             "checkpoint yet", signal_number);
         cl_uint n = (cl_uint)(sweeps - done < chunk ? sweeps - done : chunk);
         if ((uint64_t)m->sweep + n >= UINT32_MAX)
             return clmc_fail(CLMC_ERR_INPUT, "run.sweeps: a walker's sweeps pass the 2^32 of its random stream");

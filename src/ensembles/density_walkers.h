@@ -34,6 +34,7 @@ typedef struct {
     cl_mem spins, energy, ln_w, histogram;
     cl_uint *counts; /* BLOCKS x bins, read back */
     double updates;
+    int (*interrupt_signal)(void); /* a signal received (the run stops), or 0; may be NULL */
 } muca;
 
 /* Blocks (at most MAX_BLOCKS) and work-group size from m->walkers alone, so

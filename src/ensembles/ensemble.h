@@ -89,13 +89,14 @@ extern const clmc_ensemble_kind clmc_ensemble_independent_systems;
 extern const clmc_ensemble_kind clmc_ensemble_parallel_tempering;
 extern const clmc_ensemble_kind clmc_ensemble_multicanonical; /* no callbacks: clmc_multicanonical_run */
 
+/* Refusals that need the device (walkers beyond its memory), before any output. */
+clmc_status clmc_multicanonical_check(clmc_ensemble *e);
 /* ensemble.type "multicanonical" and "wang_landau": the whole run (weight iterations and
  * production) in one call instead of the engine's sweeps; adds
  * density_of_states and observables.temperatures (reweighted) to `root`,
- * and the updates done to *updates. */
-/* Refusals that need the device (walkers beyond its memory), before any output. */
-clmc_status clmc_multicanonical_check(clmc_ensemble *e);
-clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
-                                    double *updates);
+ * and the updates done to *updates; stops (CLMC_ERR_OTHER) when
+ * interrupt_signal (may be NULL) returns a signal number. */
+clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, int (*interrupt_signal)(void),
+                                    cJSON *root, double *updates);
 
 #endif

@@ -228,10 +228,10 @@ static clmc_status muca_results(const muca *m, const clmc_preset *preset, const 
     return status;
 }
 
-clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
-                                    double *updates)
+clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, int (*interrupt_signal)(void),
+                                    cJSON *root, double *updates)
 {
-    muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers};
+    muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers, .interrupt_signal = interrupt_signal};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
     muca_layout(&m);
     CLMC_TRY(muca_check(&m));
