@@ -121,7 +121,11 @@ Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 360
     if (!enabled || strcmp(enabled, "1") != 0) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
     cJSON *result = physics_run(MUCA_PRESET(16, 128, 20000, 6), "muca-L16");
     expect_matches_exact(result, 16, "multicanonical");
+    cJSON *wl = physics_run(WL_PRESET(16, 128, 20000, 16), "wl-L16");
+    expect_matches_exact(wl, 16, "wang_landau");
+    expect_agree(result, wl, "multicanonical vs wang_landau L=16 ln g");
     cJSON_Delete(result);
+    cJSON_Delete(wl);
 }
 
 /* Exit 2 with a message containing `key`, no output directory. */
