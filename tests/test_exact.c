@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ising_dos.h"
 #include "ising_exact.h"
 
 static const double BETAS[] = {0.2, 0.3, 0.4406868, 0.6, 0.9};
@@ -229,4 +230,44 @@ Test(exact, large_lattice_energy_approaches_onsager_at_critical_point)
     printf("L=128 beta_c: u = %.10f (infinite lattice -sqrt(2) = %.10f), c = %.6f\n", energy, -sqrt(2.0), heat);
     cr_expect(fabs(energy + sqrt(2.0)) < 0.01, "L=128 energy per spin at beta_c: %.10f", energy);
     cr_expect(isfinite(heat) && heat > 0, "L=128 specific heat at beta_c: %g", heat);
+}
+
+/* ---- The exact density of states (tools/exact_dos.py, tests/data). ---- */
+
+enum { DOS_CAPACITY = 2 * 16 * 16 + 1 };
+
+/* ln Z, u and c from ln g(E), weights relative to the largest: no overflow. */
+static thermo thermo_from_log_dos(const int *energies, const double *ln_g, int n, int sites, double beta)
+{
+    long double top = -INFINITY, z = 0, first = 0, second = 0;
+    for (int i = 0; i < n; i++) top = fmaxl(top, ln_g[i] - (long double)beta * energies[i]);
+    for (int i = 0; i < n; i++) {
+        long double w = expl(ln_g[i] - (long double)beta * energies[i] - top);
+        z += w;
+        first += w * energies[i];
+    }
+    long double mean = first / z;
+    for (int i = 0; i < n; i++)
+        second += expl(ln_g[i] - (long double)beta * energies[i] - top) * (energies[i] - mean) * (energies[i] - mean);
+    return (thermo){(double)(logl(z) + top), (double)(mean / sites), (double)((long double)beta * beta * second / z / sites)};
+}
+
+Test(exact, density_of_states_data_matches_kaufman)
+{
+    static const int EDGES[] = {4, 8, 16};
+    for (unsigned l = 0; l < sizeof EDGES / sizeof EDGES[0]; l++) {
+        int L = EDGES[l], sites = L * L, energies[DOS_CAPACITY];
+        double ln_g[DOS_CAPACITY];
+        int n = ising2d_exact_dos(L, energies, ln_g, DOS_CAPACITY);
+        cr_assert(n > 0, "L=%d: no density of states in $CLMC_TEST_DATA/ising2d_dos.txt", L);
+        /* Sum g = 2^N: ln Z at beta = 0 is N ln 2. */
+        double log_states = thermo_from_log_dos(energies, ln_g, n, sites, 0).log_z;
+        printf("L=%d: %d energies, ln sum g = %.15g vs N ln 2 = %.15g, g(E_min = %d) = %.0f\n", L, n, log_states,
+               sites * log(2.0), energies[0], exp(ln_g[0]));
+        cr_expect(relative_difference(log_states, sites * log(2.0)) < 1e-14, "L=%d: ln sum g %.15g", L, log_states);
+        cr_expect(energies[0] == -2 * sites && fabs(exp(ln_g[0]) - 2) < 1e-12, "L=%d: ground state", L);
+        for (int b = 0; b < BETA_COUNT; b++)
+            expect_matches_kaufman(L, BETAS[b], thermo_from_log_dos(energies, ln_g, n, sites, BETAS[b]),
+                                   "density of states");
+    }
 }

@@ -64,6 +64,8 @@ add ising3d-tiled "$all" "$(ising 3 8 tiled ', "tile": 4'), $beta"
 # msc needs L = 64: 2^18 sites, the slowest case (one sweep).
 add ising3d-msc "$all" "$(ising 3 64 msc), $beta" 0 1
 add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8'), $pt}"
+# 64 walkers: work-groups of 2 with local histograms (muca_ising.cl).
+add ising2d-multicanonical "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"
 ea() { echo "\"model\": {\"type\": \"ea_ising\", \"dim\": $1, \"L\": $2$3}, \"algorithm\": {\"layout\": \"$4\"${5:-}}"; }
 add ea3d-naive "$all" "$(ea 3 4 '' naive), $beta"
 add ea3d-naive-tempering "$all" "$(ea 3 4 ', "realizations": 2' naive), $pt}"

@@ -429,6 +429,45 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     return status;
 }
 
+/* ensemble.type "multicanonical": the ensemble runs the whole simulation
+ * (src/ensembles/multicanonical.c); result.json as for other runs, with
+ * density_of_states and reweighted observables, no series. */
+static clmc_status run_density(model_instance *m, const clmc_preset *preset, const clmc_run_options *options,
+                               output_claim *claim)
+{
+    const char *dir = clmc_preset_output(preset)->dir;
+    const clmc_run_settings *run = clmc_preset_run(preset);
+    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
+        return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: multicanonical runs take no checkpoints yet; set 0");
+    CLMC_TRY(clmc_multicanonical_check(&m->ensemble));
+    CLMC_TRY(clmc_make_directory(dir));
+    CLMC_TRY(claim_output(claim));
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
+    cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
+    cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
+    cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
+    double started = now_seconds(), kernel_seconds = 0, updates = 0;
+    clmc_runtime_reset_clock(m->rt);
+    clmc_status status = clmc_multicanonical_run(&m->ensemble, preset, options && options->quiet, clmc_interrupt_signal,
+                                                    root, &updates);
+    if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
+    if (status == CLMC_OK)
+        cJSON_AddItemToObject(root, "performance",
+                              performance_json(m->rt, updates, kernel_seconds, now_seconds() - started));
+    char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
+    if (status == CLMC_OK && !json) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) {
+        size_t n = strlen(json);
+        json[n] = '\n';
+        status = clmc_write_file_atomic(dir, "result.json", json, n + 1);
+    }
+    free(json);
+    cJSON_Delete(root);
+    return status;
+}
+
 /* Says on stderr where the tunable values came from. */
 static void print_tuning(const cJSON *tuning)
 {
@@ -479,7 +518,9 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     if (status == CLMC_OK) status = instance_open(own, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && !(options && options->quiet) && clmc_ranks()->rank == 0) print_tuning(m.tuning);
-    if (status == CLMC_OK) status = run_instance(&m, own, options, NULL, &claim, local ? preset : NULL);
+    if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
+        status = run_density(&m, own, options, &claim);
+    else if (status == CLMC_OK) status = run_instance(&m, own, options, NULL, &claim, local ? preset : NULL);
     instance_close(&m);
     release_output(&claim);
     release_output(&top);
@@ -616,6 +657,10 @@ void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int 
     model_instance m;
     clmc_status status = ns ? instance_open(preset, device, launch, &m)
                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
+        status = clmc_fail(CLMC_ERR_INPUT, "ensemble.type: clmc bench times canonical sweeps; a multicanonical or "
+                           "Wang-Landau run reports its own timing (result.json density_of_states.timing, "
+                           "benchmarks/muca_scan.sh)");
     if (status == CLMC_OK) e->resolved_preset = clmc_preset_to_json(preset);
     if (status == CLMC_OK) status = time_repetitions(&m, preset, e->repetitions, ns, e);
     if (status == CLMC_OK) summarise_bench(&m, ns, e);

@@ -7,9 +7,13 @@
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings)
 {
     memset(settings, 0, sizeof *settings);
-    settings->type = clmc_preset_systems(preset)->independent           ? CLMC_ENSEMBLE_INDEPENDENT
-                     : clmc_preset_has(preset, "ensemble.type") ? CLMC_ENSEMBLE_PARALLEL_TEMPERING
-                                                                : CLMC_ENSEMBLE_ONE_TEMPERATURE;
+    bool has_type = clmc_preset_has(preset, "ensemble.type");
+    settings->type = clmc_preset_systems(preset)->independent ? CLMC_ENSEMBLE_INDEPENDENT
+                     : has_type && (strcmp(clmc_preset_string(preset, "ensemble.type"), "multicanonical") == 0 ||
+                                    strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0)
+                         ? CLMC_ENSEMBLE_MULTICANONICAL
+                     : has_type ? CLMC_ENSEMBLE_PARALLEL_TEMPERING
+                                : CLMC_ENSEMBLE_ONE_TEMPERATURE;
     settings->copies = clmc_preset_systems(preset)->copies;
     settings->first_system = clmc_preset_systems(preset)->first_system;
     size_t n = clmc_preset_betas(preset, settings->betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
@@ -24,6 +28,15 @@ clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble
                           : strcmp(path, "general") == 0 ? CLMC_EXCHANGES_GENERAL
                                                          : CLMC_EXCHANGES_AUTO;
     settings->seed = clmc_preset_run(preset)->seed;
+    if (settings->type == CLMC_ENSEMBLE_MULTICANONICAL) {
+        clmc_density_settings *d = &settings->density;
+        d->wang_landau = strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0;
+        d->walkers = (unsigned)clmc_preset_int(preset, "ensemble.walkers");
+        d->flatness = clmc_preset_number(preset, "ensemble.flatness");
+        d->iteration_sweeps = (uint64_t)clmc_preset_int(preset, "ensemble.iteration_sweeps");
+        d->max_iterations = clmc_preset_int(preset, "ensemble.max_iterations");
+        d->final_ln_f = d->wang_landau ? clmc_preset_number(preset, "ensemble.final_ln_f") : 0;
+    }
     return CLMC_OK;
 }
 
@@ -33,11 +46,16 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     memset(e, 0, sizeof *e);
     e->kind = settings->type == CLMC_ENSEMBLE_PARALLEL_TEMPERING ? &clmc_ensemble_parallel_tempering
               : settings->type == CLMC_ENSEMBLE_INDEPENDENT      ? &clmc_ensemble_independent_systems
+              : settings->type == CLMC_ENSEMBLE_MULTICANONICAL   ? &clmc_ensemble_multicanonical
                                                                   : &clmc_ensemble_one_temperature;
+    if (settings->type == CLMC_ENSEMBLE_MULTICANONICAL && (!ops->ensemble || !ops->ensemble->density_walkers))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" has no multicanonical walkers (docs/ensembles.md)",
+                         ops->type);
     if (settings->type == CLMC_ENSEMBLE_INDEPENDENT && (!ops->ensemble || !ops->ensemble->independent))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not hold independent systems", ops->type);
     e->ops = ops;
     e->state = state;
+    e->density = settings->density;
     e->rt = rt;
     CLMC_TRY(clmc_tempering_init(&e->map, settings->betas, settings->n_betas, settings->exchange_every,
                                  settings->seed, shape));

@@ -11,6 +11,7 @@
 #include "models/model.h"
 #include "tempering.h"
 #include "tempering_device.h"
+#include "density_walkers.h"
 
 #define CLMC_ENSEMBLE_MAX_TEMPERATURES 4096
 
@@ -18,6 +19,7 @@ typedef enum clmc_ensemble_type {
     CLMC_ENSEMBLE_ONE_TEMPERATURE,    /* ensemble.beta (or none, athermal) */
     CLMC_ENSEMBLE_PARALLEL_TEMPERING, /* ensemble.type "parallel_tempering" */
     CLMC_ENSEMBLE_INDEPENDENT,        /* ensemble.type "independent" */
+    CLMC_ENSEMBLE_MULTICANONICAL,     /* ensemble.type "multicanonical" or "wang_landau" (multicanonical.c) */
 } clmc_ensemble_type;
 
 /* The preset's ensemble section (and the seed it draws with), resolved once. */
@@ -30,6 +32,7 @@ typedef struct clmc_ensemble_settings {
     unsigned copies;                              /* systems per temperature (1 but for independent) */
     unsigned first_system;                        /* ensemble.first_system (0 but for independent) */
     uint64_t seed;                                /* run.seed */
+    clmc_density_settings density;                /* multicanonical and Wang-Landau */
 } clmc_ensemble_settings;
 
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings);
@@ -57,6 +60,7 @@ struct clmc_ensemble {
      * as the series and checkpoints read it. */
     clmc_tempering map;
     clmc_tempering_device device; /* parallel tempering: active when exchanges run on the device */
+    clmc_density_settings density; /* multicanonical and Wang-Landau */
 };
 
 /* Sets the model's temperatures for a fresh run; measure_batch: the
@@ -83,5 +87,16 @@ clmc_status clmc_ensemble_sync(clmc_ensemble *e);
 extern const clmc_ensemble_kind clmc_ensemble_one_temperature;
 extern const clmc_ensemble_kind clmc_ensemble_independent_systems;
 extern const clmc_ensemble_kind clmc_ensemble_parallel_tempering;
+extern const clmc_ensemble_kind clmc_ensemble_multicanonical; /* no callbacks: clmc_multicanonical_run */
+
+/* Refusals that need the device (walkers beyond its memory), before any output. */
+clmc_status clmc_multicanonical_check(clmc_ensemble *e);
+/* ensemble.type "multicanonical" and "wang_landau": the whole run (weight iterations and
+ * production) in one call instead of the engine's sweeps; adds
+ * density_of_states and observables.temperatures (reweighted) to `root`,
+ * and the updates done to *updates; stops (CLMC_ERR_OTHER) when
+ * interrupt_signal (may be NULL) returns a signal number. */
+clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, int (*interrupt_signal)(void),
+                                    cJSON *root, double *updates);
 
 #endif

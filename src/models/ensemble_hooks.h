@@ -40,6 +40,21 @@ typedef struct clmc_exchange_kernels {
     unsigned reach_argument;
 } clmc_exchange_kernels;
 
+/* ensemble.type "multicanonical" (src/ensembles/multicanonical.c): walkers,
+ * each a whole system with integer energies E = e_min + e_step * bin, bin <
+ * n_bins, run by the kernels muca_init and muca_sweeps of `program` (built
+ * with `defines` plus N_WALKERS, BLOCKS, N_BINS, E_MIN and E_STEP; see
+ * cl/ising/muca_ising.cl for their arguments).  The first and last bins must
+ * be reachable (ground states); bins in between may not be. */
+typedef struct clmc_density_walkers {
+    const char *program, *defines; /* defines: valid until the model is destroyed */
+    int e_min, e_step;
+    unsigned n_bins;
+    double sites;         /* spin updates per walker sweep */
+    double log_states;    /* ln of the number of configurations (N ln 2) */
+    size_t walker_bytes;  /* device bytes of one walker's configuration */
+} clmc_density_walkers;
+
 /* Configurations are numbered as in clmc_model_shape: config = system *
  * n_temperatures + slot.  `state` is the model's. */
 typedef struct clmc_ensemble_hooks {
@@ -73,6 +88,8 @@ typedef struct clmc_ensemble_hooks {
     clmc_status (*energies_device)(void *state, cl_mem *energies, int *scale);
     clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
     clmc_status (*exchange_kernel)(void *state, clmc_exchange_kernels *out);
+    /* Optional: the walkers of ensemble.type "multicanonical" (above). */
+    clmc_status (*density_walkers)(void *state, clmc_density_walkers *out);
 } clmc_ensemble_hooks;
 
 #endif

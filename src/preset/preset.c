@@ -43,7 +43,7 @@ static const clmc_field single_beta_fields[] = {
     FIELD_END,
 };
 
-static const char *const ensemble_types[] = {"parallel_tempering", "independent", NULL};
+static const char *const ensemble_types[] = {"parallel_tempering", "independent", "multicanonical", "wang_landau", NULL};
 static const char *const exchange_paths[] = {"auto", "general", "host", NULL};
 
 static const clmc_field tempering_fields[] = {
@@ -75,6 +75,35 @@ static const clmc_field ensemble_athermal_fields[] = {
     {"copies", CLMC_FIELD_INT, 1, 16777216, false, NULL, "1", "independent systems"},
     {"first_system", CLMC_FIELD_INT, 0, 16777215, false, NULL, "0",
      "index of the run's first system: system i draws the random numbers of system first_system + i"},
+    FIELD_END,
+};
+
+/* Walkers sampling the density of states (src/ensembles/multicanonical.c);
+ * the betas are only where the result is reweighted to. */
+static const clmc_field ensemble_multicanonical_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
+    {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL,
+     "inverse temperatures the density of states is reweighted to, strictly increasing"},
+    {"walkers", CLMC_FIELD_INT, 1, 16777216, false, NULL, "64", "walkers, each a whole system, sharing the weights"},
+    {"flatness", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.5",
+     "the weights are converged when an iteration's histogram has min H >= flatness * mean H over the energies "
+     "visited so far; strictly between 0 and 1"},
+    {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "100", "sweeps of every walker per weight iteration"},
+    {"max_iterations", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1000", "weight iterations before the run gives up"},
+    FIELD_END,
+};
+
+/* Wang-Landau weights, then the multicanonical production (wang_landau.c). */
+static const clmc_field ensemble_wang_landau_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
+    {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL,
+     "inverse temperatures the density of states is reweighted to, strictly increasing"},
+    {"walkers", CLMC_FIELD_INT, 1, 16777216, false, NULL, "64", "walkers, each a whole system, sharing ln g"},
+    {"flatness", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.8",
+     "ln f halves when the histogram since its last change has min H >= flatness * mean H; strictly between 0 and 1"},
+    {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1", "sweeps of every walker between updates of ln g"},
+    {"final_ln_f", CLMC_FIELD_NUMBER, 1e-12, 1, false, NULL, "1e-4", "the Wang-Landau phase ends when ln f falls below"},
+    {"max_iterations", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000000", "updates of ln g before the run gives up"},
     FIELD_END,
 };
 
@@ -142,6 +171,8 @@ static void select_ensemble_tables(const resolve_context *ctx, const cJSON *inpu
     bool independent = cJSON_IsString(type) && strcmp(type->valuestring, "independent") == 0;
     if (ctx->model->athermal) tables[0] = independent ? ensemble_athermal_fields : no_fields;
     else if (independent) tables[0] = independent_fields;
+    else if (cJSON_IsString(type) && strcmp(type->valuestring, "multicanonical") == 0) tables[0] = ensemble_multicanonical_fields;
+    else if (cJSON_IsString(type) && strcmp(type->valuestring, "wang_landau") == 0) tables[0] = ensemble_wang_landau_fields;
     else tables[0] = type ? tempering_fields : single_beta_fields;
 }
 
@@ -747,7 +778,15 @@ static clmc_status check_tempering(const clmc_preset_model *model, const clmc_pr
                        strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
     if (independent) CLMC_TRY(check_independent(model, preset, source)); /* athermal: without betas */
     if (!betas) return CLMC_OK;
-    if (!independent && cJSON_GetArraySize(betas) < 2)
+    bool multicanonical = strcmp(clmc_preset_string(preset, "ensemble.type"), "multicanonical") == 0 ||
+                          strcmp(clmc_preset_string(preset, "ensemble.type"), "wang_landau") == 0;
+    if (multicanonical) {
+        double flatness = clmc_preset_number(preset, "ensemble.flatness");
+        if (!(flatness > 0 && flatness < 1))
+            return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.flatness: must lie strictly between 0 and 1, got %g", source,
+                             flatness);
+    }
+    if (!independent && !multicanonical && cJSON_GetArraySize(betas) < 2)
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.betas: parallel tempering needs at least two betas", source);
     for (int i = 1; i < cJSON_GetArraySize(betas); i++) {
         double previous = cJSON_GetArrayItem(betas, i - 1)->valuedouble, beta = cJSON_GetArrayItem(betas, i)->valuedouble;

@@ -32,6 +32,7 @@ typedef struct {
     cl_kernel init, update, measure;
     cl_mem spins, partials, thresholds;
     cl_uint *thresholds_host; /* stays alive for non-blocking writes */
+    char muca_defines[64];    /* clmc_density_walkers.defines */
     size_t measure_wg, measure_groups;
     cl_int *partials_host;
 } ising_state;
@@ -511,10 +512,28 @@ static const clmc_tunable ising_tunables[] = {
     {NULL, 0, NULL, false, NULL},
 };
 
+/* Multicanonical walkers (cl/ising/muca_ising.cl): energies -dim N ... dim N
+ * in steps of 4, one byte per spin. */
+static clmc_status ising_density_walkers(void *state, clmc_density_walkers *out)
+{
+    ising_state *s = state;
+    snprintf(s->muca_defines, sizeof s->muca_defines, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d", s->dim, s->edge);
+    *out = (clmc_density_walkers){.program = "ising/muca_ising.cl",
+                                  .defines = s->muca_defines,
+                                  .e_min = -s->dim * (int)s->n_sites,
+                                  .e_step = 4,
+                                  .n_bins = (unsigned)s->dim * s->n_sites / 2 + 1,
+                                  .sites = s->n_sites,
+                                  .log_states = s->n_sites * log(2.0),
+                                  .walker_bytes = s->n_sites};
+    return CLMC_OK;
+}
+
 static const clmc_ensemble_hooks ising_ensemble_hooks = {
     .independent = true,
     .energies = ising_energies,
     .set_betas = ising_set_betas,
+    .density_walkers = ising_density_walkers,
 };
 
 const clmc_model_ops clmc_model_ising = {

@@ -1,0 +1,61 @@
+/* What multicanonical.c and wang_landau.c share: the walkers on the device
+ * (clmc_density_walkers of the model) and their sweeps. */
+#ifndef CLMC_DENSITY_WALKERS_H
+#define CLMC_DENSITY_WALKERS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clmc/preset.h"
+#include "models/ensemble_hooks.h"
+
+/* ensemble.type "multicanonical" and "wang_landau" (multicanonical.c, wang_landau.c). */
+typedef struct clmc_density_settings {
+    bool wang_landau;          /* the weights from Wang-Landau, else from W/H iterations */
+    unsigned walkers;          /* ensemble.walkers */
+    double flatness;           /* ensemble.flatness */
+    uint64_t iteration_sweeps; /* ensemble.iteration_sweeps */
+    long long max_iterations;  /* ensemble.max_iterations */
+    double final_ln_f;         /* ensemble.final_ln_f (Wang-Landau) */
+} clmc_density_settings;
+
+#define MAX_BLOCKS 32 /* jackknife blocks of walkers */
+
+typedef struct {
+    clmc_runtime *rt;
+    clmc_density_settings settings;
+    clmc_density_walkers model;
+    unsigned walkers, blocks;
+    size_t group; /* walkers per work-group; walker w is in block (w / group) % blocks */
+    cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
+    cl_program program;
+    cl_kernel init, sweeps;
+    cl_mem spins, energy, ln_w, histogram;
+    cl_uint *counts; /* BLOCKS x bins, read back */
+    double updates;
+    int (*interrupt_signal)(void); /* a signal received (the run stops), or 0; may be NULL */
+} muca;
+
+/* Blocks (at most MAX_BLOCKS) and work-group size from m->walkers alone, so
+ * that the blocks do not depend on the device: groups of up to 64 walkers,
+ * at least one group per block. */
+void muca_layout(muca *m);
+/* Refuses walkers beyond the device's memory (blocks set). */
+clmc_status muca_check(const muca *m);
+/* Builds the model's program, allocates the buffers (weights 0) and starts the walkers. */
+clmc_status muca_open(muca *m, const clmc_preset *preset);
+void muca_close(muca *m);
+/* CLMC_OK, or the OpenCL error named after `what`. */
+clmc_status muca_cl_status(cl_int err, const char *what);
+/* `sweeps` sweeps of every walker with the weights on the device; with
+ * `record`, the histograms of the blocks are added to hist [block][bin]. */
+clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist);
+/* Puts ln_w [bin] (shifted to a maximum of 0) on the device; scratch: n_bins floats. */
+clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch);
+
+/* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the
+ * weights ln W = -ln g of the converged ln g; adds its report to `report`. */
+clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report);
+
+#endif

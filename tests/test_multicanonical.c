@@ -1,0 +1,209 @@
+/* ensemble.type "multicanonical": the 2D Ising density of states at L = 8
+ * (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
+ * tools/exact_dos.py) within 4 standard errors at every energy, from
+ * multicanonical and from Wang-Landau weights, the two agreeing, the
+ * reweighted energy, specific heat, free energy and entropy against Kaufman's
+ * finite-lattice values, 3D ground states and symmetry, and bad input
+ * exiting 2 naming the key. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ising_dos.h"
+#include "ising_exact.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+
+enum { MAX_ENERGIES = 2 * 16 * 16 + 1 };
+
+static double field(const cJSON *entry, const char *name, const char *which)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(entry, name), which)->valuedouble;
+}
+
+/* ln g(E) of `result` at every energy of the exact density of states, and the
+ * reweighted thermodynamics at each beta. */
+static void expect_matches_exact(const cJSON *result, int L, const char *method)
+{
+    int exact_energies[MAX_ENERGIES];
+    double exact_ln_g[MAX_ENERGIES];
+    int n = ising2d_exact_dos(L, exact_energies, exact_ln_g, MAX_ENERGIES);
+    cr_assert(n > 0, "no exact density of states for L=%d", L);
+    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
+    const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
+                *error = cJSON_GetObjectItem(dos, "error");
+    cr_assert_eq(cJSON_GetArraySize(energies), n, "%s L=%d: %d energies, exactly %d have states", method, L,
+                 cJSON_GetArraySize(energies), n);
+    printf("%s L=%d: production flatness %.3f\n", method, L,
+           cJSON_GetObjectItem(dos, "production_flatness")->valuedouble);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        int e = cJSON_GetArrayItem(energies, i)->valueint;
+        cr_assert_eq(e, exact_energies[i], "energy %d: %d, exactly %d", i, e, exact_energies[i]);
+        char what[96];
+        snprintf(what, sizeof what, "%s L=%d ln g(%d)", method, L, e);
+        double z = physics_compare(what, cJSON_GetArrayItem(ln_g, i)->valuedouble,
+                                   cJSON_GetArrayItem(error, i)->valuedouble, exact_ln_g[i]);
+        worst = fmax(worst, z);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "%s", what);
+    }
+    printf("%s L=%d: largest |z| of ln g %.2f\n", method, L, worst);
+    const cJSON *entry;
+    cJSON_ArrayForEach(entry, cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures"))
+    {
+        double beta = cJSON_GetObjectItem(entry, "beta")->valuedouble, u, c;
+        ising2d_exact(L, beta, &u, &c);
+        double free_energy = -ising2d_exact_log_z(L, beta) / (L * L), entropy = beta * u - free_energy;
+        const char *names[] = {"energy", "specific_heat", "free_energy", "entropy"};
+        double exact[] = {u, c, free_energy, entropy};
+        for (int q = 0; q < 4; q++) {
+            char what[96];
+            snprintf(what, sizeof what, "%s L=%d beta=%.7g %s", method, L, beta, names[q]);
+            double z = physics_compare(what, field(entry, names[q], "mean"), field(entry, names[q], "error"), exact[q]);
+            cr_expect_lt(z, TOLERANCE_SIGMA, "%s", what);
+        }
+    }
+}
+
+#define MUCA_PRESET(L, walkers, sweeps, seed)                                                                        \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"multicanonical\","      \
+    " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": " #walkers ", \"flatness\": 0.5, \"iteration_sweeps\": 100},"   \
+    " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
+
+#define WL_PRESET(L, walkers, sweeps, seed)                                                                          \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"wang_landau\","         \
+    " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": " #walkers ", \"final_ln_f\": 1e-3},"                             \
+    " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
+
+/* The two results' ln g agree within 4 combined standard errors at every energy. */
+static void expect_agree(const cJSON *a, const cJSON *b, const char *what)
+{
+    const cJSON *da = cJSON_GetObjectItem(a, "density_of_states"), *db = cJSON_GetObjectItem(b, "density_of_states");
+    int n = cJSON_GetArraySize(cJSON_GetObjectItem(da, "energies"));
+    cr_assert_eq(n, cJSON_GetArraySize(cJSON_GetObjectItem(db, "energies")), "%s: as many energies", what);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        double ga = cJSON_GetArrayItem(cJSON_GetObjectItem(da, "ln_g"), i)->valuedouble;
+        double gb = cJSON_GetArrayItem(cJSON_GetObjectItem(db, "ln_g"), i)->valuedouble;
+        double ea = cJSON_GetArrayItem(cJSON_GetObjectItem(da, "error"), i)->valuedouble;
+        double eb = cJSON_GetArrayItem(cJSON_GetObjectItem(db, "error"), i)->valuedouble;
+        double z = fabs(ga - gb) / sqrt(ea * ea + eb * eb);
+        printf("%s E=%d: %.4f +- %.4f vs %.4f +- %.4f (z = %.2f)\n", what,
+               cJSON_GetArrayItem(cJSON_GetObjectItem(da, "energies"), i)->valueint, ga, ea, gb, eb, z);
+        worst = fmax(worst, z);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "%s: energy %d", what, i);
+    }
+    printf("%s: largest |z| %.2f\n", what, worst);
+}
+
+Test(multicanonical, ising2d_L8_muca_and_wang_landau_match_exact_and_agree, .timeout = 900)
+{
+    cJSON *muca = physics_run(MUCA_PRESET(8, 64, 4000, 5), "muca-L8");
+    expect_matches_exact(muca, 8, "multicanonical");
+    cJSON *wl = physics_run(WL_PRESET(8, 64, 4000, 15), "wl-L8");
+    expect_matches_exact(wl, 8, "wang_landau");
+    const cJSON *report = cJSON_GetObjectItem(cJSON_GetObjectItem(wl, "density_of_states"), "wang_landau");
+    cr_expect_lt(cJSON_GetObjectItem(report, "final_ln_f")->valuedouble, 1e-3, "Wang-Landau ran to final_ln_f");
+    cr_expect_gt(cJSON_GetObjectItem(report, "halvings")->valuedouble, 0, "ln f halved on flat histograms");
+    expect_agree(muca, wl, "multicanonical vs wang_landau L=8 ln g");
+    cJSON_Delete(muca);
+    cJSON_Delete(wl);
+}
+
+/* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
+Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 3600)
+{
+    const char *enabled = getenv("CLMC_LONG_TESTS");
+    if (!enabled || strcmp(enabled, "1") != 0) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
+    cJSON *result = physics_run(MUCA_PRESET(16, 128, 20000, 6), "muca-L16");
+    expect_matches_exact(result, 16, "multicanonical");
+    cJSON *wl = physics_run(WL_PRESET(16, 128, 20000, 16), "wl-L16");
+    expect_matches_exact(wl, 16, "wang_landau");
+    expect_agree(result, wl, "multicanonical vs wang_landau L=16 ln g");
+    cJSON_Delete(result);
+    cJSON_Delete(wl);
+}
+
+/* Exit 2 with a message containing `key`, no output directory. */
+static void expect_refused(const char *json, const char *key)
+{
+    char *dir = test_scratch_dir("muca-bad"), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    test_write_file(preset, json);
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
+    printf("exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 2, "exit status %d for %s", rc, json);
+    cr_expect(output && strstr(output, key), "message does not name %s", key);
+    char path[4400];
+    snprintf(path, sizeof path, "%s/out", dir);
+    cr_expect(!test_path_exists(path), "an output directory was created");
+    free(output);
+    free(dir);
+}
+
+#define ISING_WITH(L, ensemble, run)                                                                                 \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"multicanonical\", "   \
+    "\"betas\": [0.4]" ensemble "}, \"run\": {\"sweeps\": 10" run "}}"
+
+Test(multicanonical, bad_input_exits_2_naming_the_key)
+{
+    expect_refused(ISING_WITH(8, ", \"flatness\": 0", ""), "ensemble.flatness");
+    expect_refused(ISING_WITH(8, ", \"flatness\": 1", ""), "ensemble.flatness");
+    expect_refused(ISING_WITH(8, ", \"flatness\": 1.5", ""), "ensemble.flatness");
+    expect_refused(ISING_WITH(8, ", \"walkers\": 1", ""), "ensemble.walkers");
+    expect_refused(ISING_WITH(8, ", \"walkers\": 0", ""), "ensemble.walkers");
+    expect_refused(ISING_WITH(8, ", \"sweeps_per_iteration\": 5", ""), "ensemble.sweeps_per_iteration");
+    /* 2^24 walkers of 2^16 spins: 1 TiB of configurations. */
+    expect_refused(ISING_WITH(256, ", \"walkers\": 16777216", ""), "ensemble.walkers");
+    expect_refused(ISING_WITH(8, "", ", \"checkpoint_every\": 5"), "run.checkpoint_every");
+    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
+                   "\"wang_landau\", \"betas\": [0.4], \"flatness\": 1}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.flatness");
+    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
+                   "\"wang_landau\", \"betas\": [0.4], \"windows\": 4}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.windows");
+    expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
+                   "\"multicanonical\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.type");
+}
+
+/* 3D Ising L = 4 (no exact density of states here): the ground states (2),
+ * the single flips (2N, E_min + 12) and g(E) = g(-E) (bipartite torus), each
+ * within 4 standard errors. */
+Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
+                                "\"multicanonical\", \"betas\": [0.2216546], \"walkers\": 64, \"iteration_sweeps\": 100},"
+                                " \"run\": {\"thermalization\": 100, \"sweeps\": 2000, \"seed\": 9}}",
+                                "muca-3d-L4");
+    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
+    const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
+                *error = cJSON_GetObjectItem(dos, "error");
+    int n = cJSON_GetArraySize(energies), sites = 64;
+    cr_assert_gt(n, 2);
+    cr_expect_eq(cJSON_GetArrayItem(energies, 0)->valueint, -3 * sites, "lowest energy -3N");
+    cr_expect_eq(cJSON_GetArrayItem(energies, 1)->valueint, -3 * sites + 12, "next: one flipped spin");
+    double z = physics_compare("multicanonical 3D L=4 ln g(E_min)", cJSON_GetArrayItem(ln_g, 0)->valuedouble,
+                               cJSON_GetArrayItem(error, 0)->valuedouble, log(2.0));
+    cr_expect_lt(z, TOLERANCE_SIGMA);
+    z = physics_compare("multicanonical 3D L=4 ln g(E_min + 12)", cJSON_GetArrayItem(ln_g, 1)->valuedouble,
+                        cJSON_GetArrayItem(error, 1)->valuedouble, log(2.0 * sites));
+    cr_expect_lt(z, TOLERANCE_SIGMA);
+    double worst = 0;
+    for (int i = 0; i < n / 2; i++) {
+        int j = n - 1 - i;
+        cr_expect_eq(cJSON_GetArrayItem(energies, i)->valueint, -cJSON_GetArrayItem(energies, j)->valueint,
+                     "energies symmetric");
+        double a = cJSON_GetArrayItem(ln_g, i)->valuedouble, b = cJSON_GetArrayItem(ln_g, j)->valuedouble;
+        double ea = cJSON_GetArrayItem(error, i)->valuedouble, eb = cJSON_GetArrayItem(error, j)->valuedouble;
+        worst = fmax(worst, fabs(a - b) / sqrt(ea * ea + eb * eb));
+    }
+    printf("multicanonical 3D L=4: %d energies, largest |z| of ln g(E) - ln g(-E) %.2f\n", n, worst);
+    cr_expect_lt(worst, TOLERANCE_SIGMA);
+    cJSON_Delete(result);
+}
