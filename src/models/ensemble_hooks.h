@@ -73,6 +73,20 @@ typedef struct clmc_ensemble_hooks {
     clmc_status (*energies_device)(void *state, cl_mem *energies, int *scale);
     clmc_status (*set_temperatures_device)(void *state, cl_mem config_at, cl_mem temperature_of);
     clmc_status (*exchange_kernel)(void *state, clmc_exchange_kernels *out);
+    /* Population annealing (src/ensembles/population_annealing.c), all three or
+     * none:
+     * member_observables: enqueues, for every configuration, the total energy
+     * H and the total magnetisation as cl_int into *energy and *magnetisation
+     * (device buffers the model keeps; nothing read back).
+     * members_buffer: the device buffer holding every configuration's state,
+     * *bytes_per_member (a multiple of 4) per configuration in configuration
+     * order, which the ensemble may overwrite between sweeps (copies of
+     * configurations into other slots). */
+    clmc_status (*member_observables)(void *state, cl_mem *energy, cl_mem *magnetisation);
+    clmc_status (*members_buffer)(void *state, cl_mem *buffer, size_t *bytes_per_member);
+    /* The sites N of one system (observables per site) and ln of its number
+     * of configurations, ln Z at beta = 0 (Ising: N ln 2). */
+    void (*member_size)(void *state, double *sites, double *log_states);
 } clmc_ensemble_hooks;
 
 #endif

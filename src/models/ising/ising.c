@@ -31,6 +31,9 @@ typedef struct {
     cl_program program;
     cl_kernel init, update, measure;
     cl_mem spins, partials, thresholds;
+    cl_program members_program; /* population annealing: built on first use */
+    cl_kernel member_totals;
+    cl_mem member_energy, member_magnetisation;
     cl_uint *thresholds_host; /* stays alive for non-blocking writes */
     size_t measure_wg, measure_groups;
     cl_int *partials_host;
@@ -291,6 +294,10 @@ static void ising_destroy(void *state)
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
+    if (s->member_totals) CLMC_CL_WARN(clReleaseKernel(s->member_totals));
+    if (s->members_program) CLMC_CL_WARN(clReleaseProgram(s->members_program));
+    if (s->member_energy) CLMC_CL_WARN(clReleaseMemObject(s->member_energy));
+    if (s->member_magnetisation) CLMC_CL_WARN(clReleaseMemObject(s->member_magnetisation));
     if (s->spins) CLMC_CL_WARN(clReleaseMemObject(s->spins));
     if (s->partials) CLMC_CL_WARN(clReleaseMemObject(s->partials));
     if (s->thresholds) CLMC_CL_WARN(clReleaseMemObject(s->thresholds));
@@ -504,6 +511,49 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     *largest = spins > partials ? spins : partials;
 }
 
+/* Population annealing: every configuration's H and M on the device, from
+ * the measurement kernel's spare batch slot (cl/ising/ising_members.cl). */
+static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem *magnetisation)
+{
+    ising_state *s = state;
+    if (!s->member_totals) {
+        clmc_defines options = {0};
+        clmc_defines_text(&options, "-cl-std=CL1.2");
+        CLMC_TRY(clmc_defines_build(s->rt, "ising/ising_members.cl", &options, &s->members_program));
+        CLMC_TRY(clmc_kernel_create(s->members_program, "ising_member_totals", &s->member_totals));
+        CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_energy));
+        CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_magnetisation));
+        cl_uint slot = MEASURE_BATCH, groups = (cl_uint)s->measure_groups;
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 0, sizeof(cl_mem), &s->partials));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 1, sizeof(cl_uint), &slot));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 2, sizeof(cl_uint), &s->n_configs));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 3, sizeof(cl_uint), &groups));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 4, sizeof(cl_mem), &s->member_energy));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 5, sizeof(cl_mem), &s->member_magnetisation));
+    }
+    CLMC_TRY(ising_measure(s, MEASURE_BATCH));
+    size_t items = s->n_configs;
+    CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
+    *energy = s->member_energy;
+    *magnetisation = s->member_magnetisation;
+    return CLMC_OK;
+}
+
+static clmc_status ising_members_buffer(void *state, cl_mem *buffer, size_t *bytes_per_member)
+{
+    ising_state *s = state;
+    *buffer = s->spins;
+    *bytes_per_member = spin_bytes(s);
+    return CLMC_OK;
+}
+
+static void ising_member_size(void *state, double *sites, double *log_states)
+{
+    const ising_state *s = state;
+    *sites = s->n_sites;
+    *log_states = s->n_sites * log(2.0);
+}
+
 static const long long tile_candidates[] = {4, 8, 16, 32, 64, 0}, width_candidates[] = {2, 4, 8, 0};
 static const clmc_tunable ising_tunables[] = {
     {"algorithm.tile", 0, tile_candidates, false, NULL}, /* the double checkerboard's update order follows the tile */
@@ -515,6 +565,9 @@ static const clmc_ensemble_hooks ising_ensemble_hooks = {
     .independent = true,
     .energies = ising_energies,
     .set_betas = ising_set_betas,
+    .member_observables = ising_member_observables,
+    .members_buffer = ising_members_buffer,
+    .member_size = ising_member_size,
 };
 
 const clmc_model_ops clmc_model_ising = {
