@@ -13,31 +13,42 @@
 #define PA_MULTINOMIAL 1u
 #define PA_NEAREST 2u
 
-/* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4. */
+/* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
 __kernel void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n,
                               __global double *stats)
 {
     uint c = get_global_id(0), first = c * PA_CHUNK;
     if (first >= n) return;
     uint last = min(n, first + PA_CHUNK);
-    int e_min = energy[first];
+    int e_min = energy[first], e_max = energy[first];
     double e1 = 0, e2 = 0, m1 = 0, m2 = 0, m4 = 0;
     for (uint i = first; i < last; i++) {
         double e = (double)energy[i], m = fabs((double)magnetisation[i]);
         e_min = min(e_min, energy[i]);
+        e_max = max(e_max, energy[i]);
         e1 += e;
         e2 += e * e;
         m1 += m;
         m2 += m * m;
         m4 += m * m * m * m;
     }
-    __global double *out = stats + 6 * (size_t)c;
+    __global double *out = stats + 7 * (size_t)c;
     out[0] = (double)e_min;
     out[1] = e1;
     out[2] = e2;
     out[3] = m1;
     out[4] = m2;
     out[5] = m4;
+    out[6] = (double)e_max;
+}
+
+/* histogram[E - e_low] += 1 for every member (histogram zero before). */
+__kernel void pa_histogram(__global const int *energy, uint n, int e_low, uint bins, __global uint *histogram)
+{
+    uint i = get_global_id(0);
+    if (i >= n) return;
+    uint bin = (uint)(energy[i] - e_low);
+    if (bin < bins) atomic_inc(&histogram[bin]);
 }
 
 /* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;

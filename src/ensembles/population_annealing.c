@@ -15,12 +15,15 @@
 #include "runtime/defines.h"
 
 #define CHUNK 256 /* PA_CHUNK of cl/ensembles/population.cl */
+#define STATS 7   /* values per chunk of pa_member_stats */
+#define HISTOGRAM_BINS (1u << 20) /* energy histograms wider than this are not kept (no overlap reported) */
 
 /* What one temperature step leaves for the results. */
 typedef struct {
     double beta, members, ln_z;
     double energy, energy2, abs_m, m2, m4; /* sums over the members */
     double family_squares, largest_family;
+    double overlap; /* of this step's energy histogram with the previous one's; NAN: none */
 } step_record;
 
 typedef struct {
@@ -34,11 +37,14 @@ typedef struct {
     bool exact_start;
     cl_program program;
     cl_kernel stats, weights, scan_d, add_d, copy_numbers, multinomial, prefix, scan_u, add_u, sources, gather,
-        family_count, family_stats;
+        family_count, family_stats, histogram;
     cl_mem cum, chunk_d, total_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
-        family_buf, scratch;
+        family_buf, scratch, histogram_buf;
     unsigned current; /* which ancestor buffer holds the members' ancestors */
     double *stats_host, *family_host, *betas_host;
+    cl_uint *histogram_host[2]; /* this step's and the previous step's, by step parity */
+    cl_int histogram_low[2];
+    cl_uint histogram_bins[2];
     unsigned *temperature_host;
     step_record *steps;
 } population;
@@ -84,7 +90,7 @@ static clmc_status build(population *p, clmc_runtime *rt)
                    {"pa_prefix_chunks", &p->prefix}, {"pa_scan_uint", &p->scan_u},
                    {"pa_add_uint", &p->add_u},       {"pa_sources", &p->sources},
                    {"pa_gather", &p->gather},        {"pa_family_count", &p->family_count},
-                   {"pa_family_stats", &p->family_stats}};
+                   {"pa_family_stats", &p->family_stats}, {"pa_histogram", &p->histogram}};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         CLMC_TRY(clmc_kernel_create(p->program, kernels[i].name, kernels[i].kernel));
     return CLMC_OK;
@@ -100,19 +106,22 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
                    {sizeof(cl_double), &p->total_d},             {sizeof(cl_uint) * cap, &p->copies},
                    {sizeof(cl_uint) * cap, &p->prefix_buf},      {sizeof(cl_uint) * n_chunks, &p->chunk_u},
                    {sizeof(cl_uint), &p->total_u},               {sizeof(cl_uint) * cap, &p->source},
-                   {6 * sizeof(cl_double) * n_chunks, &p->member_stats},
+                   {STATS * sizeof(cl_double) * n_chunks, &p->member_stats},
+                   {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf},
                    {sizeof(cl_uint) * cap, &p->ancestor[0]},     {sizeof(cl_uint) * cap, &p->ancestor[1]},
                    {sizeof(cl_uint) * cap, &p->counts},          {2 * sizeof(cl_double) * n_chunks, &p->family_buf},
                    {member_bytes * cap, &p->scratch}};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         CLMC_TRY(clmc_buffer_create(rt, buffers[i].bytes, NULL, "population", buffers[i].buffer));
-    p->stats_host = malloc(6 * sizeof(double) * n_chunks);
+    p->stats_host = malloc(STATS * sizeof(double) * n_chunks);
+    p->histogram_host[0] = malloc(sizeof(cl_uint) * HISTOGRAM_BINS);
+    p->histogram_host[1] = malloc(sizeof(cl_uint) * HISTOGRAM_BINS);
     p->family_host = malloc(2 * sizeof(double) * n_chunks);
     p->betas_host = malloc(sizeof(double) * cap);
     p->temperature_host = calloc(cap, sizeof(unsigned));
     p->steps = calloc(p->n_steps, sizeof *p->steps);
     cl_uint *identity = malloc(sizeof(cl_uint) * cap);
-    if (!p->stats_host || !p->family_host || !p->betas_host || !p->temperature_host || !p->steps || !identity) {
+    if (!p->stats_host || !p->histogram_host[0] || !p->histogram_host[1] || !p->family_host || !p->betas_host || !p->temperature_host || !p->steps || !identity) {
         free(identity);
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     }
@@ -153,6 +162,39 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     return allocate(p, e->rt, member_bytes);
 }
 
+/* The members' energy histogram at step k (one bin per energy value; none
+ * when wider than HISTOGRAM_BINS) and its overlap sum_E min(P_k-1(E), P_k(E))
+ * with the previous step's. */
+static clmc_status histogram_overlap(clmc_ensemble *e, population *p, cl_mem energy, unsigned k, cl_int low,
+                                     double width)
+{
+    unsigned now = k % 2, before = 1 - now;
+    p->steps[k].overlap = NAN;
+    p->histogram_bins[now] = width <= HISTOGRAM_BINS ? (cl_uint)width : 0;
+    p->histogram_low[now] = low;
+    cl_uint bins = p->histogram_bins[now];
+    if (bins) {
+        CLMC_TRY(zero(e->rt, p->histogram_buf, sizeof(cl_uint) * bins));
+        ARG(p->histogram, 0, cl_mem, energy);
+        ARG(p->histogram, 1, cl_uint, p->n);
+        ARG(p->histogram, 2, cl_int, low);
+        ARG(p->histogram, 3, cl_uint, bins);
+        ARG(p->histogram, 4, cl_mem, p->histogram_buf);
+        CLMC_TRY(launch(e->rt, p->histogram, p->n));
+        CLMC_TRY(read_back(e->rt, p->histogram_buf, sizeof(cl_uint) * bins, p->histogram_host[now]));
+    }
+    if (k == 0 || !bins || !p->histogram_bins[before]) return CLMC_OK;
+    double overlap = 0, n_now = p->n, n_before = p->steps[k - 1].members;
+    for (cl_uint b = 0; b < bins; b++) {
+        long long at = (long long)low + b - p->histogram_low[before];
+        if (at < 0 || at >= (long long)p->histogram_bins[before]) continue;
+        double a = p->histogram_host[now][b] / n_now, c = p->histogram_host[before][at] / n_before;
+        overlap += a < c ? a : c;
+    }
+    p->steps[k].overlap = overlap;
+    return CLMC_OK;
+}
+
 /* The members' observables and family sizes at step k's beta. */
 static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k)
 {
@@ -171,16 +213,17 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->family_stats, 1, cl_uint, p->target);
     ARG(p->family_stats, 2, cl_mem, p->family_buf);
     CLMC_TRY(launch(e->rt, p->family_stats, chunks(p->target)));
-    CLMC_TRY(read_back(e->rt, p->member_stats, 6 * sizeof(double) * n_chunks, p->stats_host));
+    CLMC_TRY(read_back(e->rt, p->member_stats, STATS * sizeof(double) * n_chunks, p->stats_host));
     CLMC_TRY(read_back(e->rt, p->family_buf, 2 * sizeof(double) * chunks(p->target), p->family_host));
     step_record *r = &p->steps[k];
     r->beta = p->betas[k];
     r->members = p->n;
     r->ln_z = p->ln_z;
-    double e_min = p->stats_host[0];
+    double e_min = p->stats_host[0], e_max = p->stats_host[6];
     for (size_t c = 0; c < n_chunks; c++) {
-        const double *s = p->stats_host + 6 * c;
+        const double *s = p->stats_host + STATS * c;
         e_min = s[0] < e_min ? s[0] : e_min;
+        e_max = s[6] > e_max ? s[6] : e_max;
         r->energy += s[1];
         r->energy2 += s[2];
         r->abs_m += s[3];
@@ -188,6 +231,7 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
         r->m4 += s[5];
     }
     p->e_min = (cl_int)e_min;
+    CLMC_TRY(histogram_overlap(e, p, energy, k, (cl_int)e_min, e_max - e_min + 1));
     for (size_t c = 0; c < chunks(p->target); c++) {
         r->family_squares += p->family_host[2 * c];
         if (p->family_host[2 * c + 1] > r->largest_family) r->largest_family = p->family_host[2 * c + 1];
@@ -358,6 +402,7 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
         cJSON_AddNumberToObject(population_entry, "effective_families", n * n / r->family_squares);
         cJSON_AddNumberToObject(population_entry, "rho_t", r->family_squares / n);
         cJSON_AddNumberToObject(population_entry, "largest_family", r->largest_family / n);
+        if (!isnan(r->overlap)) cJSON_AddNumberToObject(population_entry, "histogram_overlap", r->overlap);
         cJSON_AddItemToArray(temperatures, entry);
     }
     cJSON_AddNumberToObject(observables, "population_sweeps", (double)p->sweep);
@@ -369,16 +414,19 @@ static void pa_close(clmc_ensemble *e)
     population *p = e->kind_state;
     if (!p) return;
     cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->multinomial, p->prefix,
-                           p->scan_u, p->add_u,   p->sources, p->gather, p->family_count, p->family_stats};
+                           p->scan_u, p->add_u,   p->sources, p->gather, p->family_count, p->family_stats,
+                           p->histogram};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     cl_mem buffers[] = {p->cum,    p->chunk_d,      p->total_d,     p->copies,      p->prefix_buf,
                         p->chunk_u, p->total_u,     p->source,      p->member_stats, p->ancestor[0],
-                        p->ancestor[1], p->counts,  p->family_buf,  p->scratch};
+                        p->ancestor[1], p->counts,  p->family_buf,  p->scratch, p->histogram_buf};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     if (p->program) CLMC_CL_WARN(clReleaseProgram(p->program));
     free(p->stats_host);
+    free(p->histogram_host[0]);
+    free(p->histogram_host[1]);
     free(p->family_host);
     free(p->betas_host);
     free(p->temperature_host);
