@@ -13,6 +13,13 @@
 #include "models/lattice.h"
 
 #define MEASURE_BATCH 256
+
+/* Measurement slots: a batch and the spare slot of ensemble energies;
+ * population annealing measures only through the spare slot. */
+static unsigned batch_slots(const clmc_preset *p)
+{
+    return clmc_preset_is_population(p) ? 0 : MEASURE_BATCH;
+}
 #define MEASURE_WG_MAX 256
 
 static const char *const series_columns[] = {"energy", "magnetization", NULL};
@@ -26,6 +33,7 @@ typedef struct {
     int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
     size_t tile_items, tile_groups[3];
     cl_uint n_temperatures, n_configs; /* copies x temperatures configurations, copy-major */
+    cl_uint spare_slot;                /* the slot after the batch (batch_slots) */
     cl_uint copies, first_system;      /* ensemble.copies and ensemble.first_system (independent) */
     cl_uint seed_lo, seed_hi;
     cl_program program;
@@ -201,7 +209,7 @@ static clmc_status allocate_buffers(ising_state *s)
     CLMC_TRY(clmc_buffer_create(s->rt, spin_bytes(s) * s->n_configs, NULL, "spins", &s->spins));
     CLMC_TRY(clmc_buffer_create(s->rt, 3 * sizeof(cl_uint) * s->n_configs, NULL, "thresholds", &s->thresholds));
     /* One slot more than the batch: energies for tempering exchanges. */
-    size_t partial_count = partials_per_slot(s) * (MEASURE_BATCH + 1);
+    size_t partial_count = partials_per_slot(s) * (s->spare_slot + 1);
     CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
     s->partials_host = malloc(partial_count * sizeof(cl_int));
     s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
@@ -246,6 +254,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->copies = clmc_preset_systems(p)->copies;
     s->first_system = clmc_preset_systems(p)->first_system;
     s->n_configs = s->n_temperatures * s->copies;
+    s->spare_slot = batch_slots(p);
     unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -277,7 +286,7 @@ static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     double halo_factor = s->tiled ? pow((s->tile + 2.0) / s->tile, s->dim) : 2.0 * s->dim + 1.0;
     if (s->msc) halo_factor = 3.0 / 8.0 - 1.0 / 8.0;
     shape->series_columns = series_columns;
-    shape->measure_batch = MEASURE_BATCH;
+    shape->measure_batch = s->spare_slot ? s->spare_slot : 1;
     shape->updates_per_sweep = (double)s->n_sites * s->hits * s->n_configs;
     shape->bytes_per_sweep = (double)s->n_sites * s->n_configs * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
     shape->n_systems = s->copies;
@@ -374,10 +383,10 @@ static clmc_status ising_collect(void *state, unsigned n_slots, double *rows)
 static clmc_status ising_energies(void *state, double *energies)
 {
     ising_state *s = state;
-    CLMC_TRY(ising_measure(s, MEASURE_BATCH));
+    CLMC_TRY(ising_measure(s, s->spare_slot));
     long long *sums = malloc(2 * s->n_configs * sizeof *sums);
     if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    clmc_status status = read_sums(s, MEASURE_BATCH, 1, sums);
+    clmc_status status = read_sums(s, s->spare_slot, 1, sums);
     for (cl_uint c = 0; status == CLMC_OK && c < s->n_configs; c++) energies[c] = -(double)sums[2 * c];
     free(sums);
     return status;
@@ -506,7 +515,7 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
     if (!msc && groups > sites / (uint64_t)edge) groups = sites / (uint64_t)edge;
     if (groups < 1) groups = 1;
-    uint64_t partials = 2ULL * groups * configs * (MEASURE_BATCH + 1) * sizeof(cl_int);
+    uint64_t partials = 2ULL * groups * configs * (batch_slots(p) + 1) * sizeof(cl_int);
     *total = spins + partials + 3 * sizeof(cl_uint) * configs;
     *largest = spins > partials ? spins : partials;
 }
@@ -523,7 +532,7 @@ static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem 
         CLMC_TRY(clmc_kernel_create(s->members_program, "ising_member_totals", &s->member_totals));
         CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_energy));
         CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_magnetisation));
-        cl_uint slot = MEASURE_BATCH, groups = (cl_uint)s->measure_groups;
+        cl_uint slot = s->spare_slot, groups = (cl_uint)s->measure_groups;
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 0, sizeof(cl_mem), &s->partials));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 1, sizeof(cl_uint), &slot));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 2, sizeof(cl_uint), &s->n_configs));
@@ -531,7 +540,7 @@ static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem 
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 4, sizeof(cl_mem), &s->member_energy));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 5, sizeof(cl_mem), &s->member_magnetisation));
     }
-    CLMC_TRY(ising_measure(s, MEASURE_BATCH));
+    CLMC_TRY(ising_measure(s, s->spare_slot));
     size_t items = s->n_configs;
     CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
     *energy = s->member_energy;
