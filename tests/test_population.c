@@ -201,6 +201,36 @@ Test(population, reruns_are_bit_identical, .timeout = 600)
     }
 }
 
+/* ensemble.runs = 8 in one invocation: errors from the spread over runs,
+ * the Z-weighted means and the free energy from the runs' mean Z within 4
+ * standard errors of the exact values at the last step (beta 0.4). */
+Test(population, runs_give_errors_and_match_exact, .timeout = 1200)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                "{\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 500, \"beta_end\": 0.4, \"steps\": 8, \"sweeps_per_step\": 10, "
+                                "\"runs\": 8}, \"run\": {\"seed\": 77}}",
+                                "population-runs");
+    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
+    cr_assert_eq(cJSON_GetObjectItem(observables, "runs")->valuedouble, 8);
+    const cJSON *last = cJSON_GetArrayItem(cJSON_GetObjectItem(observables, "temperatures"), 8);
+    double exact[3];
+    exact_values(0.4, &exact[0], &exact[1], &exact[2]);
+    const char *names[3] = {"free_energy", "energy", "specific_heat"};
+    for (int q = 0; q < 3; q++) {
+        const cJSON *item = cJSON_GetObjectItem(last, names[q]);
+        const cJSON *error = cJSON_GetObjectItem(item, "error");
+        cr_assert_not_null(error, "%s: an error from the runs", names[q]);
+        cr_expect_gt(error->valuedouble, 0);
+        char what[96];
+        snprintf(what, sizeof what, "PA runs=8 R=500 beta=0.4 %s", names[q]);
+        cr_expect_leq(physics_compare(what, cJSON_GetObjectItem(item, "mean")->valuedouble, error->valuedouble,
+                                      exact[q]),
+                      TOLERANCE_SIGMA, "%s", what);
+    }
+    cJSON_Delete(result);
+}
+
 /* ---- The kernels of cl/ensembles/population.cl on their own -------------- */
 
 static clmc_runtime *rt;
@@ -408,6 +438,11 @@ Test(population, bad_input_exits_2_naming_the_key)
     expect_input_error(ISING_PA("\"population\": 100, \"betas\": [0.1], \"steps\": 4"), "pa-both", "ensemble.steps");
     expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5"), "pa-no-schedule", "ensemble.steps");
     expect_input_error(ISING_PA("\"population\": 0, \"beta_end\": 0.5, \"steps\": 5"), "pa-zero", "ensemble.population");
+    expect_input_error(ISING_PA("\"population\": 10, \"beta_end\": 0.5, \"steps\": 5, \"runs\": 0"), "pa-runs",
+                       "ensemble.runs");
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"ordered\"}, \"ensemble\": "
+                       "{\"type\": \"population_annealing\", \"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",
+                       "pa-ordered", "model.start");
     expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5, \"steps\": 5, \"resampling\": \"stratified\""),
                        "pa-scheme", "ensemble.resampling");
     expect_input_error("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "

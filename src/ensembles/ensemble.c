@@ -13,6 +13,7 @@ static clmc_status population_settings_read(const clmc_preset *preset, clmc_ense
     settings->copies = clmc_preset_systems(preset)->copies;
     settings->population = (unsigned)clmc_preset_int(preset, "ensemble.population");
     settings->sweeps_per_step = (uint64_t)clmc_preset_int(preset, "ensemble.sweeps_per_step");
+    settings->runs = (unsigned)clmc_preset_int(preset, "ensemble.runs");
     const char *scheme = clmc_preset_string(preset, "ensemble.resampling");
     for (unsigned i = 0; i < 3; i++)
         if (strcmp(scheme, schemes[i]) == 0) settings->resampling = i;
@@ -56,6 +57,8 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     if (population && (!ops->ensemble || !ops->ensemble->member_observables || !ops->ensemble->members_buffer ||
                        !ops->ensemble->member_size))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not support population annealing", ops->type);
+    if (population && settings->runs > 1 && !ops->ensemble->fresh_start)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.runs: model \"%s\" cannot start independent runs", ops->type);
     if (settings->type == CLMC_ENSEMBLE_INDEPENDENT && (!ops->ensemble || !ops->ensemble->independent))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not hold independent systems", ops->type);
     e->ops = ops;

@@ -35,6 +35,7 @@ typedef struct clmc_ensemble_settings {
     unsigned population;       /* ensemble.population (target R) */
     uint64_t sweeps_per_step;  /* ensemble.sweeps_per_step */
     unsigned resampling;       /* 0 systematic, 1 multinomial, 2 nearest_integer (cl/ensembles/population.cl) */
+    unsigned runs;             /* ensemble.runs */
 } clmc_ensemble_settings;
 
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings);

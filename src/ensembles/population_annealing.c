@@ -28,7 +28,7 @@ typedef struct {
 
 typedef struct {
     unsigned target, capacity, n; /* n: members now (nearest_integer: fluctuates, at most capacity) */
-    unsigned resampling, n_steps;
+    unsigned resampling, n_steps, runs, run; /* run: the independent run under way */
     uint64_t theta, sweep;
     double betas[CLMC_ENSEMBLE_MAX_TEMPERATURES];
     cl_uint seed_lo, seed_hi;
@@ -46,8 +46,10 @@ typedef struct {
     cl_int histogram_low[2];
     cl_uint histogram_bins[2];
     unsigned *temperature_host;
-    step_record *steps;
+    step_record *steps; /* [run][step] */
 } population;
+
+static step_record *record(population *p, unsigned k) { return &p->steps[(size_t)p->run * p->n_steps + k]; }
 
 static size_t chunks(size_t n) { return (n + CHUNK - 1) / CHUNK; }
 
@@ -119,17 +121,25 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
     p->family_host = malloc(2 * sizeof(double) * n_chunks);
     p->betas_host = malloc(sizeof(double) * cap);
     p->temperature_host = calloc(cap, sizeof(unsigned));
-    p->steps = calloc(p->n_steps, sizeof *p->steps);
-    cl_uint *identity = malloc(sizeof(cl_uint) * cap);
-    if (!p->stats_host || !p->histogram_host[0] || !p->histogram_host[1] || !p->family_host || !p->betas_host || !p->temperature_host || !p->steps || !identity) {
-        free(identity);
+    p->steps = calloc((size_t)p->n_steps * p->runs, sizeof *p->steps);
+    if (!p->stats_host || !p->histogram_host[0] || !p->histogram_host[1] || !p->family_host || !p->betas_host || !p->temperature_host || !p->steps)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    }
-    for (size_t i = 0; i < cap; i++) identity[i] = (cl_uint)i; /* every member its own family at beta_start */
-    cl_int err = clEnqueueWriteBuffer(clmc_runtime_queue(rt), p->ancestor[0], CL_TRUE, 0, sizeof(cl_uint) * cap,
-                                      identity, 0, NULL, NULL);
+    return CLMC_OK;
+}
+
+/* A run's beginning: R members, each its own family, ln Z(0) exact. */
+static clmc_status begin_run(population *p, clmc_runtime *rt)
+{
+    cl_uint *identity = malloc(sizeof(cl_uint) * p->capacity);
+    if (!identity) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t i = 0; i < p->capacity; i++) identity[i] = (cl_uint)i;
+    cl_int err = clEnqueueWriteBuffer(clmc_runtime_queue(rt), p->ancestor[0], CL_TRUE, 0,
+                                      sizeof(cl_uint) * p->capacity, identity, 0, NULL, NULL);
     free(identity);
     CLMC_CL_CHECK(err, "clEnqueueWriteBuffer(ancestors)");
+    p->current = 0;
+    p->n = p->target;
+    p->ln_z = p->log_states;
     return CLMC_OK;
 }
 
@@ -145,6 +155,7 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->n = p->target;
     p->resampling = settings->resampling;
     p->n_steps = settings->n_betas;
+    p->runs = settings->runs ? settings->runs : 1;
     memcpy(p->betas, settings->betas, sizeof(double) * settings->n_betas);
     p->theta = settings->sweeps_per_step;
     p->seed_lo = (cl_uint)(settings->seed & 0xffffffffu);
@@ -169,7 +180,7 @@ static clmc_status histogram_overlap(clmc_ensemble *e, population *p, cl_mem ene
                                      double width)
 {
     unsigned now = k % 2, before = 1 - now;
-    p->steps[k].overlap = NAN;
+    record(p, k)->overlap = NAN;
     p->histogram_bins[now] = width <= HISTOGRAM_BINS ? (cl_uint)width : 0;
     p->histogram_low[now] = low;
     cl_uint bins = p->histogram_bins[now];
@@ -184,14 +195,14 @@ static clmc_status histogram_overlap(clmc_ensemble *e, population *p, cl_mem ene
         CLMC_TRY(read_back(e->rt, p->histogram_buf, sizeof(cl_uint) * bins, p->histogram_host[now]));
     }
     if (k == 0 || !bins || !p->histogram_bins[before]) return CLMC_OK;
-    double overlap = 0, n_now = p->n, n_before = p->steps[k - 1].members;
+    double overlap = 0, n_now = p->n, n_before = record(p, k - 1)->members;
     for (cl_uint b = 0; b < bins; b++) {
         long long at = (long long)low + b - p->histogram_low[before];
         if (at < 0 || at >= (long long)p->histogram_bins[before]) continue;
         double a = p->histogram_host[now][b] / n_now, c = p->histogram_host[before][at] / n_before;
         overlap += a < c ? a : c;
     }
-    p->steps[k].overlap = overlap;
+    record(p, k)->overlap = overlap;
     return CLMC_OK;
 }
 
@@ -215,7 +226,7 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     CLMC_TRY(launch(e->rt, p->family_stats, chunks(p->target)));
     CLMC_TRY(read_back(e->rt, p->member_stats, STATS * sizeof(double) * n_chunks, p->stats_host));
     CLMC_TRY(read_back(e->rt, p->family_buf, 2 * sizeof(double) * chunks(p->target), p->family_host));
-    step_record *r = &p->steps[k];
+    step_record *r = record(p, k);
     r->beta = p->betas[k];
     r->members = p->n;
     r->ln_z = p->ln_z;
@@ -353,10 +364,25 @@ static clmc_status set_beta(clmc_ensemble *e, population *p, double beta)
     return e->ops->ensemble->set_betas(e->state, p->betas_host, p->temperature_host);
 }
 
+static clmc_status anneal(clmc_ensemble *e, population *p, cl_mem *energy_out, cl_mem *magnetisation_out);
+
+/* ensemble.runs independent anneals one after the other: run r starts from
+ * the model's random start for run r, and its sweeps continue the count. */
 static clmc_status pa_run(clmc_ensemble *e)
 {
     population *p = e->kind_state;
     cl_mem energy = NULL, magnetisation = NULL;
+    for (p->run = 0; p->run < p->runs; p->run++) {
+        if (p->run > 0) CLMC_TRY(e->ops->ensemble->fresh_start(e->state, p->run));
+        CLMC_TRY(begin_run(p, e->rt));
+        CLMC_TRY(anneal(e, p, &energy, &magnetisation));
+    }
+    return CLMC_OK;
+}
+
+static clmc_status anneal(clmc_ensemble *e, population *p, cl_mem *energy_out, cl_mem *magnetisation_out)
+{
+    cl_mem energy = *energy_out, magnetisation = *magnetisation_out;
     for (unsigned k = 0; k < p->n_steps; k++) {
         if (k > 0) CLMC_TRY(resample(e, p, energy, k));
         CLMC_TRY(set_beta(e, p, p->betas[k]));
@@ -366,46 +392,96 @@ static clmc_status pa_run(clmc_ensemble *e)
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
         CLMC_TRY(measure(e, p, energy, magnetisation, k));
     }
+    *energy_out = energy;
+    *magnetisation_out = magnetisation;
     return CLMC_OK;
 }
 
-static void add_mean(cJSON *entry, const char *name, double value)
+/* Combines one observable over the runs: the mean weighted by each run's
+ * Z(beta) (the weighted average of population annealing, equal weights for
+ * one run) and, for several runs, its standard error sqrt(runs / (runs - 1)
+ * sum w_r^2 (x_r - mean)^2). */
+static void add_combined(cJSON *entry, const char *name, const double *x, const double *weight, unsigned runs)
 {
-    cJSON_AddNumberToObject(cJSON_AddObjectToObject(entry, name), "mean", value);
+    double mean = 0, squares = 0;
+    for (unsigned r = 0; r < runs; r++) mean += weight[r] * x[r];
+    for (unsigned r = 0; r < runs; r++) squares += weight[r] * weight[r] * (x[r] - mean) * (x[r] - mean);
+    cJSON *item = cJSON_AddObjectToObject(entry, name);
+    cJSON_AddNumberToObject(item, "mean", mean);
+    if (runs > 1) cJSON_AddNumberToObject(item, "error", sqrt(squares * runs / (runs - 1)));
 }
 
-/* observables.temperatures[k]: the population's averages at every step,
- * per site as the model's series are (Ising: energy, abs_magnetization,
- * specific_heat, susceptibility, binder), the free energy beta F / N and
- * entropy S / N (from beta_start = 0 only), and the family diagnostics. */
+enum { ENERGY, ABS_M, HEAT, CHI, BINDER, FREE_ENERGY, ENTROPY, N_OBSERVABLES };
+
+/* One run's observables at a step, per site as the model's series are. */
+static void observables_of(const step_record *r, double sites, double *x)
+{
+    double n = r->members, beta = r->beta, energy = r->energy / n, abs_m = r->abs_m / n, m2 = r->m2 / n;
+    x[ENERGY] = energy / sites;
+    x[ABS_M] = abs_m / sites;
+    x[HEAT] = beta * beta * (r->energy2 / n - energy * energy) / sites;
+    x[CHI] = beta * (m2 - abs_m * abs_m) / sites;
+    x[BINDER] = m2 > 0 ? 1.0 - r->m4 / n / (3.0 * m2 * m2) : 0.0;
+    x[FREE_ENERGY] = -r->ln_z / sites;
+    x[ENTROPY] = (beta * energy + r->ln_z) / sites;
+}
+
+/* observables.temperatures[k]: the population's averages at every step
+ * (Ising: energy, abs_magnetization, specific_heat, susceptibility, binder),
+ * the free energy beta F / N and entropy S / N (from beta_start = 0 only),
+ * and the family diagnostics (averaged over runs).  Several runs: each
+ * observable weighted by the runs' Z, the free energy from their mean Z,
+ * errors from the spread over runs. */
 static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
 {
     population *p = e->kind_state;
+    static const char *const names[N_OBSERVABLES] = {"energy", "abs_magnetization", "specific_heat",
+                                                     "susceptibility", "binder", "free_energy", "entropy"};
+    unsigned runs = p->runs;
+    double *x = malloc(sizeof(double) * N_OBSERVABLES * runs), *column = malloc(sizeof(double) * runs);
+    double *weight = malloc(sizeof(double) * runs), *equal = malloc(sizeof(double) * runs);
+    if (!x || !column || !weight || !equal) {
+        free(x), free(column), free(weight), free(equal);
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
     cJSON *temperatures = cJSON_AddArrayToObject(observables, "temperatures");
     for (unsigned k = 0; k < p->n_steps; k++) {
-        const step_record *r = &p->steps[k];
-        double n = r->members, sites = p->sites, beta = r->beta;
-        double energy = r->energy / n, abs_m = r->abs_m / n, m2 = r->m2 / n;
+        double ln_z_max = -INFINITY, sum = 0, members = 0, families = 0, rho = 0, largest = 0, overlap = 0;
+        for (p->run = 0; p->run < runs; p->run++) ln_z_max = fmax(ln_z_max, record(p, k)->ln_z);
+        for (p->run = 0; p->run < runs; p->run++) {
+            const step_record *r = record(p, k);
+            observables_of(r, p->sites, x + N_OBSERVABLES * p->run);
+            sum += weight[p->run] = exp(r->ln_z - ln_z_max);
+            equal[p->run] = 1.0 / runs;
+            members += r->members / runs;
+            families += r->members * r->members / r->family_squares / runs;
+            rho += r->family_squares / r->members / runs;
+            largest += r->largest_family / r->members / runs;
+            overlap += r->overlap / runs;
+        }
+        for (unsigned r = 0; r < runs; r++) weight[r] /= sum;
         cJSON *entry = cJSON_CreateObject();
-        cJSON_AddNumberToObject(entry, "beta", beta);
-        add_mean(entry, "energy", energy / sites);
-        add_mean(entry, "abs_magnetization", abs_m / sites);
-        add_mean(entry, "specific_heat", beta * beta * (r->energy2 / n - energy * energy) / sites);
-        add_mean(entry, "susceptibility", beta * (m2 - abs_m * abs_m) / sites);
-        add_mean(entry, "binder", m2 > 0 ? 1.0 - r->m4 / n / (3.0 * m2 * m2) : 0.0);
-        if (p->exact_start) {
-            add_mean(entry, "free_energy", -r->ln_z / sites);
-            add_mean(entry, "entropy", (beta * energy + r->ln_z) / sites);
+        cJSON_AddNumberToObject(entry, "beta", p->betas[k]);
+        for (int q = 0; q < N_OBSERVABLES; q++) {
+            if (q >= FREE_ENERGY && !p->exact_start) break;
+            for (unsigned r = 0; r < runs; r++) column[r] = x[N_OBSERVABLES * r + q];
+            add_combined(entry, names[q], column, q == FREE_ENERGY ? equal : weight, runs);
+        }
+        if (p->exact_start) { /* ln of the runs' mean Z: as one population of runs x R */
+            double f = -(ln_z_max + log(sum / runs)) / p->sites;
+            cJSON_SetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(entry, "free_energy"), "mean"), f);
         }
         cJSON *population_entry = cJSON_AddObjectToObject(entry, "population");
-        cJSON_AddNumberToObject(population_entry, "members", n);
-        cJSON_AddNumberToObject(population_entry, "effective_families", n * n / r->family_squares);
-        cJSON_AddNumberToObject(population_entry, "rho_t", r->family_squares / n);
-        cJSON_AddNumberToObject(population_entry, "largest_family", r->largest_family / n);
-        if (!isnan(r->overlap)) cJSON_AddNumberToObject(population_entry, "histogram_overlap", r->overlap);
+        cJSON_AddNumberToObject(population_entry, "members", members);
+        cJSON_AddNumberToObject(population_entry, "effective_families", families);
+        cJSON_AddNumberToObject(population_entry, "rho_t", rho);
+        cJSON_AddNumberToObject(population_entry, "largest_family", largest);
+        if (!isnan(overlap)) cJSON_AddNumberToObject(population_entry, "histogram_overlap", overlap);
         cJSON_AddItemToArray(temperatures, entry);
     }
     cJSON_AddNumberToObject(observables, "population_sweeps", (double)p->sweep);
+    cJSON_AddNumberToObject(observables, "runs", runs);
+    free(x), free(column), free(weight), free(equal);
     return CLMC_OK;
 }
 

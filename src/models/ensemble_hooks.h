@@ -87,6 +87,10 @@ typedef struct clmc_ensemble_hooks {
     /* The sites N of one system (observables per site) and ln of its number
      * of configurations, ln Z at beta = 0 (Ising: N ln 2). */
     void (*member_size)(void *state, double *sites, double *log_states);
+    /* Optional (ensemble.runs > 1 needs it): sets every configuration to the
+     * model's random start drawn for independent run `run` (run 0: the
+     * start it was created with). */
+    clmc_status (*fresh_start)(void *state, unsigned run);
 } clmc_ensemble_hooks;
 
 #endif

@@ -85,6 +85,7 @@ static const clmc_field ensemble_population_list_fields[] = {
     {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"},
     {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",
      "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},
+    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
     {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL, "the schedule after beta_start, strictly increasing"},
     {"beta_end", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0", "the last of betas (0: not checked)"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
@@ -98,6 +99,7 @@ static const clmc_field ensemble_population_steps_fields[] = {
     {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"},
     {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",
      "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},
+    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
     {"steps", CLMC_FIELD_INT, 1, 4095, false, NULL, NULL, "equal steps in beta from beta_start to beta_end"},
     {"beta_end", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, NULL, "the last inverse temperature"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
@@ -858,6 +860,10 @@ static clmc_status check_tempering(const clmc_preset_model *model, const clmc_pr
 {
     const cJSON *betas = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble"), "betas");
+    if (clmc_preset_is_population(preset) && clmc_preset_has(preset, "model.start") &&
+        strcmp(clmc_preset_string(preset, "model.start"), "random") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: model.start: population annealing starts from the random start (an "
+                         "exact sample of beta = 0), not \"%s\"", source, clmc_preset_string(preset, "model.start"));
     if (clmc_preset_is_population(preset))
         return clmc_population_check(model->independent, model->type, ensemble_block(preset), clmc_preset_run(preset),
                                      source);

@@ -216,14 +216,22 @@ static clmc_status allocate_buffers(ising_state *s)
     return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
-static clmc_status initialise_spins(ising_state *s)
+/* The start of every configuration; run: the independent run of population
+ * annealing whose random start it is (0 otherwise). */
+static clmc_status start_spins(ising_state *s, cl_uint run)
 {
     CLMC_CL_TRY(clSetKernelArg(s->init, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
     size_t global[2] = {s->msc ? s->n_sites / 32 : s->n_sites, s->n_configs};
-    CLMC_TRY(clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED));
+    return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
+}
+
+static clmc_status initialise_spins(ising_state *s)
+{
+    CLMC_TRY(start_spins(s, 0));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
@@ -548,6 +556,11 @@ static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem 
     return CLMC_OK;
 }
 
+static clmc_status ising_fresh_start(void *state, unsigned run)
+{
+    return start_spins(state, run);
+}
+
 static clmc_status ising_members_buffer(void *state, cl_mem *buffer, size_t *bytes_per_member)
 {
     ising_state *s = state;
@@ -577,6 +590,7 @@ static const clmc_ensemble_hooks ising_ensemble_hooks = {
     .member_observables = ising_member_observables,
     .members_buffer = ising_members_buffer,
     .member_size = ising_member_size,
+    .fresh_start = ising_fresh_start,
 };
 
 const clmc_model_ops clmc_model_ising = {
