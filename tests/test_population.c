@@ -371,7 +371,7 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
     read(b_total, 8, &total);
     cr_expect_float_eq(total, weight_sum, 1e-9 * weight_sum, "device weight sum %.12g, host %.12g", total, weight_sum);
     const char *names[] = {"systematic", "multinomial", "nearest_integer"};
-    cl_uint seed_lo = 5, seed_hi = 0;
+    cl_uint seed_lo = 5, seed_hi = 0, run = 0;
     for (cl_uint scheme = 0; scheme < 3; scheme++) {
         static double sum[N];
         memset(sum, 0, sizeof sum);
@@ -381,11 +381,12 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
             if (scheme == 1) {
                 cl_uint zero = 0;
                 clEnqueueFillBuffer(clmc_runtime_queue(rt), b_copies, &zero, 4, 0, N * 4, 0, NULL, NULL);
-                run_kernel("pa_multinomial", target, 8, (size_t[]){8, 4, 8, 4, 4, 4, 4, 8},
-                           (const void *[]){&b_cum, &n, &total, &target, &seed_lo, &seed_hi, &step, &b_copies});
+                run_kernel("pa_multinomial", target, 9, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 8},
+                           (const void *[]){&b_cum, &n, &total, &target, &seed_lo, &seed_hi, &step, &run, &b_copies});
             } else {
-                run_kernel("pa_copy_numbers", n, 9, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 8},
-                           (const void *[]){&b_cum, &n, &total, &target, &scheme, &seed_lo, &seed_hi, &step, &b_copies});
+                run_kernel("pa_copy_numbers", n, 10, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 4, 8},
+                           (const void *[]){&b_cum, &n, &total, &target, &scheme, &seed_lo, &seed_hi, &step, &run,
+                                            &b_copies});
             }
             read(b_copies, N * 4, copies);
             cl_uint size = 0;

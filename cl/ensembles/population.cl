@@ -100,34 +100,34 @@ inline double uniform53(clmc_philox_ctr r)
  *   nearest: floor(tau_i) + 1 with probability tau_i - floor(tau_i), a uniform
  *     per member (the sum fluctuates around target).
  * Random numbers: purpose RESAMPLE (cl/common/philox.h), counter (member or 0,
- * step, 0, CLMC_STREAM(RESAMPLE, scheme)). */
+ * step, run, CLMC_STREAM(RESAMPLE, scheme)). */
 __kernel void pa_copy_numbers(__global const double *cum, uint n, double total, uint target, uint scheme,
-                              uint seed_lo, uint seed_hi, uint step, __global uint *copies)
+                              uint seed_lo, uint seed_hi, uint step, uint run, __global uint *copies)
 {
     uint i = get_global_id(0);
     if (i >= n) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     double hi = cum[i] / total * (double)target, lo = i ? cum[i - 1] / total * (double)target : 0.0;
     if (scheme == PA_SYSTEMATIC) {
-        double u = uniform53(clmc_random4(key, 0, step, 0, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_SYSTEMATIC)));
+        double u = uniform53(clmc_random4(key, 0, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_SYSTEMATIC)));
         copies[i] = (uint)(floor(hi + u) - floor(lo + u));
     } else {
-        double u = uniform53(clmc_random4(key, i, step, 0, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_NEAREST)));
+        double u = uniform53(clmc_random4(key, i, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_NEAREST)));
         double tau = hi - lo, whole = floor(tau);
         copies[i] = (uint)whole + (u < tau - whole ? 1u : 0u);
     }
 }
 
 /* Multinomial: draw j of `target` picks the member whose cumulative weight
- * interval holds u_j total (counter (j, step, 0, CLMC_STREAM(RESAMPLE, 1)));
+ * interval holds u_j total (counter (j, step, run, CLMC_STREAM(RESAMPLE, 1)));
  * copies must be zero before. */
 __kernel void pa_multinomial(__global const double *cum, uint n, double total, uint target, uint seed_lo,
-                             uint seed_hi, uint step, __global uint *copies)
+                             uint seed_hi, uint step, uint run, __global uint *copies)
 {
     uint j = get_global_id(0);
     if (j >= target) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    double x = uniform53(clmc_random4(key, j, step, 0, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_MULTINOMIAL))) * total;
+    double x = uniform53(clmc_random4(key, j, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_MULTINOMIAL))) * total;
     uint lo = 0, hi = n - 1; /* the first i with cum[i] > x; the last positive weight if rounding leaves none */
     if (!(cum[hi] > x)) x = cum[hi] - 0.5 * (cum[hi] - (hi ? cum[hi - 1] : 0.0));
     while (lo < hi) {

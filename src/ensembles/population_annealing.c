@@ -287,7 +287,8 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, double total, u
         ARG(p->multinomial, 4, cl_uint, p->seed_lo);
         ARG(p->multinomial, 5, cl_uint, p->seed_hi);
         ARG(p->multinomial, 6, cl_uint, step);
-        ARG(p->multinomial, 7, cl_mem, p->copies);
+        ARG(p->multinomial, 7, cl_uint, p->run);
+        ARG(p->multinomial, 8, cl_mem, p->copies);
         CLMC_TRY(launch(e->rt, p->multinomial, p->target));
     } else {
         ARG(p->copy_numbers, 0, cl_mem, p->cum);
@@ -298,7 +299,8 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, double total, u
         ARG(p->copy_numbers, 5, cl_uint, p->seed_lo);
         ARG(p->copy_numbers, 6, cl_uint, p->seed_hi);
         ARG(p->copy_numbers, 7, cl_uint, step);
-        ARG(p->copy_numbers, 8, cl_mem, p->copies);
+        ARG(p->copy_numbers, 8, cl_uint, p->run);
+        ARG(p->copy_numbers, 9, cl_mem, p->copies);
         CLMC_TRY(launch(e->rt, p->copy_numbers, p->n));
     }
     cl_uint n_chunks = (cl_uint)chunks(p->n);

@@ -148,7 +148,8 @@ static uint64_t clmc_population_sweeps(const cJSON *ensemble)
 {
     size_t steps = clmc_population_schedule(ensemble, NULL, 0) - 1;
     bool settle = population_number(ensemble, "beta_start") > 0;
-    return (uint64_t)(steps + settle) * (uint64_t)population_number(ensemble, "sweeps_per_step");
+    return (uint64_t)(steps + settle) * (uint64_t)population_number(ensemble, "sweeps_per_step") *
+           (uint64_t)population_number(ensemble, "runs");
 }
 
 static clmc_status clmc_population_check(bool model_holds_systems, const char *model_type, const cJSON *ensemble,
