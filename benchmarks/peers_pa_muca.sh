@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The population-annealing and multicanonical peers (../shared/peers/README.md),
+# The population-annealing and multicanonical peers (the shared peers README),
 # built and timed on this machine's GPU, for comparison in the same device call
 # as clmc's own figures (benchmarks/muca_scan.sh and the population-annealing
 # bench).  PEERS holds the sources after `port_to_cuda13.py paising|cudamuca DIR`.

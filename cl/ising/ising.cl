@@ -68,7 +68,9 @@ inline metropolis_stream stream_of(uint seed_lo, uint seed_hi, uint sweep, uint 
     return m;
 }
 
-__kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered)
+/* run: the counter's hit word (0 but for the independent runs of population
+ * annealing, ensemble.runs). */
+__kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
 {
     uint site = get_global_id(0), config = get_global_id(1);
     if (site >= SITES) return;
@@ -79,7 +81,7 @@ __kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint 
     }
     uint x = site % EDGE, row = site / EDGE;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, (x >> 3) + OCTETS_PER_ROW * row, 0, 0,
+    clmc_philox_ctr r = clmc_random4(key, (x >> 3) + OCTETS_PER_ROW * row, 0, run,
                                      CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config));
     spins[site] = (clmc_chunk16(r, x & 7) >> 15) ? 1 : -1;
 }

@@ -32,13 +32,13 @@ inline uint word_at(uint y, uint z, uint w)
     return (y + EDGE * z) * WORDS_PER_ROW + w;
 }
 
-__kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, uint ordered)
+__kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, uint ordered, uint run)
 {
     uint word = get_global_id(0), config = get_global_id(1);
     if (word >= 2 * PLANE_WORDS) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     planes[(size_t)config * 2 * PLANE_WORDS + word] =
-        ordered ? 0xFFFFFFFFu : clmc_random4(key, word, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config)).v[0];
+        ordered ? 0xFFFFFFFFu : clmc_random4(key, word, 0, run, CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config)).v[0];
 }
 
 /* Neighbours along x in the other plane: one of them is the aligned word, the

@@ -89,6 +89,12 @@ bool clmc_preset_has(const clmc_preset *preset, const char *path);
 /* The ensemble's inverse temperatures: ensemble.beta, or the tempering list
  * ensemble.betas (increasing).  Writes at most `capacity`; returns the count. */
 size_t clmc_preset_betas(const clmc_preset *preset, double *betas, size_t capacity);
+/* ensemble.type "population_annealing" (docs/ensembles.md): whether the
+ * preset has it, and its schedule beta_start, ..., beta_end (at most
+ * `capacity` written; returns steps + 1).  The model sees one temperature,
+ * beta_start, and clmc_preset_systems(preset)->copies systems. */
+bool clmc_preset_is_population(const clmc_preset *preset);
+size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas, size_t capacity);
 /* Engine-side resolution of automatic values (e.g. a per-device tile edge). */
 void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value);
 

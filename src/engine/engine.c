@@ -187,6 +187,9 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     p->total = thermalization + run->sweeps;
     unsigned pending = 0;
     CLMC_TRY(clmc_ensemble_start(&m->ensemble)); /* fresh or restored */
+    bool ran;
+    CLMC_TRY(clmc_ensemble_run(&m->ensemble, &ran)); /* a kind with its own loop */
+    if (ran) return CLMC_OK;
     for (uint64_t t = p->first; t < p->total; t++) {
         CLMC_TRY(clmc_ensemble_sweep(&m->ensemble, t));
         if (t >= thermalization && (t - thermalization + 1) % every == 0) {
@@ -280,7 +283,9 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
     if (m->tuning) cJSON_AddItemReferenceToObject(root, "tuning", m->tuning);
     cJSON *observables = cJSON_AddObjectToObject(root, "observables");
-    clmc_status status = clmc_series_estimate(s, v->map, m->ops, m->state, observables);
+    bool written;
+    clmc_status status = clmc_ensemble_results(&m->ensemble, observables, &written);
+    if (status == CLMC_OK && !written) status = clmc_series_estimate(s, v->map, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
     cJSON *performance = performance_json(m->rt, v->updates, v->kernel_seconds, v->wall_seconds);
     if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);

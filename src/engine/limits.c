@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+
 static void human_bytes(unsigned long long bytes, char *text, size_t size)
 {
     snprintf(text, size, "%.2f GiB", (double)bytes / (1024.0 * 1024.0 * 1024.0));
@@ -31,6 +32,10 @@ clmc_status clmc_check_device_memory(const clmc_model_ops *ops, const clmc_prese
     ops->device_bytes(preset, &total, &largest);
     /* Independent copies multiply the lattice: the message names both keys. */
     const char *key = clmc_preset_systems(preset)->copies > 1 ? "ensemble.copies" : "model";
+    if (clmc_preset_is_population(preset)) { /* a second copy of the members and 64 bytes of each's bookkeeping */
+        key = "ensemble.population";
+        total = 2 * total + 64ULL * clmc_preset_systems(preset)->copies;
+    }
     if (total > device->global_mem_bytes)
         return refuse(key, "", total, " of device memory", device->name, "has", device->global_mem_bytes);
     if (largest > device->max_alloc_bytes)

@@ -4,9 +4,27 @@
 
 #include <string.h>
 
+
+static clmc_status population_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings)
+{
+    static const char *const schemes[] = {"systematic", "multinomial", "nearest_integer"};
+    settings->type = CLMC_ENSEMBLE_POPULATION_ANNEALING;
+    settings->n_betas = (unsigned)clmc_preset_population_schedule(preset, settings->betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
+    settings->copies = clmc_preset_systems(preset)->copies;
+    settings->population = (unsigned)clmc_preset_int(preset, "ensemble.population");
+    settings->sweeps_per_step = (uint64_t)clmc_preset_int(preset, "ensemble.sweeps_per_step");
+    settings->runs = (unsigned)clmc_preset_int(preset, "ensemble.runs");
+    const char *scheme = clmc_preset_string(preset, "ensemble.resampling");
+    for (unsigned i = 0; i < 3; i++)
+        if (strcmp(scheme, schemes[i]) == 0) settings->resampling = i;
+    settings->seed = clmc_preset_run(preset)->seed;
+    return CLMC_OK;
+}
+
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings)
 {
     memset(settings, 0, sizeof *settings);
+    if (clmc_preset_is_population(preset)) return population_settings_read(preset, settings);
     bool has_type = clmc_preset_has(preset, "ensemble.type");
     settings->type = clmc_preset_systems(preset)->independent ? CLMC_ENSEMBLE_INDEPENDENT
                      : has_type && (strcmp(clmc_preset_string(preset, "ensemble.type"), "multicanonical") == 0 ||
@@ -44,20 +62,27 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
                                  const clmc_model_ops *ops, void *state, const clmc_model_shape *shape)
 {
     memset(e, 0, sizeof *e);
-    e->kind = settings->type == CLMC_ENSEMBLE_PARALLEL_TEMPERING ? &clmc_ensemble_parallel_tempering
-              : settings->type == CLMC_ENSEMBLE_INDEPENDENT      ? &clmc_ensemble_independent_systems
-              : settings->type == CLMC_ENSEMBLE_MULTICANONICAL   ? &clmc_ensemble_multicanonical
-                                                                  : &clmc_ensemble_one_temperature;
+    e->kind = settings->type == CLMC_ENSEMBLE_PARALLEL_TEMPERING   ? &clmc_ensemble_parallel_tempering
+              : settings->type == CLMC_ENSEMBLE_INDEPENDENT          ? &clmc_ensemble_independent_systems
+              : settings->type == CLMC_ENSEMBLE_MULTICANONICAL       ? &clmc_ensemble_multicanonical
+              : settings->type == CLMC_ENSEMBLE_POPULATION_ANNEALING ? &clmc_ensemble_population_annealing
+                                                                      : &clmc_ensemble_one_temperature;
     if (settings->type == CLMC_ENSEMBLE_MULTICANONICAL && (!ops->ensemble || !ops->ensemble->density_walkers))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" has no multicanonical walkers (docs/ensembles.md)",
                          ops->type);
+    bool population = settings->type == CLMC_ENSEMBLE_POPULATION_ANNEALING;
+    if (population && (!ops->ensemble || !ops->ensemble->member_observables || !ops->ensemble->members_buffer ||
+                       !ops->ensemble->member_size))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not support population annealing", ops->type);
+    if (population && settings->runs > 1 && !ops->ensemble->fresh_start)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.runs: model \"%s\" cannot start independent runs", ops->type);
     if (settings->type == CLMC_ENSEMBLE_INDEPENDENT && (!ops->ensemble || !ops->ensemble->independent))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not hold independent systems", ops->type);
     e->ops = ops;
     e->state = state;
     e->density = settings->density;
     e->rt = rt;
-    CLMC_TRY(clmc_tempering_init(&e->map, settings->betas, settings->n_betas, settings->exchange_every,
+    CLMC_TRY(clmc_tempering_init(&e->map, settings->betas, population ? 1 : settings->n_betas, settings->exchange_every,
                                  settings->seed, shape));
     e->map.exchange_path = settings->exchanges;
     e->map.independent = settings->type == CLMC_ENSEMBLE_INDEPENDENT;
@@ -65,6 +90,7 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     e->map.athermal = ops->athermal;
     e->map.configs_per_system = shape->configs_per_system > 1 ? shape->configs_per_system : 1;
     CLMC_TRY(clmc_tempering_apply(&e->map, ops, state));
+    if (population) return clmc_population_open(e, settings);
     return e->kind->open ? e->kind->open(e, shape->measure_batch) : CLMC_OK;
 }
 
@@ -103,6 +129,18 @@ clmc_status clmc_ensemble_collect(clmc_ensemble *e, unsigned n_slots, unsigned *
 clmc_status clmc_ensemble_sync(clmc_ensemble *e)
 {
     return e->kind->sync ? e->kind->sync(e) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_run(clmc_ensemble *e, bool *ran)
+{
+    *ran = e->kind->run != NULL;
+    return *ran ? e->kind->run(e) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_results(clmc_ensemble *e, cJSON *observables, bool *written)
+{
+    *written = e->kind->results != NULL;
+    return *written ? e->kind->results(e, observables) : CLMC_OK;
 }
 
 /* One temperature: the model sweeps at the beta it was given; nothing else happens. */

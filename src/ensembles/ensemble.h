@@ -20,6 +20,7 @@ typedef enum clmc_ensemble_type {
     CLMC_ENSEMBLE_PARALLEL_TEMPERING, /* ensemble.type "parallel_tempering" */
     CLMC_ENSEMBLE_INDEPENDENT,        /* ensemble.type "independent" */
     CLMC_ENSEMBLE_MULTICANONICAL,     /* ensemble.type "multicanonical" or "wang_landau" (multicanonical.c) */
+    CLMC_ENSEMBLE_POPULATION_ANNEALING, /* ensemble.type "population_annealing" */
 } clmc_ensemble_type;
 
 /* The preset's ensemble section (and the seed it draws with), resolved once. */
@@ -33,6 +34,11 @@ typedef struct clmc_ensemble_settings {
     unsigned first_system;                        /* ensemble.first_system (0 but for independent) */
     uint64_t seed;                                /* run.seed */
     clmc_density_settings density;                /* multicanonical and Wang-Landau */
+    /* Population annealing: betas holds the schedule (beta_start first). */
+    unsigned population;       /* ensemble.population (target R) */
+    uint64_t sweeps_per_step;  /* ensemble.sweeps_per_step */
+    unsigned resampling;       /* 0 systematic, 1 multinomial, 2 nearest_integer (cl/ensembles/population.cl) */
+    unsigned runs;             /* ensemble.runs */
 } clmc_ensemble_settings;
 
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings);
@@ -49,6 +55,10 @@ typedef struct clmc_ensemble_kind {
     clmc_status (*collect)(clmc_ensemble *e, unsigned n_slots, unsigned *map_of_slot);
     clmc_status (*sync)(clmc_ensemble *e);
     void (*close)(clmc_ensemble *e);
+    /* A kind with its own loop (population annealing): runs it instead of
+     * the engine's sweeps and writes its own observables. */
+    clmc_status (*run)(clmc_ensemble *e);
+    clmc_status (*results)(clmc_ensemble *e, cJSON *observables);
 } clmc_ensemble_kind;
 
 struct clmc_ensemble {
@@ -61,6 +71,7 @@ struct clmc_ensemble {
     clmc_tempering map;
     clmc_tempering_device device; /* parallel tempering: active when exchanges run on the device */
     clmc_density_settings density; /* multicanonical and Wang-Landau */
+    void *kind_state;             /* population annealing: its own state */
 };
 
 /* Sets the model's temperatures for a fresh run; measure_batch: the
@@ -83,7 +94,15 @@ clmc_status clmc_ensemble_collect(clmc_ensemble *e, unsigned n_slots, unsigned *
 /* Brings map and statistics up to date (before a checkpoint and at the end). */
 clmc_status clmc_ensemble_sync(clmc_ensemble *e);
 
-/* The kinds (ensemble.c, parallel_tempering.c). */
+/* A kind with its own loop (kind->run): runs it and sets *ran; else *ran = false. */
+clmc_status clmc_ensemble_run(clmc_ensemble *e, bool *ran);
+/* Its observables instead of the series' estimates (*written), else *written = false. */
+clmc_status clmc_ensemble_results(clmc_ensemble *e, cJSON *observables, bool *written);
+
+/* Population annealing (population_annealing.c): opened by clmc_ensemble_create. */
+clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings *settings);
+
+/* The kinds (ensemble.c, parallel_tempering.c, population_annealing.c). */
 extern const clmc_ensemble_kind clmc_ensemble_one_temperature;
 extern const clmc_ensemble_kind clmc_ensemble_independent_systems;
 extern const clmc_ensemble_kind clmc_ensemble_parallel_tempering;
@@ -98,5 +117,7 @@ clmc_status clmc_multicanonical_check(clmc_ensemble *e);
  * interrupt_signal (may be NULL) returns a signal number. */
 clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, int (*interrupt_signal)(void),
                                     cJSON *root, double *updates);
+
+extern const clmc_ensemble_kind clmc_ensemble_population_annealing;
 
 #endif

@@ -90,6 +90,24 @@ typedef struct clmc_ensemble_hooks {
     clmc_status (*exchange_kernel)(void *state, clmc_exchange_kernels *out);
     /* Optional: the walkers of ensemble.type "multicanonical" (above). */
     clmc_status (*density_walkers)(void *state, clmc_density_walkers *out);
+    /* Population annealing (src/ensembles/population_annealing.c), all three or
+     * none:
+     * member_observables: enqueues, for every configuration, the total energy
+     * H and the total magnetisation as cl_int into *energy and *magnetisation
+     * (device buffers the model keeps; nothing read back).
+     * members_buffer: the device buffer holding every configuration's state,
+     * *bytes_per_member (a multiple of 4) per configuration in configuration
+     * order, which the ensemble may overwrite between sweeps (copies of
+     * configurations into other slots). */
+    clmc_status (*member_observables)(void *state, cl_mem *energy, cl_mem *magnetisation);
+    clmc_status (*members_buffer)(void *state, cl_mem *buffer, size_t *bytes_per_member);
+    /* The sites N of one system (observables per site) and ln of its number
+     * of configurations, ln Z at beta = 0 (Ising: N ln 2). */
+    void (*member_size)(void *state, double *sites, double *log_states);
+    /* Optional (ensemble.runs > 1 needs it): sets every configuration to the
+     * model's random start drawn for independent run `run` (run 0: the
+     * start it was created with). */
+    clmc_status (*fresh_start)(void *state, unsigned run);
 } clmc_ensemble_hooks;
 
 #endif

@@ -43,7 +43,8 @@ static const clmc_field single_beta_fields[] = {
     FIELD_END,
 };
 
-static const char *const ensemble_types[] = {"parallel_tempering", "independent", "multicanonical", "wang_landau", NULL};
+static const char *const ensemble_types[] = {"parallel_tempering", "independent", "multicanonical", "wang_landau",
+                                             "population_annealing", NULL};
 static const char *const exchange_paths[] = {"auto", "general", "host", NULL};
 
 static const clmc_field tempering_fields[] = {
@@ -106,6 +107,127 @@ static const clmc_field ensemble_wang_landau_fields[] = {
     {"max_iterations", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000000", "updates of ln g before the run gives up"},
     FIELD_END,
 };
+
+/* ---- ensemble.type "population_annealing" (docs/ensembles.md) ------------
+ * Its key tables, the checks across its keys, the schedule, and the sweeps
+ * and systems it implies, on the resolved ensemble block. */
+
+static const char *const population_types[] = {"population_annealing", NULL};
+static const char *const resampling_schemes[] = {"systematic", "multinomial", "nearest_integer", NULL};
+
+/* The schedule is a list (betas) or equal steps to beta_end: one table each,
+ * so a block with both keys names the one that does not belong. */
+static const clmc_field ensemble_population_list_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, population_types, NULL, "ensemble form"},
+    {"population", CLMC_FIELD_INT, 1, 16777216, false, NULL, NULL, "number of systems R"},
+    {"beta_start", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0",
+     "inverse temperature of the initial population (0: infinite temperature, sampled exactly)"},
+    {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"},
+    {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",
+     "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},
+    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
+    {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL, "the schedule after beta_start, strictly increasing"},
+    {"beta_end", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0", "the last of betas (0: not checked)"},
+    {NULL, 0, 0, 0, false, NULL, NULL, NULL},
+};
+
+static const clmc_field ensemble_population_steps_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, population_types, NULL, "ensemble form"},
+    {"population", CLMC_FIELD_INT, 1, 16777216, false, NULL, NULL, "number of systems R"},
+    {"beta_start", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0",
+     "inverse temperature of the initial population (0: infinite temperature, sampled exactly)"},
+    {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"},
+    {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",
+     "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},
+    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
+    {"steps", CLMC_FIELD_INT, 1, 4095, false, NULL, NULL, "equal steps in beta from beta_start to beta_end"},
+    {"beta_end", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, NULL, "the last inverse temperature"},
+    {NULL, 0, 0, 0, false, NULL, NULL, NULL},
+};
+
+static const clmc_field *clmc_population_fields(const void *ensemble_input)
+{
+    return cJSON_GetObjectItemCaseSensitive(ensemble_input, "betas") ? ensemble_population_list_fields
+                                                                   : ensemble_population_steps_fields;
+}
+
+static double population_number(const cJSON *ensemble, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(ensemble, key)->valuedouble;
+}
+
+static bool clmc_population_block(const cJSON *ensemble)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ensemble, "type");
+    return cJSON_IsString(type) && strcmp(type->valuestring, "population_annealing") == 0;
+}
+
+static size_t clmc_population_schedule(const cJSON *ensemble, double *betas, size_t capacity)
+{
+    double start = population_number(ensemble, "beta_start");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(ensemble, "betas");
+    size_t steps = list ? (size_t)cJSON_GetArraySize(list) : (size_t)population_number(ensemble, "steps");
+    double end = list ? 0 : population_number(ensemble, "beta_end");
+    for (size_t k = 0; k <= steps && k < capacity; k++)
+        betas[k] = k == 0 ? start
+                   : list ? cJSON_GetArrayItem(list, (int)k - 1)->valuedouble
+                          : (k == steps ? end : start + (end - start) * (double)k / (double)steps);
+    return steps + 1;
+}
+
+static unsigned clmc_population_capacity(const cJSON *ensemble)
+{
+    unsigned population = (unsigned)population_number(ensemble, "population");
+    const cJSON *scheme = cJSON_GetObjectItemCaseSensitive(ensemble, "resampling");
+    if (strcmp(scheme->valuestring, "nearest_integer") != 0) return population;
+    /* The size's standard deviation is at most sqrt(R) / 2: room for 8 of them. */
+    return population + 4 * (unsigned)ceil(sqrt((double)population)) + 16;
+}
+
+static uint64_t clmc_population_sweeps(const cJSON *ensemble)
+{
+    size_t steps = clmc_population_schedule(ensemble, NULL, 0) - 1;
+    bool settle = population_number(ensemble, "beta_start") > 0;
+    return (uint64_t)(steps + settle) * (uint64_t)population_number(ensemble, "sweeps_per_step") *
+           (uint64_t)population_number(ensemble, "runs");
+}
+
+static clmc_status clmc_population_check(bool model_holds_systems, const char *model_type, const cJSON *ensemble,
+                                  const clmc_run_settings *run, const char *source)
+{
+    if (!model_holds_systems)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.type: model \"%s\" does not support population annealing "
+                         "(docs/ensembles.md lists the models that do)", source, model_type);
+    const cJSON *betas = cJSON_GetObjectItemCaseSensitive(ensemble, "betas");
+    double start = population_number(ensemble, "beta_start"), end_beta = population_number(ensemble, "beta_end");
+    bool list = betas != NULL, end = end_beta > 0 || !list;
+    if (end && end_beta <= start)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.beta_end: %g must be larger than ensemble.beta_start = %g",
+                         source, end_beta, start);
+    if (list) {
+        int n = cJSON_GetArraySize(betas);
+        if (n < 1 || n > 4095)
+            return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.betas: 1 to 4095 temperatures, got %d", source, n);
+        for (int i = 0; i < n; i++) {
+            double previous = i ? cJSON_GetArrayItem(betas, i - 1)->valuedouble : start;
+            double beta = cJSON_GetArrayItem(betas, i)->valuedouble;
+            if (beta <= previous)
+                return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.betas[%d]: the schedule must increase strictly from "
+                                 "ensemble.beta_start = %g; %g follows %g", source, i, start, beta, previous);
+        }
+        double last = cJSON_GetArrayItem(betas, n - 1)->valuedouble;
+        if (end && end_beta != last)
+            return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.beta_end: %g differs from the last of ensemble.betas, %g",
+                             source, end_beta, last);
+    }
+    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: run.checkpoint_every: population annealing does not checkpoint yet",
+                         source);
+    if (clmc_population_capacity(ensemble) > (1u << 24))
+        return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.population: %u systems pass the 2^24 system indices of the "
+                         "random streams", source, clmc_population_capacity(ensemble));
+    return CLMC_OK;
+}
 
 static const clmc_field run_fields[] = {
     {"thermalization", CLMC_FIELD_INT, 0, 1e12, false, NULL, "1000", "sweeps discarded before measuring"},
@@ -173,6 +295,8 @@ static void select_ensemble_tables(const resolve_context *ctx, const cJSON *inpu
     else if (independent) tables[0] = independent_fields;
     else if (cJSON_IsString(type) && strcmp(type->valuestring, "multicanonical") == 0) tables[0] = ensemble_multicanonical_fields;
     else if (cJSON_IsString(type) && strcmp(type->valuestring, "wang_landau") == 0) tables[0] = ensemble_wang_landau_fields;
+    else if (cJSON_IsString(type) && strcmp(type->valuestring, "population_annealing") == 0)
+        tables[0] = clmc_population_fields(input);
     else tables[0] = type ? tempering_fields : single_beta_fields;
 }
 
@@ -628,6 +752,21 @@ static clmc_status init_model_types(resolve_context *ctx)
     return CLMC_OK;
 }
 
+static const cJSON *ensemble_block(const clmc_preset *preset)
+{
+    return cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble");
+}
+
+bool clmc_preset_is_population(const clmc_preset *preset)
+{
+    return clmc_population_block(ensemble_block(preset));
+}
+
+size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas, size_t capacity)
+{
+    return clmc_population_schedule(ensemble_block(preset), betas, capacity);
+}
+
 /* The run and output sections and the name as typed settings, read once the
  * tree is resolved (again after clmc_preset_set_int changes a run key). */
 static void read_run_settings(clmc_preset *preset)
@@ -640,6 +779,10 @@ static void read_run_settings(clmc_preset *preset)
     /* prepare_run checked the syntax. */
     clmc_checkpoint_every_problem(clmc_preset_string(preset, "run.checkpoint_every"), &run->checkpoint_every_sweeps,
                                   &run->checkpoint_every_seconds);
+    if (clmc_preset_is_population(preset)) { /* the schedule sets the sweeps; the ensemble measures */
+        run->thermalization = 0;
+        run->sweeps = run->measure_every = clmc_population_sweeps(ensemble_block(preset));
+    }
 }
 
 static clmc_status read_settings(clmc_preset *preset)
@@ -655,6 +798,7 @@ static clmc_status read_settings(clmc_preset *preset)
         .independent = independent,
         .copies = independent ? (unsigned)clmc_preset_int(preset, "ensemble.copies") : 1,
         .first_system = independent ? (unsigned)clmc_preset_int(preset, "ensemble.first_system") : 0};
+    if (clmc_preset_is_population(preset)) preset->systems.copies = clmc_population_capacity(ensemble_block(preset));
     return preset->name && preset->output_dir ? CLMC_OK : out_of_memory();
 }
 
@@ -774,6 +918,13 @@ static clmc_status check_tempering(const clmc_preset_model *model, const clmc_pr
 {
     const cJSON *betas = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble"), "betas");
+    if (clmc_preset_is_population(preset) && clmc_preset_has(preset, "model.start") &&
+        strcmp(clmc_preset_string(preset, "model.start"), "random") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: model.start: population annealing starts from the random start (an "
+                         "exact sample of beta = 0), not \"%s\"", source, clmc_preset_string(preset, "model.start"));
+    if (clmc_preset_is_population(preset))
+        return clmc_population_check(model->independent, model->type, ensemble_block(preset), clmc_preset_run(preset),
+                                     source);
     bool independent = clmc_preset_has(preset, "ensemble.type") &&
                        strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
     if (independent) CLMC_TRY(check_independent(model, preset, source)); /* athermal: without betas */
@@ -801,6 +952,10 @@ size_t clmc_preset_betas(const clmc_preset *preset, double *betas, size_t capaci
 {
     const cJSON *ensemble = cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(ensemble, "betas");
+    if (clmc_preset_is_population(preset)) { /* the model's one temperature: the start of the anneal */
+        if (capacity > 0) betas[0] = clmc_preset_number(preset, "ensemble.beta_start");
+        return 1;
+    }
     if (!list) {
         if (capacity > 0) betas[0] = clmc_preset_number(preset, "ensemble.beta");
         return 1;

@@ -13,6 +13,13 @@
 #include "models/lattice.h"
 
 #define MEASURE_BATCH 256
+
+/* Measurement slots: a batch and the spare slot of ensemble energies;
+ * population annealing measures only through the spare slot. */
+static unsigned batch_slots(const clmc_preset *p)
+{
+    return clmc_preset_is_population(p) ? 0 : MEASURE_BATCH;
+}
 #define MEASURE_WG_MAX 256
 
 static const char *const series_columns[] = {"energy", "magnetization", NULL};
@@ -26,11 +33,15 @@ typedef struct {
     int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
     size_t tile_items, tile_groups[3];
     cl_uint n_temperatures, n_configs; /* copies x temperatures configurations, copy-major */
+    cl_uint spare_slot;                /* the slot after the batch (batch_slots) */
     cl_uint copies, first_system;      /* ensemble.copies and ensemble.first_system (independent) */
     cl_uint seed_lo, seed_hi;
     cl_program program;
     cl_kernel init, update, measure;
     cl_mem spins, partials, thresholds;
+    cl_program members_program; /* population annealing: built on first use */
+    cl_kernel member_totals;
+    cl_mem member_energy, member_magnetisation;
     cl_uint *thresholds_host; /* stays alive for non-blocking writes */
     char muca_defines[64];    /* clmc_density_walkers.defines */
     size_t measure_wg, measure_groups;
@@ -199,21 +210,29 @@ static clmc_status allocate_buffers(ising_state *s)
     CLMC_TRY(clmc_buffer_create(s->rt, spin_bytes(s) * s->n_configs, NULL, "spins", &s->spins));
     CLMC_TRY(clmc_buffer_create(s->rt, 3 * sizeof(cl_uint) * s->n_configs, NULL, "thresholds", &s->thresholds));
     /* One slot more than the batch: energies for tempering exchanges. */
-    size_t partial_count = partials_per_slot(s) * (MEASURE_BATCH + 1);
+    size_t partial_count = partials_per_slot(s) * (s->spare_slot + 1);
     CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
     s->partials_host = malloc(partial_count * sizeof(cl_int));
     s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
     return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
-static clmc_status initialise_spins(ising_state *s)
+/* The start of every configuration; run: the independent run of population
+ * annealing whose random start it is (0 otherwise). */
+static clmc_status start_spins(ising_state *s, cl_uint run)
 {
     CLMC_CL_TRY(clSetKernelArg(s->init, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
     size_t global[2] = {s->msc ? s->n_sites / 32 : s->n_sites, s->n_configs};
-    CLMC_TRY(clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED));
+    return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
+}
+
+static clmc_status initialise_spins(ising_state *s)
+{
+    CLMC_TRY(start_spins(s, 0));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->partials));
     CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
@@ -244,6 +263,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->copies = clmc_preset_systems(p)->copies;
     s->first_system = clmc_preset_systems(p)->first_system;
     s->n_configs = s->n_temperatures * s->copies;
+    s->spare_slot = batch_slots(p);
     unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -275,7 +295,7 @@ static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     double halo_factor = s->tiled ? pow((s->tile + 2.0) / s->tile, s->dim) : 2.0 * s->dim + 1.0;
     if (s->msc) halo_factor = 3.0 / 8.0 - 1.0 / 8.0;
     shape->series_columns = series_columns;
-    shape->measure_batch = MEASURE_BATCH;
+    shape->measure_batch = s->spare_slot ? s->spare_slot : 1;
     shape->updates_per_sweep = (double)s->n_sites * s->hits * s->n_configs;
     shape->bytes_per_sweep = (double)s->n_sites * s->n_configs * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
     shape->n_systems = s->copies;
@@ -292,6 +312,10 @@ static void ising_destroy(void *state)
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
+    if (s->member_totals) CLMC_CL_WARN(clReleaseKernel(s->member_totals));
+    if (s->members_program) CLMC_CL_WARN(clReleaseProgram(s->members_program));
+    if (s->member_energy) CLMC_CL_WARN(clReleaseMemObject(s->member_energy));
+    if (s->member_magnetisation) CLMC_CL_WARN(clReleaseMemObject(s->member_magnetisation));
     if (s->spins) CLMC_CL_WARN(clReleaseMemObject(s->spins));
     if (s->partials) CLMC_CL_WARN(clReleaseMemObject(s->partials));
     if (s->thresholds) CLMC_CL_WARN(clReleaseMemObject(s->thresholds));
@@ -368,10 +392,10 @@ static clmc_status ising_collect(void *state, unsigned n_slots, double *rows)
 static clmc_status ising_energies(void *state, double *energies)
 {
     ising_state *s = state;
-    CLMC_TRY(ising_measure(s, MEASURE_BATCH));
+    CLMC_TRY(ising_measure(s, s->spare_slot));
     long long *sums = malloc(2 * s->n_configs * sizeof *sums);
     if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    clmc_status status = read_sums(s, MEASURE_BATCH, 1, sums);
+    clmc_status status = read_sums(s, s->spare_slot, 1, sums);
     for (cl_uint c = 0; status == CLMC_OK && c < s->n_configs; c++) energies[c] = -(double)sums[2 * c];
     free(sums);
     return status;
@@ -500,9 +524,57 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
     if (!msc && groups > sites / (uint64_t)edge) groups = sites / (uint64_t)edge;
     if (groups < 1) groups = 1;
-    uint64_t partials = 2ULL * groups * configs * (MEASURE_BATCH + 1) * sizeof(cl_int);
+    uint64_t partials = 2ULL * groups * configs * (batch_slots(p) + 1) * sizeof(cl_int);
     *total = spins + partials + 3 * sizeof(cl_uint) * configs;
     *largest = spins > partials ? spins : partials;
+}
+
+/* Population annealing: every configuration's H and M on the device, from
+ * the measurement kernel's spare batch slot (cl/ising/ising_members.cl). */
+static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem *magnetisation)
+{
+    ising_state *s = state;
+    if (!s->member_totals) {
+        clmc_defines options = {0};
+        clmc_defines_text(&options, "-cl-std=CL1.2");
+        CLMC_TRY(clmc_defines_build(s->rt, "ising/ising_members.cl", &options, &s->members_program));
+        CLMC_TRY(clmc_kernel_create(s->members_program, "ising_member_totals", &s->member_totals));
+        CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_energy));
+        CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_magnetisation));
+        cl_uint slot = s->spare_slot, groups = (cl_uint)s->measure_groups;
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 0, sizeof(cl_mem), &s->partials));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 1, sizeof(cl_uint), &slot));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 2, sizeof(cl_uint), &s->n_configs));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 3, sizeof(cl_uint), &groups));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 4, sizeof(cl_mem), &s->member_energy));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 5, sizeof(cl_mem), &s->member_magnetisation));
+    }
+    CLMC_TRY(ising_measure(s, s->spare_slot));
+    size_t items = s->n_configs;
+    CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
+    *energy = s->member_energy;
+    *magnetisation = s->member_magnetisation;
+    return CLMC_OK;
+}
+
+static clmc_status ising_fresh_start(void *state, unsigned run)
+{
+    return start_spins(state, run);
+}
+
+static clmc_status ising_members_buffer(void *state, cl_mem *buffer, size_t *bytes_per_member)
+{
+    ising_state *s = state;
+    *buffer = s->spins;
+    *bytes_per_member = spin_bytes(s);
+    return CLMC_OK;
+}
+
+static void ising_member_size(void *state, double *sites, double *log_states)
+{
+    const ising_state *s = state;
+    *sites = s->n_sites;
+    *log_states = s->n_sites * log(2.0);
 }
 
 static const long long tile_candidates[] = {4, 8, 16, 32, 64, 0}, width_candidates[] = {2, 4, 8, 0};
@@ -534,6 +606,10 @@ static const clmc_ensemble_hooks ising_ensemble_hooks = {
     .energies = ising_energies,
     .set_betas = ising_set_betas,
     .density_walkers = ising_density_walkers,
+    .member_observables = ising_member_observables,
+    .members_buffer = ising_members_buffer,
+    .member_size = ising_member_size,
+    .fresh_start = ising_fresh_start,
 };
 
 const clmc_model_ops clmc_model_ising = {

@@ -1,0 +1,216 @@
+/* Population annealing on the device (src/ensembles/population_annealing.c):
+ * statistics and resampling weights of the members, copy numbers by the three
+ * schemes, a two-level prefix sum (members in chunks of PA_CHUNK summed in
+ * order by one work-item each, the chunk totals by one work-item), the
+ * source member of every new slot, and the copy of the members' state.
+ * Every sum runs in a fixed order, so a run repeats bit for bit on a device. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#include "common/philox.h"
+
+#define PA_CHUNK 256u
+
+#define PA_SYSTEMATIC 0u
+#define PA_MULTINOMIAL 1u
+#define PA_NEAREST 2u
+
+/* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
+__kernel void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n,
+                              __global double *stats)
+{
+    uint c = get_global_id(0), first = c * PA_CHUNK;
+    if (first >= n) return;
+    uint last = min(n, first + PA_CHUNK);
+    int e_min = energy[first], e_max = energy[first];
+    double e1 = 0, e2 = 0, m1 = 0, m2 = 0, m4 = 0;
+    for (uint i = first; i < last; i++) {
+        double e = (double)energy[i], m = fabs((double)magnetisation[i]);
+        e_min = min(e_min, energy[i]);
+        e_max = max(e_max, energy[i]);
+        e1 += e;
+        e2 += e * e;
+        m1 += m;
+        m2 += m * m;
+        m4 += m * m * m * m;
+    }
+    __global double *out = stats + 7 * (size_t)c;
+    out[0] = (double)e_min;
+    out[1] = e1;
+    out[2] = e2;
+    out[3] = m1;
+    out[4] = m2;
+    out[5] = m4;
+    out[6] = (double)e_max;
+}
+
+/* histogram[E - e_low] += 1 for every member (histogram zero before). */
+__kernel void pa_histogram(__global const int *energy, uint n, int e_low, uint bins, __global uint *histogram)
+{
+    uint i = get_global_id(0);
+    if (i >= n) return;
+    uint bin = (uint)(energy[i] - e_low);
+    if (bin < bins) atomic_inc(&histogram[bin]);
+}
+
+/* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
+ * chunk_total[c]: the chunk's sum. */
+__kernel void pa_weights(__global const int *energy, uint n, double dbeta, int e_min, __global double *cum,
+                         __global double *chunk_total)
+{
+    uint c = get_global_id(0), first = c * PA_CHUNK;
+    if (first >= n) return;
+    uint last = min(n, first + PA_CHUNK);
+    double sum = 0;
+    for (uint i = first; i < last; i++) {
+        sum += exp(-dbeta * (double)(energy[i] - e_min));
+        cum[i] = sum;
+    }
+    chunk_total[c] = sum;
+}
+
+/* Exclusive scan of the chunk totals in place (one work-item); the grand
+ * total in total[0]. */
+__kernel void pa_scan_double(__global double *chunk_total, uint n_chunks, __global double *total)
+{
+    if (get_global_id(0) != 0) return;
+    double sum = 0;
+    for (uint c = 0; c < n_chunks; c++) {
+        double t = chunk_total[c];
+        chunk_total[c] = sum;
+        sum += t;
+    }
+    total[0] = sum;
+}
+
+__kernel void pa_add_double(__global double *cum, uint n, __global const double *chunk_offset)
+{
+    uint i = get_global_id(0);
+    if (i < n) cum[i] = chunk_offset[i / PA_CHUNK] + cum[i];
+}
+
+/* A uniform in [0, 1) with 53 bits from two words. */
+inline double uniform53(clmc_philox_ctr r)
+{
+    return ((double)(r.v[0] >> 5) * 67108864.0 + (double)(r.v[1] >> 6)) * 0x1.0p-53; /* 27 + 26 bits */
+}
+
+/* Copy numbers from the cumulative weights (cum[n-1] == total): the
+ * expected number of copies of member i is tau_i = target w_i / total.
+ *   systematic: n_i = floor(x_i + u) - floor(x_{i-1} + u), x_i = target cum_i / total,
+ *     one uniform u for the step (sum exactly target);
+ *   nearest: floor(tau_i) + 1 with probability tau_i - floor(tau_i), a uniform
+ *     per member (the sum fluctuates around target).
+ * Random numbers: purpose RESAMPLE (cl/common/philox.h), counter (member or 0,
+ * step, run, CLMC_STREAM(RESAMPLE, scheme)). */
+__kernel void pa_copy_numbers(__global const double *cum, uint n, double total, uint target, uint scheme,
+                              uint seed_lo, uint seed_hi, uint step, uint run, __global uint *copies)
+{
+    uint i = get_global_id(0);
+    if (i >= n) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    double hi = cum[i] / total * (double)target, lo = i ? cum[i - 1] / total * (double)target : 0.0;
+    if (scheme == PA_SYSTEMATIC) {
+        double u = uniform53(clmc_random4(key, 0, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_SYSTEMATIC)));
+        copies[i] = (uint)(floor(hi + u) - floor(lo + u));
+    } else {
+        double u = uniform53(clmc_random4(key, i, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_NEAREST)));
+        double tau = hi - lo, whole = floor(tau);
+        copies[i] = (uint)whole + (u < tau - whole ? 1u : 0u);
+    }
+}
+
+/* Multinomial: draw j of `target` picks the member whose cumulative weight
+ * interval holds u_j total (counter (j, step, run, CLMC_STREAM(RESAMPLE, 1)));
+ * copies must be zero before. */
+__kernel void pa_multinomial(__global const double *cum, uint n, double total, uint target, uint seed_lo,
+                             uint seed_hi, uint step, uint run, __global uint *copies)
+{
+    uint j = get_global_id(0);
+    if (j >= target) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    double x = uniform53(clmc_random4(key, j, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_MULTINOMIAL))) * total;
+    uint lo = 0, hi = n - 1; /* the first i with cum[i] > x; the last positive weight if rounding leaves none */
+    if (!(cum[hi] > x)) x = cum[hi] - 0.5 * (cum[hi] - (hi ? cum[hi - 1] : 0.0));
+    while (lo < hi) {
+        uint mid = lo + (hi - lo) / 2;
+        if (cum[mid] > x) hi = mid;
+        else lo = mid + 1;
+    }
+    atomic_inc(&copies[lo]);
+}
+
+/* prefix[i]: the chunk's inclusive running sum of copies; chunk_total[c]. */
+__kernel void pa_prefix_chunks(__global const uint *copies, uint n, __global uint *prefix, __global uint *chunk_total)
+{
+    uint c = get_global_id(0), first = c * PA_CHUNK;
+    if (first >= n) return;
+    uint last = min(n, first + PA_CHUNK), sum = 0;
+    for (uint i = first; i < last; i++) {
+        sum += copies[i];
+        prefix[i] = sum;
+    }
+    chunk_total[c] = sum;
+}
+
+__kernel void pa_scan_uint(__global uint *chunk_total, uint n_chunks, __global uint *total)
+{
+    if (get_global_id(0) != 0) return;
+    uint sum = 0;
+    for (uint c = 0; c < n_chunks; c++) {
+        uint t = chunk_total[c];
+        chunk_total[c] = sum;
+        sum += t;
+    }
+    total[0] = sum;
+}
+
+__kernel void pa_add_uint(__global uint *prefix, uint n, __global const uint *chunk_offset)
+{
+    uint i = get_global_id(0);
+    if (i < n) prefix[i] += chunk_offset[i / PA_CHUNK];
+}
+
+/* source[j] for the new slots j < n_new: the member i with prefix[i-1] <= j <
+ * prefix[i] (a binary search, so a large family costs no more than others). */
+__kernel void pa_sources(__global const uint *prefix, uint n, uint n_new, __global uint *source)
+{
+    uint j = get_global_id(0);
+    if (j >= n_new) return;
+    uint lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint mid = lo + (hi - lo) / 2;
+        if (prefix[mid] > j) hi = mid;
+        else lo = mid + 1;
+    }
+    source[j] = lo;
+}
+
+/* to[j] = from[source[j]], `words` 32-bit words per member. */
+__kernel void pa_gather(__global const uint *from, __global uint *to, uint words, __global const uint *source,
+                        uint n_new)
+{
+    uint w = get_global_id(0), j = get_global_id(1);
+    if (w >= words || j >= n_new) return;
+    to[(size_t)j * words + w] = from[(size_t)source[j] * words + w];
+}
+
+/* counts[a] += 1 for the ancestor a of every member (counts zero before). */
+__kernel void pa_family_count(__global const uint *ancestor, uint n, __global uint *counts)
+{
+    uint i = get_global_id(0);
+    if (i < n) atomic_inc(&counts[ancestor[i]]);
+}
+
+/* Per chunk of families: sum of size^2 and the largest size. */
+__kernel void pa_family_stats(__global const uint *counts, uint n, __global double *stats)
+{
+    uint c = get_global_id(0), first = c * PA_CHUNK;
+    if (first >= n) return;
+    uint last = min(n, first + PA_CHUNK), largest = 0;
+    double squares = 0;
+    for (uint i = first; i < last; i++) {
+        squares += (double)counts[i] * (double)counts[i];
+        largest = max(largest, counts[i]);
+    }
+    stats[2 * (size_t)c] = squares;
+    stats[2 * (size_t)c + 1] = (double)largest;
+}

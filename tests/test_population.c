@@ -1,0 +1,473 @@
+/* ensemble.type "population_annealing" (2D Ising): the free energy, energy
+ * and specific heat at every step agree with the exact finite-lattice values
+ * (errors from independent runs); the bias of a short anneal shrinks as the
+ * population grows; the prefix-sum, source and copy kernels on irregular
+ * copy numbers; every resampling scheme keeps the expected population and
+ * draws each member's expected copy number; bad input exits 2 naming the key. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/runtime.h"
+#include "clmc/status.h"
+#include "ising_exact.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+#define MAX_STEPS 32
+
+/* One anneal of the L = 16 model from beta 0 to beta_end; per step
+ * (beta_start first) free energy, energy, specific heat and members. */
+typedef struct {
+    int n;
+    double beta[MAX_STEPS + 1], f[MAX_STEPS + 1], e[MAX_STEPS + 1], c[MAX_STEPS + 1], members[MAX_STEPS + 1];
+    double overlap[MAX_STEPS + 1], rho_t[MAX_STEPS + 1];
+} anneal;
+
+static double mean_of(const cJSON *entry, const char *name)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(entry, name), "mean")->valuedouble;
+}
+
+static void run_anneal(anneal *a, int population, const char *scheme, int steps, int theta, double beta_end,
+                       int seed)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": {\"layout\": \"naive\"},"
+             " \"ensemble\": {\"type\": \"population_annealing\", \"population\": %d, \"beta_end\": %g,"
+             " \"steps\": %d, \"sweeps_per_step\": %d, \"resampling\": \"%s\"}, \"run\": {\"seed\": %d}}",
+             population, beta_end, steps, theta, scheme, seed);
+    cJSON *result = physics_run(json, "population");
+    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    a->n = cJSON_GetArraySize(temperatures);
+    cr_assert_eq(a->n, steps + 1, "one entry per step and one for beta_start");
+    for (int k = 0; k < a->n; k++) {
+        const cJSON *entry = cJSON_GetArrayItem(temperatures, k);
+        a->beta[k] = cJSON_GetObjectItem(entry, "beta")->valuedouble;
+        a->f[k] = mean_of(entry, "free_energy");
+        a->e[k] = mean_of(entry, "energy");
+        a->c[k] = mean_of(entry, "specific_heat");
+        const cJSON *population = cJSON_GetObjectItem(entry, "population");
+        a->members[k] = cJSON_GetObjectItem(population, "members")->valuedouble;
+        a->rho_t[k] = cJSON_GetObjectItem(population, "rho_t")->valuedouble;
+        const cJSON *overlap = cJSON_GetObjectItem(population, "histogram_overlap");
+        cr_assert_eq(overlap != NULL, k > 0, "histogram_overlap from the first step on");
+        a->overlap[k] = overlap ? overlap->valuedouble : 0;
+    }
+    cJSON_Delete(result);
+}
+
+/* Mean and standard error over runs of one quantity at step k. */
+static void over_runs(const anneal *runs, int n_runs, size_t offset, int k, double *mean, double *error)
+{
+    double sum = 0, squares = 0;
+    for (int r = 0; r < n_runs; r++) sum += ((const double *)((const char *)&runs[r] + offset))[k];
+    *mean = sum / n_runs;
+    for (int r = 0; r < n_runs; r++) {
+        double d = ((const double *)((const char *)&runs[r] + offset))[k] - *mean;
+        squares += d * d;
+    }
+    *error = sqrt(squares / (n_runs - 1) / n_runs);
+}
+
+static void exact_values(double beta, double *f, double *e, double *c)
+{
+    if (beta == 0) { /* ln Z(0) = N ln 2 */
+        *f = -log(2.0), *e = 0, *c = 0;
+        return;
+    }
+    *f = -ising2d_exact_log_z(16, beta) / 256.0;
+    ising2d_exact(16, beta, e, c);
+}
+
+/* 16 runs of R = 1000 from beta 0 to 0.5 in 10 steps of 20 sweeps: every
+ * step's free energy, energy and specific heat within 4 standard errors of
+ * the exact L = 16 values; beta 0 is exact (ln 2 per site). */
+Test(population, ising2d_L16_matches_exact_at_every_step, .timeout = 1200)
+{
+    enum { RUNS = 16 };
+    static anneal runs[RUNS];
+    for (int r = 0; r < RUNS; r++) run_anneal(&runs[r], 1000, "systematic", 10, 20, 0.5, 100 + r);
+    cr_expect_eq(runs[0].f[0], -log(2.0), "free energy at beta 0: exactly -ln 2");
+    for (int k = 1; k < runs[0].n; k++) {
+        double exact[3], mean, error;
+        exact_values(runs[0].beta[k], &exact[0], &exact[1], &exact[2]);
+        const size_t offsets[3] = {offsetof(anneal, f), offsetof(anneal, e), offsetof(anneal, c)};
+        const char *names[3] = {"free_energy", "energy", "specific_heat"};
+        for (int q = 0; q < 3; q++) {
+            over_runs(runs, RUNS, offsets[q], k, &mean, &error);
+            char what[96];
+            snprintf(what, sizeof what, "PA R=1000 x%d beta=%.3f %s", RUNS, runs[0].beta[k], names[q]);
+            cr_expect_leq(physics_compare(what, mean, error, exact[q]), TOLERANCE_SIGMA, "%s", what);
+        }
+        for (int r = 0; r < RUNS; r++) {
+            cr_expect_eq(runs[r].members[k], 1000, "systematic keeps R exactly");
+            cr_expect(runs[r].overlap[k] > 0 && runs[r].overlap[k] <= 1 + 1e-12, "overlap %g", runs[r].overlap[k]);
+            cr_expect(runs[r].rho_t[k] >= 1 && runs[r].rho_t[k] <= 1000, "rho_t %g", runs[r].rho_t[k]);
+        }
+    }
+}
+
+/* A short anneal (5 steps of 5 sweeps to beta 0.5) is biased at small R:
+ * the final free energy (ln Z from the ln Q of a few families) lies visibly
+ * above the exact value at R = 16 and the bias shrinks at R = 2048; the
+ * energy's bias shrinks too (printed; its error at R = 16 is large). */
+Test(population, bias_shrinks_with_population, .timeout = 1200)
+{
+    enum { SMALL_RUNS = 16, LARGE_RUNS = 8 };
+    static anneal small[SMALL_RUNS], large[LARGE_RUNS];
+    for (int r = 0; r < SMALL_RUNS; r++) run_anneal(&small[r], 16, "systematic", 5, 5, 0.5, 200 + r);
+    for (int r = 0; r < LARGE_RUNS; r++) run_anneal(&large[r], 2048, "systematic", 5, 5, 0.5, 300 + r);
+    double exact[3];
+    exact_values(0.5, &exact[0], &exact[1], &exact[2]);
+    const size_t offsets[2] = {offsetof(anneal, f), offsetof(anneal, e)};
+    for (int q = 0; q < 2; q++) {
+        double m_small, e_small, m_large, e_large;
+        over_runs(small, SMALL_RUNS, offsets[q], 5, &m_small, &e_small);
+        over_runs(large, LARGE_RUNS, offsets[q], 5, &m_large, &e_large);
+        double bias_small = m_small - exact[q], bias_large = m_large - exact[q];
+        double z = (bias_small - bias_large) / sqrt(e_small * e_small + e_large * e_large);
+        printf("%s bias R=16 %+.5f +- %.5f, R=2048 %+.5f +- %.5f (difference %.1f sigma)\n",
+               q ? "energy" : "free energy", bias_small, e_small, bias_large, e_large, z);
+        cr_expect_lt(fabs(bias_large), bias_small, "%s: bias smaller at R = 2048", q ? "energy" : "free energy");
+        if (q == 0) {
+            cr_expect_gt(bias_small / e_small, TOLERANCE_SIGMA, "R = 16 is visibly biased (upwards)");
+            cr_expect_gt(z, TOLERANCE_SIGMA, "the bias shrinks from R = 16 to R = 2048");
+        }
+    }
+}
+
+/* Each scheme on a full anneal: the free energy at beta 0.4 within 4
+ * standard errors of the exact value; nearest_integer's population stays
+ * near R (its size has a standard deviation of at most sqrt(R) / 2). */
+Test(population, every_scheme_matches_exact, .timeout = 1200)
+{
+    enum { RUNS = 6 };
+    const char *schemes[] = {"multinomial", "nearest_integer"};
+    for (int s = 0; s < 2; s++) {
+        static anneal runs[RUNS];
+        for (int r = 0; r < RUNS; r++) run_anneal(&runs[r], 1000, schemes[s], 8, 10, 0.4, 400 + r);
+        double exact[3], mean, error;
+        exact_values(0.4, &exact[0], &exact[1], &exact[2]);
+        char what[96];
+        snprintf(what, sizeof what, "PA %s beta=0.4 free_energy", schemes[s]);
+        over_runs(runs, RUNS, offsetof(anneal, f), 8, &mean, &error);
+        cr_expect_leq(physics_compare(what, mean, error, exact[0]), TOLERANCE_SIGMA, "%s", what);
+        snprintf(what, sizeof what, "PA %s beta=0.4 energy", schemes[s]);
+        over_runs(runs, RUNS, offsetof(anneal, e), 8, &mean, &error);
+        cr_expect_leq(physics_compare(what, mean, error, exact[1]), TOLERANCE_SIGMA, "%s", what);
+        double members = 0;
+        for (int r = 0; r < RUNS; r++)
+            for (int k = 1; k <= 8; k++) {
+                members += runs[r].members[k];
+                if (s == 0) cr_expect_eq(runs[r].members[k], 1000, "multinomial keeps R exactly");
+            }
+        members /= RUNS * 8;
+        double sigma = sqrt(1000.0) / 2 / sqrt(RUNS * 8.0);
+        printf("%s: mean population %.2f (R = 1000, sigma at most %.2f)\n", schemes[s], members, sigma);
+        cr_expect_leq(fabs(members - 1000) / sigma, TOLERANCE_SIGMA, "mean population near R");
+    }
+}
+
+/* The same preset twice: every step's results equal bit for bit, for each
+ * scheme (fixed summation order, copy numbers from Philox, atomic counts). */
+Test(population, reruns_are_bit_identical, .timeout = 600)
+{
+    const char *schemes[] = {"systematic", "multinomial", "nearest_integer"};
+    for (int s = 0; s < 3; s++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": {\"layout\": \"tiled\"},"
+                 " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 700, \"betas\": [0.2, 0.35, 0.5],"
+                 " \"sweeps_per_step\": 3, \"resampling\": \"%s\"}, \"run\": {\"seed\": 9}}",
+                 schemes[s]);
+        char *text[2];
+        for (int r = 0; r < 2; r++) {
+            cJSON *result = physics_run(json, "population-rerun");
+            text[r] = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures"));
+            cJSON *checks = cJSON_GetObjectItem(result, "checks");
+            printf("%s: configurations %s\n", schemes[s],
+                   cJSON_GetObjectItem(checks, "configuration_fnv1a")->valuestring);
+            cJSON_Delete(result);
+        }
+        cr_expect_str_eq(text[0], text[1], "%s: the two runs differ", schemes[s]);
+        free(text[0]);
+        free(text[1]);
+    }
+}
+
+/* ensemble.runs = 8 in one invocation: errors from the spread over runs,
+ * the Z-weighted means and the free energy from the runs' mean Z within 4
+ * standard errors of the exact values at the last step (beta 0.4). */
+Test(population, runs_give_errors_and_match_exact, .timeout = 1200)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                "{\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 500, \"beta_end\": 0.4, \"steps\": 8, \"sweeps_per_step\": 10, "
+                                "\"runs\": 8}, \"run\": {\"seed\": 77}}",
+                                "population-runs");
+    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
+    cr_assert_eq(cJSON_GetObjectItem(observables, "runs")->valuedouble, 8);
+    const cJSON *last = cJSON_GetArrayItem(cJSON_GetObjectItem(observables, "temperatures"), 8);
+    double exact[3];
+    exact_values(0.4, &exact[0], &exact[1], &exact[2]);
+    const char *names[3] = {"free_energy", "energy", "specific_heat"};
+    for (int q = 0; q < 3; q++) {
+        const cJSON *item = cJSON_GetObjectItem(last, names[q]);
+        const cJSON *error = cJSON_GetObjectItem(item, "error");
+        cr_assert_not_null(error, "%s: an error from the runs", names[q]);
+        cr_expect_gt(error->valuedouble, 0);
+        char what[96];
+        snprintf(what, sizeof what, "PA runs=8 R=500 beta=0.4 %s", names[q]);
+        cr_expect_leq(physics_compare(what, cJSON_GetObjectItem(item, "mean")->valuedouble, error->valuedouble,
+                                      exact[q]),
+                      TOLERANCE_SIGMA, "%s", what);
+    }
+    cJSON_Delete(result);
+}
+
+/* ---- The kernels of cl/ensembles/population.cl on their own -------------- */
+
+static clmc_runtime *rt;
+static cl_program program;
+
+static void open_program(void)
+{
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(clmc_program_build(rt, "ensembles/population.cl", "-cl-std=CL1.2", &program), CLMC_OK, "%s",
+                 clmc_error_message());
+}
+
+static void close_program(void)
+{
+    clReleaseProgram(program);
+    clmc_runtime_close(rt);
+}
+
+static cl_mem buffer(size_t bytes, const void *host)
+{
+    cl_mem b;
+    cr_assert_eq(clmc_buffer_create(rt, bytes, host, "test", &b), CLMC_OK, "%s", clmc_error_message());
+    return b;
+}
+
+static void read(cl_mem b, size_t bytes, void *host)
+{
+    cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), b, CL_TRUE, 0, bytes, host, 0, NULL, NULL), CL_SUCCESS);
+}
+
+/* Runs kernel `name` with the arguments (size, pointer) pairs over `items`. */
+static void run_kernel(const char *name, size_t items, int n_args, const size_t *sizes, const void *const *values)
+{
+    cl_kernel k;
+    cr_assert_eq(clmc_kernel_create(program, name, &k), CLMC_OK);
+    for (int i = 0; i < n_args; i++) cr_assert_eq(clSetKernelArg(k, (cl_uint)i, sizes[i], values[i]), CL_SUCCESS);
+    cr_assert_eq(clmc_enqueue(rt, k, 1, &items, NULL, CLMC_UNTIMED), CLMC_OK);
+    clReleaseKernel(k);
+}
+
+/* The prefix sum of `copies` and the source of every new slot, on the
+ * device; returns the new size. */
+static cl_uint device_prefix_and_sources(cl_uint n, const cl_uint *copies, cl_uint *prefix, cl_uint *source)
+{
+    cl_uint n_chunks = (n + 255) / 256, total;
+    cl_mem b_copies = buffer(n * 4, copies), b_prefix = buffer(n * 4, NULL), b_chunk = buffer(n_chunks * 4, NULL),
+           b_total = buffer(4, NULL);
+    run_kernel("pa_prefix_chunks", n_chunks, 4, (size_t[]){8, 4, 8, 8},
+               (const void *[]){&b_copies, &n, &b_prefix, &b_chunk});
+    run_kernel("pa_scan_uint", 1, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_chunk, &n_chunks, &b_total});
+    run_kernel("pa_add_uint", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_prefix, &n, &b_chunk});
+    read(b_total, 4, &total);
+    read(b_prefix, n * 4, prefix);
+    cl_mem b_source = buffer((total ? total : 1) * 4, NULL);
+    run_kernel("pa_sources", total, 4, (size_t[]){8, 4, 4, 8}, (const void *[]){&b_prefix, &n, &total, &b_source});
+    if (total) read(b_source, total * 4, source);
+    cl_mem all[] = {b_copies, b_prefix, b_chunk, b_total, b_source};
+    for (int i = 0; i < 5; i++) clReleaseMemObject(all[i]);
+    return total;
+}
+
+/* Irregular copy numbers over several chunks: runs of zeros (a whole chunk
+ * of them), one family of 5000, single copies; the prefix sums, the source
+ * of every slot and the gathered payload (3 words per member) as on the host. */
+Test(population, prefix_sum_and_copy_on_irregular_copy_numbers, .timeout = 300)
+{
+    open_program();
+    enum { N = 1500 };
+    static cl_uint copies[N], prefix[N], source[N * 8], expected_source[N * 8];
+    for (cl_uint i = 0; i < N; i++) copies[i] = i < 300 ? 0 : (i % 7 == 0 ? 3 : (i % 5 == 0 ? 0 : 1));
+    copies[777] = 5000;
+    copies[N - 1] = 0;
+    cl_uint total = device_prefix_and_sources(N, copies, prefix, source);
+    cl_uint sum = 0, slot = 0;
+    for (cl_uint i = 0; i < N; i++) {
+        sum += copies[i];
+        cr_assert_eq(prefix[i], sum, "inclusive prefix at %u", i);
+        for (cl_uint c = 0; c < copies[i]; c++) expected_source[slot++] = i;
+    }
+    cr_assert_eq(total, sum, "new population size");
+    for (cl_uint j = 0; j < total; j++) cr_assert_eq(source[j], expected_source[j], "source of slot %u", j);
+
+    /* The copy kernel: member i's words are (i, 3i + 1, ~i). */
+    static cl_uint from[3 * N], to[3 * N * 8];
+    for (cl_uint i = 0; i < N; i++) from[3 * i] = i, from[3 * i + 1] = 3 * i + 1, from[3 * i + 2] = ~i;
+    cl_mem b_from = buffer(sizeof from, from), b_to = buffer(3 * 4 * total, NULL),
+           b_source = buffer(4 * total, source);
+    cl_uint words = 3;
+    cl_kernel k;
+    cr_assert_eq(clmc_kernel_create(program, "pa_gather", &k), CLMC_OK);
+    clSetKernelArg(k, 0, 8, &b_from);
+    clSetKernelArg(k, 1, 8, &b_to);
+    clSetKernelArg(k, 2, 4, &words);
+    clSetKernelArg(k, 3, 8, &b_source);
+    clSetKernelArg(k, 4, 4, &total);
+    size_t global[2] = {3, total};
+    cr_assert_eq(clmc_enqueue(rt, k, 2, global, NULL, CLMC_UNTIMED), CLMC_OK);
+    read(b_to, 3 * 4 * total, to);
+    for (cl_uint j = 0; j < total; j++)
+        for (cl_uint w = 0; w < 3; w++)
+            cr_assert_eq(to[3 * j + w], from[3 * expected_source[j] + w], "slot %u word %u", j, w);
+    clReleaseKernel(k);
+    cl_mem all[] = {b_from, b_to, b_source};
+    for (int i = 0; i < 3; i++) clReleaseMemObject(all[i]);
+
+    /* All zeros but one member: one family fills every slot. */
+    static cl_uint one[N];
+    one[N / 2] = N;
+    total = device_prefix_and_sources(N, one, prefix, source);
+    cr_assert_eq(total, N);
+    for (cl_uint j = 0; j < total; j++) cr_assert_eq(source[j], N / 2);
+    close_program();
+}
+
+/* Each scheme's copy numbers from the device weights of random energies,
+ * over 2000 steps (their step counters): systematic and multinomial give
+ * exactly R each time, nearest_integer R on average; every member's mean
+ * copy number is its expected tau_i = R w_i / sum w within 5 standard errors. */
+Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
+{
+    open_program();
+    enum { N = 300, DRAWS = 2000 };
+    cl_uint target = N, n = N, n_chunks = (N + 255) / 256;
+    static cl_int energy[N];
+    for (int i = 0; i < N; i++) energy[i] = -2 * (int)((i * 2654435761u) % 97u);
+    cl_int e_min = energy[0];
+    for (int i = 0; i < N; i++) e_min = energy[i] < e_min ? energy[i] : e_min;
+    double dbeta = 0.05, tau[N], weight_sum = 0;
+    for (int i = 0; i < N; i++) weight_sum += tau[i] = exp(-dbeta * (energy[i] - e_min));
+    for (int i = 0; i < N; i++) tau[i] *= target / weight_sum;
+    cl_mem b_energy = buffer(sizeof energy, energy), b_cum = buffer(N * 8, NULL), b_chunk = buffer(n_chunks * 8, NULL),
+           b_total = buffer(8, NULL), b_copies = buffer(N * 4, NULL);
+    run_kernel("pa_weights", n_chunks, 6, (size_t[]){8, 4, 8, 4, 8, 8},
+               (const void *[]){&b_energy, &n, &dbeta, &e_min, &b_cum, &b_chunk});
+    run_kernel("pa_scan_double", 1, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_chunk, &n_chunks, &b_total});
+    run_kernel("pa_add_double", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_cum, &n, &b_chunk});
+    double total;
+    read(b_total, 8, &total);
+    cr_expect_float_eq(total, weight_sum, 1e-9 * weight_sum, "device weight sum %.12g, host %.12g", total, weight_sum);
+    const char *names[] = {"systematic", "multinomial", "nearest_integer"};
+    cl_uint seed_lo = 5, seed_hi = 0, run = 0;
+    for (cl_uint scheme = 0; scheme < 3; scheme++) {
+        static double sum[N];
+        memset(sum, 0, sizeof sum);
+        double population_sum = 0;
+        for (cl_uint step = 1; step <= DRAWS; step++) {
+            cl_uint copies[N];
+            if (scheme == 1) {
+                cl_uint zero = 0;
+                clEnqueueFillBuffer(clmc_runtime_queue(rt), b_copies, &zero, 4, 0, N * 4, 0, NULL, NULL);
+                run_kernel("pa_multinomial", target, 9, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 8},
+                           (const void *[]){&b_cum, &n, &total, &target, &seed_lo, &seed_hi, &step, &run, &b_copies});
+            } else {
+                run_kernel("pa_copy_numbers", n, 10, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 4, 8},
+                           (const void *[]){&b_cum, &n, &total, &target, &scheme, &seed_lo, &seed_hi, &step, &run,
+                                            &b_copies});
+            }
+            read(b_copies, N * 4, copies);
+            cl_uint size = 0;
+            for (int i = 0; i < N; i++) size += copies[i], sum[i] += copies[i];
+            if (scheme != 2) cr_assert_eq(size, target, "%s keeps R exactly (step %u)", names[scheme], step);
+            population_sum += size;
+        }
+        double mean_size = population_sum / DRAWS;
+        printf("%s: mean population %.3f (R = %u)\n", names[scheme], mean_size, target);
+        if (scheme == 2)
+            cr_expect_leq(fabs(mean_size - target), 5 * sqrt(target / 4.0 / DRAWS), "nearest_integer: mean size");
+        int worst = 0;
+        double worst_z = 0;
+        for (int i = 0; i < N; i++) {
+            double frac = tau[i] - floor(tau[i]);
+            double variance = scheme == 1 ? tau[i] * (1 - tau[i] / target) : frac * (1 - frac);
+            double error = sqrt(variance / DRAWS) + 1e-12, z = fabs(sum[i] / DRAWS - tau[i]) / error;
+            if (z > worst_z) worst_z = z, worst = i;
+        }
+        printf("%s: largest deviation %.2f sigma (member %d, tau %.4f, mean %.4f)\n", names[scheme], worst_z, worst,
+               tau[worst], sum[worst] / DRAWS);
+        cr_expect_leq(worst_z, 5.0, "%s: member %d draws %.4f copies on average, expected %.4f", names[scheme], worst,
+                      sum[worst] / DRAWS, tau[worst]);
+    }
+    cl_mem all[] = {b_energy, b_cum, b_chunk, b_total, b_copies};
+    for (int i = 0; i < 5; i++) clReleaseMemObject(all[i]);
+    close_program();
+}
+
+/* ---- Bad input ------------------------------------------------------------ */
+
+#define ISING_PA(keys)                                                                                           \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": \"population_annealing\", " \
+    keys "}}"
+
+Test(population, bad_input_exits_2_naming_the_key)
+{
+    expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 0"),
+                       "pa-theta", "ensemble.sweeps_per_step");
+    expect_input_error(ISING_PA("\"population\": 100, \"beta_start\": 0.5, \"beta_end\": 0.5, \"steps\": 5"),
+                       "pa-end", "ensemble.beta_end");
+    expect_input_error(ISING_PA("\"population\": 100, \"beta_start\": 0.6, \"beta_end\": 0.5, \"steps\": 5"),
+                       "pa-end-below", "ensemble.beta_end");
+    expect_input_error(ISING_PA("\"population\": 100, \"betas\": [0.1, 0.3, 0.2]"), "pa-monotone",
+                       "ensemble.betas[2]");
+    expect_input_error(ISING_PA("\"population\": 100, \"beta_start\": 0.2, \"betas\": [0.1, 0.3]"), "pa-from-start",
+                       "ensemble.betas[0]");
+    expect_input_error(ISING_PA("\"population\": 100, \"betas\": [0.1, 0.3], \"beta_end\": 0.4"), "pa-end-list",
+                       "ensemble.beta_end");
+    expect_input_error(ISING_PA("\"population\": 100, \"betas\": [0.1], \"steps\": 4"), "pa-both", "ensemble.steps");
+    expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5"), "pa-no-schedule", "ensemble.steps");
+    expect_input_error(ISING_PA("\"population\": 0, \"beta_end\": 0.5, \"steps\": 5"), "pa-zero", "ensemble.population");
+    expect_input_error(ISING_PA("\"population\": 10, \"beta_end\": 0.5, \"steps\": 5, \"runs\": 0"), "pa-runs",
+                       "ensemble.runs");
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"ordered\"}, \"ensemble\": "
+                       "{\"type\": \"population_annealing\", \"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",
+                       "pa-ordered", "model.start");
+    expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5, \"steps\": 5, \"resampling\": \"stratified\""),
+                       "pa-scheme", "ensemble.resampling");
+    expect_input_error("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
+                       "\"population_annealing\", \"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",
+                       "pa-model", "ensemble.type");
+}
+
+/* 2^24 members of a 1024^2 lattice: refused before any allocation, naming
+ * ensemble.population, the bytes needed and the bytes the device has. */
+Test(population, population_beyond_device_memory_refused)
+{
+    char *dir = test_scratch_dir("pa-memory"), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    test_write_file(preset, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 1024}, \"ensemble\": {\"type\": "
+                            "\"population_annealing\", \"population\": 16777216, \"beta_end\": 0.5, \"steps\": 5}}");
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
+    printf("exit %d: %s", rc, output ? output : "");
+    cr_expect_eq(rc, 2);
+    cr_expect(output && strstr(output, "ensemble.population: the preset needs "), "names ensemble.population");
+    cr_expect(output && strstr(output, " has "), "names what the device has");
+    char path[4400];
+    snprintf(path, sizeof path, "%s/out", dir);
+    cr_expect(!test_path_exists(path), "an output directory was created");
+    free(output);
+    free(dir);
+}
