@@ -123,6 +123,17 @@ inline void rng_store(__global uint *states, uint i, rng_state s)
 RNG_LAGFIB_DEFINE_DRAW(rng_lagfib_draw_global, __global)
 RNG_LAGFIB_DEFINE_DRAW(rng_lagfib_draw_local, __local)
 
+/* Unit `index` of configuration `config` draws its next word in launch number
+ * `launch` of a kernel in which every unit draws exactly once: a unit is a
+ * stream, or for lagged Fibonacci number index % LAGFIB_BATCH of the batch of
+ * ring index / LAGFIB_BATCH, the ring at position launch * LAGFIB_BATCH (mod r). */
+inline uint rng_draw_unit(__global uint *states, uint config, uint index, ulong launch)
+{
+    uint pos = (uint)((launch * LAGFIB_BATCH) % LAGFIB_R);
+    __global uint *ring = states + (size_t)(config * RNG_STREAMS + index / LAGFIB_BATCH) * LAGFIB_R;
+    return rng_lagfib_draw_global(ring, pos, index % LAGFIB_BATCH);
+}
+
 /* Ring word i of stream g of configuration config, global size (RNG_STREAMS * LAGFIB_R, configs). */
 __kernel void rng_init(__global uint *states, uint seed_lo, uint seed_hi)
 {
@@ -134,6 +145,16 @@ __kernel void rng_init(__global uint *states, uint seed_lo, uint seed_hi)
         clmc_lagfib_seed_word(key, rng_seed_stream(CLMC_FIRST_SYSTEM + config, g), i);
 }
 #else
+inline uint rng_draw_unit(__global uint *states, uint config, uint index, ulong launch)
+{
+    (void)launch;
+    uint i = config * RNG_STREAMS + index;
+    rng_state s = rng_load(states, i);
+    uint word = rng_next(&s);
+    rng_store(states, i, s);
+    return word;
+}
+
 /* The state of stream g of configuration config, global size (RNG_STREAMS, configs). */
 __kernel void rng_init(__global uint *states, uint seed_lo, uint seed_hi)
 {

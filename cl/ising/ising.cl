@@ -96,22 +96,13 @@ inline bool accept_word(uint aligned, uint word, const metropolis_stream *m)
 }
 
 /* The naive kernel's word for work-item `item` (site pair item) in the launch of
- * `colour`: its stream's next number, or number item % LAGFIB_BATCH of its ring's
- * batch, the ring's position following from the launches before (one batch each). */
+ * `colour`; items past the last pair only advance lagged Fibonacci rings. */
 inline uint naive_draw(__global uint *rng_states, uint item, uint config, uint sweep, uint colour)
 {
-#ifdef RNG_LAGFIB
-    uint pos = (uint)(((2ul * sweep + colour) * LAGFIB_BATCH) % LAGFIB_R);
-    __global uint *ring = rng_states + (size_t)(config * RNG_STREAMS + item / LAGFIB_BATCH) * LAGFIB_R;
-    return rng_lagfib_draw_global(ring, pos, item % LAGFIB_BATCH);
-#else
+#ifndef RNG_LAGFIB
     if (item >= RNG_STREAMS) return 0;
-    uint i = config * RNG_STREAMS + item;
-    rng_state s = rng_load(rng_states, i);
-    uint word = rng_next(&s);
-    rng_store(rng_states, i, s);
-    return word;
 #endif
+    return rng_draw_unit(rng_states, config, item, 2ul * sweep + colour);
 }
 #endif
 

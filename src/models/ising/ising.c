@@ -81,7 +81,6 @@ static clmc_status ising_validate(const clmc_preset *p)
     if (!tiled && tile != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" only (give 0)", tile);
     clmc_rng_kind rng = clmc_rng_from_preset(p);
-    if (msc && rng != CLMC_RNG_PHILOX4X32_10) return clmc_rng_unsupported(rng, "msc");
     unsigned ring;
     if (tiled && tile != 0 && clmc_rng_lagfib(rng, &ring, NULL, NULL) && tile_pairs(dim, tile) > ring)
         return lagfib_tile_problem(tile, dim, ring);
