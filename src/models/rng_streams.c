@@ -38,12 +38,6 @@ bool clmc_rng_lagfib(clmc_rng_kind kind, unsigned *r, unsigned *s, unsigned *bat
     return long_lag != 0;
 }
 
-clmc_status clmc_rng_unsupported(clmc_rng_kind kind, const char *layout)
-{
-    return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" is not available with algorithm.layout \"%s\" "
-                     "(docs/rng.md lists the generators each layout takes)", clmc_rng_names[kind], layout);
-}
-
 /* 32-bit words of one stream's state. */
 static size_t words_per_stream(clmc_rng_kind kind)
 {

@@ -40,8 +40,6 @@ clmc_rng_kind clmc_rng_from_preset(const clmc_preset *p);
 bool clmc_rng_stateful(clmc_rng_kind kind);
 /* Lagged Fibonacci: ring length r, short lag s, numbers per batch (0 for the others). */
 bool clmc_rng_lagfib(clmc_rng_kind kind, unsigned *r, unsigned *s, unsigned *batch);
-/* Input error for a generator that `layout` does not take, naming both keys. */
-clmc_status clmc_rng_unsupported(clmc_rng_kind kind, const char *layout);
 
 /* The streams of one model: `streams` per configuration, `configs` configurations
  * (a lagged Fibonacci stream is a ring of r words, the others one state each). */
