@@ -63,6 +63,11 @@ add ising3d-naive "$all" "$(ising 3 4 naive), $beta"
 add ising3d-tiled "$all" "$(ising 3 8 tiled ', "tile": 4'), $beta"
 # msc needs L = 64: 2^18 sites, the slowest case (one sweep).
 add ising3d-msc "$all" "$(ising 3 64 msc), $beta" 0 1
+# algorithm.rng's stateful streams (cl/common/rng_streams.h): rings in local memory, states in private.
+add ising2d-naive-lagfib "$all" "$(ising 2 8 naive ', "rng": "lagged_fibonacci_521"'), $beta"
+add ising2d-tiled-lagfib "$all" "$(ising 2 16 tiled ', "tile": 8, "hits": 2, "rng": "lagged_fibonacci_1279"'), $beta"
+add ising3d-tiled-lcg64 "$all" "$(ising 3 8 tiled ', "tile": 4, "rng": "lcg64"'), $beta"
+add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow"'), $beta" 0 1
 add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8'), $pt}"
 ea() { echo "\"model\": {\"type\": \"ea_ising\", \"dim\": $1, \"L\": $2$3}, \"algorithm\": {\"layout\": \"$4\"${5:-}}"; }
 add ea3d-naive "$all" "$(ea 3 4 '' naive), $beta"
