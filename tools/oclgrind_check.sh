@@ -92,6 +92,7 @@ add perc3d-site-self-relaxation "$all" "$(perc 3 8 site self_labeling relaxation
 heis() { echo "\"model\": {\"type\": \"heisenberg\", \"dim\": $1, \"L\": $2, \"n\": $3}, \"algorithm\": {\"type\": \"$4\", \"layout\": \"$5\"${6:-}}, \"ensemble\": {\"beta\": 0.7}"; }
 add heisenberg2d-naive "$all" "$(heis 2 8 3 heatbath naive ', "renormalize_every": 1')"
 add heisenberg2d-tiled "$all" "$(heis 2 16 3 metropolis tiled ', "tile": 4, "overrelaxation_steps": 1')"
+add heisenberg2d-naive-xorwow "$all" "$(heis 2 8 3 heatbath naive ', "rng": "xorwow"')"
 add xy3d-tiled "$all" "$(heis 3 8 2 heatbath tiled ', "tile": 4')"
 add heisenberg3d-planes "$all" "$(heis 3 8 3 heatbath planes ', "tile": 4, "hits": 2')"
 glass() { echo "\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": $1}, \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"$2\"${3:-}}"; }
