@@ -63,6 +63,11 @@ add ising3d-naive "$all" "$(ising 3 4 naive), $beta"
 add ising3d-tiled "$all" "$(ising 3 8 tiled ', "tile": 4'), $beta"
 # msc needs L = 64: 2^18 sites, the slowest case (one sweep).
 add ising3d-msc "$all" "$(ising 3 64 msc), $beta" 0 1
+# algorithm.rng's stateful streams (cl/common/rng_streams.h): rings in local memory, states in private.
+add ising2d-naive-lagfib "$all" "$(ising 2 8 naive ', "rng": "lagged_fibonacci_521"'), $beta"
+add ising2d-tiled-lagfib "$all" "$(ising 2 16 tiled ', "tile": 8, "hits": 2, "rng": "lagged_fibonacci_1279"'), $beta"
+add ising3d-tiled-lcg64 "$all" "$(ising 3 8 tiled ', "tile": 4, "rng": "lcg64"'), $beta"
+add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow"'), $beta" 0 1
 add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8'), $pt}"
 # 64 walkers: work-groups of 2 with local histograms (muca_ising.cl).
 add ising2d-multicanonical "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"
@@ -89,6 +94,7 @@ add perc3d-site-self-relaxation "$all" "$(perc 3 8 site self_labeling relaxation
 heis() { echo "\"model\": {\"type\": \"heisenberg\", \"dim\": $1, \"L\": $2, \"n\": $3}, \"algorithm\": {\"type\": \"$4\", \"layout\": \"$5\"${6:-}}, \"ensemble\": {\"beta\": 0.7}"; }
 add heisenberg2d-naive "$all" "$(heis 2 8 3 heatbath naive ', "renormalize_every": 1')"
 add heisenberg2d-tiled "$all" "$(heis 2 16 3 metropolis tiled ', "tile": 4, "overrelaxation_steps": 1')"
+add heisenberg2d-naive-xorwow "$all" "$(heis 2 8 3 heatbath naive ', "rng": "xorwow"')"
 add xy3d-tiled "$all" "$(heis 3 8 2 heatbath tiled ', "tile": 4')"
 add heisenberg3d-planes "$all" "$(heis 3 8 3 heatbath planes ', "tile": 4, "hits": 2')"
 glass() { echo "\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": $1}, \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"$2\"${3:-}}"; }

@@ -37,6 +37,12 @@
 #endif
 #include "common/lattice.h"
 #include "common/philox.h"
+#ifdef RNG_STATEFUL
+#include "common/rng_streams.h"
+#endif
+#ifdef RNG_PHILOX7
+#include "common/rng_philox.h"
+#endif
 
 #define MOVE_METROPOLIS 0u
 #define MOVE_HEATBATH 1u
@@ -221,6 +227,53 @@ inline void turn(real t, real *cosine, real *sine)
 #endif
 }
 
+/* algorithm.rng (docs/rng.md): the moves draw through update_uniforms3 from a
+ * draw_key, the seed key for Philox4x32-10 (uniforms3 itself, which the initial
+ * directions always use), or RNG_PHILOX7's 7-round Philox under the same counters,
+ * or with RNG_STATEFUL (naive layout only) the work-item's stream in private
+ * memory, 3 words per move (6 with REAL_DOUBLE), converted as above. */
+#if defined(RNG_PHILOX7) || defined(RNG_STATEFUL)
+inline void uniforms_of_words(const uint *words, real *u)
+{
+#ifdef REAL_DOUBLE
+    for (uint i = 0; i < 3; i++)
+        u[i] = ((double)((ulong)(words[2 * i] >> 5) * 67108864ul + (words[2 * i + 1] >> 6)) + 0.5) * 0x1p-53;
+#else
+    for (uint i = 0; i < 3; i++) u[i] = ((float)(words[i] >> 8) + 0.5f) * 0x1p-24f;
+#endif
+}
+#endif
+#if defined(RNG_PHILOX7)
+typedef clmc_philox_key draw_key;
+inline void update_uniforms3(draw_key key, uint site, uint sweep, uint hit_word, uint purpose, real *u)
+{
+    clmc_philox_ctr r = clmc_philox4x32_7(clmc_stream_counter(site, sweep, hit_word, purpose), key);
+#ifdef REAL_DOUBLE
+    clmc_philox_ctr r2 = clmc_philox4x32_7(clmc_stream_counter(site, sweep, hit_word | 0x80000000u, purpose), key);
+    uint words[6] = {r.v[0], r.v[1], r.v[2], r.v[3], r2.v[0], r2.v[1]};
+#else
+    uint words[3] = {r.v[0], r.v[1], r.v[2]};
+#endif
+    uniforms_of_words(words, u);
+}
+#elif defined(RNG_STATEFUL)
+typedef rng_state *draw_key;
+inline void update_uniforms3(draw_key stream, uint site, uint sweep, uint hit_word, uint purpose, real *u)
+{
+    (void)site, (void)sweep, (void)hit_word, (void)purpose;
+#ifdef REAL_DOUBLE
+    uint words[6];
+#else
+    uint words[3];
+#endif
+    for (uint i = 0; i < sizeof words / sizeof words[0]; i++) words[i] = rng_next(stream);
+    uniforms_of_words(words, u);
+}
+#else
+typedef clmc_philox_key draw_key;
+#define update_uniforms3 uniforms3
+#endif
+
 /* A uniform direction from two uniforms (n = 2 uses the first). */
 inline spin_t uniform_direction(real u0, real u1)
 {
@@ -237,11 +290,11 @@ inline spin_t uniform_direction(real u0, real u1)
 }
 
 /* Metropolis: a uniform new direction t, accepted with min(1, exp(beta (t - s).h)). */
-inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit,
+inline spin_t metropolis_move(spin_t s, spin_t h, real beta, draw_key key, uint site, uint sweep, uint hit,
                               uint config)
 {
     real u[3];
-    uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, RUN_CONFIG(config)), u);
+    update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, RUN_CONFIG(config)), u);
     spin_t t = uniform_direction(u[0], u[1]);
     real gain = beta * DOT(t - s, h);
     return (gain >= 0 || u[2] < EXP(gain)) ? t : s;
@@ -250,11 +303,11 @@ inline spin_t metropolis_move(spin_t s, spin_t h, real beta, clmc_philox_key key
 #if NCOMP == 3
 /* Heat-bath, n = 3: cos(theta) to the field has density exp(b x) on [-1, 1]
  * (b = beta |h|), drawn by inversion; the azimuth is uniform. */
-inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit,
+inline spin_t heatbath_move(spin_t s, spin_t h, real beta, draw_key key, uint site, uint sweep, uint hit,
                             uint config)
 {
     real u[3];
-    uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
+    update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
     real field = LENGTH(h), b = beta * field;
     (void)s;
     if (!(b > (real)1e-12)) return uniform_direction(u[0], u[1]);
@@ -271,20 +324,20 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, 
  * exp(kappa cos theta), kappa = beta |h|, by the rejection method of Best
  * and Fisher (1979); each attempt has its own numbers.  rho is written in a
  * form free of cancellation for small kappa. */
-inline spin_t heatbath_move(spin_t s, spin_t h, real beta, clmc_philox_key key, uint site, uint sweep, uint hit,
+inline spin_t heatbath_move(spin_t s, spin_t h, real beta, draw_key key, uint site, uint sweep, uint hit,
                             uint config)
 {
     real u[3];
     real field = LENGTH(h), kappa = beta * field;
     if (!(kappa > (real)1e-12)) {
-        uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
+        update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
         return uniform_direction(u[0], u[1]);
     }
     real root = SQRT(1 + 4 * kappa * kappa), tau = 1 + root;
     real rho = DIV(2 * kappa * tau, (root + 1) * (tau + SQRT(2 * tau)));
     real r = DIV(1 + rho * rho, 2 * rho);
     for (uint attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
+        update_uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
 #ifdef REPRODUCIBLE
         real z;
         repro_sincos_turns(0.5f * u[0], &z); /* cos(pi u) */
@@ -313,7 +366,7 @@ inline spin_t overrelaxation_move(spin_t s, spin_t h)
     return hh > 0 ? DIV(2 * DOT(s, h), hh) * h - s : s;
 }
 
-inline spin_t update_spin(spin_t s, spin_t h, uint move, real beta, clmc_philox_key key, uint site, uint sweep,
+inline spin_t update_spin(spin_t s, spin_t h, uint move, real beta, draw_key key, uint site, uint sweep,
                           uint hit, uint config)
 {
     if (move == MOVE_OVERRELAXATION) return overrelaxation_move(s, h);
@@ -343,7 +396,11 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
  * `move` one of the MOVE_ values, `hit` the sub-sweep within the sweep.  The site's spin sits at packed index
  * colour * HALF_SITES + item, its neighbours' in the other colour's half. */
 __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
-                                      uint move, uint hit, __global const real *betas, __global const real *couplings)
+                                      uint move, uint hit, __global const real *betas, __global const real *couplings
+#ifdef RNG_STATEFUL
+                                      , __global uint *rng_states
+#endif
+                                      )
 {
     (void)couplings;
     uint item = get_global_id(0);
@@ -353,9 +410,20 @@ __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint s
     spin_t h = 0;
     for (uint d = 0; d < DIM; d++)
         h += load_packed(spins, other + lattice_up(site, d) / 2) + load_packed(spins, other + lattice_down(site, d) / 2);
+#ifdef RNG_STATEFUL
+    /* Stream `item` of this configuration (rng_streams.h: configuration c's
+     * streams follow c * RNG_STREAMS): the sites of both colours with this
+     * item index. */
+    uint stream_index = (uint)get_global_id(1) * (uint)RNG_STREAMS + item;
+    rng_state stream = rng_load(rng_states, stream_index);
+    store_packed(spins, own, update_spin(load_packed(spins, own), h, move, betas[get_global_id(1)], &stream, site, sweep,
+                                         hit, (uint)get_global_id(1)));
+    rng_store(rng_states, stream_index, stream);
+#else
     clmc_philox_key key = {{seed_lo, seed_hi}};
     store_packed(spins, own, update_spin(load_packed(spins, own), h, move, betas[get_global_id(1)], key, site, sweep,
                                                    hit, (uint)get_global_id(1)));
+#endif
 }
 #endif
 

@@ -13,6 +13,24 @@
 #include "common/philox.h"
 #include "common/reduce.h"
 
+/* algorithm.rng (docs/rng.md): without RNG_* defines the Metropolis numbers come
+ * from Philox4x32-10 as below.  RNG_PHILOX7 swaps in the 7-round Philox with the
+ * same counters; RNG_STATEFUL (with the generator's defines, common/rng_streams.h)
+ * draws one full 32-bit word per site update from streams in device memory:
+ * per-stream generators one stream per pair of sites (x, x + 1), x even, in both
+ * layouts; lagged Fibonacci one ring per LAGFIB_BATCH work-items (naive) or per
+ * tile (tiled).  Initial spins always come from Philox4x32-10. */
+#ifdef RNG_STATEFUL
+#include "common/rng_streams.h"
+#endif
+#ifdef RNG_PHILOX7
+#include "common/rng_philox.h"
+#define METROPOLIS_RANDOM4(key, unit, sweep, hit, purpose) \
+    clmc_philox4x32_7(clmc_stream_counter(unit, sweep, hit, purpose), key)
+#else
+#define METROPOLIS_RANDOM4 clmc_random4
+#endif
+
 #define OCTETS_PER_ROW ((EDGE + 7) / 8)
 #if DIM == 2
 #define SITES ((uint)EDGE * EDGE)
@@ -49,7 +67,7 @@ inline bool metropolis_accept(uint aligned, uint r16, uint site, const metropoli
     uint threshold = excess == 1 ? m->thresholds[0] : (excess == 2 ? m->thresholds[1] : m->thresholds[2]);
     uint high = threshold >> 16;
     if (r16 != high) return r16 < high;
-    clmc_philox_ctr low = clmc_random4(m->key, site, m->sweep, m->hit, CLMC_STREAM(CLMC_PURPOSE_REFINE, CLMC_FIRST_SYSTEM + m->config));
+    clmc_philox_ctr low = METROPOLIS_RANDOM4(m->key, site, m->sweep, m->hit, CLMC_STREAM(CLMC_PURPOSE_REFINE, CLMC_FIRST_SYSTEM + m->config));
     return (low.v[0] & 0xFFFFu) < (threshold & 0xFFFFu);
 }
 
@@ -67,6 +85,26 @@ inline metropolis_stream stream_of(uint seed_lo, uint seed_hi, uint sweep, uint 
                            {t[0] & 0xFFFF0000u, t[1] & 0xFFFF0000u, t[2] & 0xFFFF0000u}};
     return m;
 }
+
+#ifdef RNG_STATEFUL
+/* Metropolis test with a full 32-bit uniform word from a stateful stream. */
+inline bool accept_word(uint aligned, uint word, const metropolis_stream *m)
+{
+    if (aligned <= NEIGHBOURS / 2) return true;
+    uint excess = aligned - NEIGHBOURS / 2;
+    return word < (excess == 1 ? m->thresholds[0] : (excess == 2 ? m->thresholds[1] : m->thresholds[2]));
+}
+
+/* The naive kernel's word for work-item `item` (site pair item) in the launch of
+ * `colour`; items past the last pair only advance lagged Fibonacci rings. */
+inline uint naive_draw(__global uint *rng_states, uint item, uint config, uint sweep, uint colour)
+{
+#ifndef RNG_LAGFIB
+    if (item >= RNG_STREAMS) return 0;
+#endif
+    return rng_draw_unit(rng_states, config, item, 2ul * sweep + colour);
+}
+#endif
 
 /* run: the counter's hit word (0 but for the independent runs of population
  * annealing, ensemble.runs). */
@@ -88,9 +126,16 @@ __kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint 
 
 /* One work-item per site of fine colour `colour`, global memory only. */
 __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_hi, uint sweep,
-                                 uint colour, __global const uint *thresholds)
+                                 uint colour, __global const uint *thresholds
+#ifdef RNG_STATEFUL
+                                 , __global uint *rng_states
+#endif
+                                 )
 {
     uint item = get_global_id(0), config = get_global_id(1);
+#ifdef RNG_STATEFUL
+    uint word = naive_draw(rng_states, item, config, sweep, colour); /* also by items past the sites */
+#endif
     if (item >= SITES / 2) return;
     spins += (size_t)config * SITES;
     uint row = item / (EDGE / 2);
@@ -106,10 +151,15 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
            + spins[x + EDGE * (y + EDGE * wrap((int)z + 1))];
 #endif
     metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
-    clmc_philox_ctr r = clmc_random4(m.key, octet_unit(x, y, z), sweep, 0,
+#ifdef RNG_STATEFUL
+    uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
+    if (accept_word(aligned, word, &m)) spins[site] = (char)-spin;
+#else
+    clmc_philox_ctr r = METROPOLIS_RANDOM4(m.key, octet_unit(x, y, z), sweep, 0,
                                      CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config));
     uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
     if (metropolis_accept(aligned, clmc_chunk16(r, x & 7), site, &m)) spins[site] = (char)-spin;
+#endif
 }
 
 #ifdef TILE
@@ -265,7 +315,7 @@ inline void load_tile(__local uchar *planes, __global const char *spins, int ox,
  * of the first of them among the item's ITEM_WIDTH sites.  Decisions use the
  * 16-bit chunks; ties with a threshold's high half are settled afterwards by
  * metropolis_accept, which draws the low half. */
-#if HALF_WIDTH == 4 && defined(__ENDIAN_LITTLE__)
+#if HALF_WIDTH == 4 && defined(__ENDIAN_LITTLE__) && !defined(RNG_STATEFUL)
 /* Fast path: four lanes in one little-endian word, neighbour rows shifted with
  * word shifts instead of byte shuffles. */
 inline uint up_neighbour_word(__local const uchar *other, uint first_offset)
@@ -336,6 +386,21 @@ inline uint up_neighbours(__local const uchar *other, uint first_offset)
     return count;
 }
 
+#ifdef RNG_STATEFUL
+/* Stateful generators: word i decides the item's site of this colour in pair i. */
+inline void update_colour(__local uchar *own, __local const uchar *other, uint first_offset,
+                          const uint *words, const metropolis_stream *m)
+{
+    uint spins = TO_WORD(*(__local lanes *)own);
+    uint up = up_neighbours(other, first_offset);
+    uint up_mask = spins * 255u;
+    lanes aligned = FROM_WORD((up & up_mask) | ((NEIGHBOURS * LANE_ONES - up) & ~up_mask));
+    uchar flips[HALF_WIDTH];
+#pragma unroll
+    for (uint i = 0; i < HALF_WIDTH; i++) flips[i] = accept_word(LANE(aligned, i), words[i], m);
+    *(__local lanes *)own = FROM_WORD(spins) ^ MAKE_LANES(flips);
+}
+#else
 inline void update_colour(__local uchar *own, __local const uchar *other, uint first_offset,
                           clmc_philox_ctr r, uint octet_start, uint first_site,
                           const metropolis_stream *m)
@@ -351,6 +416,28 @@ inline void update_colour(__local uchar *own, __local const uchar *other, uint f
         flips[i] = metropolis_accept(LANE(aligned, i), clmc_chunk16(r, octet_start + k), first_site + k, m);
     }
     *(__local lanes *)own = FROM_WORD(spins) ^ MAKE_LANES(flips);
+}
+#endif /* RNG_STATEFUL */
+#endif
+
+#ifdef RNG_LAGFIB
+/* Sites of one colour in a tile: one per pair (x, x + 1), x even. */
+#define TILE_PAIRS (TILE_ITEMS * HALF_WIDTH)
+#if TILE_PAIRS > LAGFIB_R
+#error "a tile's pairs of one colour must fit in the lagged Fibonacci ring"
+#endif
+/* The group makes the next TILE_PAIRS numbers of the tile's ring at `pos`, in
+ * batches (a barrier after each), and the item reads those of its HALF_WIDTH
+ * pairs; returns the position after them. */
+inline uint tile_lagfib_fill(__local uint *ring, uint pos, uint lid, uint first_pair, uint *words)
+{
+    for (uint done = 0; done < TILE_PAIRS; done += LAGFIB_BATCH) {
+        uint start = (pos + done) % LAGFIB_R, count = min((uint)LAGFIB_BATCH, (uint)TILE_PAIRS - done);
+        for (uint t = lid; t < count; t += TILE_ITEMS) rng_lagfib_draw_local(ring, start, t);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint i = 0; i < HALF_WIDTH; i++) words[i] = ring[(pos + first_pair + i) % LAGFIB_R];
+    return (pos + TILE_PAIRS) % LAGFIB_R;
 }
 #endif
 
@@ -380,11 +467,18 @@ inline void store_item(__global char *out, __local const uchar *plane0, __local 
  * Halo spins belong to tiles of other colours and stay fixed meanwhile. */
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1)))
 void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint sweep,
-                        uint colour, uint hits, __global const uint *thresholds)
+                        uint colour, uint hits, __global const uint *thresholds
+#ifdef RNG_STATEFUL
+                        , __global uint *rng_states
+#endif
+                        )
 {
     uint config = get_global_id(1);
     spins += (size_t)config * SITES;
     __local uchar planes[2 * PLANE_BYTES] __attribute__((aligned(4)));
+#ifdef RNG_LAGFIB
+    __local uint ring[LAGFIB_R];
+#endif
     uint tx, ty, tz;
     if (!tile_of_group(get_group_id(0), colour, &tx, &ty, &tz)) return;
     int ox = (int)(tx * TILE), oy = (int)(ty * TILE), oz = (int)(tz * TILE);
@@ -404,11 +498,45 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     load_tile(planes, spins, ox, oy, oz, first_site, offset, colour0_offset);
     barrier(CLK_LOCAL_MEM_FENCE);
     metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
+#if defined(RNG_LAGFIB)
+    /* The tile's ring; the pairs of one colour take TILE_PAIRS consecutive numbers
+     * per update, pair j (row-major in the tile) number j. */
+    __global uint *stored = rng_states + (size_t)(config * RNG_STREAMS + tx + TILES_PER_EDGE * (ty + TILES_PER_EDGE * tz)) * LAGFIB_R;
+    for (uint i = lid; i < LAGFIB_R; i += TILE_ITEMS) ring[i] = stored[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint first_pair = (lx0 + TILE * (ly + TILE * lz)) / 2;
+    uint pos = (uint)(((ulong)sweep * hits * 2 * TILE_PAIRS) % LAGFIB_R);
+    for (uint hit = 0; hit < hits; hit++) {
+        uint words[HALF_WIDTH];
+        pos = tile_lagfib_fill(ring, pos, lid, first_pair, words);
+        update_colour(planes + offset, planes + PLANE_BYTES + offset, colour0_offset, words, &m);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        pos = tile_lagfib_fill(ring, pos, lid, first_pair, words);
+        update_colour(planes + PLANE_BYTES + offset, planes + offset, colour0_offset ^ 1, words, &m);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint i = lid; i < LAGFIB_R; i += TILE_ITEMS) stored[i] = ring[i];
+#elif defined(RNG_STATEFUL)
+    /* One stream per pair of sites: the item's HALF_WIDTH pairs, in private memory. */
+    rng_state state[HALF_WIDTH];
+    uint first_stream = config * RNG_STREAMS + first_site / 2;
+    for (uint i = 0; i < HALF_WIDTH; i++) state[i] = rng_load(rng_states, first_stream + i);
+    for (uint hit = 0; hit < hits; hit++) {
+        uint words[HALF_WIDTH];
+        for (uint i = 0; i < HALF_WIDTH; i++) words[i] = rng_next(&state[i]);
+        update_colour(planes + offset, planes + PLANE_BYTES + offset, colour0_offset, words, &m);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint i = 0; i < HALF_WIDTH; i++) words[i] = rng_next(&state[i]);
+        update_colour(planes + PLANE_BYTES + offset, planes + offset, colour0_offset ^ 1, words, &m);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint i = 0; i < HALF_WIDTH; i++) rng_store(rng_states, first_stream + i, state[i]);
+#else
     uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
     uint unit = octet_unit(gx0, gy, gz);
 
     uint octet_start = ITEM_WIDTH == 8 ? 0 : gx0 & 7;
-    clmc_philox_ctr r = clmc_random4(m.key, unit, sweep, 0, stream);
+    clmc_philox_ctr r = METROPOLIS_RANDOM4(m.key, unit, sweep, 0, stream);
     for (uint hit = 0; hit < hits; hit++) {
         m.hit = hit;
         update_colour(planes + offset, planes + PLANE_BYTES + offset, colour0_offset, r, octet_start,
@@ -416,13 +544,14 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
         /* The next hit's numbers do not depend on the lattice: drawing them
          * here gives the warps independent work while others wait. */
         clmc_philox_ctr next = r;
-        if (hit + 1 < hits) next = clmc_random4(m.key, unit, sweep, hit + 1, stream);
+        if (hit + 1 < hits) next = METROPOLIS_RANDOM4(m.key, unit, sweep, hit + 1, stream);
         barrier(CLK_LOCAL_MEM_FENCE);
         update_colour(planes + PLANE_BYTES + offset, planes + offset, colour0_offset ^ 1, r, octet_start,
                       first_site, &m);
         barrier(CLK_LOCAL_MEM_FENCE);
         r = next;
     }
+#endif
     store_item(spins + first_site, planes + offset, planes + PLANE_BYTES + offset, colour0_offset);
 }
 #endif

@@ -11,6 +11,21 @@
 #include "common/philox.h"
 #include "common/reduce.h"
 
+/* algorithm.rng (docs/rng.md), as in ising.cl: RNG_PHILOX7 the same counters with
+ * 7 rounds; RNG_STATEFUL one 32-bit word per site from the stream of its pair of
+ * sites (x, x + 1), x even, numbered as in ising.cl's naive kernel, which this
+ * kernel then equals decision for decision. */
+#ifdef RNG_STATEFUL
+#include "common/rng_streams.h"
+#endif
+#ifdef RNG_PHILOX7
+#include "common/rng_philox.h"
+#define METROPOLIS_RANDOM4(key, unit, sweep, hit, purpose) \
+    clmc_philox4x32_7(clmc_stream_counter(unit, sweep, hit, purpose), key)
+#else
+#define METROPOLIS_RANDOM4 clmc_random4
+#endif
+
 #define WORDS_PER_ROW (EDGE / 64)
 #if DIM == 2
 #define ROWS ((uint)EDGE)
@@ -72,7 +87,11 @@ inline void compare_plane(uint threshold, uint bit, uint random_bits, uint *less
  * drawing stops as soon as no uphill lane is still tied with its threshold,
  * so each decision equals the exact 32-bit comparison r < t. */
 __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi, uint sweep,
-                               uint colour, __global const uint *thresholds)
+                               uint colour, __global const uint *thresholds
+#ifdef RNG_STATEFUL
+                               , __global uint *rng_states
+#endif
+                               )
 {
     uint item = get_global_id(0), config = get_global_id(1);
     if (item >= PLANE_WORDS) return;
@@ -103,12 +122,29 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
     uint class3 = DIM == 3 ? count_equals(NEIGHBOURS / 2 + 3, c0, c1, c2) : 0u;
     uint downhill = ~(class1 | class2 | class3);
 
+#ifdef RNG_STATEFUL
+    /* Lane j is pair 32 w + j of the row; every pair draws, uphill or not. */
+    ulong launch = 2ul * sweep + colour;
+    uint first_pair = row * (EDGE / 2) + 32 * w, flips = downhill;
+    for (uint lane = 0; lane < 32; lane++) {
+        uint word = rng_draw_unit(rng_states, config, first_pair + lane, launch), bit = 1u << lane;
+        uint threshold = (class1 & bit) ? t4 : ((class2 & bit) ? t8 : t12);
+        if (!(downhill & bit) && word < threshold) flips |= bit;
+    }
+#ifdef RNG_LAGFIB
+    /* The last ring's batch has units past the last pair: they draw too. */
+    if (item == PLANE_WORDS - 1)
+        for (uint unit = ROWS * (EDGE / 2); unit < (uint)RNG_STREAMS * LAGFIB_BATCH; unit++)
+            rng_draw_unit(rng_states, config, unit, launch);
+#endif
+    own[item] = spins ^ flips;
+#else
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint unit = colour * PLANE_WORDS + item;
     uint less1 = 0, less2 = 0, less3 = 0, equal1 = ~0u, equal2 = ~0u, equal3 = ~0u;
     uint tied = ~downhill;
     for (uint g = 0; g < 8 && tied; g++) {
-        clmc_philox_ctr r = clmc_random4(key, unit, sweep, g, stream);
+        clmc_philox_ctr r = METROPOLIS_RANDOM4(key, unit, sweep, g, stream);
         for (uint q = 0; q < 4; q++) {
             uint bit = 31 - (4 * g + q);
             compare_plane(t4, bit, r.v[q], &less1, &equal1);
@@ -120,6 +156,7 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
         tied = (equal1 & class1) | (equal2 & class2) | (equal3 & class3);
     }
     own[item] = spins ^ (downhill | (less1 & class1) | (less2 & class2) | (less3 & class3));
+#endif
 }
 
 /* Per-work-group partial sums of the bond sum (+x, +y(, +z) bonds) and the

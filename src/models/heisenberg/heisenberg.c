@@ -78,6 +78,15 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: \"planes\" marches along z and needs model.dim 3");
     const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
     if (problem) return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
+    /* The glass has no algorithm.rng: the default. */
+    clmc_rng_kind rng = clmc_rng_from_preset(p);
+    if (clmc_rng_lagfib(rng, NULL, NULL, NULL))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" is not available for model.type \"heisenberg\" "
+                         "(its moves draw varying counts of numbers; lagged Fibonacci rings serve fixed batches)",
+                         clmc_rng_names[rng]);
+    if (clmc_rng_stateful(rng) && tiled)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" is not available with algorithm.layout \"%s\" "
+                         "of model.type \"heisenberg\"; give algorithm.layout \"naive\"", clmc_rng_names[rng], layout);
     return CLMC_OK;
 }
 
@@ -179,6 +188,9 @@ static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
         clmc_defines_int(&options, s->planes ? "PLANE_TILE" : "TILE", s->tile);
         clmc_defines_int(&options, "TILES_PER_EDGE", s->tiles_per_edge);
     }
+    s->rng.streams = (cl_uint)s->naive_items; /* stateful generators: naive layout only (validate) */
+    s->rng.configs = s->n_configs;
+    clmc_rng_defines(&s->rng, &options);
     CLMC_TRY(clmc_defines_build(s->rt, ext ? ext->kernel_file : "heisenberg/heisenberg.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_init", &s->init));
     const char *update = s->planes ? "heisenberg_planes_update"
@@ -213,6 +225,7 @@ static clmc_status allocate(heisenberg_state *s)
     cl_uint zero = 0;
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->max_deviation, CL_TRUE, 0, sizeof zero, &zero, 0,
                                      NULL, NULL));
+    CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi));
     s->partials_host = malloc(partial_count * sizeof(cl_long));
     return s->partials_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
@@ -248,6 +261,7 @@ static clmc_status set_arguments(heisenberg_state *s)
         CLMC_CL_TRY(clSetKernelArg(updates[k], 8, sizeof(cl_mem), &s->couplings));
     }
     if (s->tiled) CLMC_CL_TRY(clSetKernelArg(s->update, 9, sizeof(cl_uint), &s->mc_move));
+    if (s->rng.states) CLMC_CL_TRY(clSetKernelArg(s->update, 9, sizeof(cl_mem), &s->rng.states));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->renormalize, 1, sizeof(cl_mem), &s->max_deviation));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
@@ -290,6 +304,7 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
+    s->rng.kind = clmc_rng_from_preset(p);
 }
 
 void clmc_heisenberg_destroy(void *state)
@@ -305,6 +320,7 @@ void clmc_heisenberg_destroy(void *state)
                         s->betas, s->pairs,    s->guard_deviation};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
+    clmc_rng_streams_release(&s->rng);
     free(s->partials_host);
     free(s->overlaps_host);
     free(s->pairs_host);
@@ -574,9 +590,10 @@ void clmc_heisenberg_device_bytes(const clmc_preset *p, bool glass, uint64_t *to
     uint64_t couplings = glass ? dim * sites * realizations * real : sizeof(cl_double);
     uint64_t overlaps = glass ? ncomp * ncomp * MEASURE_GROUPS_MAX * pairs * batch * sizeof(cl_long) : 0;
     uint64_t small = 2 * sizeof(cl_uint) + configs * real + (glass ? 2 * pairs * sizeof(cl_uint) : 0);
-    *total = spins + partials + couplings + overlaps + small;
+    uint64_t states = clmc_rng_state_bytes(clmc_rng_from_preset(p), sites / 2, configs);
+    *total = spins + partials + couplings + overlaps + small + states;
     *largest = spins;
-    uint64_t others[] = {partials, couplings, overlaps};
+    uint64_t others[] = {partials, couplings, overlaps, states};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
         if (others[i] > *largest) *largest = others[i];
 }

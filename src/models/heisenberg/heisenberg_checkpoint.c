@@ -45,9 +45,10 @@ static size_t state_buffers(const heisenberg_state *s, state_buffer *out)
     out[n++] = (state_buffer){s->spins, "the spins", true};
     out[n++] = (state_buffer){s->max_deviation, "the largest renormalisation deviation", false};
     if (s->glass) out[n++] = (state_buffer){s->couplings, "the couplings", true};
+    if (s->rng.states) out[n++] = (state_buffer){s->rng.states, "the generator states (algorithm.rng)", false};
     return n;
 }
-#define STATE_BUFFERS_MAX 3
+#define STATE_BUFFERS_MAX 4
 
 clmc_status clmc_heisenberg_guard_setup(heisenberg_state *s)
 {

@@ -8,6 +8,7 @@
 
 #include "runtime/defines.h"
 #include "models/heisenberg/heisenberg.h"
+#include "models/rng_streams.h"
 
 #define MEASURE_BATCH 256 /* measurements held on the device, divided among the temperatures */
 #define FIXED_SCALE 1073741824.0 /* fixed point of the sums, cl/heisenberg/heisenberg.cl */
@@ -61,6 +62,7 @@ struct heisenberg_state {
     cl_program program;
     cl_kernel init, update, renormalize, measure, overlap;
     cl_mem spins, partials, max_deviation, couplings, overlaps, betas, pairs;
+    clmc_rng_streams rng; /* algorithm.rng (ferromagnet); stateful: one stream per naive work-item */
     cl_long *partials_host, *overlaps_host;
     cl_uint *pairs_host, *slot_pairs; /* glass: the replica pair of each (realization, temperature), now and per slot */
     /* The naive layout's update launch: work-items per colour and sample, the

@@ -1,6 +1,7 @@
 /* Preset keys of the O(n) vector spin models (XY, Heisenberg; ferromagnet and
  * spin glass) and their moves. */
 #include "models/heisenberg/heisenberg.h"
+#include "models/rng_streams.h"
 
 static const char *const algorithm_types[] = {"heatbath", "metropolis", "overrelaxation", NULL};
 static const char *const layouts[] = {"naive", "tiled", "planes", NULL};
@@ -47,6 +48,7 @@ const clmc_field clmc_heisenberg_model_fields[] = {
 
 const clmc_field clmc_heisenberg_algorithm_fields[] = {
     CLMC_HEISENBERG_ALGORITHM_FIELDS,
+    CLMC_RNG_ALGORITHM_FIELDS,
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
 

@@ -11,6 +11,7 @@
 #include "runtime/defines.h"
 #include "measure/measure.h"
 #include "models/lattice.h"
+#include "models/rng_streams.h"
 
 #define MEASURE_BATCH 256
 
@@ -42,6 +43,7 @@ typedef struct {
     cl_program members_program; /* population annealing: built on first use */
     cl_kernel member_totals;
     cl_mem member_energy, member_magnetisation;
+    clmc_rng_streams rng; /* algorithm.rng; states of the stateful generators */
     cl_uint *thresholds_host; /* stays alive for non-blocking writes */
     char muca_defines[64];    /* clmc_density_walkers.defines */
     size_t measure_wg, measure_groups;
@@ -55,6 +57,18 @@ static const char *tile_problem(int edge, int tile)
     if (edge % tile != 0) return "must divide model.L";
     if (edge / tile < 2) return "must be at most model.L / 2 (a tile may not wrap onto itself)";
     return NULL;
+}
+
+/* Sites of one colour in a tile (one per pair of sites along x). */
+static size_t tile_pairs(int dim, int tile)
+{
+    return (size_t)tile * (size_t)tile * (dim == 3 ? (size_t)tile : 1) / 2;
+}
+
+static clmc_status lagfib_tile_problem(int tile, int dim, unsigned ring)
+{
+    return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is too large for algorithm.rng's lagged Fibonacci ring: "
+                     "a tile's %zu sites of one colour must not exceed its %u words", tile, tile_pairs(dim, tile), ring);
 }
 
 static clmc_status ising_validate(const clmc_preset *p)
@@ -78,6 +92,17 @@ static clmc_status ising_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
     if (!tiled && tile != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" only (give 0)", tile);
+    clmc_rng_kind rng = clmc_rng_from_preset(p);
+    if (clmc_rng_stateful(rng) && clmc_preset_is_population(p))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" keeps generator states, which population annealing's "
+                         "copies of configurations do not carry; give philox4x32_10 or philox4x32_7", clmc_rng_names[rng]);
+    const char *ensemble = clmc_preset_has(p, "ensemble.type") ? clmc_preset_string(p, "ensemble.type") : "";
+    if (rng != CLMC_RNG_PHILOX4X32_10 && (strcmp(ensemble, "multicanonical") == 0 || strcmp(ensemble, "wang_landau") == 0))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: the %s walkers draw from philox4x32_10 only, not \"%s\"",
+                         ensemble, clmc_rng_names[rng]);
+    unsigned ring;
+    if (tiled && tile != 0 && clmc_rng_lagfib(rng, &ring, NULL, NULL) && tile_pairs(dim, tile) > ring)
+        return lagfib_tile_problem(tile, dim, ring);
     int width = (int)clmc_preset_int(p, "algorithm.item_width");
     if (width != 0 && width != 2 && width != 4 && width != 8)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: must be 0 (automatic), 2, 4 or 8, got %d", width);
@@ -104,32 +129,34 @@ static size_t tile_items(int dim, int tile, int width)
     return sites / (size_t)item_width(tile, width);
 }
 
-/* Two colour planes of the tile plus halo, rows padded as in cl/ising/ising.cl. */
-static size_t tile_local_bytes(int dim, int tile)
+/* Two colour planes of the tile plus halo, rows padded as in cl/ising/ising.cl,
+ * and a lagged Fibonacci ring of `ring` words (0: none). */
+static size_t tile_local_bytes(int dim, int tile, unsigned ring)
 {
     size_t row = (size_t)(3 + tile / 2 + 2 + 3) / 4 * 4, rows = (size_t)(tile + 2);
-    return 2 * row * rows * (dim == 3 ? rows : 1);
+    return 2 * row * rows * (dim == 3 ? rows : 1) + 4 * (size_t)ring;
 }
 
-static bool tile_fits_device(const clmc_device_info *d, int dim, int tile, int width)
+static bool tile_fits_device(const clmc_device_info *d, int dim, int tile, int width, unsigned ring)
 {
     return tile_items(dim, tile, width) <= d->max_work_group_size &&
-           tile_local_bytes(dim, tile) + 2 * MEASURE_WG_MAX * 4 <= d->local_mem_bytes;
+           tile_local_bytes(dim, tile, ring) + 2 * MEASURE_WG_MAX * 4 <= d->local_mem_bytes &&
+           (ring == 0 || tile_pairs(dim, tile) <= ring);
 }
 
 /* Default tile edge: the first candidate that fits the lattice and the
  * device.  The list does not depend on the device type, so the same preset
  * keeps the same update order (and configurations) on every device that can
  * hold the tile; 32 (2D) and 8 (3D) were fastest on the GPUs measured. */
-static int default_tile(const clmc_device_info *d, int dim, int edge, int width)
+static int default_tile(const clmc_device_info *d, int dim, int edge, int width, unsigned ring)
 {
     const int candidates_2d[] = {32, 16, 8, 4, 2}, candidates_3d[] = {8, 4, 16, 2, 6};
     const int *list = dim == 3 ? candidates_3d : candidates_2d;
     for (int i = 0; i < 5; i++)
-        if (!tile_problem(edge, list[i]) && list[i] % (width ? width : 2) == 0 && tile_fits_device(d, dim, list[i], width))
+        if (!tile_problem(edge, list[i]) && list[i] % (width ? width : 2) == 0 && tile_fits_device(d, dim, list[i], width, ring))
             return list[i];
     for (int tile = 2; tile <= edge / 2; tile += 2)
-        if (!tile_problem(edge, tile) && tile % (width ? width : 2) == 0 && tile_fits_device(d, dim, tile, width))
+        if (!tile_problem(edge, tile) && tile % (width ? width : 2) == 0 && tile_fits_device(d, dim, tile, width, ring))
             return tile;
     return 0;
 }
@@ -137,8 +164,10 @@ static int default_tile(const clmc_device_info *d, int dim, int edge, int width)
 static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
+    unsigned ring = 0;
+    clmc_rng_lagfib(s->rng.kind, &ring, NULL, NULL);
     if (s->tile == 0) {
-        s->tile = default_tile(d, s->dim, s->edge, s->item_width);
+        s->tile = default_tile(d, s->dim, s->edge, s->item_width, ring);
         if (s->tile == 0)
             return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: no tile edge fits L = %d on %s", s->edge, d->name);
         clmc_preset_set_int(p, "algorithm.tile", s->tile);
@@ -146,10 +175,11 @@ static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
     if (s->item_width && s->tile % s->item_width != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide the tile edge %d", s->item_width,
                          s->tile);
-    if (!tile_fits_device(d, s->dim, s->tile, s->item_width))
+    if (ring && tile_pairs(s->dim, s->tile) > ring) return lagfib_tile_problem(s->tile, s->dim, ring);
+    if (!tile_fits_device(d, s->dim, s->tile, s->item_width, ring))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d needs %zu work-items per group and %zu bytes of "
                          "local memory; %s allows %zu work-items and %llu bytes",
-                         s->tile, tile_items(s->dim, s->tile, s->item_width), tile_local_bytes(s->dim, s->tile), d->name,
+                         s->tile, tile_items(s->dim, s->tile, s->item_width), tile_local_bytes(s->dim, s->tile, ring), d->name,
                          d->max_work_group_size, (unsigned long long)d->local_mem_bytes);
     int tiles_per_edge = s->edge / s->tile;
     s->tile_colours = tiles_per_edge % 2 == 0 ? 2 : 3;
@@ -158,6 +188,17 @@ static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
     for (int c = 0; c < s->tile_colours; c++)
         s->tile_groups[c] = s->tile_colours == 2 ? tiles / 2 : tiles;
     return CLMC_OK;
+}
+
+/* Streams of a configuration (cl/ising/ising.cl): one per pair of sites; lagged
+ * Fibonacci one ring per tile (tile != 0) or per batch of work-items (naive). */
+static cl_uint rng_streams_per_config(int dim, int edge, int tile, clmc_rng_kind kind)
+{
+    unsigned long long pairs = clmc_lattice_sites(dim, edge) / 2;
+    unsigned batch;
+    if (!clmc_rng_lagfib(kind, NULL, NULL, &batch)) return (cl_uint)pairs;
+    if (tile) return (cl_uint)clmc_lattice_sites(dim, edge / tile);
+    return (cl_uint)((pairs + batch - 1) / batch);
 }
 
 static clmc_status build_kernels(ising_state *s)
@@ -180,6 +221,9 @@ static clmc_status build_kernels(ising_state *s)
         clmc_defines_int(&options, "TILES_PER_EDGE", s->edge / s->tile);
         clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
     }
+    s->rng.streams = rng_streams_per_config(s->dim, s->edge, s->tiled ? s->tile : 0, s->rng.kind);
+    s->rng.configs = s->n_configs;
+    clmc_rng_defines(&s->rng, &options);
     if (s->msc) {
         CLMC_TRY(clmc_defines_build(s->rt, "ising/ising_msc.cl", &options, &s->program));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_init", &s->init));
@@ -212,6 +256,7 @@ static clmc_status allocate_buffers(ising_state *s)
     /* One slot more than the batch: energies for tempering exchanges. */
     size_t partial_count = partials_per_slot(s) * (s->spare_slot + 1);
     CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
+    CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi));
     s->partials_host = malloc(partial_count * sizeof(cl_int));
     s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
     return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -243,6 +288,7 @@ static clmc_status initialise_spins(ising_state *s)
         cl_uint hits = (cl_uint)s->hits;
         CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &hits));
     }
+    if (s->rng.states) CLMC_CL_TRY(clSetKernelArg(s->update, s->tiled ? 7 : 6, sizeof(cl_mem), &s->rng.states));
     return CLMC_OK;
 }
 
@@ -267,6 +313,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)(seed & 0xffffffffu);
     s->seed_hi = (cl_uint)(seed >> 32);
+    s->rng.kind = clmc_rng_from_preset(p);
 }
 
 static clmc_status ising_setup(ising_state *s, clmc_preset *p)
@@ -319,10 +366,20 @@ static void ising_destroy(void *state)
     if (s->spins) CLMC_CL_WARN(clReleaseMemObject(s->spins));
     if (s->partials) CLMC_CL_WARN(clReleaseMemObject(s->partials));
     if (s->thresholds) CLMC_CL_WARN(clReleaseMemObject(s->thresholds));
+    clmc_rng_streams_release(&s->rng);
     if (s->rt) CLMC_CL_WARN(clFinish(clmc_runtime_queue(s->rt))); /* pending writes read thresholds_host */
     free(s->partials_host);
     free(s->thresholds_host);
     free(s);
+}
+
+/* Work-items of the naive kernel: one per pair of sites, rounded up to whole
+ * lagged Fibonacci batches (items past the sites still draw their numbers). */
+static size_t naive_items(const ising_state *s)
+{
+    unsigned batch;
+    if (clmc_rng_lagfib(s->rng.kind, NULL, NULL, &batch)) return (size_t)s->rng.streams * batch;
+    return s->n_sites / 2;
 }
 
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
@@ -337,7 +394,7 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
             size_t global[2] = {s->tile_groups[colour] * s->tile_items, s->n_configs}, local[2] = {s->tile_items, 1};
             CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, local, CLMC_TIMED));
         } else {
-            size_t global[2] = {s->msc ? s->n_sites / 64 : s->n_sites / 2, s->n_configs};
+            size_t global[2] = {s->msc ? s->n_sites / 64 : naive_items(s), s->n_configs};
             CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED));
         }
     }
@@ -489,26 +546,37 @@ static clmc_status ising_picture(void *state, unsigned char **grey, int *width, 
 }
 
 /* Checkpoints: the spin buffer of all configurations as stored (bytes of
- * +-1, or the multi-spin words of cl/ising/ising_msc.cl in little-endian order);
- * the thresholds follow from the betas the engine restores. */
+ * +-1, or the multi-spin words of cl/ising/ising_msc.cl in little-endian order),
+ * then the states of a stateful algorithm.rng as stored on the device; the
+ * thresholds follow from the betas the engine restores. */
+static size_t rng_bytes(const ising_state *s)
+{
+    return clmc_rng_state_bytes(s->rng.kind, s->rng.streams, s->rng.configs);
+}
+
 static clmc_status ising_save_state(void *state, unsigned char **blob, size_t *bytes)
 {
     ising_state *s = state;
-    *bytes = spin_bytes(s) * s->n_configs;
-    return clmc_buffer_download(s->rt, s->spins, *bytes, blob);
+    size_t spins = spin_bytes(s) * s->n_configs;
+    *bytes = spins + rng_bytes(s);
+    *blob = malloc(*bytes);
+    if (!*blob) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, spins, *blob, 0, NULL, NULL));
+    return clmc_rng_streams_download(s->rt, &s->rng, *blob + spins);
 }
 
 static clmc_status ising_load_state(void *state, const unsigned char *blob, size_t bytes)
 {
     ising_state *s = state;
-    if (bytes != spin_bytes(s) * s->n_configs)
-        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %zu bytes of spins; the preset has %zu", bytes,
-                         spin_bytes(s) * s->n_configs);
+    if (bytes != spin_bytes(s) * s->n_configs + rng_bytes(s))
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %zu bytes of spins and generator states; the preset has %zu",
+                         bytes, spin_bytes(s) * s->n_configs + rng_bytes(s));
+    bytes -= rng_bytes(s);
     for (size_t i = 0; !s->msc && i < bytes; i++)
         if ((signed char)blob[i] != 1 && (signed char)blob[i] != -1)
             return clmc_fail(CLMC_ERR_INPUT, "checkpoint: spin %zu is not +-1", i);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
-    return CLMC_OK;
+    return clmc_rng_streams_upload(s->rt, &s->rng, blob + bytes);
 }
 
 /* Spins of every configuration plus the measurement partials (per
@@ -525,8 +593,13 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     if (!msc && groups > sites / (uint64_t)edge) groups = sites / (uint64_t)edge;
     if (groups < 1) groups = 1;
     uint64_t partials = 2ULL * groups * configs * (batch_slots(p) + 1) * sizeof(cl_int);
-    *total = spins + partials + 3 * sizeof(cl_uint) * configs;
+    bool tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
+    int dim = (int)clmc_preset_int(p, "model.dim"), tile = tiled ? (int)clmc_preset_int(p, "algorithm.tile") : 0;
+    clmc_rng_kind kind = clmc_rng_from_preset(p);
+    uint64_t states = clmc_rng_state_bytes(kind, rng_streams_per_config(dim, edge, tile, kind), configs);
+    *total = spins + partials + 3 * sizeof(cl_uint) * configs + states;
     *largest = spins > partials ? spins : partials;
+    if (states > *largest) *largest = states;
 }
 
 /* Population annealing: every configuration's H and M on the device, from

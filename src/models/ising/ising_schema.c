@@ -1,5 +1,6 @@
 /* Preset keys of the Ising model and its Metropolis algorithm. */
 #include "models/ising/ising.h"
+#include "models/rng_streams.h"
 
 static const char *const algorithm_types[] = {"metropolis", NULL};
 static const char *const layouts[] = {"naive", "tiled", "msc", NULL};
@@ -25,5 +26,6 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "results do not depend on it"},
     {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",
      "updates of each tile per visit (multi-hit); 1 for layout naive"},
+    CLMC_RNG_ALGORITHM_FIELDS,
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
