@@ -17,6 +17,7 @@ static clmc_preset_model *preset_models(size_t *n)
         models[i] = (clmc_preset_model){.type = ops->type, .athermal = ops->athermal, .picture = ops->picture != NULL,
                                         .checkpoints = ops->save_state && ops->load_state,
                                         .independent = ops->ensemble && ops->ensemble->independent,
+                                        .population = ops->ensemble && ops->ensemble->member_observables,
                                         .model_fields = ops->model_fields, .algorithm_fields = ops->algorithm_fields,
                                         .validate = ops->validate};
     }

@@ -192,10 +192,10 @@ static uint64_t clmc_population_sweeps(const cJSON *ensemble)
            (uint64_t)population_number(ensemble, "runs");
 }
 
-static clmc_status clmc_population_check(bool model_holds_systems, const char *model_type, const cJSON *ensemble,
+static clmc_status clmc_population_check(bool model_has_members, const char *model_type, const cJSON *ensemble,
                                   const clmc_run_settings *run, const char *source)
 {
-    if (!model_holds_systems)
+    if (!model_has_members)
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.type: model \"%s\" does not support population annealing "
                          "(docs/ensembles.md lists the models that do)", source, model_type);
     const cJSON *betas = cJSON_GetObjectItemCaseSensitive(ensemble, "betas");
@@ -923,7 +923,7 @@ static clmc_status check_tempering(const clmc_preset_model *model, const clmc_pr
         return clmc_fail(CLMC_ERR_INPUT, "%s: model.start: population annealing starts from the random start (an "
                          "exact sample of beta = 0), not \"%s\"", source, clmc_preset_string(preset, "model.start"));
     if (clmc_preset_is_population(preset))
-        return clmc_population_check(model->independent, model->type, ensemble_block(preset), clmc_preset_run(preset),
+        return clmc_population_check(model->population, model->type, ensemble_block(preset), clmc_preset_run(preset),
                                      source);
     bool independent = clmc_preset_has(preset, "ensemble.type") &&
                        strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;

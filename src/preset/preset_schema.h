@@ -16,6 +16,7 @@ typedef struct clmc_preset_model {
     bool picture;                       /* draws a picture: output.picture may be true */
     bool checkpoints;                   /* saves and loads its state: run.checkpoint_every may be set */
     bool independent;                   /* holds several systems: ensemble.type "independent" */
+    bool population;                    /* offers population annealing's member hooks */
     const clmc_field *model_fields;     /* keys of "model" other than "type" */
     const clmc_field *algorithm_fields; /* keys of "algorithm", "type" included */
     /* Cross-field checks run after the schema's (optional). */
