@@ -1,0 +1,152 @@
+/* Ising ferromagnet, random-site dynamics (algorithm.layout "random_site",
+ * docs/models/ising.md): each attempt picks a site uniformly at random and
+ * flips it with the Metropolis or heat-bath (Glauber) probability.  One step
+ * makes ATTEMPTS attempts per configuration (SITES / algorithm.substeps).
+ *
+ * sequential_reference: one work-item per configuration, spins config-major
+ * (the layout of cl/ising/ising.cl).  copies: spins site-major, copy-minor
+ * (the CONFIGS copies of a site adjacent), a work-group per block of RS_WG
+ * configurations; every configuration follows the one shared site sequence.
+ *
+ * Random numbers (Philox, keyed by the seed): attempt a of step t takes word
+ * a % 4 of the draw at counter (a / 4, t low, t high, purpose): purpose
+ * SITE_PICK for the site, ACCEPT for the acceptance.  The site stream is that
+ * of the configuration's run-wide system (per-copy sequences) or of system 0
+ * (the shared sequence); acceptance always that of the configuration's system.
+ * So configuration c makes the same decisions in either kernel when both use
+ * the shared sequence.
+ *
+ * Defines: DIM, EDGE, CONFIGS, ATTEMPTS, SHARED_SITES (0|1), HEATBATH (0|1),
+ * RS_WG (copies kernel), CLMC_FIRST_SYSTEM (if not 0). */
+#include "common/philox.h"
+
+/* Purposes of this file's streams (after the list in common/philox.h). */
+#define RS_PURPOSE_SITE_PICK 20u
+#define RS_PURPOSE_ACCEPT 21u
+
+#if DIM == 2
+#define SITES ((uint)EDGE * EDGE)
+#define NEIGHBOURS 4
+#else
+#define SITES ((uint)EDGE * EDGE * EDGE)
+#define NEIGHBOURS 6
+#endif
+#define THRESHOLD_STRIDE 8 /* per configuration: one threshold per count of aligned neighbours */
+
+inline uint site_stream(uint config)
+{
+    return CLMC_STREAM(RS_PURPOSE_SITE_PICK, SHARED_SITES ? 0u : CLMC_FIRST_SYSTEM + config);
+}
+
+/* Uniform site from a 32-bit uniform: floor(r SITES / 2^32); the bias is at
+ * most SITES / 2^32 relative. */
+inline uint pick_site(uint r)
+{
+    return mul_hi(r, SITES);
+}
+
+/* Neighbours of `site` in configuration storage with stride `stride` between
+ * sites (1 config-major, CONFIGS copy-minor). */
+inline int neighbour_sum(__global const char *spins, uint site, uint stride)
+{
+    uint x = site % EDGE, row = site / EDGE, y = row % EDGE, z = row / EDGE;
+    uint left = x == 0 ? EDGE - 1 : x - 1, right = x == EDGE - 1 ? 0 : x + 1;
+    uint down = y == 0 ? EDGE - 1 : y - 1, up = y == EDGE - 1 ? 0 : y + 1;
+    int field = spins[(size_t)(left + EDGE * row) * stride] + spins[(size_t)(right + EDGE * row) * stride]
+              + spins[(size_t)(x + EDGE * (down + EDGE * z)) * stride]
+              + spins[(size_t)(x + EDGE * (up + EDGE * z)) * stride];
+#if DIM == 3
+    uint back = z == 0 ? EDGE - 1 : z - 1, front = z == EDGE - 1 ? 0 : z + 1;
+    field += spins[(size_t)(x + EDGE * (y + EDGE * back)) * stride]
+           + spins[(size_t)(x + EDGE * (y + EDGE * front)) * stride];
+#endif
+    return field;
+}
+
+/* Flip decision for a spin with `aligned` parallel neighbours and a 32-bit
+ * uniform u: u < threshold[aligned] (Metropolis accepts downhill and flat
+ * moves outright).  Integer comparisons: bit-identical on every device. */
+inline bool accept_flip(uint aligned, uint u, const uint *threshold)
+{
+#if !HEATBATH
+    if (aligned <= NEIGHBOURS / 2) return true;
+#endif
+    return u < threshold[aligned];
+}
+
+inline void attempt(__global char *spins, uint site, uint stride, uint u, const uint *threshold)
+{
+    __global char *spin = spins + (size_t)site * stride;
+    int s = *spin;
+    uint aligned = (uint)(NEIGHBOURS + s * neighbour_sum(spins, site, stride)) / 2;
+    if (accept_flip(aligned, u, threshold)) *spin = (char)-s;
+}
+
+inline void load_thresholds(__global const uint *thresholds, uint config, uint *threshold)
+{
+    for (uint a = 0; a <= NEIGHBOURS; a++) threshold[a] = thresholds[THRESHOLD_STRIDE * config + a];
+}
+
+/* Exact serial random-site dynamics, one work-item per configuration. */
+__kernel void rsite_sequential(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
+                               __global const uint *thresholds)
+{
+    uint config = get_global_id(0);
+    if (config >= CONFIGS) return;
+    spins += (size_t)config * SITES;
+    uint threshold[NEIGHBOURS + 1];
+    load_thresholds(thresholds, config, threshold);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint sites_stream = site_stream(config);
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+    for (uint a = 0; a < ATTEMPTS; a += 4) {
+        clmc_philox_ctr picks = clmc_random4(key, a / 4, step_lo, step_hi, sites_stream);
+        clmc_philox_ctr u = clmc_random4(key, a / 4, step_lo, step_hi, accept_stream);
+        for (uint k = 0; k < 4 && a + k < ATTEMPTS; k++) attempt(spins, pick_site(picks.v[k]), 1, u.v[k], threshold);
+    }
+}
+
+/* Many copies, one shared site sequence: the work-group draws a batch of
+ * 4 RS_WG site picks into local memory (one draw per work-item), then every
+ * work-item applies them in order to its own configuration, copies of a site
+ * adjacent in memory. */
+__kernel __attribute__((reqd_work_group_size(RS_WG, 1, 1)))
+void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
+                  __global const uint *thresholds)
+{
+    __local uint picks[4 * RS_WG];
+    uint config = get_global_id(0), lid = get_local_id(0);
+    bool active = config < CONFIGS;
+    uint threshold[NEIGHBOURS + 1];
+    load_thresholds(thresholds, active ? config : 0, threshold);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+    __global char *mine = spins + config;
+    for (uint batch = 0; batch < ATTEMPTS; batch += 4 * RS_WG) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (batch + 4 * lid < ATTEMPTS) {
+            clmc_philox_ctr r = clmc_random4(key, batch / 4 + lid, step_lo, step_hi, site_stream(0));
+            for (uint k = 0; k < 4; k++) picks[4 * lid + k] = pick_site(r.v[k]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!active) continue;
+        uint end = ATTEMPTS - batch < 4 * RS_WG ? ATTEMPTS - batch : 4 * RS_WG;
+        for (uint a = 0; a < end; a += 4) {
+            clmc_philox_ctr u = clmc_random4(key, (batch + a) / 4, step_lo, step_hi, accept_stream);
+            for (uint k = 0; k < 4 && a + k < end; k++) attempt(mine, picks[a + k], CONFIGS, u.v[k], threshold);
+        }
+    }
+}
+
+/* Config-major (cl/ising/ising.cl, measurements, checkpoints) <-> copy-minor. */
+__kernel void rsite_to_copies(__global const char *by_config, __global char *by_site)
+{
+    uint site = get_global_id(0), config = get_global_id(1);
+    if (site < SITES) by_site[(size_t)site * CONFIGS + config] = by_config[(size_t)config * SITES + site];
+}
+
+__kernel void rsite_from_copies(__global const char *by_site, __global char *by_config)
+{
+    uint site = get_global_id(0), config = get_global_id(1);
+    if (site < SITES) by_config[(size_t)config * SITES + site] = by_site[(size_t)site * CONFIGS + config];
+}

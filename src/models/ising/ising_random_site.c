@@ -1,0 +1,195 @@
+/* Random-site dynamics of the Ising model: keys, kernels and launches
+ * (cl/ising/random_site.cl; docs/models/ising.md, "Random-site dynamics"). */
+#include "models/ising/ising_random_site.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/lattice.h"
+#include "runtime/defines.h"
+
+#define THRESHOLD_STRIDE 8 /* as in cl/ising/random_site.cl */
+#define COPIES_WG_MAX 64
+
+struct clmc_ising_rsite {
+    clmc_runtime *rt;
+    int dim;
+    bool copies, heatbath, dirty;
+    cl_uint n_sites, n_configs, seed_lo, seed_hi;
+    size_t wg;
+    cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site: copy-minor (copies only) */
+    cl_uint *thresholds_host;
+    cl_program program;
+    cl_kernel update, to_copies, from_copies;
+};
+
+bool clmc_ising_rsite_wanted(const clmc_preset *p)
+{
+    return strcmp(clmc_preset_string(p, "algorithm.layout"), "random_site") == 0;
+}
+
+unsigned long long clmc_ising_rsite_attempts(const clmc_preset *p)
+{
+    unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    return sites / (unsigned long long)clmc_preset_int(p, "algorithm.substeps");
+}
+
+clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
+{
+    bool wanted = clmc_ising_rsite_wanted(p);
+    const char *variant = clmc_preset_string(p, "algorithm.random_site");
+    const char *sequence = clmc_preset_string(p, "algorithm.site_sequence");
+    long long substeps = clmc_preset_int(p, "algorithm.substeps");
+    if (!wanted) {
+        if (strcmp(clmc_preset_string(p, "algorithm.type"), "heatbath") == 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"heatbath\" needs algorithm.layout \"random_site\", got \"%s\"",
+                             clmc_preset_string(p, "algorithm.layout"));
+        if (strcmp(variant, "none") != 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: is for algorithm.layout \"random_site\" only, got \"%s\"",
+                             clmc_preset_string(p, "algorithm.layout"));
+        if (strcmp(sequence, "auto") != 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: is for algorithm.layout \"random_site\" only");
+        if (substeps != 1)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld needs algorithm.layout \"random_site\" (give 1)",
+                             substeps);
+        return CLMC_OK;
+    }
+    if (strcmp(variant, "none") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: layout \"random_site\" needs \"sequential_reference\" "
+                         "or \"copies\"");
+    if (strcmp(variant, "copies") == 0 && strcmp(sequence, "per_copy") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: \"per_copy\" contradicts algorithm.random_site "
+                         "\"copies\" (one site sequence shared by all copies)");
+    unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    if (sites % (unsigned long long)substeps != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld must divide the %llu sites", substeps, sites);
+    return CLMC_OK;
+}
+
+static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
+{
+    const clmc_device_info *d = clmc_runtime_device(rs->rt);
+    size_t limit = d->max_work_group_size < COPIES_WG_MAX ? d->max_work_group_size : COPIES_WG_MAX;
+    rs->wg = clmc_power_of_two_at_most(limit);
+    while (rs->wg > 1 && rs->wg / 2 >= rs->n_configs) rs->wg /= 2;
+    const char *sequence = clmc_preset_string(p, "algorithm.site_sequence");
+    bool shared = rs->copies || strcmp(sequence, "shared") == 0;
+    clmc_defines options = {0};
+    clmc_defines_text(&options, "-cl-std=CL1.2");
+    clmc_defines_int(&options, "DIM", rs->dim);
+    clmc_defines_int(&options, "EDGE", clmc_preset_int(p, "model.L"));
+    clmc_defines_int(&options, "CONFIGS", rs->n_configs);
+    clmc_defines_int(&options, "ATTEMPTS", (long long)clmc_ising_rsite_attempts(p));
+    clmc_defines_int(&options, "SHARED_SITES", shared);
+    clmc_defines_int(&options, "HEATBATH", rs->heatbath);
+    clmc_defines_int(&options, "RS_WG", (long long)rs->wg);
+    unsigned first_system = clmc_preset_systems(p)->first_system;
+    if (first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", first_system);
+    CLMC_TRY(clmc_defines_build(rs->rt, "ising/random_site.cl", &options, &rs->program));
+    CLMC_TRY(clmc_kernel_create(rs->program, rs->copies ? "rsite_copies" : "rsite_sequential", &rs->update));
+    CLMC_TRY(clmc_kernel_create(rs->program, "rsite_to_copies", &rs->to_copies));
+    return clmc_kernel_create(rs->program, "rsite_from_copies", &rs->from_copies);
+}
+
+static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from, cl_mem to)
+{
+    CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &from));
+    CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &to));
+    size_t global[2] = {rs->n_sites, rs->n_configs};
+    return clmc_enqueue(rs->rt, kernel, 2, global, NULL, CLMC_UNTIMED);
+}
+
+clmc_status clmc_ising_rsite_create(clmc_runtime *rt, const clmc_preset *p, cl_mem spins, cl_uint n_configs,
+                                    clmc_ising_rsite **out)
+{
+    clmc_ising_rsite *rs = calloc(1, sizeof *rs);
+    if (!rs) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    *out = rs;
+    rs->rt = rt;
+    rs->dim = (int)clmc_preset_int(p, "model.dim");
+    rs->n_sites = (cl_uint)clmc_lattice_sites(rs->dim, (int)clmc_preset_int(p, "model.L"));
+    rs->n_configs = n_configs;
+    rs->copies = strcmp(clmc_preset_string(p, "algorithm.random_site"), "copies") == 0;
+    rs->heatbath = strcmp(clmc_preset_string(p, "algorithm.type"), "heatbath") == 0;
+    rs->spins = spins;
+    unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
+    rs->seed_lo = (cl_uint)(seed & 0xffffffffu);
+    rs->seed_hi = (cl_uint)(seed >> 32);
+    CLMC_TRY(build(rs, p));
+    size_t threshold_bytes = THRESHOLD_STRIDE * sizeof(cl_uint) * n_configs;
+    CLMC_TRY(clmc_buffer_create(rt, threshold_bytes, NULL, "random-site thresholds", &rs->thresholds));
+    rs->thresholds_host = calloc(THRESHOLD_STRIDE * (size_t)n_configs, sizeof(cl_uint));
+    if (!rs->thresholds_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_mem target = spins;
+    if (rs->copies) {
+        CLMC_TRY(clmc_buffer_create(rt, (size_t)rs->n_sites * n_configs, NULL, "random-site copies", &rs->by_site));
+        CLMC_TRY(transpose(rs, rs->to_copies, spins, rs->by_site));
+        target = rs->by_site;
+    }
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 0, sizeof(cl_mem), &target));
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 1, sizeof(cl_uint), &rs->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 2, sizeof(cl_uint), &rs->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 5, sizeof(cl_mem), &rs->thresholds));
+    return CLMC_OK;
+}
+
+void clmc_ising_rsite_destroy(clmc_ising_rsite *rs)
+{
+    if (!rs) return;
+    if (rs->update) CLMC_CL_WARN(clReleaseKernel(rs->update));
+    if (rs->to_copies) CLMC_CL_WARN(clReleaseKernel(rs->to_copies));
+    if (rs->from_copies) CLMC_CL_WARN(clReleaseKernel(rs->from_copies));
+    if (rs->program) CLMC_CL_WARN(clReleaseProgram(rs->program));
+    if (rs->by_site) CLMC_CL_WARN(clReleaseMemObject(rs->by_site));
+    if (rs->thresholds) CLMC_CL_WARN(clReleaseMemObject(rs->thresholds));
+    if (rs->rt) CLMC_CL_WARN(clFinish(clmc_runtime_queue(rs->rt))); /* pending writes read thresholds_host */
+    free(rs->thresholds_host);
+    free(rs);
+}
+
+clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step)
+{
+    cl_uint lo = (cl_uint)(step & 0xffffffffu), hi = (cl_uint)(step >> 32);
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 3, sizeof(cl_uint), &lo));
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 4, sizeof(cl_uint), &hi));
+    size_t local = rs->wg, global = (rs->n_configs + local - 1) / local * local;
+    rs->dirty = rs->copies;
+    return clmc_enqueue(rs->rt, rs->update, 1, &global, rs->copies ? &local : NULL, CLMC_TIMED);
+}
+
+/* Flip thresholds floor(p 2^32) per number of aligned neighbours a (0 ..
+ * 2 dim), dE = 4 a - 4 dim: Metropolis p = exp(-beta dE) for dE > 0 (the
+ * others are accepted outright), heat bath p = 1 / (1 + exp(beta dE)). */
+static void thresholds_of(double beta, int dim, bool heatbath, cl_uint *t)
+{
+    for (int a = 0; a <= 2 * dim; a++) {
+        double dE = 4.0 * a - 4.0 * dim;
+        double p = heatbath ? 1.0 / (1.0 + exp(beta * dE)) : (dE > 0 ? exp(-beta * dE) : 1.0);
+        double scaled = floor(ldexp(p, 32));
+        t[a] = scaled >= 4294967295.0 ? 4294967295u : (cl_uint)scaled;
+    }
+}
+
+clmc_status clmc_ising_rsite_set_betas(clmc_ising_rsite *rs, const double *betas)
+{
+    for (cl_uint c = 0; c < rs->n_configs; c++)
+        thresholds_of(betas[c], rs->dim, rs->heatbath, rs->thresholds_host + THRESHOLD_STRIDE * c);
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(rs->rt), rs->thresholds, CL_FALSE, 0,
+                                     THRESHOLD_STRIDE * sizeof(cl_uint) * rs->n_configs, rs->thresholds_host, 0,
+                                     NULL, NULL));
+    return CLMC_OK;
+}
+
+clmc_status clmc_ising_rsite_sync(clmc_ising_rsite *rs)
+{
+    if (!rs->dirty) return CLMC_OK;
+    rs->dirty = false;
+    return transpose(rs, rs->from_copies, rs->by_site, rs->spins);
+}
+
+clmc_status clmc_ising_rsite_reload(clmc_ising_rsite *rs)
+{
+    rs->dirty = false;
+    return rs->copies ? transpose(rs, rs->to_copies, rs->spins, rs->by_site) : CLMC_OK;
+}
