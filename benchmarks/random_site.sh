@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Random-site dynamics of the 2D Ising model (issue 23): attempted updates per
-# second per variant at L = 4096 (one system; `copies` also with 16 copies)
+# second per variant at L = 4096 (one system; `copies` also with 16 copies;
+# double_tiling with tiles 16 and 64)
 # and at L = 64 with many copies, beside the checkerboard (tiled, hits 1) at
 # the same sizes, the target the issue sets (within 2x).  Each line: the
 # point, copies x L, attempts (updates) per second, ps per attempt.
@@ -8,7 +9,7 @@
 # Sizes: BIG (default 4096), SMALL (default 64), MANY (default "4096 65536",
 # copies at SMALL), SUBSTEPS_BIG (default 256: steps of N/256 attempts at
 # BIG, since one work-item per copy runs a sweep serially).
-# Smoke test on PoCL: BIG=64 SMALL=16 MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
+# Smoke test on PoCL: BIG=128 SMALL=16 MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1
@@ -44,6 +45,8 @@ point "checkerboard-tiled-L$big" "$big" 1 "$checkerboard" 20
 point "sequential_reference-L$big" "$big" 1 "$(rs sequential_reference "$substeps_big")" 4
 point "copies-L$big-x1" "$big" 1 "$(rs copies "$substeps_big")" 4
 point "copies-L$big-x16" "$big" 16 "$(rs copies "$substeps_big")" 4
+point "double_tiling-L$big-tile16" "$big" 1 '{"layout": "random_site", "random_site": "double_tiling", "tile": 16}' 20
+point "double_tiling-L$big-tile64" "$big" 1 '{"layout": "random_site", "random_site": "double_tiling", "tile": 64}' 20
 for copies in ${MANY:-4096 65536}; do
   point "checkerboard-tiled-L$small" "$small" "$copies" "$checkerboard" 20
   point "sequential_reference-L$small" "$small" "$copies" "$(rs sequential_reference 1)" 20

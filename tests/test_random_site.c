@@ -1,5 +1,7 @@
 /* Ising random-site dynamics (algorithm.layout "random_site"): every variant
- * and acceptance samples the exact 2D equilibrium; `copies` reproduces
+ * (sequential_reference, copies, double_tiling) and acceptance samples the
+ * exact 2D equilibrium; double_tiling relaxes as the reference at whole
+ * sweeps (not within one); `copies` reproduces
  * `sequential_reference` bit for bit when both follow the shared site
  * sequence; after a quench the energy relaxation of `copies`, of
  * `sequential_reference` and of a host reference agree within errors at
@@ -61,6 +63,14 @@ Test(random_site, sequential_heatbath_matches_exact, .timeout = 900)
 }
 Test(random_site, copies_metropolis_matches_exact, .timeout = 900) { expect_exact_equilibrium("copies", "metropolis"); }
 Test(random_site, copies_heatbath_matches_exact, .timeout = 900) { expect_exact_equilibrium("copies", "heatbath"); }
+Test(random_site, double_tiling_metropolis_matches_exact, .timeout = 900)
+{
+    expect_exact_equilibrium("double_tiling", "metropolis");
+}
+Test(random_site, double_tiling_heatbath_matches_exact, .timeout = 900)
+{
+    expect_exact_equilibrium("double_tiling", "heatbath");
+}
 
 /* Runs the preset text with OVERRIDES into a fresh directory; returns it. */
 static char *run_preset(const char *label, const char *json, const char *overrides)
@@ -191,10 +201,11 @@ static char *quench_preset(const char *variant, int copies)
     char *json = malloc(1024);
     snprintf(json, 1024,
              "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": %d, \"start\": \"random\"},"
-             " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"%s\", \"substeps\": %d},"
+             " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"%s\", \"substeps\": %d, \"tile\": %d},"
              " \"ensemble\": {\"type\": \"independent\", \"betas\": [%g], \"copies\": %d},"
              " \"run\": {\"thermalization\": 0, \"sweeps\": %d, \"seed\": 1}}",
-             QUENCH_L, variant, QUENCH_SUBSTEPS, QUENCH_BETA, copies, QUENCH_STEPS);
+             QUENCH_L, variant, QUENCH_SUBSTEPS, strcmp(variant, "double_tiling") == 0 ? 8 : 0, QUENCH_BETA, copies,
+             QUENCH_STEPS);
     return json;
 }
 
@@ -313,6 +324,27 @@ Test(random_site, checkerboard_relaxation_differs, .timeout = 900)
     free(json);
 }
 
+/* double_tiling (tile 8, sub-tiles 4 x 4) relaxes as the sequential
+ * reference at whole sweeps 1 .. 10, but not within a sweep: at 0.25 sweeps
+ * only one sub-tile per tile has been updated (the documented artefact). */
+Test(random_site, double_tiling_relaxation_at_whole_sweeps, .timeout = 900)
+{
+    char *json = quench_preset("sequential_reference", QUENCH_COPIES);
+    curve sequential = device_curve("rsite-quench-seq", json, "", QUENCH_STEPS, QUENCH_COPIES);
+    free(json);
+    json = quench_preset("double_tiling", QUENCH_COPIES);
+    curve tiles = device_curve("rsite-quench-dt", json, "--set run.seed=2", QUENCH_STEPS, QUENCH_COPIES);
+    free(json);
+    curve whole = {{0}, {0}};
+    for (int s = 0; s < QUENCH_STEPS / QUENCH_SUBSTEPS; s++) {
+        whole.mean[s] = tiles.mean[(s + 1) * QUENCH_SUBSTEPS - 1];
+        whole.error[s] = tiles.error[(s + 1) * QUENCH_SUBSTEPS - 1];
+    }
+    cr_expect_lt(largest_z("double_tiling vs sequential_reference, whole sweeps", &whole, &sequential,
+                           QUENCH_STEPS / QUENCH_SUBSTEPS, QUENCH_SUBSTEPS), 4.5);
+    cr_expect_gt(largest_z("double_tiling vs sequential_reference, 0.25 sweeps", &tiles, &sequential, 1, 1), 6.0);
+}
+
 /* System i of a `copies` run equals a one-system run with first_system = i. */
 Test(random_site, copies_system_reruns_alone)
 {
@@ -351,6 +383,18 @@ Test(random_site, bad_input_names_the_key)
                        "rsite-unknown-variant", "algorithm.random_site");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\"}}", "rsite-no-variant",
                        "algorithm.random_site");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\","
+                       " \"tile\": 2}}", "rsite-dt-tile", "algorithm.tile: 2 must be a multiple of 4");
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 6}, \"ensemble\": {\"beta\": 0.4},"
+                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\"}}",
+                       "rsite-dt-no-tile", "algorithm.tile: none of 16, 8, 4 fits");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\","
+                       " \"substeps\": 8}}", "rsite-dt-substeps", "algorithm.substeps");
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 8}, \"ensemble\": {\"beta\": 0.2},"
+                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\"}}",
+                       "rsite-dt-3d", "algorithm.random_site");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
+                       " \"tile\": 4}}", "rsite-tile-copies", "algorithm.tile");
 }
 
 /* Checkpoints: a run resumed from its last checkpoint (step 260 of 300)

@@ -150,3 +150,60 @@ __kernel void rsite_from_copies(__global const char *by_site, __global char *by_
     uint site = get_global_id(0), config = get_global_id(1);
     if (site < SITES) by_config[(size_t)config * SITES + site] = by_site[(size_t)site * CONFIGS + config];
 }
+
+#ifdef RS_TILE
+/* double_tiling (2D): tiles of RS_TILE^2 sites, each split into four
+ * sub-tiles of SUB^2; a sweep is four phases, one launch each, and in phase p
+ * every tile of a configuration makes SUB^2 random-site attempts in the same
+ * sub-tile, order[p] of a random order drawn per sweep and configuration.
+ * Active sub-tiles of neighbouring tiles are SUB sites apart, so each
+ * work-item (one per tile) updates its sub-tile serially in global memory
+ * while the spins it reads around it stay fixed. */
+#define SUB (RS_TILE / 2)
+#define SUB_SITES (SUB * SUB)
+#define TILES_PER_EDGE (EDGE / RS_TILE)
+#define RS_PURPOSE_ORDER 22u
+
+/* Sub-tile (0..3: x half + 2 y half) of phase `phase`: permutation number
+ * r mod 24 (Lehmer code) of the sweep's draw; the bias of r mod 24 is below
+ * 24 / 2^32. */
+inline uint subtile_of(clmc_philox_key key, uint sweep_lo, uint sweep_hi, uint phase, uint config)
+{
+    clmc_philox_ctr r = clmc_random4(key, 0, sweep_lo, sweep_hi, CLMC_STREAM(RS_PURPOSE_ORDER, CLMC_FIRST_SYSTEM + config));
+    uint k = r.v[0] % 24u;
+    uint order[4] = {0, 1, 2, 3}, digits[3] = {k / 6, (k / 2) % 3, k % 2};
+    for (uint p = 0; p < 3; p++) {
+        uint j = p + digits[p], chosen = order[j];
+        for (uint m = j; m > p; m--) order[m] = order[m - 1];
+        order[p] = chosen;
+    }
+    return order[phase];
+}
+
+/* Attempt a of phase p in sweep t draws word a % 4 at counter
+ * ((tile SUB^2 + a) / 4, t low, 4 t high + p, purpose) (SUB^2 is a multiple of 4). */
+__kernel void rsite_double_tiling(__global char *spins, uint seed_lo, uint seed_hi, uint sweep_lo, uint sweep_hi,
+                                  __global const uint *thresholds, uint phase)
+{
+    uint tile = get_global_id(0), config = get_global_id(1);
+    if (tile >= TILES_PER_EDGE * TILES_PER_EDGE) return;
+    spins += (size_t)config * SITES;
+    uint threshold[NEIGHBOURS + 1];
+    load_thresholds(thresholds, config, threshold);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint q = subtile_of(key, sweep_lo, sweep_hi, phase, config);
+    uint x0 = (tile % TILES_PER_EDGE) * RS_TILE + (q & 1u) * SUB, y0 = (tile / TILES_PER_EDGE) * RS_TILE + (q >> 1) * SUB;
+    uint sites_stream = site_stream(config);
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+    uint hit = 4 * sweep_hi + phase;
+    for (uint a = 0; a < SUB_SITES; a += 4) {
+        uint unit = (tile * SUB_SITES + a) / 4;
+        clmc_philox_ctr picks = clmc_random4(key, unit, sweep_lo, hit, sites_stream);
+        clmc_philox_ctr u = clmc_random4(key, unit, sweep_lo, hit, accept_stream);
+        for (uint k = 0; k < 4; k++) {
+            uint r = mul_hi(picks.v[k], (uint)SUB_SITES);
+            attempt(spins, x0 + r % SUB + EDGE * (y0 + r / SUB), 1, u.v[k], threshold);
+        }
+    }
+}
+#endif

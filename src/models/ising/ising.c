@@ -67,7 +67,7 @@ static clmc_status ising_validate(const clmc_preset *p)
     const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
     if (problem)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
-    if (!tiled && tile != 0)
+    if (!tiled && tile != 0 && !clmc_ising_rsite_wanted(p)) /* random_site checks its own */
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" only (give 0)", tile);
     int width = (int)clmc_preset_int(p, "algorithm.item_width");
     if (width != 0 && width != 2 && width != 4 && width != 8)
@@ -255,7 +255,7 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
 {
     read_preset(s, p);
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
-    else clmc_preset_set_int(p, "algorithm.tile", 0);
+    else if (!clmc_ising_rsite_wanted(p)) clmc_preset_set_int(p, "algorithm.tile", 0);
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate_buffers(s));
     CLMC_TRY(initialise_spins(s));

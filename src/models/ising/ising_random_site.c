@@ -14,8 +14,9 @@
 
 struct clmc_ising_rsite {
     clmc_runtime *rt;
-    int dim;
+    int dim, edge;
     bool copies, heatbath, dirty;
+    int tile, substeps; /* tile: double_tiling's tile edge, else 0 */
     cl_uint n_sites, n_configs, seed_lo, seed_hi;
     size_t wg;
     cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site: copy-minor (copies only) */
@@ -33,6 +34,39 @@ unsigned long long clmc_ising_rsite_attempts(const clmc_preset *p)
 {
     unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
     return sites / (unsigned long long)clmc_preset_int(p, "algorithm.substeps");
+}
+
+/* Problems with a double_tiling tile edge, or NULL. */
+static const char *tile_problem(int edge, int tile)
+{
+    if (tile < 4 || tile % 4 != 0) return "must be a multiple of 4 (sub-tiles of an even edge)";
+    if (edge % tile != 0) return "must divide model.L";
+    if (edge / tile < 2) return "must be at most model.L / 2";
+    return NULL;
+}
+
+/* Default double_tiling tile: the first of 16, 8, 4 that fits L. */
+static int default_tile(int edge)
+{
+    const int candidates[] = {16, 8, 4};
+    for (int i = 0; i < 3; i++)
+        if (!tile_problem(edge, candidates[i])) return candidates[i];
+    return 0;
+}
+
+static clmc_status validate_double_tiling(const clmc_preset *p, int edge, int tile, long long substeps)
+{
+    if (clmc_preset_int(p, "model.dim") != 2)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: \"double_tiling\" is implemented for model.dim 2 only");
+    if (substeps != 1 && substeps != 2 && substeps != 4)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: double_tiling takes 1, 2 or 4 (phases of a sweep), "
+                         "got %lld", substeps);
+    if (!tile && !default_tile(edge))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: none of 16, 8, 4 fits model.L = %d (double_tiling needs a "
+                         "multiple of 4 dividing L, at most L / 2)", edge);
+    const char *problem = tile ? tile_problem(edge, tile) : NULL;
+    if (problem) return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
+    return CLMC_OK;
 }
 
 clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
@@ -56,12 +90,17 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
         return CLMC_OK;
     }
     if (strcmp(variant, "none") == 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: layout \"random_site\" needs \"sequential_reference\" "
-                         "or \"copies\"");
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: layout \"random_site\" needs \"sequential_reference\", "
+                         "\"copies\" or \"double_tiling\"");
     if (strcmp(variant, "copies") == 0 && strcmp(sequence, "per_copy") == 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: \"per_copy\" contradicts algorithm.random_site "
                          "\"copies\" (one site sequence shared by all copies)");
-    unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    int edge = (int)clmc_preset_int(p, "model.L"), tile = (int)clmc_preset_int(p, "algorithm.tile");
+    if (strcmp(variant, "double_tiling") == 0) return validate_double_tiling(p, edge, tile, substeps);
+    if (tile != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" and random_site \"double_tiling\" "
+                         "only (give 0)", tile);
+    unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), edge);
     if (sites % (unsigned long long)substeps != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld must divide the %llu sites", substeps, sites);
     return CLMC_OK;
@@ -86,8 +125,10 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     clmc_defines_int(&options, "RS_WG", (long long)rs->wg);
     unsigned first_system = clmc_preset_systems(p)->first_system;
     if (first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", first_system);
+    if (rs->tile) clmc_defines_int(&options, "RS_TILE", rs->tile);
     CLMC_TRY(clmc_defines_build(rs->rt, "ising/random_site.cl", &options, &rs->program));
-    CLMC_TRY(clmc_kernel_create(rs->program, rs->copies ? "rsite_copies" : "rsite_sequential", &rs->update));
+    const char *kernel = rs->tile ? "rsite_double_tiling" : (rs->copies ? "rsite_copies" : "rsite_sequential");
+    CLMC_TRY(clmc_kernel_create(rs->program, kernel, &rs->update));
     CLMC_TRY(clmc_kernel_create(rs->program, "rsite_to_copies", &rs->to_copies));
     return clmc_kernel_create(rs->program, "rsite_from_copies", &rs->from_copies);
 }
@@ -100,7 +141,7 @@ static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from
     return clmc_enqueue(rs->rt, kernel, 2, global, NULL, CLMC_UNTIMED);
 }
 
-clmc_status clmc_ising_rsite_create(clmc_runtime *rt, const clmc_preset *p, cl_mem spins, cl_uint n_configs,
+clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spins, cl_uint n_configs,
                                     clmc_ising_rsite **out)
 {
     clmc_ising_rsite *rs = calloc(1, sizeof *rs);
@@ -108,11 +149,20 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, const clmc_preset *p, cl_m
     *out = rs;
     rs->rt = rt;
     rs->dim = (int)clmc_preset_int(p, "model.dim");
+    rs->edge = (int)clmc_preset_int(p, "model.L");
     rs->n_sites = (cl_uint)clmc_lattice_sites(rs->dim, (int)clmc_preset_int(p, "model.L"));
     rs->n_configs = n_configs;
     rs->copies = strcmp(clmc_preset_string(p, "algorithm.random_site"), "copies") == 0;
     rs->heatbath = strcmp(clmc_preset_string(p, "algorithm.type"), "heatbath") == 0;
     rs->spins = spins;
+    rs->substeps = (int)clmc_preset_int(p, "algorithm.substeps");
+    if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "double_tiling") == 0) {
+        rs->tile = (int)clmc_preset_int(p, "algorithm.tile");
+        if (!rs->tile) {
+            rs->tile = default_tile((int)clmc_preset_int(p, "model.L"));
+            clmc_preset_set_int(p, "algorithm.tile", rs->tile);
+        }
+    }
     unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
     rs->seed_lo = (cl_uint)(seed & 0xffffffffu);
     rs->seed_hi = (cl_uint)(seed >> 32);
@@ -148,8 +198,25 @@ void clmc_ising_rsite_destroy(clmc_ising_rsite *rs)
     free(rs);
 }
 
+/* double_tiling: step s of substeps k runs phases (s mod k) 4/k .. of sweep s / k. */
+static clmc_status double_tiling_step(clmc_ising_rsite *rs, uint64_t step)
+{
+    uint64_t sweep = step / (uint64_t)rs->substeps;
+    cl_uint lo = (cl_uint)(sweep & 0xffffffffu), hi = (cl_uint)(sweep >> 32), phases = 4 / (cl_uint)rs->substeps;
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 3, sizeof(cl_uint), &lo));
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 4, sizeof(cl_uint), &hi));
+    size_t tiles_per_edge = (size_t)(rs->edge / rs->tile), global[2] = {tiles_per_edge * tiles_per_edge, rs->n_configs};
+    for (cl_uint k = 0; k < phases; k++) {
+        cl_uint phase = (cl_uint)(step % (uint64_t)rs->substeps) * phases + k;
+        CLMC_CL_TRY(clSetKernelArg(rs->update, 6, sizeof(cl_uint), &phase));
+        CLMC_TRY(clmc_enqueue(rs->rt, rs->update, 2, global, NULL, CLMC_TIMED));
+    }
+    return CLMC_OK;
+}
+
 clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step)
 {
+    if (rs->tile) return double_tiling_step(rs, step);
     cl_uint lo = (cl_uint)(step & 0xffffffffu), hi = (cl_uint)(step >> 32);
     CLMC_CL_TRY(clSetKernelArg(rs->update, 3, sizeof(cl_uint), &lo));
     CLMC_CL_TRY(clSetKernelArg(rs->update, 4, sizeof(cl_uint), &hi));

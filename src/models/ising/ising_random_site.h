@@ -17,8 +17,9 @@ bool clmc_ising_rsite_wanted(const clmc_preset *p);
 /* Attempts per configuration and step (sites / algorithm.substeps). */
 unsigned long long clmc_ising_rsite_attempts(const clmc_preset *p);
 
-/* `spins`: the driver's buffer of n_configs configurations, already initialised. */
-clmc_status clmc_ising_rsite_create(clmc_runtime *rt, const clmc_preset *p, cl_mem spins, cl_uint n_configs,
+/* `spins`: the driver's buffer of n_configs configurations, already
+ * initialised; records the double_tiling tile edge used in algorithm.tile. */
+clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spins, cl_uint n_configs,
                                     clmc_ising_rsite **out);
 void clmc_ising_rsite_destroy(clmc_ising_rsite *rs);
 clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step);
