@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Random-site dynamics of the 2D Ising model (issue 23): attempted updates per
 # second per variant at L = 4096 (one system; `copies` also with 16 copies;
-# double_tiling with tiles 16 and 64)
+# double_tiling and dead_border with tiles 16 and 64)
 # and at L = 64 with many copies, beside the checkerboard (tiled, hits 1) at
 # the same sizes, the target the issue sets (within 2x).  Each line: the
 # point, copies x L, attempts (updates) per second, ps per attempt.
@@ -47,6 +47,8 @@ point "copies-L$big-x1" "$big" 1 "$(rs copies "$substeps_big")" 4
 point "copies-L$big-x16" "$big" 16 "$(rs copies "$substeps_big")" 4
 point "double_tiling-L$big-tile16" "$big" 1 '{"layout": "random_site", "random_site": "double_tiling", "tile": 16}' 20
 point "double_tiling-L$big-tile64" "$big" 1 '{"layout": "random_site", "random_site": "double_tiling", "tile": 64}' 20
+point "dead_border-L$big-tile16" "$big" 1 '{"layout": "random_site", "random_site": "dead_border", "tile": 16}' 20
+point "dead_border-L$big-tile64" "$big" 1 '{"layout": "random_site", "random_site": "dead_border", "tile": 64}' 20
 for copies in ${MANY:-4096 65536}; do
   point "checkerboard-tiled-L$small" "$small" "$copies" "$checkerboard" 20
   point "sequential_reference-L$small" "$small" "$copies" "$(rs sequential_reference 1)" 20

@@ -207,3 +207,59 @@ __kernel void rsite_double_tiling(__global char *spins, uint seed_lo, uint seed_
     }
 }
 #endif
+
+#if defined(RS_TILE) && defined(TILE_ATTEMPTS)
+/* dead_border (2D and 3D): the lattice is cut into tiles of RS_TILE^DIM sites
+ * whose origin is shifted by a random offset in [0, RS_TILE)^DIM every
+ * shift_every sweeps (segment); one work-item per tile makes TILE_ATTEMPTS
+ * random-site attempts per step on the tile's interior, the (RS_TILE - 2)^DIM
+ * sites off its one-site border.  Borders are never updated while the origin
+ * stays, so interiors of different tiles never touch. */
+#define INNER (RS_TILE - 2)
+#define RS_PURPOSE_ORIGIN 23u
+#if DIM == 2
+#define INNER_SITES (INNER * INNER)
+#define TILE_COUNT (TILES_PER_EDGE * TILES_PER_EDGE)
+#else
+#define INNER_SITES (INNER * INNER * INNER)
+#define TILE_COUNT (TILES_PER_EDGE * TILES_PER_EDGE * TILES_PER_EDGE)
+#endif
+
+/* Attempt a of step t draws word a % 4 at counter (tile ceil(TILE_ATTEMPTS /
+ * 4) + a / 4, t low, t high, purpose); the origin of segment g is
+ * floor(u RS_TILE / 2^32) of words 0, 1, 2 at (0, g low, g high, purpose 23). */
+__kernel void rsite_dead_border(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
+                                __global const uint *thresholds, uint segment_lo, uint segment_hi)
+{
+    uint tile = get_global_id(0), config = get_global_id(1);
+    if (tile >= TILE_COUNT) return;
+    spins += (size_t)config * SITES;
+    uint threshold[NEIGHBOURS + 1];
+    load_thresholds(thresholds, config, threshold);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    clmc_philox_ctr origin = clmc_random4(key, 0, segment_lo, segment_hi,
+                                          CLMC_STREAM(RS_PURPOSE_ORIGIN, CLMC_FIRST_SYSTEM + config));
+    uint bx = mul_hi(origin.v[0], (uint)RS_TILE) + (tile % TILES_PER_EDGE) * RS_TILE + 1;
+    uint by = mul_hi(origin.v[1], (uint)RS_TILE) + (tile / TILES_PER_EDGE % TILES_PER_EDGE) * RS_TILE + 1;
+#if DIM == 3
+    uint bz = mul_hi(origin.v[2], (uint)RS_TILE) + tile / (TILES_PER_EDGE * TILES_PER_EDGE) * RS_TILE + 1;
+#endif
+    uint sites_stream = site_stream(config);
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+    for (uint a = 0; a < TILE_ATTEMPTS; a += 4) {
+        uint unit = tile * ((TILE_ATTEMPTS + 3) / 4) + a / 4;
+        clmc_philox_ctr picks = clmc_random4(key, unit, step_lo, step_hi, sites_stream);
+        clmc_philox_ctr u = clmc_random4(key, unit, step_lo, step_hi, accept_stream);
+        for (uint k = 0; k < 4 && a + k < TILE_ATTEMPTS; k++) {
+            uint r = mul_hi(picks.v[k], (uint)INNER_SITES);
+            uint x = (bx + r % INNER) % EDGE, y = (by + r / INNER % INNER) % EDGE;
+#if DIM == 3
+            uint z = (bz + r / (INNER * INNER)) % EDGE;
+#else
+            uint z = 0;
+#endif
+            attempt(spins, x + EDGE * (y + EDGE * z), 1, u.v[k], threshold);
+        }
+    }
+}
+#endif

@@ -16,7 +16,9 @@ struct clmc_ising_rsite {
     clmc_runtime *rt;
     int dim, edge;
     bool copies, heatbath, dirty;
-    int tile, substeps; /* tile: double_tiling's tile edge, else 0 */
+    bool dead_border;
+    int tile, substeps;  /* tile: double_tiling's or dead_border's tile edge, else 0 */
+    long long shift_every; /* dead_border: sweeps between origin shifts */
     cl_uint n_sites, n_configs, seed_lo, seed_hi;
     size_t wg;
     cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site: copy-minor (copies only) */
@@ -36,36 +38,43 @@ unsigned long long clmc_ising_rsite_attempts(const clmc_preset *p)
     return sites / (unsigned long long)clmc_preset_int(p, "algorithm.substeps");
 }
 
-/* Problems with a double_tiling tile edge, or NULL. */
-static const char *tile_problem(int edge, int tile)
+/* Problems with a double_tiling or dead_border tile edge, or NULL. */
+static const char *tile_problem(int edge, int tile, bool dead_border)
 {
-    if (tile < 4 || tile % 4 != 0) return "must be a multiple of 4 (sub-tiles of an even edge)";
+    if (dead_border && tile < 4) return "is too small for a dead border (at least 4: a one-site border around the interior)";
+    if (!dead_border && (tile < 4 || tile % 4 != 0)) return "must be a multiple of 4 (sub-tiles of an even edge)";
     if (edge % tile != 0) return "must divide model.L";
     if (edge / tile < 2) return "must be at most model.L / 2";
     return NULL;
 }
 
-/* Default double_tiling tile: the first of 16, 8, 4 that fits L. */
-static int default_tile(int edge)
+/* Default tile: the first of 16, 8, 4 that fits L. */
+static int default_tile(int edge, bool dead_border)
 {
     const int candidates[] = {16, 8, 4};
     for (int i = 0; i < 3; i++)
-        if (!tile_problem(edge, candidates[i])) return candidates[i];
+        if (!tile_problem(edge, candidates[i], dead_border)) return candidates[i];
     return 0;
 }
 
-static clmc_status validate_double_tiling(const clmc_preset *p, int edge, int tile, long long substeps)
+static clmc_status validate_tiles(const clmc_preset *p, int edge, int tile, long long substeps, bool dead_border)
 {
-    if (clmc_preset_int(p, "model.dim") != 2)
+    int dim = (int)clmc_preset_int(p, "model.dim");
+    if (!dead_border && dim != 2)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: \"double_tiling\" is implemented for model.dim 2 only");
-    if (substeps != 1 && substeps != 2 && substeps != 4)
+    if (!dead_border && substeps != 1 && substeps != 2 && substeps != 4)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: double_tiling takes 1, 2 or 4 (phases of a sweep), "
                          "got %lld", substeps);
-    if (!tile && !default_tile(edge))
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: none of 16, 8, 4 fits model.L = %d (double_tiling needs a "
-                         "multiple of 4 dividing L, at most L / 2)", edge);
-    const char *problem = tile ? tile_problem(edge, tile) : NULL;
+    if (!tile && !default_tile(edge, dead_border))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: none of 16, 8, 4 fits model.L = %d (%s)", edge,
+                         dead_border ? "dead_border needs at least 4 dividing L, at most L / 2"
+                                     : "double_tiling needs a multiple of 4 dividing L, at most L / 2");
+    const char *problem = tile ? tile_problem(edge, tile, dead_border) : NULL;
     if (problem) return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
+    long long used = tile ? tile : default_tile(edge, dead_border), tile_sites = used * used * (dim == 3 ? used : 1);
+    if (dead_border && tile_sites % substeps != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld must divide the tile's %lld sites (dead_border)",
+                         substeps, tile_sites);
     return CLMC_OK;
 }
 
@@ -87,16 +96,22 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
         if (substeps != 1)
             return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld needs algorithm.layout \"random_site\" (give 1)",
                              substeps);
+        if (clmc_preset_int(p, "algorithm.shift_every") != 1)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
         return CLMC_OK;
     }
     if (strcmp(variant, "none") == 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: layout \"random_site\" needs \"sequential_reference\", "
-                         "\"copies\" or \"double_tiling\"");
+                         "\"copies\", \"double_tiling\" or \"dead_border\"");
     if (strcmp(variant, "copies") == 0 && strcmp(sequence, "per_copy") == 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: \"per_copy\" contradicts algorithm.random_site "
                          "\"copies\" (one site sequence shared by all copies)");
     int edge = (int)clmc_preset_int(p, "model.L"), tile = (int)clmc_preset_int(p, "algorithm.tile");
-    if (strcmp(variant, "double_tiling") == 0) return validate_double_tiling(p, edge, tile, substeps);
+    bool dead_border = strcmp(variant, "dead_border") == 0;
+    if (!dead_border && clmc_preset_int(p, "algorithm.shift_every") != 1)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
+    if (dead_border || strcmp(variant, "double_tiling") == 0)
+        return validate_tiles(p, edge, tile, substeps, dead_border);
     if (tile != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" and random_site \"double_tiling\" "
                          "only (give 0)", tile);
@@ -126,8 +141,13 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     unsigned first_system = clmc_preset_systems(p)->first_system;
     if (first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", first_system);
     if (rs->tile) clmc_defines_int(&options, "RS_TILE", rs->tile);
+    long long tile_sites = (long long)rs->tile * rs->tile * (rs->dim == 3 ? rs->tile : 1);
+    if (rs->dead_border) clmc_defines_int(&options, "TILE_ATTEMPTS", tile_sites / rs->substeps);
     CLMC_TRY(clmc_defines_build(rs->rt, "ising/random_site.cl", &options, &rs->program));
-    const char *kernel = rs->tile ? "rsite_double_tiling" : (rs->copies ? "rsite_copies" : "rsite_sequential");
+    const char *kernel = rs->dead_border ? "rsite_dead_border"
+                       : rs->tile      ? "rsite_double_tiling"
+                       : rs->copies    ? "rsite_copies"
+                                       : "rsite_sequential";
     CLMC_TRY(clmc_kernel_create(rs->program, kernel, &rs->update));
     CLMC_TRY(clmc_kernel_create(rs->program, "rsite_to_copies", &rs->to_copies));
     return clmc_kernel_create(rs->program, "rsite_from_copies", &rs->from_copies);
@@ -156,10 +176,12 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     rs->heatbath = strcmp(clmc_preset_string(p, "algorithm.type"), "heatbath") == 0;
     rs->spins = spins;
     rs->substeps = (int)clmc_preset_int(p, "algorithm.substeps");
-    if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "double_tiling") == 0) {
+    rs->dead_border = strcmp(clmc_preset_string(p, "algorithm.random_site"), "dead_border") == 0;
+    rs->shift_every = clmc_preset_int(p, "algorithm.shift_every");
+    if (rs->dead_border || strcmp(clmc_preset_string(p, "algorithm.random_site"), "double_tiling") == 0) {
         rs->tile = (int)clmc_preset_int(p, "algorithm.tile");
         if (!rs->tile) {
-            rs->tile = default_tile((int)clmc_preset_int(p, "model.L"));
+            rs->tile = default_tile((int)clmc_preset_int(p, "model.L"), rs->dead_border);
             clmc_preset_set_int(p, "algorithm.tile", rs->tile);
         }
     }
@@ -214,8 +236,23 @@ static clmc_status double_tiling_step(clmc_ising_rsite *rs, uint64_t step)
     return CLMC_OK;
 }
 
+/* dead_border: one launch per step; the origin of segment (step / substeps) / shift_every. */
+static clmc_status dead_border_step(clmc_ising_rsite *rs, uint64_t step)
+{
+    uint64_t segment = step / (uint64_t)rs->substeps / (uint64_t)rs->shift_every;
+    cl_uint args[4] = {(cl_uint)(step & 0xffffffffu), (cl_uint)(step >> 32), (cl_uint)(segment & 0xffffffffu),
+                       (cl_uint)(segment >> 32)};
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 3, sizeof(cl_uint), &args[0]));
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 4, sizeof(cl_uint), &args[1]));
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 6, sizeof(cl_uint), &args[2]));
+    CLMC_CL_TRY(clSetKernelArg(rs->update, 7, sizeof(cl_uint), &args[3]));
+    size_t tiles = (size_t)clmc_lattice_sites(rs->dim, rs->edge / rs->tile), global[2] = {tiles, rs->n_configs};
+    return clmc_enqueue(rs->rt, rs->update, 2, global, NULL, CLMC_TIMED);
+}
+
 clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step)
 {
+    if (rs->dead_border) return dead_border_step(rs, step);
     if (rs->tile) return double_tiling_step(rs, step);
     cl_uint lo = (cl_uint)(step & 0xffffffffu), hi = (cl_uint)(step >> 32);
     CLMC_CL_TRY(clSetKernelArg(rs->update, 3, sizeof(cl_uint), &lo));

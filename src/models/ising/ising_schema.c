@@ -3,7 +3,7 @@
 
 static const char *const algorithm_types[] = {"metropolis", "heatbath", NULL};
 static const char *const layouts[] = {"naive", "tiled", "msc", "random_site", NULL};
-static const char *const random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling", NULL};
+static const char *const random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling", "dead_border", NULL};
 static const char *const site_sequences[] = {"auto", "per_copy", "shared", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 
@@ -22,7 +22,7 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "naive: global-memory checkerboard; tiled: double checkerboard in local memory; "
      "msc: multi-spin coded, 32 sites per word; random_site: random-site dynamics (algorithm.random_site)"},
     {"tile", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
-     "tile edge for layout tiled and random_site double_tiling (0 = default)"},
+     "tile edge for layout tiled and random_site double_tiling / dead_border (0 = default)"},
     {"item_width", CLMC_FIELD_INT, 0, 8, false, NULL, "0",
      "tiled: sites per work-item along x, 2, 4 or 8 dividing the tile (0 = the largest that divides it); "
      "results do not depend on it"},
@@ -30,9 +30,12 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "updates of each tile per visit (multi-hit); 1 for layout naive"},
     {"random_site", CLMC_FIELD_STRING, 0, 0, false, random_site_variants, "\"none\"",
      "layout random_site (required there): sequential_reference (one work-item per copy), copies (shared site "
-     "sequence) or double_tiling (tiles of four sub-tiles); none for the other layouts"},
+     "sequence), double_tiling (tiles of four sub-tiles) or dead_border (tile interiors, shifted origin); none for "
+     "the other layouts"},
     {"site_sequence", CLMC_FIELD_STRING, 0, 0, false, site_sequences, "\"auto\"",
      "layout random_site: per_copy or shared site picks (auto: per_copy for sequential_reference, shared for copies)"},
+    {"shift_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1",
+     "random_site dead_border: sweeps between random shifts of the tiling's origin"},
     {"substeps", CLMC_FIELD_INT, 1, 1LL << 32, false, NULL, "1",
      "layout random_site: steps per sweep; one step (a unit of run.sweeps) makes N / substeps attempts"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
