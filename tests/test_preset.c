@@ -216,13 +216,13 @@ Test(preset, string_choices_list_values_and_suggest)
 {
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"algorithm\": {\"layout\": \"tild\"},"
                  " \"ensemble\": {\"beta\": 1}}",
-                 ": algorithm.layout: ", "expected one of \"naive\", \"tiled\", \"msc\"; got \"tild\"",
+                 ": algorithm.layout: ", "expected one of \"naive\", \"tiled\", \"msc\", \"random_site\"; got \"tild\"",
                  "did you mean \"tiled\"?");
     EXPECT_ERROR("{\"model\": {\"type\": \"Ising\", \"L\": 8}, \"ensemble\": {\"beta\": 1}}",
                  ": model.type: ", "expected one of \"ising\"", "did you mean \"ising\"?");
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"algorithm\": {\"layout\": \"checkerboard\"},"
                  " \"ensemble\": {\"beta\": 1}}",
-                 ": algorithm.layout: ", "expected one of \"naive\", \"tiled\", \"msc\"; got \"checkerboard\"");
+                 ": algorithm.layout: ", "expected one of \"naive\", \"tiled\", \"msc\", \"random_site\"; got \"checkerboard\"");
 }
 
 Test(preset, required_keys_must_be_present)

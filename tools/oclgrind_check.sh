@@ -71,6 +71,11 @@ add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow"'), $beta" 0 1
 add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8'), $pt}"
 # 64 walkers: work-groups of 2 with local histograms (muca_ising.cl).
 add ising2d-multicanonical "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"
+rsite() { ising "$1" 8 random_site ", \"random_site\": \"$2\"${3:-}"; }
+add ising2d-rsite-sequential "$all" "$(rsite 2 sequential_reference ', "substeps": 4'), $beta"
+add ising2d-rsite-copies "$all" "$(rsite 2 copies), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
+add ising2d-rsite-double-tiling "$all" "$(rsite 2 double_tiling ', "type": "heatbath"'), $beta"
+add ising3d-rsite-dead-border "$all" "$(rsite 3 dead_border ', "shift_every": 2'), $beta"
 ea() { echo "\"model\": {\"type\": \"ea_ising\", \"dim\": $1, \"L\": $2$3}, \"algorithm\": {\"layout\": \"$4\"${5:-}}"; }
 add ea3d-naive "$all" "$(ea 3 4 '' naive), $beta"
 add ea3d-naive-tempering "$all" "$(ea 3 4 ', "realizations": 2' naive), $pt}"

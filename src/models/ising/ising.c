@@ -1,6 +1,7 @@
 /* Host side of the Ising model: validation, kernel set-up and launches for the
  * naive, tiled (double checkerboard, multi-hit; cl/ising/ising.cl) and multi-spin
- * coded (cl/ising/ising_msc.cl) Metropolis layouts. */
+ * coded (cl/ising/ising_msc.cl) Metropolis layouts; random-site dynamics in
+ * ising_random_site.c. */
 #include "models/ising/ising.h"
 
 #include <math.h>
@@ -12,6 +13,7 @@
 #include "measure/measure.h"
 #include "models/lattice.h"
 #include "models/rng_streams.h"
+#include "models/ising/ising_random_site.h"
 
 #define MEASURE_BATCH 256
 
@@ -48,6 +50,7 @@ typedef struct {
     char muca_defines[64];    /* clmc_density_walkers.defines */
     size_t measure_wg, measure_groups;
     cl_int *partials_host;
+    clmc_ising_rsite *rsite; /* layout random_site, else NULL */
 } ising_state;
 
 /* Problems with a tile edge for this lattice, or NULL if it is usable. */
@@ -90,12 +93,15 @@ static clmc_status ising_validate(const clmc_preset *p)
     const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
     if (problem)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
-    if (!tiled && tile != 0)
+    if (!tiled && tile != 0 && !clmc_ising_rsite_wanted(p)) /* random_site checks its own */
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" only (give 0)", tile);
     clmc_rng_kind rng = clmc_rng_from_preset(p);
     if (clmc_rng_stateful(rng) && clmc_preset_is_population(p))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" keeps generator states, which population annealing's "
                          "copies of configurations do not carry; give philox4x32_10 or philox4x32_7", clmc_rng_names[rng]);
+    if (rng != CLMC_RNG_PHILOX4X32_10 && strcmp(clmc_preset_string(p, "algorithm.layout"), "random_site") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: layout \"random_site\" draws from philox4x32_10 only, not "
+                         "\"%s\"", clmc_rng_names[rng]);
     const char *ensemble = clmc_preset_has(p, "ensemble.type") ? clmc_preset_string(p, "ensemble.type") : "";
     if (rng != CLMC_RNG_PHILOX4X32_10 && (strcmp(ensemble, "multicanonical") == 0 || strcmp(ensemble, "wang_landau") == 0))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: the %s walkers draw from philox4x32_10 only, not \"%s\"",
@@ -110,7 +116,7 @@ static clmc_status ising_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d is for layout \"tiled\" only (give 0)", width);
     if (width != 0 && tile != 0 && tile % width != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide algorithm.tile = %d", width, tile);
-    return CLMC_OK;
+    return clmc_ising_rsite_validate(p);
 }
 
 /* Sites per work-item along x in the tiled kernel: `requested` (2, 4 or 8),
@@ -320,10 +326,11 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
 {
     read_preset(s, p);
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
-    else clmc_preset_set_int(p, "algorithm.tile", 0);
+    else if (!clmc_ising_rsite_wanted(p)) clmc_preset_set_int(p, "algorithm.tile", 0);
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate_buffers(s));
-    return initialise_spins(s);
+    CLMC_TRY(initialise_spins(s));
+    return clmc_ising_rsite_wanted(p) ? clmc_ising_rsite_create(s->rt, p, s->spins, s->n_configs, &s->rsite) : CLMC_OK;
 }
 
 static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
@@ -344,6 +351,7 @@ static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     shape->series_columns = series_columns;
     shape->measure_batch = s->spare_slot ? s->spare_slot : 1;
     shape->updates_per_sweep = (double)s->n_sites * s->hits * s->n_configs;
+    if (s->rsite) shape->updates_per_sweep = (double)clmc_ising_rsite_attempts(p) * s->n_configs;
     shape->bytes_per_sweep = (double)s->n_sites * s->n_configs * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
     shape->n_systems = s->copies;
     shape->n_temperatures = s->n_temperatures;
@@ -355,6 +363,7 @@ static void ising_destroy(void *state)
 {
     ising_state *s = state;
     if (!s) return;
+    clmc_ising_rsite_destroy(s->rsite);
     if (s->init) CLMC_CL_WARN(clReleaseKernel(s->init));
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
@@ -385,6 +394,7 @@ static size_t naive_items(const ising_state *s)
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
+    if (s->rsite) return clmc_ising_rsite_step(s->rsite, sweep_index);
     cl_uint sweep = (cl_uint)sweep_index;
     CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
     int colours = s->tiled ? s->tile_colours : 2;
@@ -404,6 +414,7 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 static clmc_status ising_measure(void *state, unsigned slot)
 {
     ising_state *s = state;
+    if (s->rsite) CLMC_TRY(clmc_ising_rsite_sync(s->rsite));
     cl_uint slot_arg = slot;
     CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
     size_t global[2] = {s->measure_groups * s->measure_wg, s->n_configs}, local[2] = {s->measure_wg, 1};
@@ -465,6 +476,7 @@ static clmc_status ising_set_betas(void *state, const double *betas, const unsig
 {
     ising_state *s = state;
     (void)temperature_of;
+    if (s->rsite) CLMC_TRY(clmc_ising_rsite_set_betas(s->rsite, betas));
     for (cl_uint c = 0; c < s->n_configs; c++) clmc_metropolis_thresholds(betas[c], s->thresholds_host + 3 * c);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_FALSE, 0,
                                      3 * sizeof *s->thresholds_host * s->n_configs, s->thresholds_host, 0,
@@ -483,6 +495,7 @@ static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows
 static clmc_status read_configuration(ising_state *s, cl_uint config, signed char *spins)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
+    if (s->rsite) CLMC_TRY(clmc_ising_rsite_sync(s->rsite));
     size_t offset = spin_bytes(s) * config;
     if (!s->msc) {
         CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, s->n_sites, spins, 0, NULL, NULL));
@@ -559,6 +572,7 @@ static clmc_status ising_save_state(void *state, unsigned char **blob, size_t *b
     ising_state *s = state;
     size_t spins = spin_bytes(s) * s->n_configs;
     *bytes = spins + rng_bytes(s);
+    if (s->rsite) CLMC_TRY(clmc_ising_rsite_sync(s->rsite));
     *blob = malloc(*bytes);
     if (!*blob) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, spins, *blob, 0, NULL, NULL));
@@ -576,7 +590,8 @@ static clmc_status ising_load_state(void *state, const unsigned char *blob, size
         if ((signed char)blob[i] != 1 && (signed char)blob[i] != -1)
             return clmc_fail(CLMC_ERR_INPUT, "checkpoint: spin %zu is not +-1", i);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
-    return clmc_rng_streams_upload(s->rt, &s->rng, blob + bytes);
+    CLMC_TRY(clmc_rng_streams_upload(s->rt, &s->rng, blob + bytes));
+    return s->rsite ? clmc_ising_rsite_reload(s->rsite) : CLMC_OK;
 }
 
 /* Spins of every configuration plus the measurement partials (per
@@ -598,6 +613,8 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     clmc_rng_kind kind = clmc_rng_from_preset(p);
     uint64_t states = clmc_rng_state_bytes(kind, rng_streams_per_config(dim, edge, tile, kind), configs);
     *total = spins + partials + 3 * sizeof(cl_uint) * configs + states;
+    if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "copies") == 0)
+        *total += spins + 8 * sizeof(cl_uint) * configs; /* the copy-minor spins and the flip thresholds */
     *largest = spins > partials ? spins : partials;
     if (states > *largest) *largest = states;
 }
