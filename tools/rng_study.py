@@ -109,7 +109,9 @@ def print_table(table, exact, columns, mode, study):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--mode", choices=("quick", "full"), default="full")
+    with open(os.path.join(STUDY_DIR, "study.json")) as f:
+        modes = sorted(json.load(f)["modes"])
+    p.add_argument("--mode", choices=modes, default="full", help="a mode of presets/rng-study/study.json")
     p.add_argument("--columns", default="sequential,checkerboard")
     p.add_argument("--generators", default="")
     p.add_argument("--clmc", default=os.path.join(ROOT, "build", "clmc"))

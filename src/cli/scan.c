@@ -233,6 +233,27 @@ typedef struct {
 /* A child `clmc run` with the task's --set options (or --resume from its
  * checkpoint), stdout and stderr in DIR/stderr.txt, in its own process group
  * (a terminal's Ctrl-C reaches the scan, which forwards it once). */
+
+/* The OpenCL loader's variables as the scan found them, before its own
+ * OpenCL calls: once an OpenCL platform had been loaded in a process, its
+ * children inherited OCL_ICD_FILENAMES naming PoCL alone and saw no NVIDIA
+ * platform (H100 machine, 2026-11-25), so each task gets them back as they were. */
+static char *icd_filenames;
+static bool icd_filenames_set;
+
+static void note_icd_environment(void)
+{
+    const char *value = getenv("OCL_ICD_FILENAMES");
+    icd_filenames_set = value != NULL;
+    icd_filenames = value ? strdup(value) : NULL;
+}
+
+static void restore_icd_environment(void)
+{
+    if (icd_filenames_set && icd_filenames) setenv("OCL_ICD_FILENAMES", icd_filenames, 1);
+    else if (!icd_filenames_set) unsetenv("OCL_ICD_FILENAMES");
+}
+
 static void start_task(const launcher *l, scan_task *task, size_t t, bool quiet)
 {
     char device[32], log_path[4400];
@@ -279,6 +300,7 @@ static void start_task(const launcher *l, scan_task *task, size_t t, bool quiet)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        restore_icd_environment();
         execv(l->exe, args);
         _exit(127);
     }
@@ -663,6 +685,7 @@ static int scan_prepared(const scan_args *a, const scan_job *job, scan_task *tas
 
 int clmc_scan_command(int argc, char **argv)
 {
+    note_icd_environment();
     scan_args a = {0};
     int rc = parse_scan_args(argc, argv, &a);
     if (rc) return rc;
