@@ -11,6 +11,6 @@ export LD_LIBRARY_PATH=$deps/usr/lib/x86_64-linux-gnu LIBRARY_PATH=$deps/usr/lib
 export CPATH=$deps/usr/include POCL_CACHE_DIR=/tmp/pocl-cache CLMC_CACHE_DIR=/tmp/clmc-cache
 # MPI (docs/mpi.md): the machine's own Open MPI, if it has one (the build finds
 # it through mpicc); Open MPI refuses root without these two.
-# hwloc's OpenCL component, loaded by mpirun, leaves OCL_ICD_FILENAMES naming PoCL
-# alone for the ranks: without it off, the ranks saw no NVIDIA platform.
+# hwloc's OpenCL component, loaded by mpirun, makes the ICD loader cut
+# OCL_ICD_FILENAMES to its first entry (PoCL) for the ranks: keep it off.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HWLOC_COMPONENTS=-opencl

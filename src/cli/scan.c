@@ -234,10 +234,11 @@ typedef struct {
  * checkpoint), stdout and stderr in DIR/stderr.txt, in its own process group
  * (a terminal's Ctrl-C reaches the scan, which forwards it once). */
 
-/* The OpenCL loader's variables as the scan found them, before its own
- * OpenCL calls: once an OpenCL platform had been loaded in a process, its
- * children inherited OCL_ICD_FILENAMES naming PoCL alone and saw no NVIDIA
- * platform (H100 machine, 2026-11-25), so each task gets them back as they were. */
+/* OCL_ICD_FILENAMES as the scan found it, before its own OpenCL calls: the
+ * ICD loader splits the variable's list in place, so after the first OpenCL
+ * call the environment held only its first entry ("libpocl.so.2" of
+ * "libpocl.so.2:libnvidia-opencl.so.1" on the H100 machine, 2026-11-25) and
+ * the tasks saw no NVIDIA platform; each task gets the value back. */
 static char *icd_filenames;
 static bool icd_filenames_set;
 
