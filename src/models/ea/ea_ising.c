@@ -657,8 +657,12 @@ static clmc_status ea_collect(void *state, unsigned n_slots, double *rows)
     CLMC_TRY(read_totals(s, 0, n_slots));
     for (unsigned slot = 0; slot < n_slots; slot++) {
         const cl_long *slot_totals = s->totals_host + slot * 3 * (size_t)s->configurations;
-        if (s->temperatures > 1 || s->independent) collect_configurations(s, slot_totals, rows + 3 * (size_t)slot * s->configurations);
-        else collect_slot(s, slot_totals, rows + 3 * (size_t)slot);
+        if (s->temperatures > 1 || s->independent) {
+            collect_configurations(s, slot_totals, rows + 3 * (size_t)slot * s->configurations);
+            s->measurements++;
+        } else {
+            collect_slot(s, slot_totals, rows + 3 * (size_t)slot);
+        }
     }
     return CLMC_OK;
 }
@@ -790,8 +794,17 @@ static clmc_status ea_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
 }
 
+/* MPI ranks share msc realizations in whole words. */
+static unsigned ea_independent_block(const clmc_preset *p)
+{
+    return strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0
+               ? (unsigned)clmc_preset_int(p, "algorithm.word_bits") : 1u;
+}
+
 static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .independent = true,
+    .independent_units = "model.realizations",
+    .independent_block = ea_independent_block,
     .energies = ea_energies,
     .set_betas = ea_set_betas,
     .sweep_before_energies = ea_sweep_before_energies,
