@@ -1,7 +1,7 @@
 /* ensemble.type "independent": Ising systems at several temperatures in one
  * run agree with the exact 2D values; system i of a run equals a one-system
  * run with ensemble.first_system = i bit for bit (Ising, Potts, the O(n)
- * ferromagnets, percolation; EA naive and the Heisenberg glass per
+ * ferromagnets, percolation; EA naive and msc and the Heisenberg glass per
  * realization); a resumed run equals the
  * uninterrupted one; bad input and unsupported models exit 2 naming the key. */
 #include <criterion/criterion.h>
@@ -337,6 +337,74 @@ Test(independent, heisenberg_glass_tiled_realization_reruns_alone)
     expect_realizations_rerun_alone("ind-hg-tiled", GLASS_PRESET("tiled"), GLASS_HEADER);
 }
 
+/* EA multi-spin coded, 64 realizations at `betas` (n_betas of them): realization i
+ * equals a one-realization naive run with shared_randoms and first_system =
+ * i (the shared numbers of its run-wide word), and the second word of a
+ * 128-realization run (word_bits 64) a run of that word alone. */
+static void expect_msc_realizations_rerun_alone(const char *label, int word_bits, const char *betas, int n_betas)
+{
+    char *dir = test_scratch_dir(label), preset[4200], json[1024];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 4, \"realizations\": %d},"
+             " \"algorithm\": {\"layout\": \"msc\", \"word_bits\": %d},"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": %s},"
+             " \"run\": {\"thermalization\": 10, \"sweeps\": 40, \"seed\": 7}}",
+             2 * word_bits, word_bits, betas);
+    test_write_file(preset, json);
+    char *all = run_series(dir, preset, "all", "");
+    cr_expect(strncmp(all, GLASS_HEADER, strlen(GLASS_HEADER)) == 0, "header: %.60s", all);
+    const int picks[] = {0, 1, word_bits - 1, word_bits + 5, 2 * word_bits - 1};
+    for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
+        int i = picks[k], n_many = 0, n_one = 0;
+        char name[32], overrides[256];
+        snprintf(name, sizeof name, "one%d", i);
+        snprintf(overrides, sizeof overrides,
+                 "--set 'algorithm.layout=\"naive\"' --set algorithm.shared_randoms=true --set model.realizations=1 "
+                 "--set ensemble.first_system=%d", i);
+        char *one = run_series(dir, preset, name, overrides);
+        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        printf("%s: realization %d: %d rows in the msc run, %d alone (naive, shared randoms), %s\n", label, i, n_many,
+               n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+        cr_expect_eq(n_many, 40 * 2 * n_betas);
+        cr_expect_eq(n_one, 40 * 2 * n_betas);
+        cr_expect_str_eq(a, b, "%s: realization %d differs from its one-realization run", label, i);
+        free(a);
+        free(b);
+        free(one);
+    }
+    char overrides[128];
+    snprintf(overrides, sizeof overrides, "--set model.realizations=%d --set ensemble.first_system=%d", word_bits,
+             word_bits);
+    char *word = run_series(dir, preset, "word1", overrides);
+    for (int i = word_bits; i < 2 * word_bits; i++) {
+        int n_many = 0, n_one = 0;
+        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(word, i, &n_one);
+        cr_expect_eq(n_one, 40 * 2 * n_betas);
+        cr_expect_str_eq(a, b, "%s: realization %d differs in its word's own run", label, i);
+        free(a);
+        free(b);
+    }
+    free(word);
+    free(all);
+    free(dir);
+}
+
+Test(independent, ea_msc32_realization_reruns_alone, .timeout = 600)
+{
+    expect_msc_realizations_rerun_alone("ind-ea-msc32", 32, "[0.5, 0.9, 1.3]", 3);
+}
+Test(independent, ea_msc64_realization_reruns_alone, .timeout = 600)
+{
+    expect_msc_realizations_rerun_alone("ind-ea-msc64", 64, "[0.5, 0.9, 1.3]", 3);
+}
+/* One beta: the naive one-realization runs take the shared-randoms path
+ * without tempering, at odd first_system too. */
+Test(independent, ea_msc_one_beta_realization_reruns_alone, .timeout = 600)
+{
+    expect_msc_realizations_rerun_alone("ind-ea-msc1", 32, "[0.9]", 1);
+}
+
 /* A finished run keeps its last checkpoint (sweep 260 of 300): resumed from
  * it in a copy of the directory, the run ends with the same series and
  * observables. */
@@ -387,6 +455,13 @@ Test(independent, ea_resume_bit_identical)
     expect_resume_bit_identical("ind-resume-ea", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
                                                  "\"realizations\": 3}, \"ensemble\": {\"type\": \"independent\", "
                                                  "\"betas\": [0.5, 1.0], \"first_system\": 5}, " RESUMED_RUN);
+}
+Test(independent, ea_msc_resume_bit_identical)
+{
+    expect_resume_bit_identical("ind-resume-eamsc", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
+                                                    "\"realizations\": 32}, \"algorithm\": {\"layout\": \"msc\", "
+                                                    "\"word_bits\": 32}, \"ensemble\": {\"type\": \"independent\", "
+                                                    "\"betas\": [0.5, 1.0], \"first_system\": 64}, " RESUMED_RUN);
 }
 Test(independent, potts_resume_bit_identical)
 {
@@ -479,9 +554,9 @@ Test(independent, copies_beyond_device_memory_refused)
 Test(independent, models_without_systems_refused)
 {
     expect_refused("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"realizations\": 64},"
-                   " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5]},"
-                   " \"run\": {\"sweeps\": 10}}",
-                   "ensemble.type", "naive");
+                   " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5],"
+                   " \"first_system\": 32}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.first_system", "multiple of 64");
     expect_refused("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"realizations\": 2},"
                    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies", "model.realizations");

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # MPI ranks (docs/mpi.md) on the default OpenCL device: a run of an independent
 # ensemble under mpirun -np 1, 2 and 3 (oversubscribed) gives series.csv and
-# observables identical to the single-process run; an interrupted 2-rank run
+# observables identical to the single-process run (Ising; Potts, Heisenberg,
+# percolation copies, EA naive and the Heisenberg glass realizations under 2
+# ranks, EA msc under 3); an interrupted 2-rank run
 # resumed under 2 ranks too; bad input exits 2 on every rank with one message.
 # Usage: tools/mpi_check.sh BUILD_DIR   (a skip, exit 77, without MPI in the build)
 set -uo pipefail
@@ -58,13 +60,49 @@ cat > "$tmp/percolation.json" <<'JSON'
 { "model": { "type": "percolation", "dim": 2, "L": 16, "p": 0.5 },
   "ensemble": { "type": "independent", "copies": 3 }, "run": { "sweeps": 50, "seed": 3 } }
 JSON
-for model in potts heisenberg percolation; do
+# Spin glasses: the ranks share model.realizations (msc in whole words).
+cat > "$tmp/ea.json" <<'JSON'
+{ "model": { "type": "ea_ising", "dim": 2, "L": 4, "realizations": 5 },
+  "ensemble": { "type": "independent", "betas": [0.5, 0.9], "first_system": 3 },
+  "run": { "thermalization": 10, "sweeps": 200, "seed": 7 } }
+JSON
+cat > "$tmp/eamsc.json" <<'JSON'
+{ "model": { "type": "ea_ising", "dim": 2, "L": 4, "realizations": 128 },
+  "algorithm": { "layout": "msc", "word_bits": 32 },
+  "ensemble": { "type": "independent", "betas": [0.5, 0.9, 1.3], "first_system": 64 },
+  "run": { "thermalization": 10, "sweeps": 100, "seed": 7 } }
+JSON
+cat > "$tmp/glass.json" <<'JSON'
+{ "model": { "type": "heisenberg_glass", "dim": 3, "L": 4, "realizations": 3 },
+  "ensemble": { "type": "independent", "betas": [0.5, 1.0] }, "run": { "sweeps": 60, "seed": 3 } }
+JSON
+ranks_of() { case $1 in eamsc) echo 3 ;; *) echo 2 ;; esac; }
+for model in potts heisenberg percolation ea eamsc glass; do
+  k=$(ranks_of $model)
   "$clmc" run "$tmp/$model.json" --out "$tmp/$model-one" --quiet || fail "$model single-process run"
-  "${launcher[@]}" -np 2 "$clmc" run "$tmp/$model.json" --out "$tmp/$model-two" --quiet || fail "$model under 2 ranks"
+  "${launcher[@]}" -np $k "$clmc" run "$tmp/$model.json" --out "$tmp/$model-two" --quiet || fail "$model under $k ranks"
   cmp -s "$tmp/$model-one/series.csv" "$tmp/$model-two/series.csv" &&
     [ "$(observables "$tmp/$model-one/result.json")" = "$(observables "$tmp/$model-two/result.json")" ] &&
-    echo "ok: $model: 2 ranks give the single-process series and observables" || fail "$model differs under 2 ranks"
+    echo "ok: $model: $k ranks give the single-process series and observables" || fail "$model differs under $k ranks"
 done
+python3 - "$tmp/eamsc-two/result.json" <<'PY' || fail "result.json of EA msc under 3 ranks"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["preset"]["model"]["realizations"] == 128 and r["preset"]["ensemble"]["first_system"] == 64, r["preset"]
+assert all(t["realizations"] == 128 for t in r["observables"]["temperatures"]), r["observables"]
+print("ok: result.json of EA msc under 3 ranks names the run-wide realizations and first_system")
+PY
+
+# EA realizations under 2 ranks resumed from the ranks' last checkpoints (the
+# estimates count the realizations from the resumed series).
+sed 's/"seed": 7 }/"seed": 7, "checkpoint_every": 130 }/' "$tmp/ea.json" > "$tmp/ea-ckpt.json"
+"${launcher[@]}" -np 2 "$clmc" run "$tmp/ea-ckpt.json" --out "$tmp/ea-ckpt" --quiet || fail "EA checkpointed run under 2 ranks"
+cp -r "$tmp/ea-ckpt" "$tmp/ea-resumed" && rm "$tmp/ea-resumed/result.json" "$tmp/ea-resumed/series.csv"
+"${launcher[@]}" -np 2 "$clmc" run --resume "$tmp/ea-resumed" --quiet 2>"$tmp/ea-resume.err" || { cat "$tmp/ea-resume.err"; fail "EA resume under 2 ranks"; }
+cmp -s "$tmp/ea-one/series.csv" "$tmp/ea-resumed/series.csv" &&
+  [ "$(observables "$tmp/ea-one/result.json")" = "$(observables "$tmp/ea-resumed/result.json")" ] &&
+  echo "ok: EA under 2 ranks resumed from its last checkpoints equals the single-process run" ||
+  fail "EA resumed under 2 ranks differs"
 
 # Interrupted (SIGTERM to the launcher, forwarded to every rank) and resumed.
 long=$tmp/long.json
@@ -108,6 +146,7 @@ refused() { # NAME EXPECTED-TEXT COMMAND...
   fi
 }
 refused "more ranks than copies" "cannot be spread over 6 MPI ranks" "${launcher[@]}" -np 6 "$clmc" run "$preset" --out "$tmp/six" --quiet
+refused "msc words fewer than ranks" "model.realizations: 128 cannot be spread over 5 MPI ranks in blocks of 32" "${launcher[@]}" -np 5 "$clmc" run "$tmp/eamsc.json" --out "$tmp/five" --quiet
 refused "device list shorter than K" "names 2 devices for 3 MPI ranks" "${launcher[@]}" -np 3 "$clmc" run "$preset" --out "$tmp/dev" --device 0:0,0:0 --quiet
 single=$tmp/single.json
 cat > "$single" <<'JSON'

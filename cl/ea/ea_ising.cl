@@ -18,7 +18,8 @@ inline bool negative_coupling(clmc_philox_key key, uint realization, uint bond)
 }
 
 #if MSC
-/* One work-item per (word, bond): bit b for realization W word + b. */
+/* One work-item per (word, bond): bit b for realization W word + b (run-wide
+ * CLMC_FIRST_SYSTEM + W word + b). */
 __kernel void ea_couplings(__global word_t *negative_bonds, uint seed_lo, uint seed_hi)
 {
     uint item = get_global_id(0);
@@ -27,7 +28,7 @@ __kernel void ea_couplings(__global word_t *negative_bonds, uint seed_lo, uint s
     uint word = item / (SITES * DIM), bond = item % (SITES * DIM);
     word_t negative = 0;
     for (uint lane = 0; lane < WORD_BITS; lane++)
-        if (negative_coupling(key, WORD_BITS * word + lane, bond)) negative |= (word_t)1 << lane;
+        if (negative_coupling(key, CLMC_FIRST_SYSTEM + WORD_BITS * word + lane, bond)) negative |= (word_t)1 << lane;
     negative_bonds[item] = negative;
 }
 #elif !GAUSSIAN
@@ -53,18 +54,19 @@ typedef int local_field;
 /* Random numbers of configurations 4 quad .. 4 quad + 3 at one site: one
  * independent draw, or the shared number of each configuration's stack
  * (without tempering: realizations 2 quad and 2 quad + 1, which lie in one
- * word, replicas 0 and 1, so one draw). */
+ * word where CLMC_FIRST_SYSTEM is even, replicas 0 and 1, so one draw). */
 inline clmc_philox_ctr metropolis_randoms(clmc_philox_key key, uint site, uint sweep, uint quad)
 {
-#if SHARED_RANDOMS && TEMPERATURES == 1
-    clmc_philox_ctr shared = shared_randoms(key, site, sweep, 2 * quad / WORD_BITS, 0);
+#if SHARED_RANDOMS && TEMPERATURES == 1 && CLMC_FIRST_SYSTEM % 2 == 0
+    clmc_philox_ctr shared = shared_randoms(key, site, sweep, (CLMC_FIRST_SYSTEM + 2 * quad) / WORD_BITS, 0);
     clmc_philox_ctr r = {{shared.v[0], shared.v[1], shared.v[0], shared.v[1]}};
     return r;
 #elif SHARED_RANDOMS
     clmc_philox_ctr r;
     for (uint c = 0; c < 4; c++) {
         uint config = 4 * quad + c, chain = config / TEMPERATURES;
-        r.v[c] = shared_randoms(key, site, sweep, chain / 2 / WORD_BITS, config % TEMPERATURES).v[chain % 2];
+        uint word = (CLMC_FIRST_SYSTEM + chain / 2) / WORD_BITS; /* run-wide */
+        r.v[c] = shared_randoms(key, site, sweep, word, config % TEMPERATURES).v[chain % 2];
     }
     return r;
 #elif FIRST_CONFIG % 4 == 0
@@ -150,10 +152,11 @@ __kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, ui
     uint site = item % SITES, stack = item / SITES, place = stack % TEMPERATURES;
     uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
 #if WORD_BITS == 64
-    spins[item] = (ulong)initial_bits32(key, site, place, 2 * word, replica, ordered)
-                | (ulong)initial_bits32(key, site, place, 2 * word + 1, replica, ordered) << 32;
+    uint part = 2 * word + CLMC_FIRST_SYSTEM / 32; /* run-wide; CLMC_FIRST_SYSTEM % WORD_BITS == 0 */
+    spins[item] = (ulong)initial_bits32(key, site, place, part, replica, ordered)
+                | (ulong)initial_bits32(key, site, place, part + 1, replica, ordered) << 32;
 #else
-    spins[item] = initial_bits32(key, site, place, word, replica, ordered);
+    spins[item] = initial_bits32(key, site, place, word + CLMC_FIRST_SYSTEM / 32, replica, ordered);
 #endif
 }
 

@@ -47,7 +47,7 @@
  *   shared Metropolis      (site, sweep, 0, STREAM(METROPOLIS, word TEMPERATURES + place))
  *                          .v[replica], one number for the W configurations of a
  *                          stack (the msc kernel's, which updates both replicas of a
- *                          word at once)
+ *                          word at once); word run-wide (FIRST_WORD, below)
  *   independent Metropolis (site, sweep, 0, STREAM(METROPOLIS, INDEPENDENT | config / 4))
  *                          .v[config % 4]: one draw serves four configurations
  *                          (config run-wide: FIRST_CONFIG + config, below);
@@ -76,6 +76,12 @@
  * FIRST_CONFIG (2 or 0 mod 4: the chains of a realization are 2 T
  * configurations). */
 #define FIRST_CONFIG (2u * TEMPERATURES * CLMC_FIRST_SYSTEM)
+/* With shared random numbers (msc, or naive with SHARED_RANDOMS) realization
+ * r draws the shared numbers of its run-wide word (CLMC_FIRST_SYSTEM + r) /
+ * WORD_BITS; msc needs CLMC_FIRST_SYSTEM to be a multiple of WORD_BITS (the
+ * host validates), so that word w of the run is run-wide word FIRST_WORD + w
+ * and holds run-wide realizations W (FIRST_WORD + w) .. + W - 1. */
+#define FIRST_WORD (CLMC_FIRST_SYSTEM / WORD_BITS)
 /* Gaussian bond energies are summed exactly as fixed point J 2^24. */
 #define COUPLING_FIXED_POINT 16777216.0f
 

@@ -69,7 +69,7 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
         negative[2 * d] = bonds[site * DIM + d];
         negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
     }
-    clmc_philox_ctr r = shared_randoms(key, site, sweep, word, place);
+    clmc_philox_ctr r = shared_randoms(key, site, sweep, FIRST_WORD + word, place);
     for (uint replica = 0; replica < 2; replica++) {
         uint stack = (2 * word + replica) * TEMPERATURES + place;
         __global word_t *own = spins + (size_t)stack * SITES;

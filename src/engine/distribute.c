@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models/model.h"
 #include "output/results.h"
 #include "runtime/ranks.h"
 
@@ -20,10 +21,29 @@ static clmc_status dir_override(const char *dir, char *out, size_t size)
     return fits ? CLMC_OK : clmc_fail(CLMC_ERR_INPUT, "output.dir: path too long");
 }
 
-/* Rank r's share of n copies: [r n / K, (r + 1) n / K). */
-static unsigned share_start(unsigned copies, int rank, int ranks)
+/* Rank r's share of n units: [r n / K, (r + 1) n / K). */
+static unsigned share_start(unsigned units, int rank, int ranks)
 {
-    return (unsigned)((unsigned long long)copies * (unsigned)rank / (unsigned)ranks);
+    return (unsigned)((unsigned long long)units * (unsigned)rank / (unsigned)ranks);
+}
+
+/* What the ranks share (clmc_ensemble_hooks.independent_units): the key,
+ * its value, the systems per unit and the units kept together. */
+typedef struct {
+    const char *key;
+    unsigned units, systems_per_unit, block;
+} rank_units;
+
+static rank_units units_of(const clmc_preset *global)
+{
+    const clmc_model_ops *ops = clmc_model_find(clmc_preset_string(global, "model.type"));
+    const clmc_ensemble_hooks *hooks = ops ? ops->ensemble : NULL;
+    if (!hooks || !hooks->independent_units)
+        return (rank_units){"ensemble.copies", clmc_preset_systems(global)->copies,
+                            (unsigned)clmc_preset_betas(global, NULL, 0), 1};
+    unsigned block = hooks->independent_block ? hooks->independent_block(global) : 1;
+    return (rank_units){hooks->independent_units, (unsigned)clmc_preset_int(global, hooks->independent_units), 1,
+                        block ? block : 1};
 }
 
 clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
@@ -31,22 +51,29 @@ clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
     const clmc_ranks_info *ranks = clmc_ranks();
     const clmc_systems_settings *systems = clmc_preset_systems(global);
     if (!systems->independent)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: %d MPI ranks spread the copies of an \"independent\" ensemble; "
-                         "other runs are not distributed yet (run them without mpirun, or with -np 1)", ranks->size);
-    if (systems->copies < (unsigned)ranks->size)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble.copies: %u copies cannot be spread over %d MPI ranks (each rank "
-                         "runs at least one copy of every temperature)", systems->copies, ranks->size);
-    unsigned first = share_start(systems->copies, ranks->rank, ranks->size);
-    unsigned last = share_start(systems->copies, ranks->rank + 1, ranks->size);
-    unsigned temperatures = (unsigned)clmc_preset_betas(global, NULL, 0);
-    char copies[64], first_system[64], rank_dir[4096], dir[8300];
-    snprintf(copies, sizeof copies, "ensemble.copies=%u", last - first);
-    snprintf(first_system, sizeof first_system, "ensemble.first_system=%u", systems->first_system + first * temperatures);
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: %d MPI ranks spread the systems of an \"independent\" "
+                         "ensemble; other runs are not distributed yet (run them without mpirun, or with -np 1)",
+                         ranks->size);
+    rank_units u = units_of(global);
+    unsigned blocks = u.units / u.block;
+    bool copies = u.systems_per_unit > 1 || strcmp(u.key, "ensemble.copies") == 0;
+    if (blocks < (unsigned)ranks->size && copies)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: %u copies cannot be spread over %d MPI ranks (each rank runs at least "
+                         "one copy of every temperature)", u.key, u.units, ranks->size);
+    if (blocks < (unsigned)ranks->size)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: %u cannot be spread over %d MPI ranks in blocks of %u (each rank runs "
+                         "at least one block)", u.key, u.units, ranks->size, u.block);
+    unsigned first = share_start(blocks, ranks->rank, ranks->size) * u.block;
+    unsigned last = share_start(blocks, ranks->rank + 1, ranks->size) * u.block;
+    char count[192], first_system[64], rank_dir[4096], dir[8300];
+    snprintf(count, sizeof count, "%s=%u", u.key, last - first);
+    snprintf(first_system, sizeof first_system, "ensemble.first_system=%u",
+             systems->first_system + first * u.systems_per_unit);
     snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
     CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
     char *json = clmc_preset_to_json(global);
     if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    const char *overrides[] = {copies, first_system, dir};
+    const char *overrides[] = {count, first_system, dir};
     clmc_status status = clmc_preset_parse(json, strlen(json), "preset", overrides, 3, local);
     free(json);
     return status;
@@ -201,6 +228,12 @@ cJSON *clmc_rank_result_preset(const clmc_preset *local, const clmc_preset *glob
     cJSON_ReplaceItemInObject(ensemble, "copies", cJSON_CreateNumber(systems->copies));
     cJSON_ReplaceItemInObject(ensemble, "first_system", cJSON_CreateNumber(systems->first_system));
     cJSON_ReplaceItemInObject(output, "dir", cJSON_CreateString(clmc_preset_output(global)->dir));
+    rank_units u = units_of(global);
+    const char *dot = strchr(u.key, '.');
+    char section[64];
+    snprintf(section, sizeof section, "%.*s", dot ? (int)(dot - u.key) : 0, u.key);
+    cJSON *holder = dot ? cJSON_GetObjectItem(tree, section) : NULL;
+    if (holder) cJSON_ReplaceItemInObject(holder, dot + 1, cJSON_CreateNumber(u.units)); /* the run-wide count */
     return tree;
 }
 

@@ -61,6 +61,15 @@ typedef struct clmc_ensemble_hooks {
     /* Holds copies x len(betas) configurations for ensemble.type
      * "independent" (above); set_betas is then called once, at the start. */
     bool independent;
+    /* Which preset count holds the independent systems, for MPI ranks that
+     * share them out (src/engine/distribute.c): NULL, ensemble.copies with
+     * len(betas) systems per copy; else an integer key (the spin glasses:
+     * "model.realizations") with one system per unit, ensemble.copies 1.
+     * independent_block (optional, with a key): how many units must stay on
+     * one rank, a share's size and first_system being multiples of it (EA
+     * msc: algorithm.word_bits); NULL: 1. */
+    const char *independent_units;
+    unsigned (*independent_block)(const clmc_preset *preset);
     /* Total energy H of every configuration, computed on the device. */
     clmc_status (*energies)(void *state, double *energies);
     /* The inverse temperature each configuration is simulated at, and its

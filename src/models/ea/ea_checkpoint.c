@@ -4,15 +4,19 @@
 #include "models/ea/ea_internal.h"
 #include "output/state_blob.h"
 
-/* Blob: spin buffer, coupling buffer, u64 measurements, then 3 x
- * realizations doubles (energy, q^2, q^4 sums; see state_blob.h). */
+/* Blob: spin buffer, coupling buffer, u64 measurements (bit 63 set: counted
+ * with tempering or independent systems too; earlier checkpoints counted them
+ * without tempering only), then 3 x realizations doubles (energy, q^2, q^4
+ * sums; see state_blob.h). */
+#define COUNTED_EVERYWHERE (1ULL << 63)
+
 clmc_status ea_save_state(void *state, unsigned char **blob, size_t *bytes)
 {
     ea_state *s = state;
     clmc_blob_writer w = {0};
     clmc_blob_put_buffer(&w, s->rt, s->spins);
     clmc_blob_put_buffer(&w, s->rt, s->bonds);
-    clmc_blob_put_u64(&w, s->measurements);
+    clmc_blob_put_u64(&w, (uint64_t)s->measurements | COUNTED_EVERYWHERE);
     clmc_blob_put_doubles(&w, s->energy_sum, 3 * (size_t)s->realizations); /* q2_sum, q4_sum follow energy_sum */
     return clmc_blob_finish(&w, blob, bytes);
 }
@@ -31,7 +35,8 @@ clmc_status ea_load_state(void *state, const unsigned char *blob, size_t bytes)
     CLMC_TRY(clmc_blob_end(&r));
     CLMC_TRY(clmc_buffer_upload(s->rt, s->spins, spins, spin_bytes));
     CLMC_TRY(clmc_buffer_upload(s->rt, s->bonds, couplings, coupling_bytes));
-    s->measurements = (size_t)measurements;
+    s->measurements = (size_t)(measurements & ~COUNTED_EVERYWHERE);
+    s->measurements_unknown = !(measurements & COUNTED_EVERYWHERE) && (s->temperatures > 1 || s->independent);
     clmc_blob_copy_doubles(sums, s->energy_sum, 3 * (size_t)s->realizations);
     return CLMC_OK;
 }

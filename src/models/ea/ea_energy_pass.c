@@ -85,7 +85,7 @@ static clmc_status create_device_buffer(ea_state *s, size_t bytes, const void *i
 
 clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
 {
-    if (!s->msc || s->temperatures < 2 || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
+    if (!s->msc || s->temperatures < 2 || s->independent || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
     if (!s->energy_sites) s->energy_sites = default_energy_sites(s);
     unsigned sites = s->energy_sites;
     plan_energy_pass(s, sites);
@@ -191,7 +191,7 @@ bool ea_exchange_fits(ea_state *s)
     while (systems * s->exchange_spread * 2 <= EXCHANGE_GROUP_TARGET &&
            systems * s->exchange_spread * 2 <= d->max_work_group_size)
         s->exchange_spread *= 2;
-    return s->msc && s->temperatures > 1 && d->max_work_group_size >= systems && local <= d->local_mem_bytes;
+    return s->msc && s->temperatures > 1 && !s->independent && d->max_work_group_size >= systems && local <= d->local_mem_bytes;
 }
 
 /* The exchange and the lane masks in one kernel where it was built and

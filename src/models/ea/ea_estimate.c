@@ -42,13 +42,12 @@ static double column_tau(const double *rows, size_t n_rows, size_t column, doubl
     return clmc_tau_int(scratch, n_rows);
 }
 
-/* Several realizations: errors over realizations from their time averages
+/* Several realizations (n): errors over realizations from their time averages
  * (averages: energy, q2, q4 of each realization, column-major); tau_int of
  * the disorder-averaged series `rows`, as an indicator of equilibration. */
-static clmc_status estimate_over_realizations(const ea_state *s, const double *averages, const double *rows,
+static clmc_status estimate_over_realizations(const ea_state *s, size_t n, const double *averages, const double *rows,
                                               size_t n_rows, cJSON *observables)
 {
-    size_t n = s->realizations;
     double *scratch = calloc(n_rows + 1, sizeof *scratch);
     if (!scratch) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     const double *energy[] = {averages}, *moments[] = {averages + n, averages + 2 * n};
@@ -95,7 +94,7 @@ static clmc_status estimate_single_temperature(ea_state *s, const double *rows, 
         averages[n + r] = s->q2_sum[r] / count;
         averages[2 * n + r] = s->q4_sum[r] / count;
     }
-    clmc_status status = estimate_over_realizations(s, averages, rows, n_rows, observables);
+    clmc_status status = estimate_over_realizations(s, n, averages, rows, n_rows, observables);
     free(averages);
     return status;
 }
@@ -103,10 +102,12 @@ static clmc_status estimate_single_temperature(ea_state *s, const double *rows, 
 /* Tempering: rows of one temperature, n_rows = measurements x chains with
  * chain = 2 realization + replica fastest.  Each measurement gives the
  * disorder-averaged row (energy of both replicas, q^2, q^4 of the pair), and
- * each realization its time averages, as without tempering. */
-static clmc_status estimate_tempered(const ea_state *s, const double *rows, size_t n_rows, cJSON *observables)
+ * each realization its time averages, as without tempering.  n realizations:
+ * those of the rows (under MPI ranks rank 0 is given every rank's). */
+static clmc_status estimate_tempered(const ea_state *s, size_t n, const double *rows, size_t n_rows,
+                                     cJSON *observables)
 {
-    size_t n = s->realizations, chains = 2 * n, measurements = n_rows / chains;
+    size_t chains = 2 * n, measurements = n_rows / chains;
     double *averages = calloc(3 * n + 3 * (measurements ? measurements : 1), sizeof *averages);
     if (!averages) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     double *series = averages + 3 * n;
@@ -122,18 +123,35 @@ static clmc_status estimate_tempered(const ea_state *s, const double *rows, size
             series[3 * m + 2] += row0[2] / (double)n;
         }
     for (size_t k = 0; k < 3 * n; k++) averages[k] /= measurements ? (double)measurements : 1.0;
-    clmc_status status = n > 1 ? estimate_over_realizations(s, averages, series, measurements, observables)
+    clmc_status status = n > 1 ? estimate_over_realizations(s, n, averages, series, measurements, observables)
                                : estimate_one_realization(s, series, measurements, observables);
     free(averages);
     return status;
+}
+
+/* Realizations in the rows of one temperature with one row per
+ * configuration: n_rows = measurements x 2 realizations. */
+static clmc_status realizations_in_rows(const ea_state *s, size_t n_rows, size_t *n)
+{
+    *n = s->realizations;
+    if (s->measurements_unknown || s->measurements == 0) return CLMC_OK; /* one process: its own */
+    if (n_rows % (2 * s->measurements) != 0)
+        return clmc_fail(CLMC_ERR_OTHER, "ea_ising: %zu rows per temperature are not 2 x %zu measurements x "
+                         "realizations", n_rows, s->measurements);
+    *n = n_rows / (2 * s->measurements);
+    return CLMC_OK;
 }
 
 clmc_status ea_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
 {
     ea_state *s = state;
     (void)beta; /* the rows' temperature; the model knows its configurations' own */
-    cJSON_AddNumberToObject(observables, "realizations", s->realizations);
-    return s->temperatures > 1 || s->independent ? estimate_tempered(s, rows, n_rows, observables)
-                               : estimate_single_temperature(s, rows, n_rows, observables);
+    if (s->temperatures == 1 && !s->independent) {
+        cJSON_AddNumberToObject(observables, "realizations", s->realizations);
+        return estimate_single_temperature(s, rows, n_rows, observables);
+    }
+    size_t n;
+    CLMC_TRY(realizations_in_rows(s, n_rows, &n));
+    cJSON_AddNumberToObject(observables, "realizations", (double)n);
+    return estimate_tempered(s, n, rows, n_rows, observables);
 }
-

@@ -55,7 +55,12 @@ typedef struct {
     void *lanes_below_host, *partner_lanes_host; /* words of word_bits */
     /* Per-realization sums over measurements of e (both replicas), q^2, q^4. */
     double *energy_sum, *q2_sum, *q4_sum;
+    /* Measurements collected (tempering and independent systems: rows per
+     * configuration, from which ea_estimate counts the realizations of the
+     * rows it is given); measurements_unknown: resumed from a checkpoint of
+     * a build that counted them without tempering only. */
     size_t measurements;
+    bool measurements_unknown;
     /* msc tempering: the energy pass (last colour pass that also counts the
      * satisfied bonds) and its per-group counts and energies. */
     ea_energy_mode energy_mode;

@@ -40,7 +40,8 @@ static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned
     const char *energies = clmc_preset_string(p, "algorithm.tempering_energies");
     long long group = clmc_preset_int(p, "algorithm.update_group");
     long long sites = clmc_preset_int(p, "algorithm.energy_sites"), reverse = clmc_preset_int(p, "algorithm.reverse_odd");
-    bool tempering = msc && temperatures > 1, pass = tempering && strcmp(energies, "measure") != 0;
+    bool tempering = msc && temperatures > 1 && !clmc_preset_systems(p)->independent;
+    bool pass = tempering && strcmp(energies, "measure") != 0;
     if (!tempering && strcmp(energies, "pass") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tempering_energies: \"%s\" is for layout \"msc\" with parallel "
                          "tempering only (give \"pass\")", energies);
@@ -59,18 +60,23 @@ static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned
 
 /* Independent systems: each realization (its two replicas at every beta) is
  * a system, numbered from ensemble.first_system in its couplings, initial
- * spins and Metropolis streams; the realizations of a word must not share
- * random numbers for one of them to re-run alone. */
-static clmc_status validate_independent(const clmc_preset *p, bool msc, unsigned long long realizations,
-                                        unsigned long long temperatures)
+ * spins and Metropolis streams.  With shared random numbers (msc, or naive
+ * with shared_randoms) a realization draws those of its run-wide word
+ * (first_system + r) / word_bits, so it re-runs alone with shared_randoms;
+ * msc words must then start at a multiple of word_bits. */
+static clmc_status validate_independent(const clmc_preset *p, bool msc, long long word_bits,
+                                        unsigned long long realizations, unsigned long long temperatures)
 {
-    if (msc || clmc_preset_bool(p, "algorithm.shared_randoms"))
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: \"independent\" ea_ising systems need layout \"naive\" without "
-                         "algorithm.shared_randoms (msc and shared random numbers serve a word of realizations at once)");
+    unsigned first = clmc_preset_systems(p)->first_system;
     if (clmc_preset_systems(p)->copies != 1)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.copies: ea_ising's systems at each beta are its model.realizations; "
                          "give copies 1, got %u", clmc_preset_systems(p)->copies);
-    unsigned long long last = clmc_preset_systems(p)->first_system + realizations;
+    if (msc && first % (unsigned long long)word_bits != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.first_system: layout \"msc\" packs algorithm.word_bits = %lld "
+                         "realizations per word, so its first realization must be a multiple of %lld, got %u "
+                         "(one realization re-runs alone with layout \"naive\" and shared_randoms)",
+                         word_bits, word_bits, first);
+    unsigned long long last = first + realizations;
     if (last * temperatures >= (1ULL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.first_system: realizations up to %llu x %llu temperatures exceed the "
                          "2^24 - 1 configurations the random streams number", last, temperatures);
@@ -91,7 +97,8 @@ static clmc_status ea_validate(const clmc_preset *p)
     if ((unsigned long long)realizations * temperatures >= (1ULL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: %lld realizations x %llu temperatures exceed the 2^24 - 1 "
                          "chains' configurations the random streams number", realizations, temperatures);
-    if (clmc_preset_systems(p)->independent) CLMC_TRY(validate_independent(p, msc, (unsigned long long)realizations, temperatures));
+    if (clmc_preset_systems(p)->independent)
+        CLMC_TRY(validate_independent(p, msc, word_bits, (unsigned long long)realizations, temperatures));
     if (edge % 2 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
     if (sites >= (1ULL << 31))
@@ -650,8 +657,12 @@ static clmc_status ea_collect(void *state, unsigned n_slots, double *rows)
     CLMC_TRY(read_totals(s, 0, n_slots));
     for (unsigned slot = 0; slot < n_slots; slot++) {
         const cl_long *slot_totals = s->totals_host + slot * 3 * (size_t)s->configurations;
-        if (s->temperatures > 1 || s->independent) collect_configurations(s, slot_totals, rows + 3 * (size_t)slot * s->configurations);
-        else collect_slot(s, slot_totals, rows + 3 * (size_t)slot);
+        if (s->temperatures > 1 || s->independent) {
+            collect_configurations(s, slot_totals, rows + 3 * (size_t)slot * s->configurations);
+            s->measurements++;
+        } else {
+            collect_slot(s, slot_totals, rows + 3 * (size_t)slot);
+        }
     }
     return CLMC_OK;
 }
@@ -783,8 +794,17 @@ static clmc_status ea_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
 }
 
+/* MPI ranks share msc realizations in whole words. */
+static unsigned ea_independent_block(const clmc_preset *p)
+{
+    return strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0
+               ? (unsigned)clmc_preset_int(p, "algorithm.word_bits") : 1u;
+}
+
 static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .independent = true,
+    .independent_units = "model.realizations",
+    .independent_block = ea_independent_block,
     .energies = ea_energies,
     .set_betas = ea_set_betas,
     .sweep_before_energies = ea_sweep_before_energies,
