@@ -20,16 +20,7 @@
  * per-stream generators one stream per pair of sites (x, x + 1), x even, in both
  * layouts; lagged Fibonacci one ring per LAGFIB_BATCH work-items (naive) or per
  * tile (tiled).  Initial spins always come from Philox4x32-10. */
-#ifdef RNG_STATEFUL
-#include "common/rng_streams.h"
-#endif
-#ifdef RNG_PHILOX7
-#include "common/rng_philox.h"
-#define METROPOLIS_RANDOM4(key, unit, sweep, hit, purpose) \
-    clmc_philox4x32_7(clmc_stream_counter(unit, sweep, hit, purpose), key)
-#else
-#define METROPOLIS_RANDOM4 clmc_random4
-#endif
+#include "ising/ising_rng.h"
 
 #define OCTETS_PER_ROW ((EDGE + 7) / 8)
 #if DIM == 2

@@ -15,16 +15,7 @@
  * 7 rounds; RNG_STATEFUL one 32-bit word per site from the stream of its pair of
  * sites (x, x + 1), x even, numbered as in ising.cl's naive kernel, which this
  * kernel then equals decision for decision. */
-#ifdef RNG_STATEFUL
-#include "common/rng_streams.h"
-#endif
-#ifdef RNG_PHILOX7
-#include "common/rng_philox.h"
-#define METROPOLIS_RANDOM4(key, unit, sweep, hit, purpose) \
-    clmc_philox4x32_7(clmc_stream_counter(unit, sweep, hit, purpose), key)
-#else
-#define METROPOLIS_RANDOM4 clmc_random4
-#endif
+#include "ising/ising_rng.h"
 
 #define WORDS_PER_ROW (EDGE / 64)
 #if DIM == 2

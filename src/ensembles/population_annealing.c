@@ -252,6 +252,23 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
 
 /* Cumulative weights exp(-(beta' - beta)(E_i - E_min)) of the members and
  * their sum: ln Q = ln((1/n) sum exp(-(beta' - beta) E_i)) is added to ln Z. */
+/* The last two passes of a prefix sum in chunks of 256, after the first
+ * pass left each chunk's sum in `chunk_sums`: one work-item scans the chunk
+ * sums (their total into `total`), then every element gets its chunk's
+ * offset.  Weights (double) and copy numbers (uint) each have their kernels. */
+static clmc_status finish_prefix_sums(clmc_ensemble *e, population *p, cl_kernel scan, cl_kernel add, cl_mem values,
+                                      cl_mem chunk_sums, cl_mem total)
+{
+    ARG(scan, 0, cl_mem, chunk_sums);
+    ARG(scan, 1, cl_uint, (cl_uint)chunks(p->n));
+    ARG(scan, 2, cl_mem, total);
+    CLMC_TRY(launch(e->rt, scan, 1));
+    ARG(add, 0, cl_mem, values);
+    ARG(add, 1, cl_uint, p->n);
+    ARG(add, 2, cl_mem, chunk_sums);
+    return launch(e->rt, add, p->n);
+}
+
 static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, double dbeta, double *total)
 {
     cl_uint n_chunks = (cl_uint)chunks(p->n);
@@ -262,14 +279,7 @@ static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, double 
     ARG(p->weights, 4, cl_mem, p->cum);
     ARG(p->weights, 5, cl_mem, p->chunk_d);
     CLMC_TRY(launch(e->rt, p->weights, n_chunks));
-    ARG(p->scan_d, 0, cl_mem, p->chunk_d);
-    ARG(p->scan_d, 1, cl_uint, n_chunks);
-    ARG(p->scan_d, 2, cl_mem, p->total_d);
-    CLMC_TRY(launch(e->rt, p->scan_d, 1));
-    ARG(p->add_d, 0, cl_mem, p->cum);
-    ARG(p->add_d, 1, cl_uint, p->n);
-    ARG(p->add_d, 2, cl_mem, p->chunk_d);
-    CLMC_TRY(launch(e->rt, p->add_d, p->n));
+    CLMC_TRY(finish_prefix_sums(e, p, p->scan_d, p->add_d, p->cum, p->chunk_d, p->total_d));
     CLMC_TRY(read_back(e->rt, p->total_d, sizeof(double), total));
     p->ln_z += -dbeta * (double)p->e_min + log(*total / p->n);
     return CLMC_OK;
@@ -309,14 +319,7 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, double total, u
     ARG(p->prefix, 2, cl_mem, p->prefix_buf);
     ARG(p->prefix, 3, cl_mem, p->chunk_u);
     CLMC_TRY(launch(e->rt, p->prefix, n_chunks));
-    ARG(p->scan_u, 0, cl_mem, p->chunk_u);
-    ARG(p->scan_u, 1, cl_uint, n_chunks);
-    ARG(p->scan_u, 2, cl_mem, p->total_u);
-    CLMC_TRY(launch(e->rt, p->scan_u, 1));
-    ARG(p->add_u, 0, cl_mem, p->prefix_buf);
-    ARG(p->add_u, 1, cl_uint, p->n);
-    ARG(p->add_u, 2, cl_mem, p->chunk_u);
-    CLMC_TRY(launch(e->rt, p->add_u, p->n));
+    CLMC_TRY(finish_prefix_sums(e, p, p->scan_u, p->add_u, p->prefix_buf, p->chunk_u, p->total_u));
     return read_back(e->rt, p->total_u, sizeof(cl_uint), n_new);
 }
 
