@@ -1,9 +1,11 @@
-/* algorithm.rng in the Ising model (docs/rng.md): every generator in the 2D
+/* algorithm.rng (docs/rng.md) in the Ising model: every generator in the 2D
  * checkerboard (naive) and tiled layouts against the exact finite-lattice energy
  * and specific heat; stateful streams restored bit for bit on resume, independent
  * of algorithm.item_width and equal per system to one-system runs with
  * first_system; multi-spin coding equal to the naive kernel for the stateful
- * generators; the explicit default equal to no key; bad input. */
+ * generators; the explicit default equal to no key; bad input.  In the XY and
+ * Heisenberg ferromagnets: every generator against Philox, resume and
+ * independent systems with lagged Fibonacci rings, their memory refusal. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clmc/runtime.h"
 #include "ising_exact.h"
 #include "physics.h"
 #include "testenv.h"
@@ -159,8 +162,17 @@ Test(rng_models, heisenberg_xorwow_resume_bit_identical)
                                 "{\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 3}");
 }
 
-/* XY and Heisenberg ferromagnets (naive layout, which every generator but the
- * lagged Fibonacci ones takes): each generator's energy agrees with the
+/* Heisenberg lagged Fibonacci: each work-item's ring and its position come back. */
+Test(rng_models, heisenberg_lagged_fibonacci_resume_bit_identical)
+{
+    expect_resume_bit_identical("rng-resume-heisenberg-lagfib-521", "lagged_fibonacci_521", "naive",
+                                "{\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 3}");
+    expect_resume_bit_identical("rng-resume-heisenberg-lagfib-1279", "lagged_fibonacci_1279", "naive",
+                                "{\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 2}");
+}
+
+/* XY and Heisenberg ferromagnets (naive layout, which every generator takes;
+ * lagged Fibonacci with a ring per work-item): each generator's energy agrees with the
  * Philox4x32-10 run's within 4 combined standard errors (no exact value at
  * L = 16; the 4-sigma band excludes a broken conversion or stream, which
  * shift e by percents).  The skip-ahead LCGs are printed only. */
@@ -168,7 +180,8 @@ Test(rng_models, heisenberg_generators_agree_with_philox, .timeout = 900)
 {
     static const struct { const char *name; bool asserted; } generators[] = {
         {"philox4x32_7", true}, {"lcg32", false}, {"lcg64", false}, {"lcg32_random", true},
-        {"lcg64_random", true}, {"xorwow", true},
+        {"lcg64_random", true}, {"xorwow", true}, {"lagged_fibonacci_521", true},
+        {"lagged_fibonacci_1279", true}, {"lagged_fibonacci_1279_418", true},
     };
     const char *models[] = {"\"n\": 3", "\"n\": 2, \"precision\": \"double\""};
     for (int m = 0; m < 2; m++) {
@@ -353,6 +366,82 @@ Test(rng_models, stateful_systems_rerun_alone)
     }
 }
 
+/* Heisenberg with a ring per work-item: system 3 of 2 betas x 2 copies equals
+ * its one-system run with first_system = 3, every measured row. */
+static char *rows_of_system(const char *series, int system)
+{
+    size_t size = strlen(series) + 1, used = 0;
+    char *rows = calloc(size, 1);
+    const char *line = strchr(series, '\n') + 1;
+    while (*line) {
+        const char *end = strchr(line, '\n');
+        unsigned long long sweep;
+        int sys;
+        if (sscanf(line, "%llu,%d,", &sweep, &sys) == 2 && sys == system) {
+            const char *from = line; /* from the energy column on (sweep,system,temperature,beta,...) */
+            for (int comma = 0; comma < 4 && from; comma++) from = memchr(from, ',', (size_t)(end - from)) + 1;
+            used += (size_t)snprintf(rows + used, size - used, "%llu:%.*s\n", sweep, (int)(end - from), from);
+        }
+        line = end + 1;
+    }
+    return rows;
+}
+
+Test(rng_models, heisenberg_lagged_fibonacci_systems_rerun_alone)
+{
+    char *dir = write_preset("rng-systems-heisenberg",
+                             "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 3},"
+                             " \"algorithm\": {\"layout\": \"naive\", \"rng\": \"lagged_fibonacci_1279\"},"
+                             " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.9], \"copies\": 2},"
+                             " \"run\": {\"thermalization\": 20, \"sweeps\": 100, \"seed\": 5}}");
+    char preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    char *all = run_file(dir, preset, "all", "", "series.csv");
+    char *one = run_file(dir, preset, "one", "--set 'ensemble.betas=[0.9]' --set ensemble.copies=1 "
+                                             "--set ensemble.first_system=3", "series.csv");
+    char *a = rows_of_system(all, 3), *b = rows_of_system(one, 3);
+    printf("heisenberg lagged_fibonacci_1279: system 3 rows %zu and %zu bytes, %s\n", strlen(a), strlen(b),
+           strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+    cr_expect_gt(strlen(a), 0, "no rows of system 3");
+    cr_expect_str_eq(a, b, "system 3 differs from its one-system run");
+    free(a);
+    free(b);
+    free(all);
+    free(one);
+    free(dir);
+}
+
+/* Rings that do not fit the device are refused (exit 2) before allocating, the
+ * message naming algorithm.rng and the bytes: L = 1024, 2^19 rings of 1280
+ * words, 2.7 GB.  Skipped on a device with room for them. */
+Test(rng_models, heisenberg_rings_refused_when_too_large)
+{
+    double rings = 524288.0 * 1280 * 4;
+    clmc_device_info device;
+    cr_assert_eq(clmc_device_select(NULL, &device), CLMC_OK);
+    if ((double)device.global_mem_bytes > rings && (double)device.max_alloc_bytes > rings)
+        cr_skip("%s has room for %.0f bytes of rings", device.name, rings);
+    char *dir = write_preset("rng-heisenberg-rings-memory",
+                             "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 1024, \"n\": 3},"
+                             " \"algorithm\": {\"layout\": \"naive\", \"rng\": \"lagged_fibonacci_1279\"},"
+                             " \"ensemble\": {\"beta\": 0.7}, \"run\": {\"sweeps\": 10}}");
+    char *output = NULL, needle[64];
+    int rc = test_run_clmc(&output, "run '%s/preset.json' --quiet --out '%s/out'", dir, dir);
+    printf("rings too large: exit %d: %s", rc, output ? output : "(no output)\n");
+    cr_expect_eq(rc, 2, "exit status %d", rc);
+    snprintf(needle, sizeof needle, "algorithm.rng \"lagged_fibonacci_1279\"");
+    cr_expect(output && strstr(output, needle), "the message does not name %s", needle);
+    unsigned long long needed = 0;
+    const char *at = output ? strstr(output, "needs ") : NULL;
+    if (at) at += strlen("needs ");
+    if (at && strncmp(at, "one device buffer of ", strlen("one device buffer of ")) == 0)
+        at += strlen("one device buffer of ");
+    cr_expect(at && sscanf(at, "%llu bytes", &needed) == 1 && (double)needed >= rings,
+              "the message does not name the %.0f bytes of the rings", rings);
+    free(output);
+    free(dir);
+}
+
 Test(rng_models, bad_input)
 {
     expect_input_error("{\"model\": {\"type\": \"ising\", \"L\": 16}, \"algorithm\": {\"rng\": \"mt19937\"},"
@@ -368,9 +457,12 @@ Test(rng_models, bad_input)
     expect_input_error("{\"model\": {\"type\": \"heisenberg\", \"L\": 16}, \"algorithm\": {\"layout\": \"tiled\","
                        " \"rng\": \"xorwow\"}, \"ensemble\": {\"beta\": 0.4}, \"run\": {\"sweeps\": 10}}",
                        "rng-heisenberg-tiled", "algorithm.rng: \"xorwow\" is not available with algorithm.layout \"tiled\"");
-    expect_input_error("{\"model\": {\"type\": \"heisenberg\", \"L\": 16}, \"algorithm\": {\"layout\": \"naive\","
+    expect_input_error("{\"model\": {\"type\": \"heisenberg\", \"L\": 16}, \"algorithm\": {\"layout\": \"tiled\","
                        " \"rng\": \"lagged_fibonacci_521\"}, \"ensemble\": {\"beta\": 0.4}, \"run\": {\"sweeps\": 10}}",
-                       "rng-heisenberg-lagfib", "algorithm.rng: \"lagged_fibonacci_521\" is not available for model.type");
+                       "rng-heisenberg-lagfib", "algorithm.rng: \"lagged_fibonacci_521\" is not available with algorithm.layout");
+    expect_input_error("{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 4096}, \"algorithm\": {\"layout\":"
+                       " \"naive\", \"rng\": \"lagged_fibonacci_1279\"}, \"ensemble\": {\"beta\": 0.4}, \"run\": {\"sweeps\": 10}}",
+                       "rng-heisenberg-lagfib-words", "algorithm.rng: \"lagged_fibonacci_1279\" gives each of the");
     expect_input_error("{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"rng\":"
                        " \"xorwow\"}, \"ensemble\": {\"beta\": 0.4}, \"run\": {\"sweeps\": 10}}",
                        "rng-glass", "algorithm.rng: unknown key");

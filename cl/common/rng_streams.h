@@ -5,7 +5,9 @@
  *   system, stepping by the host's jump map RNG_JUMP_MUL, RNG_JUMP_ADD; without it
  *   streams seeded from Philox), RNG_XORWOW: one state per stream;
  *   RNG_LAGFIB with LAGFIB_R, LAGFIB_S, LAGFIB_BATCH: one ring of LAGFIB_R words per
- *   stream;
+ *   stream, drawn in batches shared by many work-items; with RNG_LAGFIB_OWN each
+ *   ring belongs to one work-item, which draws from it one number at a time (any
+ *   count) at its own position: the RNG_TOTAL positions follow the rings;
  * and RNG_STREAMS (streams per configuration), RNG_CONFIGS (configurations).
  * Stream g of configuration c is global stream c * RNG_STREAMS + g.  Per-stream
  * states are stored word-major (word w of global stream i at w * RNG_TOTAL + i) so
@@ -108,6 +110,30 @@ inline void rng_store(__global uint *states, uint i, rng_state s)
 }
 #endif
 
+#if defined(RNG_LAGFIB) && defined(RNG_LAGFIB_OWN)
+/* A ring in one work-item's hands: rng_load/rng_next/rng_store as for the other
+ * stateful generators, the ring staying in global memory (x[n] replaces x[n-r]),
+ * only the position travelling in private memory. */
+typedef struct {
+    __global uint *ring;
+    uint pos;
+} rng_state;
+#define RNG_POSITIONS ((size_t)RNG_TOTAL * LAGFIB_R)
+inline uint rng_next(rng_state *s)
+{
+    return clmc_lagfib_next_global(s->ring, LAGFIB_R, LAGFIB_S, &s->pos);
+}
+inline rng_state rng_load(__global uint *states, uint i)
+{
+    rng_state s = {states + (size_t)i * LAGFIB_R, states[RNG_POSITIONS + i]};
+    return s;
+}
+inline void rng_store(__global uint *states, uint i, rng_state s)
+{
+    states[RNG_POSITIONS + i] = s.pos;
+}
+#endif
+
 #ifdef RNG_LAGFIB
 /* Number t (< LAGFIB_BATCH) of the batch that starts at ring position pos; the
  * items of one batch touch disjoint words (rng_lagfib.h), so a batch needs no
@@ -143,6 +169,9 @@ __kernel void rng_init(__global uint *states, uint seed_lo, uint seed_hi)
     uint g = index / LAGFIB_R, i = index % LAGFIB_R;
     states[(size_t)config * RNG_STREAMS * LAGFIB_R + index] =
         clmc_lagfib_seed_word(key, rng_seed_stream(CLMC_FIRST_SYSTEM + config, g), i);
+#ifdef RNG_LAGFIB_OWN
+    if (i == 0) states[RNG_POSITIONS + config * RNG_STREAMS + g] = 0; /* x_{n-r} at word 0 */
+#endif
 }
 #else
 inline uint rng_draw_unit(__global uint *states, uint config, uint index, ulong launch)

@@ -231,7 +231,9 @@ inline void turn(real t, real *cosine, real *sine)
  * draw_key, the seed key for Philox4x32-10 (uniforms3 itself, which the initial
  * directions always use), or RNG_PHILOX7's 7-round Philox under the same counters,
  * or with RNG_STATEFUL (naive layout only) the work-item's stream in private
- * memory, 3 words per move (6 with REAL_DOUBLE), converted as above. */
+ * memory (lagged Fibonacci: its own ring in global memory, RNG_LAGFIB_OWN, and
+ * its position in private memory), 3 words per move (6 with REAL_DOUBLE),
+ * converted as above. */
 #if defined(RNG_PHILOX7) || defined(RNG_STATEFUL)
 inline void uniforms_of_words(const uint *words, real *u)
 {

@@ -4,6 +4,8 @@
 
 #include <stdio.h>
 
+#include "models/rng_streams.h"
+
 
 static void human_bytes(unsigned long long bytes, char *text, size_t size)
 {
@@ -13,15 +15,17 @@ static void human_bytes(unsigned long long bytes, char *text, size_t size)
 /* The refusal: what the preset needs ("needs [before]N bytes (G GiB)[after]")
  * against what the device offers. */
 static clmc_status refuse(const char *key, const char *before, uint64_t need, const char *after,
-                          const char *device_name, const char *limit, uint64_t have)
+                          const char *device_name, const char *limit, uint64_t have, const char *rng)
 {
     char need_text[32], have_text[32];
     human_bytes(need, need_text, sizeof need_text);
     human_bytes(have, have_text, sizeof have_text);
-    return clmc_fail(CLMC_ERR_INPUT, "%s: the preset needs %s%llu bytes (%s)%s; %s %s %llu bytes (%s): make the "
-                     "system (model.L, model.N) or the ensemble (betas, copies) smaller",
-                     key, before, (unsigned long long)need, need_text, after, device_name, limit,
-                     (unsigned long long)have, have_text);
+    return clmc_fail(CLMC_ERR_INPUT, "%s: the preset needs %s%llu bytes (%s)%s%s%s%s; %s %s %llu bytes (%s): make the "
+                     "system (model.L, model.N) or the ensemble (betas, copies) smaller%s",
+                     key, before, (unsigned long long)need, need_text, after,
+                     rng ? ", with algorithm.rng \"" : "", rng ? rng : "", rng ? "\" keeping its state in device memory" : "",
+                     device_name, limit, (unsigned long long)have, have_text,
+                     rng ? ", or give algorithm.rng a generator with less state (docs/rng.md)" : "");
 }
 
 clmc_status clmc_check_device_memory(const clmc_model_ops *ops, const clmc_preset *preset,
@@ -36,10 +40,14 @@ clmc_status clmc_check_device_memory(const clmc_model_ops *ops, const clmc_prese
         key = "ensemble.population";
         total = 2 * total + 64ULL * clmc_preset_systems(preset)->copies;
     }
+    /* A generator that keeps state in device memory (lagged Fibonacci rings cost
+     * kilobytes per stream) is named, so that the user sees the other way out. */
+    clmc_rng_kind kind = clmc_rng_from_preset(preset);
+    const char *rng = clmc_rng_stateful(kind) ? clmc_preset_string(preset, "algorithm.rng") : NULL;
     if (total > device->global_mem_bytes)
-        return refuse(key, "", total, " of device memory", device->name, "has", device->global_mem_bytes);
+        return refuse(key, "", total, " of device memory", device->name, "has", device->global_mem_bytes, rng);
     if (largest > device->max_alloc_bytes)
         return refuse(key, "one device buffer of ", largest, "", device->name, "allocates at most",
-                      device->max_alloc_bytes);
+                      device->max_alloc_bytes, rng);
     return CLMC_OK;
 }

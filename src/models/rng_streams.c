@@ -58,6 +58,19 @@ size_t clmc_rng_state_bytes(clmc_rng_kind kind, unsigned long long streams, unsi
     return (size_t)(words_per_stream(kind) * streams * configs * sizeof(cl_uint));
 }
 
+size_t clmc_rng_own_ring_state_bytes(clmc_rng_kind kind, unsigned long long streams, unsigned long long configs)
+{
+    size_t positions = clmc_rng_lagfib(kind, NULL, NULL, NULL) ? (size_t)(streams * configs * sizeof(cl_uint)) : 0;
+    return clmc_rng_state_bytes(kind, streams, configs) + positions;
+}
+
+/* The bytes of a model's streams as allocated. */
+static size_t streams_bytes(const clmc_rng_streams *g)
+{
+    return g->own_rings ? clmc_rng_own_ring_state_bytes(g->kind, g->streams, g->configs)
+                        : clmc_rng_state_bytes(g->kind, g->streams, g->configs);
+}
+
 void clmc_rng_defines(const clmc_rng_streams *g, clmc_defines *d)
 {
     unsigned r, s, batch;
@@ -75,6 +88,7 @@ void clmc_rng_defines(const clmc_rng_streams *g, clmc_defines *d)
         clmc_defines_int(d, "LAGFIB_R", r);
         clmc_defines_int(d, "LAGFIB_S", s);
         clmc_defines_int(d, "LAGFIB_BATCH", batch);
+        if (g->own_rings) clmc_defines_flag(d, "RNG_LAGFIB_OWN");
         break;
     }
     clmc_defines_flag(d, "RNG_STATEFUL");
@@ -101,7 +115,7 @@ void clmc_rng_defines(const clmc_rng_streams *g, clmc_defines *d)
 clmc_status clmc_rng_streams_create(clmc_runtime *rt, cl_program program, clmc_rng_streams *g, cl_uint seed_lo,
                                     cl_uint seed_hi)
 {
-    size_t bytes = clmc_rng_state_bytes(g->kind, g->streams, g->configs);
+    size_t bytes = streams_bytes(g);
     if (!bytes) return CLMC_OK;
     CLMC_TRY(clmc_buffer_create(rt, bytes, NULL, "rng states", &g->states));
     cl_kernel init;
@@ -125,7 +139,7 @@ void clmc_rng_streams_release(clmc_rng_streams *g)
 
 clmc_status clmc_rng_streams_download(clmc_runtime *rt, const clmc_rng_streams *g, unsigned char *blob)
 {
-    size_t bytes = clmc_rng_state_bytes(g->kind, g->streams, g->configs);
+    size_t bytes = streams_bytes(g);
     if (bytes)
         CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(rt), g->states, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
     return CLMC_OK;
@@ -133,7 +147,7 @@ clmc_status clmc_rng_streams_download(clmc_runtime *rt, const clmc_rng_streams *
 
 clmc_status clmc_rng_streams_upload(clmc_runtime *rt, const clmc_rng_streams *g, const unsigned char *blob)
 {
-    size_t bytes = clmc_rng_state_bytes(g->kind, g->streams, g->configs);
+    size_t bytes = streams_bytes(g);
     if (bytes)
         CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(rt), g->states, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
     return CLMC_OK;

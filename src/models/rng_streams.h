@@ -42,15 +42,21 @@ bool clmc_rng_stateful(clmc_rng_kind kind);
 bool clmc_rng_lagfib(clmc_rng_kind kind, unsigned *r, unsigned *s, unsigned *batch);
 
 /* The streams of one model: `streams` per configuration, `configs` configurations
- * (a lagged Fibonacci stream is a ring of r words, the others one state each). */
+ * (a lagged Fibonacci stream is a ring of r words, the others one state each).
+ * own_rings: each lagged Fibonacci ring serves one work-item, which draws any
+ * count of numbers from it at its own position (one more word per stream, after
+ * the rings; kernel define RNG_LAGFIB_OWN), rather than batches shared by many. */
 typedef struct {
     clmc_rng_kind kind;
     cl_uint streams, configs;
+    bool own_rings;
     cl_mem states; /* NULL for the stateless generators */
 } clmc_rng_streams;
 
 /* Bytes of the states in device memory (0 for the stateless generators). */
 size_t clmc_rng_state_bytes(clmc_rng_kind kind, unsigned long long streams, unsigned long long configs);
+/* The same with own_rings (a lagged Fibonacci stream's r words plus its position). */
+size_t clmc_rng_own_ring_state_bytes(clmc_rng_kind kind, unsigned long long streams, unsigned long long configs);
 /* The kernel defines of the generator (none for philox4x32_10). */
 void clmc_rng_defines(const clmc_rng_streams *r, clmc_defines *d);
 /* Allocates the states and seeds them with the program's rng_init kernel from the
@@ -58,7 +64,8 @@ void clmc_rng_defines(const clmc_rng_streams *r, clmc_defines *d);
 clmc_status clmc_rng_streams_create(clmc_runtime *rt, cl_program program, clmc_rng_streams *r, cl_uint seed_lo,
                                     cl_uint seed_hi);
 void clmc_rng_streams_release(clmc_rng_streams *r);
-/* Checkpoints: the states as stored, into blob + offset (bytes from clmc_rng_state_bytes). */
+/* Checkpoints: the states as stored, into blob + offset (bytes from clmc_rng_state_bytes,
+ * or clmc_rng_own_ring_state_bytes with own_rings). */
 clmc_status clmc_rng_streams_download(clmc_runtime *rt, const clmc_rng_streams *r, unsigned char *blob);
 clmc_status clmc_rng_streams_upload(clmc_runtime *rt, const clmc_rng_streams *r, const unsigned char *blob);
 

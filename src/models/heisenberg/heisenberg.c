@@ -80,10 +80,11 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
     if (problem) return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
     /* The glass has no algorithm.rng: the default. */
     clmc_rng_kind rng = clmc_rng_from_preset(p);
-    if (clmc_rng_lagfib(rng, NULL, NULL, NULL))
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" is not available for model.type \"heisenberg\" "
-                         "(its moves draw varying counts of numbers; lagged Fibonacci rings serve fixed batches)",
-                         clmc_rng_names[rng]);
+    unsigned ring = 0;
+    if (clmc_rng_lagfib(rng, &ring, NULL, NULL) && clmc_lattice_sites(dim, edge) / 2 * ring >= (1ULL << 32))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" gives each of the %llu site pairs a ring of %u words; "
+                         "more than the 2^32 words the kernels index (make model.L smaller)",
+                         clmc_rng_names[rng], (unsigned long long)(clmc_lattice_sites(dim, edge) / 2), ring);
     if (clmc_rng_stateful(rng) && tiled)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" is not available with algorithm.layout \"%s\" "
                          "of model.type \"heisenberg\"; give algorithm.layout \"naive\"", clmc_rng_names[rng], layout);
@@ -190,6 +191,7 @@ static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
     }
     s->rng.streams = (cl_uint)s->naive_items; /* stateful generators: naive layout only (validate) */
     s->rng.configs = s->n_configs;
+    s->rng.own_rings = true; /* the moves draw varying counts: a lagged Fibonacci ring per work-item */
     clmc_rng_defines(&s->rng, &options);
     CLMC_TRY(clmc_defines_build(s->rt, ext ? ext->kernel_file : "heisenberg/heisenberg.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_init", &s->init));
@@ -590,7 +592,7 @@ void clmc_heisenberg_device_bytes(const clmc_preset *p, bool glass, uint64_t *to
     uint64_t couplings = glass ? dim * sites * realizations * real : sizeof(cl_double);
     uint64_t overlaps = glass ? ncomp * ncomp * MEASURE_GROUPS_MAX * pairs * batch * sizeof(cl_long) : 0;
     uint64_t small = 2 * sizeof(cl_uint) + configs * real + (glass ? 2 * pairs * sizeof(cl_uint) : 0);
-    uint64_t states = clmc_rng_state_bytes(clmc_rng_from_preset(p), sites / 2, configs);
+    uint64_t states = clmc_rng_own_ring_state_bytes(clmc_rng_from_preset(p), sites / 2, configs);
     *total = spins + partials + couplings + overlaps + small + states;
     *largest = spins;
     uint64_t others[] = {partials, couplings, overlaps, states};
