@@ -24,7 +24,9 @@ flags=(-g -O1 -std=c11 -fsanitize=address,undefined -fno-sanitize-recover=undefi
        -D_POSIX_C_SOURCE=200809L -DCL_TARGET_OPENCL_VERSION=120 "-DCLMC_VERSION=\"$version\""
        "-DCLMC_SOURCE_KERNEL_DIR=\"$PWD/cl\"" "-DCLMC_INSTALL_KERNEL_DIR=\"/usr/share/clmc/cl\""
        -Iinclude -Isrc -Icl -Wno-unknown-pragmas)
-sources=$(find src -name '*.c' ! -path src/cli/cli.c | sort)
+# The library's sources: not the executables' own files (clmc's cli.c and its
+# scan, clmc-sequential's main).
+sources=$(find src -name '*.c' ! -path src/cli/cli.c ! -path 'src/cli/scan*.c' ! -path src/cli/sequential.c | sort)
 # Rebuild the library objects when any source or header is newer than the stamp.
 if [ ! -f "$out/stamp" ] || [ -n "$(find src include -newer "$out/stamp" -name '*.[ch]' | head -1)" ]; then
   echo "fuzz: compiling $(echo "$sources" | wc -l) sources with $clang (ASan + UBSan)"
