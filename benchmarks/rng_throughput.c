@@ -31,9 +31,9 @@ static const generator GENERATORS[] = {
     {CLMC_RNG_LCG64, "lcg64_numbers", 0, 0, 8},
     {CLMC_RNG_LCG32_RANDOM, "lcg32_numbers", 0, 0, 4},
     {CLMC_RNG_LCG64_RANDOM, "lcg64_numbers", 0, 0, 8},
-    {CLMC_RNG_LAGGED_FIBONACCI_521, "lagfib_numbers", CLMC_LAGFIB_521_R, CLMC_LAGFIB_521_S, 0},
-    {CLMC_RNG_LAGGED_FIBONACCI_1279, "lagfib_numbers", CLMC_LAGFIB_1279_R, CLMC_LAGFIB_1279_861_S, 0},
-    {CLMC_RNG_LAGGED_FIBONACCI_1279_418, "lagfib_numbers", CLMC_LAGFIB_1279_R, CLMC_LAGFIB_1279_S, 0},
+    {CLMC_RNG_LAGFIB_521, "lagfib_numbers", CLMC_LAGFIB_521_R, CLMC_LAGFIB_521_S, 0},
+    {CLMC_RNG_LAGFIB_1279, "lagfib_numbers", CLMC_LAGFIB_1279_R, CLMC_LAGFIB_1279_861_S, 0},
+    {CLMC_RNG_LAGFIB_1279_418, "lagfib_numbers", CLMC_LAGFIB_1279_R, CLMC_LAGFIB_1279_S, 0},
     {CLMC_RNG_XORWOW, "xorwow_numbers", 0, 0, 24},
 };
 enum { GENERATOR_COUNT = sizeof GENERATORS / sizeof GENERATORS[0] };

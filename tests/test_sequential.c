@@ -48,7 +48,7 @@ Test(sequential, philox_matches_exact_2d)
 
 Test(sequential, lagged_fibonacci_1279_matches_exact_2d)
 {
-    expect_exact(CLMC_RNG_LAGGED_FIBONACCI_1279, 8, 0.4, 200000);
+    expect_exact(CLMC_RNG_LAGFIB_1279, 8, 0.4, 200000);
 }
 
 static double heat_of_means(const double *means, void *context)

@@ -23,6 +23,7 @@ typedef enum {
     CLMC_RNG_LAGFIB_1279,
     CLMC_RNG_LAGFIB_1279_418,
     CLMC_RNG_XORWOW,
+    CLMC_RNG_COUNT /* the number of generators */
 } clmc_rng_kind;
 
 /* The names, in clmc_rng_kind order, NULL-terminated (the key's choices). */

@@ -4,11 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const clmc_rng_names[CLMC_RNG_COUNT] = {
-    "philox4x32_10", "philox4x32_7", "lcg32", "lcg64", "lcg32_random", "lcg64_random",
-    "lagged_fibonacci_521", "lagged_fibonacci_1279", "lagged_fibonacci_1279_418", "xorwow",
-};
-
 clmc_status clmc_rng_kind_from_name(const char *name, const char *what, clmc_rng_kind *kind)
 {
     for (int k = 0; k < CLMC_RNG_COUNT; k++)
@@ -26,9 +21,9 @@ clmc_status clmc_rng_kind_from_name(const char *name, const char *what, clmc_rng
 
 static void lagfib_lags(clmc_rng_kind kind, uint32_t *r, uint32_t *s)
 {
-    *r = kind == CLMC_RNG_LAGGED_FIBONACCI_521 ? CLMC_LAGFIB_521_R : CLMC_LAGFIB_1279_R;
-    *s = kind == CLMC_RNG_LAGGED_FIBONACCI_521    ? CLMC_LAGFIB_521_S
-         : kind == CLMC_RNG_LAGGED_FIBONACCI_1279 ? CLMC_LAGFIB_1279_861_S
+    *r = kind == CLMC_RNG_LAGFIB_521 ? CLMC_LAGFIB_521_R : CLMC_LAGFIB_1279_R;
+    *s = kind == CLMC_RNG_LAGFIB_521    ? CLMC_LAGFIB_521_S
+         : kind == CLMC_RNG_LAGFIB_1279 ? CLMC_LAGFIB_1279_861_S
                                                   : CLMC_LAGFIB_1279_S;
 }
 
@@ -44,9 +39,9 @@ clmc_status clmc_host_rng_init(clmc_host_rng *rng, clmc_rng_kind kind, uint64_t 
     case CLMC_RNG_LCG64: rng->lcg64 = seed; break;
     case CLMC_RNG_LCG32_RANDOM: rng->lcg32 = clmc_lcg32_random_seed(rng->key, 0u); break;
     case CLMC_RNG_LCG64_RANDOM: rng->lcg64 = clmc_lcg64_random_seed(rng->key, 0u); break;
-    case CLMC_RNG_LAGGED_FIBONACCI_521:
-    case CLMC_RNG_LAGGED_FIBONACCI_1279:
-    case CLMC_RNG_LAGGED_FIBONACCI_1279_418:
+    case CLMC_RNG_LAGFIB_521:
+    case CLMC_RNG_LAGFIB_1279:
+    case CLMC_RNG_LAGFIB_1279_418:
         lagfib_lags(kind, &rng->r, &rng->s);
         rng->ring = malloc(rng->r * sizeof *rng->ring);
         if (!rng->ring) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");

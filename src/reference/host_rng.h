@@ -10,23 +10,9 @@
 #include "common/rng_lcg.h"
 #include "common/rng_philox.h"
 #include "common/rng_xorwow.h"
+#include "models/rng_streams.h" /* clmc_rng_kind and clmc_rng_names: the generators of algorithm.rng */
 
-typedef enum {
-    CLMC_RNG_PHILOX4X32_10,
-    CLMC_RNG_PHILOX4X32_7,
-    CLMC_RNG_LCG32,
-    CLMC_RNG_LCG64,
-    CLMC_RNG_LCG32_RANDOM,
-    CLMC_RNG_LCG64_RANDOM,
-    CLMC_RNG_LAGGED_FIBONACCI_521,
-    CLMC_RNG_LAGGED_FIBONACCI_1279,
-    CLMC_RNG_LAGGED_FIBONACCI_1279_418,
-    CLMC_RNG_XORWOW,
-    CLMC_RNG_COUNT
-} clmc_rng_kind;
 
-/* The names algorithm.rng accepts, in clmc_rng_kind order. */
-extern const char *const clmc_rng_names[CLMC_RNG_COUNT];
 
 typedef struct {
     clmc_rng_kind kind;
@@ -73,9 +59,9 @@ static inline uint32_t clmc_host_rng_next(clmc_host_rng *rng)
     case CLMC_RNG_LCG64_RANDOM:
         rng->lcg64 = clmc_lcg64_step(rng->lcg64);
         return clmc_lcg64_word(rng->lcg64);
-    case CLMC_RNG_LAGGED_FIBONACCI_521:
-    case CLMC_RNG_LAGGED_FIBONACCI_1279:
-    case CLMC_RNG_LAGGED_FIBONACCI_1279_418:
+    case CLMC_RNG_LAGFIB_521:
+    case CLMC_RNG_LAGFIB_1279:
+    case CLMC_RNG_LAGFIB_1279_418:
         return clmc_lagfib_next(rng->ring, rng->r, rng->s, &rng->pos);
     case CLMC_RNG_XORWOW:
     default:
