@@ -71,6 +71,11 @@ add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow"'), $beta" 0 1
 add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8'), $pt}"
 # 64 walkers: work-groups of 2 with local histograms (muca_ising.cl).
 add ising2d-multicanonical "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"
+# Population annealing: systematic copy numbers (pa_copy_numbers) and multinomial ones
+# (pa_multinomial), the prefix sums, copies and family statistics (population.cl).
+pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 24, \"steps\": 2, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"}"; }
+add ising2d-population-systematic "$all" "$(pa naive systematic)"
+add ising2d-population-multinomial "$all" "$(pa tiled multinomial)"
 rsite() { ising "$1" 8 random_site ", \"random_site\": \"$2\"${3:-}"; }
 add ising2d-rsite-sequential "$all" "$(rsite 2 sequential_reference ', "substeps": 4'), $beta"
 add ising2d-rsite-copies "$all" "$(rsite 2 copies), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
