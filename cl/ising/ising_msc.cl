@@ -6,7 +6,18 @@
  * the second NDRange dimension is the configuration (tempering slot).
  * Storage: two colour planes (global parity (x + y + z) & 1) of EDGE^(DIM-1)
  * rows of EDGE/64 words; site x of row r is bit (x/2) % 32 of word (x/2) / 32
- * in its colour's plane; bit set = spin up. */
+ * in its colour's plane; bit set = spin up.
+ *
+ * Domain decomposition over MPI ranks (docs/mpi.md) defines SLAB and
+ * FIRST_LAYER: this rank holds the SLAB layers (rows y in 2D, planes z in 3D)
+ * from global layer FIRST_LAYER, and in each colour plane one halo layer
+ * below (stored layer 0: global FIRST_LAYER - 1) and one above (SLAB + 1),
+ * which the host refreshes from the neighbouring ranks after every colour
+ * pass.  Random numbers and the start are drawn by GLOBAL word, so a slab
+ * evolves exactly as the same layers of the whole lattice on one device.
+ * The update kernel then takes the first word it updates (first_item), so
+ * that the host can update the boundary layers first and the interior while
+ * it exchanges them. */
 #include "common/bitslice.h"
 #include "common/philox.h"
 #include "common/reduce.h"
@@ -21,15 +32,43 @@
 #if DIM == 2
 #define ROWS ((uint)EDGE)
 #define NEIGHBOURS 4
+#define LAYER_WORDS ((uint)WORDS_PER_ROW)
 #else
 #define ROWS ((uint)EDGE * EDGE)
 #define NEIGHBOURS 6
+#define LAYER_WORDS ((uint)EDGE * WORDS_PER_ROW)
 #endif
-#define PLANE_WORDS (ROWS * WORDS_PER_ROW)
+/* Words of one colour in the whole lattice (random-number units). */
+#define LATTICE_PLANE_WORDS (ROWS * WORDS_PER_ROW)
+#ifdef SLAB
+/* Stored per colour: the slab and a halo layer on each side. */
+#define PLANE_WORDS (((uint)SLAB + 2) * LAYER_WORDS)
+#define UPDATE_WORDS ((uint)SLAB * LAYER_WORDS)
+#define HALO_WORDS LAYER_WORDS
+/* Global layer = stored layer + FIRST_LAYER - 1; parity shift (FIRST_LAYER - 1) & 1. */
+#define LAYER_PARITY (((uint)FIRST_LAYER + 1) & 1)
+#else
+#define FIRST_LAYER 0
+#define PLANE_WORDS LATTICE_PLANE_WORDS
+#define UPDATE_WORDS PLANE_WORDS
+#define HALO_WORDS 0u
+#define LAYER_PARITY 0u
+#endif
 
 inline uint wrap(int coordinate)
 {
     return (uint)((coordinate + EDGE) % EDGE);
+}
+
+/* A step along the last axis (y in 2D, z in 3D): periodic on the whole
+ * lattice, into the halo layers on a slab. */
+inline uint step_last(uint coordinate, int step)
+{
+#ifdef SLAB
+    return (uint)((int)coordinate + step);
+#else
+    return wrap((int)coordinate + step);
+#endif
 }
 
 /* Word index (within a plane) of the row at (y, z), word w. */
@@ -42,9 +81,13 @@ __kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, 
 {
     uint word = get_global_id(0), config = get_global_id(1);
     if (word >= 2 * PLANE_WORDS) return;
+    /* The global word this stored word holds (halo layers included). */
+    uint colour = word / PLANE_WORDS, stored = word % PLANE_WORDS;
+    uint layer = ((stored / LAYER_WORDS) + (uint)FIRST_LAYER + EDGE - (HALO_WORDS ? 1u : 0u)) % EDGE;
+    uint global_word = colour * LATTICE_PLANE_WORDS + layer * LAYER_WORDS + stored % LAYER_WORDS;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     planes[(size_t)config * 2 * PLANE_WORDS + word] =
-        ordered ? 0xFFFFFFFFu : clmc_random4(key, word, 0, run, CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config)).v[0];
+        ordered ? 0xFFFFFFFFu : clmc_random4(key, global_word, 0, run, CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config)).v[0];
 }
 
 /* Neighbours along x in the other plane: one of them is the aligned word, the
@@ -82,30 +125,40 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
 #ifdef RNG_STATEFUL
                                , __global uint *rng_states
 #endif
+#ifdef SLAB
+                               , uint first_item
+#endif
                                )
 {
     uint item = get_global_id(0), config = get_global_id(1);
-    if (item >= PLANE_WORDS) return;
+#ifdef SLAB
+    item += first_item;
+#endif
+    if (item >= UPDATE_WORDS) return;
     planes += (size_t)config * 2 * PLANE_WORDS;
     uint t4 = thresholds[3 * config], t8 = thresholds[3 * config + 1], t12 = thresholds[3 * config + 2];
     uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
-    uint row = item / WORDS_PER_ROW, w = item % WORDS_PER_ROW;
+    uint stored = item + HALO_WORDS;
+    uint row = stored / WORDS_PER_ROW, w = stored % WORDS_PER_ROW;
     uint y = row % EDGE, z = row / EDGE;
     __global uint *own = planes + colour * PLANE_WORDS;
     __global const uint *other = planes + (1 - colour) * PLANE_WORDS;
-    uint spins = own[item];
+    uint spins = own[stored];
     /* Site x = 2j + first: the colour's site comes first in its pair when x is even. */
-    uint first_in_pair = ((y + z + colour) & 1) == 0;
+    uint first_in_pair = ((y + z + colour + LAYER_PARITY) & 1) == 0;
     uint left, right;
     row_neighbours(other, y, z, w, first_in_pair, &left, &right);
     uint c0 = 0, c1 = 0, c2 = 0;
     count_bit(~(spins ^ left), &c0, &c1, &c2);
     count_bit(~(spins ^ right), &c0, &c1, &c2);
+#if DIM == 2
+    count_bit(~(spins ^ other[word_at(step_last(y, -1), z, w)]), &c0, &c1, &c2);
+    count_bit(~(spins ^ other[word_at(step_last(y, 1), z, w)]), &c0, &c1, &c2);
+#else
     count_bit(~(spins ^ other[word_at(wrap((int)y - 1), z, w)]), &c0, &c1, &c2);
     count_bit(~(spins ^ other[word_at(wrap((int)y + 1), z, w)]), &c0, &c1, &c2);
-#if DIM == 3
-    count_bit(~(spins ^ other[word_at(y, wrap((int)z - 1), w)]), &c0, &c1, &c2);
-    count_bit(~(spins ^ other[word_at(y, wrap((int)z + 1), w)]), &c0, &c1, &c2);
+    count_bit(~(spins ^ other[word_at(y, step_last(z, -1), w)]), &c0, &c1, &c2);
+    count_bit(~(spins ^ other[word_at(y, step_last(z, 1), w)]), &c0, &c1, &c2);
 #endif
     /* Uphill classes: aligned = NEIGHBOURS/2 + k costs dE = 4k. */
     uint class1 = count_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
@@ -128,10 +181,10 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
         for (uint unit = ROWS * (EDGE / 2); unit < (uint)RNG_STREAMS * LAGFIB_BATCH; unit++)
             rng_draw_unit(rng_states, config, unit, launch);
 #endif
-    own[item] = spins ^ flips;
+    own[stored] = spins ^ flips;
 #else
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint unit = colour * PLANE_WORDS + item;
+    uint unit = colour * LATTICE_PLANE_WORDS + (uint)FIRST_LAYER * LAYER_WORDS + item;
     uint less1 = 0, less2 = 0, less3 = 0, equal1 = ~0u, equal2 = ~0u, equal3 = ~0u;
     uint tied = ~downhill;
     for (uint g = 0; g < 8 && tied; g++) {
@@ -146,7 +199,7 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
         }
         tied = (equal1 & class1) | (equal2 & class2) | (equal3 & class3);
     }
-    own[item] = spins ^ (downhill | (less1 & class1) | (less2 & class2) | (less3 & class3));
+    own[stored] = spins ^ (downhill | (less1 & class1) | (less2 & class2) | (less3 & class3));
 #endif
 }
 
@@ -159,17 +212,19 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
     __local int bonds[MEASURE_WG];
     __local int magnetisation[MEASURE_WG];
     int bond_sum = 0, spin_sum = 0;
-    for (uint word = get_global_id(0); word < 2 * PLANE_WORDS; word += get_global_size(0)) {
-        uint colour = word / PLANE_WORDS, item = word % PLANE_WORDS;
-        uint row = item / WORDS_PER_ROW, w = item % WORDS_PER_ROW;
+    for (uint word = get_global_id(0); word < 2 * UPDATE_WORDS; word += get_global_size(0)) {
+        uint colour = word / UPDATE_WORDS, stored = word % UPDATE_WORDS + HALO_WORDS;
+        uint row = stored / WORDS_PER_ROW, w = stored % WORDS_PER_ROW;
         uint y = row % EDGE, z = row / EDGE;
         __global const uint *other = planes + (1 - colour) * PLANE_WORDS;
-        uint spins = planes[word], left, right;
-        row_neighbours(other, y, z, w, ((y + z + colour) & 1) == 0, &left, &right);
-        int aligned = popcount(~(spins ^ right)) + popcount(~(spins ^ other[word_at(wrap((int)y + 1), z, w)]));
+        uint spins = planes[colour * PLANE_WORDS + stored], left, right;
+        row_neighbours(other, y, z, w, ((y + z + colour + LAYER_PARITY) & 1) == 0, &left, &right);
         int bonds_counted = 64;
-#if DIM == 3
-        aligned += popcount(~(spins ^ other[word_at(y, wrap((int)z + 1), w)]));
+#if DIM == 2
+        int aligned = popcount(~(spins ^ right)) + popcount(~(spins ^ other[word_at(step_last(y, 1), z, w)]));
+#else
+        int aligned = popcount(~(spins ^ right)) + popcount(~(spins ^ other[word_at(wrap((int)y + 1), z, w)]));
+        aligned += popcount(~(spins ^ other[word_at(y, step_last(z, 1), w)]));
         bonds_counted = 96;
 #endif
         bond_sum += 2 * aligned - bonds_counted;

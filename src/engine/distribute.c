@@ -46,14 +46,38 @@ static rank_units units_of(const clmc_preset *global)
                         block ? block : 1};
 }
 
+bool clmc_rank_domain(const clmc_preset *global)
+{
+    return clmc_ranks_many() && !clmc_preset_systems(global)->independent;
+}
+
+/* Domain decomposition: every rank runs the whole preset on its part of the
+ * lattice (the model reads its part from clmc_ranks()), in OUT/rank-R. */
+static clmc_status domain_preset(const clmc_preset *global, clmc_preset **local)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    const clmc_model_ops *ops = clmc_model_find(clmc_preset_string(global, "model.type"));
+    if (!ops || !ops->domain)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: %d MPI ranks spread the systems of an \"independent\" "
+                         "ensemble or cut one lattice into slabs; model \"%s\" has neither for this run (run it "
+                         "without mpirun, or with -np 1)", ranks->size, clmc_preset_string(global, "model.type"));
+    CLMC_TRY(ops->domain(global, ranks->size, NULL));
+    char rank_dir[4096], dir[8300];
+    snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
+    CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
+    char *json = clmc_preset_to_json(global);
+    if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    const char *overrides[] = {dir};
+    clmc_status status = clmc_preset_parse(json, strlen(json), "preset", overrides, 1, local);
+    free(json);
+    return status;
+}
+
 clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
 {
     const clmc_ranks_info *ranks = clmc_ranks();
     const clmc_systems_settings *systems = clmc_preset_systems(global);
-    if (!systems->independent)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: %d MPI ranks spread the systems of an \"independent\" "
-                         "ensemble; other runs are not distributed yet (run them without mpirun, or with -np 1)",
-                         ranks->size);
+    if (!systems->independent) return domain_preset(global, local);
     rank_units u = units_of(global);
     unsigned blocks = u.units / u.block;
     bool copies = u.systems_per_unit > 1 || strcmp(u.key, "ensemble.copies") == 0;

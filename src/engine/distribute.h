@@ -15,9 +15,13 @@
 
 /* This rank's preset: ensemble.copies = its share, ensemble.first_system
  * moved to the share's first system, output.dir = OUT/rank-R.  Refuses
- * (CLMC_ERR_INPUT) what cannot be spread: not "independent", fewer copies
- * than ranks. */
+ * (CLMC_ERR_INPUT) what cannot be spread: fewer copies than ranks.  One
+ * system (not "independent"): the whole preset with output.dir = OUT/rank-R,
+ * where the model cuts its lattice (clmc_model_ops.domain; refused naming
+ * the key where it cannot). */
 clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local);
+/* Whether this run under several ranks decomposes one system's lattice. */
+bool clmc_rank_domain(const clmc_preset *global);
 
 /* This rank's device: entry `rank` of a comma-separated selector list (one
  * per rank), else device local_rank mod n among those matching the selector

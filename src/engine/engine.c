@@ -240,12 +240,17 @@ static cJSON *performance_json(const clmc_runtime *rt, double updates, double se
     return perf;
 }
 
-/* configuration.pgm: binary grey map (P5) of the model's picture. */
-static clmc_status write_picture(model_instance *m, const char *dir)
+/* configuration.pgm: binary grey map (P5) of the model's picture (drawn on
+ * every rank of a decomposed lattice, written where `write`). */
+static clmc_status write_picture(model_instance *m, const char *dir, bool write)
 {
     unsigned char *grey = NULL;
     int width = 0, height = 0;
     clmc_status status = m->ops->picture(m->state, &grey, &width, &height);
+    if (!write) {
+        free(grey);
+        return status;
+    }
     char header[64];
     int n = snprintf(header, sizeof header, "P5\n%d %d\n255\n", width, height);
     size_t pixels = (size_t)width * (size_t)height;
@@ -266,10 +271,11 @@ static clmc_status write_picture(model_instance *m, const char *dir)
  * run-wide copies, every rank's rows and device, the ranks' summed device
  * time and updates). */
 typedef struct {
-    cJSON *preset, *device; /* owned here */
+    cJSON *preset, *device, *domain; /* owned here; domain: how a decomposed lattice was cut */
     const clmc_series *series;
     const clmc_tempering *map;
     double updates, kernel_seconds, wall_seconds;
+    bool write; /* false on the ranks of a decomposed lattice but rank 0 (collective checks) */
 } result_view;
 
 static clmc_status write_results(model_instance *m, result_view *v, const clmc_preset *preset, const char *dir)
@@ -289,15 +295,17 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
     cJSON *performance = performance_json(m->rt, v->updates, v->kernel_seconds, v->wall_seconds);
     if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);
+    if (v->domain) cJSON_AddItemToObject(performance, "domain", v->domain);
+    v->domain = NULL;
     cJSON_AddItemToObject(root, "performance", performance);
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
     char *csv = status == CLMC_OK ? clmc_series_text(s, v->map, m->shape.series_columns) : NULL;
     if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (status == CLMC_OK && clmc_preset_output(preset)->picture) status = write_picture(m, dir);
-    if (status == CLMC_OK) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
-    if (status == CLMC_OK) {
+    if (status == CLMC_OK && clmc_preset_output(preset)->picture) status = write_picture(m, dir, v->write);
+    if (status == CLMC_OK && v->write) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
+    if (status == CLMC_OK && v->write) {
         size_t n = strlen(json);
         json[n] = '\n';
         status = clmc_write_file_atomic(dir, "result.json", json, n + 1);
@@ -363,6 +371,30 @@ static void release_output(output_claim *claim)
     claim->lock = -1;
 }
 
+/* A decomposed lattice (collective): every rank holds the whole series (its
+ * measurements are sums over the ranks) and takes part in the checks and
+ * the picture; rank 0 writes. */
+static clmc_status finish_domain(model_instance *m, result_view *v, const clmc_preset *preset,
+                                 const clmc_preset *global)
+{
+    double sums[2] = {v->updates, v->kernel_seconds};
+    clmc_ranks_sum(sums, 2);
+    v->updates = sums[0];
+    v->kernel_seconds = sums[1];
+    cJSON *devices = clmc_rank_devices_json(clmc_runtime_device(m->rt));
+    v->preset = clmc_rank_result_preset(preset, global);
+    v->device = clmc_device_json(clmc_runtime_device(m->rt));
+    if (devices) cJSON_AddItemToObject(v->device, "ranks", devices);
+    v->domain = cJSON_CreateObject();
+    clmc_status status = m->ops->domain(global, clmc_ranks()->size, v->domain);
+    v->write = clmc_ranks()->rank == 0;
+    if (status == CLMC_OK) status = write_results(m, v, preset, clmc_preset_output(global)->dir);
+    cJSON_Delete(v->domain);
+    cJSON_Delete(v->preset);
+    cJSON_Delete(v->device);
+    return clmc_ranks_agree(status);
+}
+
 /* The results of this process's run, or under several ranks of the whole
  * run, gathered and written by rank 0 (collective). */
 static clmc_status finish_results(model_instance *m, const clmc_preset *preset, const clmc_preset *global,
@@ -370,13 +402,14 @@ static clmc_status finish_results(model_instance *m, const clmc_preset *preset, 
 {
     const clmc_run_settings *run = clmc_preset_run(preset);
     result_view v = {.series = s, .map = &m->ensemble.map, .kernel_seconds = kernel_seconds,
-                     .wall_seconds = wall_seconds,
+                     .wall_seconds = wall_seconds, .write = true,
                      .updates = m->shape.updates_per_sweep * (double)(run->thermalization + run->sweeps)};
     if (!global) {
         v.preset = cJSON_Duplicate(clmc_preset_tree(preset), true);
         v.device = clmc_device_json(clmc_runtime_device(m->rt));
         return write_results(m, &v, preset, clmc_preset_output(preset)->dir);
     }
+    if (clmc_rank_domain(global)) return finish_domain(m, &v, preset, global);
     clmc_series all = {0};
     clmc_tempering map = m->ensemble.map;
     double sums[3] = {v.updates, kernel_seconds, (double)map.n_systems};

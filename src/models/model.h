@@ -97,6 +97,14 @@ typedef struct clmc_model_ops {
     /* Optional: device memory the preset will allocate (all buffers, and the
      * largest one), checked against the device before create. */
     void (*device_bytes)(const clmc_preset *preset, uint64_t *total, uint64_t *largest);
+    /* Optional: domain decomposition of one system over K > 1 MPI ranks
+     * (docs/mpi.md).  Checks that `preset` can be cut into `ranks` parts
+     * (CLMC_ERR_INPUT naming the key) and, with `record`, describes the cut
+     * (result.json performance.domain).  A model that has it holds rank
+     * clmc_ranks()->rank's part when created under several ranks with one
+     * system; its sweep, collect, checks and picture are then collective
+     * and give every rank the whole lattice's values. */
+    clmc_status (*domain)(const clmc_preset *preset, int ranks, cJSON *record);
     /* Parameters `clmc tune` may search (NULL or a list ended by a NULL
      * path); candidates the preset's checks refuse are skipped. */
     const clmc_tunable *tunables;

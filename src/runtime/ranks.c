@@ -116,6 +116,61 @@ void clmc_ranks_sum(double *values, int n)
 #endif
 }
 
+void clmc_ranks_sum_int64(long long *values, int n)
+{
+#ifdef CLMC_HAVE_MPI
+    if (clmc_ranks_many()) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+#else
+    (void)values;
+    (void)n;
+#endif
+}
+
+clmc_status clmc_ranks_exchange(const void *send, int to, void *receive, int from, size_t bytes, int tag)
+{
+#ifdef CLMC_HAVE_MPI
+    if (bytes > (size_t)INT32_MAX) return clmc_fail(CLMC_ERR_OTHER, "exchange of %zu bytes exceeds MPI's int count", bytes);
+    if (MPI_Sendrecv(send, (int)bytes, MPI_BYTE, to, tag, receive, (int)bytes, MPI_BYTE, from, tag, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return clmc_fail(CLMC_ERR_OTHER, "MPI_Sendrecv with ranks %d and %d failed", to, from);
+#else
+    (void)to;
+    (void)from;
+    (void)tag;
+    memmove(receive, send, bytes);
+#endif
+    return CLMC_OK;
+}
+
+void clmc_ranks_chain_receive(uint64_t *value)
+{
+#ifdef CLMC_HAVE_MPI
+    if (clmc_ranks_many() && info.rank > 0)
+        MPI_Recv(value, 1, MPI_UINT64_T, info.rank - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+#else
+    (void)value;
+#endif
+}
+
+void clmc_ranks_chain_send(uint64_t value)
+{
+#ifdef CLMC_HAVE_MPI
+    if (clmc_ranks_many() && info.rank + 1 < info.size)
+        MPI_Send(&value, 1, MPI_UINT64_T, info.rank + 1, 0, MPI_COMM_WORLD);
+#else
+    (void)value;
+#endif
+}
+
+void clmc_ranks_chain_result(uint64_t *value)
+{
+#ifdef CLMC_HAVE_MPI
+    if (clmc_ranks_many()) MPI_Bcast(value, 1, MPI_UINT64_T, info.size - 1, MPI_COMM_WORLD);
+#else
+    (void)value;
+#endif
+}
+
 clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive)
 {
     if (!clmc_ranks_many()) {

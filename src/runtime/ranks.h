@@ -39,6 +39,18 @@ bool clmc_ranks_reports(void);
 /* In-place reductions over all ranks (collective). */
 void clmc_ranks_max(uint64_t *values, int n);
 void clmc_ranks_sum(double *values, int n);
+/* Exact in-place sums of 64-bit integers over all ranks (collective). */
+void clmc_ranks_sum_int64(long long *values, int n);
+/* Domain decomposition (docs/mpi.md): sends `bytes` to rank `to` while
+ * receiving as many from rank `from` (MPI_Sendrecv, message `tag`). */
+clmc_status clmc_ranks_exchange(const void *send, int to, void *receive, int from, size_t bytes, int tag);
+/* A value passed along the ranks in order: clmc_ranks_chain_receive waits
+ * for rank - 1's value (rank 0: keeps *value), clmc_ranks_chain_send hands
+ * it to rank + 1; clmc_ranks_chain_result then gives every rank the last
+ * rank's value.  Collective. */
+void clmc_ranks_chain_receive(uint64_t *value);
+void clmc_ranks_chain_send(uint64_t value);
+void clmc_ranks_chain_result(uint64_t *value);
 /* Rank 0 receives every rank's `bytes` bytes (equal on all ranks) in rank
  * order into `receive` (size x bytes; ignored elsewhere).  Collective. */
 clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive);

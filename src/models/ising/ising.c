@@ -14,6 +14,7 @@
 #include "models/lattice.h"
 #include "models/rng_streams.h"
 #include "models/ising/ising_random_site.h"
+#include "runtime/ranks.h"
 
 #define MEASURE_BATCH 256
 
@@ -30,7 +31,17 @@ static const char *const series_columns[] = {"energy", "magnetization", NULL};
 typedef struct {
     clmc_runtime *rt;
     int dim, edge;
-    cl_uint n_sites;
+    size_t n_sites;       /* sites this process updates: the lattice, or its slab */
+    size_t lattice_sites; /* the whole lattice's */
+    /* Domain decomposition over MPI ranks (docs/mpi.md; msc only): this rank
+     * holds `slab` layers (rows in 2D, planes in 3D) from `first_layer`, with
+     * a halo layer on each side per colour, exchanged with ranks `below` and
+     * `above` after every colour pass. */
+    bool domain;
+    int slab, first_layer, below, above;
+    size_t layer_words;     /* words of one layer of one colour (msc) */
+    size_t stored_words;    /* msc words per configuration, halos included */
+    cl_uint *boundary_host; /* 4 layers: sent low, sent high, received low, received high */
     bool tiled, msc;
     cl_uint ordered_start;
     int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
@@ -83,8 +94,12 @@ static clmc_status ising_validate(const clmc_preset *p)
     long long hits = clmc_preset_int(p, "algorithm.hits");
     if (edge % 2 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
-    if (clmc_lattice_sites(dim, edge) >= (1ULL << 32))
-        return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^32 sites the kernels index", edge, dim);
+    /* msc kernels index words (32 sites) in 32 bits, with the two colour planes in one range. */
+    if (!msc && clmc_lattice_sites(dim, edge) >= (1ULL << 32))
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^32 sites the kernels index (layout "
+                         "\"msc\" indexes up to 2^36)", edge, dim);
+    if (msc && clmc_lattice_sites(dim, edge) > (1ULL << 36))
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^36 sites the msc kernels index", edge, dim);
     if (msc && edge % 64 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: layout \"msc\" packs 32 sites of a colour per word and "
                          "needs L to be a multiple of 64, got %d", edge);
@@ -221,6 +236,10 @@ static clmc_status build_kernels(ising_state *s)
     clmc_defines_int(&options, "EDGE", s->edge);
     clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
     if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
+    if (s->domain) {
+        clmc_defines_int(&options, "SLAB", s->slab);
+        clmc_defines_int(&options, "FIRST_LAYER", s->first_layer);
+    }
     if (s->tiled) {
         clmc_defines_int(&options, "TILE", s->tile);
         clmc_defines_int(&options, "ITEM_WIDTH", item_width(s->tile, s->item_width));
@@ -243,10 +262,11 @@ static clmc_status build_kernels(ising_state *s)
     return CLMC_OK;
 }
 
-/* Global memory of one configuration: bytes, or one bit per site for msc. */
+/* Global memory of one configuration: bytes, or one bit per site for msc
+ * (with the halo layers of a slab). */
 static size_t spin_bytes(const ising_state *s)
 {
-    return s->msc ? s->n_sites / 8 : s->n_sites;
+    return s->msc ? s->stored_words * 4 : s->n_sites;
 }
 
 /* Partial sums of one batch slot: two ints per work-group and configuration. */
@@ -264,6 +284,8 @@ static clmc_status allocate_buffers(ising_state *s)
     CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
     CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi));
     s->partials_host = malloc(partial_count * sizeof(cl_int));
+    if (s->domain && !(s->boundary_host = malloc(4 * s->layer_words * sizeof(cl_uint))))
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
     return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
@@ -277,7 +299,7 @@ static clmc_status start_spins(ising_state *s, cl_uint run)
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
     CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
-    size_t global[2] = {s->msc ? s->n_sites / 32 : s->n_sites, s->n_configs};
+    size_t global[2] = {s->msc ? s->stored_words : s->n_sites, s->n_configs};
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
 
@@ -304,9 +326,22 @@ static void read_preset(ising_state *s, const clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
-    s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
+    s->lattice_sites = s->n_sites = (size_t)clmc_lattice_sites(s->dim, s->edge);
     s->tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    /* One system under several ranks: the engine let it through ising_domain. */
+    const clmc_ranks_info *ranks = clmc_ranks();
+    s->domain = s->msc && clmc_ranks_many() && !clmc_preset_systems(p)->independent;
+    s->layer_words = (size_t)s->edge / 64 * (s->dim == 3 ? (size_t)s->edge : 1);
+    s->stored_words = s->n_sites / 32;
+    if (s->domain) {
+        s->slab = s->edge / ranks->size;
+        s->first_layer = ranks->rank * s->slab;
+        s->below = (ranks->rank + ranks->size - 1) % ranks->size;
+        s->above = (ranks->rank + 1) % ranks->size;
+        s->n_sites = s->lattice_sites / (size_t)ranks->size;
+        s->stored_words = 2 * ((size_t)s->slab + 2) * s->layer_words;
+    }
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
     s->item_width = (int)clmc_preset_int(p, "algorithm.item_width");
@@ -379,6 +414,7 @@ static void ising_destroy(void *state)
     if (s->rt) CLMC_CL_WARN(clFinish(clmc_runtime_queue(s->rt))); /* pending writes read thresholds_host */
     free(s->partials_host);
     free(s->thresholds_host);
+    free(s->boundary_host);
     free(s);
 }
 
@@ -391,12 +427,63 @@ static size_t naive_items(const ising_state *s)
     return s->n_sites / 2;
 }
 
+/* Domain decomposition: words [first, first + count) of the slab's colour
+ * (argument 4, set by the caller). */
+static clmc_status update_words(ising_state *s, size_t first, size_t count)
+{
+    cl_uint first_arg = (cl_uint)first;
+    CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &first_arg));
+    size_t global[2] = {count, s->n_configs};
+    return clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED);
+}
+
+/* One sweep of a slab (docs/mpi.md): per colour, the two boundary layers
+ * first, their non-blocking read-back, then the interior; while the device
+ * updates the interior, the boundary layers go to the neighbouring ranks
+ * (periodic ring) and come back as this slab's halo layers of that colour,
+ * written before the next colour's pass (the in-order queue orders them).
+ * The host buffers are reused only after a later read completed, which
+ * follows every earlier write in the queue. */
+static clmc_status domain_sweep(ising_state *s)
+{
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t layer = s->layer_words, layer_bytes = layer * sizeof(cl_uint), plane_bytes = s->stored_words / 2 * 4;
+    cl_uint *sent_low = s->boundary_host, *sent_high = sent_low + layer, *got_low = sent_high + layer,
+            *got_high = got_low + layer;
+    size_t slab = (size_t)s->slab;
+    for (cl_uint colour = 0; colour < 2; colour++) {
+        size_t base = colour * plane_bytes;
+        CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
+        CLMC_TRY(update_words(s, 0, layer));
+        CLMC_TRY(update_words(s, (slab - 1) * layer, layer));
+        cl_event read = NULL;
+        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_FALSE, base + layer_bytes, layer_bytes, sent_low, 0,
+                                        NULL, NULL));
+        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_FALSE, base + slab * layer_bytes, layer_bytes, sent_high,
+                                        0, NULL, &read));
+        clmc_status status = slab > 2 ? update_words(s, layer, (slab - 2) * layer) : CLMC_OK;
+        cl_int err = clFlush(queue);
+        cl_int waited = clWaitForEvents(1, &read);
+        clReleaseEvent(read);
+        CLMC_TRY(status);
+        CLMC_CL_CHECK(err, "clFlush");
+        CLMC_CL_CHECK(waited, "clWaitForEvents(halo read)");
+        CLMC_TRY(clmc_ranks_exchange(sent_low, s->below, got_high, s->above, layer_bytes, (int)(2 * colour)));
+        CLMC_TRY(clmc_ranks_exchange(sent_high, s->above, got_low, s->below, layer_bytes, (int)(2 * colour + 1)));
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->spins, CL_FALSE, base, layer_bytes, got_low, 0, NULL, NULL));
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->spins, CL_FALSE, base + (slab + 1) * layer_bytes, layer_bytes,
+                                         got_high, 0, NULL, NULL));
+    }
+    return CLMC_OK;
+}
+
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
     if (s->rsite) return clmc_ising_rsite_step(s->rsite, sweep_index);
     cl_uint sweep = (cl_uint)sweep_index;
     CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
+    if (s->domain) return domain_sweep(s);
     int colours = s->tiled ? s->tile_colours : 2;
     for (cl_uint colour = 0; colour < (cl_uint)colours; colour++) {
         CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
@@ -437,6 +524,8 @@ static clmc_status read_sums(ising_state *s, unsigned first, unsigned n, long lo
             sums[2 * k + 1] += p[2 * g + 1];
         }
     }
+    /* A slab's sums: the lattice's are their exact sum over the ranks. */
+    if (s->domain) clmc_ranks_sum_int64(sums, (int)(2 * n * s->n_configs));
     return CLMC_OK;
 }
 
@@ -448,8 +537,8 @@ static clmc_status ising_collect(void *state, unsigned n_slots, double *rows)
     if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     clmc_status status = read_sums(s, 0, n_slots, sums);
     for (size_t k = 0; status == CLMC_OK && k < n; k++) {
-        rows[2 * k] = -(double)sums[2 * k] / s->n_sites;
-        rows[2 * k + 1] = (double)sums[2 * k + 1] / s->n_sites;
+        rows[2 * k] = -(double)sums[2 * k] / (double)s->lattice_sites;
+        rows[2 * k + 1] = (double)sums[2 * k + 1] / (double)s->lattice_sites;
     }
     free(sums);
     return status;
@@ -487,11 +576,12 @@ static clmc_status ising_set_betas(void *state, const double *betas, const unsig
 static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
 {
     ising_state *s = state;
-    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, beta, s->n_sites, observables);
+    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, beta, (double)s->lattice_sites, observables);
     return CLMC_OK;
 }
 
-/* Final configuration as +-1 bytes in site order, whatever the layout. */
+/* Final configuration as +-1 bytes in site order, whatever the layout (a
+ * slab: its own sites, n_sites from global site first_layer x layer sites). */
 static clmc_status read_configuration(ising_state *s, cl_uint config, signed char *spins)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
@@ -504,12 +594,16 @@ static clmc_status read_configuration(ising_state *s, cl_uint config, signed cha
     cl_uint *words = malloc(spin_bytes(s));
     if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, spin_bytes(s), words, 0, NULL, NULL);
-    size_t plane_words = s->n_sites / 64, row_words = (size_t)s->edge / 64;
-    for (size_t site = 0; err == CL_SUCCESS && site < s->n_sites; site++) {
-        size_t x = site % (size_t)s->edge, row = site / (size_t)s->edge;
-        size_t colour = (x + row % (size_t)s->edge + row / (size_t)s->edge) & 1, j = x / 2;
-        cl_uint word = words[colour * plane_words + row * row_words + j / 32];
-        spins[site] = (word >> (j % 32)) & 1 ? 1 : -1;
+    size_t plane_words = s->stored_words / 2, edge = (size_t)s->edge, row_words = edge / 64;
+    size_t halo = s->domain ? s->layer_words : 0, first_row = (size_t)s->first_layer * (s->layer_words / row_words);
+    for (size_t row = 0; err == CL_SUCCESS && row < s->n_sites / edge; row++) {
+        size_t global_row = first_row + row, parity = global_row % edge + global_row / edge;
+        const cl_uint *own[2] = {words + halo + row * row_words, words + plane_words + halo + row * row_words};
+        signed char *out = spins + row * edge;
+        for (size_t x = 0; x < edge; x++) {
+            size_t j = x / 2;
+            out[x] = (own[(x + parity) & 1][j / 32] >> (j % 32)) & 1 ? 1 : -1;
+        }
     }
     free(words);
     CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
@@ -518,41 +612,55 @@ static clmc_status read_configuration(ising_state *s, cl_uint config, signed cha
 
 /* Final configurations: every spin must be +-1; the FNV-1a hash over all
  * configurations (in storage order) lets runs on different devices be
- * compared bit for bit. */
+ * compared bit for bit.  Slabs (collective): each rank continues the hash
+ * of the rank below over its sites, so the lattice's hash comes out. */
 static clmc_status ising_checks(void *state, cJSON *checks)
 {
     ising_state *s = state;
     signed char *spins = malloc(s->n_sites);
-    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
-    clmc_status status = CLMC_OK;
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    long long invalid = 0;
+    if (s->domain) clmc_ranks_chain_receive(&hash);
+    clmc_status status = spins ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
         status = read_configuration(s, c, spins);
-        for (cl_uint i = 0; status == CLMC_OK && i < s->n_sites; i++) {
+        for (size_t i = 0; status == CLMC_OK && i < s->n_sites; i++) {
             invalid += spins[i] != 1 && spins[i] != -1;
             hash = (hash ^ (unsigned char)spins[i]) * 0x100000001b3ULL;
         }
     }
     free(spins);
+    if (s->domain) {
+        clmc_ranks_chain_send(hash);
+        clmc_ranks_chain_result(&hash);
+        clmc_ranks_sum_int64(&invalid, 1);
+    }
     if (status != CLMC_OK) return status;
     char text[32];
-    snprintf(text, sizeof text, "%016llx", hash);
+    snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
-    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
+    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%lld spins are not +-1", invalid) : CLMC_OK;
 }
 
-/* Spin up white, down black. */
+/* Spin up white, down black.  Slabs (collective): in 2D rank 0 gathers
+ * the ranks' rows; in 3D plane z = 0 is rank 0's. */
 static clmc_status ising_picture(void *state, unsigned char **grey, int *width, int *height)
 {
     ising_state *s = state;
     signed char *spins = malloc(s->n_sites);
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     clmc_status status = read_configuration(s, 0, spins);
-    size_t plane = (size_t)s->edge * (size_t)s->edge;
-    *grey = status == CLMC_OK ? malloc(plane) : NULL;
-    if (status == CLMC_OK && !*grey) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    for (size_t i = 0; status == CLMC_OK && i < plane; i++) (*grey)[i] = spins[i] > 0 ? 255 : 0;
+    size_t plane = (size_t)s->edge * (size_t)s->edge, own = plane < s->n_sites ? plane : s->n_sites;
+    *grey = malloc(plane);
+    unsigned char *mine = s->domain && s->dim == 2 ? malloc(own) : *grey;
+    if (status == CLMC_OK && (!*grey || !mine)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t i = 0; status == CLMC_OK && i < own; i++) mine[i] = spins[i] > 0 ? 255 : 0;
+    if (s->domain && s->dim == 2) {
+        status = clmc_ranks_agree(status);
+        if (status == CLMC_OK) status = clmc_ranks_gather(mine, own, *grey);
+        free(mine);
+    }
     free(spins);
     *width = *height = s->edge;
     return status;
@@ -599,17 +707,20 @@ static clmc_status ising_load_state(void *state, const unsigned char *blob, size
  * with work-groups of one 64-site stretch: 1024, one per row, sites / 64). */
 static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
-    int edge = (int)clmc_preset_int(p, "model.L");
-    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), edge);
+    int edge = (int)clmc_preset_int(p, "model.L"), dim = (int)clmc_preset_int(p, "model.dim");
+    uint64_t sites = clmc_lattice_sites(dim, edge);
     uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     uint64_t spins = (msc ? sites / 8 : sites) * configs;
+    int ranks = clmc_ranks()->size;
+    if (msc && ranks > 1 && !clmc_preset_systems(p)->independent) /* a slab and its two halo layers */
+        spins = spins / (uint64_t)ranks + 2 * 2 * 4 * ((uint64_t)edge / 64 * (dim == 3 ? (uint64_t)edge : 1));
     uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
     if (!msc && groups > sites / (uint64_t)edge) groups = sites / (uint64_t)edge;
     if (groups < 1) groups = 1;
     uint64_t partials = 2ULL * groups * configs * (batch_slots(p) + 1) * sizeof(cl_int);
     bool tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
-    int dim = (int)clmc_preset_int(p, "model.dim"), tile = tiled ? (int)clmc_preset_int(p, "algorithm.tile") : 0;
+    int tile = tiled ? (int)clmc_preset_int(p, "algorithm.tile") : 0;
     clmc_rng_kind kind = clmc_rng_from_preset(p);
     uint64_t states = clmc_rng_state_bytes(kind, rng_streams_per_config(dim, edge, tile, kind), configs);
     *total = spins + partials + 3 * sizeof(cl_uint) * configs + states;
@@ -667,6 +778,39 @@ static void ising_member_size(void *state, double *sites, double *log_states)
     *log_states = s->n_sites * log(2.0);
 }
 
+/* One system cut into `ranks` slabs along the last axis (docs/mpi.md):
+ * layout msc, one temperature, a counter-based generator, and L a multiple
+ * of the ranks with at least 2 layers each. */
+static clmc_status ising_domain(const clmc_preset *p, int ranks, cJSON *record)
+{
+    int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
+    const char *layout = clmc_preset_string(p, "algorithm.layout");
+    const char *layers = dim == 2 ? "rows" : "planes";
+    if (strcmp(layout, "msc") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: \"%s\" cannot be decomposed over %d MPI ranks; one Ising "
+                         "lattice is cut into slabs with layout \"msc\" only (run \"%s\" in one process)", layout,
+                         ranks, layout);
+    if (clmc_preset_has(p, "ensemble.type"))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: \"%s\" is not spread over %d MPI ranks; one system at one "
+                         "temperature (ensemble.beta) is decomposed, independent copies are shared",
+                         clmc_preset_string(p, "ensemble.type"), ranks);
+    clmc_rng_kind rng = clmc_rng_from_preset(p);
+    if (clmc_rng_stateful(rng))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" keeps per-site generator states, which a decomposed "
+                         "lattice does not split; give philox4x32_10 or philox4x32_7", clmc_rng_names[rng]);
+    if (edge % ranks != 0 || edge / ranks < 2)
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: %d %s cannot be cut into %d slabs of equal size with at least 2 %s "
+                         "each (L must be a multiple of the %d MPI ranks, L / K >= 2)", edge, layers, ranks, layers,
+                         ranks);
+    if (record) {
+        cJSON_AddStringToObject(record, "axis", dim == 2 ? "y" : "z");
+        cJSON_AddNumberToObject(record, "slabs", ranks);
+        cJSON_AddNumberToObject(record, "layers_per_rank", edge / ranks);
+        cJSON_AddNumberToObject(record, "halo_bytes_per_colour", (double)edge / 8 * (dim == 3 ? edge : 1));
+    }
+    return CLMC_OK;
+}
+
 static const long long tile_candidates[] = {4, 8, 16, 32, 64, 0}, width_candidates[] = {2, 4, 8, 0};
 static const clmc_tunable ising_tunables[] = {
     {"algorithm.tile", 0, tile_candidates, false, NULL}, /* the double checkerboard's update order follows the tile */
@@ -720,4 +864,5 @@ const clmc_model_ops clmc_model_ising = {
     .device_bytes = ising_device_bytes,
     .tunables = ising_tunables,
     .picture = ising_picture,
+    .domain = ising_domain,
 };
