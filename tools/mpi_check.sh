@@ -4,7 +4,9 @@
 # observables identical to the single-process run (Ising; Potts, Heisenberg,
 # percolation copies, EA naive and the Heisenberg glass realizations under 2
 # ranks, EA msc under 3); an interrupted 2-rank run
-# resumed under 2 ranks too; bad input exits 2 on every rank with one message.
+# resumed under 2 ranks too; one Ising msc lattice decomposed into slabs (2D
+# under 2 and 3 ranks, 3D under 2) equal to one process, and resumed; bad
+# input exits 2 on every rank with one message.
 # Usage: tools/mpi_check.sh BUILD_DIR   (a skip, exit 77, without MPI in the build)
 set -uo pipefail
 build=${1:?build dir}
@@ -130,6 +132,50 @@ else
     fail "resumed 2-rank run differs"
 fi
 
+# Domain decomposition (docs/mpi.md): one Ising msc lattice cut into slabs
+# along the last axis, 2D L = 192 (2 slabs of 96 rows, 3 of 64) and 3D L = 64
+# (2 slabs of 32 planes): series.csv, observables, the configuration hash and
+# picture identical to the single-process run; the 3-rank 2D run resumed from
+# its ranks' checkpoints too.
+cat > "$tmp/dd2.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 2, "L": 192 }, "algorithm": { "layout": "msc" }, "ensemble": { "beta": 0.44 },
+  "run": { "thermalization": 10, "sweeps": 60, "measure_every": 2, "seed": 5, "checkpoint_every": 40 },
+  "output": { "picture": true } }
+JSON
+cat > "$tmp/dd3.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 3, "L": 64 }, "algorithm": { "layout": "msc" }, "ensemble": { "beta": 0.22 },
+  "run": { "thermalization": 4, "sweeps": 16, "measure_every": 2, "seed": 5 } }
+JSON
+same_run() { # ONE OTHER: series, observables, configuration hash (and picture where drawn)
+  cmp -s "$1/series.csv" "$2/series.csv" && [ "$(observables "$1/result.json")" = "$(observables "$2/result.json")" ] &&
+    python3 -c "import json,sys; h=[json.load(open(f+'/result.json'))['checks']['configuration_fnv1a'] for f in sys.argv[1:]]; sys.exit(h[0]!=h[1])" "$1" "$2" &&
+    { [ ! -f "$1/configuration.pgm" ] || cmp -s "$1/configuration.pgm" "$2/configuration.pgm"; }
+}
+"$clmc" run "$tmp/dd2.json" --out "$tmp/dd2-one" --quiet || fail "2D msc single-process run"
+"$clmc" run "$tmp/dd3.json" --out "$tmp/dd3-one" --quiet || fail "3D msc single-process run"
+for run in dd2:2 dd2:3 dd3:2; do
+  name=${run%:*} k=${run#*:}
+  "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
+    { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
+  same_run "$tmp/$name-one" "$tmp/$name-np$k" &&
+    echo "ok: $name: one lattice in $k slabs gives the single-process series, observables and configuration" ||
+    fail "$name in $k slabs differs from the single-process run"
+done
+python3 - "$tmp/dd2-np3/result.json" "$tmp/dd3-np2/result.json" <<'PY' || fail "result.json of the decomposed runs"
+import json, sys
+for path, axis, k, layers in [(sys.argv[1], "y", 3, 64), (sys.argv[2], "z", 2, 32)]:
+    r = json.load(open(path))
+    d = r["performance"]["domain"]
+    assert (d["axis"], d["slabs"], d["layers_per_rank"]) == (axis, k, layers), d
+    assert len(r["device"]["ranks"]) == k and r["performance"]["ranks"] == k, r["device"]
+    print(f"ok: performance.domain {d}")
+PY
+cp -r "$tmp/dd2-np3" "$tmp/dd2-resumed" && rm "$tmp/dd2-resumed/result.json" "$tmp/dd2-resumed/series.csv"
+"${launcher[@]}" -np 3 "$clmc" run --resume "$tmp/dd2-resumed" --quiet 2>"$tmp/dd2-resume.err" || { cat "$tmp/dd2-resume.err"; fail "2D slabs resumed under 3 ranks"; }
+same_run "$tmp/dd2-one" "$tmp/dd2-resumed" &&
+  echo "ok: 2D msc in 3 slabs resumed from the ranks' checkpoints (sweep 40) equals the single-process run" ||
+  fail "2D msc in 3 slabs resumed differs"
+
 # Bad input: exit 2 on every rank, one message.
 refused() { # NAME EXPECTED-TEXT COMMAND...
   local name=$1 text=$2
@@ -153,7 +199,10 @@ cat > "$single" <<'JSON'
 { "model": { "type": "ising", "dim": 2, "L": 8 }, "algorithm": { "type": "metropolis", "layout": "tiled" },
   "ensemble": { "beta": 0.4 }, "run": { "sweeps": 100, "seed": 1 } }
 JSON
-refused "one system under ranks" "not distributed yet" "${launcher[@]}" -np 2 "$clmc" run "$single" --out "$tmp/single" --quiet
+refused "tiled lattice under ranks" "algorithm.layout: \"tiled\" cannot be decomposed over 2 MPI ranks" "${launcher[@]}" -np 2 "$clmc" run "$single" --out "$tmp/single" --quiet
+refused "slabs that do not divide L" "model.L: 192 rows cannot be cut into 5 slabs" "${launcher[@]}" -np 5 "$clmc" run "$tmp/dd2.json" --out "$tmp/dd-five" --quiet
+refused "tempering lattice under ranks" "ensemble.type: \"parallel_tempering\" is not spread" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-pt" --quiet --set ensemble='{"type": "parallel_tempering", "betas": [0.2, 0.22]}'
+refused "stateful generator on slabs" "algorithm.rng: \"xorwow\" keeps per-site generator states" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-rng" --quiet --set algorithm.rng=xorwow
 refused "a ranks' run resumed by one process" "resume it with mpirun -np 2" "$clmc" run --resume "$tmp/np2" --quiet
 refused "bench under ranks" "only 'clmc run' is distributed" "${launcher[@]}" -np 2 "$clmc" bench "$preset"
 echo "mpi_check: $failures failure(s)"

@@ -10,7 +10,7 @@ static const char *const starts[] = {"random", "ordered", NULL};
 
 const clmc_field clmc_ising_model_fields[] = {
     {"dim", CLMC_FIELD_INT, 2, 3, false, NULL, "2", "lattice dimension: 2 (square) or 3 (simple cubic)"},
-    {"L", CLMC_FIELD_INT, 4, 65536, false, NULL, NULL, "edge length, periodic boundaries"},
+    {"L", CLMC_FIELD_INT, 4, 262144, false, NULL, NULL, "edge length, periodic boundaries"},
     {"start", CLMC_FIELD_STRING, 0, 0, false, starts, "\"random\"",
      "initial configuration: random (hot) or ordered (all spins +1, cold)"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
