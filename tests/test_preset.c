@@ -194,7 +194,7 @@ Test(preset, integers_must_be_integral_and_in_range)
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 32.5}, \"ensemble\": {\"beta\": 1}}",
                  ": model.L: ", "expected an integer", "got 32.5");
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 3}, \"ensemble\": {\"beta\": 1}}",
-                 ": model.L: ", "[4, 65536]", "got 3");
+                 ": model.L: ", "[4, 262144]", "got 3");
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"ensemble\": {\"beta\": 1}, \"run\": {\"sweeps\": 0}}",
                  ": run.sweeps: ", "[1, 1000000000000]", "got 0");
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 8}, \"ensemble\": {\"beta\": 1}, "
@@ -358,7 +358,7 @@ Test(preset, overrides_create_missing_sections)
 
 Test(preset, overrides_are_validated_like_file_content)
 {
-    EXPECT_OVERRIDE_ERROR("model.L=3", ": model.L: ", "[4, 65536]", "got 3");
+    EXPECT_OVERRIDE_ERROR("model.L=3", ": model.L: ", "[4, 262144]", "got 3");
     EXPECT_OVERRIDE_ERROR("model.L=big", ": model.L: ", "expected an integer", "got \"big\"");
     EXPECT_OVERRIDE_ERROR("algorithm.layout=tile", ": algorithm.layout: ", "did you mean \"tiled\"?");
     EXPECT_OVERRIDE_ERROR("model.Lx=3", ": model.Lx: ", "did you mean \"L\"?");
