@@ -4,9 +4,10 @@
 # observables identical to the single-process run (Ising; Potts, Heisenberg,
 # percolation copies, EA naive and the Heisenberg glass realizations under 2
 # ranks, EA msc under 3); an interrupted 2-rank run
-# resumed under 2 ranks too; one Ising msc lattice decomposed into slabs (2D
-# under 2 and 3 ranks, 3D under 2) equal to one process, and resumed; bad
-# input exits 2 on every rank with one message.
+# resumed under 2 ranks too; one Ising lattice decomposed into slabs (msc 2D
+# under 1, 2 and 3 ranks, 3D under 2; tiled 2D with 3 and 2 tile colours, 3D)
+# equal to one process, and resumed; bad input exits 2 on every rank with one
+# message.
 # Usage: tools/mpi_check.sh BUILD_DIR   (a skip, exit 77, without MPI in the build)
 set -uo pipefail
 build=${1:?build dir}
@@ -132,11 +133,14 @@ else
     fail "resumed 2-rank run differs"
 fi
 
-# Domain decomposition (docs/mpi.md): one Ising msc lattice cut into slabs
-# along the last axis, 2D L = 192 (2 slabs of 96 rows, 3 of 64) and 3D L = 64
-# (2 slabs of 32 planes): series.csv, observables, the configuration hash and
-# picture identical to the single-process run; the 3-rank 2D run resumed from
-# its ranks' checkpoints too.
+# Domain decomposition (docs/mpi.md): one Ising lattice cut into slabs along
+# the last axis.  msc: 2D L = 192 (1 slab, 2 of 96 rows, 3 of 64) and 3D
+# L = 64 (2 slabs of 32 planes); tiled: 2D L = 96 with tile 32 (3 tile colours,
+# 2 hits; 3 slabs of one tile row) and tile 16 (2 colours; 2 slabs of three
+# tile rows: boundary rows and interior), 3D L = 32 with tile 8 (2 slabs of
+# two tile planes).  series.csv, observables, the configuration hash and
+# picture identical to the single-process run; the 3-rank 2D msc run resumed
+# from its ranks' checkpoints too.
 cat > "$tmp/dd2.json" <<'JSON'
 { "model": { "type": "ising", "dim": 2, "L": 192 }, "algorithm": { "layout": "msc" }, "ensemble": { "beta": 0.44 },
   "run": { "thermalization": 10, "sweeps": 60, "measure_every": 2, "seed": 5, "checkpoint_every": 40 },
@@ -146,19 +150,30 @@ cat > "$tmp/dd3.json" <<'JSON'
 { "model": { "type": "ising", "dim": 3, "L": 64 }, "algorithm": { "layout": "msc" }, "ensemble": { "beta": 0.22 },
   "run": { "thermalization": 4, "sweeps": 16, "measure_every": 2, "seed": 5 } }
 JSON
+cat > "$tmp/tiled32.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 2, "L": 96 }, "algorithm": { "layout": "tiled", "tile": 32, "hits": 2 },
+  "ensemble": { "beta": 0.44 }, "run": { "thermalization": 10, "sweeps": 60, "measure_every": 2, "seed": 5 },
+  "output": { "picture": true } }
+JSON
+sed 's/"tile": 32, "hits": 2/"tile": 16, "hits": 1/' "$tmp/tiled32.json" > "$tmp/tiled16.json"
+cat > "$tmp/tiled3d.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 3, "L": 32 }, "algorithm": { "layout": "tiled", "tile": 8 },
+  "ensemble": { "beta": 0.22 }, "run": { "thermalization": 4, "sweeps": 16, "measure_every": 2, "seed": 5 } }
+JSON
 same_run() { # ONE OTHER: series, observables, configuration hash (and picture where drawn)
   cmp -s "$1/series.csv" "$2/series.csv" && [ "$(observables "$1/result.json")" = "$(observables "$2/result.json")" ] &&
     python3 -c "import json,sys; h=[json.load(open(f+'/result.json'))['checks']['configuration_fnv1a'] for f in sys.argv[1:]]; sys.exit(h[0]!=h[1])" "$1" "$2" &&
     { [ ! -f "$1/configuration.pgm" ] || cmp -s "$1/configuration.pgm" "$2/configuration.pgm"; }
 }
-"$clmc" run "$tmp/dd2.json" --out "$tmp/dd2-one" --quiet || fail "2D msc single-process run"
-"$clmc" run "$tmp/dd3.json" --out "$tmp/dd3-one" --quiet || fail "3D msc single-process run"
-for run in dd2:2 dd2:3 dd3:2; do
+for name in dd2 dd3 tiled32 tiled16 tiled3d; do
+  "$clmc" run "$tmp/$name.json" --out "$tmp/$name-one" --quiet || fail "$name single-process run"
+done
+for run in dd2:1 dd2:2 dd2:3 dd3:2 tiled32:3 tiled16:2 tiled3d:2; do
   name=${run%:*} k=${run#*:}
   "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
     { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
   same_run "$tmp/$name-one" "$tmp/$name-np$k" &&
-    echo "ok: $name: one lattice in $k slabs gives the single-process series, observables and configuration" ||
+    echo "ok: $name: one lattice in $k slab(s) gives the single-process series, observables and configuration" ||
     fail "$name in $k slabs differs from the single-process run"
 done
 python3 - "$tmp/dd2-np3/result.json" "$tmp/dd3-np2/result.json" <<'PY' || fail "result.json of the decomposed runs"
@@ -199,7 +214,8 @@ cat > "$single" <<'JSON'
 { "model": { "type": "ising", "dim": 2, "L": 8 }, "algorithm": { "type": "metropolis", "layout": "tiled" },
   "ensemble": { "beta": 0.4 }, "run": { "sweeps": 100, "seed": 1 } }
 JSON
-refused "tiled lattice under ranks" "algorithm.layout: \"tiled\" cannot be decomposed over 2 MPI ranks" "${launcher[@]}" -np 2 "$clmc" run "$single" --out "$tmp/single" --quiet
+refused "naive lattice under ranks" "algorithm.layout: \"naive\" cannot be decomposed over 2 MPI ranks" "${launcher[@]}" -np 2 "$clmc" run "$single" --out "$tmp/single" --quiet --set algorithm.layout=naive
+refused "tile not dividing the slab" "algorithm.tile: 32 does not divide the 48 rows of a slab" "${launcher[@]}" -np 2 "$clmc" run "$tmp/tiled32.json" --out "$tmp/dd-tile" --quiet
 refused "slabs that do not divide L" "model.L: 192 rows cannot be cut into 5 slabs" "${launcher[@]}" -np 5 "$clmc" run "$tmp/dd2.json" --out "$tmp/dd-five" --quiet
 refused "tempering lattice under ranks" "ensemble.type: \"parallel_tempering\" is not spread" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-pt" --quiet --set ensemble='{"type": "parallel_tempering", "betas": [0.2, 0.22]}'
 refused "stateful generator on slabs" "algorithm.rng: \"xorwow\" keeps per-site generator states" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-rng" --quiet --set algorithm.rng=xorwow

@@ -9,7 +9,17 @@
  * Defines: DIM (2|3), EDGE (L), MEASURE_WG; for the tiled kernel TILE (tile
  * edge), ITEM_WIDTH (sites per work-item along x: 8, 4 or 2, the largest that
  * divides TILE), TILES_PER_EDGE, TILE_COLOURS (2, or 3 when TILES_PER_EDGE is
- * odd).  Spins in global memory are chars +-1, row-major, x fastest. */
+ * odd).  Spins in global memory are chars +-1, row-major, x fastest.
+ *
+ * Domain decomposition over MPI ranks (docs/mpi.md; tiled kernel) defines
+ * SLAB and FIRST_LAYER: this rank stores the SLAB layers (rows y in 2D, planes
+ * z in 3D) from global layer FIRST_LAYER after one halo layer (global
+ * FIRST_LAYER - 1) and before another (FIRST_LAYER + SLAB), which the host
+ * refreshes from the neighbouring ranks after every tile colour; the tiles are
+ * those of the slab (SLAB a multiple of TILE), random numbers and the start
+ * are drawn by global site, so the slab evolves as on one device.  The update
+ * kernel then takes the first work-group's tile number (first_group), so that
+ * the host can update the slab's two boundary rows of tiles first. */
 #include "common/philox.h"
 #include "common/reduce.h"
 
@@ -26,9 +36,21 @@
 #if DIM == 2
 #define SITES ((uint)EDGE * EDGE)
 #define NEIGHBOURS 4
+#define LAYER_SITES ((uint)EDGE)
 #else
 #define SITES ((uint)EDGE * EDGE * EDGE)
 #define NEIGHBOURS 6
+#define LAYER_SITES ((uint)EDGE * EDGE)
+#endif
+#ifdef SLAB
+#define STORED_SITES (((uint)SLAB + 2) * LAYER_SITES) /* per configuration, halos included */
+#define OWNED_SITES ((uint)SLAB * LAYER_SITES)
+#define HALO_SITES LAYER_SITES
+#else
+#define FIRST_LAYER 0
+#define STORED_SITES SITES
+#define OWNED_SITES SITES
+#define HALO_SITES 0u
 #endif
 
 /* Random numbers: one Philox draw per octet of eight consecutive x in a row
@@ -67,6 +89,35 @@ inline uint wrap(int coordinate)
     return (uint)((coordinate + EDGE) % EDGE);
 }
 
+/* Stored index of site (x, y, z), x in range: the last axis (y in 2D, z in
+ * 3D) periodic on the whole lattice, into the halo layers on a slab. */
+inline uint stored_site(uint x, int y, int z)
+{
+#if DIM == 2
+#ifdef SLAB
+    return x + EDGE * (uint)(y - FIRST_LAYER + 1);
+#else
+    return x + EDGE * wrap(y);
+#endif
+#else
+#ifdef SLAB
+    return x + EDGE * (wrap(y) + EDGE * (uint)(z - FIRST_LAYER + 1));
+#else
+    return x + EDGE * (wrap(y) + EDGE * wrap(z));
+#endif
+#endif
+}
+
+/* One step along the last axis from stored coordinate c. */
+inline uint step_last(uint c, int step)
+{
+#ifdef SLAB
+    return (uint)((int)c + step);
+#else
+    return wrap((int)c + step);
+#endif
+}
+
 /* Thresholds of configuration `config`, and the stream state for its updates. */
 inline metropolis_stream stream_of(uint seed_lo, uint seed_hi, uint sweep, uint config,
                                    __global const uint *thresholds)
@@ -102,13 +153,15 @@ inline uint naive_draw(__global uint *rng_states, uint item, uint config, uint s
 __kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
 {
     uint site = get_global_id(0), config = get_global_id(1);
-    if (site >= SITES) return;
-    spins += (size_t)config * SITES;
+    if (site >= STORED_SITES) return;
+    spins += (size_t)config * STORED_SITES;
     if (ordered) {
         spins[site] = 1;
         return;
     }
-    uint x = site % EDGE, row = site / EDGE;
+    /* The global row of stored row site / EDGE (halo rows included). */
+    uint x = site % EDGE, rows = SITES / EDGE;
+    uint row = (site / EDGE + (uint)FIRST_LAYER * (LAYER_SITES / EDGE) + rows - HALO_SITES / EDGE) % rows;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     clmc_philox_ctr r = clmc_random4(key, (x >> 3) + OCTETS_PER_ROW * row, 0, run,
                                      CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config));
@@ -218,12 +271,25 @@ inline bool tile_of_group(uint group, uint colour, uint *tx, uint *ty, uint *tz)
     uint rest = group / pairs_per_row;
     *ty = rest % TILES_PER_EDGE;
     *tz = rest / TILES_PER_EDGE;
-    *tx = 2 * (group % pairs_per_row) + ((*ty + *tz + colour) & 1);
-    return true;
 #else
     *tx = group % TILES_PER_EDGE;
     *ty = (group / TILES_PER_EDGE) % TILES_PER_EDGE;
     *tz = group / (TILES_PER_EDGE * TILES_PER_EDGE);
+#endif
+#ifdef SLAB
+    /* The slab's tiles only: the last axis starts at its first tile. */
+#if DIM == 2 && TILE_COLOURS == 2
+    *ty = rest + FIRST_LAYER / TILE;
+#elif DIM == 2
+    *ty = group / TILES_PER_EDGE + FIRST_LAYER / TILE;
+#else
+    *tz += FIRST_LAYER / TILE;
+#endif
+#endif
+#if TILE_COLOURS == 2
+    *tx = 2 * (group % pairs_per_row) + ((*ty + *tz + colour) & 1);
+    return true;
+#else
     return (ring_colour(*tx) + ring_colour(*ty) + ring_colour(*tz)) % 3 == colour;
 #endif
 }
@@ -266,10 +332,10 @@ inline void halo_face_site(uint h, uint *hx, uint *hy, uint *hz)
 /* Each work-item loads its own ITEM_WIDTH sites with one vector read and
  * splits them into the colour planes; the halo faces are shared out. */
 inline void load_tile(__local uchar *planes, __global const char *spins, int ox, int oy, int oz,
-                      uint first_site, uint offset, uint colour0_offset)
+                      uint first_stored, uint offset, uint colour0_offset)
 {
     char values[ITEM_WIDTH];
-    item_spins own = *(__global const item_spins *)(spins + first_site);
+    item_spins own = *(__global const item_spins *)(spins + first_stored);
 #if ITEM_WIDTH == 8
     vstore8(own, 0, values);
 #elif ITEM_WIDTH == 4
@@ -290,11 +356,11 @@ inline void load_tile(__local uchar *planes, __global const char *spins, int ox,
         uint hx, hy, hz;
         halo_face_site(h, &hx, &hy, &hz);
 #if DIM == 2
-        uint gz = 0;
+        int gz = 0;
 #else
-        uint gz = wrap(oz + (int)hz - 1);
+        int gz = oz + (int)hz - 1;
 #endif
-        char spin = spins[wrap(ox + (int)hx - 1) + EDGE * (wrap(oy + (int)hy - 1) + EDGE * gz)];
+        char spin = spins[stored_site(wrap(ox + (int)hx - 1), oy + (int)hy - 1, gz)];
         planes[halo_colour(hx, hy, hz) * PLANE_BYTES + plane_offset(hx, hy, hz)] = spin > 0;
     }
 }
@@ -462,16 +528,23 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
 #ifdef RNG_STATEFUL
                         , __global uint *rng_states
 #endif
+#ifdef SLAB
+                        , uint first_group /* launches cover runs of the slab's tiles */
+#endif
                         )
 {
     uint config = get_global_id(1);
-    spins += (size_t)config * SITES;
+    spins += (size_t)config * STORED_SITES;
     __local uchar planes[2 * PLANE_BYTES] __attribute__((aligned(4)));
 #ifdef RNG_LAGFIB
     __local uint ring[LAGFIB_R];
 #endif
     uint tx, ty, tz;
+#ifdef SLAB
+    if (!tile_of_group(get_group_id(0) + first_group, colour, &tx, &ty, &tz)) return;
+#else
     if (!tile_of_group(get_group_id(0), colour, &tx, &ty, &tz)) return;
+#endif
     int ox = (int)(tx * TILE), oy = (int)(ty * TILE), oz = (int)(tz * TILE);
     uint lid = get_local_id(0);
     uint lx0 = (lid % (TILE / ITEM_WIDTH)) * ITEM_WIDTH;
@@ -482,11 +555,12 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     uint lz = lid / (TILE / ITEM_WIDTH) / TILE, hz = lz + 1;
 #endif
     uint gx0 = (uint)ox + lx0, gy = (uint)oy + ly, gz = (uint)oz + lz;
-    uint first_site = gx0 + EDGE * (gy + EDGE * gz);
+    uint first_site = gx0 + EDGE * (gy + EDGE * gz); /* global: random numbers */
+    uint first_stored = stored_site(gx0, (int)gy, (int)gz);
     uint offset = plane_offset(lx0 + 1, ly + 1, hz);
     /* Position of the first colour-0 site among the item's sites. */
     uint colour0_offset = halo_colour(lx0 + 1, ly + 1, hz);
-    load_tile(planes, spins, ox, oy, oz, first_site, offset, colour0_offset);
+    load_tile(planes, spins, ox, oy, oz, first_stored, offset, colour0_offset);
     barrier(CLK_LOCAL_MEM_FENCE);
     metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
 #if defined(RNG_LAGFIB)
@@ -543,7 +617,7 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
         r = next;
     }
 #endif
-    store_item(spins + first_site, planes + offset, planes + PLANE_BYTES + offset, colour0_offset);
+    store_item(spins + first_stored, planes + offset, planes + PLANE_BYTES + offset, colour0_offset);
 }
 #endif
 
@@ -556,14 +630,16 @@ void ising_measure(__global const char *spins, __global int *partials, uint slot
 {
     __local int bonds[MEASURE_WG];
     __local int magnetisation[MEASURE_WG];
-    spins += (size_t)get_global_id(1) * SITES;
+    spins += (size_t)get_global_id(1) * STORED_SITES;
     int bond_sum = 0, spin_sum = 0;
-    for (uint row = get_group_id(0); row < SITES / EDGE; row += get_num_groups(0)) {
-        uint y = row % EDGE, z = row / EDGE;
+    for (uint owned = get_group_id(0); owned < OWNED_SITES / EDGE; owned += get_num_groups(0)) {
+        uint row = owned + HALO_SITES / EDGE, y = row % EDGE, z = row / EDGE;
         __global const char *line = spins + row * EDGE;
+#if DIM == 2
+        __global const char *above = spins + step_last(y, 1) * EDGE;
+#else
         __global const char *above = spins + (wrap((int)y + 1) + EDGE * z) * EDGE;
-#if DIM == 3
-        __global const char *behind = spins + (y + EDGE * wrap((int)z + 1)) * EDGE;
+        __global const char *behind = spins + (y + EDGE * step_last(z, 1)) * EDGE;
 #endif
 #if EDGE % 4 == 0
         /* Four sites per step with aligned vector loads. */

@@ -33,14 +33,16 @@ typedef struct {
     int dim, edge;
     size_t n_sites;       /* sites this process updates: the lattice, or its slab */
     size_t lattice_sites; /* the whole lattice's */
-    /* Domain decomposition over MPI ranks (docs/mpi.md; msc only): this rank
-     * holds `slab` layers (rows in 2D, planes in 3D) from `first_layer`, with
-     * a halo layer on each side per colour, exchanged with ranks `below` and
-     * `above` after every colour pass. */
+    /* Domain decomposition over MPI ranks (docs/mpi.md; msc and tiled): this
+     * rank holds `slab` layers (rows in 2D, planes in 3D) from `first_layer`,
+     * with a halo layer on each side (per colour plane for msc), exchanged
+     * with ranks `below` and `above` after every colour pass. */
     bool domain;
     int slab, first_layer, below, above;
-    size_t layer_words;     /* words of one layer of one colour (msc) */
-    size_t stored_words;    /* msc words per configuration, halos included */
+    size_t layer_words;     /* msc: words of one layer of one colour */
+    size_t stored_words;    /* msc: words per configuration, halos included */
+    size_t layer_sites;     /* sites of one layer */
+    size_t stored_sites;    /* bytes per configuration of the byte layouts, halos included */
     cl_uint *boundary_host; /* 4 layers: sent low, sent high, received low, received high */
     bool tiled, msc;
     cl_uint ordered_start;
@@ -205,6 +207,11 @@ static clmc_status resolve_tile(ising_state *s, clmc_preset *p)
     int tiles_per_edge = s->edge / s->tile;
     s->tile_colours = tiles_per_edge % 2 == 0 ? 2 : 3;
     size_t tiles = (size_t)clmc_lattice_sites(s->dim, tiles_per_edge);
+    if (s->domain && s->slab % s->tile != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d does not divide the %d %s of a slab (model.L %d over %d "
+                         "MPI ranks); give a tile edge dividing both (the same on one device keeps the update order)",
+                         s->tile, s->slab, s->dim == 2 ? "rows" : "planes", s->edge, clmc_ranks()->size);
+    if (s->domain) tiles = tiles / (size_t)tiles_per_edge * (size_t)(s->slab / s->tile);
     s->tile_items = tile_items(s->dim, s->tile, s->item_width);
     for (int c = 0; c < s->tile_colours; c++)
         s->tile_groups[c] = s->tile_colours == 2 ? tiles / 2 : tiles;
@@ -266,7 +273,7 @@ static clmc_status build_kernels(ising_state *s)
  * (with the halo layers of a slab). */
 static size_t spin_bytes(const ising_state *s)
 {
-    return s->msc ? s->stored_words * 4 : s->n_sites;
+    return s->msc ? s->stored_words * 4 : s->stored_sites;
 }
 
 /* Partial sums of one batch slot: two ints per work-group and configuration. */
@@ -284,7 +291,7 @@ static clmc_status allocate_buffers(ising_state *s)
     CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
     CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi));
     s->partials_host = malloc(partial_count * sizeof(cl_int));
-    if (s->domain && !(s->boundary_host = malloc(4 * s->layer_words * sizeof(cl_uint))))
+    if (s->domain && !(s->boundary_host = malloc(4 * (s->msc ? s->layer_words * sizeof(cl_uint) : s->layer_sites))))
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
     return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -299,7 +306,7 @@ static clmc_status start_spins(ising_state *s, cl_uint run)
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
     CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
-    size_t global[2] = {s->msc ? s->stored_words : s->n_sites, s->n_configs};
+    size_t global[2] = {s->msc ? s->stored_words : s->stored_sites, s->n_configs};
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
 
@@ -331,9 +338,11 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     /* One system under several ranks: the engine let it through ising_domain. */
     const clmc_ranks_info *ranks = clmc_ranks();
-    s->domain = s->msc && clmc_ranks_many() && !clmc_preset_systems(p)->independent;
-    s->layer_words = (size_t)s->edge / 64 * (s->dim == 3 ? (size_t)s->edge : 1);
+    s->domain = (s->msc || s->tiled) && clmc_ranks_many() && !clmc_preset_systems(p)->independent;
+    s->layer_sites = (size_t)s->edge * (s->dim == 3 ? (size_t)s->edge : 1);
+    s->layer_words = s->layer_sites / 64;
     s->stored_words = s->n_sites / 32;
+    s->stored_sites = s->n_sites;
     if (s->domain) {
         s->slab = s->edge / ranks->size;
         s->first_layer = ranks->rank * s->slab;
@@ -341,6 +350,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
         s->above = (ranks->rank + 1) % ranks->size;
         s->n_sites = s->lattice_sites / (size_t)ranks->size;
         s->stored_words = 2 * ((size_t)s->slab + 2) * s->layer_words;
+        s->stored_sites = ((size_t)s->slab + 2) * s->layer_sites;
     }
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
@@ -444,12 +454,73 @@ static clmc_status update_words(ising_state *s, size_t first, size_t count)
  * written before the next colour's pass (the in-order queue orders them).
  * The host buffers are reused only after a later read completed, which
  * follows every earlier write in the queue. */
+/* Swaps a slab's boundary layers (`layer_bytes` each, the first at byte
+ * `base + layer_bytes`, the last at `base + slab layer_bytes`, already read
+ * into the first two host layers) with the neighbouring ranks and enqueues the
+ * writes of the halo layers received (at `base` and `base + (slab + 1)
+ * layer_bytes`). */
+static clmc_status swap_halos(ising_state *s, size_t base, size_t layer_bytes)
+{
+    unsigned char *host = (unsigned char *)s->boundary_host;
+    unsigned char *sent_low = host, *sent_high = host + layer_bytes, *got_low = host + 2 * layer_bytes,
+                  *got_high = host + 3 * layer_bytes;
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    int tag = 2 * (int)(base != 0);
+    CLMC_TRY(clmc_ranks_exchange(sent_low, s->below, got_high, s->above, layer_bytes, tag));
+    CLMC_TRY(clmc_ranks_exchange(sent_high, s->above, got_low, s->below, layer_bytes, tag + 1));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->spins, CL_FALSE, base, layer_bytes, got_low, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->spins, CL_FALSE, base + ((size_t)s->slab + 1) * layer_bytes, layer_bytes,
+                                     got_high, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* Tiled slabs: work-groups [first, first + count) of the tile colour set
+ * (argument 4) by the caller. */
+static clmc_status update_tiles(ising_state *s, size_t first, size_t count)
+{
+    cl_uint first_arg = (cl_uint)first;
+    CLMC_CL_TRY(clSetKernelArg(s->update, 7, sizeof(cl_uint), &first_arg));
+    size_t global[2] = {count * s->tile_items, s->n_configs}, local[2] = {s->tile_items, 1};
+    return clmc_enqueue(s->rt, s->update, 2, global, local, CLMC_TIMED);
+}
+
+/* Tiled slabs, as domain_sweep below: per tile colour the slab's first and
+ * last rows (2D) or planes (3D) of tiles first, the read-back of its two
+ * boundary layers of sites, then the other tiles while the layers go to the
+ * neighbouring ranks and their halos come back.  The work-groups of one
+ * colour run through the tiles with the last axis slowest, `row` groups per
+ * row of tiles. */
+static clmc_status domain_tiled_sweep(ising_state *s)
+{
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t layer_bytes = s->layer_sites, slab = (size_t)s->slab, rows = slab / (size_t)s->tile;
+    unsigned char *host = (unsigned char *)s->boundary_host;
+    for (cl_uint colour = 0; colour < (cl_uint)s->tile_colours; colour++) {
+        size_t row = s->tile_groups[colour] / rows;
+        CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
+        CLMC_TRY(update_tiles(s, 0, row));
+        if (rows > 1) CLMC_TRY(update_tiles(s, (rows - 1) * row, row));
+        cl_event read = NULL;
+        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_FALSE, layer_bytes, layer_bytes, host, 0, NULL, NULL));
+        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_FALSE, slab * layer_bytes, layer_bytes, host + layer_bytes,
+                                        0, NULL, &read));
+        clmc_status status = rows > 2 ? update_tiles(s, row, (rows - 2) * row) : CLMC_OK;
+        cl_int err = clFlush(queue);
+        cl_int waited = clWaitForEvents(1, &read);
+        clReleaseEvent(read);
+        CLMC_TRY(status);
+        CLMC_CL_CHECK(err, "clFlush");
+        CLMC_CL_CHECK(waited, "clWaitForEvents(halo read)");
+        CLMC_TRY(swap_halos(s, 0, layer_bytes));
+    }
+    return CLMC_OK;
+}
+
 static clmc_status domain_sweep(ising_state *s)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t layer = s->layer_words, layer_bytes = layer * sizeof(cl_uint), plane_bytes = s->stored_words / 2 * 4;
-    cl_uint *sent_low = s->boundary_host, *sent_high = sent_low + layer, *got_low = sent_high + layer,
-            *got_high = got_low + layer;
+    cl_uint *sent_low = s->boundary_host, *sent_high = sent_low + layer;
     size_t slab = (size_t)s->slab;
     for (cl_uint colour = 0; colour < 2; colour++) {
         size_t base = colour * plane_bytes;
@@ -468,11 +539,7 @@ static clmc_status domain_sweep(ising_state *s)
         CLMC_TRY(status);
         CLMC_CL_CHECK(err, "clFlush");
         CLMC_CL_CHECK(waited, "clWaitForEvents(halo read)");
-        CLMC_TRY(clmc_ranks_exchange(sent_low, s->below, got_high, s->above, layer_bytes, (int)(2 * colour)));
-        CLMC_TRY(clmc_ranks_exchange(sent_high, s->above, got_low, s->below, layer_bytes, (int)(2 * colour + 1)));
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->spins, CL_FALSE, base, layer_bytes, got_low, 0, NULL, NULL));
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->spins, CL_FALSE, base + (slab + 1) * layer_bytes, layer_bytes,
-                                         got_high, 0, NULL, NULL));
+        CLMC_TRY(swap_halos(s, base, layer_bytes));
     }
     return CLMC_OK;
 }
@@ -483,7 +550,7 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
     if (s->rsite) return clmc_ising_rsite_step(s->rsite, sweep_index);
     cl_uint sweep = (cl_uint)sweep_index;
     CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
-    if (s->domain) return domain_sweep(s);
+    if (s->domain) return s->msc ? domain_sweep(s) : domain_tiled_sweep(s);
     int colours = s->tiled ? s->tile_colours : 2;
     for (cl_uint colour = 0; colour < (cl_uint)colours; colour++) {
         CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
@@ -588,6 +655,7 @@ static clmc_status read_configuration(ising_state *s, cl_uint config, signed cha
     if (s->rsite) CLMC_TRY(clmc_ising_rsite_sync(s->rsite));
     size_t offset = spin_bytes(s) * config;
     if (!s->msc) {
+        if (s->domain) offset += s->layer_sites; /* the slab after its lower halo */
         CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, s->n_sites, spins, 0, NULL, NULL));
         return CLMC_OK;
     }
@@ -713,8 +781,9 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     uint64_t spins = (msc ? sites / 8 : sites) * configs;
     int ranks = clmc_ranks()->size;
-    if (msc && ranks > 1 && !clmc_preset_systems(p)->independent) /* a slab and its two halo layers */
-        spins = spins / (uint64_t)ranks + 2 * 2 * 4 * ((uint64_t)edge / 64 * (dim == 3 ? (uint64_t)edge : 1));
+    uint64_t layer = (uint64_t)edge * (dim == 3 ? (uint64_t)edge : 1);
+    if (ranks > 1 && !clmc_preset_systems(p)->independent) /* a slab and its two halo layers */
+        spins = spins / (uint64_t)ranks + 2 * (msc ? layer / 8 : layer);
     uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
     if (!msc && groups > sites / (uint64_t)edge) groups = sites / (uint64_t)edge;
     if (groups < 1) groups = 1;
@@ -779,17 +848,18 @@ static void ising_member_size(void *state, double *sites, double *log_states)
 }
 
 /* One system cut into `ranks` slabs along the last axis (docs/mpi.md):
- * layout msc, one temperature, a counter-based generator, and L a multiple
- * of the ranks with at least 2 layers each. */
+ * layout msc or tiled (a tile edge dividing the slab), one temperature, a
+ * counter-based generator, and L a multiple of the ranks with at least 2
+ * layers each. */
 static clmc_status ising_domain(const clmc_preset *p, int ranks, cJSON *record)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     const char *layout = clmc_preset_string(p, "algorithm.layout");
     const char *layers = dim == 2 ? "rows" : "planes";
-    if (strcmp(layout, "msc") != 0)
+    if (strcmp(layout, "msc") != 0 && strcmp(layout, "tiled") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: \"%s\" cannot be decomposed over %d MPI ranks; one Ising "
-                         "lattice is cut into slabs with layout \"msc\" only (run \"%s\" in one process)", layout,
-                         ranks, layout);
+                         "lattice is cut into slabs with layouts \"msc\" and \"tiled\" only (run \"%s\" in one "
+                         "process)", layout, ranks, layout);
     if (clmc_preset_has(p, "ensemble.type"))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: \"%s\" is not spread over %d MPI ranks; one system at one "
                          "temperature (ensemble.beta) is decomposed, independent copies are shared",
@@ -802,11 +872,16 @@ static clmc_status ising_domain(const clmc_preset *p, int ranks, cJSON *record)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d %s cannot be cut into %d slabs of equal size with at least 2 %s "
                          "each (L must be a multiple of the %d MPI ranks, L / K >= 2)", edge, layers, ranks, layers,
                          ranks);
+    int tile = (int)clmc_preset_int(p, "algorithm.tile");
+    if (strcmp(layout, "tiled") == 0 && tile != 0 && (edge / ranks) % tile != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d does not divide the %d %s of a slab (model.L %d over %d "
+                         "MPI ranks)", tile, edge / ranks, layers, edge, ranks);
     if (record) {
         cJSON_AddStringToObject(record, "axis", dim == 2 ? "y" : "z");
         cJSON_AddNumberToObject(record, "slabs", ranks);
         cJSON_AddNumberToObject(record, "layers_per_rank", edge / ranks);
-        cJSON_AddNumberToObject(record, "halo_bytes_per_colour", (double)edge / 8 * (dim == 3 ? edge : 1));
+        double layer = (double)edge * (dim == 3 ? edge : 1);
+        cJSON_AddNumberToObject(record, "halo_bytes_per_colour", strcmp(layout, "msc") == 0 ? layer / 8 : layer);
     }
     return CLMC_OK;
 }
