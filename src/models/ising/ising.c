@@ -447,13 +447,6 @@ static clmc_status update_words(ising_state *s, size_t first, size_t count)
     return clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED);
 }
 
-/* One sweep of a slab (docs/mpi.md): per colour, the two boundary layers
- * first, their non-blocking read-back, then the interior; while the device
- * updates the interior, the boundary layers go to the neighbouring ranks
- * (periodic ring) and come back as this slab's halo layers of that colour,
- * written before the next colour's pass (the in-order queue orders them).
- * The host buffers are reused only after a later read completed, which
- * follows every earlier write in the queue. */
 /* Swaps a slab's boundary layers (`layer_bytes` each, the first at byte
  * `base + layer_bytes`, the last at `base + slab layer_bytes`, already read
  * into the first two host layers) with the neighbouring ranks and enqueues the
@@ -484,7 +477,7 @@ static clmc_status update_tiles(ising_state *s, size_t first, size_t count)
     return clmc_enqueue(s->rt, s->update, 2, global, local, CLMC_TIMED);
 }
 
-/* Tiled slabs, as domain_sweep below: per tile colour the slab's first and
+/* Tiled slabs, as domain_sweep below (msc): per tile colour the slab's first and
  * last rows (2D) or planes (3D) of tiles first, the read-back of its two
  * boundary layers of sites, then the other tiles while the layers go to the
  * neighbouring ranks and their halos come back.  The work-groups of one
@@ -516,6 +509,13 @@ static clmc_status domain_tiled_sweep(ising_state *s)
     return CLMC_OK;
 }
 
+/* One sweep of a slab (docs/mpi.md): per colour, the two boundary layers
+ * first, their non-blocking read-back, then the interior; while the device
+ * updates the interior, the boundary layers go to the neighbouring ranks
+ * (periodic ring) and come back as this slab's halo layers of that colour,
+ * written before the next colour's pass (the in-order queue orders them).
+ * The host buffers are reused only after a later read completed, which
+ * follows every earlier write in the queue. */
 static clmc_status domain_sweep(ising_state *s)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
@@ -688,10 +688,14 @@ static clmc_status ising_checks(void *state, cJSON *checks)
     signed char *spins = malloc(s->n_sites);
     uint64_t hash = 0xcbf29ce484222325ULL;
     long long invalid = 0;
-    if (s->domain) clmc_ranks_chain_receive(&hash);
+    bool received = false;
     clmc_status status = spins ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
         status = read_configuration(s, c, spins);
+        if (s->domain && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
+            clmc_ranks_chain_receive(&hash);
+            received = true;
+        }
         for (size_t i = 0; status == CLMC_OK && i < s->n_sites; i++) {
             invalid += spins[i] != 1 && spins[i] != -1;
             hash = (hash ^ (unsigned char)spins[i]) * 0x100000001b3ULL;
@@ -699,6 +703,7 @@ static clmc_status ising_checks(void *state, cJSON *checks)
     }
     free(spins);
     if (s->domain) {
+        if (!received) clmc_ranks_chain_receive(&hash); /* failed before its turn */
         clmc_ranks_chain_send(hash);
         clmc_ranks_chain_result(&hash);
         clmc_ranks_sum_int64(&invalid, 1);
