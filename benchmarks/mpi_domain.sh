@@ -11,10 +11,11 @@
 # K = 1: weak (flips/ns per GPU) / (flips/ns of 1 GPU), strong (flips/ns) /
 # (K x flips/ns of 1 GPU).  Where a lattice ran on 1 and on K GPUs, series.csv
 # and the configuration hash of the K-rank run are compared with the 1-rank run.
-# Usage: benchmarks/mpi_domain.sh [OUT] [SWEEPS]   (SWEEPS 200: about 4 minutes on 4 H100)
+# Usage: benchmarks/mpi_domain.sh [OUT] [SWEEPS]   (SWEEPS 500 by default; about 4 minutes on 4 H100,
+# most of it the start-up and the configuration hash of each run, not the sweeps)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-out/mpi-domain} sweeps=${2:-200}
+out=${1:-out/mpi-domain} sweeps=${2:-500}
 source tools/gpu-env.sh
 if [ ! -x build/clmc ]; then
   meson setup build -Dtests=false >/dev/null && ninja -C build >/dev/null
