@@ -1,7 +1,8 @@
 /* output.format "hdf5" (result.h5): the series equals series.csv of the same
  * run value for value; the final configuration reproduces the last measured
  * energies and magnetisations; a run killed after a checkpoint and resumed
- * writes the uninterrupted run's file content; hard-disk positions are
+ * writes the uninterrupted run's file content, and a csv run over an hdf5
+ * one removes its result.h5; hard-disk positions are
  * configuration.csv's, inside the box and without overlaps; a bad
  * output.format exits 2 naming the key. */
 #include <criterion/criterion.h>
@@ -182,6 +183,11 @@ Test(hdf5, tempering_series_equals_csv_and_configurations_give_the_last_row)
     free(energy);
     free(magnetization);
     H5Fclose(file);
+
+    /* A csv run over it leaves no stale result.h5 for loaders to prefer. */
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --overwrite --out '%s/h5'", preset, dir), 0, "csv run over it");
+    snprintf(path, sizeof path, "%s/h5/result.h5", dir);
+    cr_expect(!test_path_exists(path), "result.h5 of the earlier run stayed beside series.csv");
     free(preset);
     free(dir);
 }

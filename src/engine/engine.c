@@ -352,6 +352,8 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     if (status == CLMC_OK && hdf5) status = write_h5(m, v, preset, dir, root, json);
     if (status == CLMC_OK && !hdf5 && clmc_preset_output(preset)->picture) status = write_picture(m, dir);
     if (status == CLMC_OK && !hdf5) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
+    /* An earlier run's series in the other format would contradict this one. */
+    if (status == CLMC_OK) status = clmc_remove_file(dir, hdf5 ? "series.csv" : "result.h5");
     if (status == CLMC_OK) {
         size_t n = strlen(json);
         json[n] = '\n';
