@@ -275,7 +275,8 @@ typedef struct {
     clmc_h5 *h5; /* the series written so far (owned here), or NULL */
 } result_view;
 
-/* The final configuration (every system of this process) and, with
+/* The final configuration (every system of this process) with the map
+ * [system][temperature] -> configuration of the last sweep and, with
  * output.picture, the picture into result.h5. */
 static clmc_status put_configuration(model_instance *m, const clmc_preset *preset, clmc_h5 *h5)
 {
@@ -285,6 +286,10 @@ static clmc_status put_configuration(model_instance *m, const clmc_preset *prese
         status = m->ops->snapshot(m->state, &array);
         if (status == CLMC_OK) status = clmc_h5_put_array(h5, &array);
         free(array.data);
+        const clmc_tempering *map = &m->ensemble.map;
+        array = (clmc_array){.name = "config_at", .type = CLMC_ARRAY_UINT32, .rank = 1, .dims = {map->n_configs},
+                             .data = map->config_at};
+        if (status == CLMC_OK && map->config_at) status = clmc_h5_put_array(h5, &array);
     }
     if (status != CLMC_OK || !clmc_preset_output(preset)->picture) return status;
     int width = 0, height = 0;

@@ -32,7 +32,7 @@ clmc_array clmc_lattice_array(const char *name, clmc_array_type type, size_t con
     a.dims[0] = configs;
     for (int d = 1; d <= dim; d++) a.dims[d] = (uint64_t)edge;
     if (components > 1) a.dims[a.rank++] = components;
-    size_t bytes = type == CLMC_ARRAY_FLOAT64 ? 8 : type == CLMC_ARRAY_FLOAT32 ? 4 : 1;
+    size_t bytes = type == CLMC_ARRAY_FLOAT64 ? 8 : type == CLMC_ARRAY_FLOAT32 || type == CLMC_ARRAY_UINT32 ? 4 : 1;
     for (unsigned d = 0; d < a.rank; d++) bytes *= (size_t)a.dims[d];
     a.data = malloc(bytes ? bytes : 1);
     return a;

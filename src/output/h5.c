@@ -225,18 +225,19 @@ clmc_status clmc_h5_put_text(clmc_h5 *h, const char *name, const char *text)
 static hid_t array_file_type(clmc_array_type type)
 {
     return type == CLMC_ARRAY_INT8 ? H5T_STD_I8LE : type == CLMC_ARRAY_UINT8 ? H5T_STD_U8LE
-           : type == CLMC_ARRAY_FLOAT32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+           : type == CLMC_ARRAY_UINT32 ? H5T_STD_U32LE : type == CLMC_ARRAY_FLOAT32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
 }
 
 static hid_t array_memory_type(clmc_array_type type)
 {
     return type == CLMC_ARRAY_INT8 ? H5T_NATIVE_INT8 : type == CLMC_ARRAY_UINT8 ? H5T_NATIVE_UINT8
-           : type == CLMC_ARRAY_FLOAT32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+           : type == CLMC_ARRAY_UINT32 ? H5T_NATIVE_UINT32 : type == CLMC_ARRAY_FLOAT32 ? H5T_NATIVE_FLOAT
+                                                                         : H5T_NATIVE_DOUBLE;
 }
 
 static size_t array_item_bytes(clmc_array_type type)
 {
-    return type == CLMC_ARRAY_FLOAT64 ? 8 : type == CLMC_ARRAY_FLOAT32 ? 4 : 1;
+    return type == CLMC_ARRAY_FLOAT64 ? 8 : type == CLMC_ARRAY_FLOAT32 || type == CLMC_ARRAY_UINT32 ? 4 : 1;
 }
 
 /* Chunks of at most ARRAY_CHUNK_BYTES, cut along the leading dimensions;

@@ -54,14 +54,14 @@ class Result:
 
     def configuration(self, name=None):
         """The final configuration stored in result.h5 (docs/results.md): the array
-        /configuration/NAME ("spins", "positions", "picture"; default: the only one
-        besides the picture) and its attributes as a dict."""
+        /configuration/NAME ("spins", "positions", "config_at", "picture"; default: the
+        only one besides config_at and the picture) and its attributes as a dict."""
         if not self.h5_path:
             raise FileNotFoundError(f"{self.dir} has no result.h5 (run with output.format \"hdf5\")")
         with _h5py().File(self.h5_path, "r") as f:
             group = f["configuration"]
             if name is None:
-                names = [key for key in group if key != "picture"]
+                names = [key for key in group if key not in ("picture", "config_at")]
                 if len(names) != 1:
                     raise KeyError(f"configuration arrays {list(group)}: name one")
                 name = names[0]
