@@ -45,11 +45,6 @@ static const char disks_preset[] =
     " \"run\": {\"thermalization\": 100, \"sweeps\": 6000, \"measure_every\": 20, \"seed\": 21,"
     " \"checkpoint_every\": 250}}";
 
-static void sleep_ms(unsigned ms)
-{
-    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&t, NULL);
-}
 static const char ea_tempering_preset[] =
     "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8, \"realizations\": 64},"
     " \"algorithm\": {\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"parallel_tempering\","
@@ -79,30 +74,6 @@ static char *write_preset(const char *dir, const char *json)
     snprintf(path, 4200, "%s/preset.json", dir);
     test_write_file(path, json);
     return path;
-}
-
-/* Starts "$CLMC_BIN ARGS" (stderr into LOG) without waiting; the shell
- * execs clmc, so the pid is clmc's own. */
-static pid_t spawn_clmc(const char *args, const char *log)
-{
-    char command[17000];
-    snprintf(command, sizeof command, "exec '%s' %s 2>'%s'", getenv("CLMC_BIN"), args, log);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
-
-static void wait_for_file(const char *path, pid_t pid)
-{
-    for (int i = 0; i < 6000 && !test_path_exists(path); i++) {
-        int status;
-        cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "clmc ended before writing %s", path);
-        sleep_ms(10);
-    }
-    cr_assert(test_path_exists(path), "no %s after 60 s", path);
 }
 
 static void expect_same_file(const char *dir_a, const char *dir_b, const char *name)
@@ -152,12 +123,12 @@ static void interrupt_and_resume(const char *label, const char *preset_json, int
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference'", preset, dir), 0, "reference run");
     snprintf(args, sizeof args, "run '%s' --out '%s/resumed'", preset, dir);
     snprintf(log, sizeof log, "%s/interrupted.log", dir);
-    pid_t pid = spawn_clmc(args, log);
+    pid_t pid = test_spawn_clmc(args, log);
     char checkpoint[4200];
     snprintf(checkpoint, sizeof checkpoint, "%s/resumed/checkpoint.clmc", dir);
-    wait_for_file(checkpoint, pid);
+    test_wait_for_file(checkpoint, pid);
     unsigned delay = random_delay_ms();
-    sleep_ms(delay);
+    test_sleep_ms(delay);
     kill(pid, signal_number);
     int status;
     cr_assert_eq(waitpid(pid, &status, 0), pid);
@@ -508,7 +479,7 @@ static int wait_at_most(pid_t pid, int seconds, const char *what)
     int status = 0;
     for (int i = 0; i < seconds * 100; i++) {
         if (waitpid(pid, &status, WNOHANG) == pid) return status;
-        sleep_ms(10);
+        test_sleep_ms(10);
     }
     kill(pid, SIGKILL);
     waitpid(pid, &status, 0);
@@ -526,9 +497,9 @@ Test(checkpoint, second_run_on_one_directory_refused)
     snprintf(run, sizeof run, "%s/run", dir);
     snprintf(args, sizeof args, "run '%s' --quiet --out '%s' --set run.sweeps=100000000", preset, run);
     snprintf(log, sizeof log, "%s/first.log", dir);
-    pid_t first = spawn_clmc(args, log);
+    pid_t first = test_spawn_clmc(args, log);
     snprintf(checkpoint, sizeof checkpoint, "%s/checkpoint.clmc", run);
-    wait_for_file(checkpoint, first);
+    test_wait_for_file(checkpoint, first);
     for (int i = 0; i < 2; i++) {
         char *output = NULL;
         int rc = i == 0 ? test_run_clmc(&output, "run '%s' --quiet --out '%s' --overwrite --set run.sweeps=100",
@@ -567,7 +538,7 @@ Test(checkpoint, fifo_checkpoint_and_tuning_file_do_not_hang)
     cr_assert_eq(mkfifo(path, 0644), 0);
     snprintf(args, sizeof args, "run --resume '%s/fifo-run' --quiet", dir);
     snprintf(log, sizeof log, "%s/resume.log", dir);
-    int status = wait_at_most(spawn_clmc(args, log), 60, "--resume with a FIFO as checkpoint");
+    int status = wait_at_most(test_spawn_clmc(args, log), 60, "--resume with a FIFO as checkpoint");
     char *text = test_read_file(log);
     printf("FIFO as checkpoint: exit %d: %s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, text ? text : "");
     cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit status");
@@ -579,7 +550,7 @@ Test(checkpoint, fifo_checkpoint_and_tuning_file_do_not_hang)
     snprintf(args, sizeof args, "run '%s' --out '%s/tuned' --set run.sweeps=200 --set run.checkpoint_every=0",
              preset, dir);
     snprintf(log, sizeof log, "%s/tuned.log", dir);
-    pid_t pid = spawn_clmc(args, log);
+    pid_t pid = test_spawn_clmc(args, log);
     unsetenv("CLMC_TUNING_FILE");
     status = wait_at_most(pid, 120, "a run with a FIFO as CLMC_TUNING_FILE");
     text = test_read_file(log);

@@ -225,6 +225,21 @@ Test(preset, string_choices_list_values_and_suggest)
                  ": algorithm.layout: ", "expected one of \"naive\", \"tiled\", \"msc\", \"random_site\"; got \"checkerboard\"");
 }
 
+Test(preset, output_format_is_csv_or_hdf5)
+{
+    clmc_preset *preset = parse_ok(minimal_preset, NULL, 0);
+    cr_expect(!clmc_preset_output(preset)->hdf5, "the default format is csv");
+    clmc_preset_free(preset);
+    EXPECT_OVERRIDE_ERROR("output.format=\"xml\"", ": output.format: ", "expected one of \"csv\", \"hdf5\"");
+#ifdef CLMC_HAVE_HDF5
+    preset = parse_ok(minimal_preset, (const char *const[]){"output.format=\"hdf5\""}, 1);
+    cr_expect(clmc_preset_output(preset)->hdf5);
+    clmc_preset_free(preset);
+#else
+    EXPECT_OVERRIDE_ERROR("output.format=\"hdf5\"", ": output.format: ", "lacks HDF5");
+#endif
+}
+
 Test(preset, required_keys_must_be_present)
 {
     EXPECT_ERROR("{\"model\": {\"type\": \"ising\", \"L\": 8}}", ": ensemble: ", "required key missing");

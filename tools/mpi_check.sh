@@ -4,7 +4,8 @@
 # observables identical to the single-process run (Ising; Potts, Heisenberg,
 # percolation copies, EA naive and the Heisenberg glass realizations under 2
 # ranks, EA msc under 3); an interrupted 2-rank run
-# resumed under 2 ranks too; one Ising lattice decomposed into slabs (msc 2D
+# resumed under 2 ranks too; result.h5 under 2 ranks equals series.csv (where
+# the build has HDF5); one Ising lattice decomposed into slabs (msc 2D
 # under 1, 2 and 3 ranks, 3D under 2; tiled 2D with 3 and 2 tile colours, 3D)
 # equal to one process, and resumed; bad input exits 2 on every rank with one
 # message.
@@ -49,6 +50,24 @@ assert r["preset"]["ensemble"]["copies"] == 5 and r["preset"]["ensemble"]["first
 assert len(r["device"]["ranks"]) == 3 and r["performance"]["ranks"] == 3
 print("ok: result.json of -np 3 names 3 rank devices and the run-wide copies and first_system")
 PY
+
+# output.format "hdf5" under 2 ranks: rank 0 writes the gathered series into result.h5.
+if grep -q CLMC_HAVE_HDF5 "$build/build.ninja" && python3 -c "import h5py, pandas" 2>/dev/null; then
+  "${launcher[@]}" -np 2 "$clmc" run "$preset" --out "$tmp/h5np2" --quiet --set output.format=hdf5 2>"$tmp/h5np2.err" ||
+    { cat "$tmp/h5np2.err"; fail "mpirun -np 2 with output.format hdf5"; }
+  python3 - "$tmp/one/series.csv" "$tmp/h5np2/result.h5" <<'PY' || fail "result.h5 of -np 2 differs from series.csv"
+import sys
+import h5py
+import pandas as pd
+csv = pd.read_csv(sys.argv[1])
+with h5py.File(sys.argv[2], "r") as f:
+    h5 = pd.DataFrame({name: f["series"][name][()] for name in f["series"].attrs["columns"].decode().split(",")})
+pd.testing.assert_frame_equal(h5, csv)
+print(f"ok: mpirun -np 2 with output.format hdf5: result.h5 series ({len(h5)} rows) equals the single-process series.csv")
+PY
+else
+  echo "mpi_check: no HDF5 in this build or no h5py; the result.h5 check skipped"
+fi
 
 # Other models' independent copies, under 2 ranks.
 cat > "$tmp/potts.json" <<'JSON'

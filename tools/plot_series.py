@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time series and histograms of a run's series.csv.
+"""Time series and histograms of a run's series.csv (or result.h5, read with h5py).
 
 Usage: tools/plot_series.py RESULT_DIR [OUT.png] [--columns energy,magnetization]
 One row of panels per column: the value against the sweep, and its histogram.
@@ -23,6 +23,19 @@ def read_series(path):
     return rows
 
 
+def read_h5_series(path):
+    """The rows of result.h5's /series (output.format "hdf5") as series.csv's rows."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        columns = f["series"].attrs["columns"]
+        names = (columns.decode() if isinstance(columns, bytes) else str(columns)).split(",")
+        data = [f["series"][name][()].tolist() for name in names]
+    rows = [{name: str(value) for name, value in zip(names, values)} for values in zip(*data)]
+    if not rows:
+        sys.exit(f"{path}: no rows")
+    return rows
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--columns")]
     chosen = [a.split("=", 1)[1].split(",") for a in sys.argv[1:] if a.startswith("--columns=")]
@@ -30,7 +43,8 @@ def main():
         sys.exit(__doc__)
     directory = args[0]
     out = args[1] if len(args) > 1 else os.path.join(directory, "series.png")
-    rows = read_series(os.path.join(directory, "series.csv"))
+    h5 = os.path.join(directory, "result.h5")
+    rows = read_h5_series(h5) if os.path.exists(h5) else read_series(os.path.join(directory, "series.csv"))
     skip = {"sweep", "temperature", "beta", "system"}
     columns = chosen[0] if chosen else [c for c in rows[0] if c not in skip]
     groups = {}

@@ -8,8 +8,8 @@ packages=(gcc meson ninja-build pkg-config ocl-icd-opencl-dev opencl-c-headers
           pocl-opencl-icd clinfo libcjson-dev libcriterion-dev)
 # For the fuzz test (clang with libFuzzer and the sanitizer runtimes) and the
 # opt-in valgrind test, Oclgrind for the oclgrind test, Open MPI for the mpi test (docs/mpi.md);
-# installed where the distribution has them.
-optional=(clang libclang-rt-dev valgrind oclgrind openmpi-bin libopenmpi-dev)
+# installed where the distribution has them; libhdf5 for output.format "hdf5" (docs/results.md).
+optional=(clang libclang-rt-dev valgrind oclgrind openmpi-bin libopenmpi-dev libhdf5-dev)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
 for p in "${packages[@]}" "${optional[@]}"; do
@@ -39,6 +39,18 @@ if ! python3 -c 'import matplotlib' 2>/dev/null; then
     python3 -m pip install --quiet --break-system-packages matplotlib ||
     echo "setup: matplotlib not installed; the plotting tools and their test will be skipped" >&2
 fi
+
+# result.h5, GSD export and the freud example (docs/python.md) need h5py, gsd and
+# freud-analysis for the python3 on PATH; without them those parts are skipped.
+for module in h5py gsd freud; do
+  python3 -c "import $module" 2>/dev/null && continue
+  package=$module; [ "$module" = freud ] && package=freud-analysis
+  echo "setup: installing $package for $(command -v python3)" >&2
+  python3 -m pip install --quiet "$package" 2>/dev/null ||
+    python3 -m pip install --quiet --user "$package" 2>/dev/null ||
+    python3 -m pip install --quiet --break-system-packages "$package" ||
+    echo "setup: $package not installed; its tests and example parts will be skipped" >&2
+done
 
 if [ ! -f build/build.ninja ]; then
   meson setup build "$@"

@@ -41,6 +41,7 @@ typedef struct clmc_run_settings {
 typedef struct clmc_output_settings {
     const char *dir;
     bool picture;
+    bool hdf5; /* output.format "hdf5": result.h5 instead of series.csv (docs/results.md) */
 } clmc_output_settings;
 
 /* The systems a model holds, from the ensemble section, resolved: with

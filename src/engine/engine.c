@@ -101,6 +101,7 @@ typedef struct {
     clmc_checkpoint_plan plan;
     const char *resume_dir; /* what --resume takes: dir, or the run's folder above the ranks' */
     bool interrupted;
+    clmc_h5 *h5; /* output.format "hdf5" in one process: the series appended as measured */
 } run_control;
 
 static bool checkpoint_due(run_control *c, uint64_t done, uint64_t total)
@@ -146,7 +147,8 @@ static clmc_status collect_checked(model_instance *m, clmc_series *s, unsigned p
                              "the last checkpoint in %s, if run.checkpoint_every was set)",
                              m->shape.series_columns[k % s->n_columns], s->rows[k],
                              (unsigned long long)s->sweeps[k / (s->n_configs * s->n_columns)], c->dir);
-    if (!m->ops->guard || m->ops->guard(m->state) == CLMC_OK) return CLMC_OK;
+    if (!m->ops->guard || m->ops->guard(m->state) == CLMC_OK)
+        return c->h5 ? clmc_series_append_h5(s, &m->ensemble.map, c->h5) : CLMC_OK;
     char broken[512];
     snprintf(broken, sizeof broken, "%s", clmc_error_message());
     return clmc_fail(CLMC_ERR_OTHER, "%s after sweep %llu; stopped (the last good state is the last checkpoint in %s, "
@@ -276,7 +278,64 @@ typedef struct {
     const clmc_tempering *map;
     double updates, kernel_seconds, wall_seconds;
     bool write; /* false on the ranks of a decomposed lattice but rank 0 (collective checks) */
+    clmc_h5 *h5; /* the series written so far (owned here), or NULL */
 } result_view;
+
+/* The final configuration (every system of this process) with the map
+ * [system][temperature] -> configuration of the last sweep and, with
+ * output.picture, the picture into result.h5. */
+static clmc_status put_configuration(model_instance *m, const clmc_preset *preset, clmc_h5 *h5)
+{
+    clmc_array array = {0};
+    clmc_status status = CLMC_OK;
+    if (m->ops->snapshot && !clmc_ranks_many()) {
+        status = m->ops->snapshot(m->state, &array);
+        if (status == CLMC_OK) status = clmc_h5_put_array(h5, &array);
+        free(array.data);
+        const clmc_tempering *map = &m->ensemble.map;
+        array = (clmc_array){.name = "config_at", .type = CLMC_ARRAY_UINT32, .rank = 1, .dims = {map->n_configs},
+                             .data = map->config_at};
+        if (status == CLMC_OK && map->config_at) status = clmc_h5_put_array(h5, &array);
+    }
+    /* Under several ranks the picture goes to configuration.pgm (write_results). */
+    if (status != CLMC_OK || !clmc_preset_output(preset)->picture || clmc_ranks_many()) return status;
+    int width = 0, height = 0;
+    array = (clmc_array){.name = "picture", .type = CLMC_ARRAY_UINT8, .rank = 2};
+    status = m->ops->picture(m->state, (unsigned char **)&array.data, &width, &height);
+    array.dims[0] = (uint64_t)height;
+    array.dims[1] = (uint64_t)width;
+    if (status == CLMC_OK) status = clmc_h5_put_array(h5, &array);
+    free(array.data);
+    return status;
+}
+
+/* result.json and the resolved preset as text datasets of result.h5. */
+static clmc_status put_metadata(clmc_h5 *h5, const cJSON *root, const char *json)
+{
+    CLMC_TRY(clmc_h5_put_text(h5, "result.json", json));
+    char *preset_json = cJSON_Print(cJSON_GetObjectItem(root, "preset"));
+    clmc_status status = preset_json ? clmc_h5_put_text(h5, "preset.json", preset_json)
+                                     : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    free(preset_json);
+    return status;
+}
+
+/* result.h5: the series (the rows not yet written), result.json and the
+ * resolved preset as text, the configuration; renamed into place whole. */
+static clmc_status write_h5(model_instance *m, result_view *v, const clmc_preset *preset, const char *dir,
+                            const cJSON *root, const char *json)
+{
+    clmc_h5 *h5 = v->h5;
+    v->h5 = NULL;
+    clmc_status status = CLMC_OK;
+    if (!h5) status = clmc_series_create_h5(v->series, v->map, m->shape.series_columns, dir, &h5);
+    if (status == CLMC_OK) status = clmc_series_append_h5(v->series, v->map, h5);
+    if (status == CLMC_OK) status = put_metadata(h5, root, json);
+    if (status == CLMC_OK) status = put_configuration(m, preset, h5);
+    if (status == CLMC_OK) return clmc_h5_finish(h5);
+    clmc_h5_discard(h5);
+    return status;
+}
 
 static clmc_status write_results(model_instance *m, result_view *v, const clmc_preset *preset, const char *dir)
 {
@@ -300,11 +359,18 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     cJSON_AddItemToObject(root, "performance", performance);
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
+    bool hdf5 = clmc_preset_output(preset)->hdf5;
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
-    char *csv = status == CLMC_OK ? clmc_series_text(s, v->map, m->shape.series_columns) : NULL;
-    if (status == CLMC_OK && (!json || !csv)) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (status == CLMC_OK && clmc_preset_output(preset)->picture) status = write_picture(m, dir, v->write);
-    if (status == CLMC_OK && v->write) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
+    char *csv = status == CLMC_OK && !hdf5 ? clmc_series_text(s, v->map, m->shape.series_columns) : NULL;
+    if (status == CLMC_OK && (!json || (!csv && !hdf5))) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    /* Under several ranks the picture is collective (a decomposed lattice) and
+     * goes to configuration.pgm, also with hdf5. */
+    bool picture_file = clmc_preset_output(preset)->picture && (!hdf5 || clmc_ranks_many());
+    if (status == CLMC_OK && picture_file) status = write_picture(m, dir, v->write);
+    if (status == CLMC_OK && hdf5 && v->write) status = write_h5(m, v, preset, dir, root, json);
+    if (status == CLMC_OK && !hdf5 && v->write) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
+    /* An earlier run's series in the other format would contradict this one. */
+    if (status == CLMC_OK && v->write) status = clmc_remove_file(dir, hdf5 ? "series.csv" : "result.h5");
     if (status == CLMC_OK && v->write) {
         size_t n = strlen(json);
         json[n] = '\n';
@@ -398,16 +464,18 @@ static clmc_status finish_domain(model_instance *m, result_view *v, const clmc_p
 /* The results of this process's run, or under several ranks of the whole
  * run, gathered and written by rank 0 (collective). */
 static clmc_status finish_results(model_instance *m, const clmc_preset *preset, const clmc_preset *global,
-                                  const clmc_series *s, double kernel_seconds, double wall_seconds)
+                                  const clmc_series *s, clmc_h5 *h5, double kernel_seconds, double wall_seconds)
 {
     const clmc_run_settings *run = clmc_preset_run(preset);
-    result_view v = {.series = s, .map = &m->ensemble.map, .kernel_seconds = kernel_seconds,
+    result_view v = {.series = s, .map = &m->ensemble.map, .h5 = h5, .kernel_seconds = kernel_seconds,
                      .wall_seconds = wall_seconds, .write = true,
                      .updates = m->shape.updates_per_sweep * (double)(run->thermalization + run->sweeps)};
     if (!global) {
         v.preset = cJSON_Duplicate(clmc_preset_tree(preset), true);
         v.device = clmc_device_json(clmc_runtime_device(m->rt));
-        return write_results(m, &v, preset, clmc_preset_output(preset)->dir);
+        clmc_status status = write_results(m, &v, preset, clmc_preset_output(preset)->dir);
+        clmc_h5_discard(v.h5); /* not reached by write_results (a failure before it) */
+        return status;
     }
     if (clmc_rank_domain(global)) return finish_domain(m, &v, preset, global);
     clmc_series all = {0};
@@ -450,6 +518,9 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     if (status == CLMC_OK) status = claim_output(claim);
     if (status == CLMC_OK) status = allocate_series(m, preset, &s);
     if (status == CLMC_OK && checkpoint) status = resume_from(m, preset, checkpoint, &s, &p);
+    if (status == CLMC_OK && !global && clmc_preset_output(preset)->hdf5) /* a resumed run's rows first */
+        status = clmc_series_create_h5(&s, &m->ensemble.map, m->shape.series_columns, control.dir, &control.h5);
+    if (status == CLMC_OK && control.h5) status = clmc_series_append_h5(&s, &m->ensemble.map, control.h5);
     status = clmc_ranks_agree(status);
     control.plan.last_written = now_seconds();
     double kernel_seconds = 0;
@@ -462,7 +533,11 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     }
     double wall_seconds = now_seconds() - p.started;
     if (status == CLMC_OK) progress_report(&p, p.total, true);
-    if (status == CLMC_OK) status = finish_results(m, preset, global, &s, kernel_seconds, wall_seconds);
+    if (status == CLMC_OK) {
+        status = finish_results(m, preset, global, &s, control.h5, kernel_seconds, wall_seconds);
+        control.h5 = NULL;
+    }
+    clmc_h5_discard(control.h5);
     clmc_series_free(&s);
     return status;
 }
@@ -496,6 +571,13 @@ static clmc_status run_density(model_instance *m, const clmc_preset *preset, con
                               performance_json(m->rt, updates, kernel_seconds, now_seconds() - started));
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
     if (status == CLMC_OK && !json) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && clmc_preset_output(preset)->hdf5) { /* no series: the metadata alone */
+        clmc_h5 *h5 = NULL;
+        status = clmc_h5_create(dir, NULL, NULL, 0, &h5);
+        if (status == CLMC_OK) status = put_metadata(h5, root, json);
+        if (status == CLMC_OK) status = clmc_h5_finish(h5);
+        else clmc_h5_discard(h5);
+    }
     if (status == CLMC_OK) {
         size_t n = strlen(json);
         json[n] = '\n';

@@ -60,43 +60,98 @@ clmc_status clmc_series_collect(clmc_series *s, const clmc_model_ops *ops, void 
  * index first_system + config / configs_per_system that names the system's
  * random stream (Ising: first_system + copy T + t); those of an athermal
  * model only the system. */
+static size_t lead_columns(const clmc_series *s, const clmc_tempering *pt)
+{
+    if (s->n_configs == 1 && !pt->independent) return 0;
+    if (pt->athermal) return 1;
+    return pt->n_systems > 1 || pt->independent ? 3 : 2;
+}
+
+size_t clmc_series_names(const clmc_series *s, const clmc_tempering *pt, const char *const *columns,
+                         const char **names, bool *integer)
+{
+    size_t lead = lead_columns(s, pt), c = 0;
+    if (lead == 1 || lead == 3) integer[c] = true, names[c++] = "system";
+    if (lead >= 2) {
+        integer[c] = true, names[c++] = "temperature";
+        integer[c] = false, names[c++] = "beta";
+    }
+    for (size_t k = 0; k < s->n_columns; k++) integer[c] = false, names[c++] = columns[k];
+    return c;
+}
+
+void clmc_series_rows(const clmc_series *s, const clmc_tempering *pt, size_t first, size_t last, double *rows,
+                      uint64_t *sweeps)
+{
+    size_t lead = lead_columns(s, pt), width = lead + s->n_columns;
+    for (size_t r = first * s->n_configs; r < last * s->n_configs; r++) {
+        size_t config = r % s->n_configs, t = config % pt->n_temperatures;
+        double *row = rows + (r - first * s->n_configs) * width;
+        if (lead == 1 || lead == 3)
+            *row++ = pt->independent ? (double)(pt->first_system + config / pt->configs_per_system)
+                                     : (double)(config / pt->n_temperatures);
+        if (lead >= 2) {
+            *row++ = (double)t;
+            *row++ = pt->betas[t];
+        }
+        memcpy(row, s->rows + r * s->n_columns, s->n_columns * sizeof *row);
+        sweeps[r - first * s->n_configs] = s->sweeps[r / s->n_configs];
+    }
+}
+
+/* The written rows of measurements [first, last) into fresh buffers. */
+static bool expand(const clmc_series *s, const clmc_tempering *pt, size_t first, size_t last, double **rows,
+                   uint64_t **sweeps)
+{
+    size_t n = (last - first) * s->n_configs, width = lead_columns(s, pt) + s->n_columns;
+    *rows = malloc((n ? n : 1) * width * sizeof **rows);
+    *sweeps = malloc((n ? n : 1) * sizeof **sweeps);
+    if (*rows && *sweeps) clmc_series_rows(s, pt, first, last, *rows, *sweeps);
+    return *rows && *sweeps;
+}
+
 char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const char *const *columns)
 {
-    if (s->n_configs == 1 && !pt->independent)
-        return clmc_series_csv(columns, s->n_columns, s->sweeps, s->rows, s->n_rows);
-    size_t lead = pt->n_systems > 1 || pt->independent ? 3 : 2, width, n = s->n_rows * s->n_configs;
-    if (pt->athermal) lead = 1;
-    width = lead + s->n_columns;
-    const char **names = malloc((width + 1) * sizeof *names);
-    double *rows = malloc((n ? n : 1) * width * sizeof *rows);
-    uint64_t *sweeps = malloc((n ? n : 1) * sizeof *sweeps);
+    const char **names = malloc((s->n_columns + 3) * sizeof *names);
+    bool *integer = malloc((s->n_columns + 3) * sizeof *integer);
+    double *rows = NULL;
+    uint64_t *sweeps = NULL;
     char *text = NULL;
-    if (names && rows && sweeps) {
-        size_t c = 0;
-        if (lead != 2) names[c++] = "system";
-        if (lead != 1) {
-            names[c++] = "temperature";
-            names[c++] = "beta";
-        }
-        for (size_t k = 0; k < s->n_columns; k++) names[c++] = columns[k];
-        for (size_t r = 0; r < n; r++) {
-            size_t config = r % s->n_configs, t = config % pt->n_temperatures;
-            double *row = rows + r * width;
-            if (pt->independent) *row++ = (double)(pt->first_system + config / pt->configs_per_system);
-            else if (lead == 3) *row++ = (double)(config / pt->n_temperatures);
-            if (lead != 1) {
-                *row++ = (double)t;
-                *row++ = pt->betas[t];
-            }
-            memcpy(row, s->rows + r * s->n_columns, s->n_columns * sizeof *row);
-            sweeps[r] = s->sweeps[r / s->n_configs];
-        }
-        text = clmc_series_csv(names, width, sweeps, rows, n);
+    if (names && integer && expand(s, pt, 0, s->n_rows, &rows, &sweeps)) {
+        size_t width = clmc_series_names(s, pt, columns, names, integer);
+        text = clmc_series_csv(names, width, sweeps, rows, s->n_rows * s->n_configs);
     }
     free(names);
+    free(integer);
     free(rows);
     free(sweeps);
     return text;
+}
+
+clmc_status clmc_series_create_h5(const clmc_series *s, const clmc_tempering *pt, const char *const *columns,
+                                  const char *dir, clmc_h5 **h5)
+{
+    const char **names = malloc((s->n_columns + 3) * sizeof *names);
+    bool *integer = malloc((s->n_columns + 3) * sizeof *integer);
+    clmc_status status = names && integer ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) status = clmc_h5_create(dir, names, integer, clmc_series_names(s, pt, columns, names, integer), h5);
+    free(names);
+    free(integer);
+    return status;
+}
+
+clmc_status clmc_series_append_h5(const clmc_series *s, const clmc_tempering *pt, clmc_h5 *h5)
+{
+    size_t first = (size_t)(clmc_h5_rows(h5) / (s->n_configs ? s->n_configs : 1));
+    if (first >= s->n_rows) return CLMC_OK;
+    double *rows;
+    uint64_t *sweeps;
+    clmc_status status = expand(s, pt, first, s->n_rows, &rows, &sweeps)
+                             ? clmc_h5_append(h5, sweeps, rows, (s->n_rows - first) * s->n_configs)
+                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    free(rows);
+    free(sweeps);
+    return status;
 }
 
 /* Rows of temperature t (all systems), measurement-major; for independent

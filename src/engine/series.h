@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "models/model.h"
+#include "output/h5.h"
 #include "ensembles/tempering.h"
 
 typedef struct clmc_series {
@@ -29,6 +30,20 @@ clmc_status clmc_series_collect(clmc_series *s, const clmc_model_ops *ops, void 
 /* series.csv text (caller frees): sweep[,system],temperature,beta,columns with
  * tempering; sweep,columns without. */
 char *clmc_series_text(const clmc_series *s, const clmc_tempering *pt, const char *const *columns);
+/* Names of the written columns after the sweep ([system,] [temperature,
+ * beta,] the model's) into names and integer (room for n_columns + 3);
+ * returns their number, the width of a written row. */
+size_t clmc_series_names(const clmc_series *s, const clmc_tempering *pt, const char *const *columns,
+                         const char **names, bool *integer);
+/* Written rows of measurements [first, last): n_configs rows each. */
+void clmc_series_rows(const clmc_series *s, const clmc_tempering *pt, size_t first, size_t last, double *rows,
+                      uint64_t *sweeps);
+/* output.format "hdf5": creates DIR's partial result.h5 with the written
+ * columns, and appends the measurements it lacks (all collected rows past
+ * those already in the file). */
+clmc_status clmc_series_create_h5(const clmc_series *s, const clmc_tempering *pt, const char *const *columns,
+                                  const char *dir, clmc_h5 **h5);
+clmc_status clmc_series_append_h5(const clmc_series *s, const clmc_tempering *pt, clmc_h5 *h5);
 /* Model estimates per temperature into `observables` (flat without tempering). */
 clmc_status clmc_series_estimate(const clmc_series *s, const clmc_tempering *pt, const clmc_model_ops *ops,
                                  void *state, cJSON *observables);

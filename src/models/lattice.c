@@ -2,6 +2,7 @@
 #include "models/lattice.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 unsigned long long clmc_lattice_sites(int dim, int edge)
 {
@@ -22,4 +23,17 @@ size_t clmc_power_of_two_at_most(size_t n)
     size_t p = 1;
     while (p * 2 <= n) p *= 2;
     return p;
+}
+
+clmc_array clmc_lattice_array(const char *name, clmc_array_type type, size_t configs, int dim, int edge,
+                              unsigned components)
+{
+    clmc_array a = {.name = name, .type = type, .rank = 1 + (unsigned)dim};
+    a.dims[0] = configs;
+    for (int d = 1; d <= dim; d++) a.dims[d] = (uint64_t)edge;
+    if (components > 1) a.dims[a.rank++] = components;
+    size_t bytes = type == CLMC_ARRAY_FLOAT64 ? 8 : type == CLMC_ARRAY_FLOAT32 || type == CLMC_ARRAY_UINT32 ? 4 : 1;
+    for (unsigned d = 0; d < a.rank; d++) bytes *= (size_t)a.dims[d];
+    a.data = malloc(bytes ? bytes : 1);
+    return a;
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "clmc/runtime.h"
+#include "output/h5.h"
 
 /* Metropolis classes: uphill moves cost dE = 4, 8, 12 for +-1 couplings. */
 #define CLMC_METROPOLIS_CLASSES 3
@@ -14,6 +15,12 @@ unsigned long long clmc_lattice_sites(int dim, int edge);
 /* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12: integer acceptance thresholds
  * that keep devices bit-identical. */
 void clmc_metropolis_thresholds(double beta, cl_uint thresholds[CLMC_METROPOLIS_CLASSES]);
+/* A configuration array of `configs` lattices, [config][z][y][x] (2D:
+ * [config][y][x]), one `item_bytes` value per site (times `components`
+ * values per site where components > 1, then a last dimension); data
+ * allocated here, NULL on failure. */
+clmc_array clmc_lattice_array(const char *name, clmc_array_type type, size_t configs, int dim, int edge,
+                              unsigned components);
 /* The largest power of two not above n (n >= 1), e.g. for reduction work-groups. */
 size_t clmc_power_of_two_at_most(size_t n);
 

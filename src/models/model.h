@@ -12,6 +12,7 @@
 #include "clmc/runtime.h"
 #include "clmc/status.h"
 #include "models/ensemble_hooks.h"
+#include "output/h5.h"
 
 /* What a created model tells the engine about itself. */
 typedef struct clmc_model_shape {
@@ -84,6 +85,10 @@ typedef struct clmc_model_ops {
     /* Optional: the final configuration of the first system as a grey image
      * (plane z = 0 in 3D), width x height bytes the caller frees. */
     clmc_status (*picture)(void *state, unsigned char **grey, int *width, int *height);
+    /* Optional: the final configuration of every system as one array for
+     * result.h5 (output.format "hdf5", docs/results.md): spins, positions or
+     * vectors; `data` malloc'ed, the caller frees it. */
+    clmc_status (*snapshot)(void *state, clmc_array *configuration);
     /* Checkpoints (optional; give both or neither, see src/engine/checkpoint.h).
      * save_state returns the model's whole evolving state (device buffers
      * such as configurations and couplings, plus any host-side

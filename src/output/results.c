@@ -54,6 +54,15 @@ clmc_status clmc_write_file_atomic(const char *dir, const char *name, const char
     return CLMC_OK;
 }
 
+clmc_status clmc_remove_file(const char *dir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (unlink(path) != 0 && errno != ENOENT)
+        return clmc_fail(CLMC_ERR_OTHER, "cannot remove %s: %s", path, strerror(errno));
+    return CLMC_OK;
+}
+
 cJSON *clmc_launch_options_json(const clmc_launch_options *launch)
 {
     cJSON *options = cJSON_CreateObject();

@@ -16,6 +16,8 @@ char *clmc_read_text_file(const char *path, size_t max_bytes, int *error);
 clmc_status clmc_make_directory(const char *path);
 /* Writes DIR/NAME through a temporary file, fsync and rename. */
 clmc_status clmc_write_file_atomic(const char *dir, const char *name, const char *data, size_t length);
+/* Removes DIR/NAME if it exists. */
+clmc_status clmc_remove_file(const char *dir, const char *name);
 cJSON *clmc_device_json(const clmc_device_info *device);
 /* The launch options as recorded in results: {"profile": bool, "tuning": "on"|"off"}. */
 cJSON *clmc_launch_options_json(const clmc_launch_options *launch);

@@ -240,11 +240,15 @@ static const clmc_field run_fields[] = {
     FIELD_END,
 };
 
+static const char *const output_formats[] = {"csv", "hdf5", NULL};
+
 static const clmc_field output_fields[] = {
     /* No default_json: "out/<name>" is filled in by prepare_output. */
     {"dir", CLMC_FIELD_STRING, 0, 0, false, NULL, NULL, "result directory; default: out/<name>"},
     {"picture", CLMC_FIELD_BOOL, 0, 0, false, NULL, "false",
      "also write configuration.pgm, the final configuration (plane z = 0 in 3D) as a grey image"},
+    {"format", CLMC_FIELD_STRING, 0, 0, false, output_formats, "\"csv\"",
+     "csv: series.csv and the other files; hdf5: one result.h5 (series, metadata, configuration) beside result.json"},
     FIELD_END,
 };
 
@@ -593,6 +597,12 @@ static clmc_status prepare_output(resolve_context *ctx, cJSON *input)
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(input, "picture")) && !ctx->model->picture)
         return schema_error(ctx, "output.picture", "model \"%s\" draws no picture; remove the key (or give false)",
                             ctx->model->type);
+#ifndef CLMC_HAVE_HDF5
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(input, "format");
+    if (cJSON_IsString(format) && strcmp(format->valuestring, "hdf5") == 0)
+        return schema_error(ctx, "output.format", "this build of clmc lacks HDF5 (libhdf5 was not found when it was "
+                            "configured: install libhdf5-dev and rebuild with -Dhdf5=enabled); use \"csv\"");
+#endif
     if (cJSON_GetObjectItemCaseSensitive(input, "dir")) return CLMC_OK;
     size_t size = strlen(ctx->name) + sizeof "out/";
     char *dir = malloc(size);
@@ -791,7 +801,8 @@ static clmc_status read_settings(clmc_preset *preset)
     preset->name = strdup(clmc_preset_string(preset, "name"));
     preset->output_dir = strdup(clmc_preset_string(preset, "output.dir"));
     preset->output = (clmc_output_settings){.dir = preset->output_dir,
-                                            .picture = clmc_preset_bool(preset, "output.picture")};
+                                            .picture = clmc_preset_bool(preset, "output.picture"),
+                                            .hdf5 = strcmp(clmc_preset_string(preset, "output.format"), "hdf5") == 0};
     bool independent = clmc_preset_has(preset, "ensemble.type") &&
                        strcmp(clmc_preset_string(preset, "ensemble.type"), "independent") == 0;
     preset->systems = (clmc_systems_settings){

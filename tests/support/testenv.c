@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine/checkpoint.h"
@@ -116,4 +117,32 @@ void test_forge_checkpoint(const char *dir, void (*forge)(struct clmc_checkpoint
     fclose(f);
     free(bytes);
     clmc_checkpoint_free(&c);
+}
+
+void test_sleep_ms(unsigned ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+pid_t test_spawn_clmc(const char *args, const char *log)
+{
+    char command[17000];
+    snprintf(command, sizeof command, "exec '%s' %s 2>'%s'", getenv("CLMC_BIN"), args, log);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+void test_wait_for_file(const char *path, pid_t pid)
+{
+    for (int i = 0; i < 6000 && !test_path_exists(path); i++) {
+        int status;
+        cr_assert_eq(waitpid(pid, &status, WNOHANG), 0, "clmc ended before writing %s", path);
+        test_sleep_ms(10);
+    }
+    cr_assert(test_path_exists(path), "no %s after 60 s", path);
 }

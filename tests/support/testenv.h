@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* A fresh directory under $CLMC_TEST_TMP (or /tmp); caller frees the path. */
 char *test_scratch_dir(const char *label);
@@ -17,6 +18,12 @@ cJSON *test_load_result(const char *dir);
 /* observables.NAME.mean / .error from a parsed result. */
 double test_observable(const cJSON *result, const char *name, const char *field);
 int test_path_exists(const char *path);
+void test_sleep_ms(unsigned ms);
+/* Starts "$CLMC_BIN ARGS" (stderr into LOG) without waiting; the shell
+ * execs clmc, so the pid is clmc's own. */
+pid_t test_spawn_clmc(const char *args, const char *log);
+/* Waits up to 60 s for `path` to appear; fails the test if clmc `pid` ends first. */
+void test_wait_for_file(const char *path, pid_t pid);
 
 struct clmc_checkpoint;
 /* Reads DIR/checkpoint.clmc, lets `forge` change it, and writes it back with

@@ -734,31 +734,20 @@ static clmc_status ea_set_betas(void *state, const double *betas, const unsigned
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
 
-/* FNV-1a over the spins (as bytes +-1) of the naive layout's order, config
- * major, counting those not +-1. */
-static clmc_status hash_naive(ea_state *s, unsigned long long *hash, unsigned long long *invalid)
+/* All configurations' spins as +-1 bytes, config major: the naive layout's
+ * buffer as stored; msc words unpacked (configuration c's spins are one bit
+ * of one stack's words, site after site). */
+static clmc_status read_spins(ea_state *s, signed char *spins)
 {
-    size_t n = (size_t)s->configurations * s->n_sites;
-    signed char *spins = malloc(n);
-    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, n, spins, 0, NULL, NULL);
-    for (size_t i = 0; err == CL_SUCCESS && i < n; i++) {
-        *invalid += spins[i] != 1 && spins[i] != -1;
-        *hash = (*hash ^ (unsigned char)spins[i]) * FNV_PRIME;
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    if (!s->msc) {
+        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, (size_t)s->configurations * s->n_sites, spins, 0,
+                                        NULL, NULL));
+        return CLMC_OK;
     }
-    free(spins);
-    CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
-    return CLMC_OK;
-}
-
-/* The same hash of the msc words, read in place: configuration c's spins are
- * one bit of one stack's words, site after site. */
-static clmc_status hash_msc(ea_state *s, unsigned long long *hash)
-{
     void *words = malloc(spin_bytes(s));
     if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, spin_bytes(s), words, 0, NULL,
-                                     NULL);
+    cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, 0, spin_bytes(s), words, 0, NULL, NULL);
     for (size_t config = 0; err == CL_SUCCESS && config < s->configurations; config++) {
         size_t chain = config / s->temperatures, realization = chain / 2, place = config % s->temperatures;
         size_t stack = (2 * (realization / s->word_bits) + chain % 2) * s->temperatures + place;
@@ -767,13 +756,22 @@ static clmc_status hash_msc(ea_state *s, unsigned long long *hash)
         const cl_uint *narrow = (const cl_uint *)words + stack * s->n_sites;
         for (size_t site = 0; site < s->n_sites; site++) {
             uint64_t word = s->word_bits == 64 ? wide[site] : narrow[site];
-            unsigned char spin = (word >> bit) & 1u ? 1u : 0xffu; /* +1 or -1 as a byte */
-            *hash = (*hash ^ spin) * FNV_PRIME;
+            spins[config * s->n_sites + site] = (word >> bit) & 1u ? 1 : -1;
         }
     }
     free(words);
     CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
     return CLMC_OK;
+}
+
+/* result.h5: every configuration as +-1 bytes, [config][z][y][x] (config =
+ * (2 realization + replica) T + tempering slot). */
+static clmc_status ea_snapshot(void *state, clmc_array *configuration)
+{
+    ea_state *s = state;
+    *configuration = clmc_lattice_array("spins", CLMC_ARRAY_INT8, s->configurations, s->dim, s->edge, 1);
+    if (!configuration->data) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    return read_spins(s, configuration->data);
 }
 
 /* FNV-1a over all configurations lets naive and msc runs, and devices, be
@@ -782,7 +780,16 @@ static clmc_status ea_checks(void *state, cJSON *checks)
 {
     ea_state *s = state;
     unsigned long long hash = FNV_OFFSET, invalid = 0;
-    CLMC_TRY(s->msc ? hash_msc(s, &hash) : hash_naive(s, &hash, &invalid));
+    size_t n = (size_t)s->configurations * s->n_sites;
+    signed char *spins = malloc(n ? n : 1);
+    if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_spins(s, spins);
+    for (size_t i = 0; status == CLMC_OK && i < n; i++) {
+        invalid += spins[i] != 1 && spins[i] != -1;
+        hash = (hash ^ (unsigned char)spins[i]) * FNV_PRIME;
+    }
+    free(spins);
+    CLMC_TRY(status);
     char text[32];
     snprintf(text, sizeof text, "%016llx", hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
@@ -826,6 +833,7 @@ const clmc_model_ops clmc_model_ea_ising = {
     .estimate = ea_estimate,
     .ensemble = &ea_ensemble_hooks,
     .checks = ea_checks,
+    .snapshot = ea_snapshot,
     .save_state = ea_save_state,
     .load_state = ea_load_state,
     .tunables = clmc_ea_ising_tunables,

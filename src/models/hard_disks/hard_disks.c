@@ -295,6 +295,14 @@ static clmc_status read_back(disks_state *s)
     return CLMC_OK;
 }
 
+/* result.h5: the final disk centres (read_back). */
+static clmc_status disks_snapshot(void *state, clmc_array *configuration)
+{
+    disks_state *s = state;
+    CLMC_TRY(read_back(s));
+    return disk_positions_array(&s->host, configuration);
+}
+
 /* The pair histogram of the current configuration, counted on the device,
  * into pairs_host (blocking). */
 static clmc_status device_histogram(disks_state *s)
@@ -410,6 +418,7 @@ const clmc_model_ops clmc_model_hard_disks = {
     .estimate = disks_estimate,
     .guard = disks_guard,
     .checks = disks_checks,
+    .snapshot = disks_snapshot,
     .save_state = disks_save_state,
     .load_state = disks_load_state,
 };

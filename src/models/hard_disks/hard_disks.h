@@ -90,6 +90,9 @@ double disk_pressure_of(disk_pressure *p, const disk_cells *c);
 /* configuration.csv (x,y,cell_x,cell_y) and, for N <= 65536,
  * configuration.svg, written atomically into dir. */
 clmc_status disk_write_configuration(const disk_cells *c, const char *dir);
+/* Disk centres in units of sigma, [disk][x, y] in configuration.csv's order
+ * (cell by cell), with the box length as attribute "box_length" (result.h5). */
+clmc_status disk_positions_array(const disk_cells *c, clmc_array *positions);
 
 /* The model's run state (hard_disks.c drives it; hard_disks_checkpoint.c
  * saves, restores and guards it). */

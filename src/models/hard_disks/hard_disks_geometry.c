@@ -162,6 +162,24 @@ static char *configuration_csv(const disk_cells *c, size_t *length)
     return text;
 }
 
+clmc_status disk_positions_array(const disk_cells *c, clmc_array *positions)
+{
+    uint32_t m = c->g.cells;
+    double *xy = malloc(((size_t)c->g.n_disks ? c->g.n_disks : 1) * 2 * sizeof *xy);
+    if (!xy) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    size_t n = 0;
+    for (uint32_t y = 0; y < m; y++)
+        for (uint32_t x = 0; x < m; x++)
+            for (uint32_t a = 0; a < c->count[disk_slot_index(m, x, y, 0)] && n < c->g.n_disks; a++, n++) {
+                size_t i = disk_slot_index(m, x, y, a);
+                xy[2 * n] = x * (double)c->g.width + c->xy[2 * i];
+                xy[2 * n + 1] = y * (double)c->g.width + c->xy[2 * i + 1];
+            }
+    *positions = (clmc_array){.name = "positions", .type = CLMC_ARRAY_FLOAT64, .rank = 2, .dims = {n, 2}, .data = xy,
+                              .attribute_names = {"box_length", "diameter"}, .attribute_values = {c->g.box, 1.0}};
+    return CLMC_OK;
+}
+
 static char *configuration_svg(const disk_cells *c, size_t *length)
 {
     uint32_t m = c->g.cells;

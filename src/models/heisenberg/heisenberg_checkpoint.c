@@ -9,6 +9,7 @@
 
 #include "runtime/fault.h"
 #include "models/heisenberg/heisenberg_internal.h"
+#include "models/lattice.h"
 #include "output/state_blob.h"
 
 /* Guard tolerance on | |s| - 1 |.  Heat-bath and Metropolis draw unit vectors
@@ -111,6 +112,29 @@ static clmc_status drift_start_sums(heisenberg_state *s, uint64_t *sums)
 
 /* Blob: the state buffers (state_buffers), then 4 x configurations u64 sums
  * of the drift-start energy measurement. */
+/* The device keeps component c of site i at c * SITES + packed_site(i),
+ * packed_site(i) = colour(i) * SITES / 2 + i / 2 (cl/heisenberg/heisenberg.cl). */
+clmc_status clmc_heisenberg_snapshot(void *state, clmc_array *configuration)
+{
+    heisenberg_state *s = state;
+    size_t real = clmc_heisenberg_real_bytes(s), config_bytes = (size_t)s->ncomp * s->n_sites * real;
+    unsigned char *stored = NULL;
+    CLMC_TRY(clmc_buffer_download(s->rt, s->spins, config_bytes * s->n_configs, &stored));
+    *configuration = clmc_lattice_array("spins", real == 8 ? CLMC_ARRAY_FLOAT64 : CLMC_ARRAY_FLOAT32, s->n_configs,
+                                        s->dim, s->edge, (unsigned)s->ncomp);
+    unsigned char *out = configuration->data;
+    size_t edge = (size_t)s->edge;
+    for (size_t c = 0; out && c < s->n_configs; c++)
+        for (size_t i = 0; i < s->n_sites; i++) {
+            size_t colour = (i % edge + i / edge % edge + i / (edge * edge)) & 1, packed = colour * s->n_sites / 2 + i / 2;
+            for (size_t k = 0; k < (size_t)s->ncomp; k++)
+                memcpy(out + ((c * s->n_sites + i) * s->ncomp + k) * real,
+                       stored + c * config_bytes + (k * s->n_sites + packed) * real, real);
+        }
+    free(stored);
+    return out ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+}
+
 clmc_status clmc_heisenberg_save_state(void *state, unsigned char **blob, size_t *bytes)
 {
     heisenberg_state *s = state;

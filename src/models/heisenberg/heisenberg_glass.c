@@ -327,6 +327,7 @@ const clmc_model_ops clmc_model_heisenberg_glass = {
     .ensemble = &glass_ensemble_hooks,
     .guard = clmc_heisenberg_guard,
     .checks = clmc_heisenberg_checks,
+    .snapshot = clmc_heisenberg_snapshot,
     .save_state = clmc_heisenberg_save_state,
     .load_state = clmc_heisenberg_load_state,
     .device_bytes = glass_device_bytes,

@@ -105,6 +105,9 @@ clmc_status clmc_heisenberg_guard_setup(heisenberg_state *s);
 clmc_status clmc_heisenberg_inject_fault(heisenberg_state *s, uint64_t sweep_index);
 clmc_status clmc_heisenberg_guard(void *state);
 clmc_status clmc_heisenberg_save_state(void *state, unsigned char **blob, size_t *bytes);
+/* result.h5: every configuration's vectors in site order, [config][z][y][x][component],
+ * float or double as computed. */
+clmc_status clmc_heisenberg_snapshot(void *state, clmc_array *configuration);
 clmc_status clmc_heisenberg_load_state(void *state, const unsigned char *blob, size_t bytes);
 
 #endif

@@ -739,6 +739,17 @@ static clmc_status ising_picture(void *state, unsigned char **grey, int *width, 
     return status;
 }
 
+/* result.h5: every configuration as +-1 bytes, [config][z][y][x]. */
+static clmc_status ising_snapshot(void *state, clmc_array *configuration)
+{
+    ising_state *s = state;
+    *configuration = clmc_lattice_array("spins", CLMC_ARRAY_INT8, s->n_configs, s->dim, s->edge, 1);
+    if (!configuration->data) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    signed char *spins = configuration->data;
+    for (cl_uint c = 0; c < s->n_configs; c++) CLMC_TRY(read_configuration(s, c, spins + (size_t)c * s->n_sites));
+    return CLMC_OK;
+}
+
 /* Checkpoints: the spin buffer of all configurations as stored (bytes of
  * +-1, or the multi-spin words of cl/ising/ising_msc.cl in little-endian order),
  * then the states of a stateful algorithm.rng as stored on the device; the
@@ -945,4 +956,5 @@ const clmc_model_ops clmc_model_ising = {
     .tunables = ising_tunables,
     .picture = ising_picture,
     .domain = ising_domain,
+    .snapshot = ising_snapshot,
 };

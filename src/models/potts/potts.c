@@ -410,6 +410,17 @@ static clmc_status potts_picture(void *state, unsigned char **grey, int *width, 
     return CLMC_OK;
 }
 
+/* result.h5: every system's states 0 .. q - 1 as bytes, [config][z][y][x]. */
+static clmc_status potts_snapshot(void *state, clmc_array *configuration)
+{
+    potts_state *s = state;
+    *configuration = clmc_lattice_array("spins", CLMC_ARRAY_UINT8, s->n_configs, s->dim, s->edge, 1);
+    if (!configuration->data) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, all_sites(s), configuration->data,
+                                    0, NULL, NULL));
+    return CLMC_OK;
+}
+
 /* Checkpoints: the states (one byte per site, all systems).  Swendsen-Wang bonds and
  * labels are rebuilt every sweep; few-cluster marks are stamped with the
  * sweep, so stale ones never match a later sweep and need no saving. */
@@ -468,4 +479,5 @@ const clmc_model_ops clmc_model_potts = {
     .device_bytes = potts_device_bytes,
     .tunables = clmc_labeling_tunables,
     .picture = potts_picture,
+    .snapshot = potts_snapshot,
 };
