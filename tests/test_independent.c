@@ -11,6 +11,7 @@
 
 #include "ising_exact.h"
 #include "physics.h"
+#include "rerun.h"
 #include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
@@ -48,44 +49,6 @@ Test(independent, ising_each_temperature_matches_exact, .timeout = 900)
     cJSON_Delete(result);
 }
 
-/* Runs PRESET with OVERRIDES into DIR/NAME and returns its series.csv. */
-static char *run_series(const char *dir, const char *preset, const char *name, const char *overrides)
-{
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/%s' %s", preset, dir, name, overrides);
-    cr_assert_eq(rc, 0, "%s: %s", name, output ? output : "");
-    free(output);
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s/series.csv", dir, name);
-    char *text = test_read_file(path);
-    cr_assert_not_null(text, "%s: no series.csv", path);
-    return text;
-}
-
-/* The rows of `text` whose system column is `system`, without the
- * temperature and beta columns: "sweep,system,values\n" each. */
-static char *rows_of_system(const char *text, int system, int *n)
-{
-    char *out = calloc(strlen(text) + 1, 1), *at = out;
-    *n = 0;
-    const char *line = strchr(text, '\n') + 1;
-    while (*line) {
-        const char *end = strchr(line, '\n');
-        unsigned long long sweep;
-        int sys, t, used = 0;
-        double beta;
-        cr_assert_eq(sscanf(line, "%llu,%d,%d,%lf,%n", &sweep, &sys, &t, &beta, &used), 4, "row %.60s", line);
-        if (sys == system) {
-            at += sprintf(at, "%llu,%d,", sweep, sys);
-            memcpy(at, line + used, (size_t)(end - line - used + 1));
-            at += end - line - used + 1;
-            (*n)++;
-        }
-        line = end + 1;
-    }
-    return out;
-}
-
 /* 3 betas x 2 copies: systems 0 .. 5, system i = copy * 3 + temperature. */
 static void expect_systems_rerun_alone(const char *label, const char *layout, int L)
 {
@@ -99,7 +62,7 @@ static void expect_systems_rerun_alone(const char *label, const char *layout, in
              " \"run\": {\"thermalization\": 20, \"sweeps\": 100, \"seed\": 5}}",
              L, layout);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,magnetization\n", 51) == 0, "header: %.60s", all);
     const int systems[] = {0, 4, 5};
     for (int k = 0; k < 3; k++) {
@@ -108,8 +71,8 @@ static void expect_systems_rerun_alone(const char *label, const char *layout, in
         snprintf(name, sizeof name, "one%d", i);
         snprintf(overrides, sizeof overrides, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1 "
                  "--set ensemble.first_system=%d", betas[i % 3], i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
         printf("%s: system %d (beta %g): %d rows in the 6-system run, %d alone, %s\n", layout, i, betas[i % 3],
                n_many, n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 100);
@@ -145,7 +108,7 @@ static void expect_copies_rerun_alone(const char *label, const char *model, cons
              " \"run\": {\"thermalization\": 10, \"sweeps\": 50, \"seed\": 5}}",
              model, algorithm);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,magnetization\n", 51) == 0, "header: %.60s", all);
     for (int i = 1; i < 6; i += 4) {
         int n_many = 0, n_one = 0;
@@ -153,8 +116,8 @@ static void expect_copies_rerun_alone(const char *label, const char *model, cons
         snprintf(name, sizeof name, "one%d", i);
         snprintf(overrides, sizeof overrides, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1 "
                  "--set ensemble.first_system=%d", betas[i % 3], i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
         printf("%s: system %d (beta %g): %d rows in the 6-system run, %d alone, %s\n", label, i, betas[i % 3], n_many,
                n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 50);
@@ -206,28 +169,6 @@ Test(independent, xy_2d_system_reruns_alone)
                               "{\"layout\": \"tiled\", \"overrelaxation_steps\": 2}");
 }
 
-/* The lines of an athermal run's series (sweep,system,...) whose system is
- * `system`, with that column dropped. */
-static char *athermal_rows_of_system(const char *text, int system, int *n)
-{
-    char *out = calloc(strlen(text) + 1, 1), *at = out;
-    *n = 0;
-    for (const char *line = strchr(text, '\n') + 1; *line;) {
-        const char *end = strchr(line, '\n');
-        unsigned long long sweep;
-        int sys, used = 0;
-        cr_assert_eq(sscanf(line, "%llu,%d,%n", &sweep, &sys, &used), 2, "row %.60s", line);
-        if (sys == system) {
-            at += sprintf(at, "%llu,", sweep);
-            memcpy(at, line + used, (size_t)(end - line - used + 1));
-            at += end - line - used + 1;
-            (*n)++;
-        }
-        line = end + 1;
-    }
-    return out;
-}
-
 /* Percolation, copies alone (no betas): 4 systems, systems 1 and 3 each
  * equal a one-system run with first_system = i; the series has no
  * temperature columns and the observables pool the copies. */
@@ -238,7 +179,7 @@ static void expect_percolation_copies_rerun_alone(const char *label, const char 
     snprintf(json, sizeof json, "{\"model\": {\"type\": \"percolation\", %s}, \"ensemble\": {\"type\": "
              "\"independent\", \"copies\": 4}, \"run\": {\"thermalization\": 0, \"sweeps\": 40, \"seed\": 5}}", model);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     const char *header = "sweep,system,largest_cluster_fraction,";
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
     for (int i = 1; i < 4; i += 2) {
@@ -246,8 +187,8 @@ static void expect_percolation_copies_rerun_alone(const char *label, const char 
         char name[32], overrides[256];
         snprintf(name, sizeof name, "one%d", i);
         snprintf(overrides, sizeof overrides, "--set ensemble.copies=1 --set ensemble.first_system=%d", i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = athermal_rows_of_system(all, i, &n_many), *b = athermal_rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 1, &n_many), *b = rerun_rows_of_system(one, i, 1, &n_one);
         printf("%s: system %d: %d rows in the 4-system run, %d alone, %s\n", label, i, n_many, n_one,
                strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 40);
@@ -287,15 +228,15 @@ static void expect_realizations_rerun_alone(const char *label, const char *json,
     char *dir = test_scratch_dir(label), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
     for (int i = 1; i < 3; i++) {
         int n_many = 0, n_one = 0;
         char name[32], overrides[256];
         snprintf(name, sizeof name, "one%d", i);
         snprintf(overrides, sizeof overrides, "--set model.realizations=1 --set ensemble.first_system=%d", i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
         printf("%s: realization %d: %d rows in the 3-realization run, %d alone, %s\n", label, i, n_many, n_one,
                strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 60 * 2 * 3);
@@ -352,7 +293,7 @@ static void expect_msc_realizations_rerun_alone(const char *label, int word_bits
              " \"run\": {\"thermalization\": 10, \"sweeps\": 40, \"seed\": 7}}",
              2 * word_bits, word_bits, betas);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, GLASS_HEADER, strlen(GLASS_HEADER)) == 0, "header: %.60s", all);
     const int picks[] = {0, 1, word_bits - 1, word_bits + 5, 2 * word_bits - 1};
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
@@ -362,8 +303,8 @@ static void expect_msc_realizations_rerun_alone(const char *label, int word_bits
         snprintf(overrides, sizeof overrides,
                  "--set 'algorithm.layout=\"naive\"' --set algorithm.shared_randoms=true --set model.realizations=1 "
                  "--set ensemble.first_system=%d", i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
         printf("%s: realization %d: %d rows in the msc run, %d alone (naive, shared randoms), %s\n", label, i, n_many,
                n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 40 * 2 * n_betas);
@@ -376,10 +317,10 @@ static void expect_msc_realizations_rerun_alone(const char *label, int word_bits
     char overrides[128];
     snprintf(overrides, sizeof overrides, "--set model.realizations=%d --set ensemble.first_system=%d", word_bits,
              word_bits);
-    char *word = run_series(dir, preset, "word1", overrides);
+    char *word = rerun_file(dir, preset, "word1", overrides, "series.csv");
     for (int i = word_bits; i < 2 * word_bits; i++) {
         int n_many = 0, n_one = 0;
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(word, i, &n_one);
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(word, i, 3, &n_one);
         cr_expect_eq(n_one, 40 * 2 * n_betas);
         cr_expect_str_eq(a, b, "%s: realization %d differs in its word's own run", label, i);
         free(a);
@@ -405,86 +346,48 @@ Test(independent, ea_msc_one_beta_realization_reruns_alone, .timeout = 600)
     expect_msc_realizations_rerun_alone("ind-ea-msc1", 32, "[0.9]", 1);
 }
 
-/* A finished run keeps its last checkpoint (sweep 260 of 300): resumed from
- * it in a copy of the directory, the run ends with the same series and
- * observables. */
-static void expect_resume_bit_identical(const char *label, const char *json)
-{
-    char *dir = test_scratch_dir(label), preset[4200], command[17000];
-    snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    test_write_file(preset, json);
-    free(run_series(dir, preset, "full", ""));
-    snprintf(command, sizeof command, "cp -r '%s/full' '%s/resumed' && rm '%s/resumed/result.json' "
-             "'%s/resumed/series.csv'", dir, dir, dir, dir);
-    cr_assert_eq(system(command), 0);
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run --resume '%s/resumed' --quiet", dir);
-    cr_assert_eq(rc, 0, "resume: %s", output ? output : "");
-    free(output);
-    char path[4400];
-    snprintf(path, sizeof path, "%s/full/series.csv", dir);
-    char *a = test_read_file(path);
-    snprintf(path, sizeof path, "%s/resumed/series.csv", dir);
-    char *b = test_read_file(path);
-    cr_assert(a && b);
-    printf("series.csv: %zu and %zu bytes, %s\n", strlen(a), strlen(b), strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
-    cr_expect_str_eq(a, b, "resumed series differs");
-    snprintf(path, sizeof path, "%s/full", dir);
-    cJSON *x = test_load_result(path);
-    snprintf(path, sizeof path, "%s/resumed", dir);
-    cJSON *y = test_load_result(path);
-    cr_assert(x && y);
-    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true));
-    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "checks"), cJSON_GetObjectItem(y, "checks"), true));
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    free(a);
-    free(b);
-    free(dir);
-}
-
 #define RESUMED_RUN "\"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}"
 
 Test(independent, ising_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": "
+    rerun_expect_resume_identical("ind-resume", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": "
                                               "{\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3}, " RESUMED_RUN);
 }
 Test(independent, ea_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-ea", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
+    rerun_expect_resume_identical("ind-resume-ea", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
                                                  "\"realizations\": 3}, \"ensemble\": {\"type\": \"independent\", "
                                                  "\"betas\": [0.5, 1.0], \"first_system\": 5}, " RESUMED_RUN);
 }
 Test(independent, ea_msc_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-eamsc", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
+    rerun_expect_resume_identical("ind-resume-eamsc", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
                                                     "\"realizations\": 32}, \"algorithm\": {\"layout\": \"msc\", "
                                                     "\"word_bits\": 32}, \"ensemble\": {\"type\": \"independent\", "
                                                     "\"betas\": [0.5, 1.0], \"first_system\": 64}, " RESUMED_RUN);
 }
 Test(independent, potts_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-potts", "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, "
+    rerun_expect_resume_identical("ind-resume-potts", "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, "
                                                     "\"q\": 3}, \"algorithm\": {\"type\": \"few_cluster\", \"tile\": 4}, "
                                                     "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2], "
                                                     "\"copies\": 2, \"first_system\": 3}, " RESUMED_RUN);
 }
 Test(independent, heisenberg_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-heis", "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, "
+    rerun_expect_resume_identical("ind-resume-heis", "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, "
                                                    "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.9], "
                                                    "\"copies\": 2, \"first_system\": 1}, " RESUMED_RUN);
 }
 Test(independent, percolation_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-perc", "{\"model\": {\"type\": \"percolation\", \"L\": 8}, "
+    rerun_expect_resume_identical("ind-resume-perc", "{\"model\": {\"type\": \"percolation\", \"L\": 8}, "
                                                    "\"ensemble\": {\"type\": \"independent\", \"copies\": 3, "
                                                    "\"first_system\": 2}, " RESUMED_RUN);
 }
 Test(independent, heisenberg_glass_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
+    rerun_expect_resume_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
                                                  "\"realizations\": 2}, \"ensemble\": {\"type\": \"independent\", "
                                                  "\"betas\": [0.5]}, " RESUMED_RUN);
 }
