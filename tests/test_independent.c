@@ -1,14 +1,17 @@
 /* ensemble.type "independent": Ising systems at several temperatures in one
  * run agree with the exact 2D values; system i of a run equals a one-system
  * run with ensemble.first_system = i bit for bit (Ising, Potts, the O(n)
- * ferromagnets, percolation; EA naive and msc and the Heisenberg glass per
- * realization); a resumed run equals the
+ * ferromagnets, percolation, hard disks; EA naive and msc and the Heisenberg
+ * glass per realization); hard-disk copies pool to the equation of state;
+ * a resumed run equals the
  * uninterrupted one; bad input and unsupported models exit 2 naming the key. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "disk_reference.h"
 #include "ising_exact.h"
 #include "physics.h"
 #include "rerun.h"
@@ -219,6 +222,82 @@ Test(independent, percolation_site_3d_copies_rerun_alone)
     expect_percolation_copies_rerun_alone("ind-perc-site", "\"dim\": 3, \"L\": 8, \"p\": 0.3, \"kind\": \"site\"");
 }
 
+/* Hard disks, copies alone: every system of a 3-copy run (first_system
+ * `first`) equals the one-system run with ensemble.first_system = first + k
+ * (floats on the same device: bit for bit), from the lattice start (the same
+ * for all systems) and from the compressed start (each system's own); the
+ * series has no temperature columns and the observables pool the copies. */
+static void expect_disk_copies_rerun_alone(const char *label, const char *start, int first)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.65, \"start\": \"%s\","
+             " \"write_configuration\": false}, \"algorithm\": {\"pressure_range\": 0.1, \"pressure_degree\": 3,"
+             " \"pressure_bin\": 0.005}, \"ensemble\": {\"type\": \"independent\", \"copies\": 3, \"first_system\": %d},"
+             " \"run\": {\"thermalization\": 20, \"sweeps\": 60, \"measure_every\": 2, \"seed\": 5}}",
+             start, first);
+    char *dir = rerun_preset_dir(label, json), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
+    const char *header = "sweep,system,pressure,acceptance\n";
+    cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
+    for (int k = 0; k < 3; k++) {
+        int i = first + k, n_many = 0, n_one = 0;
+        char name[32], overrides[256];
+        snprintf(name, sizeof name, "one%d", i);
+        snprintf(overrides, sizeof overrides, "--set ensemble.copies=1 --set ensemble.first_system=%d", i);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 1, &n_many), *b = rerun_rows_of_system(one, i, 1, &n_one);
+        printf("%s: system %d: %d rows in the 3-system run, %d alone, %s\n", label, i, n_many, n_one,
+               strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+        cr_expect_eq(n_many, 30);
+        cr_expect_eq(n_one, 30);
+        cr_expect_str_eq(a, b, "%s: system %d differs from its one-system run", label, i);
+        free(a);
+        free(b);
+        free(one);
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/all", dir);
+    cJSON *result = test_load_result(path);
+    cr_assert_not_null(result);
+    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
+    cr_expect_null(cJSON_GetObjectItem(observables, "temperatures"), "an athermal run has no temperatures");
+    cr_expect_not_null(cJSON_GetObjectItem(observables, "pressure"), "pooled observables");
+    cr_expect_eq(physics_check(result, "particles"), 3 * 256, "disks of all systems");
+    cr_expect_eq(physics_check(result, "overlaps"), 0);
+    cr_expect_eq(physics_check(result, "pair_histogram_differences"), 0);
+    cJSON_Delete(result);
+    free(all);
+    free(dir);
+}
+
+Test(independent, hard_disks_lattice_copies_rerun_alone) { expect_disk_copies_rerun_alone("ind-disks", "lattice", 0); }
+Test(independent, hard_disks_compressed_copies_rerun_alone)
+{
+    expect_disk_copies_rerun_alone("ind-disks-compress", "compress", 4);
+}
+
+/* Hard disks at phi = 0.4: 8 copies of N = 256 in one run, the pressure
+ * pooled over the copies (errors from bins of single copies' series) against
+ * the fluid's equation of state (Clisby-McCoy Pade, support/disk_reference.h;
+ * 0.1 % allowed for the reference and the finite N). */
+Test(independent, hard_disks_copies_pressure_matches_equation_of_state, .timeout = 300)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.4,"
+                                " \"write_configuration\": false}, \"algorithm\": {\"max_displacement\": 0.5,"
+                                " \"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+                                " \"ensemble\": {\"type\": \"independent\", \"copies\": 8},"
+                                " \"run\": {\"thermalization\": 200, \"sweeps\": 1500, \"measure_every\": 5, \"seed\": 21}}",
+                                "ind-disks-eos");
+    double pressure = test_observable(result, "pressure", "mean"), error = test_observable(result, "pressure", "error");
+    double phi = 0.4, density = 4 * phi / 3.14159265358979323846, reference = density * disk_eos_pade(phi);
+    double z = physics_compare("8 copies N=256 phi=0.4 pooled P*", pressure, hypot(error, 1e-3 * reference), reference);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "pressure off by %.2f sigma", z);
+    cr_expect(error > 0 && error < 0.01 * reference, "pressure error %.5f: zero or too large to test", error);
+    cJSON_Delete(result);
+}
+
 /* Spin glasses, 3 realizations x 3 betas: realization i (both replicas,
  * every beta) equals a one-realization run with first_system = i (EA: i = 1
  * takes the Metropolis draws two configurations past a multiple of four,
@@ -385,6 +464,13 @@ Test(independent, percolation_resume_bit_identical)
                                                    "\"ensemble\": {\"type\": \"independent\", \"copies\": 3, "
                                                    "\"first_system\": 2}, " RESUMED_RUN);
 }
+Test(independent, hard_disks_resume_bit_identical)
+{
+    rerun_expect_resume_identical("ind-resume-disks", "{\"model\": {\"type\": \"hard_disks\", \"N\": 256, "
+                                                      "\"packing_fraction\": 0.6, \"write_configuration\": false}, "
+                                                      "\"ensemble\": {\"type\": \"independent\", \"copies\": 3, "
+                                                      "\"first_system\": 1}, " RESUMED_RUN);
+}
 Test(independent, heisenberg_glass_resume_bit_identical)
 {
     rerun_expect_resume_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
@@ -436,6 +522,11 @@ Test(independent, bad_input_exits_2_naming_the_key)
                    "\"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}", "ensemble.betas", "no temperature");
     expect_refused("{\"model\": {\"type\": \"percolation\", \"L\": 8}, \"ensemble\": {\"type\": \"independent\", "
                    "\"copies\": 0}, \"run\": {\"sweeps\": 10}}", "ensemble.copies", NULL);
+    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5}, \"ensemble\": "
+                   "{\"type\": \"independent\", \"copies\": 0}, \"run\": {\"sweeps\": 10}}", "ensemble.copies", NULL);
+    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5}, \"ensemble\": "
+                   "{\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.betas", "no temperature");
 }
 
 /* 2^20 copies of a 4096^2 lattice: 16 TiB of spins (Ising; Potts with
@@ -452,6 +543,10 @@ Test(independent, copies_beyond_device_memory_refused)
     expect_refused("{\"model\": {\"type\": \"percolation\", \"L\": 8192}, \"ensemble\": {\"type\": "
                    "\"independent\", \"copies\": 1048576}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies: the preset needs ", " has ");
+    /* Hard disks: 65536 copies of N = 2^20 at phi = 0.708, 2.6 TiB of cell lists. */
+    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 1048576, \"packing_fraction\": 0.708},"
+                   " \"ensemble\": {\"type\": \"independent\", \"copies\": 65536}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.copies: the preset needs ", " has ");
 }
 
 Test(independent, models_without_systems_refused)
@@ -466,7 +561,4 @@ Test(independent, models_without_systems_refused)
     expect_refused("{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 2},"
                    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies", "model.realizations");
-    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5},"
-                   " \"ensemble\": {\"type\": \"independent\", \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
-                   "ensemble.type", NULL);
 }
