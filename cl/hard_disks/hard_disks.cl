@@ -7,8 +7,7 @@
  * `margin` beyond their cell: the seed's pitfall 1), MOVES (n_M trial moves
  * per active cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2),
  * REPRODUCIBLE (IEEE-exact arithmetic and common/repro_math.h's sqrt and
- * sincos: the same bits on every device), SHUFFLE_SETS (0: the four sets in
- * the fixed order), CLMC_FIRST_SYSTEM (below).
+ * sincos: the same bits on every device), CLMC_FIRST_SYSTEM (below).
  *
  * Systems (ensemble.type "independent", docs/ensembles.md): every kernel runs
  * over an NDRange whose second dimension is the system s; system s owns the
@@ -26,17 +25,16 @@
  * shuffle (CLMC_PURPOSE_DISK_SHUFFLE) and one draw per two trial moves
  * (CLMC_PURPOSE_DISK_MOVE, hit = move / 2).  A cell is active once per sweep,
  * so (cell, sweep, hit, purpose) names every number once.  The sweep's plan
- * (order of the four sets, shift axis, direction and distance) comes from
- * units 0, hits 0 and 1 of CLMC_PURPOSE_DISK_SWEEP, recomputed by every
- * work-item that needs it (sweep_plan_of). */
+ * (order of the four sets, shift axis, direction and distance) is drawn on
+ * the host (units 0, hits 0 and 1 of CLMC_PURPOSE_DISK_SWEEP, per system)
+ * for a block of sweeps ahead; plans[slot * systems + s] is system s's plan
+ * of the sweep in that slot of the block: x = the order, 2 bits a set
+ * (first set lowest), bit 8 the axis, bit 9 set when the disks move towards
+ * minus (direction +1); y = the bits of delta, the float displacement. */
 #ifdef REPRODUCIBLE
 #include "common/repro_math.h" /* first: FP contraction off for everything below */
 #endif
 #include "common/philox.h"
-
-#ifndef SHUFFLE_SETS
-#define SHUFFLE_SETS 1
-#endif
 
 #define HALF (CELLS / 2)
 #define SENTINEL ((float2)(-10.0f, -10.0f))
@@ -60,32 +58,10 @@ inline float unit_float(uint bits)
     return (float)(bits >> 8) * (1.0f / 16777216.0f); /* [0, 1) in 24 bits */
 }
 
-/* The sweep-level choices of this work-item's system: the order of the four
- * checkerboard sets (Fisher-Yates, unless SHUFFLE_SETS is 0), the shift
- * axis, and the displacement delta of every disk along it, a distance in
- * [0, w/2) (direction: the sign of -delta, the way the cells move). */
-typedef struct {
-    uint order[4], axis;
-    int direction;
-    float delta;
-} sweep_plan;
-
-inline sweep_plan sweep_plan_of(clmc_philox_key key, uint sweep, float width)
+/* This work-item's system's plan of the sweep in block slot `slot`. */
+inline uint2 plan_of(__global const uint2 *plans, uint slot)
 {
-    clmc_philox_ctr r = clmc_random4(key, 0, sweep, 0, STREAM(CLMC_PURPOSE_DISK_SWEEP));
-    clmc_philox_ctr u = clmc_random4(key, 0, sweep, 1, STREAM(CLMC_PURPOSE_DISK_SWEEP));
-    sweep_plan plan = {{0, 1, 2, 3}, r.v[3] & 1u, 0, 0.0f};
-    if (SHUFFLE_SETS)
-        for (uint k = 4; k > 1; k--) {
-            uint j = (uint)(((ulong)r.v[k - 2] * k) >> 32), t = plan.order[k - 1];
-            plan.order[k - 1] = plan.order[j];
-            plan.order[j] = t;
-        }
-    float distance = unit_float(u.v[0]) * (0.5f * width);
-    bool towards_minus = (r.v[3] >> 1) & 1u; /* the disks move by -distance: the cells by +distance */
-    plan.delta = towards_minus ? -distance : distance;
-    plan.direction = towards_minus ? 1 : -1;
-    return plan;
+    return plans[(size_t)slot * get_global_size(1) + SYSTEM];
 }
 
 /* (0, w] x (0, w], widened by margin on every side (margin 0 but for pitfall 1). */
@@ -161,27 +137,27 @@ inline bool overlaps(float2 trial, const float2 *own, uint moving, const float2 
     return hit;
 }
 
-/* One sub-sweep (Algorithm 2), the `position`-th set of the sweep's order:
+/* One sub-sweep (Algorithm 2), the `position`-th set of the sweep's plan:
  * one work-item per cell of the set whose lower-left cell is (set & 1,
  * set >> 1), per system.  move_tally[cell] receives the accepted moves, plus
  * 1 << 16 when the cell made trial moves. */
 __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, __global uint *move_tally,
                              float width, float margin, float max_displacement, uint seed_lo, uint seed_hi,
-                             uint sweep, uint position)
+                             uint sweep, uint position, __global const uint2 *plans, uint plan_slot)
 {
     uint item = get_global_id(0);
     if (item >= HALF * HALF) return;
     disk += SYSTEM * SYSTEM_CELLS * SLOTS;
     count += SYSTEM * SYSTEM_CELLS;
     move_tally += SYSTEM * SYSTEM_CELLS;
-    clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint set = sweep_plan_of(key, sweep, width).order[position & 3u];
+    uint set = (plan_of(plans, plan_slot).x >> (2 * position)) & 3u;
     uint x = 2 * (item % HALF) + (set & 1u), y = 2 * (item / HALF) + (set >> 1);
     uint cell = slot_index(x, y, 0), unit = y * CELLS + x, n = count[cell];
     if (n == 0) {
         move_tally[cell] = 0;
         return;
     }
+    clmc_philox_key key = {{seed_lo, seed_hi}};
     float2 own[SLOTS], neighbour[8 * SLOTS];
     for (uint i = 0; i < SLOTS; i++) own[i] = disk[slot_index(x, y, i)];
     if (SHUFFLE_PARTICLES)
@@ -243,8 +219,8 @@ inline bool stays(float moved, float width, int direction)
 }
 
 __kernel void disks_shift(__global const float2 *disk, __global const uint *count, __global float2 *disk_next,
-                          __global uint *count_next, __global uint *overflow, float width, uint seed_lo, uint seed_hi,
-                          uint sweep)
+                          __global uint *count_next, __global uint *overflow, float width,
+                          __global const uint2 *plans, uint plan_slot)
 {
     uint item = get_global_id(0);
     if (item >= CELLS * CELLS) return;
@@ -252,11 +228,10 @@ __kernel void disks_shift(__global const float2 *disk, __global const uint *coun
     count += SYSTEM * SYSTEM_CELLS;
     disk_next += SYSTEM * SYSTEM_CELLS * SLOTS;
     count_next += SYSTEM * SYSTEM_CELLS;
-    clmc_philox_key key = {{seed_lo, seed_hi}};
-    sweep_plan plan = sweep_plan_of(key, sweep, width);
-    float delta = plan.delta;
-    uint axis = plan.axis;
-    int direction = plan.direction;
+    uint2 plan = plan_of(plans, plan_slot);
+    float delta = as_float(plan.y);
+    uint axis = (plan.x >> 8) & 1u;
+    int direction = (plan.x >> 9) & 1u ? 1 : -1;
     uint x = item % CELLS, y = item / CELLS;
     float2 gathered[SLOTS];
     for (uint i = 0; i < SLOTS; i++) gathered[i] = SENTINEL;

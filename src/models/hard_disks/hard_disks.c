@@ -54,13 +54,14 @@ static void disks_destroy(void *state)
     if (s->histogram) CLMC_CL_WARN(clReleaseKernel(s->histogram));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
     cl_mem buffers[] = {s->disk[0], s->disk[1], s->count[0], s->count[1], s->tally, s->overflow, s->guard_totals,
-                         s->edge2, s->pairs};
+                         s->edge2, s->pairs, s->plans};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->host.xy);
     free(s->host.count);
     free(s->tally_host);
     free(s->pairs_host);
+    free(s->plans_host);
     free(s->output_dir);
     disk_pressure_free(&s->pressure);
     free(s);
@@ -125,6 +126,14 @@ static clmc_status start_configuration(disks_state *s)
     return CLMC_OK;
 }
 
+/* Sweeps of plans uploaded at once: 1024, fewer for many systems (about
+ * 8 MiB of plans at most), at least 16. */
+static uint32_t plan_block_of(uint64_t systems)
+{
+    uint64_t block = (1u << 20) / systems;
+    return (uint32_t)(block > 1024 ? 1024 : block < 16 ? 16 : block);
+}
+
 static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
 {
     clmc_defines options = {0};
@@ -133,7 +142,6 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     clmc_defines_int(&options, "SLOTS", s->host.g.slots);
     clmc_defines_int(&options, "MOVES", s->moves);
     clmc_defines_int(&options, "SHUFFLE_PARTICLES", clmc_preset_bool(p, "algorithm.shuffle_particles"));
-    clmc_defines_int(&options, "SHUFFLE_SETS", s->shuffle_sets);
     if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     clmc_status status = clmc_preset_bool(p, "algorithm.reproducible") ? clmc_defines_reproducible(s->rt, &options)
                                                                         : CLMC_OK;
@@ -170,8 +178,13 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 7, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 4, sizeof(cl_mem), &s->overflow));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 5, sizeof(float), &s->host.g.width));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 6, sizeof(cl_uint), &s->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &s->seed_hi));
+    s->plan_block = plan_block_of(s->n_systems);
+    s->plan_first = UINT64_MAX;
+    s->plans_host = malloc((size_t)s->plan_block * s->n_systems * 2 * sizeof *s->plans_host);
+    if (!s->plans_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_TRY(create_buffer(s, (size_t)s->plan_block * s->n_systems * 2 * sizeof(cl_uint), NULL, &s->plans));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 10, sizeof(cl_mem), &s->plans));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 6, sizeof(cl_mem), &s->plans));
     /* Tallies start at zero: a measurement before any sweep reads no moves. */
     cl_uint pattern = 0;
     CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->tally, &pattern, sizeof pattern, 0,
@@ -216,7 +229,8 @@ static void disks_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     uint64_t bins = (uint64_t)floor(clmc_preset_number(p, "algorithm.pressure_range") /
                                     clmc_preset_number(p, "algorithm.pressure_bin") + 0.5);
     *total = 2 * slots + 3 * cells * sizeof(cl_uint) + (1 + 2 * systems) * sizeof(cl_uint) +
-             (bins + 1) * sizeof(float) + systems * bins * sizeof(cl_uint);
+             (bins + 1) * sizeof(float) + systems * bins * sizeof(cl_uint) +
+             (uint64_t)plan_block_of(systems) * systems * 2 * sizeof(cl_uint);
     *largest = slots;
 }
 
@@ -243,19 +257,62 @@ static clmc_status disks_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     return CLMC_OK;
 }
 
+/* Sweep-level choices of system k (run-wide first_system + k) from one
+ * draw keyed by the sweep: the order of the four checkerboard sets
+ * (Fisher-Yates), the shift axis and direction, and the shift distance in
+ * [0, w/2) as a float; packed as cl/hard_disks/hard_disks.cl reads them. */
+static void plan_sweep(const disks_state *s, uint32_t k, uint32_t sweep, uint32_t *plan)
+{
+    clmc_philox_key key = {{s->seed_lo, s->seed_hi}};
+    uint32_t stream = CLMC_STREAM(CLMC_PURPOSE_DISK_SWEEP, s->first_system + k);
+    clmc_philox_ctr r = clmc_random4(key, 0, sweep, 0, stream);
+    clmc_philox_ctr u = clmc_random4(key, 0, sweep, 1, stream);
+    uint32_t order[4] = {0, 1, 2, 3};
+    if (s->shuffle_sets)
+        for (uint32_t n = 4; n > 1; n--) {
+            uint32_t j = (uint32_t)(((uint64_t)r.v[n - 2] * n) >> 32), t = order[n - 1];
+            order[n - 1] = order[j];
+            order[j] = t;
+        }
+    float distance = (float)(u.v[0] >> 8) * (1.0f / 16777216.0f) * (0.5f * s->host.g.width);
+    bool towards_minus = (r.v[3] >> 1) & 1u; /* the disks move by -distance: the cells by +distance */
+    float delta = towards_minus ? -distance : distance;
+    plan[0] = order[0] | order[1] << 2 | order[2] << 4 | order[3] << 6 | (r.v[3] & 1u) << 8 | (uint32_t)towards_minus << 9;
+    memcpy(&plan[1], &delta, sizeof delta);
+}
+
+/* Makes sure the device holds the plans of sweep_index (a new block of
+ * plan_block sweeps from it when not; a blocking upload, once a block) and
+ * returns its slot. */
+static clmc_status plans_for(disks_state *s, uint64_t sweep_index, cl_uint *slot)
+{
+    if (s->plan_first == UINT64_MAX || sweep_index < s->plan_first || sweep_index - s->plan_first >= s->plan_block) {
+        for (uint32_t t = 0; t < s->plan_block; t++)
+            for (uint32_t k = 0; k < s->n_systems; k++)
+                plan_sweep(s, k, (uint32_t)(sweep_index + t), s->plans_host + 2 * ((size_t)t * s->n_systems + k));
+        CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->plans, CL_TRUE, 0,
+                                         (size_t)s->plan_block * s->n_systems * 2 * sizeof(cl_uint), s->plans_host, 0,
+                                         NULL, NULL));
+        s->plan_first = sweep_index;
+    }
+    *slot = (cl_uint)(sweep_index - s->plan_first);
+    return CLMC_OK;
+}
+
 /* One sweep of every system: the four sub-sweeps in the order of each
- * system's plan (drawn on the device from the stream of the system and the
- * sweep, cl/hard_disks/hard_disks.cl sweep_plan_of), then the cell shift of
- * each system's plan into the other buffer. */
+ * system's plan, then the cell shift of each system's plan into the other
+ * buffer. */
 static clmc_status disks_sweep(void *state, uint64_t sweep_index)
 {
     disks_state *s = state;
-    cl_uint sweep = (cl_uint)sweep_index;
+    cl_uint sweep = (cl_uint)sweep_index, slot;
+    CLMC_TRY(plans_for(s, sweep_index, &slot));
     int b = s->current;
     size_t half = s->host.g.cells / 2, active = half * half, all = n_cells(s);
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 0, sizeof(cl_mem), &s->disk[b]));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 1, sizeof(cl_mem), &s->count[b]));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 8, sizeof(cl_uint), &sweep));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 11, sizeof(cl_uint), &slot));
     for (cl_uint k = 0; k < 4; k++) {
         CLMC_CL_TRY(clSetKernelArg(s->subsweep, 9, sizeof(cl_uint), &k));
         CLMC_TRY(disks_enqueue_systems(s, s->subsweep, active, CLMC_TIMED));
@@ -264,7 +321,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
     CLMC_CL_TRY(clSetKernelArg(s->shift, 1, sizeof(cl_mem), &s->count[b]));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 2, sizeof(cl_mem), &s->disk[1 - b]));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 3, sizeof(cl_mem), &s->count[1 - b]));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 8, sizeof(cl_uint), &sweep));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &slot));
     CLMC_TRY(disks_enqueue_systems(s, s->shift, all, CLMC_TIMED));
     s->current = 1 - b;
     if (s->fault_after && sweep_index + 1 == s->fault_after) CLMC_TRY(disks_inject_fault(s));

@@ -111,6 +111,10 @@ typedef struct {
     cl_program program;
     cl_kernel subsweep, shift, guard, histogram;
     cl_mem disk[2], count[2], tally, overflow, guard_totals, edge2, pairs;
+    cl_mem plans;          /* sweep plans of plan_block sweeps x n_systems (cl/hard_disks/hard_disks.cl) */
+    uint32_t *plans_host;  /* the same, 2 words a plan */
+    uint32_t plan_block;   /* sweeps a block of plans covers */
+    uint64_t plan_first;   /* the first sweep of the block on the device; UINT64_MAX: none yet */
     int current; /* which of the double buffers holds the configuration */
     uint32_t *tally_host, *pairs_host; /* move tallies and pair histograms (all systems) as last read */
 } disks_state;
