@@ -9,6 +9,9 @@
 # device.  Target (issue 19): >= 2e10 trial moves per second with many systems.
 # Usage (on the GPU machine, from the repository root; about 2 minutes on an H100):
 #   benchmarks/independent_hard_disks.sh [DEVICE] [OUT_DIR]
+# BASE=PATH/clmc (optional, e.g. a build of main) also times one system with that
+# binary (preset without the ensemble block) beside R = 1, to show what the
+# systems dimension costs a single system (same device, same run).
 # DEVICE defaults to "nvidia"; SWEEPS (default 2000) sets the measured sweeps, N
 # (default 65536) the disks (smoke test on PoCL: CLMC=build/clmc N=1024 SWEEPS=20
 # benchmarks/independent_hard_disks.sh pocl /tmp/ihd).
@@ -39,6 +42,16 @@ done
 for R in 1 8 32 64; do
   "$clmc" run "$preset" --device "$device" --quiet --overwrite --out "$out/R$R" --set ensemble.copies="$R"
 done
+if [[ -n ${BASE:-} ]]; then
+  python3 -c "import json,sys; p=json.load(open(sys.argv[1])); p.pop('ensemble'); json.dump(p, open(sys.argv[2], 'w'))" \
+    "$preset" "$out/preset-base.json"
+  "$BASE" run "$out/preset-base.json" --device "$device" --quiet --overwrite --out "$out/base-warm-up" \
+    --set run.sweeps=10 --set run.measure_every=10 >/dev/null
+  for rep in 1 2; do
+    "$clmc" run "$preset" --device "$device" --quiet --overwrite --out "$out/R1-rep$rep"
+    "$BASE" run "$out/preset-base.json" --device "$device" --quiet --overwrite --out "$out/base-rep$rep"
+  done
+fi
 # bit for bit: system 7 of R = 8 alone
 "$clmc" run "$preset" --device "$device" --quiet --overwrite --out "$out/alone7" --set ensemble.first_system=7
 python3 - "$out" "$sweeps" "$N" <<'PY'
@@ -59,6 +72,14 @@ for R in (1, 8, 32, 64):
     print(line)
     if R == 64:
         print(f"target >= 2e10 moves/s with many systems: {'met' if moves / wall >= 2e10 else 'NOT met'} (wall)")
+import os
+for rep in (1, 2):
+    if os.path.exists(f"{out}/base-rep{rep}/result.json"):
+        a = json.load(open(f"{out}/R1-rep{rep}/result.json"))["performance"]
+        b = json.load(open(f"{out}/base-rep{rep}/result.json"))["performance"]
+        print(f"one system, this build vs BASE (rep {rep}): {a['wall_seconds'] / sweeps * 1e6:.1f} vs "
+              f"{b['wall_seconds'] / sweeps * 1e6:.1f} us per sweep (wall), {a['ns_per_update'] * 1e3:.2f} vs "
+              f"{b['ns_per_update'] * 1e3:.2f} ps/move (kernels): ratio {a['ns_per_update'] / b['ns_per_update']:.3f}")
 def rows(path, system):
     lines = open(path).read().splitlines()[1:]
     return [l.split(",", 2)[0] + "," + l.split(",", 2)[2] for l in lines if l.split(",")[1] == str(system)]
