@@ -130,7 +130,7 @@ Test(hard_disks, compressed_start_reaches_phi_without_overlaps, .timeout = 120)
     size_t cells = (size_t)c.g.cells * c.g.cells;
     c.xy = malloc(cells * c.g.slots * 2 * sizeof *c.xy);
     c.count = malloc(cells * sizeof *c.count);
-    cr_assert_eq(disk_compress_start(&c, 77), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(disk_compress_start(&c, 77, 0), CLMC_OK, "%s", clmc_error_message());
     char *dir = test_scratch_dir("disks-compress"), path[4200];
     cr_assert_eq(disk_write_configuration(&c, dir), CLMC_OK);
     snprintf(path, sizeof path, "%s/configuration.csv", dir);

@@ -1,16 +1,20 @@
 /* ensemble.type "independent": Ising systems at several temperatures in one
  * run agree with the exact 2D values; system i of a run equals a one-system
  * run with ensemble.first_system = i bit for bit (Ising, Potts, the O(n)
- * ferromagnets, percolation; EA naive and msc and the Heisenberg glass per
- * realization); a resumed run equals the
+ * ferromagnets, percolation, hard disks; EA naive and msc and the Heisenberg
+ * glass per realization); hard-disk copies pool to the equation of state;
+ * a resumed run equals the
  * uninterrupted one; bad input and unsupported models exit 2 naming the key. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "disk_reference.h"
 #include "ising_exact.h"
 #include "physics.h"
+#include "rerun.h"
 #include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
@@ -48,44 +52,6 @@ Test(independent, ising_each_temperature_matches_exact, .timeout = 900)
     cJSON_Delete(result);
 }
 
-/* Runs PRESET with OVERRIDES into DIR/NAME and returns its series.csv. */
-static char *run_series(const char *dir, const char *preset, const char *name, const char *overrides)
-{
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/%s' %s", preset, dir, name, overrides);
-    cr_assert_eq(rc, 0, "%s: %s", name, output ? output : "");
-    free(output);
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s/series.csv", dir, name);
-    char *text = test_read_file(path);
-    cr_assert_not_null(text, "%s: no series.csv", path);
-    return text;
-}
-
-/* The rows of `text` whose system column is `system`, without the
- * temperature and beta columns: "sweep,system,values\n" each. */
-static char *rows_of_system(const char *text, int system, int *n)
-{
-    char *out = calloc(strlen(text) + 1, 1), *at = out;
-    *n = 0;
-    const char *line = strchr(text, '\n') + 1;
-    while (*line) {
-        const char *end = strchr(line, '\n');
-        unsigned long long sweep;
-        int sys, t, used = 0;
-        double beta;
-        cr_assert_eq(sscanf(line, "%llu,%d,%d,%lf,%n", &sweep, &sys, &t, &beta, &used), 4, "row %.60s", line);
-        if (sys == system) {
-            at += sprintf(at, "%llu,%d,", sweep, sys);
-            memcpy(at, line + used, (size_t)(end - line - used + 1));
-            at += end - line - used + 1;
-            (*n)++;
-        }
-        line = end + 1;
-    }
-    return out;
-}
-
 /* 3 betas x 2 copies: systems 0 .. 5, system i = copy * 3 + temperature. */
 static void expect_systems_rerun_alone(const char *label, const char *layout, int L)
 {
@@ -99,7 +65,7 @@ static void expect_systems_rerun_alone(const char *label, const char *layout, in
              " \"run\": {\"thermalization\": 20, \"sweeps\": 100, \"seed\": 5}}",
              L, layout);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,magnetization\n", 51) == 0, "header: %.60s", all);
     const int systems[] = {0, 4, 5};
     for (int k = 0; k < 3; k++) {
@@ -108,8 +74,8 @@ static void expect_systems_rerun_alone(const char *label, const char *layout, in
         snprintf(name, sizeof name, "one%d", i);
         snprintf(overrides, sizeof overrides, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1 "
                  "--set ensemble.first_system=%d", betas[i % 3], i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
         printf("%s: system %d (beta %g): %d rows in the 6-system run, %d alone, %s\n", layout, i, betas[i % 3],
                n_many, n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 100);
@@ -145,7 +111,7 @@ static void expect_copies_rerun_alone(const char *label, const char *model, cons
              " \"run\": {\"thermalization\": 10, \"sweeps\": 50, \"seed\": 5}}",
              model, algorithm);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,magnetization\n", 51) == 0, "header: %.60s", all);
     for (int i = 1; i < 6; i += 4) {
         int n_many = 0, n_one = 0;
@@ -153,8 +119,8 @@ static void expect_copies_rerun_alone(const char *label, const char *model, cons
         snprintf(name, sizeof name, "one%d", i);
         snprintf(overrides, sizeof overrides, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1 "
                  "--set ensemble.first_system=%d", betas[i % 3], i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
         printf("%s: system %d (beta %g): %d rows in the 6-system run, %d alone, %s\n", label, i, betas[i % 3], n_many,
                n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 50);
@@ -206,28 +172,6 @@ Test(independent, xy_2d_system_reruns_alone)
                               "{\"layout\": \"tiled\", \"overrelaxation_steps\": 2}");
 }
 
-/* The lines of an athermal run's series (sweep,system,...) whose system is
- * `system`, with that column dropped. */
-static char *athermal_rows_of_system(const char *text, int system, int *n)
-{
-    char *out = calloc(strlen(text) + 1, 1), *at = out;
-    *n = 0;
-    for (const char *line = strchr(text, '\n') + 1; *line;) {
-        const char *end = strchr(line, '\n');
-        unsigned long long sweep;
-        int sys, used = 0;
-        cr_assert_eq(sscanf(line, "%llu,%d,%n", &sweep, &sys, &used), 2, "row %.60s", line);
-        if (sys == system) {
-            at += sprintf(at, "%llu,", sweep);
-            memcpy(at, line + used, (size_t)(end - line - used + 1));
-            at += end - line - used + 1;
-            (*n)++;
-        }
-        line = end + 1;
-    }
-    return out;
-}
-
 /* Percolation, copies alone (no betas): 4 systems, systems 1 and 3 each
  * equal a one-system run with first_system = i; the series has no
  * temperature columns and the observables pool the copies. */
@@ -238,7 +182,7 @@ static void expect_percolation_copies_rerun_alone(const char *label, const char 
     snprintf(json, sizeof json, "{\"model\": {\"type\": \"percolation\", %s}, \"ensemble\": {\"type\": "
              "\"independent\", \"copies\": 4}, \"run\": {\"thermalization\": 0, \"sweeps\": 40, \"seed\": 5}}", model);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     const char *header = "sweep,system,largest_cluster_fraction,";
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
     for (int i = 1; i < 4; i += 2) {
@@ -246,8 +190,8 @@ static void expect_percolation_copies_rerun_alone(const char *label, const char 
         char name[32], overrides[256];
         snprintf(name, sizeof name, "one%d", i);
         snprintf(overrides, sizeof overrides, "--set ensemble.copies=1 --set ensemble.first_system=%d", i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = athermal_rows_of_system(all, i, &n_many), *b = athermal_rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 1, &n_many), *b = rerun_rows_of_system(one, i, 1, &n_one);
         printf("%s: system %d: %d rows in the 4-system run, %d alone, %s\n", label, i, n_many, n_one,
                strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 40);
@@ -278,6 +222,82 @@ Test(independent, percolation_site_3d_copies_rerun_alone)
     expect_percolation_copies_rerun_alone("ind-perc-site", "\"dim\": 3, \"L\": 8, \"p\": 0.3, \"kind\": \"site\"");
 }
 
+/* Hard disks, copies alone: every system of a 3-copy run (first_system
+ * `first`) equals the one-system run with ensemble.first_system = first + k
+ * (floats on the same device: bit for bit), from the lattice start (the same
+ * for all systems) and from the compressed start (each system's own); the
+ * series has no temperature columns and the observables pool the copies. */
+static void expect_disk_copies_rerun_alone(const char *label, const char *start, int first)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.65, \"start\": \"%s\","
+             " \"write_configuration\": false}, \"algorithm\": {\"pressure_range\": 0.1, \"pressure_degree\": 3,"
+             " \"pressure_bin\": 0.005}, \"ensemble\": {\"type\": \"independent\", \"copies\": 3, \"first_system\": %d},"
+             " \"run\": {\"thermalization\": 20, \"sweeps\": 60, \"measure_every\": 2, \"seed\": 5}}",
+             start, first);
+    char *dir = rerun_preset_dir(label, json), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
+    const char *header = "sweep,system,pressure,acceptance\n";
+    cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
+    for (int k = 0; k < 3; k++) {
+        int i = first + k, n_many = 0, n_one = 0;
+        char name[32], overrides[256];
+        snprintf(name, sizeof name, "one%d", i);
+        snprintf(overrides, sizeof overrides, "--set ensemble.copies=1 --set ensemble.first_system=%d", i);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 1, &n_many), *b = rerun_rows_of_system(one, i, 1, &n_one);
+        printf("%s: system %d: %d rows in the 3-system run, %d alone, %s\n", label, i, n_many, n_one,
+               strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+        cr_expect_eq(n_many, 30);
+        cr_expect_eq(n_one, 30);
+        cr_expect_str_eq(a, b, "%s: system %d differs from its one-system run", label, i);
+        free(a);
+        free(b);
+        free(one);
+    }
+    char path[4400];
+    snprintf(path, sizeof path, "%s/all", dir);
+    cJSON *result = test_load_result(path);
+    cr_assert_not_null(result);
+    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
+    cr_expect_null(cJSON_GetObjectItem(observables, "temperatures"), "an athermal run has no temperatures");
+    cr_expect_not_null(cJSON_GetObjectItem(observables, "pressure"), "pooled observables");
+    cr_expect_eq(physics_check(result, "particles"), 3 * 256, "disks of all systems");
+    cr_expect_eq(physics_check(result, "overlaps"), 0);
+    cr_expect_eq(physics_check(result, "pair_histogram_differences"), 0);
+    cJSON_Delete(result);
+    free(all);
+    free(dir);
+}
+
+Test(independent, hard_disks_lattice_copies_rerun_alone) { expect_disk_copies_rerun_alone("ind-disks", "lattice", 0); }
+Test(independent, hard_disks_compressed_copies_rerun_alone)
+{
+    expect_disk_copies_rerun_alone("ind-disks-compress", "compress", 4);
+}
+
+/* Hard disks at phi = 0.4: 8 copies of N = 256 in one run, the pressure
+ * pooled over the copies (errors from bins of single copies' series) against
+ * the fluid's equation of state (Clisby-McCoy Pade, support/disk_reference.h;
+ * 0.1 % allowed for the reference and the finite N). */
+Test(independent, hard_disks_copies_pressure_matches_equation_of_state, .timeout = 300)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.4,"
+                                " \"write_configuration\": false}, \"algorithm\": {\"max_displacement\": 0.5,"
+                                " \"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005},"
+                                " \"ensemble\": {\"type\": \"independent\", \"copies\": 8},"
+                                " \"run\": {\"thermalization\": 200, \"sweeps\": 1500, \"measure_every\": 5, \"seed\": 21}}",
+                                "ind-disks-eos");
+    double pressure = test_observable(result, "pressure", "mean"), error = test_observable(result, "pressure", "error");
+    double phi = 0.4, density = 4 * phi / 3.14159265358979323846, reference = density * disk_eos_pade(phi);
+    double z = physics_compare("8 copies N=256 phi=0.4 pooled P*", pressure, hypot(error, 1e-3 * reference), reference);
+    cr_expect_lt(z, TOLERANCE_SIGMA, "pressure off by %.2f sigma", z);
+    cr_expect(error > 0 && error < 0.01 * reference, "pressure error %.5f: zero or too large to test", error);
+    cJSON_Delete(result);
+}
+
 /* Spin glasses, 3 realizations x 3 betas: realization i (both replicas,
  * every beta) equals a one-realization run with first_system = i (EA: i = 1
  * takes the Metropolis draws two configurations past a multiple of four,
@@ -287,15 +307,15 @@ static void expect_realizations_rerun_alone(const char *label, const char *json,
     char *dir = test_scratch_dir(label), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
     for (int i = 1; i < 3; i++) {
         int n_many = 0, n_one = 0;
         char name[32], overrides[256];
         snprintf(name, sizeof name, "one%d", i);
         snprintf(overrides, sizeof overrides, "--set model.realizations=1 --set ensemble.first_system=%d", i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
         printf("%s: realization %d: %d rows in the 3-realization run, %d alone, %s\n", label, i, n_many, n_one,
                strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 60 * 2 * 3);
@@ -352,7 +372,7 @@ static void expect_msc_realizations_rerun_alone(const char *label, int word_bits
              " \"run\": {\"thermalization\": 10, \"sweeps\": 40, \"seed\": 7}}",
              2 * word_bits, word_bits, betas);
     test_write_file(preset, json);
-    char *all = run_series(dir, preset, "all", "");
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, GLASS_HEADER, strlen(GLASS_HEADER)) == 0, "header: %.60s", all);
     const int picks[] = {0, 1, word_bits - 1, word_bits + 5, 2 * word_bits - 1};
     for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
@@ -362,8 +382,8 @@ static void expect_msc_realizations_rerun_alone(const char *label, int word_bits
         snprintf(overrides, sizeof overrides,
                  "--set 'algorithm.layout=\"naive\"' --set algorithm.shared_randoms=true --set model.realizations=1 "
                  "--set ensemble.first_system=%d", i);
-        char *one = run_series(dir, preset, name, overrides);
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(one, i, &n_one);
+        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
         printf("%s: realization %d: %d rows in the msc run, %d alone (naive, shared randoms), %s\n", label, i, n_many,
                n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
         cr_expect_eq(n_many, 40 * 2 * n_betas);
@@ -376,10 +396,10 @@ static void expect_msc_realizations_rerun_alone(const char *label, int word_bits
     char overrides[128];
     snprintf(overrides, sizeof overrides, "--set model.realizations=%d --set ensemble.first_system=%d", word_bits,
              word_bits);
-    char *word = run_series(dir, preset, "word1", overrides);
+    char *word = rerun_file(dir, preset, "word1", overrides, "series.csv");
     for (int i = word_bits; i < 2 * word_bits; i++) {
         int n_many = 0, n_one = 0;
-        char *a = rows_of_system(all, i, &n_many), *b = rows_of_system(word, i, &n_one);
+        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(word, i, 3, &n_one);
         cr_expect_eq(n_one, 40 * 2 * n_betas);
         cr_expect_str_eq(a, b, "%s: realization %d differs in its word's own run", label, i);
         free(a);
@@ -405,86 +425,55 @@ Test(independent, ea_msc_one_beta_realization_reruns_alone, .timeout = 600)
     expect_msc_realizations_rerun_alone("ind-ea-msc1", 32, "[0.9]", 1);
 }
 
-/* A finished run keeps its last checkpoint (sweep 260 of 300): resumed from
- * it in a copy of the directory, the run ends with the same series and
- * observables. */
-static void expect_resume_bit_identical(const char *label, const char *json)
-{
-    char *dir = test_scratch_dir(label), preset[4200], command[17000];
-    snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    test_write_file(preset, json);
-    free(run_series(dir, preset, "full", ""));
-    snprintf(command, sizeof command, "cp -r '%s/full' '%s/resumed' && rm '%s/resumed/result.json' "
-             "'%s/resumed/series.csv'", dir, dir, dir, dir);
-    cr_assert_eq(system(command), 0);
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run --resume '%s/resumed' --quiet", dir);
-    cr_assert_eq(rc, 0, "resume: %s", output ? output : "");
-    free(output);
-    char path[4400];
-    snprintf(path, sizeof path, "%s/full/series.csv", dir);
-    char *a = test_read_file(path);
-    snprintf(path, sizeof path, "%s/resumed/series.csv", dir);
-    char *b = test_read_file(path);
-    cr_assert(a && b);
-    printf("series.csv: %zu and %zu bytes, %s\n", strlen(a), strlen(b), strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
-    cr_expect_str_eq(a, b, "resumed series differs");
-    snprintf(path, sizeof path, "%s/full", dir);
-    cJSON *x = test_load_result(path);
-    snprintf(path, sizeof path, "%s/resumed", dir);
-    cJSON *y = test_load_result(path);
-    cr_assert(x && y);
-    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true));
-    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "checks"), cJSON_GetObjectItem(y, "checks"), true));
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    free(a);
-    free(b);
-    free(dir);
-}
-
 #define RESUMED_RUN "\"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}"
 
 Test(independent, ising_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": "
+    rerun_expect_resume_identical("ind-resume", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": "
                                               "{\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3}, " RESUMED_RUN);
 }
 Test(independent, ea_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-ea", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
+    rerun_expect_resume_identical("ind-resume-ea", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
                                                  "\"realizations\": 3}, \"ensemble\": {\"type\": \"independent\", "
                                                  "\"betas\": [0.5, 1.0], \"first_system\": 5}, " RESUMED_RUN);
 }
 Test(independent, ea_msc_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-eamsc", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
+    rerun_expect_resume_identical("ind-resume-eamsc", "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, "
                                                     "\"realizations\": 32}, \"algorithm\": {\"layout\": \"msc\", "
                                                     "\"word_bits\": 32}, \"ensemble\": {\"type\": \"independent\", "
                                                     "\"betas\": [0.5, 1.0], \"first_system\": 64}, " RESUMED_RUN);
 }
 Test(independent, potts_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-potts", "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, "
+    rerun_expect_resume_identical("ind-resume-potts", "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, "
                                                     "\"q\": 3}, \"algorithm\": {\"type\": \"few_cluster\", \"tile\": 4}, "
                                                     "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2], "
                                                     "\"copies\": 2, \"first_system\": 3}, " RESUMED_RUN);
 }
 Test(independent, heisenberg_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-heis", "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, "
+    rerun_expect_resume_identical("ind-resume-heis", "{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 4}, "
                                                    "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.9], "
                                                    "\"copies\": 2, \"first_system\": 1}, " RESUMED_RUN);
 }
 Test(independent, percolation_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-perc", "{\"model\": {\"type\": \"percolation\", \"L\": 8}, "
+    rerun_expect_resume_identical("ind-resume-perc", "{\"model\": {\"type\": \"percolation\", \"L\": 8}, "
                                                    "\"ensemble\": {\"type\": \"independent\", \"copies\": 3, "
                                                    "\"first_system\": 2}, " RESUMED_RUN);
 }
+Test(independent, hard_disks_resume_bit_identical)
+{
+    rerun_expect_resume_identical("ind-resume-disks", "{\"model\": {\"type\": \"hard_disks\", \"N\": 256, "
+                                                      "\"packing_fraction\": 0.6, \"write_configuration\": false}, "
+                                                      "\"ensemble\": {\"type\": \"independent\", \"copies\": 3, "
+                                                      "\"first_system\": 1}, " RESUMED_RUN);
+}
 Test(independent, heisenberg_glass_resume_bit_identical)
 {
-    expect_resume_bit_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
+    rerun_expect_resume_identical("ind-resume-hg", "{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, "
                                                  "\"realizations\": 2}, \"ensemble\": {\"type\": \"independent\", "
                                                  "\"betas\": [0.5]}, " RESUMED_RUN);
 }
@@ -533,6 +522,11 @@ Test(independent, bad_input_exits_2_naming_the_key)
                    "\"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}", "ensemble.betas", "no temperature");
     expect_refused("{\"model\": {\"type\": \"percolation\", \"L\": 8}, \"ensemble\": {\"type\": \"independent\", "
                    "\"copies\": 0}, \"run\": {\"sweeps\": 10}}", "ensemble.copies", NULL);
+    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5}, \"ensemble\": "
+                   "{\"type\": \"independent\", \"copies\": 0}, \"run\": {\"sweeps\": 10}}", "ensemble.copies", NULL);
+    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5}, \"ensemble\": "
+                   "{\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.betas", "no temperature");
 }
 
 /* 2^20 copies of a 4096^2 lattice: 16 TiB of spins (Ising; Potts with
@@ -549,6 +543,10 @@ Test(independent, copies_beyond_device_memory_refused)
     expect_refused("{\"model\": {\"type\": \"percolation\", \"L\": 8192}, \"ensemble\": {\"type\": "
                    "\"independent\", \"copies\": 1048576}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies: the preset needs ", " has ");
+    /* Hard disks: 65536 copies of N = 2^20 at phi = 0.708, 2.6 TiB of cell lists. */
+    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 1048576, \"packing_fraction\": 0.708},"
+                   " \"ensemble\": {\"type\": \"independent\", \"copies\": 65536}, \"run\": {\"sweeps\": 10}}",
+                   "ensemble.copies: the preset needs ", " has ");
 }
 
 Test(independent, models_without_systems_refused)
@@ -563,7 +561,4 @@ Test(independent, models_without_systems_refused)
     expect_refused("{\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4, \"realizations\": 2},"
                    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.copies", "model.realizations");
-    expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5},"
-                   " \"ensemble\": {\"type\": \"independent\", \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
-                   "ensemble.type", NULL);
 }

@@ -17,6 +17,7 @@
 
 #include "ising_exact.h"
 #include "physics.h"
+#include "rerun.h"
 #include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
@@ -457,33 +458,7 @@ static void expect_resume_bit_identical(const char *label, const char *variant)
              " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3},"
              " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}",
              variant);
-    char *dir = run_preset(label, json, ""), command[9000];
-    snprintf(command, sizeof command, "cp -r '%s/out' '%s/resumed' && rm '%s/resumed/result.json' "
-             "'%s/resumed/series.csv'", dir, dir, dir, dir);
-    cr_assert_eq(system(command), 0);
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run --resume '%s/resumed' --quiet", dir);
-    cr_assert_eq(rc, 0, "resume: %s", output ? output : "");
-    free(output);
-    char path[4400];
-    char *a = read_out(dir, "series.csv");
-    snprintf(path, sizeof path, "%s/resumed/series.csv", dir);
-    char *b = test_read_file(path);
-    cr_assert_not_null(b);
-    printf("%s: series.csv %zu and %zu bytes, %s\n", variant, strlen(a), strlen(b),
-           strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
-    cr_expect_str_eq(a, b, "%s: resumed series differs", variant);
-    snprintf(path, sizeof path, "%s/out", dir);
-    cJSON *x = test_load_result(path);
-    snprintf(path, sizeof path, "%s/resumed", dir);
-    cJSON *y = test_load_result(path);
-    cr_assert(x && y);
-    cr_expect_str_eq(fnv_of(x), fnv_of(y), "%s: final configurations differ", variant);
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    free(a);
-    free(b);
-    free(dir);
+    rerun_expect_resume_identical(label, json);
 }
 
 Test(random_site, copies_resume_bit_identical) { expect_resume_bit_identical("rsite-resume-copies", "copies"); }

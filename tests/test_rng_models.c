@@ -16,6 +16,7 @@
 #include "clmc/runtime.h"
 #include "ising_exact.h"
 #include "physics.h"
+#include "rerun.h"
 #include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
@@ -79,28 +80,6 @@ ParameterizedTest(rng_case *c, rng_models, exact, .timeout = 600)
     cJSON_Delete(result);
 }
 
-/* Runs PRESET with OVERRIDES into DIR/NAME; returns the file FILE of it. */
-static char *run_file(const char *dir, const char *preset, const char *name, const char *overrides, const char *file)
-{
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/%s' %s", preset, dir, name, overrides);
-    cr_assert_eq(rc, 0, "%s: %s", name, output ? output : "");
-    free(output);
-    char path[4400];
-    snprintf(path, sizeof path, "%s/%s/%s", dir, name, file);
-    char *text = test_read_file(path);
-    cr_assert_not_null(text, "%s: missing", path);
-    return text;
-}
-
-static char *write_preset(const char *label, const char *json)
-{
-    char *dir = test_scratch_dir(label), path[4200];
-    snprintf(path, sizeof path, "%s/preset.json", dir);
-    test_write_file(path, json);
-    return dir;
-}
-
 /* A finished run keeps its last checkpoint (sweep 260 of 300): resumed from it
  * in a copy of the directory, the run ends with the same series and checks, so
  * the generator states came back exactly. */
@@ -112,34 +91,7 @@ static void expect_resume_bit_identical(const char *label, const char *rng, cons
              " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}",
              model ? model : "{\"type\": \"ising\", \"dim\": 2, \"L\": 16}", layout, rng,
              model ? "{\"beta\": 0.7}" : "{\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 2}");
-    char *dir = write_preset(label, json), preset[4200], command[17000];
-    snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    char *full = run_file(dir, preset, "full", "", "series.csv");
-    snprintf(command, sizeof command, "cp -r '%s/full' '%s/resumed' && rm '%s/resumed/result.json' "
-             "'%s/resumed/series.csv'", dir, dir, dir, dir);
-    cr_assert_eq(system(command), 0);
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run --resume '%s/resumed' --quiet", dir);
-    cr_assert_eq(rc, 0, "resume: %s", output ? output : "");
-    free(output);
-    snprintf(command, sizeof command, "%s/resumed/series.csv", dir);
-    char *resumed = test_read_file(command);
-    cr_assert_not_null(resumed);
-    printf("%s %s: series.csv %zu and %zu bytes, %s\n", rng, layout, strlen(full), strlen(resumed),
-           strcmp(full, resumed) == 0 ? "identical" : "DIFFERENT");
-    cr_expect_str_eq(full, resumed, "%s %s: resumed series differs", rng, layout);
-    snprintf(command, sizeof command, "%s/full", dir);
-    cJSON *x = test_load_result(command);
-    snprintf(command, sizeof command, "%s/resumed", dir);
-    cJSON *y = test_load_result(command);
-    cr_assert(x && y);
-    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "checks"), cJSON_GetObjectItem(y, "checks"), true),
-              "%s %s: final configurations differ", rng, layout);
-    cJSON_Delete(x);
-    cJSON_Delete(y);
-    free(full);
-    free(resumed);
-    free(dir);
+    rerun_expect_resume_identical(label, json);
 }
 
 Test(rng_models, xorwow_tiled_resume_bit_identical)
@@ -214,7 +166,7 @@ Test(rng_models, heisenberg_generators_agree_with_philox, .timeout = 900)
 /* The configuration hash of a short tiled run with the given overrides. */
 static char *configuration_hash(const char *dir, const char *preset, const char *name, const char *overrides)
 {
-    char *text = run_file(dir, preset, name, overrides, "result.json");
+    char *text = rerun_file(dir, preset, name, overrides, "result.json");
     cJSON *result = cJSON_Parse(text);
     const cJSON *checks = cJSON_GetObjectItem(result, "checks");
     const cJSON *hash = cJSON_GetObjectItem(checks, "configuration_fnv1a");
@@ -229,7 +181,7 @@ static char *configuration_hash(const char *dir, const char *preset, const char 
  * work-items: item widths 2, 4 and 8 give the same run. */
 Test(rng_models, tiled_results_independent_of_item_width)
 {
-    char *dir = write_preset("rng-width", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16},"
+    char *dir = rerun_preset_dir("rng-width", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16},"
                                           " \"algorithm\": {\"layout\": \"tiled\", \"tile\": 8}, \"ensemble\": {\"beta\": 0.44},"
                                           " \"run\": {\"thermalization\": 0, \"sweeps\": 50, \"seed\": 8}}");
     char preset[4200];
@@ -257,7 +209,7 @@ Test(rng_models, tiled_results_independent_of_item_width)
  * layouts' random starts differ) the runs are equal bit for bit, 2D and 3D. */
 Test(rng_models, msc_equals_naive_for_stateful_generators)
 {
-    char *dir = write_preset("rng-msc", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64, \"start\": \"ordered\"},"
+    char *dir = rerun_preset_dir("rng-msc", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64, \"start\": \"ordered\"},"
                                         " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.4, 0.44]},"
                                         " \"run\": {\"thermalization\": 0, \"sweeps\": 40, \"seed\": 6}}");
     char preset[4200];
@@ -287,7 +239,7 @@ Test(rng_models, msc_equals_naive_for_stateful_generators)
 /* Naming the default changes nothing, in every layout. */
 Test(rng_models, explicit_default_equals_no_key)
 {
-    char *dir = write_preset("rng-default", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64},"
+    char *dir = rerun_preset_dir("rng-default", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64},"
                                             " \"ensemble\": {\"beta\": 0.44},"
                                             " \"run\": {\"thermalization\": 0, \"sweeps\": 30, \"seed\": 4}}");
     char preset[4200];
@@ -315,26 +267,8 @@ Test(rng_models, explicit_default_equals_no_key)
     free(dir);
 }
 
-/* 3 betas x 2 copies with a stateful generator: system i equals a one-system
- * run with first_system = i (configuration hash of system 5 alone vs. the
- * series rows would need parsing; the final energies of the series suffice). */
-static char *last_row_of_system(const char *series, int system)
-{
-    char *found = NULL;
-    const char *line = strchr(series, '\n') + 1;
-    while (*line) {
-        const char *end = strchr(line, '\n');
-        unsigned long long sweep;
-        int sys;
-        if (sscanf(line, "%llu,%d,", &sweep, &sys) == 2 && sys == system) {
-            free(found);
-            found = strndup(line, (size_t)(end - line));
-        }
-        line = end + 1;
-    }
-    return found;
-}
-
+/* 3 betas x 2 copies with a stateful generator: system 5 equals a one-system
+ * run with first_system = 5, every measured row. */
 Test(rng_models, stateful_systems_rerun_alone)
 {
     const char *generators[] = {"lcg32", "lagged_fibonacci_1279"};
@@ -347,18 +281,17 @@ Test(rng_models, stateful_systems_rerun_alone)
                  " \"run\": {\"thermalization\": 20, \"sweeps\": 100, \"seed\": 5}}",
                  layouts[g], generators[g]);
         snprintf(label, sizeof label, "rng-systems-%d", g);
-        char *dir = write_preset(label, json), preset[4200];
+        char *dir = rerun_preset_dir(label, json), preset[4200];
         snprintf(preset, sizeof preset, "%s/preset.json", dir);
-        char *all = run_file(dir, preset, "all", "", "series.csv");
-        char *one = run_file(dir, preset, "one", "--set 'ensemble.betas=[0.6]' --set ensemble.copies=1 "
+        char *all = rerun_file(dir, preset, "all", "", "series.csv");
+        char *one = rerun_file(dir, preset, "one", "--set 'ensemble.betas=[0.6]' --set ensemble.copies=1 "
                                                  "--set ensemble.first_system=5", "series.csv");
-        char *a = last_row_of_system(all, 5), *b = last_row_of_system(one, 5);
-        cr_assert(a && b, "%s: no rows of system 5", generators[g]);
-        /* Columns sweep,system,temperature,beta,energy,magnetization: compare from energy on. */
-        const char *ea = a, *eb = b;
-        for (int comma = 0; comma < 4; comma++) ea = strchr(ea, ',') + 1, eb = strchr(eb, ',') + 1;
-        printf("%s %s: system 5 last row: %s | alone: %s\n", generators[g], layouts[g], a, b);
-        cr_expect_str_eq(ea, eb, "%s: system 5 differs from its one-system run", generators[g]);
+        int n_many = 0, n_one = 0;
+        char *a = rerun_rows_of_system(all, 5, 3, &n_many), *b = rerun_rows_of_system(one, 5, 3, &n_one);
+        printf("%s %s: system 5: %d rows in the 6-system run, %d alone, %s\n", generators[g], layouts[g], n_many,
+               n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+        cr_expect_eq(n_many, 100);
+        cr_expect_str_eq(a, b, "%s: system 5 differs from its one-system run", generators[g]);
         free(a);
         free(b);
         free(all);
@@ -369,38 +302,19 @@ Test(rng_models, stateful_systems_rerun_alone)
 
 /* Heisenberg with a ring per work-item: system 3 of 2 betas x 2 copies equals
  * its one-system run with first_system = 3, every measured row. */
-static char *rows_of_system(const char *series, int system)
-{
-    size_t size = strlen(series) + 1, used = 0;
-    char *rows = calloc(size, 1);
-    const char *line = strchr(series, '\n') + 1;
-    while (*line) {
-        const char *end = strchr(line, '\n');
-        unsigned long long sweep;
-        int sys;
-        if (sscanf(line, "%llu,%d,", &sweep, &sys) == 2 && sys == system) {
-            const char *from = line; /* from the energy column on (sweep,system,temperature,beta,...) */
-            for (int comma = 0; comma < 4 && from; comma++) from = memchr(from, ',', (size_t)(end - from)) + 1;
-            used += (size_t)snprintf(rows + used, size - used, "%llu:%.*s\n", sweep, (int)(end - from), from);
-        }
-        line = end + 1;
-    }
-    return rows;
-}
-
 Test(rng_models, heisenberg_lagged_fibonacci_systems_rerun_alone)
 {
-    char *dir = write_preset("rng-systems-heisenberg",
+    char *dir = rerun_preset_dir("rng-systems-heisenberg",
                              "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 3},"
                              " \"algorithm\": {\"layout\": \"naive\", \"rng\": \"lagged_fibonacci_1279\"},"
                              " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.9], \"copies\": 2},"
                              " \"run\": {\"thermalization\": 20, \"sweeps\": 100, \"seed\": 5}}");
     char preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    char *all = run_file(dir, preset, "all", "", "series.csv");
-    char *one = run_file(dir, preset, "one", "--set 'ensemble.betas=[0.9]' --set ensemble.copies=1 "
+    char *all = rerun_file(dir, preset, "all", "", "series.csv");
+    char *one = rerun_file(dir, preset, "one", "--set 'ensemble.betas=[0.9]' --set ensemble.copies=1 "
                                              "--set ensemble.first_system=3", "series.csv");
-    char *a = rows_of_system(all, 3), *b = rows_of_system(one, 3);
+    char *a = rerun_rows_of_system(all, 3, 3, NULL), *b = rerun_rows_of_system(one, 3, 3, NULL);
     printf("heisenberg lagged_fibonacci_1279: system 3 rows %zu and %zu bytes, %s\n", strlen(a), strlen(b),
            strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
     cr_expect_gt(strlen(a), 0, "no rows of system 3");
@@ -422,7 +336,7 @@ Test(rng_models, heisenberg_rings_refused_when_too_large)
     cr_assert_eq(clmc_device_select(NULL, &device), CLMC_OK);
     if ((double)device.global_mem_bytes > rings && (double)device.max_alloc_bytes > rings)
         cr_skip("%s has room for %.0f bytes of rings", device.name, rings);
-    char *dir = write_preset("rng-heisenberg-rings-memory",
+    char *dir = rerun_preset_dir("rng-heisenberg-rings-memory",
                              "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 1024, \"n\": 3},"
                              " \"algorithm\": {\"layout\": \"naive\", \"rng\": \"lagged_fibonacci_1279\"},"
                              " \"ensemble\": {\"beta\": 0.7}, \"run\": {\"sweeps\": 10}}");

@@ -114,6 +114,8 @@ add glass3d-planes-tempering "$all" "$(glass 4 planes ', "tile": 2, "overrelaxat
 add glass3d-naive-overrelaxation "$all" "\"model\": {\"type\": \"heisenberg_glass\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": \"overrelaxation\", \"layout\": \"naive\"}, $beta"
 # No --uninitialized: its checker aborts on sincos in disks_subsweep (above).
 add hard-disks "--data-races --check-api" "\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.5}"
+# Three systems in the second NDRange dimension (ensemble.type independent), streams from system 2.
+add hard-disks-copies "--data-races --check-api" "\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.5}, \"ensemble\": {\"type\": \"independent\", \"copies\": 3, \"first_system\": 2}"
 # Reproducible mode (cl/common/repro_math.h, no sincos: every check on) and its
 # integer division and sqrt (Oclgrind lacks correctly rounded ones).
 add hard-disks-reproducible "$all" "\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.5}, \"algorithm\": {\"reproducible\": true}"

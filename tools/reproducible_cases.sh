@@ -14,6 +14,7 @@ repro_glass() { # layout type ensemble [more algorithm keys]
 repro_pt='{"type": "parallel_tempering", "betas": [0.3, 0.5, 2.0], "exchange_every": 1}'
 repro_cases=(
   "hard-disks|{\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.6}, $repro_run}"
+  "hard-disks-copies|{\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.6}, \"ensemble\": {\"type\": \"independent\", \"copies\": 3, \"first_system\": 2}, $repro_run}"
   "xy2d-tiled-heatbath|$(repro_heis 2 8 2 heatbath tiled ', "tile": 4, "overrelaxation_steps": 1')"
   "xy2d-naive-metropolis|$(repro_heis 2 8 2 metropolis naive ', "hits": 2')"
   "heisenberg2d-tiled-heatbath|$(repro_heis 2 8 3 heatbath tiled ', "tile": 4, "overrelaxation_steps": 1')"

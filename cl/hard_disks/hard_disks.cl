@@ -7,7 +7,15 @@
  * `margin` beyond their cell: the seed's pitfall 1), MOVES (n_M trial moves
  * per active cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2),
  * REPRODUCIBLE (IEEE-exact arithmetic and common/repro_math.h's sqrt and
- * sincos: the same bits on every device).
+ * sincos: the same bits on every device), CLMC_FIRST_SYSTEM (below).
+ *
+ * Systems (ensemble.type "independent", docs/ensembles.md): every kernel runs
+ * over an NDRange whose second dimension is the system s; system s owns the
+ * blocks s CELLS^2 SLOTS of the slots and s CELLS^2 of the counts and move
+ * tallies (and s bins of the pair histograms), and draws every random number
+ * with the purpose word CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + s), so it
+ * is the same, bit for bit, as a run of that one system alone with
+ * ensemble.first_system = CLMC_FIRST_SYSTEM + s.
  *
  * Layout (seed's Algorithm 3): slot i of cell (x, y) is at (i m + y) m + q
  * with q = x / 2 for even x and m / 2 + x / 2 for odd x, so the active cells
@@ -16,7 +24,13 @@
  * Random numbers: cell unit = y m + x; per sweep one draw for the particle
  * shuffle (CLMC_PURPOSE_DISK_SHUFFLE) and one draw per two trial moves
  * (CLMC_PURPOSE_DISK_MOVE, hit = move / 2).  A cell is active once per sweep,
- * so (cell, sweep, hit, purpose) names every number once. */
+ * so (cell, sweep, hit, purpose) names every number once.  The sweep's plan
+ * (order of the four sets, shift axis, direction and distance) is drawn on
+ * the host (units 0, hits 0 and 1 of CLMC_PURPOSE_DISK_SWEEP, per system)
+ * for a block of sweeps ahead; plans[slot * systems + s] is system s's plan
+ * of the sweep in that slot of the block: x = the order, 2 bits a set
+ * (first set lowest), bit 8 the axis, bit 9 set when the disks move towards
+ * minus (direction +1); y = the bits of delta, the float displacement. */
 #ifdef REPRODUCIBLE
 #include "common/repro_math.h" /* first: FP contraction off for everything below */
 #endif
@@ -24,6 +38,9 @@
 
 #define HALF (CELLS / 2)
 #define SENTINEL ((float2)(-10.0f, -10.0f))
+#define SYSTEM ((uint)get_global_id(1))
+#define SYSTEM_CELLS ((size_t)CELLS * CELLS)
+#define STREAM(purpose) CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + SYSTEM)
 
 inline uint slot_index(uint x, uint y, uint slot)
 {
@@ -39,6 +56,12 @@ inline uint wrap(int c)
 inline float unit_float(uint bits)
 {
     return (float)(bits >> 8) * (1.0f / 16777216.0f); /* [0, 1) in 24 bits */
+}
+
+/* This work-item's system's plan of the sweep in block slot `slot`. */
+inline uint2 plan_of(__global const uint2 *plans, uint slot)
+{
+    return plans[(size_t)slot * get_global_size(1) + SYSTEM];
 }
 
 /* (0, w] x (0, w], widened by margin on every side (margin 0 but for pitfall 1). */
@@ -114,16 +137,21 @@ inline bool overlaps(float2 trial, const float2 *own, uint moving, const float2 
     return hit;
 }
 
-/* One sub-sweep (Algorithm 2): one work-item per cell of the set whose
- * lower-left cell is (offset_x, offset_y).  move_tally[cell] receives the
- * accepted moves, plus 1 << 16 when the cell made trial moves. */
+/* One sub-sweep (Algorithm 2), the `position`-th set of the sweep's plan:
+ * one work-item per cell of the set whose lower-left cell is (set & 1,
+ * set >> 1), per system.  move_tally[cell] receives the accepted moves, plus
+ * 1 << 16 when the cell made trial moves. */
 __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, __global uint *move_tally,
                              float width, float margin, float max_displacement, uint seed_lo, uint seed_hi,
-                             uint sweep, uint offset_x, uint offset_y)
+                             uint sweep, uint position, __global const uint2 *plans, uint plan_slot)
 {
     uint item = get_global_id(0);
     if (item >= HALF * HALF) return;
-    uint x = 2 * (item % HALF) + offset_x, y = 2 * (item / HALF) + offset_y;
+    disk += SYSTEM * SYSTEM_CELLS * SLOTS;
+    count += SYSTEM * SYSTEM_CELLS;
+    move_tally += SYSTEM * SYSTEM_CELLS;
+    uint set = (plan_of(plans, plan_slot).x >> (2 * position)) & 3u;
+    uint x = 2 * (item % HALF) + (set & 1u), y = 2 * (item / HALF) + (set >> 1);
     uint cell = slot_index(x, y, 0), unit = y * CELLS + x, n = count[cell];
     if (n == 0) {
         move_tally[cell] = 0;
@@ -133,13 +161,14 @@ __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, 
     float2 own[SLOTS], neighbour[8 * SLOTS];
     for (uint i = 0; i < SLOTS; i++) own[i] = disk[slot_index(x, y, i)];
     if (SHUFFLE_PARTICLES)
-        shuffle_particles(own, n, clmc_random4(key, unit, sweep, 0, CLMC_PURPOSE_DISK_SHUFFLE),
-                          n > 5 ? clmc_random4(key, unit, sweep, 1, CLMC_PURPOSE_DISK_SHUFFLE) : (clmc_philox_ctr){{0, 0, 0, 0}});
+        shuffle_particles(own, n, clmc_random4(key, unit, sweep, 0, STREAM(CLMC_PURPOSE_DISK_SHUFFLE)),
+                          n > 5 ? clmc_random4(key, unit, sweep, 1, STREAM(CLMC_PURPOSE_DISK_SHUFFLE))
+                                : (clmc_philox_ctr){{0, 0, 0, 0}});
     load_neighbours(disk, x, y, width, neighbour);
     uint accepted = 0, moving = 0;
     clmc_philox_ctr r;
     for (uint move = 0; move < MOVES; move++) {
-        if ((move & 1u) == 0) r = clmc_random4(key, unit, sweep, move >> 1, CLMC_PURPOSE_DISK_MOVE);
+        if ((move & 1u) == 0) r = clmc_random4(key, unit, sweep, move >> 1, STREAM(CLMC_PURPOSE_DISK_MOVE));
         uint pair = (move & 1u) * 2;
 #ifdef REPRODUCIBLE
         float radius = max_displacement * repro_sqrt(unit_float(r.v[pair]));
@@ -172,8 +201,9 @@ inline float2 with_along(float2 p, uint axis, float value)
     return p;
 }
 
-/* Cell shift (Algorithm 4): every particle moves by `delta` along `axis`
- * (the cells move by -delta; direction = the sign of -delta, +1 or -1).
+/* Cell shift (Algorithm 4), per system: every particle moves by the plan's
+ * `delta` along its `axis` (the cells move by -delta; direction = the sign
+ * of -delta, +1 or -1).
  * New cell (x, y) keeps its own particles that stay and takes those that
  * leave the neighbour in `direction`.  Both work-items decide a particle's
  * membership from the same float sum p + delta and the same predicate, so
@@ -189,11 +219,19 @@ inline bool stays(float moved, float width, int direction)
 }
 
 __kernel void disks_shift(__global const float2 *disk, __global const uint *count, __global float2 *disk_next,
-                          __global uint *count_next, __global uint *overflow, float width, float delta, uint axis,
-                          int direction)
+                          __global uint *count_next, __global uint *overflow, float width,
+                          __global const uint2 *plans, uint plan_slot)
 {
     uint item = get_global_id(0);
     if (item >= CELLS * CELLS) return;
+    disk += SYSTEM * SYSTEM_CELLS * SLOTS;
+    count += SYSTEM * SYSTEM_CELLS;
+    disk_next += SYSTEM * SYSTEM_CELLS * SLOTS;
+    count_next += SYSTEM * SYSTEM_CELLS;
+    uint2 plan = plan_of(plans, plan_slot);
+    float delta = as_float(plan.y);
+    uint axis = (plan.x >> 8) & 1u;
+    int direction = (plan.x >> 9) & 1u ? 1 : -1;
     uint x = item % CELLS, y = item / CELLS;
     float2 gathered[SLOTS];
     for (uint i = 0; i < SLOTS; i++) gathered[i] = SENTINEL;
@@ -221,15 +259,19 @@ __kernel void disks_shift(__global const float2 *disk, __global const uint *coun
     if (lost) atomic_add(overflow, lost);
 }
 
-/* The run's guard: work-item k checks the cells k, k + items, k + 2 items, ...
- * in storage order (count <= SLOTS, positions of the first count slots finite
- * and in their cell, the other slots the sentinel) and adds its disks and
- * its broken slots or cells to totals[0] and totals[1]: one atomic per item. */
+/* The run's guard: work-item k of a system checks the cells k, k + items,
+ * k + 2 items, ... in storage order (count <= SLOTS, positions of the first
+ * count slots finite and in their cell, the other slots the sentinel) and
+ * adds its disks and its broken slots or cells to the system's totals[2 s]
+ * and totals[2 s + 1]: one atomic per item. */
 __kernel void disks_guard(__global const float2 *disk, __global const uint *count, float width, float margin,
                           uint items, __global uint *totals)
 {
     uint item = get_global_id(0);
     if (item >= items) return;
+    disk += SYSTEM * SYSTEM_CELLS * SLOTS;
+    count += SYSTEM * SYSTEM_CELLS;
+    totals += 2 * SYSTEM;
     uint disks = 0, broken = 0;
     for (uint cell = item; cell < CELLS * CELLS; cell += items) {
         uint n = count[cell];
@@ -247,7 +289,8 @@ __kernel void disks_guard(__global const float2 *disk, __global const uint *coun
 }
 
 /* The pressure's pair-distance histogram (hard_disks_pressure.c builds the
- * same one on the host, bit for bit): one work-item per cell, each ordered
+ * same one on the host, bit for bit), system s's into histogram + s bins:
+ * one work-item per cell, each ordered
  * pair of its disks with the disks of the 9 cells around counted once in
  * bin k, edge2[k] <= r^2 < edge2[k + 1] (squared bin edges, float).  r^2 in
  * float by separate operations (no contraction into fma), as on the host. */
@@ -257,6 +300,9 @@ __kernel void disks_pair_histogram(__global const float2 *disk, __global const u
 #pragma OPENCL FP_CONTRACT OFF
     uint item = get_global_id(0);
     if (item >= CELLS * CELLS) return;
+    disk += SYSTEM * SYSTEM_CELLS * SLOTS;
+    count += SYSTEM * SYSTEM_CELLS;
+    histogram += SYSTEM * bins;
     /* Counts clamped to SLOTS: a broken count (the guard's business) must not read past the cells. */
     uint x = item % CELLS, y = item / CELLS, n = min(count[slot_index(x, y, 0)], (uint)SLOTS);
     float low = edge2[0], high = edge2[bins];

@@ -3,7 +3,9 @@
  * shift by a random distance along a random axis direction (seed's
  * Algorithm 1), measurements of the pressure (pair histogram counted on the
  * device, fit on the host) and the acceptance, and the final invariant
- * checks. */
+ * checks.  ensemble.type "independent": ensemble.copies systems advanced by
+ * the same launches (the kernels' second NDRange dimension), each with the
+ * random streams of its run-wide index (docs/ensembles.md#athermal-models). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,13 +54,14 @@ static void disks_destroy(void *state)
     if (s->histogram) CLMC_CL_WARN(clReleaseKernel(s->histogram));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
     cl_mem buffers[] = {s->disk[0], s->disk[1], s->count[0], s->count[1], s->tally, s->overflow, s->guard_totals,
-                         s->edge2, s->pairs};
+                         s->edge2, s->pairs, s->plans};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->host.xy);
     free(s->host.count);
     free(s->tally_host);
     free(s->pairs_host);
+    free(s->plans_host);
     free(s->output_dir);
     disk_pressure_free(&s->pressure);
     free(s);
@@ -87,6 +90,8 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     s->shuffle_sets = clmc_preset_bool(p, "algorithm.shuffle_sets");
     s->write_configuration = clmc_preset_bool(p, "model.write_configuration");
     s->compress_start = strcmp(clmc_preset_string(p, "model.start"), "compress") == 0;
+    s->n_systems = (cl_uint)clmc_preset_systems(p)->copies;
+    s->first_system = (cl_uint)clmc_preset_systems(p)->first_system;
     uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -95,23 +100,38 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     return s->output_dir ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
+/* Every system's start: the lattice (the same for all), or each system's
+ * own compressed start drawn from the stream of its run-wide index. */
 static clmc_status start_configuration(disks_state *s)
 {
-    size_t cells = n_cells(s);
-    s->host.xy = malloc(cells * s->host.g.slots * 2 * sizeof *s->host.xy);
-    s->host.count = malloc(cells * sizeof *s->host.count);
-    s->tally_host = malloc(cells * sizeof *s->tally_host);
-    s->pairs_host = malloc(s->pressure.bins * sizeof *s->pairs_host);
+    size_t cells = n_cells(s), systems = s->n_systems;
+    s->host.xy = malloc(systems * cells * s->host.g.slots * 2 * sizeof *s->host.xy);
+    s->host.count = malloc(systems * cells * sizeof *s->host.count);
+    s->tally_host = malloc(systems * cells * sizeof *s->tally_host);
+    s->pairs_host = malloc(systems * s->pressure.bins * sizeof *s->pairs_host);
     if (!s->host.xy || !s->host.count || !s->tally_host || !s->pairs_host)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (s->compress_start) CLMC_TRY(disk_compress_start(&s->host, (uint64_t)s->seed_hi << 32 | s->seed_lo));
-    else CLMC_TRY(disk_lattice_start(&s->host));
-    disk_invariants v = disk_check(&s->host, 0.0);
-    if (v.disks != s->host.g.n_disks || v.overlaps || v.outside)
-        return clmc_fail(CLMC_ERR_OTHER, "%s start: %llu of %u disks stored, %llu overlaps, %llu outside their cell",
-                         s->compress_start ? "compressed" : "lattice", (unsigned long long)v.disks, s->host.g.n_disks,
-                         (unsigned long long)v.overlaps, (unsigned long long)v.outside);
+    for (uint32_t k = 0; k < s->n_systems; k++) {
+        disk_cells c = disks_system_view(s, k);
+        if (s->compress_start)
+            CLMC_TRY(disk_compress_start(&c, (uint64_t)s->seed_hi << 32 | s->seed_lo, s->first_system + k));
+        else CLMC_TRY(disk_lattice_start(&c));
+        disk_invariants v = disk_check(&c, 0.0);
+        if (v.disks != s->host.g.n_disks || v.overlaps || v.outside)
+            return clmc_fail(CLMC_ERR_OTHER, "%s start of system %u: %llu of %u disks stored, %llu overlaps, %llu "
+                             "outside their cell", s->compress_start ? "compressed" : "lattice", s->first_system + k,
+                             (unsigned long long)v.disks, s->host.g.n_disks, (unsigned long long)v.overlaps,
+                             (unsigned long long)v.outside);
+    }
     return CLMC_OK;
+}
+
+/* Sweeps of plans uploaded at once: 1024, fewer for many systems (about
+ * 8 MiB of plans at most), at least 16. */
+static uint32_t plan_block_of(uint64_t systems)
+{
+    uint64_t block = (1u << 20) / systems;
+    return (uint32_t)(block > 1024 ? 1024 : block < 16 ? 16 : block);
 }
 
 static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
@@ -122,6 +142,7 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     clmc_defines_int(&options, "SLOTS", s->host.g.slots);
     clmc_defines_int(&options, "MOVES", s->moves);
     clmc_defines_int(&options, "SHUFFLE_PARTICLES", clmc_preset_bool(p, "algorithm.shuffle_particles"));
+    if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     clmc_status status = clmc_preset_bool(p, "algorithm.reproducible") ? clmc_defines_reproducible(s->rt, &options)
                                                                         : CLMC_OK;
     if (status != CLMC_OK) {
@@ -133,7 +154,7 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_guard", &s->guard));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_pair_histogram", &s->histogram));
-    size_t cells = n_cells(s), slots_bytes = cells * s->host.g.slots * 2 * sizeof(float);
+    size_t cells = n_cells(s) * s->n_systems, slots_bytes = cells * s->host.g.slots * 2 * sizeof(float);
     cl_uint zero = 0;
     for (int b = 0; b < 2; b++) {
         CLMC_TRY(create_buffer(s, slots_bytes, s->host.xy, &s->disk[b]));
@@ -141,9 +162,9 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     }
     CLMC_TRY(create_buffer(s, cells * sizeof(cl_uint), NULL, &s->tally));
     CLMC_TRY(create_buffer(s, sizeof(cl_uint), &zero, &s->overflow));
-    CLMC_TRY(create_buffer(s, 2 * sizeof(cl_uint), NULL, &s->guard_totals));
+    CLMC_TRY(create_buffer(s, 2 * s->n_systems * sizeof(cl_uint), NULL, &s->guard_totals));
     CLMC_TRY(create_buffer(s, (s->pressure.bins + 1) * sizeof(float), s->pressure.edge2, &s->edge2));
-    CLMC_TRY(create_buffer(s, s->pressure.bins * sizeof(cl_uint), NULL, &s->pairs));
+    CLMC_TRY(create_buffer(s, s->n_systems * s->pressure.bins * sizeof(cl_uint), NULL, &s->pairs));
     cl_uint bins = (cl_uint)s->pressure.bins;
     CLMC_CL_TRY(clSetKernelArg(s->histogram, 2, sizeof(float), &s->host.g.width));
     CLMC_CL_TRY(clSetKernelArg(s->histogram, 3, sizeof(cl_mem), &s->edge2));
@@ -157,6 +178,13 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 7, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 4, sizeof(cl_mem), &s->overflow));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 5, sizeof(float), &s->host.g.width));
+    s->plan_block = plan_block_of(s->n_systems);
+    s->plan_first = UINT64_MAX;
+    s->plans_host = malloc((size_t)s->plan_block * s->n_systems * 2 * sizeof *s->plans_host);
+    if (!s->plans_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    CLMC_TRY(create_buffer(s, (size_t)s->plan_block * s->n_systems * 2 * sizeof(cl_uint), NULL, &s->plans));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 10, sizeof(cl_mem), &s->plans));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 6, sizeof(cl_mem), &s->plans));
     /* Tallies start at zero: a measurement before any sweep reads no moves. */
     cl_uint pattern = 0;
     CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->tally, &pattern, sizeof pattern, 0,
@@ -175,18 +203,19 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
  *   disks_shift, one launch: reads each cell's count (C 4) and its occupied
  *     slots (N 8; the neighbour's are the same array), writes every slot of
  *     the other buffer (S) and its counts (C 4).
- * Total 6 S + 8 N + 16 C.  The earlier figure, 13 S + 56 C, counted each
- * neighbour read as new traffic and reported more than the copy bandwidth
- * (issue 26). */
-static double bytes_per_sweep(const disk_geometry *g)
+ * Total 6 S + 8 N + 16 C per system.  The earlier figure, 13 S + 56 C,
+ * counted each neighbour read as new traffic and reported more than the copy
+ * bandwidth (issue 26). */
+static double bytes_per_sweep(const disk_geometry *g, unsigned systems)
 {
     double cells = (double)g->cells * g->cells, slots = cells * g->slots * 8.0;
-    return 6.0 * slots + 8.0 * g->n_disks + 16.0 * cells;
+    return systems * (6.0 * slots + 8.0 * g->n_disks + 16.0 * cells);
 }
 
 /* Device memory of a preset (model.h device_bytes), as build_kernels
  * creates it: two slot and count buffers (the shift writes the other), the
- * tallies and the pressure histogram. */
+ * tallies and the pressure histograms, each once per system; the largest
+ * buffer holds every system's slots. */
 static void disks_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
     disk_geometry g;
@@ -195,10 +224,13 @@ static void disks_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
                           clmc_preset_number(p, "algorithm.pressure_range"), clmc_preset_bool(p, "algorithm.cell_exit"),
                           &g) != CLMC_OK)
         return; /* validation refused it already */
-    uint64_t cells = (uint64_t)g.cells * g.cells, slots = cells * g.slots * 2 * sizeof(float);
-    double bins = floor(clmc_preset_number(p, "algorithm.pressure_range") / clmc_preset_number(p, "algorithm.pressure_bin")
-                        + 0.5);
-    *total = 2 * slots + 3 * cells * sizeof(cl_uint) + 3 * sizeof(cl_uint) + (uint64_t)(2 * bins + 1) * sizeof(float);
+    uint64_t systems = clmc_preset_systems(p)->copies;
+    uint64_t cells = (uint64_t)g.cells * g.cells * systems, slots = cells * g.slots * 2 * sizeof(float);
+    uint64_t bins = (uint64_t)floor(clmc_preset_number(p, "algorithm.pressure_range") /
+                                    clmc_preset_number(p, "algorithm.pressure_bin") + 0.5);
+    *total = 2 * slots + 3 * cells * sizeof(cl_uint) + (1 + 2 * systems) * sizeof(cl_uint) +
+             (bins + 1) * sizeof(float) + systems * bins * sizeof(cl_uint) +
+             (uint64_t)plan_block_of(systems) * systems * 2 * sizeof(cl_uint);
     *largest = slots;
 }
 
@@ -217,66 +249,80 @@ static clmc_status disks_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     double cells = (double)n_cells(s);
     shape->series_columns = series_columns;
     shape->measure_batch = 1; /* each measurement's histogram is read and fitted on the host */
-    shape->updates_per_sweep = cells * s->moves; /* n_M trial moves per cell (empty cells make none) */
-    shape->bytes_per_sweep = bytes_per_sweep(&s->host.g);
-    shape->n_systems = 1;
+    shape->updates_per_sweep = cells * s->moves * s->n_systems; /* n_M trial moves per cell (empty cells make none) */
+    shape->bytes_per_sweep = bytes_per_sweep(&s->host.g, s->n_systems);
+    shape->n_systems = s->n_systems;
     shape->n_temperatures = 1;
     *state = s;
     return CLMC_OK;
 }
 
-/* Sweep-level choices from one draw keyed by the sweep: the order of the four
- * checkerboard sets (Fisher-Yates), the shift axis and direction, and the
- * shift distance in [0, w/2) as a float. */
-typedef struct {
-    cl_uint order[4], axis;
-    cl_int direction;
-    float delta; /* displacement of every disk along the axis */
-} sweep_plan;
-
-static sweep_plan plan_sweep(const disks_state *s, uint32_t sweep)
+/* Sweep-level choices of system k (run-wide first_system + k) from one
+ * draw keyed by the sweep: the order of the four checkerboard sets
+ * (Fisher-Yates), the shift axis and direction, and the shift distance in
+ * [0, w/2) as a float; packed as cl/hard_disks/hard_disks.cl reads them. */
+static void plan_sweep(const disks_state *s, uint32_t k, uint32_t sweep, uint32_t *plan)
 {
     clmc_philox_key key = {{s->seed_lo, s->seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, 0, sweep, 0, CLMC_PURPOSE_DISK_SWEEP);
-    clmc_philox_ctr u = clmc_random4(key, 0, sweep, 1, CLMC_PURPOSE_DISK_SWEEP);
-    sweep_plan plan = {{0, 1, 2, 3}, r.v[3] & 1u, 0, 0.0f};
+    uint32_t stream = CLMC_STREAM(CLMC_PURPOSE_DISK_SWEEP, s->first_system + k);
+    clmc_philox_ctr r = clmc_random4(key, 0, sweep, 0, stream);
+    clmc_philox_ctr u = clmc_random4(key, 0, sweep, 1, stream);
+    uint32_t order[4] = {0, 1, 2, 3};
     if (s->shuffle_sets)
-        for (uint32_t k = 4; k > 1; k--) {
-            uint32_t j = (uint32_t)(((uint64_t)r.v[k - 2] * k) >> 32), t = plan.order[k - 1];
-            plan.order[k - 1] = plan.order[j];
-            plan.order[j] = t;
+        for (uint32_t n = 4; n > 1; n--) {
+            uint32_t j = (uint32_t)(((uint64_t)r.v[n - 2] * n) >> 32), t = order[n - 1];
+            order[n - 1] = order[j];
+            order[j] = t;
         }
     float distance = (float)(u.v[0] >> 8) * (1.0f / 16777216.0f) * (0.5f * s->host.g.width);
     bool towards_minus = (r.v[3] >> 1) & 1u; /* the disks move by -distance: the cells by +distance */
-    plan.delta = towards_minus ? -distance : distance;
-    plan.direction = towards_minus ? 1 : -1;
-    return plan;
+    float delta = towards_minus ? -distance : distance;
+    plan[0] = order[0] | order[1] << 2 | order[2] << 4 | order[3] << 6 | (r.v[3] & 1u) << 8 | (uint32_t)towards_minus << 9;
+    memcpy(&plan[1], &delta, sizeof delta);
 }
 
+/* Makes sure the device holds the plans of sweep_index (a new block of
+ * plan_block sweeps from it when not; a blocking upload, once a block) and
+ * returns its slot. */
+static clmc_status plans_for(disks_state *s, uint64_t sweep_index, cl_uint *slot)
+{
+    if (s->plan_first == UINT64_MAX || sweep_index < s->plan_first || sweep_index - s->plan_first >= s->plan_block) {
+        for (uint32_t t = 0; t < s->plan_block; t++)
+            for (uint32_t k = 0; k < s->n_systems; k++)
+                plan_sweep(s, k, (uint32_t)(sweep_index + t), s->plans_host + 2 * ((size_t)t * s->n_systems + k));
+        CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->plans, CL_TRUE, 0,
+                                         (size_t)s->plan_block * s->n_systems * 2 * sizeof(cl_uint), s->plans_host, 0,
+                                         NULL, NULL));
+        s->plan_first = sweep_index;
+    }
+    *slot = (cl_uint)(sweep_index - s->plan_first);
+    return CLMC_OK;
+}
+
+/* One sweep of every system: the four sub-sweeps in the order of each
+ * system's plan, then the cell shift of each system's plan into the other
+ * buffer. */
 static clmc_status disks_sweep(void *state, uint64_t sweep_index)
 {
     disks_state *s = state;
-    cl_uint sweep = (cl_uint)sweep_index;
-    sweep_plan plan = plan_sweep(s, sweep);
+    cl_uint sweep = (cl_uint)sweep_index, slot;
+    CLMC_TRY(plans_for(s, sweep_index, &slot));
     int b = s->current;
     size_t half = s->host.g.cells / 2, active = half * half, all = n_cells(s);
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 0, sizeof(cl_mem), &s->disk[b]));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 1, sizeof(cl_mem), &s->count[b]));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 8, sizeof(cl_uint), &sweep));
-    for (int k = 0; k < 4; k++) {
-        cl_uint offset_x = plan.order[k] & 1u, offset_y = plan.order[k] >> 1;
-        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 9, sizeof(cl_uint), &offset_x));
-        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 10, sizeof(cl_uint), &offset_y));
-        CLMC_TRY(clmc_enqueue_items(s->rt, s->subsweep, active, CLMC_TIMED));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 11, sizeof(cl_uint), &slot));
+    for (cl_uint k = 0; k < 4; k++) {
+        CLMC_CL_TRY(clSetKernelArg(s->subsweep, 9, sizeof(cl_uint), &k));
+        CLMC_TRY(disks_enqueue_systems(s, s->subsweep, active, CLMC_TIMED));
     }
     CLMC_CL_TRY(clSetKernelArg(s->shift, 0, sizeof(cl_mem), &s->disk[b]));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 1, sizeof(cl_mem), &s->count[b]));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 2, sizeof(cl_mem), &s->disk[1 - b]));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 3, sizeof(cl_mem), &s->count[1 - b]));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 6, sizeof(float), &plan.delta));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &plan.axis));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 8, sizeof(cl_int), &plan.direction));
-    CLMC_TRY(clmc_enqueue_items(s->rt, s->shift, all, CLMC_TIMED));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &slot));
+    CLMC_TRY(disks_enqueue_systems(s, s->shift, all, CLMC_TIMED));
     s->current = 1 - b;
     if (s->fault_after && sweep_index + 1 == s->fault_after) CLMC_TRY(disks_inject_fault(s));
     return CLMC_OK;
@@ -286,7 +332,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
 static clmc_status read_back(disks_state *s)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
-    size_t cells = n_cells(s);
+    size_t cells = n_cells(s) * s->n_systems;
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->disk[s->current], CL_FALSE, 0, cells * s->host.g.slots * 2 * sizeof(float),
                                     s->host.xy, 0, NULL, NULL));
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->tally, CL_FALSE, 0, cells * sizeof(cl_uint), s->tally_host, 0, NULL, NULL));
@@ -303,17 +349,17 @@ static clmc_status disks_snapshot(void *state, clmc_array *configuration)
     return disk_positions_array(&s->host, configuration);
 }
 
-/* The pair histogram of the current configuration, counted on the device,
- * into pairs_host (blocking). */
+/* The pair histograms of the current configurations, counted on the
+ * device, into pairs_host (blocking): bins per system. */
 static clmc_status device_histogram(disks_state *s)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     cl_uint zero = 0;
-    size_t bytes = s->pressure.bins * sizeof(cl_uint);
+    size_t bytes = s->n_systems * s->pressure.bins * sizeof(cl_uint);
     CLMC_CL_TRY(clEnqueueFillBuffer(queue, s->pairs, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
     CLMC_CL_TRY(clSetKernelArg(s->histogram, 0, sizeof(cl_mem), &s->disk[s->current]));
     CLMC_CL_TRY(clSetKernelArg(s->histogram, 1, sizeof(cl_mem), &s->count[s->current]));
-    CLMC_TRY(clmc_enqueue_items(s->rt, s->histogram, n_cells(s), CLMC_UNTIMED));
+    CLMC_TRY(disks_enqueue_systems(s, s->histogram, n_cells(s), CLMC_UNTIMED));
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->pairs, CL_TRUE, 0, bytes, s->pairs_host, 0, NULL, NULL));
     return CLMC_OK;
 }
@@ -324,29 +370,35 @@ static clmc_status disks_measure(void *state, unsigned slot)
 {
     (void)slot;
     disks_state *s = state;
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->tally, CL_FALSE, 0, n_cells(s) * sizeof(cl_uint),
-                                    s->tally_host, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->tally, CL_FALSE, 0,
+                                    n_cells(s) * s->n_systems * sizeof(cl_uint), s->tally_host, 0, NULL, NULL));
     return device_histogram(s);
 }
 
-static double acceptance(const disks_state *s)
+/* Accepted moves per trial move of system k in the last sweep. */
+static double acceptance(const disks_state *s, uint32_t k)
 {
     uint64_t accepted = 0, moving_cells = 0;
+    const uint32_t *tally = s->tally_host + (size_t)k * n_cells(s);
     for (size_t c = 0; c < n_cells(s); c++) {
-        accepted += s->tally_host[c] & 0xFFFFu;
-        moving_cells += s->tally_host[c] >> 16;
+        accepted += tally[c] & 0xFFFFu;
+        moving_cells += tally[c] >> 16;
     }
     return moving_cells ? (double)accepted / ((double)moving_cells * s->moves) : 0.0;
 }
 
+/* Rows [slot][system] (measure_batch is 1: the slot is the last measurement). */
 static clmc_status disks_collect(void *state, unsigned n_slots, double *rows)
 {
     disks_state *s = state;
-    for (size_t k = 0; k < s->pressure.bins; k++) s->pressure.histogram[k] = s->pairs_host[k];
-    for (unsigned slot = 0; slot < n_slots; slot++) {
-        rows[(size_t)slot * COLUMNS + PRESSURE] = disk_pressure_of_histogram(&s->pressure, &s->host.g);
-        rows[(size_t)slot * COLUMNS + ACCEPTANCE] = acceptance(s);
-    }
+    for (unsigned slot = 0; slot < n_slots; slot++)
+        for (uint32_t k = 0; k < s->n_systems; k++) {
+            const uint32_t *pairs = s->pairs_host + (size_t)k * s->pressure.bins;
+            for (size_t b = 0; b < s->pressure.bins; b++) s->pressure.histogram[b] = pairs[b];
+            double *row = rows + ((size_t)slot * s->n_systems + k) * COLUMNS;
+            row[PRESSURE] = disk_pressure_of_histogram(&s->pressure, &s->host.g);
+            row[ACCEPTANCE] = acceptance(s, k);
+        }
     return CLMC_OK;
 }
 
@@ -359,20 +411,25 @@ static clmc_status disks_estimate(void *state, const double *rows, size_t n_rows
     return clmc_add_column_estimates(rows, n_rows, series_columns, observables);
 }
 
-/* Bins in which the device's pair histogram of the final configuration
- * differs from the host's (disk_pair_histogram): must be none. */
+/* Bins in which the device's pair histograms of the final configurations
+ * differ from the host's (disk_pair_histogram), all systems: must be none. */
 static clmc_status histogram_differences(disks_state *s, uint64_t *differences)
 {
     CLMC_TRY(device_histogram(s));
-    disk_pair_histogram(&s->pressure, &s->host);
     *differences = 0;
-    for (size_t k = 0; k < s->pressure.bins; k++) *differences += s->pressure.histogram[k] != s->pairs_host[k];
+    for (uint32_t k = 0; k < s->n_systems; k++) {
+        disk_cells c = disks_system_view(s, k);
+        disk_pair_histogram(&s->pressure, &c);
+        const uint32_t *pairs = s->pairs_host + (size_t)k * s->pressure.bins;
+        for (size_t b = 0; b < s->pressure.bins; b++) *differences += s->pressure.histogram[b] != pairs[b];
+    }
     return CLMC_OK;
 }
 
-/* Final state: disks conserved, no pair closer than 1 - 1e-5 (float
- * positions), every disk inside its cell, the device's pair histogram the
- * host's; then the configuration files. */
+/* Final state, every system: disks conserved, no pair closer than 1 - 1e-5
+ * (float positions), every disk inside its cell, the device's pair histogram
+ * the host's (counts summed over systems); then the configuration files
+ * (the first system's). */
 static clmc_status disks_checks(void *state, cJSON *checks)
 {
     disks_state *s = state;
@@ -380,10 +437,17 @@ static clmc_status disks_checks(void *state, cJSON *checks)
     cl_uint overflow = 0;
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->overflow, CL_TRUE, 0, sizeof overflow, &overflow, 0,
                                     NULL, NULL));
-    disk_invariants v = disk_check(&s->host, 1e-5);
+    disk_invariants v = {0, 0, 0};
+    for (uint32_t k = 0; k < s->n_systems; k++) {
+        disk_cells c = disks_system_view(s, k);
+        disk_invariants one = disk_check(&c, 1e-5);
+        v.disks += one.disks;
+        v.overlaps += one.overlaps;
+        v.outside += one.outside;
+    }
     uint64_t differences;
     CLMC_TRY(histogram_differences(s, &differences));
-    double lost = (double)s->host.g.n_disks - (double)v.disks;
+    double lost = (double)s->host.g.n_disks * s->n_systems - (double)v.disks;
     cJSON_AddNumberToObject(checks, "particles", (double)v.disks);
     cJSON_AddNumberToObject(checks, "particles_lost", lost);
     cJSON_AddNumberToObject(checks, "cell_overflows", overflow);
@@ -403,6 +467,8 @@ static clmc_status disks_checks(void *state, cJSON *checks)
     return CLMC_OK;
 }
 
+static const clmc_ensemble_hooks disks_ensemble_hooks = {.independent = true}; /* copies alone */
+
 const clmc_model_ops clmc_model_hard_disks = {
     .type = "hard_disks",
     .athermal = true,
@@ -416,6 +482,7 @@ const clmc_model_ops clmc_model_hard_disks = {
     .measure = disks_measure,
     .collect = disks_collect,
     .estimate = disks_estimate,
+    .ensemble = &disks_ensemble_hooks,
     .guard = disks_guard,
     .checks = disks_checks,
     .snapshot = disks_snapshot,

@@ -56,10 +56,11 @@ clmc_status disk_lattice_shape(uint32_t n_disks, double box, uint32_t *rows, uin
 
 /* The compressed start (hard_disks_start.c): random disks at packing
  * fraction 0.3 compressed to the target without overlaps; random numbers
- * from the run's seed.  Fails (CLMC_ERR_OTHER) if the overlaps cannot be
- * removed, which happens only near jamming. */
+ * from the run's seed, stream of run-wide system `system` (0 for a run of
+ * one system).  Fails (CLMC_ERR_OTHER) if the overlaps cannot be removed,
+ * which happens only near jamming. */
 #define DISK_COMPRESS_MAX_PHI 0.8
-clmc_status disk_compress_start(disk_cells *c, uint64_t seed);
+clmc_status disk_compress_start(disk_cells *c, uint64_t seed, uint32_t system);
 
 /* Invariants of a configuration: disks stored, pairs closer than
  * 1 - tolerance, disks whose local coordinates leave (-margin, w + margin]. */
@@ -95,10 +96,13 @@ clmc_status disk_write_configuration(const disk_cells *c, const char *dir);
 clmc_status disk_positions_array(const disk_cells *c, clmc_array *positions);
 
 /* The model's run state (hard_disks.c drives it; hard_disks_checkpoint.c
- * saves, restores and guards it). */
+ * saves, restores and guards it).  ensemble.type "independent": n_systems
+ * systems (ensemble.copies), each a whole box, stored one after another in
+ * every buffer (cl/hard_disks/hard_disks.cl); one system otherwise. */
 typedef struct {
     clmc_runtime *rt;
-    disk_cells host; /* the configuration as last read back (measurements, checks) */
+    disk_cells host; /* the configurations as last read back (measurements, checks): n_systems blocks */
+    cl_uint n_systems, first_system;
     disk_pressure pressure;
     uint32_t moves;
     float max_displacement;
@@ -110,19 +114,32 @@ typedef struct {
     cl_program program;
     cl_kernel subsweep, shift, guard, histogram;
     cl_mem disk[2], count[2], tally, overflow, guard_totals, edge2, pairs;
+    cl_mem plans;          /* sweep plans of plan_block sweeps x n_systems (cl/hard_disks/hard_disks.cl) */
+    uint32_t *plans_host;  /* the same, 2 words a plan */
+    uint32_t plan_block;   /* sweeps a block of plans covers */
+    uint64_t plan_first;   /* the first sweep of the block on the device; UINT64_MAX: none yet */
     int current; /* which of the double buffers holds the configuration */
-    uint32_t *tally_host, *pairs_host; /* move tallies and the pair histogram as last read */
+    uint32_t *tally_host, *pairs_host; /* move tallies and pair histograms (all systems) as last read */
 } disks_state;
 
-/* Checkpoints (model.h): the current cell list as stored, which double
- * buffer holds it, the move tallies and the overflow counter. */
+/* System k's configuration in s->host as a cell list of its own (pointers
+ * into the host arrays). */
+disk_cells disks_system_view(const disks_state *s, uint32_t k);
+/* Enqueues `kernel` on `items` work-items per system (dimension 1: the
+ * system), in work-groups of at most 256. */
+clmc_status disks_enqueue_systems(disks_state *s, cl_kernel kernel, size_t items, clmc_timing timing);
+
+/* Checkpoints (model.h): the current cell lists as stored (all systems),
+ * which double buffer holds them, the move tallies and the overflow counter. */
 clmc_status disks_save_state(void *state, unsigned char **blob, size_t *bytes);
 clmc_status disks_load_state(void *state, const unsigned char *blob, size_t bytes);
-/* The guard (model.h): disks on the device = N, every stored position finite
- * and in its cell, every unused slot the sentinel; one reduction kernel. */
+/* The guard (model.h): disks on the device = N in every system, every stored
+ * position finite and in its cell, every unused slot the sentinel; one
+ * reduction kernel. */
 clmc_status disks_guard(void *state);
 /* Test-only fault (CLMC_FAULT_DISK_AFTER=SWEEP or SWEEP:nan): drops the
- * last disk of the first non-empty cell of the current configuration, or
+ * last disk of the first non-empty cell of the current configuration (the
+ * first system's), or
  * makes its x coordinate NaN. */
 clmc_status disks_inject_fault(disks_state *s);
 

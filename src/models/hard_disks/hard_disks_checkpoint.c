@@ -2,6 +2,7 @@
  * cell list, the guard that stops a run which lost a disk, and the test-only
  * fault that makes it lose one. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,9 @@ static size_t cells_of(const disks_state *s)
     return (size_t)s->host.g.cells * s->host.g.cells;
 }
 
-/* Blob: u64 current buffer (0 or 1), the current disk and count buffers,
- * the move tallies of the last sweep and the overflow counter. */
+/* Blob: u64 current buffer (0 or 1), the current disk and count buffers
+ * (every system's, one after another), the move tallies of the last sweep
+ * and the overflow counter. */
 clmc_status disks_save_state(void *state, unsigned char **blob, size_t *bytes)
 {
     disks_state *s = state;
@@ -81,7 +83,9 @@ clmc_status disks_load_state(void *state, const unsigned char *blob, size_t byte
     CLMC_TRY(clmc_blob_end(&r));
     if (current > 1) return clmc_fail(CLMC_ERR_INPUT, "checkpoint: hard-disk buffer %llu, not 0 or 1",
                                       (unsigned long long)current);
-    CLMC_TRY(check_stored_cells(&s->host.g, disk, count));
+    size_t cells = cells_of(s);
+    for (uint32_t k = 0; k < s->n_systems; k++)
+        CLMC_TRY(check_stored_cells(&s->host.g, disk + (size_t)k * cells * s->host.g.slots * 8, count + (size_t)k * cells * 4));
     s->current = (int)current;
     CLMC_TRY(clmc_buffer_upload(s->rt, s->disk[s->current], disk, disk_bytes));
     CLMC_TRY(clmc_buffer_upload(s->rt, s->count[s->current], count, count_bytes));
@@ -93,23 +97,39 @@ clmc_status disks_guard(void *state)
 {
     disks_state *s = state;
     cl_command_queue queue = clmc_runtime_queue(s->rt);
-    cl_uint totals[2] = {0, 0}, items = (cl_uint)((cells_of(s) + GUARD_CELLS_PER_ITEM - 1) / GUARD_CELLS_PER_ITEM);
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->guard_totals, CL_FALSE, 0, sizeof totals, totals, 0, NULL, NULL));
+    cl_uint items = (cl_uint)((cells_of(s) + GUARD_CELLS_PER_ITEM - 1) / GUARD_CELLS_PER_ITEM), zero = 0;
+    size_t bytes = 2 * s->n_systems * sizeof(cl_uint);
+    cl_uint *totals = malloc(bytes);
+    if (!totals) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cl_int err = clEnqueueFillBuffer(queue, s->guard_totals, &zero, sizeof zero, 0, bytes, 0, NULL, NULL);
+    if (err != CL_SUCCESS) free(totals);
+    CLMC_CL_CHECK(err, "clEnqueueFillBuffer(hard-disk guard totals)");
     CLMC_CL_TRY(clSetKernelArg(s->guard, 0, sizeof(cl_mem), &s->disk[s->current]));
     CLMC_CL_TRY(clSetKernelArg(s->guard, 1, sizeof(cl_mem), &s->count[s->current]));
     CLMC_CL_TRY(clSetKernelArg(s->guard, 2, sizeof(float), &s->host.g.width));
     CLMC_CL_TRY(clSetKernelArg(s->guard, 3, sizeof(float), &s->host.g.margin));
     CLMC_CL_TRY(clSetKernelArg(s->guard, 4, sizeof(cl_uint), &items));
     CLMC_CL_TRY(clSetKernelArg(s->guard, 5, sizeof(cl_mem), &s->guard_totals));
-    CLMC_TRY(clmc_enqueue_items(s->rt, s->guard, items, CLMC_UNTIMED));
-    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->guard_totals, CL_TRUE, 0, sizeof totals, totals, 0, NULL, NULL));
-    if (totals[0] == s->host.g.n_disks && totals[1] == 0) return CLMC_OK;
-    const char *balance = totals[0] < s->host.g.n_disks   ? "disks lost"
-                          : totals[0] > s->host.g.n_disks ? "disks added"
+    clmc_status status = disks_enqueue_systems(s, s->guard, items, CLMC_UNTIMED);
+    if (status == CLMC_OK) {
+        err = clEnqueueReadBuffer(queue, s->guard_totals, CL_TRUE, 0, bytes, totals, 0, NULL, NULL);
+        if (err != CL_SUCCESS) status = clmc_fail(CLMC_ERR_DEVICE, "clEnqueueReadBuffer(hard-disk guard totals): %s",
+                                                  clmc_cl_error_name(err));
+    }
+    for (uint32_t k = 0; k < s->n_systems && status == CLMC_OK; k++) {
+        cl_uint disks = totals[2 * k], broken = totals[2 * k + 1];
+        if (disks == s->host.g.n_disks && broken == 0) continue;
+        const char *balance = disks < s->host.g.n_disks   ? "disks lost"
+                              : disks > s->host.g.n_disks ? "disks added"
                                                           : "none lost";
-    return clmc_fail(CLMC_ERR_OTHER, "hard disks: %u of %u disks on the device (%s), %u cells or slots broken "
-                     "(a count above %u, a position not finite or outside its cell, or a used empty slot)",
-                     totals[0], s->host.g.n_disks, balance, totals[1], s->host.g.slots);
+        char which[48] = "";
+        if (s->n_systems > 1) snprintf(which, sizeof which, " (system %u)", s->first_system + k);
+        status = clmc_fail(CLMC_ERR_OTHER, "hard disks%s: %u of %u disks on the device (%s), %u cells or slots broken "
+                           "(a count above %u, a position not finite or outside its cell, or a used empty slot)",
+                           which, disks, s->host.g.n_disks, balance, broken, s->host.g.slots);
+    }
+    free(totals);
+    return status;
 }
 
 clmc_status disks_inject_fault(disks_state *s)

@@ -1,5 +1,6 @@
 /* Hard disks on the host: the box and its cell list, the lattice start, the
- * invariant checks of a configuration and the configuration files. */
+ * invariant checks of a configuration and the configuration files; the
+ * independent systems' views and launches. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,4 +219,21 @@ clmc_status disk_write_configuration(const disk_cells *c, const char *dir)
     status = clmc_write_file_atomic(dir, "configuration.svg", svg, length);
     free(svg);
     return status;
+}
+
+disk_cells disks_system_view(const disks_state *s, uint32_t k)
+{
+    size_t cells = (size_t)s->host.g.cells * s->host.g.cells;
+    return (disk_cells){s->host.g, s->host.xy + (size_t)k * cells * s->host.g.slots * 2, s->host.count + (size_t)k * cells};
+}
+
+clmc_status disks_enqueue_systems(disks_state *s, cl_kernel kernel, size_t items, clmc_timing timing)
+{
+    if (s->n_systems == 1) return clmc_enqueue_items(s->rt, kernel, items, timing); /* as a run of one system always did */
+    size_t group = 256, limit = 0;
+    CLMC_TRY(clmc_kernel_group_limit(s->rt, kernel, &limit));
+    if (limit && limit < group) group = limit;
+    while (group > 32 && group / 2 >= items) group /= 2; /* small systems: less idle work per group */
+    size_t global[2] = {(items + group - 1) / group * group, s->n_systems}, local[2] = {group, 1};
+    return clmc_enqueue(s->rt, kernel, 2, global, local, timing);
 }

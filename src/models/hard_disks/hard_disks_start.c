@@ -3,7 +3,7 @@
  * steps of 2% in length down to the target; after each step the overlaps it
  * made are pushed apart pair by pair until none is left (the relaxation of
  * force-biased packing generators, which converges well below jamming),
- * followed by two Metropolis sweeps.  On the host, once per run: about 0.3 s
+ * followed by two Metropolis sweeps.  On the host, once per system: about 0.3 s
  * for N = 4096 at phi = 0.708, 3 s at phi = 0.8. */
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +27,7 @@ typedef struct {
     uint32_t grid;         /* grid cells per side, each at least CONTACT + 2 MC_STEP wide */
     int32_t *head, *next;  /* linked lists of the disks in each grid cell */
     clmc_philox_key key;
+    uint32_t stream; /* CLMC_STREAM(CLMC_PURPOSE_INIT, system) */
 } packing;
 
 static double wrap_into(double x, double box)
@@ -97,7 +98,7 @@ static clmc_status random_addition(packing *p)
         do {
             if (attempt == MAX_TRIES)
                 return clmc_fail(CLMC_ERR_OTHER, "compressed start: no room for disk %u after %u tries", i, attempt);
-            clmc_philox_ctr r = clmc_random4(p->key, i, attempt++, 0, CLMC_PURPOSE_INIT);
+            clmc_philox_ctr r = clmc_random4(p->key, i, attempt++, 0, p->stream);
             p->xy[2 * i] = uniform(r, 0) * p->box;
             p->xy[2 * i + 1] = uniform(r, 1) * p->box;
         } while (for_neighbours(p, i, p->xy[2 * i], p->xy[2 * i + 1], too_close));
@@ -151,7 +152,7 @@ static void metropolis_sweep(packing *p, uint32_t step)
 {
     grid_build(p, p->n);
     for (uint32_t i = 0; i < p->n; i++) {
-        clmc_philox_ctr r = clmc_random4(p->key, i, step, 1, CLMC_PURPOSE_INIT);
+        clmc_philox_ctr r = clmc_random4(p->key, i, step, 1, p->stream);
         double x = wrap_into(p->xy[2 * i] + (2 * uniform(r, 0) - 1) * MC_STEP, p->box);
         double y = wrap_into(p->xy[2 * i + 1] + (2 * uniform(r, 1) - 1) * MC_STEP, p->box);
         if (for_neighbours(p, i, x, y, too_close)) continue;
@@ -180,12 +181,13 @@ static clmc_status compress(packing *p, double target_box)
     }
 }
 
-clmc_status disk_compress_start(disk_cells *c, uint64_t seed)
+clmc_status disk_compress_start(disk_cells *c, uint64_t seed, uint32_t system)
 {
     const disk_geometry *g = &c->g;
     double target_phi = g->n_disks * DISK_PI / (4 * g->box * g->box);
     packing p = {.n = g->n_disks, .box = g->box * sqrt(fmax(1.0, target_phi / START_PHI)),
-                 .key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}}};
+                 .key = {{(uint32_t)seed, (uint32_t)(seed >> 32)}},
+                 .stream = CLMC_STREAM(CLMC_PURPOSE_INIT, system)};
     size_t grid_cells = (size_t)(p.box / (CONTACT + 2 * MC_STEP)) + 1;
     p.xy = malloc(2 * (size_t)p.n * sizeof *p.xy);
     p.next = malloc((size_t)p.n * sizeof *p.next);
