@@ -57,19 +57,20 @@ static void expect_exact(const char *label, const cJSON *entry, const char *name
 
 /* ---- Potts q = 2 against exact 2D Ising ----------------------------------- */
 
-/* Every step k >= 1 of a q = 2 Potts anneal (L x L, Metropolis) against
+/* Every step k >= 1 of a q = 2 Potts anneal (L x L, `algorithm`) against
  * exact Ising at beta / 2: energy -1 + e_I / 2, specific heat C_I, free
  * energy beta F / N = -beta - ln Z_I / N; the order parameter (q max N_k /
  * N - 1) / (q - 1) = |M| / N lies in [0, 1]. */
-static void potts_q2_against_ising(int edge, int population, int steps, int theta, int runs, double beta_end, int seed)
+static void potts_q2_against_ising(const char *algorithm, int edge, int population, int steps, int theta, int runs,
+                                   double beta_end, int seed)
 {
-    char json[1024], label[64];
+    char json[1024], label[96];
     snprintf(json, sizeof json,
              "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": %d, \"q\": 2}, \"algorithm\": {\"type\": "
-             "\"metropolis\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": %d, \"beta_end\": %g, "
+             "\"%s\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": %d, \"beta_end\": %g, "
              "\"steps\": %d, \"sweeps_per_step\": %d, \"runs\": %d}, \"run\": {\"seed\": %d}}",
-             edge, population, beta_end, steps, theta, runs, seed);
-    snprintf(label, sizeof label, "PA potts q=2 L=%d R=%d x%d", edge, population, runs);
+             edge, algorithm, population, beta_end, steps, theta, runs, seed);
+    snprintf(label, sizeof label, "PA potts q=2 %s L=%d R=%d x%d", algorithm, edge, population, runs);
     cJSON *result = physics_run(json, "pa-potts");
     const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
     cr_assert_eq(cJSON_GetArraySize(temperatures), steps + 1);
@@ -93,14 +94,27 @@ static void potts_q2_against_ising(int edge, int population, int steps, int thet
  * to beta 1.2 in steps of 0.1. */
 Test(population_models, potts_q2_matches_exact_ising_L8, .timeout = 600)
 {
-    potts_q2_against_ising(8, 300, 12, 10, 16, 1.2, 11);
+    potts_q2_against_ising("metropolis", 8, 300, 12, 10, 16, 1.2, 11);
+}
+
+/* Cluster sweeps: copies of a member share no bonds or labels (rebuilt
+ * every sweep), few-cluster marks are stamped with the sweep. */
+Test(population_models, potts_q2_swendsen_wang_matches_exact_ising_L8, .timeout = 600)
+{
+    potts_q2_against_ising("swendsen_wang", 8, 120, 12, 2, 8, 1.2, 13);
+}
+
+Test(population_models, potts_q2_few_cluster_matches_exact_ising_L8, .timeout = 600)
+{
+    potts_q2_against_ising("few_cluster", 8, 150, 12, 4, 8, 1.2, 14);
 }
 
 /* Opt-in: L = 16, a larger population. */
 Test(population_models, potts_q2_matches_exact_ising_L16_long, .timeout = 3600)
 {
     if (!long_tests()) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
-    potts_q2_against_ising(16, 2000, 16, 20, 12, 2.0, 12);
+    potts_q2_against_ising("metropolis", 16, 2000, 16, 20, 12, 2.0, 12);
+    potts_q2_against_ising("swendsen_wang", 16, 1000, 16, 5, 12, 2.0, 15);
 }
 
 /* ---- EA: uniform couplings (the ferromagnet) against exact 2D Ising -------- */
@@ -193,6 +207,37 @@ Test(population_models, ea3d_L4_matches_tempering_long, .timeout = 3600)
     ea_against_tempering(2000, 12, 20, 200000, 0.4, 8);
 }
 
+/* ---- Reproducibility ------------------------------------------------------ */
+
+/* The same preset twice: every step's results and the final configurations
+ * equal bit for bit (integer energies, Philox streams of the slots), with
+ * two runs (the second from the model's random start for run 1). */
+Test(population_models, reruns_are_bit_identical, .timeout = 600)
+{
+    const char *presets[] = {
+        "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
+        "\"population_annealing\", \"population\": 40, \"betas\": [0.5, 1.0], \"sweeps_per_step\": 2, "
+        "\"resampling\": \"nearest_integer\", \"runs\": 2}, \"run\": {\"seed\": 4}}",
+        "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 5}, \"algorithm\": {\"type\": "
+        "\"metropolis\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 40, \"betas\": "
+        "[0.5, 1.0], \"sweeps_per_step\": 2, \"resampling\": \"multinomial\", \"runs\": 2}, \"run\": {\"seed\": 4}}"};
+    for (int m = 0; m < 2; m++) {
+        char *text[2], hash[2][32];
+        for (int r = 0; r < 2; r++) {
+            cJSON *result = physics_run(presets[m], "pa-models-rerun");
+            text[r] = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures"));
+            snprintf(hash[r], sizeof hash[r], "%s",
+                     cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), "configuration_fnv1a")->valuestring);
+            cJSON_Delete(result);
+        }
+        printf("%s: configurations %s, %s\n", m ? "potts" : "ea_ising", hash[0], hash[1]);
+        cr_expect_str_eq(text[0], text[1], "%s: the two runs differ", m ? "potts" : "ea_ising");
+        cr_expect_str_eq(hash[0], hash[1], "%s: the final configurations differ", m ? "potts" : "ea_ising");
+        free(text[0]);
+        free(text[1]);
+    }
+}
+
 /* ---- Bad input ------------------------------------------------------------ */
 
 #define EA_PA(model, algorithm)                                                                                  \
@@ -207,9 +252,6 @@ Test(population_models, bad_input_exits_2_naming_the_key)
     expect_input_error(EA_PA(", \"couplings\": \"gaussian\"", ""), "pa-ea-gaussian", "model.couplings");
     expect_input_error(EA_PA("", ", \"shared_randoms\": true"), "pa-ea-shared", "algorithm.shared_randoms");
     expect_input_error(EA_PA(", \"start\": \"ordered\"", ""), "pa-ea-ordered", "model.start");
-    expect_input_error("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
-                       "\"population_annealing\", \"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",
-                       "pa-potts-sw", "algorithm.type");
     expect_input_error("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3, \"start\": \"ordered\"}, "
                        "\"algorithm\": {\"type\": \"metropolis\"}, \"ensemble\": {\"type\": \"population_annealing\", "
                        "\"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",

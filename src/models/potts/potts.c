@@ -71,9 +71,6 @@ static clmc_status potts_validate(const clmc_preset *p)
     if (!(flip_probability > 0 && flip_probability < 1))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.flip_probability: must lie strictly between 0 and 1 (below one "
                          "for ergodicity), got %g", flip_probability);
-    if (cluster && clmc_preset_is_population(p))
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: population annealing of the potts model sweeps with "
-                         "\"metropolis\" only, got \"%s\"", clmc_preset_string(p, "algorithm.type"));
     return CLMC_OK;
 }
 
