@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clmc/runtime.h"
 #include "ising_exact.h"
 #include "physics.h"
 #include "testenv.h"
@@ -291,4 +292,12 @@ Test(population_models, population_beyond_device_memory_refused)
     expect_refused_population("{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 64}, \"ensemble\": {\"type\": "
                               "\"population_annealing\", \"population\": 8000000, \"beta_end\": 1.5, \"steps\": 5}}",
                               "pa-ea-memory", "ensemble.population: ");
+    /* 2^24 - 2^20 members of L = 4 (3D): below the index limit, about 9.7 GB
+     * in all; the memory check where the device has less. */
+    clmc_device_info device;
+    cr_assert_eq(clmc_device_select(NULL, &device), CLMC_OK);
+    if ((double)device.global_mem_bytes > 9.8e9) cr_skip("%s has room for 15728640 EA members of L = 4", device.name);
+    expect_refused_population("{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
+                              "\"population_annealing\", \"population\": 15728640, \"beta_end\": 1.5, \"steps\": 5}}",
+                              "pa-ea-memory-check", "ensemble.population: the preset needs ");
 }
