@@ -115,7 +115,7 @@ Test(population_models, potts_q2_matches_exact_ising_L16_long, .timeout = 3600)
 {
     if (!long_tests()) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
     potts_q2_against_ising("metropolis", 16, 1000, 16, 10, 10, 2.0, 12);
-    potts_q2_against_ising("swendsen_wang", 16, 500, 16, 3, 10, 2.0, 15);
+    potts_q2_against_ising("swendsen_wang", 16, 500, 32, 3, 10, 2.0, 15);
 }
 
 /* ---- EA: uniform couplings (the ferromagnet) against exact 2D Ising -------- */
