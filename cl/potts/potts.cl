@@ -37,8 +37,8 @@ __kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint
     uint site = get_global_id(0);
     if (site >= SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    OF_SYSTEM(spins)[site] = ordered ? 0 : (uchar)mul_hi(clmc_random4(key, site, 0, run, STREAM(CLMC_PURPOSE_INIT)).v[0],
-                                                         (uint)Q);
+    uint r = clmc_random4(key, site, 0, run, STREAM(CLMC_PURPOSE_INIT)).v[0];
+    OF_SYSTEM(spins)[site] = ordered ? 0 : (uchar)mul_hi(r, (uint)Q);
 }
 
 /* A new state among the Q - 1 others; dE = (equal neighbours now) - (equal

@@ -164,7 +164,7 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->exact_start = settings->betas[0] == 0;
     e->ops->ensemble->member_size(e->state, &p->sites, &p->log_states);
     p->ln_z = p->log_states;
-    p->order = (clmc_member_order){"abs_magnetization", NULL, "susceptibility", "binder", p->sites};
+    p->order = (clmc_member_order){"abs_magnetization", NULL, NULL, "susceptibility", "binder", p->sites, 1.0};
     if (e->ops->ensemble->member_order) e->ops->ensemble->member_order(e->state, &p->order);
     cl_mem members;
     size_t member_bytes;
@@ -419,19 +419,21 @@ static void add_combined(cJSON *entry, const char *name, const double *x, const 
     if (runs > 1) cJSON_AddNumberToObject(item, "error", sqrt(squares * runs / (runs - 1)));
 }
 
-enum { ENERGY, ABS_M, SQUARE_M, HEAT, CHI, BINDER, FREE_ENERGY, ENTROPY, N_OBSERVABLES };
+enum { ENERGY, ABS_M, SQUARE_M, FOURTH_M, HEAT, CHI, BINDER, FREE_ENERGY, ENTROPY, N_OBSERVABLES };
 
 /* One run's observables at a step, per site as the model's series are; the
  * order parameter o = m / norm (clmc_member_order). */
-static void observables_of(const step_record *r, double sites, double norm, double *x)
+static void observables_of(const step_record *r, double sites, const clmc_member_order *order, double *x)
 {
+    double norm = order->norm;
     double n = r->members, beta = r->beta, energy = r->energy / n, abs_m = r->abs_m / n, m2 = r->m2 / n;
     x[ENERGY] = energy / sites;
     x[ABS_M] = abs_m / norm;
     x[SQUARE_M] = m2 / (norm * norm);
+    x[FOURTH_M] = r->m4 / n / (norm * norm * norm * norm);
     x[HEAT] = beta * beta * (r->energy2 / n - energy * energy) / sites;
     x[CHI] = beta * (m2 - abs_m * abs_m) / sites * ((sites / norm) * (sites / norm));
-    x[BINDER] = m2 > 0 ? 1.0 - r->m4 / n / (3.0 * m2 * m2) : 0.0;
+    x[BINDER] = m2 > 0 ? order->binder_scale * (1.0 - r->m4 / n / (3.0 * m2 * m2)) : 0.0;
     x[FREE_ENERGY] = -r->ln_z / sites;
     x[ENTROPY] = (beta * energy + r->ln_z) / sites;
 }
@@ -446,8 +448,10 @@ static void observables_of(const step_record *r, double sites, double norm, doub
 static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
 {
     population *p = e->kind_state;
-    const char *const names[N_OBSERVABLES] = {"energy", p->order.abs_name, p->order.square_name, "specific_heat",
-                                              p->order.susceptibility_name, p->order.binder_name, "free_energy",
+    const char *const names[N_OBSERVABLES] = {"energy",        p->order.abs_name,
+                                              p->order.square_name, p->order.fourth_name,
+                                              "specific_heat", p->order.susceptibility_name,
+                                              p->order.binder_name, "free_energy",
                                               "entropy"};
     unsigned runs = p->runs;
     double *x = malloc(sizeof(double) * N_OBSERVABLES * runs), *column = malloc(sizeof(double) * runs);
@@ -462,7 +466,7 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
         for (p->run = 0; p->run < runs; p->run++) ln_z_max = fmax(ln_z_max, record(p, k)->ln_z);
         for (p->run = 0; p->run < runs; p->run++) {
             const step_record *r = record(p, k);
-            observables_of(r, p->sites, p->order.norm, x + N_OBSERVABLES * p->run);
+            observables_of(r, p->sites, &p->order, x + N_OBSERVABLES * p->run);
             sum += weight[p->run] = exp(r->ln_z - ln_z_max);
             equal[p->run] = 1.0 / runs;
             members += r->members / runs;

@@ -121,7 +121,8 @@ static clmc_status ea_validate(const clmc_preset *p)
     unsigned long long temperatures = clmc_preset_betas(p, NULL, 0);
     if (word_bits != 32 && word_bits != 64)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.word_bits: must be 32 or 64, got %lld", word_bits);
-    if (population && (unsigned long long)realizations * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
+    unsigned long long bonds_per_site = (unsigned long long)(dim > 2 ? dim : 2);
+    if (population && (unsigned long long)realizations * sites * bonds_per_site >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %lld members (replica pairs) of %llu sites exceed the "
                          "2^32 spins the kernels index", realizations, sites);
     if (population && realizations >= (1LL << 24))
@@ -452,7 +453,8 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     s->population = clmc_preset_is_population(p);
-    s->realizations = s->population ? clmc_preset_systems(p)->copies : (cl_uint)clmc_preset_int(p, "model.realizations");
+    s->realizations = s->population ? clmc_preset_systems(p)->copies
+                                    : (cl_uint)clmc_preset_int(p, "model.realizations");
     s->disorders = s->population ? 1 : s->realizations;
     s->temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);
     s->temperature_betas = malloc(s->temperatures * sizeof *s->temperature_betas);
@@ -747,8 +749,9 @@ static clmc_status population_beta(ea_state *s, double beta)
     fill_acceptance(s);
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t n = s->configurations;
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_TRUE, 0, n * THRESHOLD_CLASSES * sizeof *s->thresholds_host,
-                                     s->thresholds_host, 0, NULL, NULL));
+    size_t threshold_bytes = n * THRESHOLD_CLASSES * sizeof *s->thresholds_host;
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_TRUE, 0, threshold_bytes, s->thresholds_host, 0, NULL,
+                                     NULL));
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->betas, CL_TRUE, 0, n * sizeof *s->betas_host, s->betas_host, 0, NULL,
                                      NULL));
     return CLMC_OK;
@@ -909,11 +912,12 @@ static void ea_member_size(void *state, double *sites, double *log_states)
     *log_states = 2.0 * s->n_sites * log(2.0);
 }
 
-/* The overlap q = Q / N of a member's replicas: <|q|>, <q^2> and its Binder ratio. */
+/* The overlap q = Q / N of a member's replicas: <|q|>, <q^2>, <q^4> and
+ * binder_q = (3 - <q^4> / <q^2>^2) / 2, as the model reports them. */
 static void ea_member_order(void *state, clmc_member_order *out)
 {
     const ea_state *s = state;
-    *out = (clmc_member_order){"abs_overlap", "q2", NULL, "binder", (double)s->n_sites};
+    *out = (clmc_member_order){"abs_overlap", "q2", "q4", NULL, "binder_q", (double)s->n_sites, 1.5};
 }
 
 /* Device bytes of the naive layout (spins, couplings, thresholds, betas,
@@ -924,7 +928,8 @@ static void ea_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *lar
     int dim = (int)clmc_preset_int(p, "model.dim");
     uint64_t sites = clmc_lattice_sites(dim, (int)clmc_preset_int(p, "model.L"));
     bool population = clmc_preset_is_population(p), msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
-    uint64_t realizations = population ? clmc_preset_systems(p)->copies : (uint64_t)clmc_preset_int(p, "model.realizations");
+    uint64_t realizations = population ? clmc_preset_systems(p)->copies
+                                       : (uint64_t)clmc_preset_int(p, "model.realizations");
     uint64_t disorders = population ? 1 : realizations;
     uint64_t configs = 2 * realizations * clmc_preset_betas(p, NULL, 0);
     bool gaussian = strcmp(clmc_preset_string(p, "model.couplings"), "gaussian") == 0;

@@ -453,7 +453,8 @@ static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
     uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
     bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
-    uint64_t counts = (batch_slots(p) + 1ULL) * configs * ((uint64_t)clmc_preset_int(p, "model.q") + 1) * sizeof(cl_uint);
+    uint64_t q = (uint64_t)clmc_preset_int(p, "model.q");
+    uint64_t counts = (batch_slots(p) + 1ULL) * configs * (q + 1) * sizeof(cl_uint);
     *total = sites * configs * (cluster ? 1 + 1 + 4 + 4 : 1) + (cluster ? sites * (1 + 4 + 4) : 0) + counts;
     if (clmc_preset_is_population(p)) *total += 2 * sizeof(cl_int) * configs; /* member energies and order values */
     *largest = sites * configs * (cluster ? 4 : 1);
@@ -514,7 +515,8 @@ static void potts_member_size(void *state, double *sites, double *log_states)
 static void potts_member_order(void *state, clmc_member_order *out)
 {
     const potts_state *s = state;
-    *out = (clmc_member_order){"abs_magnetization", NULL, "susceptibility", "binder", (double)(s->q - 1) * s->n_sites};
+    *out = (clmc_member_order){"abs_magnetization", NULL, NULL, "susceptibility", "binder",
+                               (double)(s->q - 1) * s->n_sites, 1.0};
 }
 
 static const clmc_ensemble_hooks potts_ensemble_hooks = {
