@@ -100,14 +100,14 @@ inline bool metropolis_accept(int spin, local_field field, uint r, __global cons
 #endif
 }
 
-__kernel void ea_naive_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered)
+__kernel void ea_naive_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
 {
     uint item = get_global_id(0);
     if (item >= CONFIGURATIONS * SITES) return;
     uint config = item / SITES, site = item % SITES, chain = config / TEMPERATURES;
     uint realization = CLMC_FIRST_SYSTEM + chain / 2; /* run-wide */
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint bits = initial_bits32(key, site, config % TEMPERATURES, realization / 32, chain % 2, ordered);
+    uint bits = initial_bits32(key, site, config % TEMPERATURES, realization / 32, chain % 2, ordered, run);
     spins[item] = (bits >> (realization % 32)) & 1u ? 1 : -1;
 }
 
@@ -139,7 +139,7 @@ __kernel void ea_naive_update(__global char *spins, __global const coupling *cou
         uint config = 4 * quad + c;
         if (config < CONFIGURATIONS)
             update_spin(spins + (size_t)config * SITES,
-                        couplings + (size_t)(config / (2 * TEMPERATURES)) * SITES * DIM, site, &n,
+                        couplings + (size_t)DISORDER_OF(config) * SITES * DIM, site, &n,
                         r.v[c], thresholds + 3 * config, betas[config]);
     }
 }
@@ -153,10 +153,10 @@ __kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, ui
     uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
 #if WORD_BITS == 64
     uint part = 2 * word + CLMC_FIRST_SYSTEM / 32; /* run-wide; CLMC_FIRST_SYSTEM % WORD_BITS == 0 */
-    spins[item] = (ulong)initial_bits32(key, site, place, part, replica, ordered)
-                | (ulong)initial_bits32(key, site, place, part + 1, replica, ordered) << 32;
+    spins[item] = (ulong)initial_bits32(key, site, place, part, replica, ordered, 0)
+                | (ulong)initial_bits32(key, site, place, part + 1, replica, ordered, 0) << 32;
 #else
-    spins[item] = initial_bits32(key, site, place, word + CLMC_FIRST_SYSTEM / 32, replica, ordered);
+    spins[item] = initial_bits32(key, site, place, word + CLMC_FIRST_SYSTEM / 32, replica, ordered, 0);
 #endif
 }
 
@@ -217,7 +217,7 @@ void ea_naive_measure(__global const char *spins, __global const coupling *coupl
     uint lid = get_local_id(0), config = get_group_id(0) / MEASURE_GROUPS;
     uint group = get_group_id(0) % MEASURE_GROUPS;
     __global const char *own = spins + (size_t)config * SITES, *partner = spins + (size_t)partners[config] * SITES;
-    __global const coupling *bonds = couplings + (size_t)(config / (2 * TEMPERATURES)) * SITES * DIM;
+    __global const coupling *bonds = couplings + (size_t)DISORDER_OF(config) * SITES * DIM;
     long bond_sum = 0, overlap = 0;
     for (uint site = group * MEASURE_WG + lid; site < SITES; site += MEASURE_GROUPS * MEASURE_WG) {
         int s = own[site];
@@ -327,6 +327,19 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
         out[1] = with_overlap ? 2 * (long)lane_sums[WORD_BITS + lane] - (long)group_sites : 0;
         out[2] = 0;
     }
+}
+#endif
+
+#if !MSC && TEMPERATURES == 1
+/* Population annealing: member r is the replica pair (2 r, 2 r + 1); from
+ * one slot of totals, its H = -(both bond sums) and overlap sum_i s_i s'_i. */
+__kernel void ea_member_totals(__global const long *totals, uint slot, __global int *energy, __global int *overlap)
+{
+    uint member = get_global_id(0);
+    if (member >= REALIZATIONS) return;
+    __global const long *t = totals + ((size_t)slot * CONFIGURATIONS + 2 * (size_t)member) * 3;
+    energy[member] = -(int)(t[0] + t[3]);
+    overlap[member] = (int)t[1];
 }
 #endif
 

@@ -20,7 +20,9 @@
  * in reverse order, launch_group in common/lattice.h; results unchanged),
  * and for ensembles/ea_msc_exchange.cl (built where its maps fit local memory)
  * EXCHANGE_SPREAD work-items per system and PLACE_BITS, the bits of a place or
- * temperature 0 .. TEMPERATURES - 1.
+ * temperature 0 .. TEMPERATURES - 1; SHARED_DISORDER (0|1, naive only):
+ * population annealing, whose REALIZATIONS members (replica pairs) all take
+ * the couplings of realization 0.
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering
@@ -41,9 +43,10 @@
  * temperature.
  *
  * Random numbers (Philox counter: unit, sweep, hit, CLMC_STREAM(purpose, stream)):
- *   initial spins          (site, place, 0, STREAM(INIT, 2 (realization / 32) + replica)).v[0],
+ *   initial spins          (site, place, run, STREAM(INIT, 2 (realization / 32) + replica)).v[0],
  *                          bit realization % 32, whatever WORD_BITS (a 64-bit word
- *                          joins the draws of its two halves)
+ *                          joins the draws of its two halves); run: population
+ *                          annealing's independent run, else 0
  *   shared Metropolis      (site, sweep, 0, STREAM(METROPOLIS, word TEMPERATURES + place))
  *                          .v[replica], one number for the W configurations of a
  *                          stack (the msc kernel's, which updates both replicas of a
@@ -84,6 +87,12 @@
 #define FIRST_WORD (CLMC_FIRST_SYSTEM / WORD_BITS)
 /* Gaussian bond energies are summed exactly as fixed point J 2^24. */
 #define COUPLING_FIXED_POINT 16777216.0f
+#ifndef SHARED_DISORDER
+#define SHARED_DISORDER 0
+#endif
+/* The couplings (naive) of configuration `config`: its realization's, or
+ * realization 0's for population annealing's members. */
+#define DISORDER_OF(config) (SHARED_DISORDER ? 0u : (config) / (2u * TEMPERATURES))
 
 #if WORD_BITS == 64
 typedef ulong word_t;
@@ -139,10 +148,10 @@ inline uint stack_of_config(uint config)
 
 /* Initial spins of realizations 32 part .. 32 part + 31 of one replica at one
  * site, in tempering place `place`. */
-inline uint initial_bits32(clmc_philox_key key, uint site, uint place, uint part, uint replica, uint ordered)
+inline uint initial_bits32(clmc_philox_key key, uint site, uint place, uint part, uint replica, uint ordered, uint run)
 {
     return ordered ? 0xFFFFFFFFu
-                   : clmc_random4(key, site, place, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, 2 * part + replica)).v[0];
+                   : clmc_random4(key, site, place, run, CLMC_STREAM(CLMC_PURPOSE_INIT, 2 * part + replica)).v[0];
 }
 
 /* The shared numbers of both replicas' stacks of (word, place) at one site. */

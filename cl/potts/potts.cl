@@ -30,13 +30,15 @@
 /* The work-item's system's part of a per-site array. */
 #define OF_SYSTEM(array) ((array) + (size_t)get_global_id(1) * SITES)
 
-__kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered)
+/* run: population annealing's independent run (0 otherwise), the counter's
+ * third word. */
+__kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    OF_SYSTEM(spins)[site] = ordered ? 0 : (uchar)mul_hi(clmc_random4(key, site, 0, 0, STREAM(CLMC_PURPOSE_INIT)).v[0],
-                                                         (uint)Q);
+    uint r = clmc_random4(key, site, 0, run, STREAM(CLMC_PURPOSE_INIT)).v[0];
+    OF_SYSTEM(spins)[site] = ordered ? 0 : (uchar)mul_hi(r, (uint)Q);
 }
 
 /* A new state among the Q - 1 others; dE = (equal neighbours now) - (equal
@@ -148,4 +150,18 @@ void potts_measure(__global const uchar *all_spins, __global uint *counts, uint 
     atomic_add(&local_counts[Q], equal);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint k = lid; k <= Q; k += MEASURE_WG) atomic_add(&counts[(slot * CONFIGS + get_global_id(1)) * (Q + 1) + k], local_counts[k]);
+}
+
+/* Population annealing: from one slot of potts_measure's counts, every
+ * system's H = -(bonds joining equal states) and its order value Q max_k N_k
+ * - N (|M| for Q = 2). */
+__kernel void potts_member_totals(__global const uint *counts, uint slot, __global int *energy, __global int *order)
+{
+    uint config = get_global_id(0);
+    if (config >= CONFIGS) return;
+    __global const uint *c = counts + ((size_t)slot * CONFIGS + config) * (Q + 1);
+    uint largest = 0;
+    for (uint k = 0; k < Q; k++) largest = max(largest, c[k]);
+    energy[config] = -(int)c[Q];
+    order[config] = (int)(Q * largest) - (int)SITES;
 }

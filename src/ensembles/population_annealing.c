@@ -33,6 +33,7 @@ typedef struct {
     double betas[CLMC_ENSEMBLE_MAX_TEMPERATURES];
     cl_uint seed_lo, seed_hi;
     double sites, log_states, ln_z;
+    clmc_member_order order; /* what the members' second value is (ensemble_hooks.h) */
     cl_int e_min;
     bool exact_start;
     cl_program program;
@@ -163,6 +164,8 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->exact_start = settings->betas[0] == 0;
     e->ops->ensemble->member_size(e->state, &p->sites, &p->log_states);
     p->ln_z = p->log_states;
+    p->order = (clmc_member_order){"abs_magnetization", NULL, NULL, "susceptibility", "binder", p->sites, 1.0};
+    if (e->ops->ensemble->member_order) e->ops->ensemble->member_order(e->state, &p->order);
     cl_mem members;
     size_t member_bytes;
     CLMC_TRY(e->ops->ensemble->members_buffer(e->state, &members, &member_bytes));
@@ -416,23 +419,28 @@ static void add_combined(cJSON *entry, const char *name, const double *x, const 
     if (runs > 1) cJSON_AddNumberToObject(item, "error", sqrt(squares * runs / (runs - 1)));
 }
 
-enum { ENERGY, ABS_M, HEAT, CHI, BINDER, FREE_ENERGY, ENTROPY, N_OBSERVABLES };
+enum { ENERGY, ABS_M, SQUARE_M, FOURTH_M, HEAT, CHI, BINDER, FREE_ENERGY, ENTROPY, N_OBSERVABLES };
 
-/* One run's observables at a step, per site as the model's series are. */
-static void observables_of(const step_record *r, double sites, double *x)
+/* One run's observables at a step, per site as the model's series are; the
+ * order parameter o = m / norm (clmc_member_order). */
+static void observables_of(const step_record *r, double sites, const clmc_member_order *order, double *x)
 {
+    double norm = order->norm;
     double n = r->members, beta = r->beta, energy = r->energy / n, abs_m = r->abs_m / n, m2 = r->m2 / n;
     x[ENERGY] = energy / sites;
-    x[ABS_M] = abs_m / sites;
+    x[ABS_M] = abs_m / norm;
+    x[SQUARE_M] = m2 / (norm * norm);
+    x[FOURTH_M] = r->m4 / n / (norm * norm * norm * norm);
     x[HEAT] = beta * beta * (r->energy2 / n - energy * energy) / sites;
-    x[CHI] = beta * (m2 - abs_m * abs_m) / sites;
-    x[BINDER] = m2 > 0 ? 1.0 - r->m4 / n / (3.0 * m2 * m2) : 0.0;
+    x[CHI] = beta * (m2 - abs_m * abs_m) / sites * ((sites / norm) * (sites / norm));
+    x[BINDER] = m2 > 0 ? order->binder_scale * (1.0 - r->m4 / n / (3.0 * m2 * m2)) : 0.0;
     x[FREE_ENERGY] = -r->ln_z / sites;
     x[ENTROPY] = (beta * energy + r->ln_z) / sites;
 }
 
 /* observables.temperatures[k]: the population's averages at every step
- * (Ising: energy, abs_magnetization, specific_heat, susceptibility, binder),
+ * (Ising: energy, abs_magnetization, specific_heat, susceptibility, binder;
+ * the order parameter's names as the model's member_order gives them),
  * the free energy beta F / N and entropy S / N (from beta_start = 0 only),
  * and the family diagnostics (averaged over runs).  Several runs: each
  * observable weighted by the runs' Z, the free energy from their mean Z,
@@ -440,8 +448,11 @@ static void observables_of(const step_record *r, double sites, double *x)
 static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
 {
     population *p = e->kind_state;
-    static const char *const names[N_OBSERVABLES] = {"energy", "abs_magnetization", "specific_heat",
-                                                     "susceptibility", "binder", "free_energy", "entropy"};
+    const char *const names[N_OBSERVABLES] = {"energy",        p->order.abs_name,
+                                              p->order.square_name, p->order.fourth_name,
+                                              "specific_heat", p->order.susceptibility_name,
+                                              p->order.binder_name, "free_energy",
+                                              "entropy"};
     unsigned runs = p->runs;
     double *x = malloc(sizeof(double) * N_OBSERVABLES * runs), *column = malloc(sizeof(double) * runs);
     double *weight = malloc(sizeof(double) * runs), *equal = malloc(sizeof(double) * runs);
@@ -455,7 +466,7 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
         for (p->run = 0; p->run < runs; p->run++) ln_z_max = fmax(ln_z_max, record(p, k)->ln_z);
         for (p->run = 0; p->run < runs; p->run++) {
             const step_record *r = record(p, k);
-            observables_of(r, p->sites, x + N_OBSERVABLES * p->run);
+            observables_of(r, p->sites, &p->order, x + N_OBSERVABLES * p->run);
             sum += weight[p->run] = exp(r->ln_z - ln_z_max);
             equal[p->run] = 1.0 / runs;
             members += r->members / runs;
@@ -469,6 +480,7 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
         cJSON_AddNumberToObject(entry, "beta", p->betas[k]);
         for (int q = 0; q < N_OBSERVABLES; q++) {
             if (q >= FREE_ENERGY && !p->exact_start) break;
+            if (!names[q]) continue;
             for (unsigned r = 0; r < runs; r++) column[r] = x[N_OBSERVABLES * r + q];
             add_combined(entry, names[q], column, q == FREE_ENERGY ? equal : weight, runs);
         }

@@ -55,6 +55,18 @@ typedef struct clmc_density_walkers {
     size_t walker_bytes;  /* device bytes of one walker's configuration */
 } clmc_density_walkers;
 
+/* Population annealing: what the second per-member value of
+ * member_observables is (clmc_ensemble_hooks.member_order; without it the
+ * magnetisation M, as Ising).  With o = value / norm per member, the results
+ * report <|o|> as abs_name, <o^2> as square_name, <o^4> as fourth_name, beta
+ * sites (<o^2> - <|o|>^2) as susceptibility_name and binder_scale (1 - <o^4>
+ * / (3 <o^2>^2)) as binder_name (scale 3/2: the spin glasses' (3 - <q^4> /
+ * <q^2>^2) / 2); a NULL name is left out. */
+typedef struct clmc_member_order {
+    const char *abs_name, *square_name, *fourth_name, *susceptibility_name, *binder_name;
+    double norm, binder_scale;
+} clmc_member_order;
+
 /* Configurations are numbered as in clmc_model_shape: config = system *
  * n_temperatures + slot.  `state` is the model's. */
 typedef struct clmc_ensemble_hooks {
@@ -117,6 +129,9 @@ typedef struct clmc_ensemble_hooks {
      * model's random start drawn for independent run `run` (run 0: the
      * start it was created with). */
     clmc_status (*fresh_start)(void *state, unsigned run);
+    /* Optional: names and norm of member_observables' second value (above);
+     * NULL: "abs_magnetization", "susceptibility", "binder", norm = sites. */
+    void (*member_order)(void *state, clmc_member_order *out);
 } clmc_ensemble_hooks;
 
 #endif

@@ -15,14 +15,14 @@ size_t ea_word_bytes(const ea_state *s)
     return s->word_bits == 64 ? sizeof(cl_ulong) : sizeof(cl_uint);
 }
 
-/* Coupling buffer as the kernels read it: naive [realization][site][d] as
+/* Coupling buffer as the kernels read it: naive [disorder][site][d] as
  * char or float, msc [word][site][d] (words of word_bits realizations) with
  * bit b set where J = -1 in realization word_bits word + b. */
 size_t ea_coupling_bytes(const ea_state *s)
 {
     if (s->msc) return (size_t)(s->realizations / s->word_bits) * ea_bond_count(s) * ea_word_bytes(s);
     size_t element = s->couplings == CLMC_EA_GAUSSIAN ? sizeof(cl_float) : 1;
-    return (size_t)s->realizations * ea_bond_count(s) * element;
+    return (size_t)s->disorders * ea_bond_count(s) * element;
 }
 
 /* Gaussian couplings (naive layout) on the host; the integer kinds are drawn
@@ -30,7 +30,7 @@ size_t ea_coupling_bytes(const ea_state *s)
 void ea_fill_couplings(const ea_state *s, void *out)
 {
     size_t bonds = ea_bond_count(s);
-    for (cl_uint r = 0; r < s->realizations; r++)
+    for (cl_uint r = 0; r < s->disorders; r++)
         for (size_t b = 0; b < bonds; b++)
             ((cl_float *)out)[r * bonds + b] = (cl_float)clmc_ea_coupling(s->couplings, s->seed, s->first_system + r,
                                                                           (uint32_t)(b / (size_t)s->dim),

@@ -27,6 +27,13 @@ typedef struct {
     clmc_runtime *rt;
     int dim, edge;
     cl_uint n_sites, realizations, temperatures, configurations, stacks;
+    /* Population annealing (ensemble_hooks.h): realizations are the R
+     * members, each a pair of replicas, all with the couplings of realization
+     * 0 (disorders = 1; otherwise disorders = realizations). */
+    bool population;
+    cl_uint disorders;
+    cl_kernel member_totals;
+    cl_mem member_energy, member_overlap;
     clmc_ea_couplings couplings;
     bool msc, shared_randoms;
     /* ensemble.type "independent": each realization a system, rows per

@@ -83,17 +83,51 @@ static clmc_status validate_independent(const clmc_preset *p, bool msc, long lon
     return CLMC_OK;
 }
 
+/* Population annealing (docs/ensembles.md): the members share one disorder
+ * realization, so model.realizations is 1; one byte per spin (naive) with
+ * integer couplings (the members' energies are integers) and a random number
+ * of its own for every member. */
+static clmc_status validate_population(const clmc_preset *p, bool msc, const char *couplings)
+{
+    long long realizations = clmc_preset_int(p, "model.realizations");
+    if (msc)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: population annealing of ea_ising runs layout \"naive\" "
+                         "only (many members per msc word is not implemented yet)");
+    if (realizations != 1)
+        return clmc_fail(CLMC_ERR_INPUT, "model.realizations: population annealing anneals one disorder realization "
+                         "(its ensemble.population members share it); give 1, got %lld", realizations);
+    if (strcmp(couplings, "gaussian") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.couplings: population annealing needs integer energies (bimodal or "
+                         "uniform couplings), got \"gaussian\"");
+    if (clmc_preset_bool(p, "algorithm.shared_randoms"))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.shared_randoms: population annealing gives every member its own "
+                         "random numbers (copies of one member would share theirs); give false");
+    return CLMC_OK;
+}
+
 static clmc_status ea_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     long long realizations = clmc_preset_int(p, "model.realizations");
     const char *couplings = clmc_preset_string(p, "model.couplings");
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    bool population = clmc_preset_is_population(p);
+    if (population) {
+        CLMC_TRY(validate_population(p, msc, couplings));
+        realizations = clmc_preset_systems(p)->copies; /* the members, each a replica pair */
+    }
     long long word_bits = clmc_preset_int(p, "algorithm.word_bits");
     unsigned long long sites = clmc_lattice_sites(dim, edge);
     unsigned long long temperatures = clmc_preset_betas(p, NULL, 0);
     if (word_bits != 32 && word_bits != 64)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.word_bits: must be 32 or 64, got %lld", word_bits);
+    unsigned long long bonds_per_site = (unsigned long long)(dim > 2 ? dim : 2);
+    if (population && (unsigned long long)realizations * sites * bonds_per_site >= (1ULL << 32))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %lld members (replica pairs) of %llu sites exceed the "
+                         "2^32 spins the kernels index", realizations, sites);
+    if (population && realizations >= (1LL << 24))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %lld members (replica pairs) exceed the 2^24 - 1 the "
+                         "random streams number", realizations);
     if ((unsigned long long)realizations * temperatures >= (1ULL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: %lld realizations x %llu temperatures exceed the 2^24 - 1 "
                          "chains' configurations the random streams number", realizations, temperatures);
@@ -167,6 +201,7 @@ static void plan_measurement(ea_state *s)
     size_t batch = TOTALS_BYTES_MAX / (3 * (size_t)s->configurations * sizeof(cl_long));
     batch = batch > 1 ? batch - 1 : 1; /* one slot more for the tempering energies */
     s->measure_batch = batch < 1 ? 1 : (batch > MEASURE_BATCH_MAX ? MEASURE_BATCH_MAX : (unsigned)batch);
+    if (s->population) s->measure_batch = 0; /* the members are measured through the spare slot only */
 }
 
 /* options: the build options, kept for the energy pass's program. */
@@ -183,11 +218,12 @@ static clmc_status build_kernels(ea_state *s, clmc_defines *options)
         {"MEASURE_GROUPS", (long long)s->measure_groups}, {"TALLY_LEVELS", s->tally_levels},
         {"FOLD_ROUNDS", s->fold_rounds}, {"REVERSE_ODD", s->reverse_odd},
         {"EXCHANGE_SPREAD", s->exchange_spread}, {"PLACE_BITS", s->place_bits},
-        {"CLMC_FIRST_SYSTEM", s->first_system},
+        {"CLMC_FIRST_SYSTEM", s->first_system}, {"SHARED_DISORDER", s->population},
     };
     clmc_defines_text(options, "-cl-std=CL1.2");
     for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++)
-        if (defines[i].value || strcmp(defines[i].name, "CLMC_FIRST_SYSTEM") != 0) /* as before when 0 */
+        if (defines[i].value || (strcmp(defines[i].name, "CLMC_FIRST_SYSTEM") != 0 &&
+                                 strcmp(defines[i].name, "SHARED_DISORDER") != 0)) /* as before when 0 */
             clmc_defines_int(options, defines[i].name, defines[i].value);
     CLMC_TRY(clmc_defines_status(options));
     clmc_defines main_options = {0};
@@ -222,7 +258,7 @@ static clmc_status upload_couplings(ea_state *s)
         cl_kernel fill;
         CLMC_TRY(create_buffer(s, ea_coupling_bytes(s), NULL, &s->bonds, "couplings"));
         CLMC_TRY(clmc_kernel_create(s->program, "ea_couplings", &fill));
-        size_t words = s->msc ? s->realizations / s->word_bits : s->realizations;
+        size_t words = s->msc ? s->realizations / s->word_bits : s->disorders;
         size_t global = words * ea_bond_count(s);
         cl_int err = clSetKernelArg(fill, 0, sizeof(cl_mem), &s->bonds);
         if (err == CL_SUCCESS) err = clSetKernelArg(fill, 1, sizeof(cl_uint), &s->seed_lo);
@@ -386,6 +422,8 @@ static clmc_status set_kernel_arguments(ea_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
+    cl_uint run = 0;
+    if (!s->msc) CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
     cl_uint arg = 0;
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->bonds));
@@ -414,7 +452,10 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->dim = (int)clmc_preset_int(p, "model.dim");
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
-    s->realizations = (cl_uint)clmc_preset_int(p, "model.realizations");
+    s->population = clmc_preset_is_population(p);
+    s->realizations = s->population ? clmc_preset_systems(p)->copies
+                                    : (cl_uint)clmc_preset_int(p, "model.realizations");
+    s->disorders = s->population ? 1 : s->realizations;
     s->temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);
     s->temperature_betas = malloc(s->temperatures * sizeof *s->temperature_betas);
     if (!s->temperature_betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -494,7 +535,7 @@ static clmc_status ea_create(clmc_runtime *rt, clmc_preset *p, void **state, clm
     double bytes_per_word = 3.0 * (s->msc ? word_size : 1.0) + s->dim * coupling_size;
     double bytes_per_update = s->msc ? bytes_per_word / s->word_bits : bytes_per_word;
     shape->series_columns = series_columns;
-    shape->measure_batch = s->measure_batch;
+    shape->measure_batch = s->measure_batch ? s->measure_batch : 1;
     shape->updates_per_sweep = (double)s->configurations * s->n_sites;
     shape->bytes_per_sweep = shape->updates_per_sweep * bytes_per_update;
     /* One temperature: series rows are disorder averages; tempering and
@@ -502,6 +543,7 @@ static clmc_status ea_create(clmc_runtime *rt, clmc_preset *p, void **state, clm
      * (realization, replica) a tempering system; an independent system is a
      * realization, its 2 T configurations. */
     shape->n_systems = s->temperatures > 1 || s->independent ? 2 * s->realizations : 1;
+    if (s->population) shape->n_systems = s->realizations; /* population annealing's members, replica pairs */
     shape->n_temperatures = s->temperatures;
     shape->configs_per_system = s->independent ? 2 * s->temperatures : 1;
     *state = s;
@@ -516,9 +558,11 @@ static void ea_destroy(void *state)
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->sum_groups) CLMC_CL_WARN(clReleaseKernel(s->sum_groups));
+    if (s->member_totals) CLMC_CL_WARN(clReleaseKernel(s->member_totals));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
     ea_energy_pass_destroy(s);
-    cl_mem buffers[] = {s->spins, s->bonds, s->thresholds, s->betas, s->lane_masks, s->partners, s->partials, s->totals};
+    cl_mem buffers[] = {s->spins,    s->bonds,    s->thresholds, s->betas,         s->lane_masks,
+                        s->partners, s->partials, s->totals,     s->member_energy, s->member_overlap};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     free(s->totals_host);
@@ -698,6 +742,21 @@ static clmc_status ea_energies(void *state, double *energies)
     return status;
 }
 
+/* Population annealing: every member at the anneal's current beta. */
+static clmc_status population_beta(ea_state *s, double beta)
+{
+    s->temperature_betas[0] = beta;
+    fill_acceptance(s);
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t n = s->configurations;
+    size_t threshold_bytes = n * THRESHOLD_CLASSES * sizeof *s->thresholds_host;
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_TRUE, 0, threshold_bytes, s->thresholds_host, 0, NULL,
+                                     NULL));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->betas, CL_TRUE, 0, n * sizeof *s->betas_host, s->betas_host, 0, NULL,
+                                     NULL));
+    return CLMC_OK;
+}
+
 /* The writes do not block: the in-order queue applies them before the next
  * sweep or measurement, and the host arrays are only rewritten by the next
  * call, after the energies of a later exchange were read (a blocking read
@@ -707,6 +766,7 @@ static clmc_status ea_set_betas(void *state, const double *betas, const unsigned
 {
     ea_state *s = state;
     (void)betas; /* those of the ensemble, temperature_betas[temperature_of[c]] */
+    if (s->population) return population_beta(s, betas[0]);
     if (s->temperatures == 1) return CLMC_OK;
     memcpy(s->temperature_of, temperature_of, s->configurations * sizeof *s->temperature_of);
     if (!s->msc) fill_acceptance(s);
@@ -808,6 +868,86 @@ static unsigned ea_independent_block(const clmc_preset *p)
                ? (unsigned)clmc_preset_int(p, "algorithm.word_bits") : 1u;
 }
 
+/* ---- Population annealing (docs/ensembles.md) ------------------------------ */
+
+/* Every member's H (both replicas) and overlap Q = sum_i s_i s'_i of its
+ * replicas as cl_int, from the spare measurement slot (ea_member_totals). */
+static clmc_status ea_member_observables(void *state, cl_mem *energy, cl_mem *overlap)
+{
+    ea_state *s = state;
+    if (!s->member_totals) {
+        CLMC_TRY(clmc_kernel_create(s->program, "ea_member_totals", &s->member_totals));
+        CLMC_TRY(create_buffer(s, sizeof(cl_int) * s->realizations, NULL, &s->member_energy, "member energies"));
+        CLMC_TRY(create_buffer(s, sizeof(cl_int) * s->realizations, NULL, &s->member_overlap, "member overlaps"));
+        cl_uint slot = s->measure_batch;
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 0, sizeof(cl_mem), &s->totals));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 1, sizeof(cl_uint), &slot));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 2, sizeof(cl_mem), &s->member_energy));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 3, sizeof(cl_mem), &s->member_overlap));
+    }
+    CLMC_TRY(measure_into(s, s->measure_batch, true));
+    size_t items = s->realizations;
+    CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
+    *energy = s->member_energy;
+    *overlap = s->member_overlap;
+    return CLMC_OK;
+}
+
+/* The random start drawn for independent run `run` (the init counter's hit word). */
+static clmc_status ea_fresh_start(void *state, unsigned run)
+{
+    ea_state *s = state;
+    cl_uint run_arg = run;
+    CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run_arg));
+    return initialise_spins(s);
+}
+
+/* A member is both replicas: configurations 2 r and 2 r + 1, one byte per
+ * spin (L even, so whole words). */
+static clmc_status ea_members_buffer(void *state, cl_mem *buffer, size_t *bytes_per_member)
+{
+    ea_state *s = state;
+    *buffer = s->spins;
+    *bytes_per_member = 2 * (size_t)s->n_sites;
+    return CLMC_OK;
+}
+
+static void ea_member_size(void *state, double *sites, double *log_states)
+{
+    const ea_state *s = state;
+    *sites = 2.0 * s->n_sites;
+    *log_states = 2.0 * s->n_sites * log(2.0);
+}
+
+/* The overlap q = Q / N of a member's replicas: <|q|>, <q^2>, <q^4> and
+ * binder_q = (3 - <q^4> / <q^2>^2) / 2, as the model reports them. */
+static void ea_member_order(void *state, clmc_member_order *out)
+{
+    const ea_state *s = state;
+    *out = (clmc_member_order){"abs_overlap", "q2", "q4", NULL, "binder_q", (double)s->n_sites, 1.5};
+}
+
+/* Device bytes of the naive layout (spins, couplings, thresholds, betas,
+ * partners, one measurement slot's partials and totals; population
+ * annealing's member values); msc counts its spins and couplings only. */
+static void ea_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
+{
+    int dim = (int)clmc_preset_int(p, "model.dim");
+    uint64_t sites = clmc_lattice_sites(dim, (int)clmc_preset_int(p, "model.L"));
+    bool population = clmc_preset_is_population(p), msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    uint64_t realizations = population ? clmc_preset_systems(p)->copies
+                                       : (uint64_t)clmc_preset_int(p, "model.realizations");
+    uint64_t disorders = population ? 1 : realizations;
+    uint64_t configs = 2 * realizations * clmc_preset_betas(p, NULL, 0);
+    bool gaussian = strcmp(clmc_preset_string(p, "model.couplings"), "gaussian") == 0;
+    uint64_t spins = msc ? configs * sites / 8 : configs * sites;
+    uint64_t couplings = msc ? disorders * sites * dim / 8 : disorders * sites * dim * (gaussian ? 4 : 1);
+    *total = spins + couplings;
+    if (!msc) *total += configs * (THRESHOLD_CLASSES * 4 + 4 + 4 + 2 * 3 * sizeof(cl_long));
+    if (population) *total += 2 * sizeof(cl_int) * realizations;
+    *largest = spins > couplings ? spins : couplings;
+}
+
 static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .independent = true,
     .independent_units = "model.realizations",
@@ -818,6 +958,11 @@ static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .energies_device = ea_energies_device,
     .set_temperatures_device = ea_set_temperatures_device,
     .exchange_kernel = ea_exchange_kernel,
+    .member_observables = ea_member_observables,
+    .members_buffer = ea_members_buffer,
+    .member_size = ea_member_size,
+    .fresh_start = ea_fresh_start,
+    .member_order = ea_member_order,
 };
 
 const clmc_model_ops clmc_model_ea_ising = {
@@ -837,4 +982,5 @@ const clmc_model_ops clmc_model_ea_ising = {
     .save_state = ea_save_state,
     .load_state = ea_load_state,
     .tunables = clmc_ea_ising_tunables,
+    .device_bytes = ea_device_bytes,
 };

@@ -22,6 +22,13 @@
 #define MEASURE_GROUPS_MAX 1024
 #define MEASURE_BATCH 256
 
+/* Measurement slots: a batch and the spare slot of ensemble energies;
+ * population annealing measures only through the spare slot. */
+static unsigned batch_slots(const clmc_preset *p)
+{
+    return clmc_preset_is_population(p) ? 0 : MEASURE_BATCH;
+}
+
 static const char *const series_columns[] = {"energy", "magnetization", NULL};
 
 typedef struct {
@@ -29,13 +36,14 @@ typedef struct {
     int dim, edge, q;
     clmc_label_lattice labeling;
     cl_uint n_sites, seed_lo, seed_hi, ordered;
+    unsigned batch; /* measurement slots before the spare one (population annealing: none) */
     cl_uint n_configs, first_system; /* systems held (copy-major) and the run-wide index of the first */
     bool cluster;      /* Swendsen-Wang or few-cluster, else Metropolis */
     bool few_clusters; /* few-cluster: only seeded clusters change */
     cl_uint flip_threshold, tile_edge, tiles; /* few-cluster */
     cl_program program;
-    cl_kernel init, metropolis, bonds_kernel, flip, mark_seeds, flip_marked, measure;
-    cl_mem spins, bonds, labels, marked, thresholds, bond_thresholds, counts;
+    cl_kernel init, metropolis, bonds_kernel, flip, mark_seeds, flip_marked, measure, member_totals;
+    cl_mem spins, bonds, labels, marked, thresholds, bond_thresholds, counts, member_energy, member_order;
     clmc_labeler *labeler;
     size_t measure_wg, measure_global;
     cl_uint *counts_host; /* [slot][config][state 0 .. q - 1, equal bonds] */
@@ -111,7 +119,7 @@ static size_t all_sites(const potts_state *s)
 /* Measurement slots: the batch and one spare for the ensemble's energies. */
 static size_t counts_entries(const potts_state *s)
 {
-    return (size_t)(MEASURE_BATCH + 1) * s->n_configs * (s->q + 1);
+    return (size_t)(s->batch + 1) * s->n_configs * (s->q + 1);
 }
 
 static clmc_status allocate(potts_state *s)
@@ -181,6 +189,8 @@ static clmc_status set_arguments(potts_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered));
+    cl_uint run = 0;
+    CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->counts));
     if (!s->cluster) {
@@ -218,11 +228,13 @@ static void potts_destroy(void *state)
 {
     potts_state *s = state;
     if (!s) return;
-    cl_kernel kernels[] = {s->init, s->metropolis, s->bonds_kernel, s->flip, s->mark_seeds, s->flip_marked, s->measure};
+    cl_kernel kernels[] = {s->init,       s->metropolis, s->bonds_kernel, s->flip, s->mark_seeds, s->flip_marked,
+                           s->measure,    s->member_totals};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
-    cl_mem buffers[] = {s->spins, s->bonds, s->labels, s->marked, s->thresholds, s->bond_thresholds, s->counts};
+    cl_mem buffers[] = {s->spins,  s->bonds,         s->labels,        s->marked,      s->thresholds,
+                        s->bond_thresholds, s->counts, s->member_energy, s->member_order};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     clmc_labeler_destroy(s->labeler);
@@ -245,6 +257,7 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     s->ordered = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->n_configs = (cl_uint)(clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies);
     s->first_system = clmc_preset_systems(p)->first_system;
+    s->batch = batch_slots(p);
     uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -267,7 +280,7 @@ static clmc_status potts_create(clmc_runtime *rt, clmc_preset *p, void **state, 
         return status;
     }
     shape->series_columns = series_columns;
-    shape->measure_batch = MEASURE_BATCH;
+    shape->measure_batch = s->batch ? s->batch : 1;
     shape->updates_per_sweep = (double)all_sites(s);
     /* Per site: Metropolis reads it, its neighbours (cached) and writes it
      * (about 2 bytes); Swendsen-Wang writes and reads bonds and labels and
@@ -363,8 +376,8 @@ static clmc_status potts_collect(void *state, unsigned n_slots, double *rows)
 static clmc_status potts_energies(void *state, double *energies)
 {
     potts_state *s = state;
-    CLMC_TRY(potts_measure(s, MEASURE_BATCH));
-    CLMC_TRY(read_counts(s, MEASURE_BATCH, 1));
+    CLMC_TRY(potts_measure(s, s->batch));
+    CLMC_TRY(read_counts(s, s->batch, 1));
     for (cl_uint c = 0; c < s->n_configs; c++) energies[c] = -(double)s->counts_host[c * (s->q + 1) + s->q];
     return CLMC_OK;
 }
@@ -451,14 +464,81 @@ static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
     uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
     bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
-    *total = sites * configs * (cluster ? 1 + 1 + 4 + 4 : 1) + (cluster ? sites * (1 + 4 + 4) : 0);
+    uint64_t q = (uint64_t)clmc_preset_int(p, "model.q");
+    uint64_t counts = (batch_slots(p) + 1ULL) * configs * (q + 1) * sizeof(cl_uint);
+    *total = sites * configs * (cluster ? 1 + 1 + 4 + 4 : 1) + (cluster ? sites * (1 + 4 + 4) : 0) + counts;
+    if (clmc_preset_is_population(p)) *total += 2 * sizeof(cl_int) * configs; /* member energies and order values */
     *largest = sites * configs * (cluster ? 4 : 1);
+    if (counts > *largest) *largest = counts;
+}
+
+/* ---- Population annealing (docs/ensembles.md) ------------------------------ */
+
+/* Every system's H and order value Q max_k N_k - N as cl_int, from the
+ * spare measurement slot (potts_member_totals). */
+static clmc_status potts_member_observables(void *state, cl_mem *energy, cl_mem *order)
+{
+    potts_state *s = state;
+    if (!s->member_totals) {
+        CLMC_TRY(clmc_kernel_create(s->program, "potts_member_totals", &s->member_totals));
+        CLMC_TRY(create_buffer(s, sizeof(cl_int) * s->n_configs, NULL, &s->member_energy));
+        CLMC_TRY(create_buffer(s, sizeof(cl_int) * s->n_configs, NULL, &s->member_order));
+        cl_uint slot = s->batch;
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 0, sizeof(cl_mem), &s->counts));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 1, sizeof(cl_uint), &slot));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 2, sizeof(cl_mem), &s->member_energy));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 3, sizeof(cl_mem), &s->member_order));
+    }
+    CLMC_TRY(potts_measure(s, s->batch));
+    size_t items = s->n_configs;
+    CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
+    *energy = s->member_energy;
+    *order = s->member_order;
+    return CLMC_OK;
+}
+
+/* The random start drawn for independent run `run` (the init counter's third word). */
+static clmc_status potts_fresh_start(void *state, unsigned run)
+{
+    potts_state *s = state;
+    cl_uint run_arg = run;
+    CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run_arg));
+    size_t global[2] = {s->n_sites, s->n_configs};
+    return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
+}
+
+static clmc_status potts_members_buffer(void *state, cl_mem *buffer, size_t *bytes_per_member)
+{
+    potts_state *s = state;
+    *buffer = s->spins;
+    *bytes_per_member = s->n_sites; /* one byte per site; L even, so whole words */
+    return CLMC_OK;
+}
+
+static void potts_member_size(void *state, double *sites, double *log_states)
+{
+    const potts_state *s = state;
+    *sites = s->n_sites;
+    *log_states = s->n_sites * log((double)s->q);
+}
+
+/* The order parameter (Q max_k N_k / N - 1) / (Q - 1) of the model's series. */
+static void potts_member_order(void *state, clmc_member_order *out)
+{
+    const potts_state *s = state;
+    *out = (clmc_member_order){"abs_magnetization", NULL, NULL, "susceptibility", "binder",
+                               (double)(s->q - 1) * s->n_sites, 1.0};
 }
 
 static const clmc_ensemble_hooks potts_ensemble_hooks = {
     .independent = true,
     .energies = potts_energies,
     .set_betas = potts_set_betas,
+    .member_observables = potts_member_observables,
+    .members_buffer = potts_members_buffer,
+    .member_size = potts_member_size,
+    .fresh_start = potts_fresh_start,
+    .member_order = potts_member_order,
 };
 
 const clmc_model_ops clmc_model_potts = {
