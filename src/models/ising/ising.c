@@ -13,6 +13,7 @@
 #include "measure/measure.h"
 #include "models/lattice.h"
 #include "models/rng_streams.h"
+#include "models/ising/ising_halo.h"
 #include "models/ising/ising_random_site.h"
 #include "runtime/ranks.h"
 
@@ -43,7 +44,7 @@ typedef struct {
     size_t stored_words;    /* msc: words per configuration, halos included */
     size_t layer_sites;     /* sites of one layer */
     size_t stored_sites;    /* bytes per configuration of the byte layouts, halos included */
-    cl_uint *boundary_host; /* 4 layers: sent low, sent high, received low, received high */
+    ising_halo halo;        /* the boundary layers' exchange */
     bool tiled, msc;
     cl_uint ordered_start;
     int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
@@ -291,8 +292,9 @@ static clmc_status allocate_buffers(ising_state *s)
     CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
     CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi));
     s->partials_host = malloc(partial_count * sizeof(cl_int));
-    if (s->domain && !(s->boundary_host = malloc(4 * (s->msc ? s->layer_words * sizeof(cl_uint) : s->layer_sites))))
-        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (s->domain)
+        CLMC_TRY(ising_halo_create(s->rt, s->msc ? s->layer_words * sizeof(cl_uint) : s->layer_sites, s->below, s->above,
+                                   &s->halo));
     s->thresholds_host = malloc(3 * sizeof *s->thresholds_host * s->n_configs);
     return s->partials_host && s->thresholds_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
@@ -422,9 +424,9 @@ static void ising_destroy(void *state)
     if (s->thresholds) CLMC_CL_WARN(clReleaseMemObject(s->thresholds));
     clmc_rng_streams_release(&s->rng);
     if (s->rt) CLMC_CL_WARN(clFinish(clmc_runtime_queue(s->rt))); /* pending writes read thresholds_host */
+    ising_halo_release(&s->halo);
     free(s->partials_host);
     free(s->thresholds_host);
-    free(s->boundary_host);
     free(s);
 }
 
@@ -447,26 +449,6 @@ static clmc_status update_words(ising_state *s, size_t first, size_t count)
     return clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED);
 }
 
-/* Swaps a slab's boundary layers (`layer_bytes` each, the first at byte
- * `base + layer_bytes`, the last at `base + slab layer_bytes`, already read
- * into the first two host layers) with the neighbouring ranks and enqueues the
- * writes of the halo layers received (at `base` and `base + (slab + 1)
- * layer_bytes`). */
-static clmc_status swap_halos(ising_state *s, size_t base, size_t layer_bytes)
-{
-    unsigned char *host = (unsigned char *)s->boundary_host;
-    unsigned char *sent_low = host, *sent_high = host + layer_bytes, *got_low = host + 2 * layer_bytes,
-                  *got_high = host + 3 * layer_bytes;
-    cl_command_queue queue = clmc_runtime_queue(s->rt);
-    int tag = 2 * (int)(base != 0);
-    CLMC_TRY(clmc_ranks_exchange(sent_low, s->below, got_high, s->above, layer_bytes, tag));
-    CLMC_TRY(clmc_ranks_exchange(sent_high, s->above, got_low, s->below, layer_bytes, tag + 1));
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->spins, CL_FALSE, base, layer_bytes, got_low, 0, NULL, NULL));
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->spins, CL_FALSE, base + ((size_t)s->slab + 1) * layer_bytes, layer_bytes,
-                                     got_high, 0, NULL, NULL));
-    return CLMC_OK;
-}
-
 /* Tiled slabs: work-groups [first, first + count) of the tile colour set
  * (argument 4) by the caller. */
 static clmc_status update_tiles(ising_state *s, size_t first, size_t count)
@@ -485,61 +467,37 @@ static clmc_status update_tiles(ising_state *s, size_t first, size_t count)
  * row of tiles. */
 static clmc_status domain_tiled_sweep(ising_state *s)
 {
-    cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t layer_bytes = s->layer_sites, slab = (size_t)s->slab, rows = slab / (size_t)s->tile;
-    unsigned char *host = (unsigned char *)s->boundary_host;
     for (cl_uint colour = 0; colour < (cl_uint)s->tile_colours; colour++) {
         size_t row = s->tile_groups[colour] / rows;
         CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
         CLMC_TRY(update_tiles(s, 0, row));
         if (rows > 1) CLMC_TRY(update_tiles(s, (rows - 1) * row, row));
-        cl_event read = NULL;
-        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_FALSE, layer_bytes, layer_bytes, host, 0, NULL, NULL));
-        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_FALSE, slab * layer_bytes, layer_bytes, host + layer_bytes,
-                                        0, NULL, &read));
-        clmc_status status = rows > 2 ? update_tiles(s, row, (rows - 2) * row) : CLMC_OK;
-        cl_int err = clFlush(queue);
-        cl_int waited = clWaitForEvents(1, &read);
-        clReleaseEvent(read);
-        CLMC_TRY(status);
-        CLMC_CL_CHECK(err, "clFlush");
-        CLMC_CL_CHECK(waited, "clWaitForEvents(halo read)");
-        CLMC_TRY(swap_halos(s, 0, layer_bytes));
+        CLMC_TRY(ising_halo_read(&s->halo, s->spins, layer_bytes, slab * layer_bytes));
+        if (rows > 2) CLMC_TRY(update_tiles(s, row, (rows - 2) * row));
+        CLMC_TRY(ising_halo_swap(&s->halo, s->spins, 0, (slab + 1) * layer_bytes, 0));
     }
     return CLMC_OK;
 }
 
 /* One sweep of a slab (docs/mpi.md): per colour, the two boundary layers
- * first, their non-blocking read-back, then the interior; while the device
- * updates the interior, the boundary layers go to the neighbouring ranks
- * (periodic ring) and come back as this slab's halo layers of that colour,
- * written before the next colour's pass (the in-order queue orders them).
- * The host buffers are reused only after a later read completed, which
- * follows every earlier write in the queue. */
+ * first, their read-back on the halo's copy queue, then the interior; while
+ * the device updates the interior, the boundary layers go to the
+ * neighbouring ranks (periodic ring) and come back as this slab's halo
+ * layers of that colour, written before the next colour's pass
+ * (src/models/ising/ising_halo.c). */
 static clmc_status domain_sweep(ising_state *s)
 {
-    cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t layer = s->layer_words, layer_bytes = layer * sizeof(cl_uint), plane_bytes = s->stored_words / 2 * 4;
-    cl_uint *sent_low = s->boundary_host, *sent_high = sent_low + layer;
     size_t slab = (size_t)s->slab;
     for (cl_uint colour = 0; colour < 2; colour++) {
         size_t base = colour * plane_bytes;
         CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
         CLMC_TRY(update_words(s, 0, layer));
         CLMC_TRY(update_words(s, (slab - 1) * layer, layer));
-        cl_event read = NULL;
-        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_FALSE, base + layer_bytes, layer_bytes, sent_low, 0,
-                                        NULL, NULL));
-        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_FALSE, base + slab * layer_bytes, layer_bytes, sent_high,
-                                        0, NULL, &read));
-        clmc_status status = slab > 2 ? update_words(s, layer, (slab - 2) * layer) : CLMC_OK;
-        cl_int err = clFlush(queue);
-        cl_int waited = clWaitForEvents(1, &read);
-        clReleaseEvent(read);
-        CLMC_TRY(status);
-        CLMC_CL_CHECK(err, "clFlush");
-        CLMC_CL_CHECK(waited, "clWaitForEvents(halo read)");
-        CLMC_TRY(swap_halos(s, base, layer_bytes));
+        CLMC_TRY(ising_halo_read(&s->halo, s->spins, base + layer_bytes, base + slab * layer_bytes));
+        if (slab > 2) CLMC_TRY(update_words(s, layer, (slab - 2) * layer));
+        CLMC_TRY(ising_halo_swap(&s->halo, s->spins, base, base + (slab + 1) * layer_bytes, 2 * (int)colour));
     }
     return CLMC_OK;
 }
