@@ -363,12 +363,19 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
     for (int i = 0; i < N; i++) tau[i] *= target / weight_sum;
     cl_mem b_energy = buffer(sizeof energy, energy), b_cum = buffer(N * 8, NULL), b_chunk = buffer(n_chunks * 8, NULL),
            b_total = buffer(8, NULL), b_copies = buffer(N * 4, NULL);
-    run_kernel("pa_weights", n_chunks, 6, (size_t[]){8, 4, 8, 4, 8, 8},
-               (const void *[]){&b_energy, &n, &dbeta, &e_min, &b_cum, &b_chunk});
-    run_kernel("pa_scan_double", 1, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_chunk, &n_chunks, &b_total});
+    double e_min_record = e_min;
+    cl_mem b_e_min = buffer(8, &e_min_record);
+    cl_uint at = 0;
+    run_kernel("pa_weights", n_chunks, 7, (size_t[]){8, 4, 8, 8, 4, 8, 8},
+               (const void *[]){&b_energy, &n, &dbeta, &b_e_min, &at, &b_cum, &b_chunk});
+    run_kernel("pa_scan_double", 1, 4, (size_t[]){8, 4, 8, 4}, (const void *[]){&b_chunk, &n_chunks, &b_total, &at});
     run_kernel("pa_add_double", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_cum, &n, &b_chunk});
-    double total;
+    double total, last_cum;
     read(b_total, 8, &total);
+    cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), b_cum, CL_TRUE, (N - 1) * 8, 8, &last_cum, 0, NULL, NULL),
+                 CL_SUCCESS);
+    cr_expect(last_cum == total, "the last cumulative weight (%.17g) is the total (%.17g) bit for bit, as the copy "
+              "number kernels take it", last_cum, total);
     cr_expect_float_eq(total, weight_sum, 1e-9 * weight_sum, "device weight sum %.12g, host %.12g", total, weight_sum);
     const char *names[] = {"systematic", "multinomial", "nearest_integer"};
     cl_uint seed_lo = 5, seed_hi = 0, run = 0;
@@ -381,12 +388,11 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
             if (scheme == 1) {
                 cl_uint zero = 0;
                 clEnqueueFillBuffer(clmc_runtime_queue(rt), b_copies, &zero, 4, 0, N * 4, 0, NULL, NULL);
-                run_kernel("pa_multinomial", target, 9, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 8},
-                           (const void *[]){&b_cum, &n, &total, &target, &seed_lo, &seed_hi, &step, &run, &b_copies});
+                run_kernel("pa_multinomial", target, 8, (size_t[]){8, 4, 4, 4, 4, 4, 4, 8},
+                           (const void *[]){&b_cum, &n, &target, &seed_lo, &seed_hi, &step, &run, &b_copies});
             } else {
-                run_kernel("pa_copy_numbers", n, 10, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 4, 8},
-                           (const void *[]){&b_cum, &n, &total, &target, &scheme, &seed_lo, &seed_hi, &step, &run,
-                                            &b_copies});
+                run_kernel("pa_copy_numbers", n, 9, (size_t[]){8, 4, 4, 4, 4, 4, 4, 4, 8},
+                           (const void *[]){&b_cum, &n, &target, &scheme, &seed_lo, &seed_hi, &step, &run, &b_copies});
             }
             read(b_copies, N * 4, copies);
             cl_uint size = 0;
@@ -411,8 +417,8 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
         cr_expect_leq(worst_z, 5.0, "%s: member %d draws %.4f copies on average, expected %.4f", names[scheme], worst,
                       sum[worst] / DRAWS, tau[worst]);
     }
-    cl_mem all[] = {b_energy, b_cum, b_chunk, b_total, b_copies};
-    for (int i = 0; i < 5; i++) clReleaseMemObject(all[i]);
+    cl_mem all[] = {b_energy, b_cum, b_chunk, b_total, b_copies, b_e_min};
+    for (int i = 0; i < 6; i++) clReleaseMemObject(all[i]);
     close_program();
 }
 

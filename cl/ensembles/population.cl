@@ -3,7 +3,9 @@
  * schemes, a two-level prefix sum (members in chunks of PA_CHUNK summed in
  * order by one work-item each, the chunk totals by one work-item), the
  * source member of every new slot, and the copy of the members' state.
- * Every sum runs in a fixed order, so a run repeats bit for bit on a device. */
+ * Every sum runs in a fixed order, so a run repeats bit for bit on a device.
+ * What a step leaves for the results (PA_RECORD doubles, pa_step_record) stays
+ * on the device and is read once per run, so a step needs no host read-back. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "common/philox.h"
 
@@ -12,6 +14,17 @@
 #define PA_SYSTEMATIC 0u
 #define PA_MULTINOMIAL 1u
 #define PA_NEAREST 2u
+
+/* A step's record (src/ensembles/population_annealing.c reads it): */
+#define PA_RECORD 12u
+#define PA_E_MIN 0u          /* min and max energy of the members */
+#define PA_E_MAX 1u
+#define PA_SUMS 2u           /* sum E, E^2, |M|, M^2, M^4 (5 values) */
+#define PA_FAMILY_SQUARES 7u /* sum of the family sizes squared */
+#define PA_LARGEST 8u        /* the largest family */
+#define PA_WEIGHT_TOTAL 9u   /* sum of exp(-(beta_k - beta_k-1)(E_i - E_min)) of step k-1's members */
+#define PA_OVERLAP 10u       /* sum_E min(h_k(E) n_k-1, h_k-1(E) n_k) (exact integer); -1: no histograms */
+#define PA_HISTOGRAM_BINS (1u << 20) /* wider energy ranges keep no histogram */
 
 /* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
 __kernel void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n,
@@ -42,22 +55,95 @@ __kernel void pa_member_stats(__global const int *energy, __global const int *ma
     out[6] = (double)e_max;
 }
 
-/* histogram[E - e_low] += 1 for every member (histogram zero before). */
-__kernel void pa_histogram(__global const int *energy, uint n, int e_low, uint bins, __global uint *histogram)
+/* The bins of a step's energy histogram, one per energy value from its
+ * PA_E_MIN to PA_E_MAX; 0: too wide, none kept. */
+inline uint pa_bins(__global const double *record)
+{
+    double width = record[PA_E_MAX] - record[PA_E_MIN] + 1.0;
+    return width <= (double)PA_HISTOGRAM_BINS ? (uint)width : 0u;
+}
+
+/* histogram[E - E_min] += 1 for every member (histogram zero before), the
+ * range from the step's record (pa_step_record). */
+__kernel void pa_histogram(__global const int *energy, uint n, __global const double *records, uint at,
+                           __global uint *histogram)
 {
     uint i = get_global_id(0);
     if (i >= n) return;
-    uint bin = (uint)(energy[i] - e_low);
-    if (bin < bins) atomic_inc(&histogram[bin]);
+    __global const double *record = records + at;
+    uint bin = (uint)(energy[i] - (int)record[PA_E_MIN]);
+    if (bin < pa_bins(record)) atomic_inc(&histogram[bin]);
+}
+
+/* The overlap of step k's histogram `now` (n_now members) with step k-1's
+ * `before` (n_before), record[PA_OVERLAP] = sum_E min(h_now(E) n_before,
+ * h_before(E) n_now), an exact integer (the overlap is it / (n_now n_before));
+ * -1 where either step kept no histogram.  One work-group (any size, a power
+ * of two up to 256), each work-item summing every size-th bin; then the
+ * `before` histogram is cleared for step k+1. */
+__kernel void pa_overlap(__global const uint *now, __global uint *before, __global double *records, uint at,
+                         uint at_before, ulong n_now, ulong n_before)
+{
+    __local ulong part[256];
+    uint id = get_local_id(0), size = get_local_size(0);
+    __global double *record = records + at;
+    __global const double *previous = records + at_before;
+    uint bins = pa_bins(record), bins_before = pa_bins(previous);
+    long shift = (long)record[PA_E_MIN] - (long)previous[PA_E_MIN];
+    ulong sum = 0;
+    if (bins && bins_before)
+        for (uint b = id; b < bins; b += size) {
+            long at_b = (long)b + shift;
+            if (at_b < 0 || at_b >= (long)bins_before) continue;
+            ulong x = (ulong)now[b] * n_before, y = (ulong)before[at_b] * n_now;
+            sum += min(x, y);
+        }
+    part[id] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = size / 2; stride > 0; stride /= 2) {
+        if (id < stride) part[id] += part[id + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (id == 0) record[PA_OVERLAP] = bins && bins_before ? (double)part[0] : -1.0;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (uint b = id; b < bins_before; b += size) before[b] = 0;
+}
+
+/* Step k's record from the per-chunk member statistics (pa_member_stats)
+ * and family statistics (pa_family_stats), summed in chunk order (one
+ * work-item; the sums the host made before, bit for bit). */
+__kernel void pa_step_record(__global const double *stats, uint n_chunks, __global const double *family,
+                             uint family_chunks, __global double *records, uint at)
+{
+    if (get_global_id(0) != 0) return;
+    __global double *record = records + at;
+    double e_min = stats[0], e_max = stats[6], sums[5] = {0, 0, 0, 0, 0};
+    for (uint c = 0; c < n_chunks; c++) {
+        __global const double *s = stats + 7 * (size_t)c;
+        e_min = s[0] < e_min ? s[0] : e_min;
+        e_max = s[6] > e_max ? s[6] : e_max;
+        for (uint q = 0; q < 5; q++) sums[q] += s[1 + q];
+    }
+    double squares = 0, largest = 0;
+    for (uint c = 0; c < family_chunks; c++) {
+        squares += family[2 * (size_t)c];
+        if (family[2 * (size_t)c + 1] > largest) largest = family[2 * (size_t)c + 1];
+    }
+    record[PA_E_MIN] = e_min;
+    record[PA_E_MAX] = e_max;
+    for (uint q = 0; q < 5; q++) record[PA_SUMS + q] = sums[q];
+    record[PA_FAMILY_SQUARES] = squares;
+    record[PA_LARGEST] = largest;
 }
 
 /* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
- * chunk_total[c]: the chunk's sum. */
-__kernel void pa_weights(__global const int *energy, uint n, double dbeta, int e_min, __global double *cum,
-                         __global double *chunk_total)
+ * chunk_total[c]: the chunk's sum; e_min = record[at] (PA_E_MIN of the step before). */
+__kernel void pa_weights(__global const int *energy, uint n, double dbeta, __global const double *record, uint at,
+                         __global double *cum, __global double *chunk_total)
 {
     uint c = get_global_id(0), first = c * PA_CHUNK;
     if (first >= n) return;
+    int e_min = (int)record[at];
     uint last = min(n, first + PA_CHUNK);
     double sum = 0;
     for (uint i = first; i < last; i++) {
@@ -68,8 +154,8 @@ __kernel void pa_weights(__global const int *energy, uint n, double dbeta, int e
 }
 
 /* Exclusive scan of the chunk totals in place (one work-item); the grand
- * total in total[0]. */
-__kernel void pa_scan_double(__global double *chunk_total, uint n_chunks, __global double *total)
+ * total in total[at]. */
+__kernel void pa_scan_double(__global double *chunk_total, uint n_chunks, __global double *total, uint at)
 {
     if (get_global_id(0) != 0) return;
     double sum = 0;
@@ -78,7 +164,7 @@ __kernel void pa_scan_double(__global double *chunk_total, uint n_chunks, __glob
         chunk_total[c] = sum;
         sum += t;
     }
-    total[0] = sum;
+    total[at] = sum;
 }
 
 __kernel void pa_add_double(__global double *cum, uint n, __global const double *chunk_offset)
@@ -93,7 +179,8 @@ inline double uniform53(clmc_philox_ctr r)
     return ((double)(r.v[0] >> 5) * 67108864.0 + (double)(r.v[1] >> 6)) * 0x1.0p-53; /* 27 + 26 bits */
 }
 
-/* Copy numbers from the cumulative weights (cum[n-1] == total): the
+/* Copy numbers from the cumulative weights (total = cum[n-1], the same
+ * number pa_scan_double left as the total, bit for bit): the
  * expected number of copies of member i is tau_i = target w_i / total.
  *   systematic: n_i = floor(x_i + u) - floor(x_{i-1} + u), x_i = target cum_i / total,
  *     one uniform u for the step (sum exactly target);
@@ -101,11 +188,12 @@ inline double uniform53(clmc_philox_ctr r)
  *     per member (the sum fluctuates around target).
  * Random numbers: purpose RESAMPLE (cl/common/philox.h), counter (member or 0,
  * step, run, CLMC_STREAM(RESAMPLE, scheme)). */
-__kernel void pa_copy_numbers(__global const double *cum, uint n, double total, uint target, uint scheme,
-                              uint seed_lo, uint seed_hi, uint step, uint run, __global uint *copies)
+__kernel void pa_copy_numbers(__global const double *cum, uint n, uint target, uint scheme, uint seed_lo,
+                              uint seed_hi, uint step, uint run, __global uint *copies)
 {
     uint i = get_global_id(0);
     if (i >= n) return;
+    double total = cum[n - 1];
     clmc_philox_key key = {{seed_lo, seed_hi}};
     double hi = cum[i] / total * (double)target, lo = i ? cum[i - 1] / total * (double)target : 0.0;
     if (scheme == PA_SYSTEMATIC) {
@@ -121,11 +209,12 @@ __kernel void pa_copy_numbers(__global const double *cum, uint n, double total, 
 /* Multinomial: draw j of `target` picks the member whose cumulative weight
  * interval holds u_j total (counter (j, step, run, CLMC_STREAM(RESAMPLE, 1)));
  * copies must be zero before. */
-__kernel void pa_multinomial(__global const double *cum, uint n, double total, uint target, uint seed_lo,
-                             uint seed_hi, uint step, uint run, __global uint *copies)
+__kernel void pa_multinomial(__global const double *cum, uint n, uint target, uint seed_lo, uint seed_hi, uint step,
+                             uint run, __global uint *copies)
 {
     uint j = get_global_id(0);
     if (j >= target) return;
+    double total = cum[n - 1];
     clmc_philox_key key = {{seed_lo, seed_hi}};
     double x = uniform53(clmc_random4(key, j, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_MULTINOMIAL))) * total;
     uint lo = 0, hi = n - 1; /* the first i with cum[i] > x; the last positive weight if rounding leaves none */

@@ -143,6 +143,20 @@ clmc_status clmc_ensemble_results(clmc_ensemble *e, cJSON *observables, bool *wr
     return *written ? e->kind->results(e, observables) : CLMC_OK;
 }
 
+clmc_status clmc_ensemble_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes)
+{
+    *blob = NULL;
+    *bytes = 0;
+    return e->kind->save ? e->kind->save(e, blob, bytes) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_restore(clmc_ensemble *e, const unsigned char *blob, size_t bytes)
+{
+    if (!e->kind->restore)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: holds an ensemble section, which this ensemble does not take");
+    return e->kind->restore(e, blob, bytes);
+}
+
 /* One temperature: the model sweeps at the beta it was given; nothing else happens. */
 const clmc_ensemble_kind clmc_ensemble_one_temperature = {0};
 

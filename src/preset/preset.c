@@ -195,6 +195,7 @@ static uint64_t clmc_population_sweeps(const cJSON *ensemble)
 static clmc_status clmc_population_check(bool model_has_members, const char *model_type, const cJSON *ensemble,
                                   const clmc_run_settings *run, const char *source)
 {
+    (void)run; /* run.checkpoint_every: checkpoints between temperature steps */
     if (!model_has_members)
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.type: model \"%s\" does not support population annealing "
                          "(docs/ensembles.md lists the models that do)", source, model_type);
@@ -220,9 +221,6 @@ static clmc_status clmc_population_check(bool model_has_members, const char *mod
             return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.beta_end: %g differs from the last of ensemble.betas, %g",
                              source, end_beta, last);
     }
-    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
-        return clmc_fail(CLMC_ERR_INPUT, "%s: run.checkpoint_every: population annealing does not checkpoint yet",
-                         source);
     if (clmc_population_capacity(ensemble) > (1u << 24))
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.population: %u systems pass the 2^24 system indices of the "
                          "random streams", source, clmc_population_capacity(ensemble));
