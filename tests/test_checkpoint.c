@@ -76,6 +76,13 @@ static const char population_preset[] =
     "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": {\"layout\": \"naive\"},"
     " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 500, \"beta_end\": 0.6, \"steps\": 12,"
     " \"sweeps_per_step\": 20, \"runs\": 2}, \"run\": {\"seed\": 5, \"checkpoint_every\": 40}}";
+/* The same with the adaptive schedule (target overlap 0.5): the checkpoint
+ * holds the betas chosen so far, and run 1 follows run 0's schedule. */
+static const char population_adaptive_preset[] =
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": {\"layout\": \"naive\"},"
+    " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 500, \"schedule\": \"adaptive\","
+    " \"target_overlap\": 0.5, \"beta_end\": 0.6, \"sweeps_per_step\": 20, \"runs\": 2},"
+    " \"run\": {\"seed\": 6, \"checkpoint_every\": 40}}";
 static const char percolation_preset[] =
     "{\"model\": {\"type\": \"percolation\", \"dim\": 2, \"L\": 32, \"p\": 0.5, \"kind\": \"bond\"},"
     " \"run\": {\"thermalization\": 0, \"sweeps\": 5000, \"measure_every\": 3, \"seed\": 5, \"checkpoint_every\": 100}}";
@@ -223,6 +230,10 @@ Test(checkpoint, percolation_sigkill_resume_bit_identical)
 Test(checkpoint, population_annealing_sigkill_resume_bit_identical)
 {
     interrupt_and_resume("ckpt-population", population_preset, SIGKILL);
+}
+Test(checkpoint, population_annealing_adaptive_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-population-adaptive", population_adaptive_preset, SIGKILL);
 }
 Test(checkpoint, population_annealing_sigint_leaves_resumable_checkpoint)
 {

@@ -1,7 +1,8 @@
 /* ensemble.type "population_annealing" (2D Ising): the free energy, energy
  * and specific heat at every step agree with the exact finite-lattice values
  * (errors from independent runs); the bias of a short anneal shrinks as the
- * population grows; the prefix-sum, source and copy kernels on irregular
+ * population grows; the adaptive schedule reaches beta_end with exact
+ * values at its betas and overlaps near the target; the prefix-sum, source and copy kernels on irregular
  * copy numbers; every resampling scheme keeps the expected population and
  * draws each member's expected copy number; bad input exits 2 naming the key. */
 #include <criterion/criterion.h>
@@ -231,6 +232,54 @@ Test(population, runs_give_errors_and_match_exact, .timeout = 1200)
     cJSON_Delete(result);
 }
 
+/* schedule "adaptive" (target_overlap 0.6, beta_end 0.5), 12 runs of R = 500
+ * sharing run 0's schedule: the schedule increases to beta_end exactly; at
+ * every chosen beta the free energy and energy (Z-weighted over runs) lie
+ * within 4 standard errors of the exact L = 16 values; the measured overlap
+ * of successive histograms is near the target at every step but the last
+ * (cut short at beta_end), within 0.1, and within 0.05 on average. */
+Test(population, adaptive_schedule_matches_exact_and_target, .timeout = 1200)
+{
+    const double target = 0.6;
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                "{\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 500, \"schedule\": \"adaptive\", \"target_overlap\": 0.6, "
+                                "\"beta_end\": 0.5, \"sweeps_per_step\": 10, \"runs\": 12}, \"run\": {\"seed\": 31}}",
+                                "population-adaptive");
+    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    int n = cJSON_GetArraySize(temperatures);
+    printf("adaptive schedule: %d steps\n", n - 1);
+    cr_assert_geq(n, 3, "more than one step to beta_end at overlap %g", target);
+    cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(temperatures, n - 1), "beta")->valuedouble, 0.5,
+                 "the schedule ends at beta_end");
+    double overlap_sum = 0;
+    for (int k = 1; k < n; k++) {
+        const cJSON *entry = cJSON_GetArrayItem(temperatures, k);
+        double beta = cJSON_GetObjectItem(entry, "beta")->valuedouble;
+        cr_expect_gt(beta, cJSON_GetObjectItem(cJSON_GetArrayItem(temperatures, k - 1), "beta")->valuedouble);
+        double exact[3];
+        exact_values(beta, &exact[0], &exact[1], &exact[2]);
+        const char *names[2] = {"free_energy", "energy"};
+        for (int q = 0; q < 2; q++) {
+            const cJSON *item = cJSON_GetObjectItem(entry, names[q]);
+            char what[96];
+            snprintf(what, sizeof what, "PA adaptive beta=%.5f %s", beta, names[q]);
+            cr_expect_leq(physics_compare(what, cJSON_GetObjectItem(item, "mean")->valuedouble,
+                                          cJSON_GetObjectItem(item, "error")->valuedouble, exact[q]),
+                          TOLERANCE_SIGMA, "%s", what);
+        }
+        double overlap = cJSON_GetObjectItem(cJSON_GetObjectItem(entry, "population"), "histogram_overlap")->valuedouble;
+        printf("step %d: beta %.5f, measured histogram overlap %.4f (target %.2f)\n", k, beta, overlap, target);
+        if (k == n - 1) continue;
+        overlap_sum += overlap;
+        cr_expect_leq(fabs(overlap - target), 0.1, "step %d: overlap %g, target %g", k, overlap, target);
+    }
+    double mean = overlap_sum / (n - 2);
+    printf("mean measured overlap %.4f (target %.2f)\n", mean, target);
+    cr_expect_leq(fabs(mean - target), 0.05, "mean overlap %g, target %g", mean, target);
+    cJSON_Delete(result);
+}
+
 /* ---- The kernels of cl/ensembles/population.cl on their own -------------- */
 
 static clmc_runtime *rt;
@@ -450,6 +499,16 @@ Test(population, bad_input_exits_2_naming_the_key)
     expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"ordered\"}, \"ensemble\": "
                        "{\"type\": \"population_annealing\", \"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",
                        "pa-ordered", "model.start");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"adaptive\", \"beta_end\": 0.5, "
+                                "\"target_overlap\": 1"), "pa-target-one", "ensemble.target_overlap");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"adaptive\", \"beta_end\": 0.5, "
+                                "\"target_overlap\": 0"), "pa-target-zero", "ensemble.target_overlap");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"adaptive\""), "pa-adaptive-end",
+                       "ensemble.beta_end");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"adaptive\", \"beta_end\": 0.5, \"steps\": 5"),
+                       "pa-adaptive-steps", "ensemble.steps");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"geometric\", \"beta_end\": 0.5, \"steps\": 5"),
+                       "pa-schedule", "ensemble.schedule");
     expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5, \"steps\": 5, \"resampling\": \"stratified\""),
                        "pa-scheme", "ensemble.resampling");
     expect_input_error("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "

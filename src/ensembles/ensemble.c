@@ -18,6 +18,7 @@ static clmc_status population_settings_read(const clmc_preset *preset, clmc_ense
     for (unsigned i = 0; i < 3; i++)
         if (strcmp(scheme, schemes[i]) == 0) settings->resampling = i;
     settings->seed = clmc_preset_run(preset)->seed;
+    settings->adaptive = clmc_preset_population_adaptive(preset, &settings->beta_end, &settings->target_overlap);
     return CLMC_OK;
 }
 

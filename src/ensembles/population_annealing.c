@@ -35,6 +35,13 @@ typedef struct {
 typedef struct {
     unsigned target, capacity, n; /* n: members now (nearest_integer: fluctuates, at most capacity) */
     unsigned resampling, n_steps, runs, run; /* run: the independent run under way */
+    /* Steps room is kept for (the schedule's, or the adaptive max_steps + 1);
+     * choosing: the adaptive schedule is still being chosen (run 0), each
+     * next beta appended to betas after a step (n_steps grows). */
+    unsigned max_steps;
+    bool choosing;
+    double beta_end, target_overlap;
+    cl_uint *histogram_host; /* adaptive: the last step's energy histogram */
     uint64_t theta, sweep;
     double betas[CLMC_ENSEMBLE_MAX_TEMPERATURES];
     cl_uint seed_lo, seed_hi;
@@ -61,7 +68,7 @@ typedef struct {
     step_record *steps; /* [run][step] */
 } population;
 
-static step_record *record(population *p, unsigned k) { return &p->steps[(size_t)p->run * p->n_steps + k]; }
+static step_record *record(population *p, unsigned k) { return &p->steps[(size_t)p->run * p->max_steps + k]; }
 
 static size_t chunks(size_t n) { return (n + CHUNK - 1) / CHUNK; }
 
@@ -125,7 +132,7 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
         size_t bytes;
         cl_mem *buffer;
     } buffers[] = {{sizeof(cl_double) * cap, &p->cum},           {sizeof(cl_double) * n_chunks, &p->chunk_d},
-                   {sizeof(cl_double) * RECORD * p->n_steps, &p->records}, {sizeof(cl_uint) * cap, &p->copies},
+                   {sizeof(cl_double) * RECORD * p->max_steps, &p->records}, {sizeof(cl_uint) * cap, &p->copies},
                    {sizeof(cl_uint) * cap, &p->prefix_buf},      {sizeof(cl_uint) * n_chunks, &p->chunk_u},
                    {sizeof(cl_uint), &p->total_u},               {sizeof(cl_uint) * cap, &p->source},
                    {STATS * sizeof(cl_double) * n_chunks, &p->member_stats},
@@ -136,11 +143,12 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
                    {member_bytes * cap, &p->scratch}};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         CLMC_TRY(clmc_buffer_create(rt, buffers[i].bytes, NULL, "population", buffers[i].buffer));
-    p->records_host = malloc(sizeof(double) * RECORD * p->n_steps);
+    p->records_host = malloc(sizeof(double) * RECORD * p->max_steps);
     p->betas_host = malloc(sizeof(double) * cap);
     p->temperature_host = calloc(cap, sizeof(unsigned));
-    p->steps = calloc((size_t)p->n_steps * p->runs, sizeof *p->steps);
-    if (!p->records_host || !p->betas_host || !p->temperature_host || !p->steps)
+    p->steps = calloc((size_t)p->max_steps * p->runs, sizeof *p->steps);
+    if (p->choosing) p->histogram_host = malloc(sizeof(cl_uint) * HISTOGRAM_BINS);
+    if (!p->records_host || !p->betas_host || !p->temperature_host || !p->steps || (p->choosing && !p->histogram_host))
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     return CLMC_OK;
 }
@@ -174,7 +182,11 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->capacity = e->map.n_configs;
     p->n = p->target;
     p->resampling = settings->resampling;
-    p->n_steps = settings->n_betas;
+    p->max_steps = settings->n_betas;
+    p->n_steps = settings->adaptive ? 1 : settings->n_betas;
+    p->choosing = settings->adaptive;
+    p->beta_end = settings->beta_end;
+    p->target_overlap = settings->target_overlap;
     p->runs = settings->runs ? settings->runs : 1;
     memcpy(p->betas, settings->betas, sizeof(double) * settings->n_betas);
     p->theta = settings->sweeps_per_step;
@@ -465,7 +477,62 @@ static clmc_status pa_run(clmc_ensemble *e)
     return CLMC_OK;
 }
 
-/* Steps first .. n_steps - 1 of the run under way; between steps the engine
+/* The overlap sum_E min(P(E), P'(E)) of the histogram h (bins from E_min
+ * on) with its reweighting P'(E) ~ h(E) exp(-dbeta (E - E_min)) to
+ * beta + dbeta: what the overlap of this step's and the next step's
+ * histograms will be if the next population is the reweighted one (it is
+ * also 1 minus the fraction of members the resampling culls). */
+static double predicted_overlap(const cl_uint *h, cl_uint bins, double dbeta)
+{
+    double n = 0, w = 0, overlap = 0;
+    for (cl_uint b = 0; b < bins; b++) n += h[b], w += h[b] * exp(-dbeta * b);
+    for (cl_uint b = 0; b < bins; b++)
+        if (h[b]) overlap += fmin(h[b] / n, h[b] * exp(-dbeta * b) / w);
+    return overlap;
+}
+
+/* The adaptive schedule after step k: beta_end once reached (then the
+ * schedule is complete), else the next beta beta_k + dbeta with the
+ * predicted overlap at target_overlap: beta_end if even that keeps the
+ * target, else the largest dbeta that does, by 64 bisections of
+ * (0, beta_end - beta_k] (the predicted overlap falls as dbeta grows).
+ * Reads step k's energy range and histogram back (a wait for the device). */
+static clmc_status choose_next_beta(clmc_ensemble *e, population *p, unsigned k)
+{
+    if (p->betas[k] >= p->beta_end) {
+        p->choosing = false;
+        return CLMC_OK;
+    }
+    if (k + 1 >= p->max_steps)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.max_steps: the adaptive schedule reached beta %g after %u steps, "
+                         "short of ensemble.beta_end = %g; allow more steps or lower ensemble.target_overlap",
+                         p->betas[k], k, p->beta_end);
+    double range[2];
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(e->rt), p->records, CL_TRUE, sizeof(double) * record_at(k, E_MIN),
+                                    sizeof range, range, 0, NULL, NULL));
+    double width = range[1] - range[0] + 1;
+    if (width > HISTOGRAM_BINS)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.schedule: the adaptive schedule needs the energy histogram, and "
+                         "the energies at beta %g span %g values, more than %u", p->betas[k], width, HISTOGRAM_BINS);
+    cl_uint bins = (cl_uint)width;
+    CLMC_TRY(read_back(e->rt, p->histogram_buf[k % 2], sizeof(cl_uint) * bins, p->histogram_host));
+    double most = p->beta_end - p->betas[k], next = p->beta_end;
+    if (predicted_overlap(p->histogram_host, bins, most) < p->target_overlap) {
+        double lo = 0, hi = most;
+        for (int i = 0; i < 64; i++) {
+            double mid = 0.5 * (lo + hi);
+            if (predicted_overlap(p->histogram_host, bins, mid) >= p->target_overlap) lo = mid;
+            else hi = mid;
+        }
+        next = p->betas[k] + (lo > 0 ? lo : hi);
+    }
+    p->betas[k + 1] = next;
+    p->n_steps = k + 2;
+    return CLMC_OK;
+}
+
+/* Steps first .. n_steps - 1 of the run under way (the adaptive schedule
+ * appends each next step while it is chosen); between steps the engine
  * may checkpoint (e->between_steps, pa_save). */
 static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_mem *energy_out,
                           cl_mem *magnetisation_out)
@@ -487,6 +554,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
         CLMC_TRY(measure(e, p, energy, magnetisation, k));
         CLMC_TRY(mark(e, p));
+        if (p->choosing) CLMC_TRY(choose_next_beta(e, p, k));
     }
     *energy_out = energy;
     *magnetisation_out = magnetisation;
@@ -589,11 +657,12 @@ static clmc_status pa_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes
 {
     population *p = e->kind_state;
     clmc_blob_writer w = {0};
-    const uint64_t header[] = {p->run, p->first_step, p->n, p->sweep, p->n_steps, p->runs, p->capacity};
+    const uint64_t header[] = {p->run,  p->first_step, p->n,         p->sweep,
+                               p->n_steps, p->runs,    p->capacity, p->max_steps, p->choosing};
     for (size_t i = 0; i < sizeof header / sizeof header[0]; i++) clmc_blob_put_u64(&w, header[i]);
     clmc_blob_put_doubles(&w, p->betas, p->n_steps);
     _Static_assert(sizeof(step_record) == 11 * sizeof(double), "step records are doubles");
-    clmc_blob_put_doubles(&w, (const double *)p->steps, (size_t)11 * p->n_steps * p->runs);
+    clmc_blob_put_doubles(&w, (const double *)p->steps, (size_t)11 * p->max_steps * p->runs);
     clmc_blob_put_buffer(&w, e->rt, p->records);
     clmc_blob_put_buffer(&w, e->rt, p->ancestor[p->current]);
     clmc_blob_put_buffer(&w, e->rt, p->histogram_buf[(p->first_step - 1) % 2]);
@@ -607,24 +676,33 @@ static clmc_status pa_restore(clmc_ensemble *e, const unsigned char *blob, size_
     uint64_t run = clmc_blob_get_u64(&r, "run"), step = clmc_blob_get_u64(&r, "step");
     uint64_t n = clmc_blob_get_u64(&r, "members"), sweep = clmc_blob_get_u64(&r, "sweeps");
     uint64_t n_steps = clmc_blob_get_u64(&r, "steps"), runs = clmc_blob_get_u64(&r, "runs");
-    uint64_t capacity = clmc_blob_get_u64(&r, "capacity");
-    if (r.status == CLMC_OK && (n_steps != p->n_steps || runs != p->runs || capacity != p->capacity ||
+    uint64_t capacity = clmc_blob_get_u64(&r, "capacity"), max_steps = clmc_blob_get_u64(&r, "max_steps");
+    uint64_t choosing = clmc_blob_get_u64(&r, "choosing");
+    bool adaptive = p->choosing; /* as opened: the schedule is still to be chosen */
+    if (r.status == CLMC_OK && (max_steps != p->max_steps || (adaptive ? n_steps > max_steps : n_steps != p->n_steps) ||
+                                (choosing && !adaptive) || choosing > 1 || runs != p->runs || capacity != p->capacity ||
                                 run >= runs || step == 0 || step >= n_steps || n == 0 || n > capacity))
         return clmc_fail(CLMC_ERR_INPUT, "checkpoint: the population annealing state (run %llu, step %llu of %llu, "
                          "%llu members) does not fit the preset", (unsigned long long)run, (unsigned long long)step,
                          (unsigned long long)n_steps, (unsigned long long)n);
-    const unsigned char *betas = clmc_blob_get_doubles(&r, p->n_steps, "schedule");
-    const unsigned char *steps = clmc_blob_get_doubles(&r, (size_t)11 * p->n_steps * p->runs, "step records");
-    const unsigned char *records = clmc_blob_get_buffer(&r, sizeof(double) * RECORD * p->n_steps, "device records");
+    const unsigned char *betas = clmc_blob_get_doubles(&r, n_steps, "schedule");
+    const unsigned char *steps = clmc_blob_get_doubles(&r, (size_t)11 * p->max_steps * p->runs, "step records");
+    const unsigned char *records = clmc_blob_get_buffer(&r, sizeof(double) * RECORD * p->max_steps, "device records");
     const unsigned char *ancestors = clmc_blob_get_buffer(&r, sizeof(cl_uint) * p->capacity, "ancestors");
     const unsigned char *histogram = clmc_blob_get_buffer(&r, sizeof(cl_uint) * HISTOGRAM_BINS, "histogram");
     CLMC_TRY(clmc_blob_end(&r));
     double schedule[CLMC_ENSEMBLE_MAX_TEMPERATURES];
-    clmc_blob_copy_doubles(betas, schedule, p->n_steps);
-    if (memcmp(schedule, p->betas, sizeof(double) * p->n_steps) != 0)
+    clmc_blob_copy_doubles(betas, schedule, n_steps);
+    if (memcmp(schedule, p->betas, sizeof(double) * (adaptive ? 1 : n_steps)) != 0)
         return clmc_fail(CLMC_ERR_INPUT, "checkpoint: its temperature schedule differs from the preset's");
-    clmc_blob_copy_doubles(steps, (double *)p->steps, (size_t)11 * p->n_steps * p->runs);
-    CLMC_TRY(clmc_buffer_upload(e->rt, p->records, records, sizeof(double) * RECORD * p->n_steps));
+    for (unsigned k = 1; k < n_steps; k++)
+        if (!(schedule[k] > schedule[k - 1]))
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: its adaptive temperature schedule does not increase");
+    memcpy(p->betas, schedule, sizeof(double) * n_steps);
+    p->n_steps = (unsigned)n_steps;
+    p->choosing = choosing != 0;
+    clmc_blob_copy_doubles(steps, (double *)p->steps, (size_t)11 * p->max_steps * p->runs);
+    CLMC_TRY(clmc_buffer_upload(e->rt, p->records, records, sizeof(double) * RECORD * p->max_steps));
     CLMC_TRY(clmc_buffer_upload(e->rt, p->ancestor[0], ancestors, sizeof(cl_uint) * p->capacity));
     CLMC_TRY(clmc_buffer_upload(e->rt, p->histogram_buf[(step - 1) % 2], histogram, sizeof(cl_uint) * HISTOGRAM_BINS));
     CLMC_TRY(zero(e->rt, p->histogram_buf[step % 2], sizeof(cl_uint) * HISTOGRAM_BINS));
@@ -656,6 +734,7 @@ static void pa_close(clmc_ensemble *e)
     if (p->beta_written) CLMC_CL_WARN(clReleaseEvent(p->beta_written));
     for (unsigned i = 0; i < p->n_marks; i++) CLMC_CL_WARN(clReleaseEvent(p->marks[i]));
     free(p->records_host);
+    free(p->histogram_host);
     free(p->betas_host);
     free(p->temperature_host);
     free(p->steps);
