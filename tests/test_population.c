@@ -320,6 +320,61 @@ static void run_kernel(const char *name, size_t items, int n_args, const size_t 
     clReleaseKernel(k);
 }
 
+/* Runs kernel `name` as one work-group of `group` work-items. */
+static void run_one_group(const char *name, size_t group, int n_args, const size_t *sizes, const void *const *values)
+{
+    cl_kernel k;
+    cr_assert_eq(clmc_kernel_create(program, name, &k), CLMC_OK);
+    for (int i = 0; i < n_args; i++) cr_assert_eq(clSetKernelArg(k, (cl_uint)i, sizes[i], values[i]), CL_SUCCESS);
+    cr_assert_eq(clmc_enqueue(rt, k, 1, &group, &group, CLMC_UNTIMED), CLMC_OK);
+    clReleaseKernel(k);
+}
+
+/* The one-work-group scans of chunk totals (1000 chunks: blocks of several
+ * per work-item) at work-group sizes 1, 7, 64 and 256: the copy-number scan
+ * exactly the host's exclusive scan and total; the weight scan within 1e-13
+ * of the host's sequential one, its total bit for bit the last offset plus
+ * the last chunk total (what the copy-number kernels take as the total). */
+Test(population, one_group_scans_at_several_group_sizes, .timeout = 300)
+{
+    open_program();
+    enum { CHUNKS = 1000 };
+    static cl_uint u[CHUNKS], u_scan[CHUNKS];
+    static double d[CHUNKS], d_scan[CHUNKS];
+    cl_uint u_total = 0;
+    double d_sum = 0;
+    for (int c = 0; c < CHUNKS; c++) {
+        u[c] = (cl_uint)((c * 2654435761u) % 513u);
+        d[c] = exp(-0.01 * (double)((c * 40503u) % 977u)) * 37.5;
+        u_scan[c] = u_total, u_total += u[c];
+        d_scan[c] = d_sum, d_sum += d[c];
+    }
+    const size_t groups[] = {1, 7, 64, 256};
+    for (size_t g = 0; g < 4; g++) {
+        cl_uint n = CHUNKS, at = 3, device_u[CHUNKS], device_u_total;
+        double device_d[CHUNKS], totals[4];
+        cl_mem b_u = buffer(sizeof u, u), b_ut = buffer(4, NULL), b_d = buffer(sizeof d, d), b_dt = buffer(32, NULL);
+        run_one_group("pa_scan_uint", groups[g], 3, (size_t[]){8, 4, 8}, (const void *[]){&b_u, &n, &b_ut});
+        run_one_group("pa_scan_double", groups[g], 4, (size_t[]){8, 4, 8, 4}, (const void *[]){&b_d, &n, &b_dt, &at});
+        read(b_u, sizeof u, device_u);
+        read(b_ut, 4, &device_u_total);
+        read(b_d, sizeof d, device_d);
+        read(b_dt, 32, totals);
+        cr_expect_arr_eq(device_u, u_scan, sizeof u_scan, "group %zu: copy-number scan", groups[g]);
+        cr_expect_eq(device_u_total, u_total, "group %zu: copy-number total", groups[g]);
+        double worst = 0;
+        for (int c = 0; c < CHUNKS; c++) worst = fmax(worst, fabs(device_d[c] - d_scan[c]) / d_sum);
+        printf("group %zu: copy numbers exact, weight scan off by at most %.2g of the total %.12g (device %.12g)\n",
+               groups[g], worst, d_sum, totals[3]);
+        cr_expect_leq(worst, 1e-13, "group %zu: weight scan", groups[g]);
+        cr_expect(totals[3] == device_d[CHUNKS - 1] + d[CHUNKS - 1], "group %zu: total is the last offset plus the "
+                  "last chunk total, bit for bit", groups[g]);
+        cl_mem all[] = {b_u, b_ut, b_d, b_dt};
+        for (int i = 0; i < 4; i++) clReleaseMemObject(all[i]);
+    }
+    close_program();
+}
+
 /* The prefix sum of `copies` and the source of every new slot, on the
  * device; returns the new size. */
 static cl_uint device_prefix_and_sources(cl_uint n, const cl_uint *copies, cl_uint *prefix, cl_uint *source)

@@ -3,7 +3,8 @@
  * schemes, a two-level prefix sum (members in chunks of PA_CHUNK summed in
  * order by one work-item each, the chunk totals by one work-item), the
  * source member of every new slot, and the copy of the members' state.
- * Every sum runs in a fixed order, so a run repeats bit for bit on a device.
+ * Every sum runs in a fixed order (for a given work-group size of the
+ * one-group kernels), so a run repeats bit for bit on a device.
  * What a step leaves for the results (PA_RECORD doubles, pa_step_record) stays
  * on the device and is read once per run, so a step needs no host read-back. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -25,6 +26,15 @@
 #define PA_WEIGHT_TOTAL 9u   /* sum of exp(-(beta_k - beta_k-1)(E_i - E_min)) of step k-1's members */
 #define PA_OVERLAP 10u       /* sum_E min(h_k(E) n_k-1, h_k-1(E) n_k) (exact integer); -1: no histograms */
 #define PA_HISTOGRAM_BINS (1u << 20) /* wider energy ranges keep no histogram */
+
+/* The contiguous block [*first, *last) of n items that work-item id of
+ * `size` takes. */
+inline void pa_block(uint n, uint id, uint size, uint *first, uint *last)
+{
+    uint per = (n + size - 1) / size;
+    *first = min(n, id * per);
+    *last = min(n, *first + per);
+}
 
 /* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
 __kernel void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n,
@@ -110,30 +120,45 @@ __kernel void pa_overlap(__global const uint *now, __global uint *before, __glob
 }
 
 /* Step k's record from the per-chunk member statistics (pa_member_stats)
- * and family statistics (pa_family_stats), summed in chunk order (one
- * work-item; the sums the host made before, bit for bit). */
+ * and family statistics (pa_family_stats), by one work-group (any size up to
+ * 256): each work-item sums its block of chunks in order, work-item 0 the
+ * block sums in order (a fixed order for a given group size; the energy
+ * sums and family squares are whole numbers, exact in any order below 2^53). */
+#define PA_PARTS 9 /* E min, E max, 5 sums, family squares, largest family */
 __kernel void pa_step_record(__global const double *stats, uint n_chunks, __global const double *family,
                              uint family_chunks, __global double *records, uint at)
 {
-    if (get_global_id(0) != 0) return;
-    __global double *record = records + at;
-    double e_min = stats[0], e_max = stats[6], sums[5] = {0, 0, 0, 0, 0};
-    for (uint c = 0; c < n_chunks; c++) {
+    __local double part[PA_PARTS * 256];
+    uint id = get_local_id(0), size = get_local_size(0), first, last;
+    double x[PA_PARTS] = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, 0, 0};
+    pa_block(n_chunks, id, size, &first, &last);
+    for (uint c = first; c < last; c++) {
         __global const double *s = stats + 7 * (size_t)c;
-        e_min = s[0] < e_min ? s[0] : e_min;
-        e_max = s[6] > e_max ? s[6] : e_max;
-        for (uint q = 0; q < 5; q++) sums[q] += s[1 + q];
+        x[0] = fmin(x[0], s[0]);
+        x[1] = fmax(x[1], s[6]);
+        for (uint q = 0; q < 5; q++) x[2 + q] += s[1 + q];
     }
-    double squares = 0, largest = 0;
-    for (uint c = 0; c < family_chunks; c++) {
-        squares += family[2 * (size_t)c];
-        if (family[2 * (size_t)c + 1] > largest) largest = family[2 * (size_t)c + 1];
+    pa_block(family_chunks, id, size, &first, &last);
+    for (uint c = first; c < last; c++) {
+        x[7] += family[2 * (size_t)c];
+        x[8] = fmax(x[8], family[2 * (size_t)c + 1]);
     }
-    record[PA_E_MIN] = e_min;
-    record[PA_E_MAX] = e_max;
-    for (uint q = 0; q < 5; q++) record[PA_SUMS + q] = sums[q];
-    record[PA_FAMILY_SQUARES] = squares;
-    record[PA_LARGEST] = largest;
+    for (uint q = 0; q < PA_PARTS; q++) part[PA_PARTS * id + q] = x[q];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (id != 0) return;
+    for (uint t = 1; t < size; t++) {
+        __local const double *y = part + PA_PARTS * t;
+        x[0] = fmin(x[0], y[0]);
+        x[1] = fmax(x[1], y[1]);
+        for (uint q = 2; q < 8; q++) x[q] += y[q];
+        x[8] = fmax(x[8], y[8]);
+    }
+    __global double *record = records + at;
+    record[PA_E_MIN] = x[0];
+    record[PA_E_MAX] = x[1];
+    for (uint q = 0; q < 5; q++) record[PA_SUMS + q] = x[2 + q];
+    record[PA_FAMILY_SQUARES] = x[7];
+    record[PA_LARGEST] = x[8];
 }
 
 /* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
@@ -153,18 +178,37 @@ __kernel void pa_weights(__global const int *energy, uint n, double dbeta, __glo
     chunk_total[c] = sum;
 }
 
-/* Exclusive scan of the chunk totals in place (one work-item); the grand
- * total in total[at]. */
+/* Exclusive scan of the chunk totals in place by one work-group (any size up
+ * to 256, a power of two or not): each work-item sums its block of chunks in
+ * order, work-item 0 scans the block sums in order, each block is then
+ * scanned from its offset.  The grand total in total[at] is the last chunk's
+ * offset plus its total, so it equals the last cumulative value (pa_add_double)
+ * bit for bit. */
 __kernel void pa_scan_double(__global double *chunk_total, uint n_chunks, __global double *total, uint at)
 {
-    if (get_global_id(0) != 0) return;
+    __local double part[256];
+    uint id = get_local_id(0), size = get_local_size(0), first, last;
+    pa_block(n_chunks, id, size, &first, &last);
     double sum = 0;
-    for (uint c = 0; c < n_chunks; c++) {
-        double t = chunk_total[c];
-        chunk_total[c] = sum;
-        sum += t;
+    for (uint c = first; c < last; c++) sum += chunk_total[c];
+    part[id] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (id == 0) {
+        double run = 0;
+        for (uint t = 0; t < size; t++) {
+            double x = part[t];
+            part[t] = run;
+            run += x;
+        }
     }
-    total[at] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    double offset = part[id];
+    for (uint c = first; c < last; c++) {
+        double t = chunk_total[c];
+        chunk_total[c] = offset;
+        offset += t;
+    }
+    if (first < last && last == n_chunks) total[at] = offset;
 }
 
 __kernel void pa_add_double(__global double *cum, uint n, __global const double *chunk_offset)
@@ -240,16 +284,32 @@ __kernel void pa_prefix_chunks(__global const uint *copies, uint n, __global uin
     chunk_total[c] = sum;
 }
 
+/* The same for copy numbers (exact: any order gives the same sums). */
 __kernel void pa_scan_uint(__global uint *chunk_total, uint n_chunks, __global uint *total)
 {
-    if (get_global_id(0) != 0) return;
+    __local uint part[256];
+    uint id = get_local_id(0), size = get_local_size(0), first, last;
+    pa_block(n_chunks, id, size, &first, &last);
     uint sum = 0;
-    for (uint c = 0; c < n_chunks; c++) {
-        uint t = chunk_total[c];
-        chunk_total[c] = sum;
-        sum += t;
+    for (uint c = first; c < last; c++) sum += chunk_total[c];
+    part[id] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (id == 0) {
+        uint run = 0;
+        for (uint t = 0; t < size; t++) {
+            uint x = part[t];
+            part[t] = run;
+            run += x;
+        }
     }
-    total[0] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint offset = part[id];
+    for (uint c = first; c < last; c++) {
+        uint t = chunk_total[c];
+        chunk_total[c] = offset;
+        offset += t;
+    }
+    if (first < last && last == n_chunks) total[0] = offset;
 }
 
 __kernel void pa_add_uint(__global uint *prefix, uint n, __global const uint *chunk_offset)

@@ -53,7 +53,7 @@ typedef struct {
     cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
         family_buf, scratch, histogram_buf[2], records;
     unsigned current; /* which ancestor buffer holds the members' ancestors */
-    size_t overlap_group; /* work-group size of pa_overlap */
+    size_t group; /* work-group size of the one-group kernels (scans, step record, overlap) */
     double *records_host, *betas_host;
     unsigned *temperature_host;
     cl_event beta_written; /* the last set_betas write: its host copy is reused after it */
@@ -118,10 +118,14 @@ static clmc_status build(population *p, clmc_runtime *rt)
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         CLMC_TRY(clmc_kernel_create(p->program, kernels[i].name, kernels[i].kernel));
     size_t limit = 256;
-    CLMC_TRY(clmc_kernel_group_limit(rt, p->overlap, &limit));
-    if (limit == 0 || limit > 256) limit = 256;
     if (clmc_runtime_device(rt)->max_work_group_size < limit) limit = clmc_runtime_device(rt)->max_work_group_size;
-    for (p->overlap_group = 1; p->overlap_group * 2 <= limit;) p->overlap_group *= 2;
+    cl_kernel one_group[] = {p->overlap, p->scan_d, p->scan_u, p->step_record_kernel};
+    for (size_t i = 0; i < sizeof one_group / sizeof one_group[0]; i++) {
+        size_t kernel_limit = 0;
+        CLMC_TRY(clmc_kernel_group_limit(rt, one_group[i], &kernel_limit));
+        if (kernel_limit && kernel_limit < limit) limit = kernel_limit;
+    }
+    for (p->group = 1; p->group * 2 <= limit;) p->group *= 2;
     return CLMC_OK;
 }
 
@@ -231,7 +235,7 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->step_record_kernel, 3, cl_uint, (cl_uint)chunks(p->target));
     ARG(p->step_record_kernel, 4, cl_mem, p->records);
     ARG(p->step_record_kernel, 5, cl_uint, (cl_uint)record_at(k, 0));
-    CLMC_TRY(launch(e->rt, p->step_record_kernel, 1));
+    CLMC_TRY(clmc_enqueue(e->rt, p->step_record_kernel, 1, &p->group, &p->group, CLMC_UNTIMED));
     ARG(p->histogram, 0, cl_mem, energy);
     ARG(p->histogram, 1, cl_uint, p->n);
     ARG(p->histogram, 2, cl_mem, p->records);
@@ -249,7 +253,7 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->overlap, 4, cl_uint, (cl_uint)record_at(k - 1, 0));
     ARG(p->overlap, 5, cl_ulong, (cl_ulong)p->n);
     ARG(p->overlap, 6, cl_ulong, (cl_ulong)record(p, k - 1)->members);
-    return clmc_enqueue(e->rt, p->overlap, 1, &p->overlap_group, &p->overlap_group, CLMC_UNTIMED);
+    return clmc_enqueue(e->rt, p->overlap, 1, &p->group, &p->group, CLMC_UNTIMED);
 }
 
 /* The run's step records from the device (once, at its end): the sums, the
@@ -283,7 +287,7 @@ static clmc_status read_records(clmc_ensemble *e, population *p)
 }
 
 /* The last two passes of a prefix sum in chunks of 256, after the first
- * pass left each chunk's sum in `chunk_sums`: one work-item scans the chunk
+ * pass left each chunk's sum in `chunk_sums`: one work-group scans the chunk
  * sums (their total into `total`), then every element gets its chunk's
  * offset.  Weights (double) and copy numbers (uint) each have their kernels. */
 static clmc_status finish_prefix_sums(clmc_ensemble *e, population *p, cl_kernel scan, cl_kernel add, cl_mem values,
@@ -293,7 +297,7 @@ static clmc_status finish_prefix_sums(clmc_ensemble *e, population *p, cl_kernel
     ARG(scan, 1, cl_uint, (cl_uint)chunks(p->n));
     ARG(scan, 2, cl_mem, total);
     if (total_at != (cl_uint)-1) ARG(scan, 3, cl_uint, total_at);
-    CLMC_TRY(launch(e->rt, scan, 1));
+    CLMC_TRY(clmc_enqueue(e->rt, scan, 1, &p->group, &p->group, CLMC_UNTIMED));
     ARG(add, 0, cl_mem, values);
     ARG(add, 1, cl_uint, p->n);
     ARG(add, 2, cl_mem, chunk_sums);
