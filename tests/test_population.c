@@ -320,14 +320,21 @@ static void run_kernel(const char *name, size_t items, int n_args, const size_t 
     clReleaseKernel(k);
 }
 
-/* Runs kernel `name` as one work-group of `group` work-items. */
-static void run_one_group(const char *name, size_t group, int n_args, const size_t *sizes, const void *const *values)
+/* Runs kernel `name` as `groups` work-groups of `group` work-items. */
+static void run_groups(const char *name, size_t groups, size_t group, int n_args, const size_t *sizes,
+                       const void *const *values)
 {
     cl_kernel k;
     cr_assert_eq(clmc_kernel_create(program, name, &k), CLMC_OK);
     for (int i = 0; i < n_args; i++) cr_assert_eq(clSetKernelArg(k, (cl_uint)i, sizes[i], values[i]), CL_SUCCESS);
-    cr_assert_eq(clmc_enqueue(rt, k, 1, &group, &group, CLMC_UNTIMED), CLMC_OK);
+    size_t global = groups * group;
+    cr_assert_eq(clmc_enqueue(rt, k, 1, &global, &group, CLMC_UNTIMED), CLMC_OK);
     clReleaseKernel(k);
+}
+
+static void run_one_group(const char *name, size_t group, int n_args, const size_t *sizes, const void *const *values)
+{
+    run_groups(name, 1, group, n_args, sizes, values);
 }
 
 /* The one-work-group scans of chunk totals (1000 chunks: blocks of several
@@ -382,7 +389,7 @@ static cl_uint device_prefix_and_sources(cl_uint n, const cl_uint *copies, cl_ui
     cl_uint n_chunks = (n + 255) / 256, total;
     cl_mem b_copies = buffer(n * 4, copies), b_prefix = buffer(n * 4, NULL), b_chunk = buffer(n_chunks * 4, NULL),
            b_total = buffer(4, NULL);
-    run_kernel("pa_prefix_chunks", n_chunks, 4, (size_t[]){8, 4, 8, 8},
+    run_groups("pa_prefix_chunks", n_chunks, 256, 4, (size_t[]){8, 4, 8, 8},
                (const void *[]){&b_copies, &n, &b_prefix, &b_chunk});
     run_kernel("pa_scan_uint", 1, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_chunk, &n_chunks, &b_total});
     run_kernel("pa_add_uint", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_prefix, &n, &b_chunk});
@@ -470,7 +477,7 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
     double e_min_record = e_min;
     cl_mem b_e_min = buffer(8, &e_min_record);
     cl_uint at = 0;
-    run_kernel("pa_weights", n_chunks, 7, (size_t[]){8, 4, 8, 8, 4, 8, 8},
+    run_groups("pa_weights", n_chunks, 256, 7, (size_t[]){8, 4, 8, 8, 4, 8, 8},
                (const void *[]){&b_energy, &n, &dbeta, &b_e_min, &at, &b_cum, &b_chunk});
     run_kernel("pa_scan_double", 1, 4, (size_t[]){8, 4, 8, 4}, (const void *[]){&b_chunk, &n_chunks, &b_total, &at});
     run_kernel("pa_add_double", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_cum, &n, &b_chunk});

@@ -36,19 +36,32 @@ inline void pa_block(uint n, uint id, uint size, uint *first, uint *last)
     *last = min(n, *first + per);
 }
 
+/* The per-chunk kernels (pa_member_stats, pa_weights, pa_prefix_chunks) run
+ * one work-group of PA_CHUNK work-items per chunk: the chunk is loaded into
+ * local memory side by side (coalesced), work-item 0 sums it in member
+ * order (the order of a sequential loop, so bit for bit the same sums), and
+ * running sums go back side by side.  Launched over whole groups (global size
+ * chunks x PA_CHUNK); work-items past n take part in the barriers only. */
+
 /* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
-__kernel void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n,
-                              __global double *stats)
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n, __global double *stats)
 {
-    uint c = get_global_id(0), first = c * PA_CHUNK;
-    if (first >= n) return;
-    uint last = min(n, first + PA_CHUNK);
-    int e_min = energy[first], e_max = energy[first];
+    __local int e_chunk[PA_CHUNK], m_chunk[PA_CHUNK];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
+    if (first + l < n) {
+        e_chunk[l] = energy[first + l];
+        m_chunk[l] = magnetisation[first + l];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l != 0) return;
+    uint count = min(n - first, PA_CHUNK);
+    int e_min = e_chunk[0], e_max = e_chunk[0];
     double e1 = 0, e2 = 0, m1 = 0, m2 = 0, m4 = 0;
-    for (uint i = first; i < last; i++) {
-        double e = (double)energy[i], m = fabs((double)magnetisation[i]);
-        e_min = min(e_min, energy[i]);
-        e_max = max(e_max, energy[i]);
+    for (uint i = 0; i < count; i++) {
+        double e = (double)e_chunk[i], m = fabs((double)m_chunk[i]);
+        e_min = min(e_min, e_chunk[i]);
+        e_max = max(e_max, e_chunk[i]);
         e1 += e;
         e2 += e * e;
         m1 += m;
@@ -163,19 +176,26 @@ __kernel void pa_step_record(__global const double *stats, uint n_chunks, __glob
 
 /* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
  * chunk_total[c]: the chunk's sum; e_min = record[at] (PA_E_MIN of the step before). */
-__kernel void pa_weights(__global const int *energy, uint n, double dbeta, __global const double *record, uint at,
-                         __global double *cum, __global double *chunk_total)
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_weights(__global const int *energy, uint n, double dbeta, __global const double *record, uint at,
+                __global double *cum, __global double *chunk_total)
 {
-    uint c = get_global_id(0), first = c * PA_CHUNK;
-    if (first >= n) return;
+    __local double w[PA_CHUNK];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
     int e_min = (int)record[at];
-    uint last = min(n, first + PA_CHUNK);
-    double sum = 0;
-    for (uint i = first; i < last; i++) {
-        sum += exp(-dbeta * (double)(energy[i] - e_min));
-        cum[i] = sum;
+    if (first + l < n) w[l] = exp(-dbeta * (double)(energy[first + l] - e_min));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        uint count = min(n - first, PA_CHUNK);
+        double sum = 0;
+        for (uint i = 0; i < count; i++) {
+            sum += w[i];
+            w[i] = sum;
+        }
+        chunk_total[c] = sum;
     }
-    chunk_total[c] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (first + l < n) cum[first + l] = w[l];
 }
 
 /* Exclusive scan of the chunk totals in place by one work-group (any size up
@@ -272,16 +292,23 @@ __kernel void pa_multinomial(__global const double *cum, uint n, uint target, ui
 }
 
 /* prefix[i]: the chunk's inclusive running sum of copies; chunk_total[c]. */
-__kernel void pa_prefix_chunks(__global const uint *copies, uint n, __global uint *prefix, __global uint *chunk_total)
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_prefix_chunks(__global const uint *copies, uint n, __global uint *prefix, __global uint *chunk_total)
 {
-    uint c = get_global_id(0), first = c * PA_CHUNK;
-    if (first >= n) return;
-    uint last = min(n, first + PA_CHUNK), sum = 0;
-    for (uint i = first; i < last; i++) {
-        sum += copies[i];
-        prefix[i] = sum;
+    __local uint p[PA_CHUNK];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
+    if (first + l < n) p[l] = copies[first + l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        uint count = min(n - first, PA_CHUNK), sum = 0;
+        for (uint i = 0; i < count; i++) {
+            sum += p[i];
+            p[i] = sum;
+        }
+        chunk_total[c] = sum;
     }
-    chunk_total[c] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (first + l < n) prefix[first + l] = p[l];
 }
 
 /* The same for copy numbers (exact: any order gives the same sums). */

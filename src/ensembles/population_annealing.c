@@ -86,6 +86,14 @@ static clmc_status launch(clmc_runtime *rt, cl_kernel kernel, size_t items)
 
 static size_t record_at(unsigned k, unsigned field) { return (size_t)k * RECORD + field; }
 
+/* A per-chunk kernel: one work-group of CHUNK work-items per chunk. */
+static clmc_status launch_chunks(clmc_runtime *rt, cl_kernel kernel, size_t n_chunks)
+{
+    size_t global = n_chunks * CHUNK, local = CHUNK;
+    if (n_chunks == 0) return CLMC_OK;
+    return clmc_enqueue(rt, kernel, 1, &global, &local, CLMC_UNTIMED);
+}
+
 static clmc_status read_back(clmc_runtime *rt, cl_mem buffer, size_t bytes, void *host)
 {
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(rt), buffer, CL_TRUE, 0, bytes, host, 0, NULL, NULL));
@@ -219,7 +227,7 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->stats, 1, cl_mem, magnetisation);
     ARG(p->stats, 2, cl_uint, p->n);
     ARG(p->stats, 3, cl_mem, p->member_stats);
-    CLMC_TRY(launch(e->rt, p->stats, n_chunks));
+    CLMC_TRY(launch_chunks(e->rt, p->stats, n_chunks));
     CLMC_TRY(zero(e->rt, p->counts, sizeof(cl_uint) * p->capacity));
     ARG(p->family_count, 0, cl_mem, p->ancestor[p->current]);
     ARG(p->family_count, 1, cl_uint, p->n);
@@ -315,7 +323,7 @@ static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigne
     ARG(p->weights, 4, cl_uint, (cl_uint)record_at(k - 1, E_MIN));
     ARG(p->weights, 5, cl_mem, p->cum);
     ARG(p->weights, 6, cl_mem, p->chunk_d);
-    CLMC_TRY(launch(e->rt, p->weights, chunks(p->n)));
+    CLMC_TRY(launch_chunks(e->rt, p->weights, chunks(p->n)));
     return finish_prefix_sums(e, p, p->scan_d, p->add_d, p->cum, p->chunk_d, p->records,
                               (cl_uint)record_at(k, WEIGHT_TOTAL));
 }
@@ -353,7 +361,7 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
     ARG(p->prefix, 1, cl_uint, p->n);
     ARG(p->prefix, 2, cl_mem, p->prefix_buf);
     ARG(p->prefix, 3, cl_mem, p->chunk_u);
-    CLMC_TRY(launch(e->rt, p->prefix, n_chunks));
+    CLMC_TRY(launch_chunks(e->rt, p->prefix, n_chunks));
     CLMC_TRY(finish_prefix_sums(e, p, p->scan_u, p->add_u, p->prefix_buf, p->chunk_u, p->total_u, (cl_uint)-1));
     if (p->resampling != 2) {
         *n_new = p->target;
