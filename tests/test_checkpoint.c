@@ -1,6 +1,6 @@
 /* Long runs that survive: SIGKILL after a checkpoint then --resume gives the
  * uninterrupted results bit for bit (Ising, Potts, Ising tempering, EA msc
- * tempering, hard disks); SIGINT, SIGTERM and SIGHUP
+ * tempering, hard disks, population annealing between steps); SIGINT, SIGTERM and SIGHUP
  * leave a resumable checkpoint; damaged and forged checkpoints are refused
  * without touching anything; one run at a time per output directory, and no
  * fresh run over a checkpoint without --overwrite; FIFOs do not hang; presets
@@ -64,6 +64,20 @@ static const char glass_tempering_preset[] =
     " \"algorithm\": {\"layout\": \"naive\", \"overrelaxation_steps\": 1}, \"ensemble\": {\"type\": "
     "\"parallel_tempering\", \"betas\": [0.5, 0.8, 1.2], \"exchange_every\": 2}, \"run\": {\"thermalization\": 100,"
     " \"sweeps\": 3000, \"seed\": 5, \"checkpoint_every\": 200}}";
+/* Population annealing (2D Ising L = 16, two runs of 12 steps of 20
+ * sweeps, R = 500): a checkpoint every 40 sweeps falls between temperature
+ * steps, in either run. */
+static const char population_preset[] =
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": {\"layout\": \"naive\"},"
+    " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 500, \"beta_end\": 0.6, \"steps\": 12,"
+    " \"sweeps_per_step\": 20, \"runs\": 2}, \"run\": {\"seed\": 5, \"checkpoint_every\": 40}}";
+/* The same with the adaptive schedule (target overlap 0.5): the checkpoint
+ * holds the betas chosen so far, and run 1 follows run 0's schedule. */
+static const char population_adaptive_preset[] =
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": {\"layout\": \"naive\"},"
+    " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 500, \"schedule\": \"adaptive\","
+    " \"target_overlap\": 0.5, \"beta_end\": 0.6, \"sweeps_per_step\": 20, \"runs\": 2},"
+    " \"run\": {\"seed\": 6, \"checkpoint_every\": 40}}";
 static const char percolation_preset[] =
     "{\"model\": {\"type\": \"percolation\", \"dim\": 2, \"L\": 32, \"p\": 0.5, \"kind\": \"bond\"},"
     " \"run\": {\"thermalization\": 0, \"sweeps\": 5000, \"measure_every\": 3, \"seed\": 5, \"checkpoint_every\": 100}}";
@@ -183,6 +197,18 @@ Test(checkpoint, heisenberg_glass_tempering_sigkill_resume_bit_identical)
 Test(checkpoint, percolation_sigkill_resume_bit_identical)
 {
     interrupt_and_resume("ckpt-percolation", percolation_preset, SIGKILL);
+}
+Test(checkpoint, population_annealing_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-population", population_preset, SIGKILL);
+}
+Test(checkpoint, population_annealing_adaptive_sigkill_resume_bit_identical)
+{
+    interrupt_and_resume("ckpt-population-adaptive", population_adaptive_preset, SIGKILL);
+}
+Test(checkpoint, population_annealing_sigint_leaves_resumable_checkpoint)
+{
+    interrupt_and_resume("ckpt-population-sigint", population_preset, SIGINT);
 }
 Test(checkpoint, sigint_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigint", ising_preset, SIGINT); }
 Test(checkpoint, sigterm_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigterm", ising_preset, SIGTERM); }

@@ -58,6 +58,38 @@ Test(checkpoint_format, round_trip)
     free(bytes);
 }
 
+/* The optional ensemble section (ENSM, population annealing): round trip,
+ * absent when empty, and every truncation of a file with it refused. */
+Test(checkpoint_format, ensemble_section_round_trip)
+{
+    unsigned char ensemble[19];
+    for (int i = 0; i < 19; i++) ensemble[i] = (unsigned char)(200 - i);
+    clmc_checkpoint in = sample(), out;
+    in.ensemble_blob = ensemble;
+    in.ensemble_bytes = sizeof ensemble;
+    unsigned char *bytes = NULL, *plain = NULL;
+    size_t length = 0, plain_length = 0;
+    cr_assert_eq(clmc_checkpoint_encode(&in, &bytes, &length), CLMC_OK);
+    cr_assert_eq(clmc_checkpoint_decode(bytes, length, &out), CLMC_OK, "%s", clmc_error_message());
+    cr_expect_eq(out.ensemble_bytes, sizeof ensemble);
+    cr_expect_arr_eq(out.ensemble_blob, ensemble, sizeof ensemble);
+    cr_expect_arr_eq(out.model_blob, blob, sizeof blob);
+    clmc_checkpoint_free(&out);
+    in = sample();
+    cr_assert_eq(clmc_checkpoint_encode(&in, &plain, &plain_length), CLMC_OK);
+    cr_expect_eq(length, plain_length + 12 + sizeof ensemble, "ENSM: tag, length and the blob");
+    cr_assert_eq(clmc_checkpoint_decode(plain, plain_length, &out), CLMC_OK);
+    cr_expect(out.ensemble_blob == NULL && out.ensemble_bytes == 0, "no ensemble section without a blob");
+    clmc_checkpoint_free(&out);
+    size_t refused = 0;
+    for (size_t n = 0; n < length; n++)
+        refused += clmc_checkpoint_decode(bytes, n, &out) == CLMC_ERR_INPUT;
+    printf("with an ensemble section: %zu bytes, %zu of %zu truncations refused\n", length, refused, length);
+    cr_expect_eq(refused, length);
+    free(bytes);
+    free(plain);
+}
+
 Test(checkpoint_format, every_truncation_refused)
 {
     clmc_checkpoint in = sample(), out;

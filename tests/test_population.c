@@ -1,7 +1,8 @@
 /* ensemble.type "population_annealing" (2D Ising): the free energy, energy
  * and specific heat at every step agree with the exact finite-lattice values
  * (errors from independent runs); the bias of a short anneal shrinks as the
- * population grows; the prefix-sum, source and copy kernels on irregular
+ * population grows; the adaptive schedule reaches beta_end with exact
+ * values at its betas and overlaps near the target; the prefix-sum, source and copy kernels on irregular
  * copy numbers; every resampling scheme keeps the expected population and
  * draws each member's expected copy number; bad input exits 2 naming the key. */
 #include <criterion/criterion.h>
@@ -231,6 +232,54 @@ Test(population, runs_give_errors_and_match_exact, .timeout = 1200)
     cJSON_Delete(result);
 }
 
+/* schedule "adaptive" (target_overlap 0.6, beta_end 0.5), 12 runs of R = 500
+ * sharing run 0's schedule: the schedule increases to beta_end exactly; at
+ * every chosen beta the free energy and energy (Z-weighted over runs) lie
+ * within 4 standard errors of the exact L = 16 values; the measured overlap
+ * of successive histograms is near the target at every step but the last
+ * (cut short at beta_end), within 0.1, and within 0.05 on average. */
+Test(population, adaptive_schedule_matches_exact_and_target, .timeout = 1200)
+{
+    const double target = 0.6;
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                "{\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 500, \"schedule\": \"adaptive\", \"target_overlap\": 0.6, "
+                                "\"beta_end\": 0.5, \"sweeps_per_step\": 10, \"runs\": 12}, \"run\": {\"seed\": 31}}",
+                                "population-adaptive");
+    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    int n = cJSON_GetArraySize(temperatures);
+    printf("adaptive schedule: %d steps\n", n - 1);
+    cr_assert_geq(n, 3, "more than one step to beta_end at overlap %g", target);
+    cr_expect_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(temperatures, n - 1), "beta")->valuedouble, 0.5,
+                 "the schedule ends at beta_end");
+    double overlap_sum = 0;
+    for (int k = 1; k < n; k++) {
+        const cJSON *entry = cJSON_GetArrayItem(temperatures, k);
+        double beta = cJSON_GetObjectItem(entry, "beta")->valuedouble;
+        cr_expect_gt(beta, cJSON_GetObjectItem(cJSON_GetArrayItem(temperatures, k - 1), "beta")->valuedouble);
+        double exact[3];
+        exact_values(beta, &exact[0], &exact[1], &exact[2]);
+        const char *names[2] = {"free_energy", "energy"};
+        for (int q = 0; q < 2; q++) {
+            const cJSON *item = cJSON_GetObjectItem(entry, names[q]);
+            char what[96];
+            snprintf(what, sizeof what, "PA adaptive beta=%.5f %s", beta, names[q]);
+            cr_expect_leq(physics_compare(what, cJSON_GetObjectItem(item, "mean")->valuedouble,
+                                          cJSON_GetObjectItem(item, "error")->valuedouble, exact[q]),
+                          TOLERANCE_SIGMA, "%s", what);
+        }
+        double overlap = cJSON_GetObjectItem(cJSON_GetObjectItem(entry, "population"), "histogram_overlap")->valuedouble;
+        printf("step %d: beta %.5f, measured histogram overlap %.4f (target %.2f)\n", k, beta, overlap, target);
+        if (k == n - 1) continue;
+        overlap_sum += overlap;
+        cr_expect_leq(fabs(overlap - target), 0.1, "step %d: overlap %g, target %g", k, overlap, target);
+    }
+    double mean = overlap_sum / (n - 2);
+    printf("mean measured overlap %.4f (target %.2f)\n", mean, target);
+    cr_expect_leq(fabs(mean - target), 0.05, "mean overlap %g, target %g", mean, target);
+    cJSON_Delete(result);
+}
+
 /* ---- The kernels of cl/ensembles/population.cl on their own -------------- */
 
 static clmc_runtime *rt;
@@ -271,6 +320,68 @@ static void run_kernel(const char *name, size_t items, int n_args, const size_t 
     clReleaseKernel(k);
 }
 
+/* Runs kernel `name` as `groups` work-groups of `group` work-items. */
+static void run_groups(const char *name, size_t groups, size_t group, int n_args, const size_t *sizes,
+                       const void *const *values)
+{
+    cl_kernel k;
+    cr_assert_eq(clmc_kernel_create(program, name, &k), CLMC_OK);
+    for (int i = 0; i < n_args; i++) cr_assert_eq(clSetKernelArg(k, (cl_uint)i, sizes[i], values[i]), CL_SUCCESS);
+    size_t global = groups * group;
+    cr_assert_eq(clmc_enqueue(rt, k, 1, &global, &group, CLMC_UNTIMED), CLMC_OK);
+    clReleaseKernel(k);
+}
+
+static void run_one_group(const char *name, size_t group, int n_args, const size_t *sizes, const void *const *values)
+{
+    run_groups(name, 1, group, n_args, sizes, values);
+}
+
+/* The one-work-group scans of chunk totals (1000 chunks: blocks of several
+ * per work-item) at work-group sizes 1, 7, 64 and 256: the copy-number scan
+ * exactly the host's exclusive scan and total; the weight scan within 1e-13
+ * of the host's sequential one, its total bit for bit the last offset plus
+ * the last chunk total (what the copy-number kernels take as the total). */
+Test(population, one_group_scans_at_several_group_sizes, .timeout = 300)
+{
+    open_program();
+    enum { CHUNKS = 1000 };
+    static cl_uint u[CHUNKS], u_scan[CHUNKS];
+    static double d[CHUNKS], d_scan[CHUNKS];
+    cl_uint u_total = 0;
+    double d_sum = 0;
+    for (int c = 0; c < CHUNKS; c++) {
+        u[c] = (cl_uint)((c * 2654435761u) % 513u);
+        d[c] = exp(-0.01 * (double)((c * 40503u) % 977u)) * 37.5;
+        u_scan[c] = u_total, u_total += u[c];
+        d_scan[c] = d_sum, d_sum += d[c];
+    }
+    const size_t groups[] = {1, 7, 64, 256};
+    for (size_t g = 0; g < 4; g++) {
+        cl_uint n = CHUNKS, at = 3, device_u[CHUNKS], device_u_total;
+        double device_d[CHUNKS], totals[4];
+        cl_mem b_u = buffer(sizeof u, u), b_ut = buffer(4, NULL), b_d = buffer(sizeof d, d), b_dt = buffer(32, NULL);
+        run_one_group("pa_scan_uint", groups[g], 3, (size_t[]){8, 4, 8}, (const void *[]){&b_u, &n, &b_ut});
+        run_one_group("pa_scan_double", groups[g], 4, (size_t[]){8, 4, 8, 4}, (const void *[]){&b_d, &n, &b_dt, &at});
+        read(b_u, sizeof u, device_u);
+        read(b_ut, 4, &device_u_total);
+        read(b_d, sizeof d, device_d);
+        read(b_dt, 32, totals);
+        cr_expect_arr_eq(device_u, u_scan, sizeof u_scan, "group %zu: copy-number scan", groups[g]);
+        cr_expect_eq(device_u_total, u_total, "group %zu: copy-number total", groups[g]);
+        double worst = 0;
+        for (int c = 0; c < CHUNKS; c++) worst = fmax(worst, fabs(device_d[c] - d_scan[c]) / d_sum);
+        printf("group %zu: copy numbers exact, weight scan off by at most %.2g of the total %.12g (device %.12g)\n",
+               groups[g], worst, d_sum, totals[3]);
+        cr_expect_leq(worst, 1e-13, "group %zu: weight scan", groups[g]);
+        cr_expect(totals[3] == device_d[CHUNKS - 1] + d[CHUNKS - 1], "group %zu: total is the last offset plus the "
+                  "last chunk total, bit for bit", groups[g]);
+        cl_mem all[] = {b_u, b_ut, b_d, b_dt};
+        for (int i = 0; i < 4; i++) clReleaseMemObject(all[i]);
+    }
+    close_program();
+}
+
 /* The prefix sum of `copies` and the source of every new slot, on the
  * device; returns the new size. */
 static cl_uint device_prefix_and_sources(cl_uint n, const cl_uint *copies, cl_uint *prefix, cl_uint *source)
@@ -278,7 +389,7 @@ static cl_uint device_prefix_and_sources(cl_uint n, const cl_uint *copies, cl_ui
     cl_uint n_chunks = (n + 255) / 256, total;
     cl_mem b_copies = buffer(n * 4, copies), b_prefix = buffer(n * 4, NULL), b_chunk = buffer(n_chunks * 4, NULL),
            b_total = buffer(4, NULL);
-    run_kernel("pa_prefix_chunks", n_chunks, 4, (size_t[]){8, 4, 8, 8},
+    run_groups("pa_prefix_chunks", n_chunks, 256, 4, (size_t[]){8, 4, 8, 8},
                (const void *[]){&b_copies, &n, &b_prefix, &b_chunk});
     run_kernel("pa_scan_uint", 1, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_chunk, &n_chunks, &b_total});
     run_kernel("pa_add_uint", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_prefix, &n, &b_chunk});
@@ -363,12 +474,19 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
     for (int i = 0; i < N; i++) tau[i] *= target / weight_sum;
     cl_mem b_energy = buffer(sizeof energy, energy), b_cum = buffer(N * 8, NULL), b_chunk = buffer(n_chunks * 8, NULL),
            b_total = buffer(8, NULL), b_copies = buffer(N * 4, NULL);
-    run_kernel("pa_weights", n_chunks, 6, (size_t[]){8, 4, 8, 4, 8, 8},
-               (const void *[]){&b_energy, &n, &dbeta, &e_min, &b_cum, &b_chunk});
-    run_kernel("pa_scan_double", 1, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_chunk, &n_chunks, &b_total});
+    double e_min_record = e_min;
+    cl_mem b_e_min = buffer(8, &e_min_record);
+    cl_uint at = 0;
+    run_groups("pa_weights", n_chunks, 256, 7, (size_t[]){8, 4, 8, 8, 4, 8, 8},
+               (const void *[]){&b_energy, &n, &dbeta, &b_e_min, &at, &b_cum, &b_chunk});
+    run_kernel("pa_scan_double", 1, 4, (size_t[]){8, 4, 8, 4}, (const void *[]){&b_chunk, &n_chunks, &b_total, &at});
     run_kernel("pa_add_double", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_cum, &n, &b_chunk});
-    double total;
+    double total, last_cum;
     read(b_total, 8, &total);
+    cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), b_cum, CL_TRUE, (N - 1) * 8, 8, &last_cum, 0, NULL, NULL),
+                 CL_SUCCESS);
+    cr_expect(last_cum == total, "the last cumulative weight (%.17g) is the total (%.17g) bit for bit, as the copy "
+              "number kernels take it", last_cum, total);
     cr_expect_float_eq(total, weight_sum, 1e-9 * weight_sum, "device weight sum %.12g, host %.12g", total, weight_sum);
     const char *names[] = {"systematic", "multinomial", "nearest_integer"};
     cl_uint seed_lo = 5, seed_hi = 0, run = 0;
@@ -381,12 +499,11 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
             if (scheme == 1) {
                 cl_uint zero = 0;
                 clEnqueueFillBuffer(clmc_runtime_queue(rt), b_copies, &zero, 4, 0, N * 4, 0, NULL, NULL);
-                run_kernel("pa_multinomial", target, 9, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 8},
-                           (const void *[]){&b_cum, &n, &total, &target, &seed_lo, &seed_hi, &step, &run, &b_copies});
+                run_kernel("pa_multinomial", target, 8, (size_t[]){8, 4, 4, 4, 4, 4, 4, 8},
+                           (const void *[]){&b_cum, &n, &target, &seed_lo, &seed_hi, &step, &run, &b_copies});
             } else {
-                run_kernel("pa_copy_numbers", n, 10, (size_t[]){8, 4, 8, 4, 4, 4, 4, 4, 4, 8},
-                           (const void *[]){&b_cum, &n, &total, &target, &scheme, &seed_lo, &seed_hi, &step, &run,
-                                            &b_copies});
+                run_kernel("pa_copy_numbers", n, 9, (size_t[]){8, 4, 4, 4, 4, 4, 4, 4, 8},
+                           (const void *[]){&b_cum, &n, &target, &scheme, &seed_lo, &seed_hi, &step, &run, &b_copies});
             }
             read(b_copies, N * 4, copies);
             cl_uint size = 0;
@@ -411,8 +528,8 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
         cr_expect_leq(worst_z, 5.0, "%s: member %d draws %.4f copies on average, expected %.4f", names[scheme], worst,
                       sum[worst] / DRAWS, tau[worst]);
     }
-    cl_mem all[] = {b_energy, b_cum, b_chunk, b_total, b_copies};
-    for (int i = 0; i < 5; i++) clReleaseMemObject(all[i]);
+    cl_mem all[] = {b_energy, b_cum, b_chunk, b_total, b_copies, b_e_min};
+    for (int i = 0; i < 6; i++) clReleaseMemObject(all[i]);
     close_program();
 }
 
@@ -444,6 +561,16 @@ Test(population, bad_input_exits_2_naming_the_key)
     expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"ordered\"}, \"ensemble\": "
                        "{\"type\": \"population_annealing\", \"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",
                        "pa-ordered", "model.start");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"adaptive\", \"beta_end\": 0.5, "
+                                "\"target_overlap\": 1"), "pa-target-one", "ensemble.target_overlap");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"adaptive\", \"beta_end\": 0.5, "
+                                "\"target_overlap\": 0"), "pa-target-zero", "ensemble.target_overlap");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"adaptive\""), "pa-adaptive-end",
+                       "ensemble.beta_end");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"adaptive\", \"beta_end\": 0.5, \"steps\": 5"),
+                       "pa-adaptive-steps", "ensemble.steps");
+    expect_input_error(ISING_PA("\"population\": 100, \"schedule\": \"geometric\", \"beta_end\": 0.5, \"steps\": 5"),
+                       "pa-schedule", "ensemble.schedule");
     expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5, \"steps\": 5, \"resampling\": \"stratified\""),
                        "pa-scheme", "ensemble.resampling");
     expect_input_error("{\"model\": {\"type\": \"heisenberg\", \"L\": 8}, \"ensemble\": {\"type\": "

@@ -3,7 +3,10 @@
  * schemes, a two-level prefix sum (members in chunks of PA_CHUNK summed in
  * order by one work-item each, the chunk totals by one work-item), the
  * source member of every new slot, and the copy of the members' state.
- * Every sum runs in a fixed order, so a run repeats bit for bit on a device. */
+ * Every sum runs in a fixed order (for a given work-group size of the
+ * one-group kernels), so a run repeats bit for bit on a device.
+ * What a step leaves for the results (PA_RECORD doubles, pa_step_record) stays
+ * on the device and is read once per run, so a step needs no host read-back. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "common/philox.h"
 
@@ -13,19 +16,52 @@
 #define PA_MULTINOMIAL 1u
 #define PA_NEAREST 2u
 
-/* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
-__kernel void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n,
-                              __global double *stats)
+/* A step's record (src/ensembles/population_annealing.c reads it): */
+#define PA_RECORD 12u
+#define PA_E_MIN 0u          /* min and max energy of the members */
+#define PA_E_MAX 1u
+#define PA_SUMS 2u           /* sum E, E^2, |M|, M^2, M^4 (5 values) */
+#define PA_FAMILY_SQUARES 7u /* sum of the family sizes squared */
+#define PA_LARGEST 8u        /* the largest family */
+#define PA_WEIGHT_TOTAL 9u   /* sum of exp(-(beta_k - beta_k-1)(E_i - E_min)) of step k-1's members */
+#define PA_OVERLAP 10u       /* sum_E min(h_k(E) n_k-1, h_k-1(E) n_k) (exact integer); -1: no histograms */
+#define PA_HISTOGRAM_BINS (1u << 20) /* wider energy ranges keep no histogram */
+
+/* The contiguous block [*first, *last) of n items that work-item id of
+ * `size` takes. */
+inline void pa_block(uint n, uint id, uint size, uint *first, uint *last)
 {
-    uint c = get_global_id(0), first = c * PA_CHUNK;
-    if (first >= n) return;
-    uint last = min(n, first + PA_CHUNK);
-    int e_min = energy[first], e_max = energy[first];
+    uint per = (n + size - 1) / size;
+    *first = min(n, id * per);
+    *last = min(n, *first + per);
+}
+
+/* The per-chunk kernels (pa_member_stats, pa_weights, pa_prefix_chunks) run
+ * one work-group of PA_CHUNK work-items per chunk: the chunk is loaded into
+ * local memory side by side (coalesced), work-item 0 sums it in member
+ * order (the order of a sequential loop, so bit for bit the same sums), and
+ * running sums go back side by side.  Launched over whole groups (global size
+ * chunks x PA_CHUNK); work-items past n take part in the barriers only. */
+
+/* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n, __global double *stats)
+{
+    __local int e_chunk[PA_CHUNK], m_chunk[PA_CHUNK];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
+    if (first + l < n) {
+        e_chunk[l] = energy[first + l];
+        m_chunk[l] = magnetisation[first + l];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l != 0) return;
+    uint count = min(n - first, PA_CHUNK);
+    int e_min = e_chunk[0], e_max = e_chunk[0];
     double e1 = 0, e2 = 0, m1 = 0, m2 = 0, m4 = 0;
-    for (uint i = first; i < last; i++) {
-        double e = (double)energy[i], m = fabs((double)magnetisation[i]);
-        e_min = min(e_min, energy[i]);
-        e_max = max(e_max, energy[i]);
+    for (uint i = 0; i < count; i++) {
+        double e = (double)e_chunk[i], m = fabs((double)m_chunk[i]);
+        e_min = min(e_min, e_chunk[i]);
+        e_max = max(e_max, e_chunk[i]);
         e1 += e;
         e2 += e * e;
         m1 += m;
@@ -42,43 +78,157 @@ __kernel void pa_member_stats(__global const int *energy, __global const int *ma
     out[6] = (double)e_max;
 }
 
-/* histogram[E - e_low] += 1 for every member (histogram zero before). */
-__kernel void pa_histogram(__global const int *energy, uint n, int e_low, uint bins, __global uint *histogram)
+/* The bins of a step's energy histogram, one per energy value from its
+ * PA_E_MIN to PA_E_MAX; 0: too wide, none kept. */
+inline uint pa_bins(__global const double *record)
+{
+    double width = record[PA_E_MAX] - record[PA_E_MIN] + 1.0;
+    return width <= (double)PA_HISTOGRAM_BINS ? (uint)width : 0u;
+}
+
+/* histogram[E - E_min] += 1 for every member (histogram zero before), the
+ * range from the step's record (pa_step_record). */
+__kernel void pa_histogram(__global const int *energy, uint n, __global const double *records, uint at,
+                           __global uint *histogram)
 {
     uint i = get_global_id(0);
     if (i >= n) return;
-    uint bin = (uint)(energy[i] - e_low);
-    if (bin < bins) atomic_inc(&histogram[bin]);
+    __global const double *record = records + at;
+    uint bin = (uint)(energy[i] - (int)record[PA_E_MIN]);
+    if (bin < pa_bins(record)) atomic_inc(&histogram[bin]);
+}
+
+/* The overlap of step k's histogram `now` (n_now members) with step k-1's
+ * `before` (n_before), record[PA_OVERLAP] = sum_E min(h_now(E) n_before,
+ * h_before(E) n_now), an exact integer (the overlap is it / (n_now n_before));
+ * -1 where either step kept no histogram.  One work-group (any size, a power
+ * of two up to 256), each work-item summing every size-th bin; then the
+ * `before` histogram is cleared for step k+1. */
+__kernel void pa_overlap(__global const uint *now, __global uint *before, __global double *records, uint at,
+                         uint at_before, ulong n_now, ulong n_before)
+{
+    __local ulong part[256];
+    uint id = get_local_id(0), size = get_local_size(0);
+    __global double *record = records + at;
+    __global const double *previous = records + at_before;
+    uint bins = pa_bins(record), bins_before = pa_bins(previous);
+    long shift = (long)record[PA_E_MIN] - (long)previous[PA_E_MIN];
+    ulong sum = 0;
+    if (bins && bins_before)
+        for (uint b = id; b < bins; b += size) {
+            long at_b = (long)b + shift;
+            if (at_b < 0 || at_b >= (long)bins_before) continue;
+            ulong x = (ulong)now[b] * n_before, y = (ulong)before[at_b] * n_now;
+            sum += min(x, y);
+        }
+    part[id] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint stride = size / 2; stride > 0; stride /= 2) {
+        if (id < stride) part[id] += part[id + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (id == 0) record[PA_OVERLAP] = bins && bins_before ? (double)part[0] : -1.0;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (uint b = id; b < bins_before; b += size) before[b] = 0;
+}
+
+/* Step k's record from the per-chunk member statistics (pa_member_stats)
+ * and family statistics (pa_family_stats), by one work-group (any size up to
+ * 256): each work-item sums its block of chunks in order, work-item 0 the
+ * block sums in order (a fixed order for a given group size; the energy
+ * sums and family squares are whole numbers, exact in any order below 2^53). */
+#define PA_PARTS 9 /* E min, E max, 5 sums, family squares, largest family */
+__kernel void pa_step_record(__global const double *stats, uint n_chunks, __global const double *family,
+                             uint family_chunks, __global double *records, uint at)
+{
+    __local double part[PA_PARTS * 256];
+    uint id = get_local_id(0), size = get_local_size(0), first, last;
+    double x[PA_PARTS] = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, 0, 0};
+    pa_block(n_chunks, id, size, &first, &last);
+    for (uint c = first; c < last; c++) {
+        __global const double *s = stats + 7 * (size_t)c;
+        x[0] = fmin(x[0], s[0]);
+        x[1] = fmax(x[1], s[6]);
+        for (uint q = 0; q < 5; q++) x[2 + q] += s[1 + q];
+    }
+    pa_block(family_chunks, id, size, &first, &last);
+    for (uint c = first; c < last; c++) {
+        x[7] += family[2 * (size_t)c];
+        x[8] = fmax(x[8], family[2 * (size_t)c + 1]);
+    }
+    for (uint q = 0; q < PA_PARTS; q++) part[PA_PARTS * id + q] = x[q];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (id != 0) return;
+    for (uint t = 1; t < size; t++) {
+        __local const double *y = part + PA_PARTS * t;
+        x[0] = fmin(x[0], y[0]);
+        x[1] = fmax(x[1], y[1]);
+        for (uint q = 2; q < 8; q++) x[q] += y[q];
+        x[8] = fmax(x[8], y[8]);
+    }
+    __global double *record = records + at;
+    record[PA_E_MIN] = x[0];
+    record[PA_E_MAX] = x[1];
+    for (uint q = 0; q < 5; q++) record[PA_SUMS + q] = x[2 + q];
+    record[PA_FAMILY_SQUARES] = x[7];
+    record[PA_LARGEST] = x[8];
 }
 
 /* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
- * chunk_total[c]: the chunk's sum. */
-__kernel void pa_weights(__global const int *energy, uint n, double dbeta, int e_min, __global double *cum,
-                         __global double *chunk_total)
+ * chunk_total[c]: the chunk's sum; e_min = record[at] (PA_E_MIN of the step before). */
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_weights(__global const int *energy, uint n, double dbeta, __global const double *record, uint at,
+                __global double *cum, __global double *chunk_total)
 {
-    uint c = get_global_id(0), first = c * PA_CHUNK;
-    if (first >= n) return;
-    uint last = min(n, first + PA_CHUNK);
-    double sum = 0;
-    for (uint i = first; i < last; i++) {
-        sum += exp(-dbeta * (double)(energy[i] - e_min));
-        cum[i] = sum;
+    __local double w[PA_CHUNK];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
+    int e_min = (int)record[at];
+    if (first + l < n) w[l] = exp(-dbeta * (double)(energy[first + l] - e_min));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        uint count = min(n - first, PA_CHUNK);
+        double sum = 0;
+        for (uint i = 0; i < count; i++) {
+            sum += w[i];
+            w[i] = sum;
+        }
+        chunk_total[c] = sum;
     }
-    chunk_total[c] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (first + l < n) cum[first + l] = w[l];
 }
 
-/* Exclusive scan of the chunk totals in place (one work-item); the grand
- * total in total[0]. */
-__kernel void pa_scan_double(__global double *chunk_total, uint n_chunks, __global double *total)
+/* Exclusive scan of the chunk totals in place by one work-group (any size up
+ * to 256, a power of two or not): each work-item sums its block of chunks in
+ * order, work-item 0 scans the block sums in order, each block is then
+ * scanned from its offset.  The grand total in total[at] is the last chunk's
+ * offset plus its total, so it equals the last cumulative value (pa_add_double)
+ * bit for bit. */
+__kernel void pa_scan_double(__global double *chunk_total, uint n_chunks, __global double *total, uint at)
 {
-    if (get_global_id(0) != 0) return;
+    __local double part[256];
+    uint id = get_local_id(0), size = get_local_size(0), first, last;
+    pa_block(n_chunks, id, size, &first, &last);
     double sum = 0;
-    for (uint c = 0; c < n_chunks; c++) {
-        double t = chunk_total[c];
-        chunk_total[c] = sum;
-        sum += t;
+    for (uint c = first; c < last; c++) sum += chunk_total[c];
+    part[id] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (id == 0) {
+        double run = 0;
+        for (uint t = 0; t < size; t++) {
+            double x = part[t];
+            part[t] = run;
+            run += x;
+        }
     }
-    total[0] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    double offset = part[id];
+    for (uint c = first; c < last; c++) {
+        double t = chunk_total[c];
+        chunk_total[c] = offset;
+        offset += t;
+    }
+    if (first < last && last == n_chunks) total[at] = offset;
 }
 
 __kernel void pa_add_double(__global double *cum, uint n, __global const double *chunk_offset)
@@ -93,7 +243,8 @@ inline double uniform53(clmc_philox_ctr r)
     return ((double)(r.v[0] >> 5) * 67108864.0 + (double)(r.v[1] >> 6)) * 0x1.0p-53; /* 27 + 26 bits */
 }
 
-/* Copy numbers from the cumulative weights (cum[n-1] == total): the
+/* Copy numbers from the cumulative weights (total = cum[n-1], the same
+ * number pa_scan_double left as the total, bit for bit): the
  * expected number of copies of member i is tau_i = target w_i / total.
  *   systematic: n_i = floor(x_i + u) - floor(x_{i-1} + u), x_i = target cum_i / total,
  *     one uniform u for the step (sum exactly target);
@@ -101,11 +252,12 @@ inline double uniform53(clmc_philox_ctr r)
  *     per member (the sum fluctuates around target).
  * Random numbers: purpose RESAMPLE (cl/common/philox.h), counter (member or 0,
  * step, run, CLMC_STREAM(RESAMPLE, scheme)). */
-__kernel void pa_copy_numbers(__global const double *cum, uint n, double total, uint target, uint scheme,
-                              uint seed_lo, uint seed_hi, uint step, uint run, __global uint *copies)
+__kernel void pa_copy_numbers(__global const double *cum, uint n, uint target, uint scheme, uint seed_lo,
+                              uint seed_hi, uint step, uint run, __global uint *copies)
 {
     uint i = get_global_id(0);
     if (i >= n) return;
+    double total = cum[n - 1];
     clmc_philox_key key = {{seed_lo, seed_hi}};
     double hi = cum[i] / total * (double)target, lo = i ? cum[i - 1] / total * (double)target : 0.0;
     if (scheme == PA_SYSTEMATIC) {
@@ -121,11 +273,12 @@ __kernel void pa_copy_numbers(__global const double *cum, uint n, double total, 
 /* Multinomial: draw j of `target` picks the member whose cumulative weight
  * interval holds u_j total (counter (j, step, run, CLMC_STREAM(RESAMPLE, 1)));
  * copies must be zero before. */
-__kernel void pa_multinomial(__global const double *cum, uint n, double total, uint target, uint seed_lo,
-                             uint seed_hi, uint step, uint run, __global uint *copies)
+__kernel void pa_multinomial(__global const double *cum, uint n, uint target, uint seed_lo, uint seed_hi, uint step,
+                             uint run, __global uint *copies)
 {
     uint j = get_global_id(0);
     if (j >= target) return;
+    double total = cum[n - 1];
     clmc_philox_key key = {{seed_lo, seed_hi}};
     double x = uniform53(clmc_random4(key, j, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_MULTINOMIAL))) * total;
     uint lo = 0, hi = n - 1; /* the first i with cum[i] > x; the last positive weight if rounding leaves none */
@@ -139,28 +292,51 @@ __kernel void pa_multinomial(__global const double *cum, uint n, double total, u
 }
 
 /* prefix[i]: the chunk's inclusive running sum of copies; chunk_total[c]. */
-__kernel void pa_prefix_chunks(__global const uint *copies, uint n, __global uint *prefix, __global uint *chunk_total)
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_prefix_chunks(__global const uint *copies, uint n, __global uint *prefix, __global uint *chunk_total)
 {
-    uint c = get_global_id(0), first = c * PA_CHUNK;
-    if (first >= n) return;
-    uint last = min(n, first + PA_CHUNK), sum = 0;
-    for (uint i = first; i < last; i++) {
-        sum += copies[i];
-        prefix[i] = sum;
+    __local uint p[PA_CHUNK];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
+    if (first + l < n) p[l] = copies[first + l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) {
+        uint count = min(n - first, PA_CHUNK), sum = 0;
+        for (uint i = 0; i < count; i++) {
+            sum += p[i];
+            p[i] = sum;
+        }
+        chunk_total[c] = sum;
     }
-    chunk_total[c] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (first + l < n) prefix[first + l] = p[l];
 }
 
+/* The same for copy numbers (exact: any order gives the same sums). */
 __kernel void pa_scan_uint(__global uint *chunk_total, uint n_chunks, __global uint *total)
 {
-    if (get_global_id(0) != 0) return;
+    __local uint part[256];
+    uint id = get_local_id(0), size = get_local_size(0), first, last;
+    pa_block(n_chunks, id, size, &first, &last);
     uint sum = 0;
-    for (uint c = 0; c < n_chunks; c++) {
-        uint t = chunk_total[c];
-        chunk_total[c] = sum;
-        sum += t;
+    for (uint c = first; c < last; c++) sum += chunk_total[c];
+    part[id] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (id == 0) {
+        uint run = 0;
+        for (uint t = 0; t < size; t++) {
+            uint x = part[t];
+            part[t] = run;
+            run += x;
+        }
     }
-    total[0] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint offset = part[id];
+    for (uint c = first; c < last; c++) {
+        uint t = chunk_total[c];
+        chunk_total[c] = offset;
+        offset += t;
+    }
+    if (first < last && last == n_chunks) total[0] = offset;
 }
 
 __kernel void pa_add_uint(__global uint *prefix, uint n, __global const uint *chunk_offset)

@@ -96,6 +96,9 @@ size_t clmc_preset_betas(const clmc_preset *preset, double *betas, size_t capaci
  * beta_start, and clmc_preset_systems(preset)->copies systems. */
 bool clmc_preset_is_population(const clmc_preset *preset);
 size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas, size_t capacity);
+/* ensemble.schedule "adaptive": true with beta_end and target_overlap (the
+ * schedule above is then beta_start alone, counted as max_steps + 1). */
+bool clmc_preset_population_adaptive(const clmc_preset *preset, double *beta_end, double *target_overlap);
 /* Engine-side resolution of automatic values (e.g. a per-device tile edge). */
 void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value);
 

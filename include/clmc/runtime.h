@@ -47,6 +47,10 @@ void clmc_runtime_close(clmc_runtime *rt);
 /* From now on every launch is timed per kernel (and every program build),
  * printed as a table on stderr when the runtime closes (clmc --profile). */
 clmc_status clmc_runtime_profile(clmc_runtime *rt);
+/* Whether clmc_runtime_profile is on; seconds on a monotonic clock (program
+ * build times and population annealing's wall time under --profile). */
+bool clmc_runtime_profiling(const clmc_runtime *rt);
+double clmc_runtime_clock(void);
 
 const clmc_device_info *clmc_runtime_device(const clmc_runtime *rt);
 cl_context clmc_runtime_context(const clmc_runtime *rt);

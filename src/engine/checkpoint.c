@@ -73,13 +73,15 @@ static void describe_tempering(const clmc_tempering *pt, clmc_checkpoint *c)
 
 clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops, void *state,
                                  const clmc_tempering *pt, const clmc_series *s, uint64_t next_sweep,
-                                 const clmc_device_info *device)
+                                 const clmc_device_info *device, const unsigned char *ensemble_blob,
+                                 size_t ensemble_bytes)
 {
     if (!ops->save_state) return clmc_fail(CLMC_ERR_OTHER, "model \"%s\" cannot checkpoint yet", ops->type);
     /* The checkpoint only borrows these arrays: it is encoded, never freed. */
     clmc_checkpoint c = {.engine_version = CLMC_VERSION, .device_name = (char *)device->name,
                          .next_sweep = next_sweep, .n_rows = s->n_rows, .row_values = s->n_configs * s->n_columns,
-                         .sweeps = s->sweeps, .rows = s->rows};
+                         .sweeps = s->sweeps, .rows = s->rows, .ensemble_blob = (unsigned char *)ensemble_blob,
+                         .ensemble_bytes = ensemble_bytes};
     _Static_assert(sizeof(unsigned) == sizeof(uint32_t) && sizeof(int) == sizeof(int32_t), "32-bit maps");
     describe_tempering(pt, &c);
     c.preset_json = clmc_preset_to_json(preset);

@@ -35,6 +35,10 @@ typedef struct clmc_checkpoint {
     /* The model's device state (model.h save_state). */
     unsigned char *model_blob;
     uint64_t model_bytes;
+    /* An ensemble kind's own state (population annealing between steps;
+     * clmc_ensemble_save), the optional last section "ENSM"; NULL: none. */
+    unsigned char *ensemble_blob;
+    uint64_t ensemble_bytes;
 } clmc_checkpoint;
 
 /* Bytes of the file format (checkpoint_format.c): magic "CLMCCKPT", format
@@ -59,10 +63,12 @@ clmc_status clmc_checkpoint_plan_read(const clmc_preset *preset, const clmc_mode
                                       clmc_checkpoint_plan *plan);
 
 /* Writes DIR/checkpoint.clmc (temporary file, fsync, rename), keeping the
- * one before as DIR/checkpoint.prev until the new one is complete. */
+ * one before as DIR/checkpoint.prev until the new one is complete; with the
+ * ensemble kind's blob when ensemble_bytes > 0. */
 clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops,
                                  void *state, const clmc_tempering *pt, const clmc_series *s,
-                                 uint64_t next_sweep, const clmc_device_info *device);
+                                 uint64_t next_sweep, const clmc_device_info *device,
+                                 const unsigned char *ensemble_blob, size_t ensemble_bytes);
 /* Reads and verifies DIR/checkpoint.clmc (a regular file: a FIFO or device
  * is refused without waiting on it). */
 clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c);

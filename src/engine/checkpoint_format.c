@@ -80,6 +80,10 @@ clmc_status clmc_checkpoint_encode(const clmc_checkpoint *c, unsigned char **byt
     put_series(&w, c);
     put_section_head(&w, "MODL", c->model_bytes);
     put_bytes(&w, c->model_blob, c->model_bytes);
+    if (c->ensemble_bytes) {
+        put_section_head(&w, "ENSM", c->ensemble_bytes);
+        put_bytes(&w, c->ensemble_blob, c->ensemble_bytes);
+    }
     if (w.status == CLMC_OK) put_u64(&w, fnv1a64(w.bytes, w.used));
     return clmc_blob_finish(&w, bytes, length);
 }
@@ -215,6 +219,18 @@ static clmc_status get_sections(reader r, clmc_checkpoint *c)
         r.at += length;
         r.left -= length;
     }
+    if (r.left >= SECTION_HEAD_BYTES && memcmp(r.at, "ENSM", 4) == 0) { /* optional: an ensemble kind's state */
+        r.at += 4;
+        r.left -= 4;
+        uint64_t length = get_u64(&r);
+        if (length == 0 || length > r.left) return corrupt("the ensemble section runs past the end of the file");
+        c->ensemble_blob = malloc(length);
+        if (!c->ensemble_blob) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        memcpy(c->ensemble_blob, r.at, length);
+        c->ensemble_bytes = length;
+        r.at += length;
+        r.left -= length;
+    }
     return r.left == 0 ? CLMC_OK : corrupt("bytes after the last section");
 }
 
@@ -248,5 +264,6 @@ void clmc_checkpoint_free(clmc_checkpoint *c)
     free(c->sweeps);
     free(c->rows);
     free(c->model_blob);
+    free(c->ensemble_blob);
     memset(c, 0, sizeof *c);
 }

@@ -160,10 +160,14 @@ static clmc_status write_checkpoint(model_instance *m, const clmc_preset *preset
 {
     CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
     CLMC_TRY(clmc_ensemble_sync(&m->ensemble));
-    CLMC_TRY(clmc_checkpoint_save(c->dir, preset, m->ops, m->state, &m->ensemble.map, s, done,
-                                  clmc_runtime_device(m->rt)));
+    unsigned char *blob;
+    size_t bytes;
+    CLMC_TRY(clmc_ensemble_save(&m->ensemble, &blob, &bytes));
+    clmc_status status = clmc_checkpoint_save(c->dir, preset, m->ops, m->state, &m->ensemble.map, s, done,
+                                              clmc_runtime_device(m->rt), blob, bytes);
+    free(blob);
     c->plan.last_written = now_seconds();
-    return CLMC_OK;
+    return status;
 }
 
 static clmc_status interrupted(const model_instance *m, int signal_number, uint64_t done, run_control *c)
@@ -181,6 +185,32 @@ static clmc_status interrupted(const model_instance *m, int signal_number, uint6
                      CLMC_CHECKPOINT_FILE, c->dir);
 }
 
+/* Between the steps of a kind with its own loop (population annealing):
+ * a checkpoint (its sweeps do not count as the engine's: next_sweep 0, no
+ * rows; the kind's blob holds where it is) when run.checkpoint_every is due
+ * (every N sweeps: each time the sweeps done pass a multiple of N), or on a
+ * signal, which then stops the run.  One process only. */
+typedef struct {
+    model_instance *m;
+    const clmc_preset *preset;
+    const clmc_series *s;
+    run_control *c;
+    uint64_t last; /* sweeps done at the last call */
+} between_steps_context;
+
+static clmc_status between_steps(void *context, uint64_t done)
+{
+    between_steps_context *b = context;
+    run_control *c = b->c;
+    int signal_number = clmc_interrupt_signal();
+    bool due = c->plan.every_sweeps ? done / c->plan.every_sweeps > b->last / c->plan.every_sweeps
+                                    : c->plan.every_seconds > 0 && now_seconds() - c->plan.last_written >= c->plan.every_seconds;
+    b->last = done;
+    if (!due && !signal_number) return CLMC_OK;
+    if (b->m->ops->save_state) CLMC_TRY(write_checkpoint(b->m, b->preset, b->s, 0, c));
+    return signal_number ? interrupted(b->m, signal_number, done, c) : CLMC_OK;
+}
+
 static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc_series *s, progress *p,
                               run_control *c)
 {
@@ -189,6 +219,9 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     p->total = thermalization + run->sweeps;
     unsigned pending = 0;
     CLMC_TRY(clmc_ensemble_start(&m->ensemble)); /* fresh or restored */
+    between_steps_context between = {.m = m, .preset = preset, .s = s, .c = c};
+    m->ensemble.between_steps = between_steps;
+    m->ensemble.between_context = &between;
     bool ran;
     CLMC_TRY(clmc_ensemble_run(&m->ensemble, &ran)); /* a kind with its own loop */
     if (ran) return CLMC_OK;
@@ -400,6 +433,8 @@ static clmc_status resume_from(model_instance *m, const clmc_preset *preset, con
 {
     uint64_t total = clmc_preset_run(preset)->thermalization + clmc_preset_run(preset)->sweeps;
     CLMC_TRY(clmc_checkpoint_restore(checkpoint, m->ops, m->state, &m->ensemble.map, s));
+    if (checkpoint->ensemble_bytes)
+        CLMC_TRY(clmc_ensemble_restore(&m->ensemble, checkpoint->ensemble_blob, checkpoint->ensemble_bytes));
     p->first = checkpoint->next_sweep;
     if (!p->quiet)
         fprintf(stderr, "clmc: resuming at sweep %llu of %llu (checkpoint written on %s)\n",

@@ -18,6 +18,7 @@ static clmc_status population_settings_read(const clmc_preset *preset, clmc_ense
     for (unsigned i = 0; i < 3; i++)
         if (strcmp(scheme, schemes[i]) == 0) settings->resampling = i;
     settings->seed = clmc_preset_run(preset)->seed;
+    settings->adaptive = clmc_preset_population_adaptive(preset, &settings->beta_end, &settings->target_overlap);
     return CLMC_OK;
 }
 
@@ -141,6 +142,20 @@ clmc_status clmc_ensemble_results(clmc_ensemble *e, cJSON *observables, bool *wr
 {
     *written = e->kind->results != NULL;
     return *written ? e->kind->results(e, observables) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes)
+{
+    *blob = NULL;
+    *bytes = 0;
+    return e->kind->save ? e->kind->save(e, blob, bytes) : CLMC_OK;
+}
+
+clmc_status clmc_ensemble_restore(clmc_ensemble *e, const unsigned char *blob, size_t bytes)
+{
+    if (!e->kind->restore)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: holds an ensemble section, which this ensemble does not take");
+    return e->kind->restore(e, blob, bytes);
 }
 
 /* One temperature: the model sweeps at the beta it was given; nothing else happens. */

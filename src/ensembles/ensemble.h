@@ -39,6 +39,8 @@ typedef struct clmc_ensemble_settings {
     uint64_t sweeps_per_step;  /* ensemble.sweeps_per_step */
     unsigned resampling;       /* 0 systematic, 1 multinomial, 2 nearest_integer (cl/ensembles/population.cl) */
     unsigned runs;             /* ensemble.runs */
+    bool adaptive;             /* ensemble.schedule "adaptive": betas[0] alone, n_betas = max_steps + 1 */
+    double beta_end, target_overlap;
 } clmc_ensemble_settings;
 
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings);
@@ -59,6 +61,11 @@ typedef struct clmc_ensemble_kind {
      * the engine's sweeps and writes its own observables. */
     clmc_status (*run)(clmc_ensemble *e);
     clmc_status (*results)(clmc_ensemble *e, cJSON *observables);
+    /* Such a kind's own state for a checkpoint between its steps (a blob
+     * after the model's, section ENSM of src/engine/checkpoint.h) and back,
+     * after the model's state was restored; NULL: none. */
+    clmc_status (*save)(clmc_ensemble *e, unsigned char **blob, size_t *bytes);
+    clmc_status (*restore)(clmc_ensemble *e, const unsigned char *blob, size_t bytes);
 } clmc_ensemble_kind;
 
 struct clmc_ensemble {
@@ -72,6 +79,11 @@ struct clmc_ensemble {
     clmc_tempering_device device; /* parallel tempering: active when exchanges run on the device */
     clmc_density_settings density; /* multicanonical and Wang-Landau */
     void *kind_state;             /* population annealing: its own state */
+    /* Set by the engine for a kind with its own loop, called by it between
+     * its steps with the sweeps done so far: checkpoints when one is due
+     * (kind->save) and fails with the resume hint after a signal. */
+    clmc_status (*between_steps)(void *context, uint64_t sweeps_done);
+    void *between_context;
 };
 
 /* Sets the model's temperatures for a fresh run; measure_batch: the
@@ -98,6 +110,10 @@ clmc_status clmc_ensemble_sync(clmc_ensemble *e);
 clmc_status clmc_ensemble_run(clmc_ensemble *e, bool *ran);
 /* Its observables instead of the series' estimates (*written), else *written = false. */
 clmc_status clmc_ensemble_results(clmc_ensemble *e, cJSON *observables, bool *written);
+/* The kind's checkpoint blob (*blob NULL, *bytes 0 for kinds without one) and
+ * its restoration (CLMC_ERR_INPUT when the kind takes none or refuses it). */
+clmc_status clmc_ensemble_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes);
+clmc_status clmc_ensemble_restore(clmc_ensemble *e, const unsigned char *blob, size_t bytes);
 
 /* Population annealing (population_annealing.c): opened by clmc_ensemble_create. */
 clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings *settings);

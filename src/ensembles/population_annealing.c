@@ -2,21 +2,27 @@
  * systems of the model start at beta_start (0: the model's random start, an
  * exact sample of infinite temperature) and are annealed along the schedule;
  * before each new beta the population is resampled on the device
- * (cl/ensembles/population.cl) and then swept sweeps_per_step times.  Only
- * per-chunk sums (one value per 256 members) and two scalars per step come
- * back to the host.  This kind runs its own loop (kind->run) and writes its
- * own observables (kind->results), one entry per temperature step. */
+ * (cl/ensembles/population.cl) and then swept sweeps_per_step times.  A
+ * step's sums stay in a device record (RECORD doubles, read once per run);
+ * no step waits for the device (nearest_integer: but for the new size).
+ * This kind runs its own loop (kind->run) and writes its own observables
+ * (kind->results), one entry per temperature step. */
 #include "ensemble.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/state_blob.h"
 #include "runtime/defines.h"
 
 #define CHUNK 256 /* PA_CHUNK of cl/ensembles/population.cl */
 #define STATS 7   /* values per chunk of pa_member_stats */
-#define HISTOGRAM_BINS (1u << 20) /* energy histograms wider than this are not kept (no overlap reported) */
+#define HISTOGRAM_BINS (1u << 20) /* PA_HISTOGRAM_BINS: wider energy ranges keep no histogram (no overlap) */
+/* A step's device record, PA_RECORD doubles (cl/ensembles/population.cl). */
+enum { RECORD = 12, E_MIN = 0, E_MAX = 1, SUMS = 2, FAMILY_SQUARES = 7, LARGEST = 8, WEIGHT_TOTAL = 9, OVERLAP = 10 };
+#define PROFILE_MARKS 256 /* --profile: markers settled in batches of this many */
 
 /* What one temperature step leaves for the results. */
 typedef struct {
@@ -29,28 +35,41 @@ typedef struct {
 typedef struct {
     unsigned target, capacity, n; /* n: members now (nearest_integer: fluctuates, at most capacity) */
     unsigned resampling, n_steps, runs, run; /* run: the independent run under way */
+    /* Steps room is kept for (the schedule's, or the adaptive max_steps + 1);
+     * choosing: the adaptive schedule is still being chosen (run 0), each
+     * next beta appended to betas after a step (n_steps grows). */
+    unsigned max_steps;
+    bool choosing;
+    double beta_end, target_overlap;
+    cl_uint *histogram_host; /* adaptive: the last step's energy histogram */
     uint64_t theta, sweep;
     double betas[CLMC_ENSEMBLE_MAX_TEMPERATURES];
     cl_uint seed_lo, seed_hi;
     double sites, log_states, ln_z;
     clmc_member_order order; /* what the members' second value is (ensemble_hooks.h) */
-    cl_int e_min;
     bool exact_start;
     cl_program program;
     cl_kernel stats, weights, scan_d, add_d, copy_numbers, multinomial, prefix, scan_u, add_u, sources, gather,
-        family_count, family_stats, histogram;
-    cl_mem cum, chunk_d, total_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
-        family_buf, scratch, histogram_buf;
+        family_count, family_stats, histogram, overlap, step_record_kernel;
+    cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
+        family_buf, scratch, histogram_buf[2], records;
     unsigned current; /* which ancestor buffer holds the members' ancestors */
-    double *stats_host, *family_host, *betas_host;
-    cl_uint *histogram_host[2]; /* this step's and the previous step's, by step parity */
-    cl_int histogram_low[2];
-    cl_uint histogram_bins[2];
+    size_t group; /* work-group size of the one-group kernels (scans, step record, overlap) */
+    double *records_host, *betas_host;
     unsigned *temperature_host;
+    cl_event beta_written; /* the last set_betas write: its host copy is reused after it */
+    /* --profile: device time of everything but the sweeps (markers before
+     * and after each such stretch), and the anneal's wall time. */
+    cl_event marks[PROFILE_MARKS];
+    unsigned n_marks;
+    double outside_ns, wall_seconds;
+    /* Restored from a checkpoint: run `run` goes on at step first_step. */
+    bool resumed;
+    unsigned first_step;
     step_record *steps; /* [run][step] */
 } population;
 
-static step_record *record(population *p, unsigned k) { return &p->steps[(size_t)p->run * p->n_steps + k]; }
+static step_record *record(population *p, unsigned k) { return &p->steps[(size_t)p->run * p->max_steps + k]; }
 
 static size_t chunks(size_t n) { return (n + CHUNK - 1) / CHUNK; }
 
@@ -64,6 +83,16 @@ static clmc_status launch(clmc_runtime *rt, cl_kernel kernel, size_t items)
 {
     if (items == 0) return CLMC_OK;
     return clmc_enqueue(rt, kernel, 1, &items, NULL, CLMC_UNTIMED);
+}
+
+static size_t record_at(unsigned k, unsigned field) { return (size_t)k * RECORD + field; }
+
+/* A per-chunk kernel: one work-group of CHUNK work-items per chunk. */
+static clmc_status launch_chunks(clmc_runtime *rt, cl_kernel kernel, size_t n_chunks)
+{
+    size_t global = n_chunks * CHUNK, local = CHUNK;
+    if (n_chunks == 0) return CLMC_OK;
+    return clmc_enqueue(rt, kernel, 1, &global, &local, CLMC_UNTIMED);
 }
 
 static clmc_status read_back(clmc_runtime *rt, cl_mem buffer, size_t bytes, void *host)
@@ -93,9 +122,19 @@ static clmc_status build(population *p, clmc_runtime *rt)
                    {"pa_prefix_chunks", &p->prefix}, {"pa_scan_uint", &p->scan_u},
                    {"pa_add_uint", &p->add_u},       {"pa_sources", &p->sources},
                    {"pa_gather", &p->gather},        {"pa_family_count", &p->family_count},
-                   {"pa_family_stats", &p->family_stats}, {"pa_histogram", &p->histogram}};
+                   {"pa_family_stats", &p->family_stats}, {"pa_histogram", &p->histogram},
+                   {"pa_overlap", &p->overlap},    {"pa_step_record", &p->step_record_kernel}};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         CLMC_TRY(clmc_kernel_create(p->program, kernels[i].name, kernels[i].kernel));
+    size_t limit = 256;
+    if (clmc_runtime_device(rt)->max_work_group_size < limit) limit = clmc_runtime_device(rt)->max_work_group_size;
+    cl_kernel one_group[] = {p->overlap, p->scan_d, p->scan_u, p->step_record_kernel};
+    for (size_t i = 0; i < sizeof one_group / sizeof one_group[0]; i++) {
+        size_t kernel_limit = 0;
+        CLMC_TRY(clmc_kernel_group_limit(rt, one_group[i], &kernel_limit));
+        if (kernel_limit && kernel_limit < limit) limit = kernel_limit;
+    }
+    for (p->group = 1; p->group * 2 <= limit;) p->group *= 2;
     return CLMC_OK;
 }
 
@@ -106,24 +145,23 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
         size_t bytes;
         cl_mem *buffer;
     } buffers[] = {{sizeof(cl_double) * cap, &p->cum},           {sizeof(cl_double) * n_chunks, &p->chunk_d},
-                   {sizeof(cl_double), &p->total_d},             {sizeof(cl_uint) * cap, &p->copies},
+                   {sizeof(cl_double) * RECORD * p->max_steps, &p->records}, {sizeof(cl_uint) * cap, &p->copies},
                    {sizeof(cl_uint) * cap, &p->prefix_buf},      {sizeof(cl_uint) * n_chunks, &p->chunk_u},
                    {sizeof(cl_uint), &p->total_u},               {sizeof(cl_uint) * cap, &p->source},
                    {STATS * sizeof(cl_double) * n_chunks, &p->member_stats},
-                   {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf},
+                   {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[0]},
+                   {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[1]},
                    {sizeof(cl_uint) * cap, &p->ancestor[0]},     {sizeof(cl_uint) * cap, &p->ancestor[1]},
                    {sizeof(cl_uint) * cap, &p->counts},          {2 * sizeof(cl_double) * n_chunks, &p->family_buf},
                    {member_bytes * cap, &p->scratch}};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         CLMC_TRY(clmc_buffer_create(rt, buffers[i].bytes, NULL, "population", buffers[i].buffer));
-    p->stats_host = malloc(STATS * sizeof(double) * n_chunks);
-    p->histogram_host[0] = malloc(sizeof(cl_uint) * HISTOGRAM_BINS);
-    p->histogram_host[1] = malloc(sizeof(cl_uint) * HISTOGRAM_BINS);
-    p->family_host = malloc(2 * sizeof(double) * n_chunks);
+    p->records_host = malloc(sizeof(double) * RECORD * p->max_steps);
     p->betas_host = malloc(sizeof(double) * cap);
     p->temperature_host = calloc(cap, sizeof(unsigned));
-    p->steps = calloc((size_t)p->n_steps * p->runs, sizeof *p->steps);
-    if (!p->stats_host || !p->histogram_host[0] || !p->histogram_host[1] || !p->family_host || !p->betas_host || !p->temperature_host || !p->steps)
+    p->steps = calloc((size_t)p->max_steps * p->runs, sizeof *p->steps);
+    if (p->choosing) p->histogram_host = malloc(sizeof(cl_uint) * HISTOGRAM_BINS);
+    if (!p->records_host || !p->betas_host || !p->temperature_host || !p->steps || (p->choosing && !p->histogram_host))
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     return CLMC_OK;
 }
@@ -138,6 +176,8 @@ static clmc_status begin_run(population *p, clmc_runtime *rt)
                                       sizeof(cl_uint) * p->capacity, identity, 0, NULL, NULL);
     free(identity);
     CLMC_CL_CHECK(err, "clEnqueueWriteBuffer(ancestors)");
+    CLMC_TRY(zero(rt, p->histogram_buf[0], sizeof(cl_uint) * HISTOGRAM_BINS));
+    CLMC_TRY(zero(rt, p->histogram_buf[1], sizeof(cl_uint) * HISTOGRAM_BINS));
     p->current = 0;
     p->n = p->target;
     p->ln_z = p->log_states;
@@ -155,7 +195,11 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->capacity = e->map.n_configs;
     p->n = p->target;
     p->resampling = settings->resampling;
-    p->n_steps = settings->n_betas;
+    p->max_steps = settings->n_betas;
+    p->n_steps = settings->adaptive ? 1 : settings->n_betas;
+    p->choosing = settings->adaptive;
+    p->beta_end = settings->beta_end;
+    p->target_overlap = settings->target_overlap;
     p->runs = settings->runs ? settings->runs : 1;
     memcpy(p->betas, settings->betas, sizeof(double) * settings->n_betas);
     p->theta = settings->sweeps_per_step;
@@ -176,40 +220,9 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     return allocate(p, e->rt, member_bytes);
 }
 
-/* The members' energy histogram at step k (one bin per energy value; none
- * when wider than HISTOGRAM_BINS) and its overlap sum_E min(P_k-1(E), P_k(E))
- * with the previous step's. */
-static clmc_status histogram_overlap(clmc_ensemble *e, population *p, cl_mem energy, unsigned k, cl_int low,
-                                     double width)
-{
-    unsigned now = k % 2, before = 1 - now;
-    record(p, k)->overlap = NAN;
-    p->histogram_bins[now] = width <= HISTOGRAM_BINS ? (cl_uint)width : 0;
-    p->histogram_low[now] = low;
-    cl_uint bins = p->histogram_bins[now];
-    if (bins) {
-        CLMC_TRY(zero(e->rt, p->histogram_buf, sizeof(cl_uint) * bins));
-        ARG(p->histogram, 0, cl_mem, energy);
-        ARG(p->histogram, 1, cl_uint, p->n);
-        ARG(p->histogram, 2, cl_int, low);
-        ARG(p->histogram, 3, cl_uint, bins);
-        ARG(p->histogram, 4, cl_mem, p->histogram_buf);
-        CLMC_TRY(launch(e->rt, p->histogram, p->n));
-        CLMC_TRY(read_back(e->rt, p->histogram_buf, sizeof(cl_uint) * bins, p->histogram_host[now]));
-    }
-    if (k == 0 || !bins || !p->histogram_bins[before]) return CLMC_OK;
-    double overlap = 0, n_now = p->n, n_before = record(p, k - 1)->members;
-    for (cl_uint b = 0; b < bins; b++) {
-        long long at = (long long)low + b - p->histogram_low[before];
-        if (at < 0 || at >= (long long)p->histogram_bins[before]) continue;
-        double a = p->histogram_host[now][b] / n_now, c = p->histogram_host[before][at] / n_before;
-        overlap += a < c ? a : c;
-    }
-    record(p, k)->overlap = overlap;
-    return CLMC_OK;
-}
-
-/* The members' observables and family sizes at step k's beta. */
+/* The members' observables, family sizes and energy histogram at step k's
+ * beta into the step's device record, and the overlap of the histogram with
+ * the previous step's (sum_E min(P_k-1(E), P_k(E)), exact in integers). */
 static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k)
 {
     size_t n_chunks = chunks(p->n);
@@ -217,7 +230,7 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->stats, 1, cl_mem, magnetisation);
     ARG(p->stats, 2, cl_uint, p->n);
     ARG(p->stats, 3, cl_mem, p->member_stats);
-    CLMC_TRY(launch(e->rt, p->stats, n_chunks));
+    CLMC_TRY(launch_chunks(e->rt, p->stats, n_chunks));
     CLMC_TRY(zero(e->rt, p->counts, sizeof(cl_uint) * p->capacity));
     ARG(p->family_count, 0, cl_mem, p->ancestor[p->current]);
     ARG(p->family_count, 1, cl_uint, p->n);
@@ -227,93 +240,123 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->family_stats, 1, cl_uint, p->target);
     ARG(p->family_stats, 2, cl_mem, p->family_buf);
     CLMC_TRY(launch(e->rt, p->family_stats, chunks(p->target)));
-    CLMC_TRY(read_back(e->rt, p->member_stats, STATS * sizeof(double) * n_chunks, p->stats_host));
-    CLMC_TRY(read_back(e->rt, p->family_buf, 2 * sizeof(double) * chunks(p->target), p->family_host));
+    ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
+    ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)n_chunks);
+    ARG(p->step_record_kernel, 2, cl_mem, p->family_buf);
+    ARG(p->step_record_kernel, 3, cl_uint, (cl_uint)chunks(p->target));
+    ARG(p->step_record_kernel, 4, cl_mem, p->records);
+    ARG(p->step_record_kernel, 5, cl_uint, (cl_uint)record_at(k, 0));
+    CLMC_TRY(clmc_enqueue(e->rt, p->step_record_kernel, 1, &p->group, &p->group, CLMC_UNTIMED));
+    ARG(p->histogram, 0, cl_mem, energy);
+    ARG(p->histogram, 1, cl_uint, p->n);
+    ARG(p->histogram, 2, cl_mem, p->records);
+    ARG(p->histogram, 3, cl_uint, (cl_uint)record_at(k, 0));
+    ARG(p->histogram, 4, cl_mem, p->histogram_buf[k % 2]);
+    CLMC_TRY(launch(e->rt, p->histogram, p->n));
     step_record *r = record(p, k);
     r->beta = p->betas[k];
     r->members = p->n;
-    r->ln_z = p->ln_z;
-    double e_min = p->stats_host[0], e_max = p->stats_host[6];
-    for (size_t c = 0; c < n_chunks; c++) {
-        const double *s = p->stats_host + STATS * c;
-        e_min = s[0] < e_min ? s[0] : e_min;
-        e_max = s[6] > e_max ? s[6] : e_max;
-        r->energy += s[1];
-        r->energy2 += s[2];
-        r->abs_m += s[3];
-        r->m2 += s[4];
-        r->m4 += s[5];
+    if (k == 0) return CLMC_OK;
+    ARG(p->overlap, 0, cl_mem, p->histogram_buf[k % 2]);
+    ARG(p->overlap, 1, cl_mem, p->histogram_buf[1 - k % 2]);
+    ARG(p->overlap, 2, cl_mem, p->records);
+    ARG(p->overlap, 3, cl_uint, (cl_uint)record_at(k, 0));
+    ARG(p->overlap, 4, cl_uint, (cl_uint)record_at(k - 1, 0));
+    ARG(p->overlap, 5, cl_ulong, (cl_ulong)p->n);
+    ARG(p->overlap, 6, cl_ulong, (cl_ulong)record(p, k - 1)->members);
+    return clmc_enqueue(e->rt, p->overlap, 1, &p->group, &p->group, CLMC_UNTIMED);
+}
+
+/* The run's step records from the device (once, at its end): the sums, the
+ * overlaps, and ln Z(beta_k) = ln Z(beta_k-1) + ln Q - (beta_k - beta_k-1) E_min
+ * with ln Q = ln(sum_i exp(-(beta_k - beta_k-1)(E_i - E_min)) / n), E_i and n
+ * those of step k-1 (the sums as the steps made them, in the same order). */
+static clmc_status read_records(clmc_ensemble *e, population *p)
+{
+    CLMC_TRY(read_back(e->rt, p->records, sizeof(double) * RECORD * p->n_steps, p->records_host));
+    double ln_z = p->log_states;
+    for (unsigned k = 0; k < p->n_steps; k++) {
+        step_record *r = record(p, k);
+        const double *d = p->records_host + record_at(k, 0);
+        if (k > 0) {
+            const double *before = p->records_host + record_at(k - 1, 0);
+            double dbeta = p->betas[k] - p->betas[k - 1];
+            ln_z += -dbeta * before[E_MIN] + log(d[WEIGHT_TOTAL] / record(p, k - 1)->members);
+        }
+        r->ln_z = ln_z;
+        r->energy = d[SUMS];
+        r->energy2 = d[SUMS + 1];
+        r->abs_m = d[SUMS + 2];
+        r->m2 = d[SUMS + 3];
+        r->m4 = d[SUMS + 4];
+        r->family_squares = d[FAMILY_SQUARES];
+        r->largest_family = d[LARGEST];
+        r->overlap = k == 0 || d[OVERLAP] < 0 ? NAN : d[OVERLAP] / (r->members * record(p, k - 1)->members);
     }
-    p->e_min = (cl_int)e_min;
-    CLMC_TRY(histogram_overlap(e, p, energy, k, (cl_int)e_min, e_max - e_min + 1));
-    for (size_t c = 0; c < chunks(p->target); c++) {
-        r->family_squares += p->family_host[2 * c];
-        if (p->family_host[2 * c + 1] > r->largest_family) r->largest_family = p->family_host[2 * c + 1];
-    }
+    p->ln_z = ln_z;
     return CLMC_OK;
 }
 
-/* Cumulative weights exp(-(beta' - beta)(E_i - E_min)) of the members and
- * their sum: ln Q = ln((1/n) sum exp(-(beta' - beta) E_i)) is added to ln Z. */
 /* The last two passes of a prefix sum in chunks of 256, after the first
- * pass left each chunk's sum in `chunk_sums`: one work-item scans the chunk
+ * pass left each chunk's sum in `chunk_sums`: one work-group scans the chunk
  * sums (their total into `total`), then every element gets its chunk's
  * offset.  Weights (double) and copy numbers (uint) each have their kernels. */
 static clmc_status finish_prefix_sums(clmc_ensemble *e, population *p, cl_kernel scan, cl_kernel add, cl_mem values,
-                                      cl_mem chunk_sums, cl_mem total)
+                                      cl_mem chunk_sums, cl_mem total, cl_uint total_at)
 {
     ARG(scan, 0, cl_mem, chunk_sums);
     ARG(scan, 1, cl_uint, (cl_uint)chunks(p->n));
     ARG(scan, 2, cl_mem, total);
-    CLMC_TRY(launch(e->rt, scan, 1));
+    if (total_at != (cl_uint)-1) ARG(scan, 3, cl_uint, total_at);
+    CLMC_TRY(clmc_enqueue(e->rt, scan, 1, &p->group, &p->group, CLMC_UNTIMED));
     ARG(add, 0, cl_mem, values);
     ARG(add, 1, cl_uint, p->n);
     ARG(add, 2, cl_mem, chunk_sums);
     return launch(e->rt, add, p->n);
 }
 
-static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, double dbeta, double *total)
+/* Cumulative weights exp(-(beta_k - beta_k-1)(E_i - E_min)) of the members
+ * at step k (E_min from step k-1's record) and their sum into step k's record. */
+static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigned k)
 {
-    cl_uint n_chunks = (cl_uint)chunks(p->n);
     ARG(p->weights, 0, cl_mem, energy);
     ARG(p->weights, 1, cl_uint, p->n);
-    ARG(p->weights, 2, cl_double, dbeta);
-    ARG(p->weights, 3, cl_int, p->e_min);
-    ARG(p->weights, 4, cl_mem, p->cum);
-    ARG(p->weights, 5, cl_mem, p->chunk_d);
-    CLMC_TRY(launch(e->rt, p->weights, n_chunks));
-    CLMC_TRY(finish_prefix_sums(e, p, p->scan_d, p->add_d, p->cum, p->chunk_d, p->total_d));
-    CLMC_TRY(read_back(e->rt, p->total_d, sizeof(double), total));
-    p->ln_z += -dbeta * (double)p->e_min + log(*total / p->n);
-    return CLMC_OK;
+    ARG(p->weights, 2, cl_double, p->betas[k] - p->betas[k - 1]);
+    ARG(p->weights, 3, cl_mem, p->records);
+    ARG(p->weights, 4, cl_uint, (cl_uint)record_at(k - 1, E_MIN));
+    ARG(p->weights, 5, cl_mem, p->cum);
+    ARG(p->weights, 6, cl_mem, p->chunk_d);
+    CLMC_TRY(launch_chunks(e->rt, p->weights, chunks(p->n)));
+    return finish_prefix_sums(e, p, p->scan_d, p->add_d, p->cum, p->chunk_d, p->records,
+                              (cl_uint)record_at(k, WEIGHT_TOTAL));
 }
 
-/* Copy numbers by the scheme, then their prefix sums; returns the new size. */
-static clmc_status copy_numbers(clmc_ensemble *e, population *p, double total, unsigned step, cl_uint *n_new)
+/* Copy numbers by the scheme, then their prefix sums; the new size: R for
+ * systematic and multinomial (their copy numbers add up to R), read back for
+ * nearest_integer (the one wait for the device in a step). */
+static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, cl_uint *n_new)
 {
     if (p->resampling == 1) {
         CLMC_TRY(zero(e->rt, p->copies, sizeof(cl_uint) * p->n));
         ARG(p->multinomial, 0, cl_mem, p->cum);
         ARG(p->multinomial, 1, cl_uint, p->n);
-        ARG(p->multinomial, 2, cl_double, total);
-        ARG(p->multinomial, 3, cl_uint, p->target);
-        ARG(p->multinomial, 4, cl_uint, p->seed_lo);
-        ARG(p->multinomial, 5, cl_uint, p->seed_hi);
-        ARG(p->multinomial, 6, cl_uint, step);
-        ARG(p->multinomial, 7, cl_uint, p->run);
-        ARG(p->multinomial, 8, cl_mem, p->copies);
+        ARG(p->multinomial, 2, cl_uint, p->target);
+        ARG(p->multinomial, 3, cl_uint, p->seed_lo);
+        ARG(p->multinomial, 4, cl_uint, p->seed_hi);
+        ARG(p->multinomial, 5, cl_uint, step);
+        ARG(p->multinomial, 6, cl_uint, p->run);
+        ARG(p->multinomial, 7, cl_mem, p->copies);
         CLMC_TRY(launch(e->rt, p->multinomial, p->target));
     } else {
         ARG(p->copy_numbers, 0, cl_mem, p->cum);
         ARG(p->copy_numbers, 1, cl_uint, p->n);
-        ARG(p->copy_numbers, 2, cl_double, total);
-        ARG(p->copy_numbers, 3, cl_uint, p->target);
-        ARG(p->copy_numbers, 4, cl_uint, p->resampling);
-        ARG(p->copy_numbers, 5, cl_uint, p->seed_lo);
-        ARG(p->copy_numbers, 6, cl_uint, p->seed_hi);
-        ARG(p->copy_numbers, 7, cl_uint, step);
-        ARG(p->copy_numbers, 8, cl_uint, p->run);
-        ARG(p->copy_numbers, 9, cl_mem, p->copies);
+        ARG(p->copy_numbers, 2, cl_uint, p->target);
+        ARG(p->copy_numbers, 3, cl_uint, p->resampling);
+        ARG(p->copy_numbers, 4, cl_uint, p->seed_lo);
+        ARG(p->copy_numbers, 5, cl_uint, p->seed_hi);
+        ARG(p->copy_numbers, 6, cl_uint, step);
+        ARG(p->copy_numbers, 7, cl_uint, p->run);
+        ARG(p->copy_numbers, 8, cl_mem, p->copies);
         CLMC_TRY(launch(e->rt, p->copy_numbers, p->n));
     }
     cl_uint n_chunks = (cl_uint)chunks(p->n);
@@ -321,8 +364,12 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, double total, u
     ARG(p->prefix, 1, cl_uint, p->n);
     ARG(p->prefix, 2, cl_mem, p->prefix_buf);
     ARG(p->prefix, 3, cl_mem, p->chunk_u);
-    CLMC_TRY(launch(e->rt, p->prefix, n_chunks));
-    CLMC_TRY(finish_prefix_sums(e, p, p->scan_u, p->add_u, p->prefix_buf, p->chunk_u, p->total_u));
+    CLMC_TRY(launch_chunks(e->rt, p->prefix, n_chunks));
+    CLMC_TRY(finish_prefix_sums(e, p, p->scan_u, p->add_u, p->prefix_buf, p->chunk_u, p->total_u, (cl_uint)-1));
+    if (p->resampling != 2) {
+        *n_new = p->target;
+        return CLMC_OK;
+    }
     return read_back(e->rt, p->total_u, sizeof(cl_uint), n_new);
 }
 
@@ -342,10 +389,9 @@ static clmc_status gather(clmc_ensemble *e, population *p, cl_mem from, cl_mem t
  * population (configurations and ancestors) written in place. */
 static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsigned step)
 {
-    double total;
-    CLMC_TRY(weigh(e, p, energy, p->betas[step] - p->betas[step - 1], &total));
+    CLMC_TRY(weigh(e, p, energy, step));
     cl_uint n_new;
-    CLMC_TRY(copy_numbers(e, p, total, step, &n_new));
+    CLMC_TRY(copy_numbers(e, p, step, &n_new));
     if (n_new == 0 || n_new > p->capacity)
         return clmc_fail(CLMC_ERR_OTHER, "ensemble.resampling: %u copies at beta %g, room for %u; the population "
                          "cannot go on", n_new, p->betas[step], p->capacity);
@@ -366,13 +412,52 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
     return CLMC_OK;
 }
 
+/* The model's set_betas may write its tables from host memory without
+ * waiting (Ising's thresholds): the previous write must be done before the
+ * host tables change again, so a marker after each write is waited for
+ * before the next (by then long done: the host runs about a step ahead). */
 static clmc_status set_beta(clmc_ensemble *e, population *p, double beta)
 {
+    if (p->beta_written) {
+        cl_int err = clWaitForEvents(1, &p->beta_written);
+        CLMC_CL_WARN(clReleaseEvent(p->beta_written));
+        p->beta_written = NULL;
+        CLMC_CL_CHECK(err, "clWaitForEvents(set_betas)");
+    }
     for (unsigned i = 0; i < p->capacity; i++) p->betas_host[i] = beta;
-    return e->ops->ensemble->set_betas(e->state, p->betas_host, p->temperature_host);
+    CLMC_TRY(e->ops->ensemble->set_betas(e->state, p->betas_host, p->temperature_host));
+    CLMC_CL_TRY(clEnqueueMarkerWithWaitList(clmc_runtime_queue(e->rt), 0, NULL, &p->beta_written));
+    return CLMC_OK;
 }
 
-static clmc_status anneal(clmc_ensemble *e, population *p, cl_mem *energy_out, cl_mem *magnetisation_out);
+/* --profile: the device time between pairs of marks (start, end) is what
+ * the anneal spends outside the sweeps; settled in batches. */
+static clmc_status settle_marks(population *p)
+{
+    if (p->n_marks == 0) return CLMC_OK;
+    cl_int err = clWaitForEvents(p->n_marks, p->marks);
+    for (unsigned i = 0; i + 1 < p->n_marks && err == CL_SUCCESS; i += 2) {
+        cl_ulong start = 0, end = 0;
+        err = clGetEventProfilingInfo(p->marks[i], CL_PROFILING_COMMAND_END, sizeof start, &start, NULL);
+        if (err == CL_SUCCESS) err = clGetEventProfilingInfo(p->marks[i + 1], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+        if (err == CL_SUCCESS && end > start) p->outside_ns += (double)(end - start);
+    }
+    for (unsigned i = 0; i < p->n_marks; i++) CLMC_CL_WARN(clReleaseEvent(p->marks[i]));
+    p->n_marks = 0;
+    CLMC_CL_CHECK(err, "population annealing profile markers");
+    return CLMC_OK;
+}
+
+static clmc_status mark(clmc_ensemble *e, population *p)
+{
+    if (!clmc_runtime_profiling(e->rt)) return CLMC_OK;
+    if (p->n_marks == PROFILE_MARKS) CLMC_TRY(settle_marks(p));
+    CLMC_CL_TRY(clEnqueueMarkerWithWaitList(clmc_runtime_queue(e->rt), 0, NULL, &p->marks[p->n_marks++]));
+    return CLMC_OK;
+}
+
+static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_mem *energy_out,
+                          cl_mem *magnetisation_out);
 
 /* ensemble.runs independent anneals one after the other: run r starts from
  * the model's random start for run r, and its sweeps continue the count. */
@@ -380,25 +465,111 @@ static clmc_status pa_run(clmc_ensemble *e)
 {
     population *p = e->kind_state;
     cl_mem energy = NULL, magnetisation = NULL;
-    for (p->run = 0; p->run < p->runs; p->run++) {
-        if (p->run > 0) CLMC_TRY(e->ops->ensemble->fresh_start(e->state, p->run));
-        CLMC_TRY(begin_run(p, e->rt));
-        CLMC_TRY(anneal(e, p, &energy, &magnetisation));
+    if (clmc_runtime_profiling(e->rt)) { /* programs the first measurement builds are not counted */
+        CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
+        CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
     }
+    double started = clmc_runtime_clock();
+    for (p->run = p->resumed ? p->run : 0; p->run < p->runs; p->run++) {
+        unsigned first = 0;
+        if (p->resumed) { /* the members' energies at the last step, for its weights */
+            CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
+            first = p->first_step;
+            p->resumed = false;
+        } else {
+            if (p->run > 0) CLMC_TRY(e->ops->ensemble->fresh_start(e->state, p->run));
+            CLMC_TRY(begin_run(p, e->rt));
+        }
+        CLMC_TRY(anneal(e, p, first, &energy, &magnetisation));
+        CLMC_TRY(read_records(e, p));
+    }
+    CLMC_TRY(settle_marks(p));
+    p->wall_seconds = clmc_runtime_clock() - started;
+    if (clmc_runtime_profiling(e->rt))
+        fprintf(stderr, "clmc profile: population annealing: %.6f s wall, %.6f s device outside the sweeps "
+                "(resampling, temperature change, measurement, launch gaps): %.2f%% of the wall time\n",
+                p->wall_seconds, p->outside_ns * 1e-9, 100 * p->outside_ns * 1e-9 / p->wall_seconds);
     return CLMC_OK;
 }
 
-static clmc_status anneal(clmc_ensemble *e, population *p, cl_mem *energy_out, cl_mem *magnetisation_out)
+/* The overlap sum_E min(P(E), P'(E)) of the histogram h (bins from E_min
+ * on) with its reweighting P'(E) ~ h(E) exp(-dbeta (E - E_min)) to
+ * beta + dbeta: what the overlap of this step's and the next step's
+ * histograms will be if the next population is the reweighted one (it is
+ * also 1 minus the fraction of members the resampling culls). */
+static double predicted_overlap(const cl_uint *h, cl_uint bins, double dbeta)
+{
+    double n = 0, w = 0, overlap = 0;
+    for (cl_uint b = 0; b < bins; b++) n += h[b], w += h[b] * exp(-dbeta * b);
+    for (cl_uint b = 0; b < bins; b++)
+        if (h[b]) overlap += fmin(h[b] / n, h[b] * exp(-dbeta * b) / w);
+    return overlap;
+}
+
+/* The adaptive schedule after step k: beta_end once reached (then the
+ * schedule is complete), else the next beta beta_k + dbeta with the
+ * predicted overlap at target_overlap: beta_end if even that keeps the
+ * target, else the largest dbeta that does, by 64 bisections of
+ * (0, beta_end - beta_k] (the predicted overlap falls as dbeta grows).
+ * Reads step k's energy range and histogram back (a wait for the device). */
+static clmc_status choose_next_beta(clmc_ensemble *e, population *p, unsigned k)
+{
+    if (p->betas[k] >= p->beta_end) {
+        p->choosing = false;
+        return CLMC_OK;
+    }
+    if (k + 1 >= p->max_steps)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.max_steps: the adaptive schedule reached beta %g after %u steps, "
+                         "short of ensemble.beta_end = %g; allow more steps or lower ensemble.target_overlap",
+                         p->betas[k], k, p->beta_end);
+    double range[2];
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(e->rt), p->records, CL_TRUE, sizeof(double) * record_at(k, E_MIN),
+                                    sizeof range, range, 0, NULL, NULL));
+    double width = range[1] - range[0] + 1;
+    if (width > HISTOGRAM_BINS)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.schedule: the adaptive schedule needs the energy histogram, and "
+                         "the energies at beta %g span %g values, more than %u", p->betas[k], width, HISTOGRAM_BINS);
+    cl_uint bins = (cl_uint)width;
+    CLMC_TRY(read_back(e->rt, p->histogram_buf[k % 2], sizeof(cl_uint) * bins, p->histogram_host));
+    double most = p->beta_end - p->betas[k], next = p->beta_end;
+    if (predicted_overlap(p->histogram_host, bins, most) < p->target_overlap) {
+        double lo = 0, hi = most;
+        for (int i = 0; i < 64; i++) {
+            double mid = 0.5 * (lo + hi);
+            if (predicted_overlap(p->histogram_host, bins, mid) >= p->target_overlap) lo = mid;
+            else hi = mid;
+        }
+        next = p->betas[k] + (lo > 0 ? lo : hi);
+    }
+    p->betas[k + 1] = next;
+    p->n_steps = k + 2;
+    return CLMC_OK;
+}
+
+/* Steps first .. n_steps - 1 of the run under way (the adaptive schedule
+ * appends each next step while it is chosen); between steps the engine
+ * may checkpoint (e->between_steps, pa_save). */
+static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_mem *energy_out,
+                          cl_mem *magnetisation_out)
 {
     cl_mem energy = *energy_out, magnetisation = *magnetisation_out;
-    for (unsigned k = 0; k < p->n_steps; k++) {
+    for (unsigned k = first; k < p->n_steps; k++) {
+        if (k > first && e->between_steps) {
+            p->first_step = k;
+            CLMC_TRY(e->between_steps(e->between_context, p->sweep));
+        }
+        CLMC_TRY(mark(e, p));
         if (k > 0) CLMC_TRY(resample(e, p, energy, k));
         CLMC_TRY(set_beta(e, p, p->betas[k]));
+        CLMC_TRY(mark(e, p));
         /* beta_start = 0: the random start is already an exact sample. */
         for (uint64_t t = 0; (k > 0 || p->betas[0] > 0) && t < p->theta; t++)
             CLMC_TRY(e->ops->sweep(e->state, p->sweep++));
+        CLMC_TRY(mark(e, p));
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
         CLMC_TRY(measure(e, p, energy, magnetisation, k));
+        CLMC_TRY(mark(e, p));
+        if (p->choosing) CLMC_TRY(choose_next_beta(e, p, k));
     }
     *energy_out = energy;
     *magnetisation_out = magnetisation;
@@ -502,25 +673,92 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
     return CLMC_OK;
 }
 
+/* A checkpoint between steps first_step - 1 and first_step of run `run`
+ * (the model's blob holds the members): where the anneal is, the schedule,
+ * the records of the steps done (host and device), the members'
+ * ancestors and the last step's energy histogram (for the next overlap). */
+static clmc_status pa_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes)
+{
+    population *p = e->kind_state;
+    clmc_blob_writer w = {0};
+    const uint64_t header[] = {p->run,  p->first_step, p->n,         p->sweep,
+                               p->n_steps, p->runs,    p->capacity, p->max_steps, p->choosing};
+    for (size_t i = 0; i < sizeof header / sizeof header[0]; i++) clmc_blob_put_u64(&w, header[i]);
+    clmc_blob_put_doubles(&w, p->betas, p->n_steps);
+    _Static_assert(sizeof(step_record) == 11 * sizeof(double), "step records are doubles");
+    clmc_blob_put_doubles(&w, (const double *)p->steps, (size_t)11 * p->max_steps * p->runs);
+    clmc_blob_put_buffer(&w, e->rt, p->records);
+    clmc_blob_put_buffer(&w, e->rt, p->ancestor[p->current]);
+    clmc_blob_put_buffer(&w, e->rt, p->histogram_buf[(p->first_step - 1) % 2]);
+    return clmc_blob_finish(&w, blob, bytes);
+}
+
+static clmc_status pa_restore(clmc_ensemble *e, const unsigned char *blob, size_t bytes)
+{
+    population *p = e->kind_state;
+    clmc_blob_reader r = clmc_blob_reader_of(blob, bytes);
+    uint64_t run = clmc_blob_get_u64(&r, "run"), step = clmc_blob_get_u64(&r, "step");
+    uint64_t n = clmc_blob_get_u64(&r, "members"), sweep = clmc_blob_get_u64(&r, "sweeps");
+    uint64_t n_steps = clmc_blob_get_u64(&r, "steps"), runs = clmc_blob_get_u64(&r, "runs");
+    uint64_t capacity = clmc_blob_get_u64(&r, "capacity"), max_steps = clmc_blob_get_u64(&r, "max_steps");
+    uint64_t choosing = clmc_blob_get_u64(&r, "choosing");
+    bool adaptive = p->choosing; /* as opened: the schedule is still to be chosen */
+    if (r.status == CLMC_OK && (max_steps != p->max_steps || (adaptive ? n_steps > max_steps : n_steps != p->n_steps) ||
+                                (choosing && !adaptive) || choosing > 1 || runs != p->runs || capacity != p->capacity ||
+                                run >= runs || step == 0 || step >= n_steps || n == 0 || n > capacity))
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: the population annealing state (run %llu, step %llu of %llu, "
+                         "%llu members) does not fit the preset", (unsigned long long)run, (unsigned long long)step,
+                         (unsigned long long)n_steps, (unsigned long long)n);
+    const unsigned char *betas = clmc_blob_get_doubles(&r, n_steps, "schedule");
+    const unsigned char *steps = clmc_blob_get_doubles(&r, (size_t)11 * p->max_steps * p->runs, "step records");
+    const unsigned char *records = clmc_blob_get_buffer(&r, sizeof(double) * RECORD * p->max_steps, "device records");
+    const unsigned char *ancestors = clmc_blob_get_buffer(&r, sizeof(cl_uint) * p->capacity, "ancestors");
+    const unsigned char *histogram = clmc_blob_get_buffer(&r, sizeof(cl_uint) * HISTOGRAM_BINS, "histogram");
+    CLMC_TRY(clmc_blob_end(&r));
+    double schedule[CLMC_ENSEMBLE_MAX_TEMPERATURES];
+    clmc_blob_copy_doubles(betas, schedule, n_steps);
+    if (memcmp(schedule, p->betas, sizeof(double) * (adaptive ? 1 : n_steps)) != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: its temperature schedule differs from the preset's");
+    for (unsigned k = 1; k < n_steps; k++)
+        if (!(schedule[k] > schedule[k - 1]))
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: its adaptive temperature schedule does not increase");
+    memcpy(p->betas, schedule, sizeof(double) * n_steps);
+    p->n_steps = (unsigned)n_steps;
+    p->choosing = choosing != 0;
+    clmc_blob_copy_doubles(steps, (double *)p->steps, (size_t)11 * p->max_steps * p->runs);
+    CLMC_TRY(clmc_buffer_upload(e->rt, p->records, records, sizeof(double) * RECORD * p->max_steps));
+    CLMC_TRY(clmc_buffer_upload(e->rt, p->ancestor[0], ancestors, sizeof(cl_uint) * p->capacity));
+    CLMC_TRY(clmc_buffer_upload(e->rt, p->histogram_buf[(step - 1) % 2], histogram, sizeof(cl_uint) * HISTOGRAM_BINS));
+    CLMC_TRY(zero(e->rt, p->histogram_buf[step % 2], sizeof(cl_uint) * HISTOGRAM_BINS));
+    p->run = (unsigned)run;
+    p->first_step = (unsigned)step;
+    p->n = (unsigned)n;
+    p->sweep = sweep;
+    p->current = 0;
+    p->resumed = true;
+    return CLMC_OK;
+}
+
 static void pa_close(clmc_ensemble *e)
 {
     population *p = e->kind_state;
     if (!p) return;
     cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->multinomial, p->prefix,
                            p->scan_u, p->add_u,   p->sources, p->gather, p->family_count, p->family_stats,
-                           p->histogram};
+                           p->histogram, p->overlap, p->step_record_kernel};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
-    cl_mem buffers[] = {p->cum,    p->chunk_d,      p->total_d,     p->copies,      p->prefix_buf,
+    cl_mem buffers[] = {p->cum,    p->chunk_d,      p->records,     p->copies,      p->prefix_buf,
                         p->chunk_u, p->total_u,     p->source,      p->member_stats, p->ancestor[0],
-                        p->ancestor[1], p->counts,  p->family_buf,  p->scratch, p->histogram_buf};
+                        p->ancestor[1], p->counts,  p->family_buf,  p->scratch, p->histogram_buf[0],
+                        p->histogram_buf[1]};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     if (p->program) CLMC_CL_WARN(clReleaseProgram(p->program));
-    free(p->stats_host);
-    free(p->histogram_host[0]);
-    free(p->histogram_host[1]);
-    free(p->family_host);
+    if (p->beta_written) CLMC_CL_WARN(clReleaseEvent(p->beta_written));
+    for (unsigned i = 0; i < p->n_marks; i++) CLMC_CL_WARN(clReleaseEvent(p->marks[i]));
+    free(p->records_host);
+    free(p->histogram_host);
     free(p->betas_host);
     free(p->temperature_host);
     free(p->steps);
@@ -532,4 +770,6 @@ const clmc_ensemble_kind clmc_ensemble_population_annealing = {
     .close = pa_close,
     .run = pa_run,
     .results = pa_results,
+    .save = pa_save,
+    .restore = pa_restore,
 };

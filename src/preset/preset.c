@@ -145,8 +145,37 @@ static const clmc_field ensemble_population_steps_fields[] = {
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
 
+/* schedule "adaptive": each next beta chosen during the run so that the
+ * predicted overlap of successive energy histograms is target_overlap
+ * (src/ensembles/population_annealing.c); at most max_steps steps. */
+static const char *const population_schedules[] = {"adaptive", NULL};
+static const clmc_field ensemble_population_adaptive_fields[] = {
+    {"type", CLMC_FIELD_STRING, 0, 0, false, population_types, NULL, "ensemble form"},
+    {"population", CLMC_FIELD_INT, 1, 16777216, false, NULL, NULL, "number of systems R"},
+    {"beta_start", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0",
+     "inverse temperature of the initial population (0: infinite temperature, sampled exactly)"},
+    {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"},
+    {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",
+     "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},
+    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
+    {"schedule", CLMC_FIELD_STRING, 0, 0, true, population_schedules, NULL,
+     "adaptive: each next beta from the population's energies"},
+    {"beta_end", CLMC_FIELD_NUMBER, 0, 1000, true, NULL, NULL, "the last inverse temperature"},
+    {"target_overlap", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.85",
+     "predicted overlap of successive energy histograms each step aims at, strictly between 0 and 1"},
+    {"max_steps", CLMC_FIELD_INT, 1, 4095, false, NULL, "1000", "the most steps the adaptive schedule may take"},
+    {NULL, 0, 0, 0, false, NULL, NULL, NULL},
+};
+
+static bool population_adaptive(const cJSON *ensemble)
+{
+    const cJSON *schedule = cJSON_GetObjectItemCaseSensitive(ensemble, "schedule");
+    return cJSON_IsString(schedule) && strcmp(schedule->valuestring, "adaptive") == 0;
+}
+
 static const clmc_field *clmc_population_fields(const void *ensemble_input)
 {
+    if (population_adaptive(ensemble_input)) return ensemble_population_adaptive_fields;
     return cJSON_GetObjectItemCaseSensitive(ensemble_input, "betas") ? ensemble_population_list_fields
                                                                    : ensemble_population_steps_fields;
 }
@@ -162,9 +191,15 @@ static bool clmc_population_block(const cJSON *ensemble)
     return cJSON_IsString(type) && strcmp(type->valuestring, "population_annealing") == 0;
 }
 
+/* The schedule's temperatures, beta_start first; adaptive: beta_start alone
+ * (the rest comes during the run), its count max_steps + 1. */
 static size_t clmc_population_schedule(const cJSON *ensemble, double *betas, size_t capacity)
 {
     double start = population_number(ensemble, "beta_start");
+    if (population_adaptive(ensemble)) {
+        if (capacity > 0) betas[0] = start;
+        return (size_t)population_number(ensemble, "max_steps") + 1;
+    }
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(ensemble, "betas");
     size_t steps = list ? (size_t)cJSON_GetArraySize(list) : (size_t)population_number(ensemble, "steps");
     double end = list ? 0 : population_number(ensemble, "beta_end");
@@ -195,12 +230,19 @@ static uint64_t clmc_population_sweeps(const cJSON *ensemble)
 static clmc_status clmc_population_check(bool model_has_members, const char *model_type, const cJSON *ensemble,
                                   const clmc_run_settings *run, const char *source)
 {
+    (void)run; /* run.checkpoint_every: checkpoints between temperature steps */
     if (!model_has_members)
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.type: model \"%s\" does not support population annealing "
                          "(docs/ensembles.md lists the models that do)", source, model_type);
     const cJSON *betas = cJSON_GetObjectItemCaseSensitive(ensemble, "betas");
     double start = population_number(ensemble, "beta_start"), end_beta = population_number(ensemble, "beta_end");
     bool list = betas != NULL, end = end_beta > 0 || !list;
+    if (population_adaptive(ensemble)) {
+        double target = population_number(ensemble, "target_overlap");
+        if (!(target > 0 && target < 1))
+            return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.target_overlap: %g must lie strictly between 0 and 1",
+                             source, target);
+    }
     if (end && end_beta <= start)
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.beta_end: %g must be larger than ensemble.beta_start = %g",
                          source, end_beta, start);
@@ -220,9 +262,6 @@ static clmc_status clmc_population_check(bool model_has_members, const char *mod
             return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.beta_end: %g differs from the last of ensemble.betas, %g",
                              source, end_beta, last);
     }
-    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
-        return clmc_fail(CLMC_ERR_INPUT, "%s: run.checkpoint_every: population annealing does not checkpoint yet",
-                         source);
     if (clmc_population_capacity(ensemble) > (1u << 24))
         return clmc_fail(CLMC_ERR_INPUT, "%s: ensemble.population: %u systems pass the 2^24 system indices of the "
                          "random streams", source, clmc_population_capacity(ensemble));
@@ -775,6 +814,15 @@ bool clmc_preset_is_population(const clmc_preset *preset)
 size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas, size_t capacity)
 {
     return clmc_population_schedule(ensemble_block(preset), betas, capacity);
+}
+
+bool clmc_preset_population_adaptive(const clmc_preset *preset, double *beta_end, double *target_overlap)
+{
+    const cJSON *ensemble = ensemble_block(preset);
+    if (!clmc_population_block(ensemble) || !population_adaptive(ensemble)) return false;
+    *beta_end = population_number(ensemble, "beta_end");
+    *target_overlap = population_number(ensemble, "target_overlap");
+    return true;
 }
 
 /* The run and output sections and the name as typed settings, read once the

@@ -21,8 +21,4 @@ struct clmc_runtime {
     int *pending_profile;         /* profile entry of each pending event, -1: none */
 };
 
-/* Seconds on a monotonic clock (program build times under --profile). */
-double clmc_runtime_clock(void);
-bool clmc_runtime_profiling(const clmc_runtime *rt);
-
 #endif

@@ -591,7 +591,14 @@ static clmc_status ising_set_betas(void *state, const double *betas, const unsig
     ising_state *s = state;
     (void)temperature_of;
     if (s->rsite) CLMC_TRY(clmc_ising_rsite_set_betas(s->rsite, betas));
-    for (cl_uint c = 0; c < s->n_configs; c++) clmc_metropolis_thresholds(betas[c], s->thresholds_host + 3 * c);
+    /* A run of equal betas (population annealing: all R members) takes the
+     * thresholds once: three exp() per system made the host the bottleneck. */
+    for (cl_uint c = 0; c < s->n_configs; c++) {
+        if (c > 0 && betas[c] == betas[c - 1])
+            memcpy(s->thresholds_host + 3 * c, s->thresholds_host + 3 * (c - 1), 3 * sizeof *s->thresholds_host);
+        else
+            clmc_metropolis_thresholds(betas[c], s->thresholds_host + 3 * c);
+    }
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_FALSE, 0,
                                      3 * sizeof *s->thresholds_host * s->n_configs, s->thresholds_host, 0,
                                      NULL, NULL));
