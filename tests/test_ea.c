@@ -173,8 +173,9 @@ static void run_msc_and_shared(const msc_case *c, const char *ensemble, const ch
 
 ParameterizedTestParameters(ea, msc_equals_naive_with_shared_randoms)
 {
-    static msc_case cases[] = {{2, 32}, {3, 32}, {2, 64}, {3, 64}};
-    return cr_make_param_array(msc_case, cases, sizeof cases / sizeof cases[0]);
+    /* The first two by default; all four with CLMC_LONG_TESTS=1 (CI budget). */
+    static msc_case cases[] = {{2, 32}, {3, 64}, {3, 32}, {2, 64}};
+    return cr_make_param_array(msc_case, cases, test_long_enabled() ? 4 : 2);
 }
 
 /* 2 word_bits realizations = two words, so every bit of both words is
@@ -207,8 +208,8 @@ ParameterizedTest(msc_case *c, ea, msc_equals_naive_with_shared_randoms, .timeou
 
 ParameterizedTestParameters(ea, msc_agrees_with_independent_randoms)
 {
-    static int word_bits[] = {32, 64};
-    return cr_make_param_array(int, word_bits, 2);
+    static int word_bits[] = {32, 64}; /* 64 with CLMC_LONG_TESTS=1 (CI budget) */
+    return cr_make_param_array(int, word_bits, test_long_enabled() ? 2 : 1);
 }
 
 /* Same seed, so the same couplings and starts; only the random numbers
@@ -317,8 +318,8 @@ Test(ea, tempering_sample_4x4_against_enumeration, .timeout = 300)
 
 ParameterizedTestParameters(ea, msc_tempering_equals_naive_with_shared_randoms)
 {
-    static msc_case cases[] = {{2, 32}, {3, 64}};
-    return cr_make_param_array(msc_case, cases, sizeof cases / sizeof cases[0]);
+    static msc_case cases[] = {{2, 32}, {3, 64}}; /* 3D with CLMC_LONG_TESTS=1 (CI budget) */
+    return cr_make_param_array(msc_case, cases, test_long_enabled() ? 2 : 1);
 }
 
 /* Tempering: the exchanges depend on the exact energies only, so with the

@@ -247,8 +247,7 @@ static pid_t table1_start(const char *preset_json, const char *dir, const char *
 
 Test(hard_disks, unshuffled_particles_raise_the_pressure, .timeout = 3600)
 {
-    const char *enabled = getenv("CLMC_LONG_TESTS");
-    if (!enabled || strcmp(enabled, "1") != 0) cr_skip_test("set CLMC_LONG_TESTS=1 to run");
+    TEST_LONG_ONLY();
     const char *override = getenv("CLMC_TABLE1_SWEEPS"), *seeds_text = getenv("CLMC_TABLE1_SEEDS");
     long long sweeps = override ? atoll(override) : 5500000;
     int seeds = seeds_text ? atoi(seeds_text) : 1;

@@ -91,7 +91,11 @@ static void expect_systems_rerun_alone(const char *label, const char *layout, in
 
 Test(independent, ising_tiled_system_reruns_alone) { expect_systems_rerun_alone("ind-tiled", "tiled", 8); }
 Test(independent, ising_msc_system_reruns_alone) { expect_systems_rerun_alone("ind-msc", "msc", 64); }
-Test(independent, ising_naive_system_reruns_alone) { expect_systems_rerun_alone("ind-naive", "naive", 8); }
+Test(independent, ising_naive_system_reruns_alone)
+{
+    TEST_LONG_ONLY();
+    expect_systems_rerun_alone("ind-naive", "naive", 8);
+}
 
 /* Potts and the O(n) ferromagnets, 3 betas x 2 copies (systems 0 .. 5,
  * system i = copy * 3 + temperature): systems 1 and 5 each equal a
@@ -149,6 +153,7 @@ Test(independent, potts_metropolis_system_reruns_alone)
 }
 Test(independent, potts_3d_swendsen_wang_system_reruns_alone)
 {
+    TEST_LONG_ONLY();
     expect_copies_rerun_alone("ind-potts-3d", "\"type\": \"potts\", \"dim\": 3, \"L\": 4, \"q\": 2", "{\"type\": \"swendsen_wang\"}");
 }
 
@@ -159,11 +164,13 @@ Test(independent, heisenberg_naive_system_reruns_alone)
 }
 Test(independent, heisenberg_tiled_system_reruns_alone)
 {
+    TEST_LONG_ONLY();
     expect_copies_rerun_alone("ind-heis-tiled", HEISENBERG_3D,
                               "{\"layout\": \"tiled\", \"type\": \"metropolis\", \"overrelaxation_steps\": 1}");
 }
 Test(independent, heisenberg_planes_system_reruns_alone)
 {
+    TEST_LONG_ONLY();
     expect_copies_rerun_alone("ind-heis-planes", HEISENBERG_3D, "{\"layout\": \"planes\"}");
 }
 Test(independent, xy_2d_system_reruns_alone)
@@ -219,6 +226,7 @@ Test(independent, percolation_bond_copies_rerun_alone)
 }
 Test(independent, percolation_site_3d_copies_rerun_alone)
 {
+    TEST_LONG_ONLY();
     expect_percolation_copies_rerun_alone("ind-perc-site", "\"dim\": 3, \"L\": 8, \"p\": 0.3, \"kind\": \"site\"");
 }
 
@@ -346,6 +354,7 @@ Test(independent, ea_bimodal_realization_reruns_alone)
 }
 Test(independent, ea_gaussian_realization_reruns_alone)
 {
+    TEST_LONG_ONLY();
     expect_realizations_rerun_alone("ind-eag", EA_PRESET("gaussian"), GLASS_HEADER);
 }
 Test(independent, heisenberg_glass_naive_realization_reruns_alone)
@@ -354,6 +363,7 @@ Test(independent, heisenberg_glass_naive_realization_reruns_alone)
 }
 Test(independent, heisenberg_glass_tiled_realization_reruns_alone)
 {
+    TEST_LONG_ONLY();
     expect_realizations_rerun_alone("ind-hg-tiled", GLASS_PRESET("tiled"), GLASS_HEADER);
 }
 
@@ -416,12 +426,14 @@ Test(independent, ea_msc32_realization_reruns_alone, .timeout = 600)
 }
 Test(independent, ea_msc64_realization_reruns_alone, .timeout = 600)
 {
+    TEST_LONG_ONLY();
     expect_msc_realizations_rerun_alone("ind-ea-msc64", 64, "[0.5, 0.9, 1.3]", 3);
 }
 /* One beta: the naive one-realization runs take the shared-randoms path
  * without tempering, at odd first_system too. */
 Test(independent, ea_msc_one_beta_realization_reruns_alone, .timeout = 600)
 {
+    TEST_LONG_ONLY();
     expect_msc_realizations_rerun_alone("ind-ea-msc1", 32, "[0.9]", 1);
 }
 
@@ -447,6 +459,7 @@ Test(independent, ea_msc_resume_bit_identical)
 }
 Test(independent, potts_resume_bit_identical)
 {
+    TEST_LONG_ONLY();
     rerun_expect_resume_identical("ind-resume-potts", "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, "
                                                     "\"q\": 3}, \"algorithm\": {\"type\": \"few_cluster\", \"tile\": 4}, "
                                                     "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2], "
@@ -460,6 +473,7 @@ Test(independent, heisenberg_resume_bit_identical)
 }
 Test(independent, percolation_resume_bit_identical)
 {
+    TEST_LONG_ONLY();
     rerun_expect_resume_identical("ind-resume-perc", "{\"model\": {\"type\": \"percolation\", \"L\": 8}, "
                                                    "\"ensemble\": {\"type\": \"independent\", \"copies\": 3, "
                                                    "\"first_system\": 2}, " RESUMED_RUN);

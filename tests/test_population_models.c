@@ -21,12 +21,6 @@
 
 #define TOLERANCE_SIGMA 4.0
 
-static bool long_tests(void)
-{
-    const char *enabled = getenv("CLMC_LONG_TESTS");
-    return enabled && strcmp(enabled, "1") == 0;
-}
-
 static const cJSON *item_of(const cJSON *entry, const char *name)
 {
     const cJSON *item = cJSON_GetObjectItem(entry, name);
@@ -113,7 +107,7 @@ Test(population_models, potts_q2_few_cluster_matches_exact_ising_L8, .timeout = 
 /* Opt-in: L = 16, a larger population. */
 Test(population_models, potts_q2_matches_exact_ising_L16_long, .timeout = 3600)
 {
-    if (!long_tests()) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
+    TEST_LONG_ONLY();
     potts_q2_against_ising("metropolis", 16, 1000, 16, 10, 10, 2.0, 12);
     potts_q2_against_ising("swendsen_wang", 16, 500, 32, 3, 10, 2.0, 15);
 }
@@ -208,7 +202,7 @@ Test(population_models, ea3d_L4_matches_tempering_at_low_temperatures, .timeout 
 /* Opt-in: more members, runs and PT sweeps; every PT beta compared. */
 Test(population_models, ea3d_L4_matches_tempering_long, .timeout = 3600)
 {
-    if (!long_tests()) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
+    TEST_LONG_ONLY();
     ea_against_tempering(1000, 10, 20, 100000, 0.4, 8);
 }
 

@@ -39,10 +39,20 @@ ParameterizedTestParameters(rng_models, exact)
         {"lagged_fibonacci_521", false}, {"lagged_fibonacci_1279", true},  {"lagged_fibonacci_1279_418", false},
         {"xorwow", true},
     };
+    /* By default one generator of each family in the naive layout and two in
+     * the tiled one (the CI budget); CLMC_LONG_TESTS=1 runs all 20 cases. */
+    static const char *const by_default[] = {"naive philox4x32_10", "naive philox4x32_7", "naive lcg32_random",
+                                             "naive lagged_fibonacci_1279", "naive xorwow", "tiled philox4x32_10",
+                                             "tiled lcg64_random"};
     static rng_case cases[20];
     size_t n = 0;
     for (int layout = 0; layout < 2; layout++)
         for (size_t g = 0; g < sizeof generators / sizeof *generators; g++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s %s", layout ? "tiled" : "naive", generators[g].name);
+            bool wanted = test_long_enabled();
+            for (size_t d = 0; d < sizeof by_default / sizeof *by_default; d++) wanted |= strcmp(name, by_default[d]) == 0;
+            if (!wanted) continue;
             snprintf(cases[n].rng, sizeof cases[n].rng, "%s", generators[g].name);
             snprintf(cases[n].layout, sizeof cases[n].layout, "%s", layout ? "tiled" : "naive");
             cases[n++].asserted = generators[g].asserted;
@@ -137,10 +147,16 @@ Test(rng_models, heisenberg_generators_agree_with_philox, .timeout = 900)
         {"lagged_fibonacci_1279", true}, {"lagged_fibonacci_1279_418", true},
     };
     const char *models[] = {"\"n\": 3", "\"n\": 2, \"precision\": \"double\""};
-    for (int m = 0; m < 2; m++) {
+    /* By default the Heisenberg model with three generators (the CI budget);
+     * CLMC_LONG_TESTS=1: both models, every generator. */
+    bool all = test_long_enabled();
+    for (int m = 0; m < (all ? 2 : 1); m++) {
         double reference = 0, reference_error = 0;
         for (int g = -1; g < (int)(sizeof generators / sizeof *generators); g++) {
             const char *rng = g < 0 ? "philox4x32_10" : generators[g].name;
+            if (g >= 0 && !all && strcmp(rng, "philox4x32_7") != 0 && strcmp(rng, "xorwow") != 0 &&
+                strcmp(rng, "lagged_fibonacci_1279") != 0)
+                continue;
             char preset[1024];
             snprintf(preset, sizeof preset,
                      "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 16, %s}, \"algorithm\": {\"type\":"
@@ -187,7 +203,7 @@ Test(rng_models, tiled_results_independent_of_item_width)
     char preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     const char *generators[] = {"lcg32", "xorwow", "lagged_fibonacci_521"};
-    for (int g = 0; g < 3; g++) {
+    for (int g = 0; g < (test_long_enabled() ? 3 : 1); g++) { /* CLMC_LONG_TESTS=1: all three */
         char *hashes[3];
         for (int w = 0; w < 3; w++) {
             char name[64], overrides[128];
@@ -219,6 +235,8 @@ Test(rng_models, msc_equals_naive_for_stateful_generators)
     for (int g = 0; g < 7; g++)
         for (int dim = 2; dim <= 3; dim++) {
             if (dim == 3 && g % 3 != 0) continue; /* 3D: lcg32, lcg64_random, lagged_fibonacci_1279 */
+            /* By default lcg32 (2D, 3D) and lagged_fibonacci_521; all with CLMC_LONG_TESTS=1. */
+            if (!test_long_enabled() && g != 0 && g != 5) continue;
             char name[64], overrides[160];
             snprintf(name, sizeof name, "%s-%dd-naive", generators[g], dim);
             snprintf(overrides, sizeof overrides, "--set algorithm.rng=%s --set model.dim=%d --set algorithm.layout=naive",

@@ -146,3 +146,9 @@ void test_wait_for_file(const char *path, pid_t pid)
     }
     cr_assert(test_path_exists(path), "no %s after 60 s", path);
 }
+
+int test_long_enabled(void)
+{
+    const char *enabled = getenv("CLMC_LONG_TESTS");
+    return enabled && strcmp(enabled, "1") == 0;
+}

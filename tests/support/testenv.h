@@ -18,6 +18,15 @@ cJSON *test_load_result(const char *dir);
 /* observables.NAME.mean / .error from a parsed result. */
 double test_observable(const cJSON *result, const char *name, const char *field);
 int test_path_exists(const char *path);
+
+/* CLMC_LONG_TESTS=1: the opt-in long physics checks and the variants that
+ * repeat a default case on another layout or generator (tests/README.md). */
+int test_long_enabled(void);
+/* Skips the calling test unless CLMC_LONG_TESTS=1. */
+#define TEST_LONG_ONLY()                                                                                 \
+    do {                                                                                                 \
+        if (!test_long_enabled()) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");                             \
+    } while (0)
 void test_sleep_ms(unsigned ms);
 /* Starts "$CLMC_BIN ARGS" (stderr into LOG) without waiting; the shell
  * execs clmc, so the pid is clmc's own. */
