@@ -98,8 +98,26 @@ cat > "$tmp/glass.json" <<'JSON'
 { "model": { "type": "heisenberg_glass", "dim": 3, "L": 4, "realizations": 3 },
   "ensemble": { "type": "independent", "betas": [0.5, 1.0] }, "run": { "sweeps": 60, "seed": 3 } }
 JSON
-ranks_of() { case $1 in eamsc) echo 3 ;; *) echo 2 ;; esac; }
-for model in potts heisenberg percolation ea eamsc glass; do
+# Parallel tempering of spin glasses: each realization tempers alone, so the
+# ranks share the realizations (exchange decisions keyed by the run-wide system).
+cat > "$tmp/eapt.json" <<'JSON'
+{ "model": { "type": "ea_ising", "dim": 3, "L": 4, "realizations": 6 },
+  "ensemble": { "type": "parallel_tempering", "betas": [0.5, 0.8, 1.1, 1.4], "exchange_every": 5 },
+  "run": { "thermalization": 10, "sweeps": 200, "measure_every": 5, "seed": 7 } }
+JSON
+cat > "$tmp/eamscpt.json" <<'JSON'
+{ "model": { "type": "ea_ising", "dim": 3, "L": 4, "realizations": 64 },
+  "algorithm": { "layout": "msc", "word_bits": 32 },
+  "ensemble": { "type": "parallel_tempering", "betas": [0.5, 0.8, 1.1, 1.4], "exchange_every": 5 },
+  "run": { "thermalization": 10, "sweeps": 100, "measure_every": 5, "seed": 7 } }
+JSON
+cat > "$tmp/glasspt.json" <<'JSON'
+{ "model": { "type": "heisenberg_glass", "dim": 3, "L": 4, "realizations": 4 },
+  "ensemble": { "type": "parallel_tempering", "betas": [0.5, 1.0, 1.5], "exchange_every": 5 },
+  "run": { "sweeps": 60, "measure_every": 5, "seed": 3 } }
+JSON
+ranks_of() { case $1 in eamsc|eapt) echo 3 ;; *) echo 2 ;; esac; }
+for model in potts heisenberg percolation ea eamsc glass eapt eamscpt glasspt; do
   k=$(ranks_of $model)
   "$clmc" run "$tmp/$model.json" --out "$tmp/$model-one" --quiet || fail "$model single-process run"
   "${launcher[@]}" -np $k "$clmc" run "$tmp/$model.json" --out "$tmp/$model-two" --quiet || fail "$model under $k ranks"
@@ -125,6 +143,22 @@ cmp -s "$tmp/ea-one/series.csv" "$tmp/ea-resumed/series.csv" &&
   [ "$(observables "$tmp/ea-one/result.json")" = "$(observables "$tmp/ea-resumed/result.json")" ] &&
   echo "ok: EA under 2 ranks resumed from its last checkpoints equals the single-process run" ||
   fail "EA resumed under 2 ranks differs"
+
+python3 - "$tmp/eapt-one/result.json" "$tmp/eapt-two/result.json" <<'PY' || fail "tempering statistics under 3 ranks"
+import json, sys
+one, many = (json.load(open(p))["observables"]["tempering"] for p in sys.argv[1:])
+assert one == many, (one, many)
+print(f"ok: EA tempering under 3 ranks: acceptance {one['acceptance']}, {one['round_trips']} round trips, "
+      f"final map of {len(one['final_configuration_at_temperature'])} configurations as one process")
+PY
+sed 's/"seed": 7 }/"seed": 7, "checkpoint_every": 130 }/' "$tmp/eapt.json" > "$tmp/eapt-ckpt.json"
+"${launcher[@]}" -np 3 "$clmc" run "$tmp/eapt-ckpt.json" --out "$tmp/eapt-ckpt" --quiet || fail "EA tempering checkpointed under 3 ranks"
+cp -r "$tmp/eapt-ckpt" "$tmp/eapt-resumed" && rm "$tmp/eapt-resumed/result.json" "$tmp/eapt-resumed/series.csv"
+"${launcher[@]}" -np 3 "$clmc" run --resume "$tmp/eapt-resumed" --quiet 2>"$tmp/eapt-resume.err" || { cat "$tmp/eapt-resume.err"; fail "EA tempering resume under 3 ranks"; }
+cmp -s "$tmp/eapt-one/series.csv" "$tmp/eapt-resumed/series.csv" &&
+  [ "$(observables "$tmp/eapt-one/result.json")" = "$(observables "$tmp/eapt-resumed/result.json")" ] &&
+  echo "ok: EA tempering under 3 ranks resumed from its last checkpoints equals the single-process run" ||
+  fail "EA tempering resumed under 3 ranks differs"
 
 # Interrupted (SIGTERM to the launcher, forwarded to every rank) and resumed.
 long=$tmp/long.json
@@ -227,6 +261,7 @@ refused() { # NAME EXPECTED-TEXT COMMAND...
 }
 refused "more ranks than copies" "cannot be spread over 6 MPI ranks" "${launcher[@]}" -np 6 "$clmc" run "$preset" --out "$tmp/six" --quiet
 refused "msc words fewer than ranks" "model.realizations: 128 cannot be spread over 5 MPI ranks in blocks of 32" "${launcher[@]}" -np 5 "$clmc" run "$tmp/eamsc.json" --out "$tmp/five" --quiet
+refused "fewer realizations than ranks (tempering)" "model.realizations: 6 cannot be spread over 7 MPI ranks" "${launcher[@]}" -np 7 "$clmc" run "$tmp/eapt.json" --out "$tmp/seven" --quiet
 refused "device list shorter than K" "names 2 devices for 3 MPI ranks" "${launcher[@]}" -np 3 "$clmc" run "$preset" --out "$tmp/dev" --device 0:0,0:0 --quiet
 single=$tmp/single.json
 cat > "$single" <<'JSON'

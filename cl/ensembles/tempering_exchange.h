@@ -31,10 +31,18 @@
 /* The uniform word for pair t of `system` at exchange `exchange`: word t % 4
  * of the draw at counter (system TEMPERATURES + t - t % 4, exchange,
  * EXCHANGE). */
+#ifndef EXCHANGE_FIRST_SYSTEM
+#define EXCHANGE_FIRST_SYSTEM 0
+#endif
+
+/* `system` counts from the process's first; the draws follow the run-wide
+ * system (EXCHANGE_FIRST_SYSTEM + system: clmc_tempering.exchange_first), so
+ * a share of the systems run elsewhere (MPI ranks) draws what the whole run
+ * would. */
 inline clmc_philox_ctr exchange_draw(uint system, uint t, ulong exchange, clmc_philox_key key)
 {
     clmc_philox_ctr c;
-    c.v[0] = system * TEMPERATURES + t;
+    c.v[0] = ((uint)EXCHANGE_FIRST_SYSTEM + system) * TEMPERATURES + t;
     c.v[1] = (uint)exchange;
     c.v[2] = (uint)(exchange >> 32);
     c.v[3] = CLMC_PURPOSE_EXCHANGE;

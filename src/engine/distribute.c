@@ -46,9 +46,25 @@ static rank_units units_of(const clmc_preset *global)
                         block ? block : 1};
 }
 
+/* Parallel tempering of a model whose units are its disorder realizations:
+ * each realization tempers alone, so the ranks share the realizations. */
+static bool tempers_realizations(const clmc_preset *global)
+{
+    const clmc_model_ops *ops = clmc_model_find(clmc_preset_string(global, "model.type"));
+    const clmc_ensemble_hooks *hooks = ops ? ops->ensemble : NULL;
+    return strcmp(clmc_preset_string(global, "ensemble.type"), "parallel_tempering") == 0 && hooks &&
+           hooks->independent_units && strcmp(hooks->independent_units, "model.realizations") == 0;
+}
+
+/* Runs whose systems the ranks share (the rest cut one lattice). */
+static bool spreads_systems(const clmc_preset *global)
+{
+    return clmc_preset_systems(global)->independent || tempers_realizations(global);
+}
+
 bool clmc_rank_domain(const clmc_preset *global)
 {
-    return clmc_ranks_many() && !clmc_preset_systems(global)->independent;
+    return clmc_ranks_many() && !spreads_systems(global);
 }
 
 /* Domain decomposition: every rank runs the whole preset on its part of the
@@ -77,7 +93,7 @@ clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
 {
     const clmc_ranks_info *ranks = clmc_ranks();
     const clmc_systems_settings *systems = clmc_preset_systems(global);
-    if (!systems->independent) return domain_preset(global, local);
+    if (!spreads_systems(global)) return domain_preset(global, local);
     rank_units u = units_of(global);
     unsigned blocks = u.units / u.block;
     bool copies = u.systems_per_unit > 1 || strcmp(u.key, "ensemble.copies") == 0;
@@ -284,4 +300,49 @@ cJSON *clmc_rank_devices_json(const clmc_device_info *mine)
     }
     free(all);
     return list;
+}
+
+clmc_status clmc_tempering_gather(const clmc_tempering *local, clmc_tempering *global, unsigned **config_at,
+                                  uint64_t **counts)
+{
+    *config_at = NULL;
+    *counts = NULL;
+    if (local->n_temperatures < 2 || local->independent) return CLMC_OK;
+    const clmc_ranks_info *ranks = clmc_ranks();
+    unsigned pairs = local->n_temperatures - 1;
+    long long *sums = malloc((2 * (size_t)pairs + 1) * sizeof *sums);
+    uint64_t configs = local->n_configs, *all_configs = calloc((size_t)ranks->size, sizeof *all_configs);
+    size_t *bytes = calloc((size_t)ranks->size, sizeof *bytes);
+    *counts = malloc(2 * (size_t)pairs * sizeof **counts);
+    *config_at = malloc(((size_t)global->n_configs + 1) * sizeof **config_at);
+    clmc_status status = sums && all_configs && bytes && *counts && *config_at
+                             ? CLMC_OK
+                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    status = clmc_ranks_agree(status);
+    if (status == CLMC_OK) {
+        for (unsigned t = 0; t < pairs; t++) {
+            sums[t] = (long long)local->accepted[t];
+            sums[pairs + t] = (long long)local->attempted[t];
+        }
+        sums[2 * pairs] = (long long)local->round_trips;
+        clmc_ranks_sum_int64(sums, (int)(2 * pairs + 1));
+        for (unsigned t = 0; t < 2 * pairs; t++) (*counts)[t] = (uint64_t)sums[t];
+        global->accepted = *counts;
+        global->attempted = *counts + pairs;
+        global->round_trips = (uint64_t)sums[2 * pairs];
+        status = clmc_ranks_gather(&configs, sizeof configs, all_configs);
+    }
+    if (status == CLMC_OK)
+        status = clmc_ranks_gatherv(local->config_at, local->n_configs * sizeof *local->config_at, *config_at, bytes);
+    /* Each rank's configurations are numbered from 0: shift them to the run's numbering. */
+    for (size_t r = 0, at = 0, first = 0; status == CLMC_OK && ranks->rank == 0 && r < (size_t)ranks->size; r++) {
+        for (size_t c = 0; c < all_configs[r]; c++) (*config_at)[at + c] += (unsigned)first;
+        at += all_configs[r];
+        first += all_configs[r];
+    }
+    if (status == CLMC_OK) global->config_at = *config_at;
+    free(sums);
+    free(all_configs);
+    free(bytes);
+    return status;
 }

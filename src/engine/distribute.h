@@ -10,6 +10,7 @@
 #include "clmc/preset.h"
 #include "clmc/runtime.h"
 #include "engine/series.h"
+#include "ensembles/tempering.h"
 
 #define CLMC_RANKS_FILE "ranks.json"
 
@@ -48,5 +49,13 @@ cJSON *clmc_rank_result_preset(const clmc_preset *local, const clmc_preset *glob
 /* Every rank's device as JSON, in rank order, on rank 0 (NULL elsewhere).
  * Collective. */
 cJSON *clmc_rank_devices_json(const clmc_device_info *mine);
+
+/* Parallel tempering spread over the ranks (realizations): rank 0's `global`
+ * map gets the exchange counts summed over the ranks and every rank's
+ * config_at in rank order, in the run's numbering (arrays in *config_at and
+ * *counts, which the caller frees).  Nothing where `local` does not temper.
+ * Collective. */
+clmc_status clmc_tempering_gather(const clmc_tempering *local, clmc_tempering *global, unsigned **config_at,
+                                  uint64_t **counts);
 
 #endif

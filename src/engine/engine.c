@@ -519,9 +519,12 @@ static clmc_status finish_results(model_instance *m, const clmc_preset *preset, 
     clmc_ranks_sum(sums, 3);
     cJSON *devices = clmc_rank_devices_json(clmc_runtime_device(m->rt));
     clmc_status status = clmc_series_gather(s, &all);
+    unsigned *config_at = NULL;
+    uint64_t *counts = NULL;
+    map.n_configs = (unsigned)all.n_configs;
+    if (status == CLMC_OK) status = clmc_tempering_gather(&m->ensemble.map, &map, &config_at, &counts);
     if (status == CLMC_OK && clmc_ranks()->rank == 0) {
         map.n_systems = (unsigned)sums[2];
-        map.n_configs = (unsigned)all.n_configs;
         map.first_system = clmc_preset_systems(global)->first_system;
         v.series = &all;
         v.map = &map;
@@ -535,6 +538,8 @@ static clmc_status finish_results(model_instance *m, const clmc_preset *preset, 
     }
     cJSON_Delete(devices);
     clmc_series_free(&all);
+    free(config_at);
+    free(counts);
     return clmc_ranks_agree(status);
 }
 

@@ -35,6 +35,8 @@ clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble
                                 : CLMC_ENSEMBLE_ONE_TEMPERATURE;
     settings->copies = clmc_preset_systems(preset)->copies;
     settings->first_system = clmc_preset_systems(preset)->first_system;
+    settings->realizations = clmc_preset_has(preset, "model.realizations")
+                                 ? (unsigned)clmc_preset_int(preset, "model.realizations") : 0;
     size_t n = clmc_preset_betas(preset, settings->betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
     if (n > CLMC_ENSEMBLE_MAX_TEMPERATURES)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: at most %d temperatures", CLMC_ENSEMBLE_MAX_TEMPERATURES);
@@ -88,6 +90,11 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     e->map.exchange_path = settings->exchanges;
     e->map.independent = settings->type == CLMC_ENSEMBLE_INDEPENDENT;
     e->map.first_system = settings->first_system;
+    /* first_system counts realizations where the model has them, each of
+     * n_systems / realizations tempering systems (the EA's two replicas). */
+    unsigned per_realization = settings->realizations && shape->n_systems % settings->realizations == 0
+                                   ? shape->n_systems / settings->realizations : 1;
+    e->map.exchange_first = settings->first_system * per_realization;
     e->map.athermal = ops->athermal;
     e->map.configs_per_system = shape->configs_per_system > 1 ? shape->configs_per_system : 1;
     CLMC_TRY(clmc_tempering_apply(&e->map, ops, state));

@@ -110,7 +110,7 @@ static void exchange_draws(const clmc_tempering *pt, unsigned system, unsigned f
 {
     clmc_philox_key key = {{pt->seed_lo, pt->seed_hi}};
     for (unsigned i = 0; i < DRAWS_AT_ONCE; i++) {
-        draws[i].v[0] = system * pt->n_temperatures + first + 4 * i;
+        draws[i].v[0] = (pt->exchange_first + system) * pt->n_temperatures + first + 4 * i; /* the run-wide system */
         draws[i].v[1] = (uint32_t)pt->exchanges;
         draws[i].v[2] = (uint32_t)(pt->exchanges >> 32);
         draws[i].v[3] = CLMC_PURPOSE_EXCHANGE;

@@ -22,6 +22,8 @@ typedef struct clmc_tempering {
     clmc_exchange_path exchange_path;
     bool independent;        /* ensemble.type "independent": no exchanges, results per system */
     unsigned first_system;   /* ensemble.first_system: the run-wide index of the first system */
+    unsigned exchange_first; /* the run-wide index of system 0 among the tempering systems (first_system x
+                              * systems per realization), keying the exchange draws */
     unsigned configs_per_system; /* independent: configurations of one system (clmc_model_shape) */
     bool athermal;           /* independent systems of a model without temperature: no temperature columns */
     double *betas;           /* [t], increasing */

@@ -111,6 +111,7 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     clmc_defines options = {0};
     clmc_defines_text(&options, "-cl-std=CL1.2");
     clmc_defines_int(&options, "TEMPERATURES", pt->n_temperatures);
+    clmc_defines_int(&options, "EXCHANGE_FIRST_SYSTEM", pt->exchange_first);
     CLMC_TRY(clmc_defines_build(rt, "ensembles/tempering.cl", &options, &d->program));
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
     CLMC_TRY(set_arguments(d, pt, d->exchange));

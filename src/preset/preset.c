@@ -55,6 +55,9 @@ static const clmc_field tempering_fields[] = {
     {"exchanges", CLMC_FIELD_STRING, 0, 0, false, exchange_paths, "\"auto\"",
      "where exchanges run: auto (the model's own device kernel where it has one, else the general device "
      "kernel, else the host), general (the general device kernel), host (the host); the same results"},
+    {"first_system", CLMC_FIELD_INT, 0, 16777215, false, NULL, "0",
+     "index of the run's first system (disorder realization): system i draws the random numbers and exchange "
+     "decisions of system first_system + i"},
     FIELD_END,
 };
 
@@ -856,7 +859,9 @@ static clmc_status read_settings(clmc_preset *preset)
     preset->systems = (clmc_systems_settings){
         .independent = independent,
         .copies = independent ? (unsigned)clmc_preset_int(preset, "ensemble.copies") : 1,
-        .first_system = independent ? (unsigned)clmc_preset_int(preset, "ensemble.first_system") : 0};
+        .first_system = clmc_preset_has(preset, "ensemble.first_system")
+                            ? (unsigned)clmc_preset_int(preset, "ensemble.first_system")
+                            : 0};
     if (clmc_preset_is_population(preset)) preset->systems.copies = clmc_population_capacity(ensemble_block(preset));
     return preset->name && preset->output_dir ? CLMC_OK : out_of_memory();
 }
