@@ -4,8 +4,9 @@
 # GPU, and series.csv of the K-GPU run against the 1-GPU run of the same
 # systems.  (1) 2D Ising tiled L = 256, 4 betas x 64 copies per GPU;
 # (2) 3D EA msc L = 32, 32 betas (the ea3d-L32-tempering ladder, as
-# independent systems: tempering is not spread over ranks yet) x 64
-# realizations per GPU.
+# independent systems) x 64 realizations per GPU; (3) the same ladder as
+# parallel tempering (exchange every 10 sweeps), the ranks sharing the
+# realizations.  NAMES="ising ea eapt" picks cases.
 # Usage: benchmarks/independent_ranks.sh [OUT]   (build/ with MPI, tools/gpu-env.sh sourced)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,13 +24,17 @@ preset() { # NAME K
   \"algorithm\": { \"type\": \"metropolis\", \"layout\": \"msc\", \"word_bits\": 64 },
   \"ensemble\": { \"type\": \"independent\", \"betas\": $betas },
   \"run\": { \"thermalization\": 0, \"sweeps\": 2000, \"measure_every\": 100, \"seed\": 42 } }" ;;
+  eapt) echo "{ \"model\": { \"type\": \"ea_ising\", \"dim\": 3, \"L\": 32, \"couplings\": \"bimodal\", \"realizations\": $((64 * $2)) },
+  \"algorithm\": { \"type\": \"metropolis\", \"layout\": \"msc\", \"word_bits\": 64 },
+  \"ensemble\": { \"type\": \"parallel_tempering\", \"betas\": $betas, \"exchange_every\": 10 },
+  \"run\": { \"thermalization\": 0, \"sweeps\": 4000, \"measure_every\": 100, \"seed\": 42 } }" ;;
   esac
 }
 rate() { python3 -c "
 import json, sys
 p = json.load(open(sys.argv[1] + '/result.json'))['performance']
 print(p['updates'] / p['wall_seconds'] / 1e9)" "$1"; }
-for name in ising ea; do
+for name in ${NAMES:-ising ea eapt}; do
   one=
   for k in 1 2 4 8; do
     [ "$k" -le "$gpus" ] || continue
