@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python package (python/): installs it with its test dependencies into a venv
 # under the build directory (once; PyPI needed the first time), then runs its
-# pytest suite and the examples (Binder crossing; hard disks through GSD and
+# pytest suite and the examples (Binder crossing; MBAR specific heat; hard disks through GSD and
 # freud) at CI size against this build's clmc ($CLMC_BIN, set by meson).  The
 # tests import the package from the source tree, so edits need no reinstall.  Without python3 -m venv or PyPI: a skip (77).
 set -uo pipefail
@@ -27,5 +27,7 @@ cd "$build" || exit 1
 rm -rf "$build/test-tmp/binder-ci"
 "$venv/bin/python" "$src/examples/binder_crossing.py" --sizes 8,16 --betas 5 --seeds 2 --sweeps 20000 \
     --out "$build/test-tmp/binder-ci" || exit 1
+"$venv/bin/python" "$src/examples/mbar_specific_heat.py" --sweeps 10000 --points 5 --bootstrap 8 \
+    --out "$build/test-tmp/mbar-ci" || exit 1
 "$venv/bin/python" "$src/examples/hard_disks_freud.py" --N 256 --seeds 4 --sweeps 1000 \
     --out "$build/test-tmp/hard-disks-freud-ci"

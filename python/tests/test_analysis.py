@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from clmc import analysis
-from ising_exact import energy_and_specific_heat
+from clmc.exact import energy_and_specific_heat
 
 
 def ar1(phi, n, seed=1):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import clmc
-from ising_exact import energy_and_specific_heat
+from clmc.exact import energy_and_specific_heat
 
 pytest.importorskip("pymbar")
 

@@ -11,8 +11,8 @@ The reference is docs/python.md in the clmc repository.
 from .runner import ClmcError, executable, run, scan, set_overrides
 from .results import Result, ScanResult, load, load_scan
 from .export import disk_positions, to_gsd
-from . import analysis
+from . import analysis, exact
 
-__all__ = ["ClmcError", "Result", "ScanResult", "analysis", "disk_positions", "executable", "load", "load_scan", "run",
+__all__ = ["ClmcError", "Result", "ScanResult", "analysis", "disk_positions", "exact", "executable", "load", "load_scan", "run",
            "scan", "set_overrides", "to_gsd"]
 __version__ = "0.1.0"
