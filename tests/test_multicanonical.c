@@ -79,6 +79,11 @@ static void expect_matches_exact(const cJSON *result, int L, const char *method)
     " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": " #walkers ", \"final_ln_f\": 1e-3},"                             \
     " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
 
+#define WINDOWED_PRESET(L, windows, per_window, sweeps, seed)                                                        \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"wang_landau\","         \
+    " \"betas\": [0.3, 0.4406868, 0.6], \"windows\": " #windows ", \"overlap\": 0.5, \"walkers_per_window\": " #per_window \
+    ", \"final_ln_f\": 1e-3}, \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
+
 /* The two results' ln g agree within 4 combined standard errors at every energy. */
 static void expect_agree(const cJSON *a, const cJSON *b, const char *what)
 {
@@ -100,7 +105,7 @@ static void expect_agree(const cJSON *a, const cJSON *b, const char *what)
     printf("%s: largest |z| %.2f\n", what, worst);
 }
 
-Test(multicanonical, ising2d_L8_muca_and_wang_landau_match_exact_and_agree, .timeout = 900)
+Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_match_exact_and_agree, .timeout = 900)
 {
     cJSON *muca = physics_run(MUCA_PRESET(8, 64, 4000, 5), "muca-L8");
     expect_matches_exact(muca, 8, "multicanonical");
@@ -110,6 +115,21 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_match_exact_and_agree, .tim
     cr_expect_lt(cJSON_GetObjectItem(report, "final_ln_f")->valuedouble, 1e-3, "Wang-Landau ran to final_ln_f");
     cr_expect_gt(cJSON_GetObjectItem(report, "halvings")->valuedouble, 0, "ln f halved on flat histograms");
     expect_agree(muca, wl, "multicanonical vs wang_landau L=8 ln g");
+    /* Three windows of 16 walkers, replica exchange between them, joined. */
+    cJSON *windowed = physics_run(WINDOWED_PRESET(8, 3, 16, 4000, 25), "wl-windows-L8");
+    expect_matches_exact(windowed, 8, "wang_landau 3 windows");
+    report = cJSON_GetObjectItem(cJSON_GetObjectItem(windowed, "density_of_states"), "wang_landau");
+    const cJSON *acceptance = cJSON_GetObjectItem(report, "exchange_acceptance");
+    cr_assert_eq(cJSON_GetArraySize(acceptance), 2, "exchange acceptance of the 2 window pairs");
+    for (int k = 0; k < 2; k++) {
+        double a = cJSON_GetArrayItem(acceptance, k)->valuedouble;
+        printf("windows %d-%d: exchange acceptance %.3f of %.0f attempts\n", k, k + 1, a,
+               cJSON_GetArrayItem(cJSON_GetObjectItem(report, "exchange_attempts"), k)->valuedouble);
+        cr_expect(a > 0 && a <= 1, "windows %d-%d exchange: acceptance %g", k, k + 1, a);
+    }
+    expect_agree(windowed, wl, "windowed vs unwindowed wang_landau L=8 ln g");
+    expect_agree(windowed, muca, "windowed wang_landau vs multicanonical L=8 ln g");
+    cJSON_Delete(windowed);
     cJSON_Delete(muca);
     cJSON_Delete(wl);
 }
@@ -150,6 +170,10 @@ static void expect_refused(const char *json, const char *key)
     "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"multicanonical\", "   \
     "\"betas\": [0.4]" ensemble "}, \"run\": {\"sweeps\": 10" run "}}"
 
+#define WL_WITH(ensemble)                                                                                            \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": \"wang_landau\", "              \
+    "\"betas\": [0.4]" ensemble "}, \"run\": {\"sweeps\": 10}}"
+
 Test(multicanonical, bad_input_exits_2_naming_the_key)
 {
     expect_refused(ISING_WITH(8, ", \"flatness\": 0", ""), "ensemble.flatness");
@@ -164,46 +188,28 @@ Test(multicanonical, bad_input_exits_2_naming_the_key)
     expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
                    "\"wang_landau\", \"betas\": [0.4], \"flatness\": 1}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.flatness");
-    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
-                   "\"wang_landau\", \"betas\": [0.4], \"windows\": 4}, \"run\": {\"sweeps\": 10}}",
-                   "ensemble.windows");
-    expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
+    expect_refused("{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 8}, \"ensemble\": {\"type\": "
                    "\"multicanonical\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.type");
 }
 
-/* 3D Ising L = 4 (no exact density of states here): the ground states (2),
- * the single flips (2N, E_min + 12) and g(E) = g(-E) (bipartite torus), each
- * within 4 standard errors. */
-Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
+/* Wang-Landau windows that do not overlap or cover the energies, and too many walkers per window. */
+Test(multicanonical, wang_landau_window_bad_input_exits_2_naming_the_key)
 {
-    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
-                                "\"multicanonical\", \"betas\": [0.2216546], \"walkers\": 64, \"iteration_sweeps\": 100},"
-                                " \"run\": {\"thermalization\": 100, \"sweeps\": 2000, \"seed\": 9}}",
-                                "muca-3d-L4");
-    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
-    const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
-                *error = cJSON_GetObjectItem(dos, "error");
-    int n = cJSON_GetArraySize(energies), sites = 64;
-    cr_assert_gt(n, 2);
-    cr_expect_eq(cJSON_GetArrayItem(energies, 0)->valueint, -3 * sites, "lowest energy -3N");
-    cr_expect_eq(cJSON_GetArrayItem(energies, 1)->valueint, -3 * sites + 12, "next: one flipped spin");
-    double z = physics_compare("multicanonical 3D L=4 ln g(E_min)", cJSON_GetArrayItem(ln_g, 0)->valuedouble,
-                               cJSON_GetArrayItem(error, 0)->valuedouble, log(2.0));
-    cr_expect_lt(z, TOLERANCE_SIGMA);
-    z = physics_compare("multicanonical 3D L=4 ln g(E_min + 12)", cJSON_GetArrayItem(ln_g, 1)->valuedouble,
-                        cJSON_GetArrayItem(error, 1)->valuedouble, log(2.0 * sites));
-    cr_expect_lt(z, TOLERANCE_SIGMA);
-    double worst = 0;
-    for (int i = 0; i < n / 2; i++) {
-        int j = n - 1 - i;
-        cr_expect_eq(cJSON_GetArrayItem(energies, i)->valueint, -cJSON_GetArrayItem(energies, j)->valueint,
-                     "energies symmetric");
-        double a = cJSON_GetArrayItem(ln_g, i)->valuedouble, b = cJSON_GetArrayItem(ln_g, j)->valuedouble;
-        double ea = cJSON_GetArrayItem(error, i)->valuedouble, eb = cJSON_GetArrayItem(error, j)->valuedouble;
-        worst = fmax(worst, fabs(a - b) / sqrt(ea * ea + eb * eb));
-    }
-    printf("multicanonical 3D L=4: %d energies, largest |z| of ln g(E) - ln g(-E) %.2f\n", n, worst);
-    cr_expect_lt(worst, TOLERANCE_SIGMA);
-    cJSON_Delete(result);
+    expect_refused(WL_WITH(", \"windows\": 3, \"overlap\": 0"), "ensemble.overlap");
+    expect_refused(WL_WITH(", \"windows\": 3, \"overlap\": 1"), "ensemble.overlap");
+    expect_refused(WL_WITH(", \"windows\": 3, \"walkers_per_window\": 8388608"), "ensemble.walkers_per_window");
+    /* 2 x 2^22 walkers of 2^16 spins: 512 GiB of configurations. */
+    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 256}, \"ensemble\": {\"type\": "
+                   "\"wang_landau\", \"betas\": [0.4], \"windows\": 2, \"walkers_per_window\": 4194304}, "
+                   "\"run\": {\"sweeps\": 10}}",
+                   "ensemble.walkers_per_window");
+    expect_refused(WL_WITH(", \"walkers\": 1"), "ensemble.walkers");
+    expect_refused(WL_WITH(", \"flatness\": 0"), "ensemble.flatness");
+    /* Explicit windows (L = 8: energies -128 .. 128): a gap, no cover at either end, too little overlap, odd count. */
+    expect_refused(WL_WITH(", \"window_energies\": [-128, 0, 20, 128]"), "ensemble.window_energies");
+    expect_refused(WL_WITH(", \"window_energies\": [-100, 20, 0, 128]"), "ensemble.window_energies");
+    expect_refused(WL_WITH(", \"window_energies\": [-128, 20, 0, 100]"), "ensemble.window_energies");
+    expect_refused(WL_WITH(", \"window_energies\": [-128, 0, -4, 128]"), "ensemble.window_energies");
+    expect_refused(WL_WITH(", \"window_energies\": [-128, 0, -40]"), "ensemble.window_energies");
 }

@@ -32,7 +32,7 @@ clmc_status clmc_multicanonical_check(clmc_ensemble *e)
 {
     muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
-    muca_layout(&m);
+    CLMC_TRY(muca_layout(&m));
     return muca_check(&m);
 }
 
@@ -233,7 +233,7 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
 {
     muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers, .interrupt_signal = interrupt_signal};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
-    muca_layout(&m);
+    CLMC_TRY(muca_layout(&m));
     CLMC_TRY(muca_check(&m));
     unsigned iterations = 0;
     double *hist = calloc((size_t)m.blocks * m.model.n_bins, sizeof *hist);
