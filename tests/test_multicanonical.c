@@ -1,7 +1,8 @@
 /* ensemble.type "multicanonical": the 2D Ising density of states at L = 8
  * (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
  * tools/exact_dos.py) within 4 standard errors at every energy, from
- * multicanonical and from Wang-Landau weights, the two agreeing, the
+ * multicanonical and from Wang-Landau weights (one window, and 3 windows
+ * with replica exchange), all agreeing, Wang-Landau without production, the
  * reweighted energy, specific heat, free energy and entropy against Kaufman's
  * finite-lattice values, 3D ground states and symmetry, and bad input
  * exiting 2 naming the key. */
@@ -105,6 +106,36 @@ static void expect_agree(const cJSON *a, const cJSON *b, const char *what)
     printf("%s: largest |z| %.2f\n", what, worst);
 }
 
+/* ensemble.production false: the joined Wang-Landau ln g itself, no errors
+ * (null), every energy with states present; a bad join would be off by
+ * units, Wang-Landau's own error at final_ln_f = 1e-3 is a few 0.1 at most
+ * (measured 0.27 largest): |ln g - exact| < 0.5 at every energy. */
+#define WL_ONLY_TOLERANCE 0.5
+static void expect_wang_landau_only_close(int L)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
+                                "\"wang_landau\", \"betas\": [0.4406868], \"windows\": 3, \"walkers_per_window\": 16, "
+                                "\"final_ln_f\": 1e-3, \"production\": false}, \"run\": {\"sweeps\": 1, \"seed\": 35}}",
+                                "wl-only-L8");
+    int exact_energies[MAX_ENERGIES];
+    double exact_ln_g[MAX_ENERGIES];
+    int n = ising2d_exact_dos(L, exact_energies, exact_ln_g, MAX_ENERGIES);
+    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(dos, "energies")), n, "every energy with states");
+    double worst = 0;
+    int worst_energy = 0;
+    for (int i = 0; i < n; i++) {
+        cr_expect_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(dos, "energies"), i)->valueint, exact_energies[i]);
+        cr_expect(cJSON_IsNull(cJSON_GetArrayItem(cJSON_GetObjectItem(dos, "error"), i)), "no error without production");
+        double off = fabs(cJSON_GetArrayItem(cJSON_GetObjectItem(dos, "ln_g"), i)->valuedouble - exact_ln_g[i]);
+        if (off > worst) worst = off, worst_energy = exact_energies[i];
+    }
+    printf("wang_landau 3 windows, no production, L=%d: largest |ln g - exact| %.3f at E=%d (tolerance %.1f)\n", L,
+           worst, worst_energy, WL_ONLY_TOLERANCE);
+    cr_expect_lt(worst, WL_ONLY_TOLERANCE);
+    cJSON_Delete(result);
+}
+
 Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_match_exact_and_agree, .timeout = 900)
 {
     cJSON *muca = physics_run(MUCA_PRESET(8, 64, 4000, 5), "muca-L8");
@@ -127,6 +158,7 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_ma
                cJSON_GetArrayItem(cJSON_GetObjectItem(report, "exchange_attempts"), k)->valuedouble);
         cr_expect(a > 0 && a <= 1, "windows %d-%d exchange: acceptance %g", k, k + 1, a);
     }
+    expect_wang_landau_only_close(8);
     expect_agree(windowed, wl, "windowed vs unwindowed wang_landau L=8 ln g");
     expect_agree(windowed, muca, "windowed wang_landau vs multicanonical L=8 ln g");
     cJSON_Delete(windowed);
@@ -212,4 +244,40 @@ Test(multicanonical, wang_landau_window_bad_input_exits_2_naming_the_key)
     expect_refused(WL_WITH(", \"window_energies\": [-128, 20, 0, 100]"), "ensemble.window_energies");
     expect_refused(WL_WITH(", \"window_energies\": [-128, 0, -4, 128]"), "ensemble.window_energies");
     expect_refused(WL_WITH(", \"window_energies\": [-128, 0, -40]"), "ensemble.window_energies");
+}
+
+/* 3D Ising L = 4 (no exact density of states here): the ground states (2),
+ * the single flips (2N, E_min + 12) and g(E) = g(-E) (bipartite torus), each
+ * within 4 standard errors. */
+Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 4}, \"ensemble\": {\"type\": "
+                                "\"multicanonical\", \"betas\": [0.2216546], \"walkers\": 64, \"iteration_sweeps\": 100},"
+                                " \"run\": {\"thermalization\": 100, \"sweeps\": 2000, \"seed\": 9}}",
+                                "muca-3d-L4");
+    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
+    const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
+                *error = cJSON_GetObjectItem(dos, "error");
+    int n = cJSON_GetArraySize(energies), sites = 64;
+    cr_assert_gt(n, 2);
+    cr_expect_eq(cJSON_GetArrayItem(energies, 0)->valueint, -3 * sites, "lowest energy -3N");
+    cr_expect_eq(cJSON_GetArrayItem(energies, 1)->valueint, -3 * sites + 12, "next: one flipped spin");
+    double z = physics_compare("multicanonical 3D L=4 ln g(E_min)", cJSON_GetArrayItem(ln_g, 0)->valuedouble,
+                               cJSON_GetArrayItem(error, 0)->valuedouble, log(2.0));
+    cr_expect_lt(z, TOLERANCE_SIGMA);
+    z = physics_compare("multicanonical 3D L=4 ln g(E_min + 12)", cJSON_GetArrayItem(ln_g, 1)->valuedouble,
+                        cJSON_GetArrayItem(error, 1)->valuedouble, log(2.0 * sites));
+    cr_expect_lt(z, TOLERANCE_SIGMA);
+    double worst = 0;
+    for (int i = 0; i < n / 2; i++) {
+        int j = n - 1 - i;
+        cr_expect_eq(cJSON_GetArrayItem(energies, i)->valueint, -cJSON_GetArrayItem(energies, j)->valueint,
+                     "energies symmetric");
+        double a = cJSON_GetArrayItem(ln_g, i)->valuedouble, b = cJSON_GetArrayItem(ln_g, j)->valuedouble;
+        double ea = cJSON_GetArrayItem(error, i)->valuedouble, eb = cJSON_GetArrayItem(error, j)->valuedouble;
+        worst = fmax(worst, fabs(a - b) / sqrt(ea * ea + eb * eb));
+    }
+    printf("multicanonical 3D L=4: %d energies, largest |z| of ln g(E) - ln g(-E) %.2f\n", n, worst);
+    cr_expect_lt(worst, TOLERANCE_SIGMA);
+    cJSON_Delete(result);
 }

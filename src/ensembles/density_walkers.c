@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/defines.h"
 
@@ -215,20 +216,14 @@ clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
     return CLMC_OK;
 }
 
-static clmc_status write_weights(muca *m, unsigned k, const float *values)
-{
-    return muca_cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->ln_w, CL_TRUE,
-                                               (size_t)k * m->model.n_bins * sizeof(float),
-                                               m->model.n_bins * sizeof(float), values, 0, NULL, NULL),
-                          "multicanonical weights");
-}
-
 clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch)
 {
     double top = -INFINITY;
     for (unsigned i = 0; i < m->model.n_bins; i++) top = fmax(top, ln_w[i]);
     for (unsigned i = 0; i < m->model.n_bins; i++) scratch[i] = (float)(ln_w[i] - top);
-    for (unsigned k = 0; k < m->windows; k++) CLMC_TRY(write_weights(m, k, scratch));
+    for (unsigned k = 1; k < m->windows; k++)
+        memcpy(scratch + (size_t)k * m->model.n_bins, scratch, m->model.n_bins * sizeof *scratch);
+    CLMC_TRY(muca_set_all_weights(m, scratch));
     if (m->windows == 1) return CLMC_OK;
     cl_uint open[2 * CLMC_DENSITY_MAX_WINDOWS];
     for (unsigned k = 0; k < m->windows; k++) open[2 * k] = 0, open[2 * k + 1] = m->model.n_bins - 1;
@@ -241,7 +236,7 @@ clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch)
  * steepest rise of ln g (= -ln W) outwards within the window's last few
  * bins, at least by 2, so that a walker outside drifts in against the
  * entropy. */
-clmc_status muca_set_window_weights(muca *m, unsigned k, const double *ln_w, float *scratch)
+void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *scratch)
 {
     unsigned lo = m->window_lo[k], hi = m->window_hi[k], reach = 4;
     double top = -INFINITY, rise_low = 0, rise_high = 0;
@@ -254,5 +249,12 @@ clmc_status muca_set_window_weights(muca *m, unsigned k, const double *ln_w, flo
         scratch[i] = (float)(i < lo   ? ln_w[lo] - top - (1 + rise_low) * (lo - i)
                              : i > hi ? ln_w[hi] - top - (1 + rise_high) * (i - hi)
                                       : ln_w[i] - top);
-    return write_weights(m, k, scratch);
+}
+
+clmc_status muca_set_all_weights(muca *m, const float *values)
+{
+    return muca_cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->ln_w, CL_TRUE, 0,
+                                               (size_t)m->windows * m->model.n_bins * sizeof(float), values, 0, NULL,
+                                               NULL),
+                          "multicanonical weights");
 }

@@ -20,6 +20,7 @@ typedef struct clmc_density_settings {
     uint64_t iteration_sweeps; /* ensemble.iteration_sweeps */
     long long max_iterations;  /* ensemble.max_iterations */
     double final_ln_f;         /* ensemble.final_ln_f (Wang-Landau) */
+    bool production;           /* ensemble.production (Wang-Landau; always with multicanonical) */
     /* Wang-Landau energy windows: ensemble.windows, ensemble.overlap and
      * ensemble.walkers_per_window, or the explicit ranges
      * ensemble.window_energies (n_window_values values, pairs lo, hi). */
@@ -69,15 +70,21 @@ clmc_status muca_cl_status(cl_int err, const char *what);
  * with record 2 those of the windows to hist [window][bin]. */
 clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist);
 /* Puts ln_w [bin] (shifted to a maximum of 0) on the device as the weights
- * of every window, and opens every window to all energies; scratch: n_bins
- * floats. */
+ * of every window, and opens every window to all energies; scratch: windows
+ * x n_bins floats. */
 clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch);
-/* Puts ln_w [bin] as the weights of window k: inside it shifted to a maximum
- * of 0, outside a ramp down towards it (walkers not yet inside move in). */
-clmc_status muca_set_window_weights(muca *m, unsigned k, const double *ln_w, float *scratch);
+/* The weights of window k from ln_w [bin] into scratch [bin]: inside the
+ * window shifted to a maximum of 0, outside a ramp down towards it (walkers
+ * not yet inside move in). */
+void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *scratch);
+/* Puts values [window][bin] on the device as every window's weights (one
+ * write: Oclgrind mis-tracks writes at an offset). */
+clmc_status muca_set_all_weights(muca *m, const float *values);
 
 /* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the
- * weights ln W = -ln g of the converged ln g; adds its report to `report`. */
-clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report);
+ * weights ln W = -ln g of the converged (joined) ln g, which it also puts in
+ * ln_g [bin] with seen [bin] = 1 where a walker visited the bin; adds its
+ * report to `report`. */
+clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g, unsigned char *seen);
 
 #endif

@@ -222,7 +222,7 @@ static void add_window_report(const wl_state *s, double sweeps, cJSON *report)
     }
 }
 
-clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report)
+clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g, unsigned char *seen)
 {
     unsigned bins = m->model.n_bins, windows = m->windows;
     size_t rows = m->blocks > windows ? m->blocks : windows, cells = (size_t)windows * bins;
@@ -236,14 +236,16 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report)
     s.window_of = malloc(m->walkers * sizeof *s.window_of);
     s.energy = malloc(m->walkers * sizeof *s.energy);
     double *weights = malloc(bins * sizeof *weights);
-    float *scratch = malloc(bins * sizeof *scratch);
+    float *scratch = malloc(cells * sizeof *scratch); /* [window][bin] */
     clmc_status status = s.ln_g && s.stage && s.hist && s.seen && s.window_of && s.energy && weights && scratch
                              ? CLMC_OK
                              : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (unsigned k = 0; k < windows; k++) s.window[k] = (wl_window){.ln_f = 1, .switched_at = -1};
     for (unsigned w = 0; status == CLMC_OK && w < m->walkers; w++) s.window_of[w] = w / m->walkers_per_window;
-    for (unsigned k = 0; status == CLMC_OK && windows > 1 && k < windows; k++)
-        status = muca_set_window_weights(m, k, s.ln_g + (size_t)k * bins, scratch); /* the ramps into the windows */
+    if (status == CLMC_OK && windows > 1) { /* the ramps into the windows */
+        for (unsigned k = 0; k < windows; k++) muca_window_weights(m, k, s.ln_g + (size_t)k * bins, scratch + (size_t)k * bins);
+        status = muca_set_all_weights(m, scratch);
+    }
     double sweeps = 0;
     long long iteration = 0;
     for (bool all_done = false; status == CLMC_OK && !all_done; iteration++) {
@@ -265,15 +267,12 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report)
         update_windows(&s, sweeps, quiet);
         all_done = true;
         for (unsigned k = 0; k < windows; k++) all_done = all_done && s.window[k].done;
-        for (unsigned k = 0; status == CLMC_OK && k < windows; k++) {
-            if (windows == 1) {
-                for (unsigned i = 0; i < bins; i++) weights[i] = -s.ln_g[i];
-                status = muca_set_weights(m, weights, scratch);
-            } else {
-                for (unsigned i = 0; i < bins; i++) weights[i] = -s.ln_g[(size_t)k * bins + i];
-                status = muca_set_window_weights(m, k, weights, scratch);
-            }
+        for (unsigned k = 0; k < windows; k++) {
+            for (unsigned i = 0; i < bins; i++) weights[i] = -s.ln_g[(size_t)k * bins + i];
+            if (windows > 1) muca_window_weights(m, k, weights, scratch + (size_t)k * bins);
         }
+        if (status == CLMC_OK)
+            status = windows == 1 ? muca_set_weights(m, weights, scratch) : muca_set_all_weights(m, scratch);
         if (status == CLMC_OK && windows > 1 && !all_done) status = exchange_windows(&s);
     }
     if (status == CLMC_OK && windows > 1) {
@@ -281,6 +280,11 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report)
         status = join_windows(&s, joined, report);
         for (unsigned i = 0; status == CLMC_OK && i < bins; i++) weights[i] = -joined[i];
         if (status == CLMC_OK) status = muca_set_weights(m, weights, scratch);
+    }
+    for (unsigned i = 0; status == CLMC_OK && i < bins; i++) {
+        ln_g[i] = -weights[i];
+        seen[i] = 0;
+        for (unsigned k = 0; k < windows; k++) seen[i] |= s.seen[(size_t)k * bins + i];
     }
     if (status == CLMC_OK) {
         add_window_report(&s, sweeps, report);

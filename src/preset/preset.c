@@ -110,6 +110,8 @@ static const clmc_field ensemble_wang_landau_fields[] = {
      "fraction of a window's energies shared with its neighbour; strictly between 0 and 1 with windows > 1"},
     {"walkers_per_window", CLMC_FIELD_INT, 1, 16777216, false, NULL, "16",
      "walkers of each window when windows > 1 (ensemble.walkers is then unused)"},
+    {"production", CLMC_FIELD_BOOL, 0, 0, false, NULL, "true",
+     "the multicanonical production with the Wang-Landau weights (false: the result is the Wang-Landau ln g, no errors)"},
     {"window_energies", CLMC_FIELD_NUMBER_LIST, -1e9, 1e9, false, NULL, "[]",
      "explicit windows instead of windows and overlap: total energies lo, hi of each window, increasing"},
     FIELD_END,
