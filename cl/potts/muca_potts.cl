@@ -16,15 +16,11 @@ inline int state_at(global const char *spins, uint site, uint w)
     return spins[(size_t)site * N_WALKERS + w];
 }
 
-/* Neighbours of `site` in state `value`; with forward_only, of the DIM
- * forward ones (each bond counted once for the energy). */
-inline int neighbours_in(global const char *spins, uint site, uint w, int value, int forward_only)
+/* Forward neighbours of `site` (each bond counted once) in state `value`. */
+inline int forward_neighbours_in(global const char *spins, uint site, uint w, int value)
 {
     int count = 0;
-    for (uint d = 0; d < DIM; d++) {
-        count += state_at(spins, lattice_up(site, d), w) == value;
-        if (!forward_only) count += state_at(spins, lattice_down(site, d), w) == value;
-    }
+    for (uint d = 0; d < DIM; d++) count += state_at(spins, lattice_up(site, d), w) == value;
     return count;
 }
 
@@ -40,16 +36,20 @@ inline void walker_start(global char *spins, uint w, clmc_philox_key key)
 inline int walker_energy(global const char *spins, uint w)
 {
     int e = 0;
-    for (uint i = 0; i < N_SITES; i++) e -= neighbours_in(spins, i, w, state_at(spins, i, w), 1);
+    for (uint i = 0; i < N_SITES; i++) e -= forward_neighbours_in(spins, i, w, state_at(spins, i, w));
     return e;
 }
 
 inline int walker_propose(global const char *spins, uint site, uint w, uint choice, int *new_value)
 {
     int s = state_at(spins, site, w);
-    int value = (s + 1 + (int)(((choice >> 8) * (uint)(Q - 1)) >> 24)) % Q;
+    int value = (s + 1 + (int)(((choice >> 8) * (uint)(Q - 1)) >> 24)) % Q, change = 0;
     *new_value = value;
-    return neighbours_in(spins, site, w, s, 0) - neighbours_in(spins, site, w, value, 0);
+    for (uint d = 0; d < DIM; d++) {
+        int up = state_at(spins, lattice_up(site, d), w), down = state_at(spins, lattice_down(site, d), w);
+        change += (up == s) + (down == s) - (up == value) - (down == value);
+    }
+    return change;
 }
 
 inline void walker_set(global char *spins, uint site, uint w, int new_value)
