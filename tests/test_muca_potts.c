@@ -1,7 +1,8 @@
 /* Multicanonical walkers of the Potts model (cl/potts/muca_potts.cl): q = 2
  * against the exact 2D Ising density of states (E_Potts = -N + E_Ising / 2),
- * q = 10 at L = 8 against the exact counts of the lowest energies and with a
- * double-peaked energy histogram at the pseudo-transition, and (opt-in,
+ * q = 10 at L = 8 against the exact counts of the lowest energies, with a
+ * double-peaked energy histogram at the pseudo-transition and Wang-Landau in
+ * 3 windows agreeing with multicanonical, and (opt-in,
  * CLMC_LONG_TESTS=1) the latent heat from the peak positions at L = 16 and
  * 24 approaching Baxter's infinite-volume value. */
 #include <criterion/criterion.h>
@@ -133,7 +134,7 @@ static void expect_lowest_energies(const dos *d, int sites, int q, const char *w
     }
 }
 
-Test(muca_potts, q10_L8_lowest_energies_exact_and_double_peak, .timeout = 900)
+Test(muca_potts, q10_L8_lowest_energies_exact_double_peak_and_windows_agree, .timeout = 900)
 {
     const int L = 8, q = 10, sites = L * L;
     cJSON *result = physics_run(POTTS_PRESET(8, 10, 64, 4000, 5), "muca-potts-q10-L8");
@@ -148,6 +149,27 @@ Test(muca_potts, q10_L8_lowest_energies_exact_and_double_peak, .timeout = 900)
            100 * dip);
     cr_expect_lt(d.energies[ordered], d.energies[disordered], "two peaks");
     cr_expect_gt(dip, MIN_DIP, "the histogram at the pseudo-transition is double-peaked with a dip of %.3f", dip);
+    /* Wang-Landau in 3 windows with replica exchange: the same exact counts and
+     * the multicanonical ln g within 4 combined standard errors at every energy. */
+    cJSON *windowed = physics_run("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 10}, \"algorithm\": "
+                                  "{\"type\": \"metropolis\"}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [1.4], "
+                                  "\"windows\": 3, \"walkers_per_window\": 16, \"final_ln_f\": 1e-3}, \"run\": "
+                                  "{\"thermalization\": 100, \"sweeps\": 4000, \"seed\": 5}}",
+                                  "wl-windows-potts-q10-L8");
+    dos w;
+    read_dos(windowed, &w);
+    expect_lowest_energies(&w, sites, q, "Potts q=10 L=8 Wang-Landau 3 windows");
+    cr_assert_eq(w.n, d.n, "as many energies: %d, %d", w.n, d.n);
+    double worst = 0;
+    for (int i = 0; i < d.n; i++) {
+        cr_expect_eq(w.energies[i], d.energies[i]);
+        double z = fabs(w.ln_g[i] - d.ln_g[i]) / sqrt(w.error[i] * w.error[i] + d.error[i] * d.error[i]);
+        worst = fmax(worst, z);
+        cr_expect_lt(z, TOLERANCE_SIGMA, "E=%d: %.4f +- %.4f vs %.4f +- %.4f", d.energies[i], w.ln_g[i], w.error[i],
+                     d.ln_g[i], d.error[i]);
+    }
+    printf("Potts q=10 L=8: Wang-Landau 3 windows vs multicanonical, largest |z| %.2f over %d energies\n", worst, d.n);
+    cJSON_Delete(windowed);
     cJSON_Delete(result);
 }
 
