@@ -1,7 +1,8 @@
 /* ensemble.type "multicanonical": the 2D Ising density of states at L = 8
  * (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
  * tools/exact_dos.py) within 4 standard errors at every energy, from
- * multicanonical and from Wang-Landau weights, the two agreeing, the
+ * multicanonical and from Wang-Landau weights (one window, and 3 windows
+ * with replica exchange), all agreeing, Wang-Landau without production, the
  * reweighted energy, specific heat, free energy and entropy against Kaufman's
  * finite-lattice values, 3D ground states and symmetry, and bad input
  * exiting 2 naming the key. */
@@ -79,6 +80,11 @@ static void expect_matches_exact(const cJSON *result, int L, const char *method)
     " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": " #walkers ", \"final_ln_f\": 1e-3},"                             \
     " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
 
+#define WINDOWED_PRESET(L, windows, per_window, sweeps, seed)                                                        \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"wang_landau\","         \
+    " \"betas\": [0.3, 0.4406868, 0.6], \"windows\": " #windows ", \"overlap\": 0.5, \"walkers_per_window\": " #per_window \
+    ", \"final_ln_f\": 1e-3}, \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
+
 /* The two results' ln g agree within 4 combined standard errors at every energy. */
 static void expect_agree(const cJSON *a, const cJSON *b, const char *what)
 {
@@ -100,7 +106,37 @@ static void expect_agree(const cJSON *a, const cJSON *b, const char *what)
     printf("%s: largest |z| %.2f\n", what, worst);
 }
 
-Test(multicanonical, ising2d_L8_muca_and_wang_landau_match_exact_and_agree, .timeout = 900)
+/* ensemble.production false: the joined Wang-Landau ln g itself, no errors
+ * (null), every energy with states present; a bad join would be off by
+ * units, Wang-Landau's own error at final_ln_f = 1e-3 is a few 0.1 at most
+ * (measured 0.27 largest): |ln g - exact| < 0.5 at every energy. */
+#define WL_ONLY_TOLERANCE 0.5
+static void expect_wang_landau_only_close(int L)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
+                                "\"wang_landau\", \"betas\": [0.4406868], \"windows\": 3, \"walkers_per_window\": 16, "
+                                "\"final_ln_f\": 1e-3, \"production\": false}, \"run\": {\"sweeps\": 1, \"seed\": 35}}",
+                                "wl-only-L8");
+    int exact_energies[MAX_ENERGIES];
+    double exact_ln_g[MAX_ENERGIES];
+    int n = ising2d_exact_dos(L, exact_energies, exact_ln_g, MAX_ENERGIES);
+    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
+    cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(dos, "energies")), n, "every energy with states");
+    double worst = 0;
+    int worst_energy = 0;
+    for (int i = 0; i < n; i++) {
+        cr_expect_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(dos, "energies"), i)->valueint, exact_energies[i]);
+        cr_expect(cJSON_IsNull(cJSON_GetArrayItem(cJSON_GetObjectItem(dos, "error"), i)), "no error without production");
+        double off = fabs(cJSON_GetArrayItem(cJSON_GetObjectItem(dos, "ln_g"), i)->valuedouble - exact_ln_g[i]);
+        if (off > worst) worst = off, worst_energy = exact_energies[i];
+    }
+    printf("wang_landau 3 windows, no production, L=%d: largest |ln g - exact| %.3f at E=%d (tolerance %.1f)\n", L,
+           worst, worst_energy, WL_ONLY_TOLERANCE);
+    cr_expect_lt(worst, WL_ONLY_TOLERANCE);
+    cJSON_Delete(result);
+}
+
+Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_match_exact_and_agree, .timeout = 900)
 {
     cJSON *muca = physics_run(MUCA_PRESET(8, 64, 4000, 5), "muca-L8");
     expect_matches_exact(muca, 8, "multicanonical");
@@ -110,6 +146,22 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_match_exact_and_agree, .tim
     cr_expect_lt(cJSON_GetObjectItem(report, "final_ln_f")->valuedouble, 1e-3, "Wang-Landau ran to final_ln_f");
     cr_expect_gt(cJSON_GetObjectItem(report, "halvings")->valuedouble, 0, "ln f halved on flat histograms");
     expect_agree(muca, wl, "multicanonical vs wang_landau L=8 ln g");
+    /* Three windows of 16 walkers, replica exchange between them, joined. */
+    cJSON *windowed = physics_run(WINDOWED_PRESET(8, 3, 16, 4000, 25), "wl-windows-L8");
+    expect_matches_exact(windowed, 8, "wang_landau 3 windows");
+    report = cJSON_GetObjectItem(cJSON_GetObjectItem(windowed, "density_of_states"), "wang_landau");
+    const cJSON *acceptance = cJSON_GetObjectItem(report, "exchange_acceptance");
+    cr_assert_eq(cJSON_GetArraySize(acceptance), 2, "exchange acceptance of the 2 window pairs");
+    for (int k = 0; k < 2; k++) {
+        double a = cJSON_GetArrayItem(acceptance, k)->valuedouble;
+        printf("windows %d-%d: exchange acceptance %.3f of %.0f attempts\n", k, k + 1, a,
+               cJSON_GetArrayItem(cJSON_GetObjectItem(report, "exchange_attempts"), k)->valuedouble);
+        cr_expect(a > 0 && a <= 1, "windows %d-%d exchange: acceptance %g", k, k + 1, a);
+    }
+    expect_wang_landau_only_close(8);
+    expect_agree(windowed, wl, "windowed vs unwindowed wang_landau L=8 ln g");
+    expect_agree(windowed, muca, "windowed wang_landau vs multicanonical L=8 ln g");
+    cJSON_Delete(windowed);
     cJSON_Delete(muca);
     cJSON_Delete(wl);
 }
@@ -150,6 +202,10 @@ static void expect_refused(const char *json, const char *key)
     "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"multicanonical\", "   \
     "\"betas\": [0.4]" ensemble "}, \"run\": {\"sweeps\": 10" run "}}"
 
+#define WL_WITH(ensemble)                                                                                            \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": \"wang_landau\", "              \
+    "\"betas\": [0.4]" ensemble "}, \"run\": {\"sweeps\": 10}}"
+
 Test(multicanonical, bad_input_exits_2_naming_the_key)
 {
     expect_refused(ISING_WITH(8, ", \"flatness\": 0", ""), "ensemble.flatness");
@@ -164,12 +220,30 @@ Test(multicanonical, bad_input_exits_2_naming_the_key)
     expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
                    "\"wang_landau\", \"betas\": [0.4], \"flatness\": 1}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.flatness");
-    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
-                   "\"wang_landau\", \"betas\": [0.4], \"windows\": 4}, \"run\": {\"sweeps\": 10}}",
-                   "ensemble.windows");
-    expect_refused("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"type\": "
+    expect_refused("{\"model\": {\"type\": \"heisenberg\", \"dim\": 3, \"L\": 8}, \"ensemble\": {\"type\": "
                    "\"multicanonical\", \"betas\": [0.4]}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.type");
+}
+
+/* Wang-Landau windows that do not overlap or cover the energies, and too many walkers per window. */
+Test(multicanonical, wang_landau_window_bad_input_exits_2_naming_the_key)
+{
+    expect_refused(WL_WITH(", \"windows\": 3, \"overlap\": 0"), "ensemble.overlap");
+    expect_refused(WL_WITH(", \"windows\": 3, \"overlap\": 1"), "ensemble.overlap");
+    expect_refused(WL_WITH(", \"windows\": 3, \"walkers_per_window\": 8388608"), "ensemble.walkers_per_window");
+    /* 2 x 2^22 walkers of 2^16 spins: 512 GiB of configurations. */
+    expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 256}, \"ensemble\": {\"type\": "
+                   "\"wang_landau\", \"betas\": [0.4], \"windows\": 2, \"walkers_per_window\": 4194304}, "
+                   "\"run\": {\"sweeps\": 10}}",
+                   "ensemble.walkers_per_window");
+    expect_refused(WL_WITH(", \"walkers\": 1"), "ensemble.walkers");
+    expect_refused(WL_WITH(", \"flatness\": 0"), "ensemble.flatness");
+    /* Explicit windows (L = 8: energies -128 .. 128): a gap, no cover at either end, too little overlap, odd count. */
+    expect_refused(WL_WITH(", \"window_energies\": [-128, 0, 20, 128]"), "ensemble.window_energies");
+    expect_refused(WL_WITH(", \"window_energies\": [-100, 20, 0, 128]"), "ensemble.window_energies");
+    expect_refused(WL_WITH(", \"window_energies\": [-128, 20, 0, 100]"), "ensemble.window_energies");
+    expect_refused(WL_WITH(", \"window_energies\": [-128, 0, -4, 128]"), "ensemble.window_energies");
+    expect_refused(WL_WITH(", \"window_energies\": [-128, 0, -40]"), "ensemble.window_energies");
 }
 
 /* 3D Ising L = 4 (no exact density of states here): the ground states (2),

@@ -71,6 +71,11 @@ add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow"'), $beta" 0 1
 add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8'), $pt}"
 # 64 walkers: work-groups of 2 with local histograms (muca_ising.cl).
 add ising2d-multicanonical "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"
+# Wang-Landau in 2 windows of 4 walkers (one halving of ln f each): per-window weights and
+# histograms, walkers kept in their window, exchanges (muca_walkers.h).
+add ising2d-wang-landau-windows "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [0.4], \"windows\": 2, \"walkers_per_window\": 4, \"flatness\": 0.5, \"final_ln_f\": 0.6}"
+# Potts walkers (muca_potts.cl, two random words per update): 8 Wang-Landau walkers, one halving.
+add potts2d-wang-landau "$all" "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 4, \"q\": 3}, \"algorithm\": {\"type\": \"metropolis\"}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [0.4], \"walkers\": 8, \"iteration_sweeps\": 2, \"flatness\": 0.5, \"final_ln_f\": 0.6}"
 # Population annealing: systematic copy numbers (pa_copy_numbers) and multinomial ones
 # (pa_multinomial), the prefix sums, copies and family statistics (population.cl).
 pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 24, \"steps\": 2, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"}"; }

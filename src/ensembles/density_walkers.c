@@ -4,14 +4,77 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/defines.h"
 
-void muca_layout(muca *m)
+/* Window k's bins from ensemble.window_energies, or from ensemble.windows
+ * equal windows of which neighbours share the fraction ensemble.overlap. */
+static clmc_status window_bins(muca *m)
 {
+    const clmc_density_settings *d = &m->settings;
+    unsigned last = m->model.n_bins - 1;
+    if (d->n_window_values > 0) {
+        if (d->n_window_values % 2 || d->n_window_values > 2 * CLMC_DENSITY_MAX_WINDOWS)
+            return clmc_fail(CLMC_ERR_INPUT, "ensemble.window_energies: pairs lo, hi of at most %d windows; got %u "
+                             "values", CLMC_DENSITY_MAX_WINDOWS, d->n_window_values);
+        m->windows = d->n_window_values / 2;
+        for (unsigned k = 0; k < m->windows; k++) {
+            double lo = (d->window_energies[2 * k] - m->model.e_min) / m->model.e_step;
+            double hi = (d->window_energies[2 * k + 1] - m->model.e_min) / m->model.e_step;
+            if (!(hi > lo))
+                return clmc_fail(CLMC_ERR_INPUT, "ensemble.window_energies: window %u: lo %g must lie below hi %g", k,
+                                 d->window_energies[2 * k], d->window_energies[2 * k + 1]);
+            m->window_lo[k] = lo <= 0 ? 0 : lo >= last ? last : (unsigned)ceil(lo);
+            m->window_hi[k] = hi <= 0 ? 0 : hi >= last ? last : (unsigned)floor(hi);
+        }
+    } else {
+        m->windows = d->windows;
+        if (m->windows > 1 && !(d->overlap > 0 && d->overlap < 1))
+            return clmc_fail(CLMC_ERR_INPUT, "ensemble.overlap: windows must overlap: a fraction strictly between 0 "
+                             "and 1, got %g", d->overlap);
+        double width = m->model.n_bins / (m->windows - (m->windows - 1) * d->overlap);
+        for (unsigned k = 0; k < m->windows; k++) {
+            m->window_lo[k] = (unsigned)floor(k * width * (1 - d->overlap));
+            m->window_hi[k] = k + 1 == m->windows ? last : (unsigned)ceil(k * width * (1 - d->overlap) + width) - 1;
+        }
+    }
+    const char *key = d->n_window_values > 0 ? "ensemble.window_energies" : "ensemble.windows";
+    if (m->window_lo[0] > 0 || m->window_hi[m->windows - 1] < last)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: the windows cover energies %d .. %d, not all of the model's %d .. %d",
+                         key, m->model.e_min + m->model.e_step * (int)m->window_lo[0],
+                         m->model.e_min + m->model.e_step * (int)m->window_hi[m->windows - 1], m->model.e_min,
+                         m->model.e_min + m->model.e_step * (int)last);
+    for (unsigned k = 1; k < m->windows; k++)
+        if (m->window_lo[k] <= m->window_lo[k - 1] || m->window_hi[k] <= m->window_hi[k - 1] ||
+            m->window_lo[k] + 2 > m->window_hi[k - 1])
+            return clmc_fail(CLMC_ERR_INPUT, "%s: windows %u (energies %d .. %d) and %u (%d .. %d) must increase and "
+                             "share at least 3 energy bins", key, k - 1,
+                             m->model.e_min + m->model.e_step * (int)m->window_lo[k - 1],
+                             m->model.e_min + m->model.e_step * (int)m->window_hi[k - 1], k,
+                             m->model.e_min + m->model.e_step * (int)m->window_lo[k],
+                             m->model.e_min + m->model.e_step * (int)m->window_hi[k]);
+    return CLMC_OK;
+}
+
+clmc_status muca_layout(muca *m)
+{
+    m->windows = 1;
+    m->window_lo[0] = 0;
+    m->window_hi[0] = m->model.n_bins - 1;
+    m->walkers = m->settings.walkers;
+    if (m->settings.wang_landau) CLMC_TRY(window_bins(m));
+    if (m->windows > 1) {
+        if ((unsigned long long)m->windows * m->settings.walkers_per_window > 16777216)
+            return clmc_fail(CLMC_ERR_INPUT, "ensemble.walkers_per_window: %u windows x %u walkers pass 2^24",
+                             m->windows, m->settings.walkers_per_window);
+        m->walkers = m->windows * m->settings.walkers_per_window;
+    }
+    m->walkers_per_window = m->walkers / m->windows;
     m->blocks = m->walkers < MAX_BLOCKS ? m->walkers : MAX_BLOCKS;
     m->group = 1;
     while (m->group * 2 <= 64 && m->group * 2 * m->blocks <= m->walkers) m->group *= 2;
+    return CLMC_OK;
 }
 
 clmc_status muca_cl_status(cl_int err, const char *what)
@@ -23,12 +86,13 @@ clmc_status muca_cl_status(cl_int err, const char *what)
 /* The walkers' configurations must fit one buffer and half the device. */
 clmc_status muca_check(const muca *m)
 {
-    if (m->blocks < 2) return clmc_fail(CLMC_ERR_INPUT, "ensemble.walkers: at least 2 walkers (jackknife blocks)");
+    const char *key = m->windows > 1 ? "ensemble.walkers_per_window" : "ensemble.walkers";
+    if (m->blocks < 2) return clmc_fail(CLMC_ERR_INPUT, "%s: at least 2 walkers (jackknife blocks)", key);
     double spin_bytes = (double)m->walkers * (double)m->model.walker_bytes;
     const clmc_device_info *device = clmc_runtime_device(m->rt);
     if (spin_bytes > (double)device->max_alloc_bytes || spin_bytes > (double)device->global_mem_bytes / 2)
-        return clmc_fail(CLMC_ERR_INPUT, "ensemble.walkers: %u walkers need %.0f bytes of configurations; the device "
-                         "has %llu in one buffer and %llu in all (half its memory is the limit)", m->walkers, spin_bytes,
+        return clmc_fail(CLMC_ERR_INPUT, "%s: %u walkers need %.0f bytes of configurations; the device "
+                         "has %llu in one buffer and %llu in all (half its memory is the limit)", key, m->walkers, spin_bytes,
                          (unsigned long long)device->max_alloc_bytes,
                          (unsigned long long)device->global_mem_bytes);
     return CLMC_OK;
@@ -37,7 +101,8 @@ clmc_status muca_check(const muca *m)
 clmc_status muca_open(muca *m, const clmc_preset *preset)
 {
     size_t spin_bytes = (size_t)m->walkers * m->model.walker_bytes;
-    size_t histogram_bytes = (size_t)m->blocks * m->model.n_bins * sizeof(cl_uint);
+    size_t rows = m->blocks > m->windows ? m->blocks : m->windows;
+    size_t histogram_bytes = rows * m->model.n_bins * sizeof(cl_uint);
     uint64_t seed = clmc_preset_run(preset)->seed;
     m->seed_lo = (cl_uint)seed;
     m->seed_hi = (cl_uint)(seed >> 32);
@@ -46,10 +111,12 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     clmc_defines_int(&options, "N_WALKERS", m->walkers);
     clmc_defines_int(&options, "BLOCKS", m->blocks);
     clmc_defines_int(&options, "GROUP", (long long)m->group);
+    clmc_defines_int(&options, "WINDOWS", m->windows);
     /* Per-group histograms and a copy of the weights in local memory where
-     * both fit in 3/4 of it (2D Ising up to L = 64 on 48 KiB); the same
-     * counts either way. */
-    if (m->model.n_bins * (sizeof(cl_uint) + sizeof(float)) <= clmc_runtime_device(m->rt)->local_mem_bytes / 4 * 3)
+     * both fit in 3/4 of it (2D Ising up to L = 64 on 48 KiB) and the walkers
+     * share one window; the same counts either way. */
+    if (m->windows == 1 &&
+        m->model.n_bins * (sizeof(cl_uint) + sizeof(float)) <= clmc_runtime_device(m->rt)->local_mem_bytes / 4 * 3)
         clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
     clmc_defines_int(&options, "N_BINS", m->model.n_bins);
     clmc_defines_int(&options, "E_MIN", m->model.e_min);
@@ -57,20 +124,31 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     CLMC_TRY(clmc_defines_build(m->rt, m->model.program, &options, &m->program));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_init", &m->init));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_sweeps", &m->sweeps));
-    float *zeros = calloc(m->model.n_bins, sizeof *zeros);
-    m->counts = calloc((size_t)m->blocks * m->model.n_bins, sizeof *m->counts);
-    if (!zeros || !m->counts) {
+    float *zeros = calloc((size_t)m->windows * m->model.n_bins, sizeof *zeros);
+    cl_uint *window_of = malloc(m->walkers * sizeof *window_of), bounds[2 * CLMC_DENSITY_MAX_WINDOWS];
+    m->counts = calloc(rows * m->model.n_bins, sizeof *m->counts);
+    if (!zeros || !m->counts || !window_of) {
         free(zeros);
+        free(window_of);
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     }
+    for (unsigned w = 0; w < m->walkers; w++) window_of[w] = w / m->walkers_per_window;
+    for (unsigned k = 0; k < m->windows; k++) bounds[2 * k] = m->window_lo[k], bounds[2 * k + 1] = m->window_hi[k];
     clmc_status status = clmc_buffer_create(m->rt, spin_bytes, NULL, "multicanonical walkers", &m->spins);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, m->walkers * sizeof(cl_int), NULL, "multicanonical energies", &m->energy);
     if (status == CLMC_OK)
-        status = clmc_buffer_create(m->rt, m->model.n_bins * sizeof(float), zeros, "multicanonical weights", &m->ln_w);
+        status = clmc_buffer_create(m->rt, (size_t)m->windows * m->model.n_bins * sizeof(float), zeros,
+                                    "multicanonical weights", &m->ln_w);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, histogram_bytes, NULL, "multicanonical histogram", &m->histogram);
+    if (status == CLMC_OK)
+        status = clmc_buffer_create(m->rt, m->walkers * sizeof(cl_uint), window_of, "walker windows", &m->window_of);
+    if (status == CLMC_OK)
+        status = clmc_buffer_create(m->rt, 2 * m->windows * sizeof(cl_uint), bounds, "window bounds",
+                                    &m->window_bounds);
     free(zeros);
+    free(window_of);
     CLMC_TRY(status);
     CLMC_CL_TRY(clSetKernelArg(m->init, 0, sizeof(cl_mem), &m->spins));
     CLMC_CL_TRY(clSetKernelArg(m->init, 1, sizeof(cl_mem), &m->energy));
@@ -82,6 +160,8 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 3, sizeof(cl_mem), &m->histogram));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 7, sizeof(cl_uint), &m->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 8, sizeof(cl_uint), &m->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 9, sizeof(cl_mem), &m->window_of));
+    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 10, sizeof(cl_mem), &m->window_bounds));
     return clmc_enqueue_items(m->rt, m->init, m->walkers, CLMC_UNTIMED);
 }
 
@@ -90,18 +170,18 @@ void muca_close(muca *m)
     if (m->init) clReleaseKernel(m->init);
     if (m->sweeps) clReleaseKernel(m->sweeps);
     if (m->program) clReleaseProgram(m->program);
-    cl_mem buffers[] = {m->spins, m->energy, m->ln_w, m->histogram};
+    cl_mem buffers[] = {m->spins, m->energy, m->ln_w, m->histogram, m->window_of, m->window_bounds};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) clReleaseMemObject(buffers[i]);
     free(m->counts);
 }
 
-/* `sweeps` sweeps of every walker; with `record`, the block histograms
- * (cleared first) are added to hist [block][bin].  Launches are cut so that
- * no 32-bit count can overflow. */
+/* `sweeps` sweeps of every walker; with `record`, the block (record 1) or
+ * window (record 2) histograms (cleared first) are added to hist [row][bin].
+ * Launches are cut so that no 32-bit count can overflow. */
 clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
 {
-    size_t entries = (size_t)m->blocks * m->model.n_bins;
+    size_t entries = (size_t)(record == 2 ? m->windows : m->blocks) * m->model.n_bins;
     size_t groups = (m->walkers + m->group - 1) / m->group, global = groups * m->group;
     double per_sweep = ceil((double)groups / m->blocks) * (double)m->group * m->model.sites;
     /* No 32-bit count overflows; at most 256 sweeps between polls of the signals. */
@@ -141,8 +221,40 @@ clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch)
     double top = -INFINITY;
     for (unsigned i = 0; i < m->model.n_bins; i++) top = fmax(top, ln_w[i]);
     for (unsigned i = 0; i < m->model.n_bins; i++) scratch[i] = (float)(ln_w[i] - top);
-    return muca_cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->ln_w, CL_TRUE, 0,
-                                          m->model.n_bins * sizeof(float), scratch, 0, NULL, NULL),
-                     "multicanonical weights");
+    for (unsigned k = 1; k < m->windows; k++)
+        memcpy(scratch + (size_t)k * m->model.n_bins, scratch, m->model.n_bins * sizeof *scratch);
+    CLMC_TRY(muca_set_all_weights(m, scratch));
+    if (m->windows == 1) return CLMC_OK;
+    cl_uint open[2 * CLMC_DENSITY_MAX_WINDOWS];
+    for (unsigned k = 0; k < m->windows; k++) open[2 * k] = 0, open[2 * k + 1] = m->model.n_bins - 1;
+    return muca_cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->window_bounds, CL_TRUE, 0,
+                                               2 * m->windows * sizeof(cl_uint), open, 0, NULL, NULL),
+                          "window bounds");
 }
 
+/* Outside the window the weights fall per bin away from it by 1 + the
+ * steepest rise of ln g (= -ln W) outwards within the window's last few
+ * bins, at least by 2, so that a walker outside drifts in against the
+ * entropy. */
+void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *scratch)
+{
+    unsigned lo = m->window_lo[k], hi = m->window_hi[k], reach = 4;
+    double top = -INFINITY, rise_low = 0, rise_high = 0;
+    for (unsigned i = lo; i <= hi; i++) top = fmax(top, ln_w[i]);
+    for (unsigned i = lo; i < hi && i < lo + reach; i++) rise_low = fmax(rise_low, ln_w[i + 1] - ln_w[i]);
+    for (unsigned i = hi; i > lo && i + reach > hi; i--) rise_high = fmax(rise_high, ln_w[i - 1] - ln_w[i]);
+    rise_low = fmax(1, rise_low);
+    rise_high = fmax(1, rise_high);
+    for (unsigned i = 0; i < m->model.n_bins; i++)
+        scratch[i] = (float)(i < lo   ? ln_w[lo] - top - (1 + rise_low) * (lo - i)
+                             : i > hi ? ln_w[hi] - top - (1 + rise_high) * (i - hi)
+                                      : ln_w[i] - top);
+}
+
+clmc_status muca_set_all_weights(muca *m, const float *values)
+{
+    return muca_cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->ln_w, CL_TRUE, 0,
+                                               (size_t)m->windows * m->model.n_bins * sizeof(float), values, 0, NULL,
+                                               NULL),
+                          "multicanonical weights");
+}

@@ -11,6 +11,8 @@
 #include "models/ensemble_hooks.h"
 
 /* ensemble.type "multicanonical" and "wang_landau" (multicanonical.c, wang_landau.c). */
+#define CLMC_DENSITY_MAX_WINDOWS 64
+
 typedef struct clmc_density_settings {
     bool wang_landau;          /* the weights from Wang-Landau, else from W/H iterations */
     unsigned walkers;          /* ensemble.walkers */
@@ -18,6 +20,13 @@ typedef struct clmc_density_settings {
     uint64_t iteration_sweeps; /* ensemble.iteration_sweeps */
     long long max_iterations;  /* ensemble.max_iterations */
     double final_ln_f;         /* ensemble.final_ln_f (Wang-Landau) */
+    bool production;           /* ensemble.production (Wang-Landau; always with multicanonical) */
+    /* Wang-Landau energy windows: ensemble.windows, ensemble.overlap and
+     * ensemble.walkers_per_window, or the explicit ranges
+     * ensemble.window_energies (n_window_values values, pairs lo, hi). */
+    unsigned windows, walkers_per_window, n_window_values;
+    double overlap;
+    double window_energies[2 * CLMC_DENSITY_MAX_WINDOWS + 1];
 } clmc_density_settings;
 
 #define MAX_BLOCKS 32 /* jackknife blocks of walkers */
@@ -32,15 +41,23 @@ typedef struct {
     cl_program program;
     cl_kernel init, sweeps;
     cl_mem spins, energy, ln_w, histogram;
+    /* Energy windows (Wang-Landau): bins window_lo [k] .. window_hi [k] of
+     * window k, window_of [walker] on the device (window_bounds: lo, hi).
+     * One window [0, n_bins - 1] otherwise, and in production. */
+    unsigned windows, walkers_per_window;
+    unsigned window_lo[CLMC_DENSITY_MAX_WINDOWS], window_hi[CLMC_DENSITY_MAX_WINDOWS];
+    cl_mem window_of, window_bounds;
     cl_uint *counts; /* BLOCKS x bins, read back */
     double updates;
     int (*interrupt_signal)(void); /* a signal received (the run stops), or 0; may be NULL */
 } muca;
 
-/* Blocks (at most MAX_BLOCKS) and work-group size from m->walkers alone, so
- * that the blocks do not depend on the device: groups of up to 64 walkers,
- * at least one group per block. */
-void muca_layout(muca *m);
+/* The walkers (windows x walkers_per_window with Wang-Landau windows) and
+ * the windows' bins from the settings, then the blocks (at most MAX_BLOCKS)
+ * and work-group size from the walkers alone, so that the blocks do not
+ * depend on the device: groups of up to 64 walkers, at least one group per
+ * block.  Refuses windows that do not overlap or do not cover the energies. */
+clmc_status muca_layout(muca *m);
 /* Refuses walkers beyond the device's memory (blocks set). */
 clmc_status muca_check(const muca *m);
 /* Builds the model's program, allocates the buffers (weights 0) and starts the walkers. */
@@ -49,13 +66,25 @@ void muca_close(muca *m);
 /* CLMC_OK, or the OpenCL error named after `what`. */
 clmc_status muca_cl_status(cl_int err, const char *what);
 /* `sweeps` sweeps of every walker with the weights on the device; with
- * `record`, the histograms of the blocks are added to hist [block][bin]. */
+ * `record` 1, the histograms of the blocks are added to hist [block][bin],
+ * with record 2 those of the windows to hist [window][bin]. */
 clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist);
-/* Puts ln_w [bin] (shifted to a maximum of 0) on the device; scratch: n_bins floats. */
+/* Puts ln_w [bin] (shifted to a maximum of 0) on the device as the weights
+ * of every window, and opens every window to all energies; scratch: windows
+ * x n_bins floats. */
 clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch);
+/* The weights of window k from ln_w [bin] into scratch [bin]: inside the
+ * window shifted to a maximum of 0, outside a ramp down towards it (walkers
+ * not yet inside move in). */
+void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *scratch);
+/* Puts values [window][bin] on the device as every window's weights (one
+ * write: Oclgrind mis-tracks writes at an offset). */
+clmc_status muca_set_all_weights(muca *m, const float *values);
 
 /* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the
- * weights ln W = -ln g of the converged ln g; adds its report to `report`. */
-clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report);
+ * weights ln W = -ln g of the converged (joined) ln g, which it also puts in
+ * ln_g [bin] with seen [bin] = 1 where a walker visited the bin; adds its
+ * report to `report`. */
+clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g, unsigned char *seen);
 
 #endif

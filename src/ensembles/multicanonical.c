@@ -32,7 +32,7 @@ clmc_status clmc_multicanonical_check(clmc_ensemble *e)
 {
     muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
-    muca_layout(&m);
+    CLMC_TRY(muca_layout(&m));
     return muca_check(&m);
 }
 
@@ -228,30 +228,87 @@ static clmc_status muca_results(const muca *m, const clmc_preset *preset, const 
     return status;
 }
 
+/* ensemble.production false (Wang-Landau): density_of_states and
+ * observables.temperatures from the Wang-Landau ln g [bin] of the bins seen,
+ * without errors (null). */
+static clmc_status wang_landau_results(const muca *m, const clmc_preset *preset, const double *ln_g_bins,
+                                       const unsigned char *seen, cJSON *root)
+{
+    unsigned bins = m->model.n_bins;
+    double *ln_g = malloc(bins * sizeof *ln_g), *energy_values = malloc(bins * sizeof *energy_values);
+    double *errors = malloc(bins * sizeof *errors), *scratch = malloc(bins * sizeof *scratch);
+    int *energies = malloc(bins * sizeof *energies);
+    clmc_status status = ln_g && energy_values && errors && scratch && energies
+                             ? CLMC_OK
+                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    size_t n = 0;
+    for (unsigned i = 0; status == CLMC_OK && i < bins; i++) {
+        if (!seen[i]) continue;
+        ln_g[n] = ln_g_bins[i];
+        energies[n] = m->model.e_min + m->model.e_step * (int)i;
+        energy_values[n] = energies[n];
+        errors[n] = NAN;
+        n++;
+    }
+    if (status == CLMC_OK) {
+        double norm = log_sum_exp(ln_g, n) - m->model.log_states;
+        for (size_t i = 0; i < n; i++) ln_g[i] -= norm;
+        cJSON *dos = cJSON_AddObjectToObject(root, "density_of_states");
+        cJSON_AddItemToObject(dos, "energies", number_array(energy_values, n));
+        cJSON_AddItemToObject(dos, "ln_g", number_array(ln_g, n));
+        cJSON_AddItemToObject(dos, "error", number_array(errors, n));
+        double betas[CLMC_ENSEMBLE_MAX_TEMPERATURES], full[N_THERMO];
+        size_t n_betas = clmc_preset_betas(preset, betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
+        cJSON *list = cJSON_AddArrayToObject(cJSON_AddObjectToObject(root, "observables"), "temperatures");
+        for (size_t t = 0; t < n_betas; t++) {
+            thermodynamics(ln_g, energies, n, m->model.sites, betas[t], scratch, full);
+            cJSON *entry = cJSON_CreateObject();
+            cJSON_AddNumberToObject(entry, "beta", betas[t]);
+            for (int q = 0; q < N_THERMO; q++) {
+                cJSON *value = cJSON_AddObjectToObject(entry, thermo_names[q]);
+                cJSON_AddNumberToObject(value, "mean", full[q]);
+                cJSON_AddNullToObject(value, "error");
+            }
+            cJSON_AddItemToArray(list, entry);
+        }
+    }
+    free(ln_g);
+    free(energy_values);
+    free(errors);
+    free(scratch);
+    free(energies);
+    return status;
+}
+
 clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, int (*interrupt_signal)(void),
                                     cJSON *root, double *updates)
 {
     muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers, .interrupt_signal = interrupt_signal};
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
-    muca_layout(&m);
+    CLMC_TRY(muca_layout(&m));
     CLMC_TRY(muca_check(&m));
     unsigned iterations = 0;
     double *hist = calloc((size_t)m.blocks * m.model.n_bins, sizeof *hist);
-    clmc_status status = hist ? muca_open(&m, preset) : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    double *wl_ln_g = calloc(m.model.n_bins, sizeof *wl_ln_g);
+    unsigned char *wl_seen = calloc(m.model.n_bins, 1);
+    clmc_status status = hist && wl_ln_g && wl_seen ? muca_open(&m, preset)
+                                                    : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    bool production = m.settings.production;
     bool wang_landau = m.settings.wang_landau;
     cJSON *report = cJSON_CreateObject();
     if (status == CLMC_OK && !report) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
     double started = now_seconds();
-    if (status == CLMC_OK && wang_landau) status = wang_landau_weights(&m, quiet, report);
+    if (status == CLMC_OK && wang_landau) status = wang_landau_weights(&m, quiet, report, wl_ln_g, wl_seen);
     else if (status == CLMC_OK) status = muca_iterate(&m, quiet, &iterations);
     /* Weight phases read every histogram back: finished here. */
     double weights_done = now_seconds(), weights_updates = m.updates;
-    if (status == CLMC_OK) status = muca_sweep(&m, clmc_preset_run(preset)->thermalization, 0, NULL);
-    if (status == CLMC_OK) status = muca_sweep(&m, clmc_preset_run(preset)->sweeps, 1, hist);
+    if (status == CLMC_OK && production) status = muca_sweep(&m, clmc_preset_run(preset)->thermalization, 0, NULL);
+    if (status == CLMC_OK && production) status = muca_sweep(&m, clmc_preset_run(preset)->sweeps, 1, hist);
     if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
     double production_done = now_seconds();
-    if (status == CLMC_OK) status = muca_results(&m, preset, hist, root);
+    if (status == CLMC_OK && production) status = muca_results(&m, preset, hist, root);
+    else if (status == CLMC_OK) status = wang_landau_results(&m, preset, wl_ln_g, wl_seen, root);
     if (status == CLMC_OK) {
         cJSON *dos = cJSON_GetObjectItem(root, "density_of_states");
         cJSON_AddNumberToObject(dos, "walkers", m.walkers);
@@ -270,6 +327,8 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
     cJSON_Delete(report);
     *updates = m.updates;
     free(hist);
+    free(wl_ln_g);
+    free(wl_seen);
     muca_close(&m);
     return status;
 }

@@ -108,6 +108,15 @@ static const clmc_field ensemble_wang_landau_fields[] = {
     {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1", "sweeps of every walker between updates of ln g"},
     {"final_ln_f", CLMC_FIELD_NUMBER, 1e-12, 1, false, NULL, "1e-4", "the Wang-Landau phase ends when ln f falls below"},
     {"max_iterations", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000000", "updates of ln g before the run gives up"},
+    {"windows", CLMC_FIELD_INT, 1, 64, false, NULL, "1", "energy windows, each with its own ln g, joined at the end"},
+    {"overlap", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.5",
+     "fraction of a window's energies shared with its neighbour; strictly between 0 and 1 with windows > 1"},
+    {"walkers_per_window", CLMC_FIELD_INT, 1, 16777216, false, NULL, "16",
+     "walkers of each window when windows > 1 (ensemble.walkers is then unused)"},
+    {"production", CLMC_FIELD_BOOL, 0, 0, false, NULL, "true",
+     "the multicanonical production with the Wang-Landau weights (false: the result is the Wang-Landau ln g, no errors)"},
+    {"window_energies", CLMC_FIELD_NUMBER_LIST, -1e9, 1e9, false, NULL, "[]",
+     "explicit windows instead of windows and overlap: total energies lo, hi of each window, increasing"},
     FIELD_END,
 };
 
@@ -609,7 +618,9 @@ static clmc_status resolve_field(const resolve_context *ctx, const cJSON *input,
     if (given) CLMC_TRY(check_value(ctx, field_path, field, given));
     cJSON *value = given ? cJSON_Duplicate(given, true) : cJSON_Parse(field->default_json);
     if (!value) return given ? out_of_memory() : schema_error(ctx, field_path, "invalid schema default");
-    clmc_status status = given ? CLMC_OK : check_value(ctx, field_path, field, value);
+    /* An empty default list stands for "not given" (a given list is never empty). */
+    bool empty_default = !given && cJSON_IsArray(value) && !value->child;
+    clmc_status status = given || empty_default ? CLMC_OK : check_value(ctx, field_path, field, value);
     if (status == CLMC_OK && !cJSON_AddItemToObject(out, field->name, value)) status = out_of_memory();
     if (status != CLMC_OK) cJSON_Delete(value);
     return status;

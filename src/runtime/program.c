@@ -84,7 +84,10 @@ static clmc_status expand_source(const char *dir, const char *file, int depth, t
         char *end = strchr(line, '\n');
         size_t n = end ? (size_t)(end - line + 1) : strlen(line);
         char name[256];
-        if (sscanf(line, " #include \"%255[^\"]\"", name) == 1)
+        /* Blanks, not " " in the format, which would skip a blank line and
+         * expand the include on the next line twice. */
+        size_t indent = strspn(line, " \t");
+        if (sscanf(line + indent, "#include \"%255[^\"]\"", name) == 1)
             status = expand_source(dir, name, depth + 1, out);
         else if (!buffer_append(out, line, n))
             status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");

@@ -34,6 +34,7 @@ static const char *const series_columns[] = {"energy", "magnetization", NULL};
 typedef struct {
     clmc_runtime *rt;
     int dim, edge, q;
+    char muca_defines[80]; /* clmc_density_walkers.defines */
     clmc_label_lattice labeling;
     cl_uint n_sites, seed_lo, seed_hi, ordered;
     unsigned batch; /* measurement slots before the spare one (population annealing: none) */
@@ -57,7 +58,13 @@ static clmc_status potts_validate(const clmc_preset *p)
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
     bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
     double flip_probability = clmc_preset_number(p, "algorithm.flip_probability");
-    if (clmc_preset_betas(p, NULL, 0) > 1 && !clmc_preset_systems(p)->independent)
+    bool density = clmc_preset_has(p, "ensemble.type") &&
+                   (strcmp(clmc_preset_string(p, "ensemble.type"), "multicanonical") == 0 ||
+                    strcmp(clmc_preset_string(p, "ensemble.type"), "wang_landau") == 0);
+    if (density && clmc_preset_int(p, "model.q") > 127)
+        return clmc_fail(CLMC_ERR_INPUT, "model.q: multicanonical walkers hold states in a signed char, q <= 127; got "
+                         "%lld", clmc_preset_int(p, "model.q"));
+    if (clmc_preset_betas(p, NULL, 0) > 1 && !clmc_preset_systems(p)->independent && !density)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble: the potts model has no parallel tempering yet; give ensemble.beta "
                          "(or ensemble.type \"independent\")");
     if (edge % 2 != 0) return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard, got %d", edge);
@@ -530,6 +537,24 @@ static void potts_member_order(void *state, clmc_member_order *out)
                                (double)(s->q - 1) * s->n_sites, 1.0};
 }
 
+/* Multicanonical walkers (cl/potts/muca_potts.cl): energies -(satisfied
+ * bonds) = -dim N ... 0 in steps of 1, one byte per site. */
+static clmc_status potts_density_walkers(void *state, clmc_density_walkers *out)
+{
+    potts_state *s = state;
+    snprintf(s->muca_defines, sizeof s->muca_defines, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d -DQ=%d", s->dim, s->edge,
+             s->q);
+    *out = (clmc_density_walkers){.program = "potts/muca_potts.cl",
+                                  .defines = s->muca_defines,
+                                  .e_min = -s->dim * (int)s->n_sites,
+                                  .e_step = 1,
+                                  .n_bins = (unsigned)s->dim * s->n_sites + 1,
+                                  .sites = s->n_sites,
+                                  .log_states = s->n_sites * log((double)s->q),
+                                  .walker_bytes = s->n_sites};
+    return CLMC_OK;
+}
+
 static const clmc_ensemble_hooks potts_ensemble_hooks = {
     .independent = true,
     .energies = potts_energies,
@@ -539,6 +564,7 @@ static const clmc_ensemble_hooks potts_ensemble_hooks = {
     .member_size = potts_member_size,
     .fresh_start = potts_fresh_start,
     .member_order = potts_member_order,
+    .density_walkers = potts_density_walkers,
 };
 
 const clmc_model_ops clmc_model_potts = {

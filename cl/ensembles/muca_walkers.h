@@ -1,0 +1,110 @@
+/* The kernels every model's multicanonical and Wang-Landau walkers share
+ * (src/ensembles/density_walkers.c): one work-item per walker, each a whole
+ * system of N_SITES sites swept in typewriter order with single-site
+ * Metropolis updates accepted with probability min(1, W(E') / W(E)).  The
+ * including model file defines, before including this one:
+ *   N_SITES, WORDS_PER_SITE (random 32-bit words one update uses: 1 or 2),
+ *   walker_start(spins, w, key): the random start of walker w (draws of
+ *     CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 1));
+ *   walker_energy(spins, w): its integer energy;
+ *   walker_propose(spins, site, w, choice, &new_value): the energy change of
+ *     setting `site` to a new value drawn from the word `choice` (unused with
+ *     WORDS_PER_SITE 1), that value stored in new_value;
+ *   walker_set(spins, site, w, new_value).
+ * Spins are one char per site interleaved across walkers (site i of walker
+ * w at i * N_WALKERS + w).  Random numbers: purpose
+ * CLMC_PURPOSE_MULTICANONICAL, unit = walker, sweep = the walker's sweep
+ * number, hit = site / (4 / WORDS_PER_SITE): one draw serves 4 /
+ * WORDS_PER_SITE sites, the acceptance word last.
+ * Energy windows (WINDOWS > 1, Wang-Landau): walker w uses the weights
+ * ln_w[window_of[w] * N_BINS ...], a walker inside its window's bins
+ * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
+ * out of it (outside, the weights lead it in), and with record 2 it counts
+ * in the histogram row of its window. */
+#include "common/philox.h"
+
+#ifndef WINDOWS
+#define WINDOWS 1
+#endif
+#if WINDOWS > 1
+#undef LOCAL_HISTOGRAM /* the walkers of one group use different weights */
+#endif
+#define SITES_PER_DRAW (4 / WORDS_PER_SITE)
+
+inline int walker_spin(global const char *spins, uint site, uint w)
+{
+    return spins[(size_t)site * N_WALKERS + w];
+}
+
+/* Random start of every walker and its energy. */
+kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint seed_hi)
+{
+    uint w = get_global_id(0);
+    if (w >= N_WALKERS) return;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    walker_start(spins, w, key);
+    energy[w] = walker_energy(spins, w);
+}
+
+/* `sweeps` sweeps of every walker from sweep number first_sweep on; with
+ * `record` 1, the energy after every update is counted in the histogram of
+ * the walker's jackknife block, histogram[block * N_BINS + bin], block =
+ * work-group % BLOCKS (work-groups of GROUP walkers, the last one padded);
+ * with record 2 in the row of its window.  With LOCAL_HISTOGRAM the group
+ * counts in local memory first and reads the weights from a local copy. */
+kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
+muca_sweeps(global char *spins, global int *energy, global const float *ln_w_global, global uint *histogram,
+            uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi, global const uint *window_of,
+            global const uint *window_bounds)
+{
+    uint w = get_global_id(0);
+    bool active = w < N_WALKERS;
+    global uint *block = histogram + (get_group_id(0) % BLOCKS) * N_BINS;
+#ifdef LOCAL_HISTOGRAM
+    local uint counts[N_BINS];
+    local float ln_w[N_BINS]; /* the weights' copy read at every update */
+    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) {
+        counts[i] = 0;
+        ln_w[i] = ln_w_global[i];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+    uint window = active && WINDOWS > 1 ? window_of[w] : 0;
+    global const float *ln_w = ln_w_global + window * N_BINS;
+    global uint *counts = record == 2 ? histogram + window * N_BINS : block;
+#endif
+#if WINDOWS > 1
+    uint lowest = active ? window_bounds[2 * window] : 0, highest = active ? window_bounds[2 * window + 1] : 0;
+#endif
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    int e = active ? energy[w] : 0;
+    float ln_w_now = ln_w[(e - E_MIN) / E_STEP];
+    for (uint t = 0; active && t < sweeps; t++)
+        for (uint i = 0; i < N_SITES; i += SITES_PER_DRAW) {
+            clmc_philox_ctr r = clmc_random4(key, w, first_sweep + t, i / SITES_PER_DRAW,
+                                             CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 0));
+            for (uint q = 0; q < SITES_PER_DRAW && i + q < N_SITES; q++) {
+                uint site = i + q, accept_word = r.v[WORDS_PER_SITE * q + WORDS_PER_SITE - 1];
+                int new_value;
+                int proposed = e + walker_propose(spins, site, w, r.v[WORDS_PER_SITE * q], &new_value);
+                float ln_w_new = ln_w[(proposed - E_MIN) / E_STEP], difference = ln_w_new - ln_w_now;
+#if WINDOWS > 1
+                uint bin_now = (e - E_MIN) / E_STEP, bin_new = (proposed - E_MIN) / E_STEP;
+                if (bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
+                    difference = -INFINITY;
+#endif
+                if (difference >= 0.0f || (float)(accept_word >> 8) * 0x1p-24f < exp(difference)) {
+                    walker_set(spins, site, w, new_value);
+                    e = proposed;
+                    ln_w_now = ln_w_new;
+                }
+                if (record) atomic_inc(counts + (e - E_MIN) / E_STEP);
+            }
+        }
+    if (active) energy[w] = e;
+#ifdef LOCAL_HISTOGRAM
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = get_local_id(0); record && i < N_BINS; i += GROUP)
+        if (counts[i]) atomic_add(block + i, counts[i]);
+#endif
+}
