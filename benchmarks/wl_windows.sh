@@ -12,6 +12,7 @@
 # Every line names the device (result.json device.name).
 # Usage: benchmarks/wl_windows.sh [DEVICE, default nvidia] [OUTDIR, default out/wl-windows]
 # e.g.   benchmarks/wl_windows.sh nvidia out/wl-windows      (about 10-20 minutes on an H100)
+# SIZES, WINDOWS, WALKERS, POTTS (space-separated lists) pick a subset: defaults "16 32", "1 4 8", "256 2048", "16 32".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/gpu-env.sh
@@ -20,7 +21,7 @@ device=${1:-nvidia} outdir=${2:-out/wl-windows}
 clmc=${CLMC:-build/clmc}
 mkdir -p "$outdir"
 cp tests/data/ising2d_dos.txt "$outdir/exact_dos.txt"
-if python3 -c 'import mpmath' 2>/dev/null; then
+if [[ " ${SIZES:-16 32} " == *" 32 "* ]] && python3 -c 'import mpmath' 2>/dev/null; then
   [ -s "$outdir/exact_dos_L32.txt" ] || tools/exact_dos.py 32 > "$outdir/exact_dos_L32.txt"
   cat "$outdir/exact_dos_L32.txt" >> "$outdir/exact_dos.txt"
 fi
@@ -51,9 +52,9 @@ print(f"{r['device']['name']}: {label:<28} walkers {d['walkers']:>7} weights {t[
 PY
 }
 
-for L in 16 32; do
-  for windows in 1 4 8; do
-    for per in 256 2048; do
+for L in ${SIZES:-16 32}; do
+  for windows in ${WINDOWS:-1 4 8}; do
+    for per in ${WALKERS:-256 2048}; do
       name=wl-L$L-k$windows-w$per
       if [ "$windows" = 1 ]; then
         ensemble='{"type": "wang_landau", "betas": [0.4406868], "walkers": '$per', "final_ln_f": 1e-5, "max_iterations": 100000000}'
@@ -68,7 +69,7 @@ for L in 16 32; do
   done
 done
 
-for L in 16 32; do
+for L in ${POTTS:-16 32}; do
   name=muca-potts10-L$L
   "$clmc" run presets/muca-potts10-L$L.json --quiet --overwrite --device "$device" --out "$outdir/$name" \
     || { echo "$name failed" >&2; continue; }
