@@ -82,14 +82,6 @@ static const char percolation_preset[] =
     "{\"model\": {\"type\": \"percolation\", \"dim\": 2, \"L\": 32, \"p\": 0.5, \"kind\": \"bond\"},"
     " \"run\": {\"thermalization\": 0, \"sweeps\": 5000, \"measure_every\": 3, \"seed\": 5, \"checkpoint_every\": 100}}";
 
-static char *write_preset(const char *dir, const char *json)
-{
-    char *path = malloc(4200);
-    snprintf(path, 4200, "%s/preset.json", dir);
-    test_write_file(path, json);
-    return path;
-}
-
 static void expect_same_file(const char *dir_a, const char *dir_b, const char *name)
 {
     char path[8500];
@@ -133,7 +125,7 @@ static unsigned random_delay_ms(void)
  * point after its first checkpoint, resumed, and compared. */
 static void interrupt_and_resume(const char *label, const char *preset_json, int signal_number)
 {
-    char *dir = test_scratch_dir(label), *preset = write_preset(dir, preset_json), args[8400], log[8400];
+    char *dir = test_scratch_dir(label), *preset = test_write_preset(dir, preset_json), args[8400], log[8400];
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference'", preset, dir), 0, "reference run");
     snprintf(args, sizeof args, "run '%s' --out '%s/resumed'", preset, dir);
     snprintf(log, sizeof log, "%s/interrupted.log", dir);
@@ -222,7 +214,7 @@ Test(checkpoint, sigterm_leaves_resumable_checkpoint) { interrupt_and_resume("ck
 static void guard_stops_faulty_run(const char *label, const char *preset_json)
 {
     const char *overrides = "--set run.thermalization=100 --set run.sweeps=900 --set run.checkpoint_every=100";
-    char *dir = test_scratch_dir(label), *preset = write_preset(dir, preset_json), *output = NULL;
+    char *dir = test_scratch_dir(label), *preset = test_write_preset(dir, preset_json), *output = NULL;
     cr_assert_eq(test_run_clmc(NULL, "run '%s' %s --quiet --out '%s/reference'", preset, overrides, dir), 0);
     setenv("CLMC_FAULT_SPIN_AFTER", "300", 1);
     int rc = test_run_clmc(&output, "run '%s' %s --quiet --out '%s/faulty'", preset, overrides, dir);
@@ -317,7 +309,7 @@ static void damage_and_expect_refusal(const char *dir, const char *how, long kee
 
 Test(checkpoint, damaged_checkpoints_refused_nothing_overwritten)
 {
-    char *dir = test_scratch_dir("ckpt-damaged"), *preset = write_preset(dir, ising_preset);
+    char *dir = test_scratch_dir("ckpt-damaged"), *preset = test_write_preset(dir, ising_preset);
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/run' --set run.sweeps=3000 --set "
                                "run.checkpoint_every=500", preset, dir), 0);
     char run[4200], copy[9000];
@@ -354,7 +346,7 @@ Test(checkpoint, preset_larger_than_device_memory_refused)
     snprintf(json, sizeof json,
              "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 65534}, \"ensemble\": {\"type\": "
              "\"parallel_tempering\", \"betas\": [%s]}, \"run\": {\"sweeps\": 10, \"thermalization\": 0}}", betas);
-    char *dir = test_scratch_dir("ckpt-memory"), *preset = write_preset(dir, json), *output = NULL;
+    char *dir = test_scratch_dir("ckpt-memory"), *preset = test_write_preset(dir, json), *output = NULL;
     int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
     printf("exit %d: %s", rc, output ? output : "");
     cr_expect_eq(rc, 2, "exit status %d", rc);
@@ -405,7 +397,7 @@ static void map_entry_twice(clmc_checkpoint *c) { c->config_at[2] = c->config_at
  * series buffer on resume (glibc abort, exit 134). */
 Test(checkpoint, forged_checkpoints_refused_nothing_overwritten)
 {
-    char *dir = test_scratch_dir("ckpt-forged"), *ising = write_preset(dir, ising_preset);
+    char *dir = test_scratch_dir("ckpt-forged"), *ising = test_write_preset(dir, ising_preset);
     char tempering_path[4200];
     snprintf(tempering_path, sizeof tempering_path, "%s/tempering.json", dir);
     test_write_file(tempering_path, tempering_preset);
@@ -455,7 +447,7 @@ Test(checkpoint, forged_checkpoints_refused_nothing_overwritten)
  * result. */
 Test(checkpoint, fresh_run_over_a_checkpoint_needs_overwrite)
 {
-    char *dir = test_scratch_dir("ckpt-overwrite"), *preset = write_preset(dir, ising_preset), *output = NULL;
+    char *dir = test_scratch_dir("ckpt-overwrite"), *preset = test_write_preset(dir, ising_preset), *output = NULL;
     char run[4200], path[4300];
     snprintf(run, sizeof run, "%s/run", dir);
     const char *older = "--set run.sweeps=3000 --set run.checkpoint_every=500";
@@ -518,7 +510,7 @@ static int wait_at_most(pid_t pid, int seconds, const char *what)
  * other run; once the first is killed, the OS has dropped its lock. */
 Test(checkpoint, second_run_on_one_directory_refused)
 {
-    char *dir = test_scratch_dir("ckpt-lock"), *preset = write_preset(dir, ising_preset), args[8400], log[8400];
+    char *dir = test_scratch_dir("ckpt-lock"), *preset = test_write_preset(dir, ising_preset), args[8400], log[8400];
     char run[4200], checkpoint[4300];
     snprintf(run, sizeof run, "%s/run", dir);
     snprintf(args, sizeof args, "run '%s' --quiet --out '%s' --set run.sweeps=100000000", preset, run);
@@ -556,7 +548,7 @@ Test(checkpoint, second_run_on_one_directory_refused)
  * writer. */
 Test(checkpoint, fifo_checkpoint_and_tuning_file_do_not_hang)
 {
-    char *dir = test_scratch_dir("ckpt-fifo"), *preset = write_preset(dir, ising_preset), path[4300], args[8400];
+    char *dir = test_scratch_dir("ckpt-fifo"), *preset = test_write_preset(dir, ising_preset), path[4300], args[8400];
     char log[4300];
     snprintf(path, sizeof path, "%s/fifo-run", dir);
     cr_assert_eq(mkdir(path, 0755), 0);

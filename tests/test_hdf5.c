@@ -30,14 +30,6 @@ static const char disks_preset[] =
     "{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.70, \"write_configuration\": true},"
     " \"run\": {\"thermalization\": 100, \"sweeps\": 400, \"measure_every\": 10, \"seed\": 2}}";
 
-static char *write_preset(const char *dir, const char *json)
-{
-    char *path = malloc(4200);
-    snprintf(path, 4200, "%s/preset.json", dir);
-    test_write_file(path, json);
-    return path;
-}
-
 static hid_t open_result(const char *dir)
 {
     char path[4200];
@@ -124,7 +116,7 @@ static void expect_series_equal(const char *csv_dir, const char *h5_dir)
 
 Test(hdf5, tempering_series_equals_csv_and_configurations_give_the_last_row)
 {
-    char *dir = test_scratch_dir("h5-series"), *preset = write_preset(dir, tempering_preset);
+    char *dir = test_scratch_dir("h5-series"), *preset = test_write_preset(dir, tempering_preset);
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/csv'", preset, dir), 0, "csv run");
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/h5' --set output.format=hdf5", preset, dir), 0,
                  "hdf5 run");
@@ -204,7 +196,7 @@ static void expect_same_h5(const char *dir_a, const char *dir_b)
 
 Test(hdf5, killed_and_resumed_run_writes_the_uninterrupted_file)
 {
-    char *dir = test_scratch_dir("h5-resume"), *preset = write_preset(dir, checkpoint_preset);
+    char *dir = test_scratch_dir("h5-resume"), *preset = test_write_preset(dir, checkpoint_preset);
     char args[8400], log[8400], path[8400];
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference' --set output.format=hdf5", preset, dir), 0);
     snprintf(args, sizeof args, "run '%s' --out '%s/resumed' --set output.format=hdf5", preset, dir);
@@ -235,7 +227,7 @@ Test(hdf5, killed_and_resumed_run_writes_the_uninterrupted_file)
 
 Test(hdf5, hard_disk_positions_are_the_configuration_inside_the_box_without_overlaps)
 {
-    char *dir = test_scratch_dir("h5-disks"), *preset = write_preset(dir, disks_preset);
+    char *dir = test_scratch_dir("h5-disks"), *preset = test_write_preset(dir, disks_preset);
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/run' --set output.format=hdf5", preset, dir), 0);
     char path[4200];
     snprintf(path, sizeof path, "%s/run", dir);
@@ -285,7 +277,7 @@ Test(hdf5, hard_disk_positions_are_the_configuration_inside_the_box_without_over
 
 Test(hdf5, unknown_format_exits_2_naming_the_key)
 {
-    char *dir = test_scratch_dir("h5-bad"), *preset = write_preset(dir, disks_preset), *output = NULL;
+    char *dir = test_scratch_dir("h5-bad"), *preset = test_write_preset(dir, disks_preset), *output = NULL;
     int rc = test_run_clmc(&output, "check '%s' --set output.format=xml", preset);
     printf("exit %d: %s\n", rc, output ? output : "");
     cr_expect_eq(rc, 2);

@@ -52,6 +52,29 @@ Test(independent, ising_each_temperature_matches_exact, .timeout = 900)
     cJSON_Delete(result);
 }
 
+/* System (or realization) i of the series `all` of the run DIR/all equals
+ * the run DIR/one<i> with the overrides `alone` and ensemble.first_system = i:
+ * `rows` rows each, `skip` columns after the sweep dropped (see
+ * rerun_rows_of_system); `what` names the unit in the messages. */
+static void expect_rerun_alone(const char *label, const char *dir, const char *preset, const char *all, int i,
+                               const char *alone, int skip, int rows, const char *what)
+{
+    int n_many = 0, n_one = 0;
+    char name[32], overrides[512];
+    snprintf(name, sizeof name, "one%d", i);
+    snprintf(overrides, sizeof overrides, "%s --set ensemble.first_system=%d", alone, i);
+    char *one = rerun_file(dir, preset, name, overrides, "series.csv");
+    char *a = rerun_rows_of_system(all, i, skip, &n_many), *b = rerun_rows_of_system(one, i, skip, &n_one);
+    printf("%s: %s %d (%s): %d rows in the full run, %d alone, %s\n", label, what, i, alone, n_many, n_one,
+           strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
+    cr_expect_eq(n_many, rows);
+    cr_expect_eq(n_one, rows);
+    cr_expect_str_eq(a, b, "%s: %s %d differs from its run alone", label, what, i);
+    free(a);
+    free(b);
+    free(one);
+}
+
 /* 3 betas x 2 copies: systems 0 .. 5, system i = copy * 3 + temperature. */
 static void expect_systems_rerun_alone(const char *label, const char *layout, int L)
 {
@@ -69,21 +92,9 @@ static void expect_systems_rerun_alone(const char *label, const char *layout, in
     cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,magnetization\n", 51) == 0, "header: %.60s", all);
     const int systems[] = {0, 4, 5};
     for (int k = 0; k < 3; k++) {
-        int i = systems[k], n_many = 0, n_one = 0;
-        char name[32], overrides[256];
-        snprintf(name, sizeof name, "one%d", i);
-        snprintf(overrides, sizeof overrides, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1 "
-                 "--set ensemble.first_system=%d", betas[i % 3], i);
-        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
-        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
-        printf("%s: system %d (beta %g): %d rows in the 6-system run, %d alone, %s\n", layout, i, betas[i % 3],
-               n_many, n_one, strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
-        cr_expect_eq(n_many, 100);
-        cr_expect_eq(n_one, 100);
-        cr_expect_str_eq(a, b, "%s: system %d differs from its one-system run", layout, i);
-        free(a);
-        free(b);
-        free(one);
+        char alone[128];
+        snprintf(alone, sizeof alone, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1", betas[systems[k] % 3]);
+        expect_rerun_alone(layout, dir, preset, all, systems[k], alone, 3, 100, "system");
     }
     free(all);
     free(dir);
@@ -179,6 +190,20 @@ Test(independent, xy_2d_system_reruns_alone)
                               "{\"layout\": \"tiled\", \"overrelaxation_steps\": 2}");
 }
 
+/* The result of DIR/all (caller frees): no temperatures, the observable
+ * `pooled` present (the copies pooled). */
+static cJSON *load_athermal_pooled(const char *dir, const char *pooled)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/all", dir);
+    cJSON *result = test_load_result(path);
+    cr_assert_not_null(result);
+    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
+    cr_expect_null(cJSON_GetObjectItem(observables, "temperatures"), "an athermal run has no temperatures");
+    cr_expect_not_null(cJSON_GetObjectItem(observables, pooled), "pooled observables");
+    return result;
+}
+
 /* Percolation, copies alone (no betas): 4 systems, systems 1 and 3 each
  * equal a one-system run with first_system = i; the series has no
  * temperature columns and the observables pool the copies. */
@@ -192,29 +217,9 @@ static void expect_percolation_copies_rerun_alone(const char *label, const char 
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     const char *header = "sweep,system,largest_cluster_fraction,";
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
-    for (int i = 1; i < 4; i += 2) {
-        int n_many = 0, n_one = 0;
-        char name[32], overrides[256];
-        snprintf(name, sizeof name, "one%d", i);
-        snprintf(overrides, sizeof overrides, "--set ensemble.copies=1 --set ensemble.first_system=%d", i);
-        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
-        char *a = rerun_rows_of_system(all, i, 1, &n_many), *b = rerun_rows_of_system(one, i, 1, &n_one);
-        printf("%s: system %d: %d rows in the 4-system run, %d alone, %s\n", label, i, n_many, n_one,
-               strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
-        cr_expect_eq(n_many, 40);
-        cr_expect_eq(n_one, 40);
-        cr_expect_str_eq(a, b, "%s: system %d differs from its one-system run", label, i);
-        free(a);
-        free(b);
-        free(one);
-    }
-    char path[4400];
-    snprintf(path, sizeof path, "%s/all", dir);
-    cJSON *result = test_load_result(path);
-    cr_assert_not_null(result);
-    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
-    cr_expect_null(cJSON_GetObjectItem(observables, "temperatures"), "an athermal run has no temperatures");
-    cr_expect_not_null(cJSON_GetObjectItem(observables, "largest_cluster_fraction"), "pooled observables");
+    for (int i = 1; i < 4; i += 2)
+        expect_rerun_alone(label, dir, preset, all, i, "--set ensemble.copies=1", 1, 40, "system");
+    cJSON *result = load_athermal_pooled(dir, "largest_cluster_fraction");
     cJSON_Delete(result);
     free(all);
     free(dir);
@@ -249,29 +254,9 @@ static void expect_disk_copies_rerun_alone(const char *label, const char *start,
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     const char *header = "sweep,system,pressure,acceptance\n";
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
-    for (int k = 0; k < 3; k++) {
-        int i = first + k, n_many = 0, n_one = 0;
-        char name[32], overrides[256];
-        snprintf(name, sizeof name, "one%d", i);
-        snprintf(overrides, sizeof overrides, "--set ensemble.copies=1 --set ensemble.first_system=%d", i);
-        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
-        char *a = rerun_rows_of_system(all, i, 1, &n_many), *b = rerun_rows_of_system(one, i, 1, &n_one);
-        printf("%s: system %d: %d rows in the 3-system run, %d alone, %s\n", label, i, n_many, n_one,
-               strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
-        cr_expect_eq(n_many, 30);
-        cr_expect_eq(n_one, 30);
-        cr_expect_str_eq(a, b, "%s: system %d differs from its one-system run", label, i);
-        free(a);
-        free(b);
-        free(one);
-    }
-    char path[4400];
-    snprintf(path, sizeof path, "%s/all", dir);
-    cJSON *result = test_load_result(path);
-    cr_assert_not_null(result);
-    const cJSON *observables = cJSON_GetObjectItem(result, "observables");
-    cr_expect_null(cJSON_GetObjectItem(observables, "temperatures"), "an athermal run has no temperatures");
-    cr_expect_not_null(cJSON_GetObjectItem(observables, "pressure"), "pooled observables");
+    for (int k = 0; k < 3; k++)
+        expect_rerun_alone(label, dir, preset, all, first + k, "--set ensemble.copies=1", 1, 30, "system");
+    cJSON *result = load_athermal_pooled(dir, "pressure");
     cr_expect_eq(physics_check(result, "particles"), 3 * 256, "disks of all systems");
     cr_expect_eq(physics_check(result, "overlaps"), 0);
     cr_expect_eq(physics_check(result, "pair_histogram_differences"), 0);
@@ -317,22 +302,8 @@ static void expect_realizations_rerun_alone(const char *label, const char *json,
     test_write_file(preset, json);
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
-    for (int i = 1; i < 3; i++) {
-        int n_many = 0, n_one = 0;
-        char name[32], overrides[256];
-        snprintf(name, sizeof name, "one%d", i);
-        snprintf(overrides, sizeof overrides, "--set model.realizations=1 --set ensemble.first_system=%d", i);
-        char *one = rerun_file(dir, preset, name, overrides, "series.csv");
-        char *a = rerun_rows_of_system(all, i, 3, &n_many), *b = rerun_rows_of_system(one, i, 3, &n_one);
-        printf("%s: realization %d: %d rows in the 3-realization run, %d alone, %s\n", label, i, n_many, n_one,
-               strcmp(a, b) == 0 ? "identical" : "DIFFERENT");
-        cr_expect_eq(n_many, 60 * 2 * 3);
-        cr_expect_eq(n_one, 60 * 2 * 3);
-        cr_expect_str_eq(a, b, "%s: realization %d differs from its one-realization run", label, i);
-        free(a);
-        free(b);
-        free(one);
-    }
+    for (int i = 1; i < 3; i++)
+        expect_rerun_alone(label, dir, preset, all, i, "--set model.realizations=1", 3, 60 * 2 * 3, "realization");
     free(all);
     free(dir);
 }

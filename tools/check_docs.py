@@ -36,6 +36,7 @@ PREFIXES = [
     (r"^run_fields$", "run."),
     (r"^output_fields$", "output."),
     (r"^(single_beta|tempering|independent|ensemble\w*)_fields$", "ensemble."),
+    (r"_ENSEMBLE_FIELDS$", "ensemble."),
 ]
 
 

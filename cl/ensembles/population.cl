@@ -174,6 +174,14 @@ __kernel void pa_step_record(__global const double *stats, uint n_chunks, __glob
     record[PA_LARGEST] = x[8];
 }
 
+/* The prefix-sum steps, written once for the weights and the copy numbers. */
+#define PA_T double
+#include "ensembles/population_prefix_sums.h"
+#undef PA_T
+#define PA_T uint
+#include "ensembles/population_prefix_sums.h"
+#undef PA_T
+
 /* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
  * chunk_total[c]: the chunk's sum; e_min = record[at] (PA_E_MIN of the step before). */
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
@@ -185,50 +193,17 @@ void pa_weights(__global const int *energy, uint n, double dbeta, __global const
     int e_min = (int)record[at];
     if (first + l < n) w[l] = exp(-dbeta * (double)(energy[first + l] - e_min));
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0) {
-        uint count = min(n - first, PA_CHUNK);
-        double sum = 0;
-        for (uint i = 0; i < count; i++) {
-            sum += w[i];
-            w[i] = sum;
-        }
-        chunk_total[c] = sum;
-    }
+    if (l == 0) pa_chunk_sums_double(w, min(n - first, PA_CHUNK), chunk_total, c);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (first + l < n) cum[first + l] = w[l];
 }
 
-/* Exclusive scan of the chunk totals in place by one work-group (any size up
- * to 256, a power of two or not): each work-item sums its block of chunks in
- * order, work-item 0 scans the block sums in order, each block is then
- * scanned from its offset.  The grand total in total[at] is the last chunk's
- * offset plus its total, so it equals the last cumulative value (pa_add_double)
- * bit for bit. */
+/* The chunk totals' exclusive scan by one work-group (pa_scan_chunks_T in
+ * ensembles/population_prefix_sums.h); the grand total into total[at]. */
 __kernel void pa_scan_double(__global double *chunk_total, uint n_chunks, __global double *total, uint at)
 {
     __local double part[256];
-    uint id = get_local_id(0), size = get_local_size(0), first, last;
-    pa_block(n_chunks, id, size, &first, &last);
-    double sum = 0;
-    for (uint c = first; c < last; c++) sum += chunk_total[c];
-    part[id] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (id == 0) {
-        double run = 0;
-        for (uint t = 0; t < size; t++) {
-            double x = part[t];
-            part[t] = run;
-            run += x;
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    double offset = part[id];
-    for (uint c = first; c < last; c++) {
-        double t = chunk_total[c];
-        chunk_total[c] = offset;
-        offset += t;
-    }
-    if (first < last && last == n_chunks) total[at] = offset;
+    pa_scan_chunks_double(chunk_total, n_chunks, part, total + at);
 }
 
 __kernel void pa_add_double(__global double *cum, uint n, __global const double *chunk_offset)
@@ -299,44 +274,16 @@ void pa_prefix_chunks(__global const uint *copies, uint n, __global uint *prefix
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
     if (first + l < n) p[l] = copies[first + l];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0) {
-        uint count = min(n - first, PA_CHUNK), sum = 0;
-        for (uint i = 0; i < count; i++) {
-            sum += p[i];
-            p[i] = sum;
-        }
-        chunk_total[c] = sum;
-    }
+    if (l == 0) pa_chunk_sums_uint(p, min(n - first, PA_CHUNK), chunk_total, c);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (first + l < n) prefix[first + l] = p[l];
 }
 
-/* The same for copy numbers (exact: any order gives the same sums). */
+/* The same for copy numbers (exact: any order gives the same sums); the total into total[0]. */
 __kernel void pa_scan_uint(__global uint *chunk_total, uint n_chunks, __global uint *total)
 {
     __local uint part[256];
-    uint id = get_local_id(0), size = get_local_size(0), first, last;
-    pa_block(n_chunks, id, size, &first, &last);
-    uint sum = 0;
-    for (uint c = first; c < last; c++) sum += chunk_total[c];
-    part[id] = sum;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (id == 0) {
-        uint run = 0;
-        for (uint t = 0; t < size; t++) {
-            uint x = part[t];
-            part[t] = run;
-            run += x;
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint offset = part[id];
-    for (uint c = first; c < last; c++) {
-        uint t = chunk_total[c];
-        chunk_total[c] = offset;
-        offset += t;
-    }
-    if (first < last && last == n_chunks) total[0] = offset;
+    pa_scan_chunks_uint(chunk_total, n_chunks, part, total);
 }
 
 __kernel void pa_add_uint(__global uint *prefix, uint n, __global const uint *chunk_offset)

@@ -127,31 +127,28 @@ static const clmc_field ensemble_wang_landau_fields[] = {
 static const char *const population_types[] = {"population_annealing", NULL};
 static const char *const resampling_schemes[] = {"systematic", "multinomial", "nearest_integer", NULL};
 
+/* The keys every schedule form shares (tools/check_docs.py reads them here). */
+#define CLMC_POPULATION_ENSEMBLE_FIELDS                                                                   \
+    {"type", CLMC_FIELD_STRING, 0, 0, false, population_types, NULL, "ensemble form"},                    \
+    {"population", CLMC_FIELD_INT, 1, 16777216, false, NULL, NULL, "number of systems R"},                \
+    {"beta_start", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0",                                          \
+     "inverse temperature of the initial population (0: infinite temperature, sampled exactly)"},         \
+    {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"}, \
+    {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",                  \
+     "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},    \
+    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
+
 /* The schedule is a list (betas) or equal steps to beta_end: one table each,
  * so a block with both keys names the one that does not belong. */
 static const clmc_field ensemble_population_list_fields[] = {
-    {"type", CLMC_FIELD_STRING, 0, 0, false, population_types, NULL, "ensemble form"},
-    {"population", CLMC_FIELD_INT, 1, 16777216, false, NULL, NULL, "number of systems R"},
-    {"beta_start", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0",
-     "inverse temperature of the initial population (0: infinite temperature, sampled exactly)"},
-    {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"},
-    {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",
-     "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},
-    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
+    CLMC_POPULATION_ENSEMBLE_FIELDS
     {"betas", CLMC_FIELD_NUMBER_LIST, 0, 1000, true, NULL, NULL, "the schedule after beta_start, strictly increasing"},
     {"beta_end", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0", "the last of betas (0: not checked)"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };
 
 static const clmc_field ensemble_population_steps_fields[] = {
-    {"type", CLMC_FIELD_STRING, 0, 0, false, population_types, NULL, "ensemble form"},
-    {"population", CLMC_FIELD_INT, 1, 16777216, false, NULL, NULL, "number of systems R"},
-    {"beta_start", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0",
-     "inverse temperature of the initial population (0: infinite temperature, sampled exactly)"},
-    {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"},
-    {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",
-     "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},
-    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
+    CLMC_POPULATION_ENSEMBLE_FIELDS
     {"steps", CLMC_FIELD_INT, 1, 4095, false, NULL, NULL, "equal steps in beta from beta_start to beta_end"},
     {"beta_end", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, NULL, "the last inverse temperature"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
@@ -162,14 +159,7 @@ static const clmc_field ensemble_population_steps_fields[] = {
  * (src/ensembles/population_annealing.c); at most max_steps steps. */
 static const char *const population_schedules[] = {"adaptive", NULL};
 static const clmc_field ensemble_population_adaptive_fields[] = {
-    {"type", CLMC_FIELD_STRING, 0, 0, false, population_types, NULL, "ensemble form"},
-    {"population", CLMC_FIELD_INT, 1, 16777216, false, NULL, NULL, "number of systems R"},
-    {"beta_start", CLMC_FIELD_NUMBER, 0, 1000, false, NULL, "0",
-     "inverse temperature of the initial population (0: infinite temperature, sampled exactly)"},
-    {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"},
-    {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",
-     "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},
-    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
+    CLMC_POPULATION_ENSEMBLE_FIELDS
     {"schedule", CLMC_FIELD_STRING, 0, 0, true, population_schedules, NULL,
      "adaptive: each next beta from the population's energies"},
     {"beta_end", CLMC_FIELD_NUMBER, 0, 1000, true, NULL, NULL, "the last inverse temperature"},

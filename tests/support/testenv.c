@@ -54,6 +54,14 @@ void test_write_file(const char *path, const char *text)
     fclose(f);
 }
 
+char *test_write_preset(const char *dir, const char *json)
+{
+    char *path = malloc(4200);
+    snprintf(path, 4200, "%s/preset.json", dir);
+    test_write_file(path, json);
+    return path;
+}
+
 int test_run_clmc(char **output, const char *args_format, ...)
 {
     char args[8192], command[8500];

@@ -13,6 +13,8 @@ char *test_scratch_dir(const char *label);
 int test_run_clmc(char **output, const char *args_format, ...) __attribute__((format(printf, 2, 3)));
 char *test_read_file(const char *path);
 void test_write_file(const char *path, const char *text);
+/* Writes `json` to DIR/preset.json and returns that path (caller frees). */
+char *test_write_preset(const char *dir, const char *json);
 /* Parsed DIR/result.json, or NULL. */
 cJSON *test_load_result(const char *dir);
 /* observables.NAME.mean / .error from a parsed result. */
