@@ -52,7 +52,8 @@ static bool tempers_realizations(const clmc_preset *global)
 {
     const clmc_model_ops *ops = clmc_model_find(clmc_preset_string(global, "model.type"));
     const clmc_ensemble_hooks *hooks = ops ? ops->ensemble : NULL;
-    return strcmp(clmc_preset_string(global, "ensemble.type"), "parallel_tempering") == 0 && hooks &&
+    const char *type = clmc_preset_has(global, "ensemble.type") ? clmc_preset_string(global, "ensemble.type") : "";
+    return strcmp(type, "parallel_tempering") == 0 && hooks &&
            hooks->independent_units && strcmp(hooks->independent_units, "model.realizations") == 0;
 }
 
