@@ -81,6 +81,11 @@ add potts2d-wang-landau "$all" "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L
 pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 24, \"steps\": 2, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"}"; }
 add ising2d-population-systematic "$all" "$(pa naive systematic)"
 add ising2d-population-multinomial "$all" "$(pa tiled multinomial)"
+# The EA's and Potts' member totals (ea_member_totals, potts_member_totals): members are
+# EA replica pairs on one disorder sample, Potts systems with Metropolis sweeps.
+pam() { echo "\"model\": {$1}, \"algorithm\": {$2}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"; }
+add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layout": "naive"')"
+add potts2d-population "$all" "$(pam '"type": "potts", "dim": 2, "L": 6, "q": 3' '"type": "metropolis"')"
 rsite() { ising "$1" 8 random_site ", \"random_site\": \"$2\"${3:-}"; }
 add ising2d-rsite-sequential "$all" "$(rsite 2 sequential_reference ', "substeps": 4'), $beta"
 add ising2d-rsite-copies "$all" "$(rsite 2 copies), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
