@@ -13,6 +13,7 @@
 
 #include "ising_dos.h"
 #include "physics.h"
+#include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
 /* q = 10, L = 8: the histogram's minimum between the peaks lies at least this
@@ -186,8 +187,7 @@ static double baxter_latent_heat(int q)
 /* Opt-in: CLMC_LONG_TESTS=1 (many minutes on PoCL). */
 Test(muca_potts, q10_latent_heat_approaches_baxter, .timeout = 7200)
 {
-    const char *enabled = getenv("CLMC_LONG_TESTS");
-    if (!enabled || strcmp(enabled, "1") != 0) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
+    TEST_LONG_ONLY();
     const double exact = baxter_latent_heat(10);
     printf("Baxter's latent heat for q=10: %.6f\n", exact);
     const char *presets[] = {POTTS_PRESET(16, 10, 128, 20000, 7), POTTS_PRESET(24, 10, 128, 20000, 8)};

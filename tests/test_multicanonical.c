@@ -169,8 +169,7 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_ma
 /* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
 Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 3600)
 {
-    const char *enabled = getenv("CLMC_LONG_TESTS");
-    if (!enabled || strcmp(enabled, "1") != 0) cr_skip_test("opt-in: CLMC_LONG_TESTS=1");
+    TEST_LONG_ONLY();
     cJSON *result = physics_run(MUCA_PRESET(16, 128, 20000, 6), "muca-L16");
     expect_matches_exact(result, 16, "multicanonical");
     cJSON *wl = physics_run(WL_PRESET(16, 128, 20000, 16), "wl-L16");
