@@ -133,16 +133,24 @@ assert all(t["realizations"] == 128 for t in r["observables"]["temperatures"]), 
 print("ok: result.json of EA msc under 3 ranks names the run-wide realizations and first_system")
 PY
 
-# EA realizations under 2 ranks resumed from the ranks' last checkpoints (the
-# estimates count the realizations from the resumed series).
-sed 's/"seed": 7 }/"seed": 7, "checkpoint_every": 130 }/' "$tmp/ea.json" > "$tmp/ea-ckpt.json"
-"${launcher[@]}" -np 2 "$clmc" run "$tmp/ea-ckpt.json" --out "$tmp/ea-ckpt" --quiet || fail "EA checkpointed run under 2 ranks"
-cp -r "$tmp/ea-ckpt" "$tmp/ea-resumed" && rm "$tmp/ea-resumed/result.json" "$tmp/ea-resumed/series.csv"
-"${launcher[@]}" -np 2 "$clmc" run --resume "$tmp/ea-resumed" --quiet 2>"$tmp/ea-resume.err" || { cat "$tmp/ea-resume.err"; fail "EA resume under 2 ranks"; }
-cmp -s "$tmp/ea-one/series.csv" "$tmp/ea-resumed/series.csv" &&
-  [ "$(observables "$tmp/ea-one/result.json")" = "$(observables "$tmp/ea-resumed/result.json")" ] &&
-  echo "ok: EA under 2 ranks resumed from its last checkpoints equals the single-process run" ||
-  fail "EA resumed under 2 ranks differs"
+# NAME K WHAT: NAME's preset checkpointed every 130 sweeps under K ranks, its
+# results removed, resumed under K ranks from the ranks' last checkpoints,
+# equal to the single-process run NAME-one (the estimates count the
+# realizations from the resumed series).
+resumed_equals_one() {
+  local name=$1 k=$2 what=$3
+  sed 's/"seed": 7 }/"seed": 7, "checkpoint_every": 130 }/' "$tmp/$name.json" > "$tmp/$name-ckpt.json"
+  "${launcher[@]}" -np "$k" "$clmc" run "$tmp/$name-ckpt.json" --out "$tmp/$name-ckpt" --quiet || fail "$what checkpointed under $k ranks"
+  cp -r "$tmp/$name-ckpt" "$tmp/$name-resumed" && rm "$tmp/$name-resumed/result.json" "$tmp/$name-resumed/series.csv"
+  "${launcher[@]}" -np "$k" "$clmc" run --resume "$tmp/$name-resumed" --quiet 2>"$tmp/$name-resume.err" ||
+    { cat "$tmp/$name-resume.err"; fail "$what resume under $k ranks"; }
+  cmp -s "$tmp/$name-one/series.csv" "$tmp/$name-resumed/series.csv" &&
+    [ "$(observables "$tmp/$name-one/result.json")" = "$(observables "$tmp/$name-resumed/result.json")" ] &&
+    echo "ok: $what under $k ranks resumed from its last checkpoints equals the single-process run" ||
+    fail "$what resumed under $k ranks differs"
+}
+resumed_equals_one ea 2 "EA"
+resumed_equals_one eapt 3 "EA tempering"
 
 python3 - "$tmp/eapt-one/result.json" "$tmp/eapt-two/result.json" <<'PY' || fail "tempering statistics under 3 ranks"
 import json, sys
@@ -151,14 +159,6 @@ assert one == many, (one, many)
 print(f"ok: EA tempering under 3 ranks: acceptance {one['acceptance']}, {one['round_trips']} round trips, "
       f"final map of {len(one['final_configuration_at_temperature'])} configurations as one process")
 PY
-sed 's/"seed": 7 }/"seed": 7, "checkpoint_every": 130 }/' "$tmp/eapt.json" > "$tmp/eapt-ckpt.json"
-"${launcher[@]}" -np 3 "$clmc" run "$tmp/eapt-ckpt.json" --out "$tmp/eapt-ckpt" --quiet || fail "EA tempering checkpointed under 3 ranks"
-cp -r "$tmp/eapt-ckpt" "$tmp/eapt-resumed" && rm "$tmp/eapt-resumed/result.json" "$tmp/eapt-resumed/series.csv"
-"${launcher[@]}" -np 3 "$clmc" run --resume "$tmp/eapt-resumed" --quiet 2>"$tmp/eapt-resume.err" || { cat "$tmp/eapt-resume.err"; fail "EA tempering resume under 3 ranks"; }
-cmp -s "$tmp/eapt-one/series.csv" "$tmp/eapt-resumed/series.csv" &&
-  [ "$(observables "$tmp/eapt-one/result.json")" = "$(observables "$tmp/eapt-resumed/result.json")" ] &&
-  echo "ok: EA tempering under 3 ranks resumed from its last checkpoints equals the single-process run" ||
-  fail "EA tempering resumed under 3 ranks differs"
 
 # Interrupted (SIGTERM to the launcher, forwarded to every rank) and resumed.
 long=$tmp/long.json
