@@ -1,0 +1,193 @@
+/* ensemble.type "multicanonical" and "wang_landau" for the Edwards-Anderson
+ * spin glass (ea_ising, naive layout): one density of states per disorder
+ * realization.  2D L = 4 with +-J couplings, 2 realizations: each
+ * realization's ln g(E) against the exact one, enumerated here over the 2^16
+ * states with the couplings the run uses (clmc_ea_coupling with the run's
+ * seed, as every ea_ising run draws them), within 4 standard errors at every
+ * energy (exactly the energies with states present), the reweighted energy
+ * at two betas against the exact canonical value, the disorder average the
+ * mean of the realizations; Wang-Landau against the same exact values and
+ * agreeing with multicanonical realization by realization; keys that do not
+ * apply exit 2 naming the key. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "models/disorder.h"
+#include "physics.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+#define EDGE 4
+#define SITES (EDGE * EDGE)
+#define BONDS (2 * SITES)
+#define SEED 8
+#define REALIZATIONS 2
+
+/* Exact density of states of realization r: count [(E + BONDS) / 2] for the
+ * 2^SITES states (sites row-major, x fastest; bond d of a site to its +d
+ * neighbour, periodic). */
+static void exact_counts(unsigned r, uint64_t count[BONDS + 1])
+{
+    int j[SITES][2], up[SITES][2];
+    for (int site = 0; site < SITES; site++) {
+        int x = site % EDGE, y = site / EDGE;
+        up[site][0] = y * EDGE + (x + 1) % EDGE;
+        up[site][1] = ((y + 1) % EDGE) * EDGE + x;
+        for (int d = 0; d < 2; d++) j[site][d] = (int)clmc_ea_coupling(CLMC_EA_BIMODAL, SEED, r, (uint32_t)site, (unsigned)d);
+    }
+    memset(count, 0, (BONDS + 1) * sizeof *count);
+    for (uint32_t state = 0; state < (1u << SITES); state++) {
+        int e = 0;
+        for (int site = 0; site < SITES; site++)
+            for (int d = 0; d < 2; d++) {
+                int a = (state >> site) & 1 ? 1 : -1, b = (state >> up[site][d]) & 1 ? 1 : -1;
+                e -= j[site][d] * a * b;
+            }
+        count[(e + BONDS) / 2]++;
+    }
+    uint64_t total = 0;
+    for (int i = 0; i <= BONDS; i++) total += count[i];
+    cr_assert_eq(total, (uint64_t)1 << SITES, "the counts sum to 2^N");
+}
+
+/* Exact <E>/N at beta from the counts. */
+static double exact_energy(const uint64_t count[BONDS + 1], double beta)
+{
+    double z = 0, sum = 0;
+    for (int i = 0; i <= BONDS; i++) {
+        if (!count[i]) continue;
+        int e = 2 * i - BONDS;
+        double weight = (double)count[i] * exp(-beta * (e + BONDS)); /* shifted: no overflow */
+        z += weight;
+        sum += weight * e;
+    }
+    return sum / z / SITES;
+}
+
+static const cJSON *item(const cJSON *object, const char *a, const char *b)
+{
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(object, a), b);
+}
+
+/* Every realization of `result` against its exact density of states and energies. */
+static void expect_matches_exact(const cJSON *result, const char *method)
+{
+    const cJSON *list = item(result, "density_of_states", "realizations");
+    const cJSON *observables = item(result, "observables", "realizations");
+    cr_assert_eq(cJSON_GetArraySize(list), REALIZATIONS, "%s: one density of states per realization", method);
+    cr_assert_eq(cJSON_GetArraySize(observables), REALIZATIONS, "%s: observables per realization", method);
+    for (unsigned r = 0; r < REALIZATIONS; r++) {
+        uint64_t count[BONDS + 1];
+        exact_counts(r, count);
+        const cJSON *dos = cJSON_GetArrayItem(list, (int)r);
+        cr_expect_eq(cJSON_GetObjectItem(dos, "realization")->valueint, (int)r);
+        const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
+                    *error = cJSON_GetObjectItem(dos, "error");
+        int n = 0, k = 0;
+        for (int i = 0; i <= BONDS; i++) n += count[i] > 0;
+        cr_assert_eq(cJSON_GetArraySize(energies), n, "%s realization %u: %d energies, exactly %d have states", method,
+                     r, cJSON_GetArraySize(energies), n);
+        double worst = 0, norm = 0;
+        int worst_energy = 0;
+        for (int i = 0; i <= BONDS; i++) {
+            if (!count[i]) continue;
+            int e = cJSON_GetArrayItem(energies, k)->valueint;
+            cr_assert_eq(e, 2 * i - BONDS, "%s realization %u: energy %d is %d, exactly %d", method, r, k, e,
+                         2 * i - BONDS);
+            char what[96];
+            snprintf(what, sizeof what, "%s realization %u ln g(%d)", method, r, e);
+            double g = cJSON_GetArrayItem(ln_g, k)->valuedouble;
+            norm += exp(g);
+            double z = physics_compare(what, g, cJSON_GetArrayItem(error, k)->valuedouble, log((double)count[i]));
+            if (z > worst) worst = z, worst_energy = e;
+            cr_expect_lt(z, TOLERANCE_SIGMA, "%s", what);
+            k++;
+        }
+        printf("%s realization %u: %d energies from %d to %d, largest |z| of ln g %.2f at E = %d; sum of g %.6g "
+               "(2^N = %d)\n", method, r, n, cJSON_GetArrayItem(energies, 0)->valueint,
+               cJSON_GetArrayItem(energies, n - 1)->valueint, worst, worst_energy, norm, 1 << SITES);
+        cr_expect_lt(fabs(norm / (1 << SITES) - 1), 1e-9, "sum of g = 2^N");
+        const cJSON *entry;
+        cJSON_ArrayForEach(entry, cJSON_GetObjectItem(cJSON_GetArrayItem(observables, (int)r), "temperatures"))
+        {
+            double beta = cJSON_GetObjectItem(entry, "beta")->valuedouble;
+            char what[96];
+            snprintf(what, sizeof what, "%s realization %u beta=%g energy", method, r, beta);
+            double z = physics_compare(what, item(entry, "energy", "mean")->valuedouble,
+                                       item(entry, "energy", "error")->valuedouble, exact_energy(count, beta));
+            cr_expect_lt(z, TOLERANCE_SIGMA, "%s", what);
+        }
+    }
+    /* The disorder average: the realizations' mean. */
+    const cJSON *average;
+    int t = 0;
+    cJSON_ArrayForEach(average, item(result, "observables", "temperatures"))
+    {
+        double sum = 0;
+        for (unsigned r = 0; r < REALIZATIONS; r++)
+            sum += item(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(observables, (int)r), "temperatures"), t),
+                        "energy", "mean")->valuedouble;
+        cr_expect_lt(fabs(item(average, "energy", "mean")->valuedouble - sum / REALIZATIONS), 1e-12,
+                     "%s: disorder-averaged energy", method);
+        cr_expect_eq(cJSON_GetObjectItem(average, "realizations")->valueint, REALIZATIONS);
+        t++;
+    }
+    cr_expect_eq(t, 2, "%s: two betas averaged", method);
+}
+
+/* ln g of the two results agree within 4 combined standard errors in every realization. */
+static void expect_agree(const cJSON *a, const cJSON *b, const char *what)
+{
+    double worst = 0;
+    for (int r = 0; r < REALIZATIONS; r++) {
+        const cJSON *da = cJSON_GetArrayItem(item(a, "density_of_states", "realizations"), r);
+        const cJSON *db = cJSON_GetArrayItem(item(b, "density_of_states", "realizations"), r);
+        int n = cJSON_GetArraySize(cJSON_GetObjectItem(da, "energies"));
+        cr_assert_eq(n, cJSON_GetArraySize(cJSON_GetObjectItem(db, "energies")), "%s: as many energies", what);
+        for (int i = 0; i < n; i++) {
+            cr_expect_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(da, "energies"), i)->valueint,
+                         cJSON_GetArrayItem(cJSON_GetObjectItem(db, "energies"), i)->valueint);
+            double ga = cJSON_GetArrayItem(cJSON_GetObjectItem(da, "ln_g"), i)->valuedouble;
+            double gb = cJSON_GetArrayItem(cJSON_GetObjectItem(db, "ln_g"), i)->valuedouble;
+            double ea = cJSON_GetArrayItem(cJSON_GetObjectItem(da, "error"), i)->valuedouble;
+            double eb = cJSON_GetArrayItem(cJSON_GetObjectItem(db, "error"), i)->valuedouble;
+            double z = fabs(ga - gb) / sqrt(ea * ea + eb * eb);
+            worst = fmax(worst, z);
+            cr_expect_lt(z, TOLERANCE_SIGMA, "%s: realization %d energy %d: %.4f +- %.4f vs %.4f +- %.4f", what, r,
+                         i, ga, ea, gb, eb);
+        }
+    }
+    printf("%s: largest |z| %.2f\n", what, worst);
+}
+
+#define EA_PRESET(type, extra, seed_text)                                                                            \
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 4, \"realizations\": 2}, \"ensemble\": {\"type\": \""    \
+    type "\", \"betas\": [0.5, 1.0], \"walkers\": 64" extra "}, \"run\": {\"thermalization\": 100, \"sweeps\": 2000," \
+    " \"seed\": " seed_text "}}"
+
+Test(muca_ea, ea2d_L4_two_realizations_muca_and_wang_landau_match_exact_enumeration_and_agree, .timeout = 600)
+{
+    cJSON *muca = physics_run(EA_PRESET("multicanonical", ", \"flatness\": 0.5, \"iteration_sweeps\": 100", "8"),
+                              "muca-ea-L4");
+    expect_matches_exact(muca, "multicanonical");
+    cJSON *wl = physics_run(EA_PRESET("wang_landau", ", \"final_ln_f\": 1e-3", "8"), "wl-ea-L4");
+    expect_matches_exact(wl, "wang_landau");
+    expect_agree(muca, wl, "EA L=4 multicanonical vs wang_landau ln g");
+    cJSON_Delete(muca);
+    cJSON_Delete(wl);
+}
+
+#define EA_WITH(model, algorithm)                                                                                    \
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 4" model "}, \"algorithm\": {\"type\": \"metropolis\""  \
+    algorithm "}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.5]}, \"run\": {\"sweeps\": 10}}"
+
+Test(muca_ea, keys_that_do_not_apply_exit_2_naming_the_key)
+{
+    expect_input_error(EA_WITH(", \"realizations\": 64", ", \"layout\": \"msc\""), "muca-ea-msc", "algorithm.layout");
+    expect_input_error(EA_WITH(", \"couplings\": \"gaussian\"", ""), "muca-ea-gaussian", "model.couplings");
+    expect_input_error(EA_WITH("", ", \"shared_randoms\": true"), "muca-ea-shared", "algorithm.shared_randoms");
+    expect_input_error(EA_WITH(", \"start\": \"ordered\"", ""), "muca-ea-ordered", "model.start");
+}
