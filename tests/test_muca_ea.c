@@ -7,8 +7,9 @@
  * energy (exactly the energies with states present), the reweighted energy
  * at two betas against the exact canonical value, the disorder average the
  * mean of the realizations; Wang-Landau against the same exact values and
- * agreeing with multicanonical realization by realization; keys that do not
- * apply exit 2 naming the key. */
+ * agreeing with multicanonical realization by realization, and in 3
+ * windows; 3D L = 4: the energies' residue mod 4 and g(E) = g(-E); keys that
+ * do not apply exit 2 naming the key. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -178,6 +179,65 @@ Test(muca_ea, ea2d_L4_two_realizations_muca_and_wang_landau_match_exact_enumerat
     expect_agree(muca, wl, "EA L=4 multicanonical vs wang_landau ln g");
     cJSON_Delete(muca);
     cJSON_Delete(wl);
+}
+
+/* Wang-Landau in 3 windows of 16 walkers with replica exchange: the window
+ * exchanges of each realization draw their own random numbers, the windows
+ * cover bins no realization reaches (beyond its ground state). */
+Test(muca_ea, ea2d_L4_wang_landau_windows_match_exact_enumeration, .timeout = 600)
+{
+    cJSON *windowed = physics_run(EA_PRESET("wang_landau", ", \"windows\": 3, \"walkers_per_window\": 16, "
+                                            "\"final_ln_f\": 1e-3", "8"),
+                                  "wl-windows-ea-L4");
+    expect_matches_exact(windowed, "wang_landau 3 windows");
+    for (int r = 0; r < REALIZATIONS; r++) {
+        const cJSON *report =
+            cJSON_GetObjectItem(cJSON_GetArrayItem(item(windowed, "density_of_states", "realizations"), r), "wang_landau");
+        const cJSON *acceptance = cJSON_GetObjectItem(report, "exchange_acceptance");
+        cr_assert_eq(cJSON_GetArraySize(acceptance), 2, "exchange acceptance of the 2 window pairs");
+        for (int k = 0; k < 2; k++) {
+            double a = cJSON_GetArrayItem(acceptance, k)->valuedouble;
+            printf("realization %d windows %d-%d: exchange acceptance %.3f\n", r, k, k + 1, a);
+            cr_expect(a > 0 && a <= 1, "realization %d windows %d-%d exchange: acceptance %g", r, k, k + 1, a);
+        }
+    }
+    cJSON_Delete(windowed);
+}
+
+/* 3D L = 4 (no enumeration: 2^64 states): every energy visited has the
+ * residue of the all-up energy -sum J mod 4 (a flip changes H by a multiple
+ * of 4), ln g(E) = ln g(-E) within 4 combined standard errors (the
+ * sublattice flip of the bipartite torus), the sum of g = 2^N. */
+Test(muca_ea, ea3d_L4_energies_residue_and_symmetry, .timeout = 600)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"ensemble\": "
+                                "{\"type\": \"multicanonical\", \"betas\": [1.0], \"walkers\": 64}, \"run\": "
+                                "{\"thermalization\": 100, \"sweeps\": 1000, \"seed\": 3}}",
+                                "muca-ea3d-L4");
+    int all_up = 0;
+    for (uint32_t site = 0; site < 64; site++)
+        for (unsigned d = 0; d < 3; d++) all_up -= (int)clmc_ea_coupling(CLMC_EA_BIMODAL, 3, 0, site, d);
+    const cJSON *dos = cJSON_GetArrayItem(item(result, "density_of_states", "realizations"), 0);
+    const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
+                *error = cJSON_GetObjectItem(dos, "error");
+    int n = cJSON_GetArraySize(energies);
+    cr_assert_gt(n, 2);
+    double worst = 0, sum = 0;
+    for (int i = 0; i < n; i++) {
+        int e = cJSON_GetArrayItem(energies, i)->valueint;
+        cr_expect_eq(((e - all_up) % 4 + 4) % 4, 0, "energy %d: not %d mod 4", e, all_up);
+        cr_expect_eq(e, -cJSON_GetArrayItem(energies, n - 1 - i)->valueint, "energies symmetric");
+        double a = cJSON_GetArrayItem(ln_g, i)->valuedouble, b = cJSON_GetArrayItem(ln_g, n - 1 - i)->valuedouble;
+        double ea = cJSON_GetArrayItem(error, i)->valuedouble, eb = cJSON_GetArrayItem(error, n - 1 - i)->valuedouble;
+        worst = fmax(worst, fabs(a - b) / sqrt(ea * ea + eb * eb));
+        sum += exp(a - 64 * log(2.0));
+    }
+    printf("multicanonical EA 3D L=4: %d energies %d .. %d (all-up energy %d), largest |z| of ln g(E) - ln g(-E) %.2f, "
+           "sum of g / 2^N - 1 = %.1e\n", n, cJSON_GetArrayItem(energies, 0)->valueint,
+           cJSON_GetArrayItem(energies, n - 1)->valueint, all_up, worst, sum - 1);
+    cr_expect_lt(worst, TOLERANCE_SIGMA);
+    cr_expect_lt(fabs(sum - 1), 1e-9);
+    cJSON_Delete(result);
 }
 
 #define EA_WITH(model, algorithm)                                                                                    \
