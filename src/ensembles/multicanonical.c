@@ -6,11 +6,16 @@
  * ensemble.iteration_sweeps sweeps; the histogram H of all updates gives
  * ln W(E) -= ln H(E) on the energies visited; they end when H is flat
  * (min H >= flatness * mean H over every energy visited so far, none new,
- * the model's lowest and highest energies among them).  Production with the
+ * the model's lowest and highest energies among them unless the model has
+ * edges_unknown, whose unvisited energies take the weight of their nearest
+ * visited neighbour).  Production with the
  * weights fixed: run.thermalization sweeps, then run.sweeps sweeps filling
  * the histograms of BLOCKS blocks of walkers (walker w in block w % BLOCKS):
  * ln g(E) = ln H(E) - ln W(E), normalised to the number of states, and the
- * canonical averages at ensemble.betas, with jackknife errors over blocks. */
+ * canonical averages at ensemble.betas, with jackknife errors over blocks.
+ * A model with units (the EA spin glass's realizations) runs all of this once
+ * per unit, one after another (muca_start), and reports each unit and the
+ * average over units. */
 #include "ensemble.h"
 
 #include <math.h>

@@ -286,6 +286,13 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g
     if (status == CLMC_OK && windows > 1) {
         double *joined = s.stage; /* reused */
         status = join_windows(&s, joined, report);
+        if (status == CLMC_OK && m->model.edges_unknown) { /* the production's weights of energies not seen */
+            for (unsigned i = 0; i < bins; i++) {
+                seen[i] = 0;
+                for (unsigned k = 0; k < windows; k++) seen[i] |= s.seen[(size_t)k * bins + i];
+            }
+            muca_fill_unseen(joined, seen, bins);
+        }
         for (unsigned i = 0; status == CLMC_OK && i < bins; i++) weights[i] = -joined[i];
         if (status == CLMC_OK) status = muca_set_weights(m, weights, scratch);
     }
