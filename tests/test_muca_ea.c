@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ensembles/density_walkers.h"
 #include "models/disorder.h"
 #include "physics.h"
 #include "testenv.h"
@@ -30,14 +31,14 @@
 /* Exact density of states of realization r: count [(E + BONDS) / 2] for the
  * 2^SITES states (sites row-major, x fastest; bond d of a site to its +d
  * neighbour, periodic). */
-static void exact_counts(unsigned r, uint64_t count[BONDS + 1])
+static void exact_counts(clmc_ea_couplings kind, unsigned r, uint64_t count[BONDS + 1])
 {
     int j[SITES][2], up[SITES][2];
     for (int site = 0; site < SITES; site++) {
         int x = site % EDGE, y = site / EDGE;
         up[site][0] = y * EDGE + (x + 1) % EDGE;
         up[site][1] = ((y + 1) % EDGE) * EDGE + x;
-        for (int d = 0; d < 2; d++) j[site][d] = (int)clmc_ea_coupling(CLMC_EA_BIMODAL, SEED, r, (uint32_t)site, (unsigned)d);
+        for (int d = 0; d < 2; d++) j[site][d] = (int)clmc_ea_coupling(kind, SEED, r, (uint32_t)site, (unsigned)d);
     }
     memset(count, 0, (BONDS + 1) * sizeof *count);
     for (uint32_t state = 0; state < (1u << SITES); state++) {
@@ -74,15 +75,15 @@ static const cJSON *item(const cJSON *object, const char *a, const char *b)
 }
 
 /* Every realization of `result` against its exact density of states and energies. */
-static void expect_matches_exact(const cJSON *result, const char *method)
+static void expect_matches_exact(const cJSON *result, clmc_ea_couplings kind, int realizations, const char *method)
 {
     const cJSON *list = item(result, "density_of_states", "realizations");
     const cJSON *observables = item(result, "observables", "realizations");
-    cr_assert_eq(cJSON_GetArraySize(list), REALIZATIONS, "%s: one density of states per realization", method);
-    cr_assert_eq(cJSON_GetArraySize(observables), REALIZATIONS, "%s: observables per realization", method);
-    for (unsigned r = 0; r < REALIZATIONS; r++) {
+    cr_assert_eq(cJSON_GetArraySize(list), realizations, "%s: one density of states per realization", method);
+    cr_assert_eq(cJSON_GetArraySize(observables), realizations, "%s: observables per realization", method);
+    for (unsigned r = 0; r < (unsigned)realizations; r++) {
         uint64_t count[BONDS + 1];
-        exact_counts(r, count);
+        exact_counts(kind, r, count);
         const cJSON *dos = cJSON_GetArrayItem(list, (int)r);
         cr_expect_eq(cJSON_GetObjectItem(dos, "realization")->valueint, (int)r);
         const cJSON *energies = cJSON_GetObjectItem(dos, "energies"), *ln_g = cJSON_GetObjectItem(dos, "ln_g"),
@@ -128,12 +129,12 @@ static void expect_matches_exact(const cJSON *result, const char *method)
     cJSON_ArrayForEach(average, item(result, "observables", "temperatures"))
     {
         double sum = 0;
-        for (unsigned r = 0; r < REALIZATIONS; r++)
-            sum += item(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(observables, (int)r), "temperatures"), t),
+        for (int r = 0; r < realizations; r++)
+            sum += item(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(observables, r), "temperatures"), t),
                         "energy", "mean")->valuedouble;
-        cr_expect_lt(fabs(item(average, "energy", "mean")->valuedouble - sum / REALIZATIONS), 1e-12,
+        cr_expect_lt(fabs(item(average, "energy", "mean")->valuedouble - sum / realizations), 1e-12,
                      "%s: disorder-averaged energy", method);
-        cr_expect_eq(cJSON_GetObjectItem(average, "realizations")->valueint, REALIZATIONS);
+        cr_expect_eq(cJSON_GetObjectItem(average, "realizations")->valueint, realizations);
         t++;
     }
     cr_expect_eq(t, 2, "%s: two betas averaged", method);
@@ -173,9 +174,9 @@ Test(muca_ea, ea2d_L4_two_realizations_muca_and_wang_landau_match_exact_enumerat
 {
     cJSON *muca = physics_run(EA_PRESET("multicanonical", ", \"flatness\": 0.5, \"iteration_sweeps\": 100", "8"),
                               "muca-ea-L4");
-    expect_matches_exact(muca, "multicanonical");
+    expect_matches_exact(muca, CLMC_EA_BIMODAL, REALIZATIONS, "multicanonical");
     cJSON *wl = physics_run(EA_PRESET("wang_landau", ", \"final_ln_f\": 1e-3", "8"), "wl-ea-L4");
-    expect_matches_exact(wl, "wang_landau");
+    expect_matches_exact(wl, CLMC_EA_BIMODAL, REALIZATIONS, "wang_landau");
     expect_agree(muca, wl, "EA L=4 multicanonical vs wang_landau ln g");
     cJSON_Delete(muca);
     cJSON_Delete(wl);
@@ -189,7 +190,7 @@ Test(muca_ea, ea2d_L4_wang_landau_windows_match_exact_enumeration, .timeout = 60
     cJSON *windowed = physics_run(EA_PRESET("wang_landau", ", \"windows\": 3, \"walkers_per_window\": 16, "
                                             "\"final_ln_f\": 1e-3", "8"),
                                   "wl-windows-ea-L4");
-    expect_matches_exact(windowed, "wang_landau 3 windows");
+    expect_matches_exact(windowed, CLMC_EA_BIMODAL, REALIZATIONS, "wang_landau 3 windows");
     for (int r = 0; r < REALIZATIONS; r++) {
         const cJSON *report =
             cJSON_GetObjectItem(cJSON_GetArrayItem(item(windowed, "density_of_states", "realizations"), r), "wang_landau");
@@ -238,6 +239,36 @@ Test(muca_ea, ea3d_L4_energies_residue_and_symmetry, .timeout = 600)
     cr_expect_lt(worst, TOLERANCE_SIGMA);
     cr_expect_lt(fabs(sum - 1), 1e-9);
     cJSON_Delete(result);
+}
+
+/* Uniform couplings (the ferromagnet): the extreme bins -2N and 2N are then
+ * reached (the two ground states, and their sublattice-flipped mirrors),
+ * the flatness test without them still converges, and ln g is the 2D Ising
+ * one of L = 4. */
+Test(muca_ea, ea2d_L4_uniform_couplings_match_the_ising_density_of_states, .timeout = 600)
+{
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 4, \"couplings\": "
+                                "\"uniform\"}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.3, 0.6], "
+                                "\"walkers\": 64}, \"run\": {\"thermalization\": 100, \"sweeps\": 2000, \"seed\": 8}}",
+                                "muca-ea-uniform-L4");
+    expect_matches_exact(result, CLMC_EA_UNIFORM, 1, "multicanonical uniform couplings");
+    cJSON_Delete(result);
+}
+
+/* muca_fill_unseen (density_walkers.c): energies not yet visited take their
+ * nearest visited neighbour's weight (below; the lowest visited one beneath
+ * it), visited ones keep theirs, nothing visited leaves all alone. */
+Test(muca_ea, unseen_bins_take_the_nearest_seen_weight)
+{
+    double values[7] = {0, 0, -3, 0, -5, -7, 0};
+    const unsigned char seen[7] = {0, 0, 1, 0, 1, 1, 0};
+    muca_fill_unseen(values, seen, 7);
+    const double expected[7] = {-3, -3, -3, -3, -5, -7, -7};
+    for (int i = 0; i < 7; i++) cr_expect_eq(values[i], expected[i], "bin %d: %g, expected %g", i, values[i], expected[i]);
+    double untouched[3] = {1, 2, 3};
+    const unsigned char none[3] = {0, 0, 0};
+    muca_fill_unseen(untouched, none, 3);
+    cr_expect(untouched[0] == 1 && untouched[1] == 2 && untouched[2] == 3, "nothing seen: unchanged");
 }
 
 #define EA_WITH(model, algorithm)                                                                                    \
