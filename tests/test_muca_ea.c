@@ -7,13 +7,16 @@
  * energy (exactly the energies with states present), the reweighted energy
  * at two betas against the exact canonical value, the disorder average the
  * mean of the realizations; Wang-Landau against the same exact values and
- * agreeing with multicanonical realization by realization, and in 3
- * windows; 3D L = 4: the energies' residue mod 4 and g(E) = g(-E); keys that
- * do not apply exit 2 naming the key. */
+ * agreeing with multicanonical realization by realization, realization 0
+ * run alone bit-identical to realization 0 of 2, Wang-Landau in 3
+ * windows; uniform couplings against the Ising g(E); 3D L = 4: the
+ * energies' residue mod 4 and g(E) = g(-E); the weights of unvisited
+ * energies; keys that do not apply exit 2 naming the key. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ensembles/density_walkers.h"
@@ -178,6 +181,24 @@ Test(muca_ea, ea2d_L4_two_realizations_muca_and_wang_landau_match_exact_enumerat
     cJSON *wl = physics_run(EA_PRESET("wang_landau", ", \"final_ln_f\": 1e-3", "8"), "wl-ea-L4");
     expect_matches_exact(wl, CLMC_EA_BIMODAL, REALIZATIONS, "wang_landau");
     expect_agree(muca, wl, "EA L=4 multicanonical vs wang_landau ln g");
+    /* Realization 0 alone: the same numbers bit for bit (a realization's
+     * couplings and random numbers do not depend on model.realizations). */
+    cJSON *alone = physics_run("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 4, \"realizations\": 1}, "
+                               "\"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.5, 1.0], \"walkers\": 64, "
+                               "\"flatness\": 0.5, \"iteration_sweeps\": 100}, \"run\": {\"thermalization\": 100, "
+                               "\"sweeps\": 2000, \"seed\": 8}}",
+                               "muca-ea-L4-alone");
+    const cJSON *first = cJSON_GetArrayItem(item(muca, "density_of_states", "realizations"), 0);
+    const cJSON *single = cJSON_GetArrayItem(item(alone, "density_of_states", "realizations"), 0);
+    const char *fields[] = {"energies", "ln_g", "error"};
+    for (int f = 0; f < 3; f++) {
+        char *a = cJSON_PrintUnformatted(cJSON_GetObjectItem(first, fields[f]));
+        char *b = cJSON_PrintUnformatted(cJSON_GetObjectItem(single, fields[f]));
+        cr_expect_str_eq(a, b, "realization 0 %s: alone %s, of 2 %s", fields[f], b, a);
+        free(a);
+        free(b);
+    }
+    cJSON_Delete(alone);
     cJSON_Delete(muca);
     cJSON_Delete(wl);
 }
