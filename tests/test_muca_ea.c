@@ -213,8 +213,8 @@ Test(muca_ea, ea2d_L4_wang_landau_windows_match_exact_enumeration, .timeout = 60
                                   "wl-windows-ea-L4");
     expect_matches_exact(windowed, CLMC_EA_BIMODAL, REALIZATIONS, "wang_landau 3 windows");
     for (int r = 0; r < REALIZATIONS; r++) {
-        const cJSON *report =
-            cJSON_GetObjectItem(cJSON_GetArrayItem(item(windowed, "density_of_states", "realizations"), r), "wang_landau");
+        const cJSON *unit = cJSON_GetArrayItem(item(windowed, "density_of_states", "realizations"), r);
+        const cJSON *report = cJSON_GetObjectItem(unit, "wang_landau");
         const cJSON *acceptance = cJSON_GetObjectItem(report, "exchange_acceptance");
         cr_assert_eq(cJSON_GetArraySize(acceptance), 2, "exchange acceptance of the 2 window pairs");
         for (int k = 0; k < 2; k++) {
@@ -285,7 +285,8 @@ Test(muca_ea, unseen_bins_take_the_nearest_seen_weight)
     const unsigned char seen[7] = {0, 0, 1, 0, 1, 1, 0};
     muca_fill_unseen(values, seen, 7);
     const double expected[7] = {-3, -3, -3, -3, -5, -7, -7};
-    for (int i = 0; i < 7; i++) cr_expect_eq(values[i], expected[i], "bin %d: %g, expected %g", i, values[i], expected[i]);
+    for (int i = 0; i < 7; i++)
+        cr_expect_eq(values[i], expected[i], "bin %d: %g, expected %g", i, values[i], expected[i]);
     double untouched[3] = {1, 2, 3};
     const unsigned char none[3] = {0, 0, 0};
     muca_fill_unseen(untouched, none, 3);

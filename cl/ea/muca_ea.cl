@@ -37,7 +37,8 @@ inline int ea_field(global const char *spins, global const char *couplings, uint
 inline void ea_walker_start(global char *spins, uint w, clmc_philox_key key, uint unit)
 {
     for (uint i = 0; i < N_SITES; i += 4) {
-        clmc_philox_ctr r = clmc_random4(key, unit * N_WALKERS + w, 0, i / 4, CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 1));
+        clmc_philox_ctr r =
+            clmc_random4(key, unit * N_WALKERS + w, 0, i / 4, CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 1));
         for (uint q = 0; q < 4 && i + q < N_SITES; q++)
             spins[(size_t)(i + q) * N_WALKERS + w] = (r.v[q] >> 31) ? 1 : -1;
     }
