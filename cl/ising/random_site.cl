@@ -17,7 +17,7 @@
  * the shared sequence.
  *
  * Defines: DIM, EDGE, CONFIGS, ATTEMPTS, SHARED_SITES (0|1), HEATBATH (0|1),
- * RS_WG (copies kernel), CLMC_FIRST_SYSTEM (if not 0). */
+ * RS_WG and RS_LOCAL (0|1) (copies kernel), CLMC_FIRST_SYSTEM (if not 0). */
 #include "common/philox.h"
 
 /* Purposes of this file's streams (after the list in common/philox.h). */
@@ -30,6 +30,9 @@
 #else
 #define SITES ((uint)EDGE * EDGE * EDGE)
 #define NEIGHBOURS 6
+#endif
+#ifndef RS_LOCAL
+#define RS_LOCAL 0
 #endif
 #define THRESHOLD_STRIDE 8 /* per configuration: one threshold per count of aligned neighbours */
 
@@ -45,21 +48,31 @@ inline uint pick_site(uint r)
     return mul_hi(r, SITES);
 }
 
-/* Neighbours of `site` in configuration storage with stride `stride` between
- * sites (1 config-major, CONFIGS copy-minor). */
-inline int neighbour_sum(__global const char *spins, uint site, uint stride)
+/* The NEIGHBOURS sites next to `site` (periodic). */
+inline void neighbour_sites(uint site, uint *next)
 {
     uint x = site % EDGE, row = site / EDGE, y = row % EDGE, z = row / EDGE;
     uint left = x == 0 ? EDGE - 1 : x - 1, right = x == EDGE - 1 ? 0 : x + 1;
     uint down = y == 0 ? EDGE - 1 : y - 1, up = y == EDGE - 1 ? 0 : y + 1;
-    int field = spins[(size_t)(left + EDGE * row) * stride] + spins[(size_t)(right + EDGE * row) * stride]
-              + spins[(size_t)(x + EDGE * (down + EDGE * z)) * stride]
-              + spins[(size_t)(x + EDGE * (up + EDGE * z)) * stride];
+    next[0] = left + EDGE * row;
+    next[1] = right + EDGE * row;
+    next[2] = x + EDGE * (down + EDGE * z);
+    next[3] = x + EDGE * (up + EDGE * z);
 #if DIM == 3
     uint back = z == 0 ? EDGE - 1 : z - 1, front = z == EDGE - 1 ? 0 : z + 1;
-    field += spins[(size_t)(x + EDGE * (y + EDGE * back)) * stride]
-           + spins[(size_t)(x + EDGE * (y + EDGE * front)) * stride];
+    next[4] = x + EDGE * (y + EDGE * back);
+    next[5] = x + EDGE * (y + EDGE * front);
 #endif
+}
+
+/* Neighbours of `site` in configuration storage with stride `stride` between
+ * sites (1 config-major, CONFIGS copy-minor). */
+inline int neighbour_sum(__global const char *spins, uint site, uint stride)
+{
+    uint next[NEIGHBOURS];
+    neighbour_sites(site, next);
+    int field = 0;
+    for (uint i = 0; i < NEIGHBOURS; i++) field += spins[(size_t)next[i] * stride];
     return field;
 }
 
@@ -106,13 +119,39 @@ __kernel void rsite_sequential(__global char *spins, uint seed_lo, uint seed_hi,
     }
 }
 
+#if RS_LOCAL
+/* Packed copies (RS_LOCAL): bit `lane` of word `site` is the spin (1 up) of
+ * copy `lane` of the work-group's block of 32.  The number of aligned
+ * neighbours of that copy's spin at `site`, as attempt() counts them. */
+inline uint packed_aligned(__local const uint *lattice, uint site, uint lane)
+{
+    uint next[NEIGHBOURS];
+    neighbour_sites(site, next);
+    uint own = lattice[site], differ = 0;
+    for (uint i = 0; i < NEIGHBOURS; i++) differ += ((lattice[next[i]] ^ own) >> lane) & 1u;
+    return NEIGHBOURS - differ;
+}
+#endif
+
 /* Many copies, one shared site sequence: the work-group draws a batch of
  * 4 RS_WG site picks into local memory (one draw per work-item), then every
- * work-item applies them in order to its own configuration, copies of a site
- * adjacent in memory. */
+ * work-item applies them in order to its own configuration.
+ * RS_LOCAL 0: spins as bytes in global memory, copies of a site adjacent
+ * (site-major, copy-minor), a work-group per block of RS_WG copies.
+ * RS_LOCAL 1 (RS_WG 32): the block's 32 copies packed one bit each into a
+ * word per site (global: word block SITES + site), held in local memory for
+ * the whole launch: loaded at the start, stored at the end.  Benign race:
+ * work-item `lane` reads whole words while other work-items atomic_xor their
+ * own bits of the same words; it uses only its own bit, which only it
+ * changes, so what it reads of it is its own last write (program order). */
 __kernel __attribute__((reqd_work_group_size(RS_WG, 1, 1)))
+#if RS_LOCAL
+void rsite_copies(__global uint *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
+                  __global const uint *thresholds)
+#else
 void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
                   __global const uint *thresholds)
+#endif
 {
     __local uint picks[4 * RS_WG];
     uint config = get_global_id(0), lid = get_local_id(0);
@@ -121,7 +160,13 @@ void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo
     load_thresholds(thresholds, active ? config : 0, threshold);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+#if RS_LOCAL
+    __local uint lattice[SITES];
+    __global uint *block = spins + (size_t)get_group_id(0) * SITES;
+    for (uint site = lid; site < SITES; site += RS_WG) lattice[site] = block[site];
+#else
     __global char *mine = spins + config;
+#endif
     for (uint batch = 0; batch < ATTEMPTS; batch += 4 * RS_WG) {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (batch + 4 * lid < ATTEMPTS) {
@@ -133,11 +178,43 @@ void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo
         uint end = ATTEMPTS - batch < 4 * RS_WG ? ATTEMPTS - batch : 4 * RS_WG;
         for (uint a = 0; a < end; a += 4) {
             clmc_philox_ctr u = clmc_random4(key, (batch + a) / 4, step_lo, step_hi, accept_stream);
-            for (uint k = 0; k < 4 && a + k < end; k++) attempt(mine, picks[a + k], CONFIGS, u.v[k], threshold);
+            for (uint k = 0; k < 4 && a + k < end; k++) {
+#if RS_LOCAL
+                uint site = picks[a + k];
+                if (accept_flip(packed_aligned(lattice, site, lid), u.v[k], threshold))
+                    atomic_xor(&lattice[site], 1u << lid);
+#else
+                attempt(mine, picks[a + k], CONFIGS, u.v[k], threshold);
+#endif
+            }
         }
     }
+#if RS_LOCAL
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint site = lid; site < SITES; site += RS_WG) block[site] = lattice[site];
+#endif
 }
 
+#if RS_LOCAL
+/* Config-major (cl/ising/ising.cl, measurements, checkpoints) <-> packed
+ * blocks of 32 copies (RS_LOCAL); bits of copies past CONFIGS are 0. */
+__kernel void rsite_to_copies(__global const char *by_config, __global uint *packed)
+{
+    uint site = get_global_id(0), block = get_global_id(1);
+    if (site >= SITES) return;
+    uint word = 0;
+    for (uint lane = 0; lane < 32 && 32 * block + lane < CONFIGS; lane++)
+        word |= (uint)(by_config[(size_t)(32 * block + lane) * SITES + site] > 0) << lane;
+    packed[(size_t)block * SITES + site] = word;
+}
+
+__kernel void rsite_from_copies(__global const uint *packed, __global char *by_config)
+{
+    uint site = get_global_id(0), config = get_global_id(1);
+    if (site < SITES)
+        by_config[(size_t)config * SITES + site] = (packed[(size_t)(config / 32) * SITES + site] >> (config % 32)) & 1u ? 1 : -1;
+}
+#else
 /* Config-major (cl/ising/ising.cl, measurements, checkpoints) <-> copy-minor. */
 __kernel void rsite_to_copies(__global const char *by_config, __global char *by_site)
 {
@@ -150,6 +227,7 @@ __kernel void rsite_from_copies(__global const char *by_site, __global char *by_
     uint site = get_global_id(0), config = get_global_id(1);
     if (site < SITES) by_config[(size_t)config * SITES + site] = by_site[(size_t)site * CONFIGS + config];
 }
+#endif
 
 #ifdef RS_TILE
 /* double_tiling (2D): tiles of RS_TILE^2 sites, each split into four
