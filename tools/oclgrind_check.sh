@@ -89,8 +89,8 @@ add potts2d-population "$all" "$(pam '"type": "potts", "dim": 2, "L": 6, "q": 3'
 rsite() { ising "$1" 8 random_site ", \"random_site\": \"$2\"${3:-}"; }
 add ising2d-rsite-sequential "$all" "$(rsite 2 sequential_reference ', "substeps": 4'), $beta"
 add ising2d-rsite-copies "$all" "$(rsite 2 copies ', "copies_memory": "global"'), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
-# Packed copies in local memory: two blocks of 32, the second partial (one step: the
-# suppressed races of the 64 work-items make it slow).
+# Packed copies in local memory: two blocks of 32, the second partial (one step:
+# Oclgrind takes 35 s for it).
 add ising2d-rsite-copies-local "$all" "$(rsite 2 copies ', "copies_memory": "local"'), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 36}" 0 1
 add ising2d-rsite-double-tiling "$all" "$(rsite 2 double_tiling ', "type": "heatbath"'), $beta"
 add ising3d-rsite-dead-border "$all" "$(rsite 3 dead_border ', "shift_every": 2'), $beta"

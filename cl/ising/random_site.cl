@@ -6,7 +6,8 @@
  * sequential_reference: one work-item per configuration, spins config-major
  * (the layout of cl/ising/ising.cl).  copies: spins site-major, copy-minor
  * (the CONFIGS copies of a site adjacent), a work-group per block of RS_WG
- * configurations; every configuration follows the one shared site sequence.
+ * configurations, or (RS_LOCAL) packed in local memory, 32 copies per
+ * work-group; every configuration follows the one shared site sequence.
  *
  * Random numbers (Philox, keyed by the seed): attempt a of step t takes word
  * a % 4 of the draw at counter (a / 4, t low, t high, purpose): purpose
@@ -120,16 +121,21 @@ __kernel void rsite_sequential(__global char *spins, uint seed_lo, uint seed_hi,
 }
 
 #if RS_LOCAL
-/* Packed copies (RS_LOCAL): bit `lane` of word `site` is the spin (1 up) of
- * copy `lane` of the work-group's block of 32.  The number of aligned
- * neighbours of that copy's spin at `site`, as attempt() counts them. */
-inline uint packed_aligned(__local const uint *lattice, uint site, uint lane)
+/* Packed copies (RS_LOCAL): 32 sites of one copy per word; bit site % 32 of
+ * word 32 (site / 32) + lane is the spin (1 up) of copy `lane` of the
+ * work-group's block of 32 at `site`.  Every word belongs to one work-item,
+ * and the 32 work-items reading the words of one site hit 32 banks. */
+#define WORDS ((SITES + 31) / 32) /* words per copy */
+
+/* One attempt of copy `lane` at `site`: attempt() on packed spins. */
+inline void packed_attempt(__local uint *lattice, uint site, uint lane, uint u, const uint *threshold)
 {
     uint next[NEIGHBOURS];
     neighbour_sites(site, next);
-    uint own = lattice[site], differ = 0;
-    for (uint i = 0; i < NEIGHBOURS; i++) differ += ((lattice[next[i]] ^ own) >> lane) & 1u;
-    return NEIGHBOURS - differ;
+    __local uint *own = lattice + 32 * (site / 32) + lane;
+    uint word = *own, spin = (word >> (site % 32)) & 1u, differ = 0;
+    for (uint i = 0; i < NEIGHBOURS; i++) differ += ((lattice[32 * (next[i] / 32) + lane] >> (next[i] % 32)) & 1u) ^ spin;
+    if (accept_flip(NEIGHBOURS - differ, u, threshold)) *own = word ^ (1u << (site % 32));
 }
 #endif
 
@@ -138,12 +144,10 @@ inline uint packed_aligned(__local const uint *lattice, uint site, uint lane)
  * work-item applies them in order to its own configuration.
  * RS_LOCAL 0: spins as bytes in global memory, copies of a site adjacent
  * (site-major, copy-minor), a work-group per block of RS_WG copies.
- * RS_LOCAL 1 (RS_WG 32): the block's 32 copies packed one bit each into a
- * word per site (global: word block SITES + site), held in local memory for
- * the whole launch: loaded at the start, stored at the end.  Benign race:
- * work-item `lane` reads whole words while other work-items atomic_xor their
- * own bits of the same words; it uses only its own bit, which only it
- * changes, so what it reads of it is its own last write (program order). */
+ * RS_LOCAL 1 (RS_WG 32): the block's 32 copies packed 32 sites per word
+ * (packed_attempt; global: word (block WORDS + w) 32 + lane), held in local
+ * memory for the whole launch: each work-item loads its copy's words at the
+ * start and stores them at the end, touching no other work-item's words. */
 __kernel __attribute__((reqd_work_group_size(RS_WG, 1, 1)))
 #if RS_LOCAL
 void rsite_copies(__global uint *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
@@ -161,9 +165,9 @@ void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
 #if RS_LOCAL
-    __local uint lattice[SITES];
-    __global uint *block = spins + (size_t)get_group_id(0) * SITES;
-    for (uint site = lid; site < SITES; site += RS_WG) lattice[site] = block[site];
+    __local uint lattice[32 * WORDS];
+    __global uint *block = spins + (size_t)get_group_id(0) * 32 * WORDS;
+    for (uint w = 0; w < WORDS; w++) lattice[32 * w + lid] = block[32 * w + lid];
 #else
     __global char *mine = spins + config;
 #endif
@@ -180,9 +184,7 @@ void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo
             clmc_philox_ctr u = clmc_random4(key, (batch + a) / 4, step_lo, step_hi, accept_stream);
             for (uint k = 0; k < 4 && a + k < end; k++) {
 #if RS_LOCAL
-                uint site = picks[a + k];
-                if (accept_flip(packed_aligned(lattice, site, lid), u.v[k], threshold))
-                    atomic_xor(&lattice[site], 1u << lid);
+                packed_attempt(lattice, picks[a + k], lid, u.v[k], threshold);
 #else
                 attempt(mine, picks[a + k], CONFIGS, u.v[k], threshold);
 #endif
@@ -190,29 +192,30 @@ void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo
         }
     }
 #if RS_LOCAL
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint site = lid; site < SITES; site += RS_WG) block[site] = lattice[site];
+    for (uint w = 0; w < WORDS; w++) block[32 * w + lid] = lattice[32 * w + lid];
 #endif
 }
 
 #if RS_LOCAL
 /* Config-major (cl/ising/ising.cl, measurements, checkpoints) <-> packed
- * blocks of 32 copies (RS_LOCAL); bits of copies past CONFIGS are 0. */
+ * (RS_LOCAL), one work-item per word and configuration (of the blocks:
+ * words of configurations past CONFIGS and bits past SITES are 0). */
 __kernel void rsite_to_copies(__global const char *by_config, __global uint *packed)
 {
-    uint site = get_global_id(0), block = get_global_id(1);
-    if (site >= SITES) return;
+    uint w = get_global_id(0), config = get_global_id(1);
+    if (w >= WORDS) return;
     uint word = 0;
-    for (uint lane = 0; lane < 32 && 32 * block + lane < CONFIGS; lane++)
-        word |= (uint)(by_config[(size_t)(32 * block + lane) * SITES + site] > 0) << lane;
-    packed[(size_t)block * SITES + site] = word;
+    for (uint b = 0; b < 32 && 32 * w + b < SITES && config < CONFIGS; b++)
+        word |= (uint)(by_config[(size_t)config * SITES + 32 * w + b] > 0) << b;
+    packed[((size_t)(config / 32) * WORDS + w) * 32 + config % 32] = word;
 }
 
 __kernel void rsite_from_copies(__global const uint *packed, __global char *by_config)
 {
     uint site = get_global_id(0), config = get_global_id(1);
     if (site < SITES)
-        by_config[(size_t)config * SITES + site] = (packed[(size_t)(config / 32) * SITES + site] >> (config % 32)) & 1u ? 1 : -1;
+        by_config[(size_t)config * SITES + site] =
+            (packed[((size_t)(config / 32) * WORDS + site / 32) * 32 + config % 32] >> (site % 32)) & 1u ? 1 : -1;
 }
 #else
 /* Config-major (cl/ising/ising.cl, measurements, checkpoints) <-> copy-minor. */

@@ -17,7 +17,7 @@ struct clmc_ising_rsite {
     clmc_runtime *rt;
     int dim, edge;
     bool copies, heatbath, dirty;
-    bool packed;         /* copies in local memory, 32 per word (RS_LOCAL) */
+    bool packed;         /* copies in local memory, 32 sites per word (RS_LOCAL) */
     bool dead_border;
     int tile, substeps;  /* tile: double_tiling's or dead_border's tile edge, else 0 */
     long long shift_every; /* dead_border: sweeps between origin shifts */
@@ -127,24 +127,30 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
     return CLMC_OK;
 }
 
-/* Local memory of the packed copies kernel: the lattice's words and the picks. */
+/* Words of one copy in the packed copies kernel: 32 sites each. */
+static size_t packed_words(cl_uint n_sites)
+{
+    return ((size_t)n_sites + 31) / 32;
+}
+
+/* Local memory of the packed copies kernel: 32 copies' words and the picks. */
 static unsigned long long packed_local_bytes(cl_uint n_sites)
 {
-    return 4ULL * n_sites + 4ULL * 4 * PACKED_WG;
+    return 4ULL * PACKED_WG * packed_words(n_sites) + 4ULL * 4 * PACKED_WG;
 }
 
 /* algorithm.copies_memory: packed copies in local memory ("local", or "auto"
  * on a GPU where they fit), else bytes in global memory.  CPU devices (PoCL)
- * emulate local memory and its atomics in ordinary memory, where the byte
- * kernel is faster (4x on PoCL at L = 16). */
+ * emulate local memory in ordinary memory, where the packed kernel is no
+ * faster (docs/models/ising.md). */
 static clmc_status choose_memory(clmc_ising_rsite *rs, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     const char *memory = clmc_preset_string(p, "algorithm.copies_memory");
     bool fits = d->max_work_group_size >= PACKED_WG && packed_local_bytes(rs->n_sites) <= d->local_mem_bytes;
     if (strcmp(memory, "local") == 0 && !fits)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: \"local\" needs %llu bytes of local memory (a "
-                         "word per site) and work-groups of %d; %s has %llu bytes and %zu work-items (give \"auto\" "
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: \"local\" needs %llu bytes of local memory (32 "
+                         "copies, one bit a spin) and work-groups of %d; %s has %llu bytes and %zu work-items (give \"auto\" "
                          "or \"global\")", packed_local_bytes(rs->n_sites), PACKED_WG, d->name,
                          (unsigned long long)d->local_mem_bytes, d->max_work_group_size);
     bool gpu = strcmp(d->type, "GPU") == 0;
@@ -194,13 +200,14 @@ static size_t packed_blocks(const clmc_ising_rsite *rs)
 }
 
 /* Config-major spins <-> the copies kernel's storage (rsite_to_copies runs
- * per packed block when packed). */
+ * per packed word and configuration of whole blocks when packed). */
 static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from, cl_mem to)
 {
     CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &from));
     CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &to));
-    bool per_block = rs->packed && kernel == rs->to_copies;
-    size_t global[2] = {rs->n_sites, per_block ? packed_blocks(rs) : rs->n_configs};
+    bool to_packed = rs->packed && kernel == rs->to_copies;
+    size_t global[2] = {to_packed ? packed_words(rs->n_sites) : rs->n_sites,
+                        to_packed ? packed_blocks(rs) * PACKED_WG : rs->n_configs};
     return clmc_enqueue(rs->rt, kernel, 2, global, NULL, CLMC_UNTIMED);
 }
 
@@ -238,7 +245,8 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     if (!rs->thresholds_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_mem target = spins;
     if (rs->copies) {
-        size_t bytes = rs->packed ? packed_blocks(rs) * rs->n_sites * sizeof(cl_uint) : (size_t)rs->n_sites * n_configs;
+        size_t bytes = rs->packed ? packed_blocks(rs) * PACKED_WG * packed_words(rs->n_sites) * sizeof(cl_uint)
+                                  : (size_t)rs->n_sites * n_configs;
         CLMC_TRY(clmc_buffer_create(rt, bytes, NULL, "random-site copies", &rs->by_site));
         CLMC_TRY(transpose(rs, rs->to_copies, spins, rs->by_site));
         target = rs->by_site;
