@@ -79,13 +79,17 @@ inline int neighbour_sum(__global const char *spins, uint site, uint stride)
 
 /* Flip decision for a spin with `aligned` parallel neighbours and a 32-bit
  * uniform u: u < threshold[aligned] (Metropolis accepts downhill and flat
- * moves outright).  Integer comparisons: bit-identical on every device. */
+ * moves outright).  Integer comparisons: bit-identical on every device.  The
+ * threshold is selected with constant indices, which keeps the array in
+ * registers (a variable index puts it in per-work-item memory on GPUs). */
 inline bool accept_flip(uint aligned, uint u, const uint *threshold)
 {
 #if !HEATBATH
     if (aligned <= NEIGHBOURS / 2) return true;
 #endif
-    return u < threshold[aligned];
+    uint chosen = threshold[0];
+    for (uint a = 1; a <= NEIGHBOURS; a++) chosen = aligned == a ? threshold[a] : chosen;
+    return u < chosen;
 }
 
 inline void attempt(__global char *spins, uint site, uint stride, uint u, const uint *threshold)
