@@ -6,8 +6,10 @@
 # the same sizes, the target the issue sets (within 2x).  Each line: the
 # point, copies x L, attempts (updates) per second, ps per attempt.
 # Usage: benchmarks/random_site.sh DEVICE   (a few minutes on an H100/H200)
-# Sizes: BIG (default 4096), SMALL (default 64), MANY (default "4096 65536",
-# copies at SMALL), SUBSTEPS_BIG (default 256: steps of N/256 attempts at
+# `copies` at SMALL runs with algorithm.copies_memory "local" (copies packed
+# in local memory) and "global" (bytes in global memory).
+# Sizes: BIG (default 4096), SMALL (default 64), MANY (default
+# "65536 262144 1048576", copies at SMALL), SUBSTEPS_BIG (default 256: steps of N/256 attempts at
 # BIG, since one work-item per copy runs a sweep serially).
 # Smoke test on PoCL: BIG=128 SMALL=16 MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
 set -euo pipefail
@@ -39,7 +41,7 @@ EOF
   fi
 }
 
-rs() { echo "{\"layout\": \"random_site\", \"random_site\": \"$1\", \"substeps\": $2}"; }
+rs() { echo "{\"layout\": \"random_site\", \"random_site\": \"$1\", \"substeps\": $2${3:-}}"; }
 checkerboard='{"layout": "tiled", "hits": 1}'
 point "checkerboard-tiled-L$big" "$big" 1 "$checkerboard" 20
 point "sequential_reference-L$big" "$big" 1 "$(rs sequential_reference "$substeps_big")" 4
@@ -49,8 +51,9 @@ point "double_tiling-L$big-tile16" "$big" 1 '{"layout": "random_site", "random_s
 point "double_tiling-L$big-tile64" "$big" 1 '{"layout": "random_site", "random_site": "double_tiling", "tile": 64}' 20
 point "dead_border-L$big-tile16" "$big" 1 '{"layout": "random_site", "random_site": "dead_border", "tile": 16}' 20
 point "dead_border-L$big-tile64" "$big" 1 '{"layout": "random_site", "random_site": "dead_border", "tile": 64}' 20
-for copies in ${MANY:-4096 65536}; do
+for copies in ${MANY:-65536 262144 1048576}; do
   point "checkerboard-tiled-L$small" "$small" "$copies" "$checkerboard" 20
   point "sequential_reference-L$small" "$small" "$copies" "$(rs sequential_reference 1)" 20
-  point "copies-L$small" "$small" "$copies" "$(rs copies 1)" 20
+  point "copies-local-L$small" "$small" "$copies" "$(rs copies 1 ', "copies_memory": "local"')" 20
+  point "copies-global-L$small" "$small" "$copies" "$(rs copies 1 ', "copies_memory": "global"')" 20
 done

@@ -110,13 +110,16 @@ static const char *fnv_of(const cJSON *result)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), "configuration_fnv1a")->valuestring;
 }
 
-/* `copies` and `sequential_reference` with site_sequence "shared": the same
- * series and final configurations bit for bit (15 configurations, not a
- * multiple of the copies kernel's work-group; substeps; 3D heat bath with a
- * first_system). */
-static void expect_copies_equal_sequential(const char *label, const char *json)
+/* `copies` (algorithm.copies_memory `memory`) and `sequential_reference`
+ * with site_sequence "shared": the same series and final configurations bit
+ * for bit (42 configurations: two packed blocks of 32 copies, the second
+ * partial; 15: not a multiple of the global kernel's work-group; substeps;
+ * 3D heat bath with a first_system). */
+static void expect_copies_equal_sequential(const char *label, const char *json, const char *memory)
 {
-    char *a = run_preset(label, json, "--set algorithm.random_site=copies");
+    char overrides[128];
+    snprintf(overrides, sizeof overrides, "--set algorithm.random_site=copies --set algorithm.copies_memory=%s", memory);
+    char *a = run_preset(label, json, overrides);
     char *b = run_preset(label, json, "--set algorithm.random_site=sequential_reference "
                                       "--set algorithm.site_sequence=shared");
     char *series_a = read_out(a, "series.csv"), *series_b = read_out(b, "series.csv");
@@ -126,7 +129,7 @@ static void expect_copies_equal_sequential(const char *label, const char *json)
     snprintf(path, sizeof path, "%s/out", b);
     cJSON *result_b = test_load_result(path);
     cr_assert(result_a && result_b);
-    printf("%s: series %zu bytes, %s; configurations %s / %s\n", label, strlen(series_a),
+    printf("%s (copies_memory %s): series %zu bytes, %s; configurations %s / %s\n", label, memory, strlen(series_a),
            strcmp(series_a, series_b) == 0 ? "identical" : "DIFFERENT", fnv_of(result_a), fnv_of(result_b));
     cr_expect_str_eq(series_a, series_b, "%s: series differ", label);
     cr_expect_str_eq(fnv_of(result_a), fnv_of(result_b), "%s: final configurations differ", label);
@@ -138,22 +141,32 @@ static void expect_copies_equal_sequential(const char *label, const char *json)
     free(b);
 }
 
+#define BITS_2D(copies)                                                                                   \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 12},"                                                \
+    " \"algorithm\": {\"layout\": \"random_site\", \"substeps\": 4},"                                            \
+    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.6], \"copies\": " #copies "},"           \
+    " \"run\": {\"thermalization\": 8, \"sweeps\": 40, \"seed\": 3}}"
+#define BITS_3D                                                                                           \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 4, \"start\": \"ordered\"},"                         \
+    " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\"},"                                     \
+    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.2, 0.25], \"copies\": 3, \"first_system\": 7},"     \
+    " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 9}}"
+
 Test(random_site, copies_equal_sequential_reference_2d_metropolis)
 {
-    expect_copies_equal_sequential("rsite-bits-2d",
-        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 12},"
-        " \"algorithm\": {\"layout\": \"random_site\", \"substeps\": 4},"
-        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.6], \"copies\": 5},"
-        " \"run\": {\"thermalization\": 8, \"sweeps\": 40, \"seed\": 3}}");
+    expect_copies_equal_sequential("rsite-bits-2d", BITS_2D(5), "global");
 }
-
+Test(random_site, copies_local_equal_sequential_reference_2d_metropolis)
+{
+    expect_copies_equal_sequential("rsite-bits-2d-local", BITS_2D(14), "local");
+}
 Test(random_site, copies_equal_sequential_reference_3d_heatbath)
 {
-    expect_copies_equal_sequential("rsite-bits-3d",
-        "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 4, \"start\": \"ordered\"},"
-        " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\"},"
-        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.2, 0.25], \"copies\": 3, \"first_system\": 7},"
-        " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 9}}");
+    expect_copies_equal_sequential("rsite-bits-3d", BITS_3D, "global");
+}
+Test(random_site, copies_local_equal_sequential_reference_3d_heatbath)
+{
+    expect_copies_equal_sequential("rsite-bits-3d-local", BITS_3D, "local");
 }
 
 /* Energies of series.csv by step (from `first`) and system (run-wide, from
@@ -444,25 +457,57 @@ Test(random_site, bad_input_names_the_key)
                        " \"shift_every\": 0}}", "rsite-db-shift", "algorithm.shift_every");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
                        " \"shift_every\": 2}}", "rsite-shift-copies", "algorithm.shift_every");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\":"
+                       " \"sequential_reference\", \"copies_memory\": \"local\"}}", "rsite-memory-seq",
+                       "algorithm.copies_memory: is for random_site \"copies\" only");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"tiled\", \"copies_memory\": \"global\"}}",
+                       "rsite-memory-tiled", "algorithm.copies_memory: is for random_site \"copies\" only");
+}
+
+/* copies_memory "local" where the packed lattice (4096^2 words, 64 MiB)
+ * fits no device's local memory: exit 2 naming the key and the bytes. */
+Test(random_site, copies_local_refused_when_too_large)
+{
+    char *dir = test_scratch_dir("rsite-memory-local"), path[4200];
+    cr_assert_not_null(dir);
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4096}, \"ensemble\": {\"beta\": 0.4},"
+                          " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
+                          " \"copies_memory\": \"local\"}, \"run\": {\"sweeps\": 1}}");
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", path, dir);
+    printf("copies_memory local at L = 4096: exit %d: %s", rc, output ? output : "(no output)\n");
+    cr_expect_eq(rc, 2);
+    cr_expect(output && strstr(output, "algorithm.copies_memory: \"local\" needs 67109376 bytes"), "%s", output);
+    free(output);
+    free(dir);
 }
 
 /* Checkpoints: a run resumed from its last checkpoint (step 260 of 300)
  * ends with the same series and configurations, for both variants (copies
- * store the spins copy after copy and take them back site-major). */
-static void expect_resume_bit_identical(const char *label, const char *variant)
+ * store the spins copy after copy and take them back site-major or packed). */
+static void expect_resume_bit_identical(const char *label, const char *variant, const char *memory)
 {
     char json[1024];
     snprintf(json, sizeof json,
              "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8},"
-             " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"%s\", \"substeps\": 2},"
+             " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"%s\", \"substeps\": 2,"
+             " \"copies_memory\": \"%s\"},"
              " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3},"
              " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}",
-             variant);
+             variant, memory);
     rerun_expect_resume_identical(label, json);
 }
 
-Test(random_site, copies_resume_bit_identical) { expect_resume_bit_identical("rsite-resume-copies", "copies"); }
+Test(random_site, copies_resume_bit_identical)
+{
+    expect_resume_bit_identical("rsite-resume-copies", "copies", "global");
+}
+Test(random_site, copies_local_resume_bit_identical)
+{
+    expect_resume_bit_identical("rsite-resume-copies-local", "copies", "local");
+}
 Test(random_site, sequential_resume_bit_identical)
 {
-    expect_resume_bit_identical("rsite-resume-seq", "sequential_reference");
+    expect_resume_bit_identical("rsite-resume-seq", "sequential_reference", "auto");
 }

@@ -88,7 +88,10 @@ add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layou
 add potts2d-population "$all" "$(pam '"type": "potts", "dim": 2, "L": 6, "q": 3' '"type": "metropolis"')"
 rsite() { ising "$1" 8 random_site ", \"random_site\": \"$2\"${3:-}"; }
 add ising2d-rsite-sequential "$all" "$(rsite 2 sequential_reference ', "substeps": 4'), $beta"
-add ising2d-rsite-copies "$all" "$(rsite 2 copies), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
+add ising2d-rsite-copies "$all" "$(rsite 2 copies ', "copies_memory": "global"'), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
+# Packed copies in local memory: two blocks of 32, the second partial (one step:
+# Oclgrind takes 35 s for it).
+add ising2d-rsite-copies-local "$all" "$(rsite 2 copies ', "copies_memory": "local"'), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 36}" 0 1
 add ising2d-rsite-double-tiling "$all" "$(rsite 2 double_tiling ', "type": "heatbath"'), $beta"
 add ising3d-rsite-dead-border "$all" "$(rsite 3 dead_border ', "shift_every": 2'), $beta"
 ea() { echo "\"model\": {\"type\": \"ea_ising\", \"dim\": $1, \"L\": $2$3}, \"algorithm\": {\"layout\": \"$4\"${5:-}}"; }

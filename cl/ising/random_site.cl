@@ -6,7 +6,8 @@
  * sequential_reference: one work-item per configuration, spins config-major
  * (the layout of cl/ising/ising.cl).  copies: spins site-major, copy-minor
  * (the CONFIGS copies of a site adjacent), a work-group per block of RS_WG
- * configurations; every configuration follows the one shared site sequence.
+ * configurations, or (RS_LOCAL) packed in local memory, 32 copies per
+ * work-group; every configuration follows the one shared site sequence.
  *
  * Random numbers (Philox, keyed by the seed): attempt a of step t takes word
  * a % 4 of the draw at counter (a / 4, t low, t high, purpose): purpose
@@ -17,7 +18,7 @@
  * the shared sequence.
  *
  * Defines: DIM, EDGE, CONFIGS, ATTEMPTS, SHARED_SITES (0|1), HEATBATH (0|1),
- * RS_WG (copies kernel), CLMC_FIRST_SYSTEM (if not 0). */
+ * RS_WG and RS_LOCAL (0|1) (copies kernel), CLMC_FIRST_SYSTEM (if not 0). */
 #include "common/philox.h"
 
 /* Purposes of this file's streams (after the list in common/philox.h). */
@@ -30,6 +31,9 @@
 #else
 #define SITES ((uint)EDGE * EDGE * EDGE)
 #define NEIGHBOURS 6
+#endif
+#ifndef RS_LOCAL
+#define RS_LOCAL 0
 #endif
 #define THRESHOLD_STRIDE 8 /* per configuration: one threshold per count of aligned neighbours */
 
@@ -45,33 +49,47 @@ inline uint pick_site(uint r)
     return mul_hi(r, SITES);
 }
 
-/* Neighbours of `site` in configuration storage with stride `stride` between
- * sites (1 config-major, CONFIGS copy-minor). */
-inline int neighbour_sum(__global const char *spins, uint site, uint stride)
+/* The NEIGHBOURS sites next to `site` (periodic). */
+inline void neighbour_sites(uint site, uint *next)
 {
     uint x = site % EDGE, row = site / EDGE, y = row % EDGE, z = row / EDGE;
     uint left = x == 0 ? EDGE - 1 : x - 1, right = x == EDGE - 1 ? 0 : x + 1;
     uint down = y == 0 ? EDGE - 1 : y - 1, up = y == EDGE - 1 ? 0 : y + 1;
-    int field = spins[(size_t)(left + EDGE * row) * stride] + spins[(size_t)(right + EDGE * row) * stride]
-              + spins[(size_t)(x + EDGE * (down + EDGE * z)) * stride]
-              + spins[(size_t)(x + EDGE * (up + EDGE * z)) * stride];
+    next[0] = left + EDGE * row;
+    next[1] = right + EDGE * row;
+    next[2] = x + EDGE * (down + EDGE * z);
+    next[3] = x + EDGE * (up + EDGE * z);
 #if DIM == 3
     uint back = z == 0 ? EDGE - 1 : z - 1, front = z == EDGE - 1 ? 0 : z + 1;
-    field += spins[(size_t)(x + EDGE * (y + EDGE * back)) * stride]
-           + spins[(size_t)(x + EDGE * (y + EDGE * front)) * stride];
+    next[4] = x + EDGE * (y + EDGE * back);
+    next[5] = x + EDGE * (y + EDGE * front);
 #endif
+}
+
+/* Neighbours of `site` in configuration storage with stride `stride` between
+ * sites (1 config-major, CONFIGS copy-minor). */
+inline int neighbour_sum(__global const char *spins, uint site, uint stride)
+{
+    uint next[NEIGHBOURS];
+    neighbour_sites(site, next);
+    int field = 0;
+    for (uint i = 0; i < NEIGHBOURS; i++) field += spins[(size_t)next[i] * stride];
     return field;
 }
 
 /* Flip decision for a spin with `aligned` parallel neighbours and a 32-bit
  * uniform u: u < threshold[aligned] (Metropolis accepts downhill and flat
- * moves outright).  Integer comparisons: bit-identical on every device. */
+ * moves outright).  Integer comparisons: bit-identical on every device.  The
+ * threshold is selected with constant indices, which keeps the array in
+ * registers (a variable index puts it in per-work-item memory on GPUs). */
 inline bool accept_flip(uint aligned, uint u, const uint *threshold)
 {
 #if !HEATBATH
     if (aligned <= NEIGHBOURS / 2) return true;
 #endif
-    return u < threshold[aligned];
+    uint chosen = threshold[0];
+    for (uint a = 1; a <= NEIGHBOURS; a++) chosen = aligned == a ? threshold[a] : chosen;
+    return u < chosen;
 }
 
 inline void attempt(__global char *spins, uint site, uint stride, uint u, const uint *threshold)
@@ -106,13 +124,42 @@ __kernel void rsite_sequential(__global char *spins, uint seed_lo, uint seed_hi,
     }
 }
 
+#if RS_LOCAL
+/* Packed copies (RS_LOCAL): 32 sites of one copy per word; bit site % 32 of
+ * word 32 (site / 32) + lane is the spin (1 up) of copy `lane` of the
+ * work-group's block of 32 at `site`.  Every word belongs to one work-item,
+ * and the 32 work-items reading the words of one site hit 32 banks. */
+#define WORDS ((SITES + 31) / 32) /* words per copy */
+
+/* One attempt of copy `lane` at `site`: attempt() on packed spins. */
+inline void packed_attempt(__local uint *lattice, uint site, uint lane, uint u, const uint *threshold)
+{
+    uint next[NEIGHBOURS];
+    neighbour_sites(site, next);
+    __local uint *own = lattice + 32 * (site / 32) + lane;
+    uint word = *own, spin = (word >> (site % 32)) & 1u, differ = 0;
+    for (uint i = 0; i < NEIGHBOURS; i++) differ += ((lattice[32 * (next[i] / 32) + lane] >> (next[i] % 32)) & 1u) ^ spin;
+    if (accept_flip(NEIGHBOURS - differ, u, threshold)) *own = word ^ (1u << (site % 32));
+}
+#endif
+
 /* Many copies, one shared site sequence: the work-group draws a batch of
  * 4 RS_WG site picks into local memory (one draw per work-item), then every
- * work-item applies them in order to its own configuration, copies of a site
- * adjacent in memory. */
+ * work-item applies them in order to its own configuration.
+ * RS_LOCAL 0: spins as bytes in global memory, copies of a site adjacent
+ * (site-major, copy-minor), a work-group per block of RS_WG copies.
+ * RS_LOCAL 1 (RS_WG 32): the block's 32 copies packed 32 sites per word
+ * (packed_attempt; global: word (block WORDS + w) 32 + lane), held in local
+ * memory for the whole launch: each work-item loads its copy's words at the
+ * start and stores them at the end, touching no other work-item's words. */
 __kernel __attribute__((reqd_work_group_size(RS_WG, 1, 1)))
+#if RS_LOCAL
+void rsite_copies(__global uint *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
+                  __global const uint *thresholds)
+#else
 void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
                   __global const uint *thresholds)
+#endif
 {
     __local uint picks[4 * RS_WG];
     uint config = get_global_id(0), lid = get_local_id(0);
@@ -121,7 +168,13 @@ void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo
     load_thresholds(thresholds, active ? config : 0, threshold);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+#if RS_LOCAL
+    __local uint lattice[32 * WORDS];
+    __global uint *block = spins + (size_t)get_group_id(0) * 32 * WORDS;
+    for (uint w = 0; w < WORDS; w++) lattice[32 * w + lid] = block[32 * w + lid];
+#else
     __global char *mine = spins + config;
+#endif
     for (uint batch = 0; batch < ATTEMPTS; batch += 4 * RS_WG) {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (batch + 4 * lid < ATTEMPTS) {
@@ -133,11 +186,42 @@ void rsite_copies(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo
         uint end = ATTEMPTS - batch < 4 * RS_WG ? ATTEMPTS - batch : 4 * RS_WG;
         for (uint a = 0; a < end; a += 4) {
             clmc_philox_ctr u = clmc_random4(key, (batch + a) / 4, step_lo, step_hi, accept_stream);
-            for (uint k = 0; k < 4 && a + k < end; k++) attempt(mine, picks[a + k], CONFIGS, u.v[k], threshold);
+            for (uint k = 0; k < 4 && a + k < end; k++) {
+#if RS_LOCAL
+                packed_attempt(lattice, picks[a + k], lid, u.v[k], threshold);
+#else
+                attempt(mine, picks[a + k], CONFIGS, u.v[k], threshold);
+#endif
+            }
         }
     }
+#if RS_LOCAL
+    for (uint w = 0; w < WORDS; w++) block[32 * w + lid] = lattice[32 * w + lid];
+#endif
 }
 
+#if RS_LOCAL
+/* Config-major (cl/ising/ising.cl, measurements, checkpoints) <-> packed
+ * (RS_LOCAL), one work-item per word and configuration (of the blocks:
+ * words of configurations past CONFIGS and bits past SITES are 0). */
+__kernel void rsite_to_copies(__global const char *by_config, __global uint *packed)
+{
+    uint w = get_global_id(0), config = get_global_id(1);
+    if (w >= WORDS) return;
+    uint word = 0;
+    for (uint b = 0; b < 32 && 32 * w + b < SITES && config < CONFIGS; b++)
+        word |= (uint)(by_config[(size_t)config * SITES + 32 * w + b] > 0) << b;
+    packed[((size_t)(config / 32) * WORDS + w) * 32 + config % 32] = word;
+}
+
+__kernel void rsite_from_copies(__global const uint *packed, __global char *by_config)
+{
+    uint site = get_global_id(0), config = get_global_id(1);
+    if (site < SITES)
+        by_config[(size_t)config * SITES + site] =
+            (packed[((size_t)(config / 32) * WORDS + site / 32) * 32 + config % 32] >> (site % 32)) & 1u ? 1 : -1;
+}
+#else
 /* Config-major (cl/ising/ising.cl, measurements, checkpoints) <-> copy-minor. */
 __kernel void rsite_to_copies(__global const char *by_config, __global char *by_site)
 {
@@ -150,6 +234,7 @@ __kernel void rsite_from_copies(__global const char *by_site, __global char *by_
     uint site = get_global_id(0), config = get_global_id(1);
     if (site < SITES) by_config[(size_t)config * SITES + site] = by_site[(size_t)site * CONFIGS + config];
 }
+#endif
 
 #ifdef RS_TILE
 /* double_tiling (2D): tiles of RS_TILE^2 sites, each split into four

@@ -11,17 +11,19 @@
 
 #define THRESHOLD_STRIDE 8 /* as in cl/ising/random_site.cl */
 #define COPIES_WG_MAX 64
+#define PACKED_WG 32 /* copies per word of the packed copies kernel */
 
 struct clmc_ising_rsite {
     clmc_runtime *rt;
     int dim, edge;
     bool copies, heatbath, dirty;
+    bool packed;         /* copies in local memory, 32 sites per word (RS_LOCAL) */
     bool dead_border;
     int tile, substeps;  /* tile: double_tiling's or dead_border's tile edge, else 0 */
     long long shift_every; /* dead_border: sweeps between origin shifts */
     cl_uint n_sites, n_configs, seed_lo, seed_hi;
     size_t wg;
-    cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site: copy-minor (copies only) */
+    cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site (copies only): copy-minor bytes or packed words */
     cl_uint *thresholds_host;
     cl_program program;
     cl_kernel update, to_copies, from_copies;
@@ -98,6 +100,8 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
                              substeps);
         if (clmc_preset_int(p, "algorithm.shift_every") != 1)
             return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
+        if (strcmp(clmc_preset_string(p, "algorithm.copies_memory"), "auto") != 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: is for random_site \"copies\" only (give \"auto\")");
         return CLMC_OK;
     }
     if (strcmp(variant, "none") == 0)
@@ -112,6 +116,8 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
     if (dead_border || strcmp(variant, "double_tiling") == 0)
         return validate_tiles(p, edge, tile, substeps, dead_border);
+    if (strcmp(variant, "copies") != 0 && strcmp(clmc_preset_string(p, "algorithm.copies_memory"), "auto") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: is for random_site \"copies\" only (give \"auto\")");
     if (tile != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" and random_site \"double_tiling\" "
                          "only (give 0)", tile);
@@ -121,12 +127,45 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
     return CLMC_OK;
 }
 
+/* Words of one copy in the packed copies kernel: 32 sites each. */
+static size_t packed_words(cl_uint n_sites)
+{
+    return ((size_t)n_sites + 31) / 32;
+}
+
+/* Local memory of the packed copies kernel: 32 copies' words and the picks. */
+static unsigned long long packed_local_bytes(cl_uint n_sites)
+{
+    return 4ULL * PACKED_WG * packed_words(n_sites) + 4ULL * 4 * PACKED_WG;
+}
+
+/* algorithm.copies_memory: packed copies in local memory ("local", or "auto"
+ * on a GPU where they fit), else bytes in global memory.  CPU devices (PoCL)
+ * emulate local memory in ordinary memory, where the packed kernel is no
+ * faster (docs/models/ising.md). */
+static clmc_status choose_memory(clmc_ising_rsite *rs, const clmc_preset *p)
+{
+    const clmc_device_info *d = clmc_runtime_device(rs->rt);
+    const char *memory = clmc_preset_string(p, "algorithm.copies_memory");
+    bool fits = d->max_work_group_size >= PACKED_WG && packed_local_bytes(rs->n_sites) <= d->local_mem_bytes;
+    if (strcmp(memory, "local") == 0 && !fits)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: \"local\" needs %llu bytes of local memory (32 "
+                         "copies, one bit a spin) and work-groups of %d; %s has %llu bytes and %zu work-items (give \"auto\" "
+                         "or \"global\")", packed_local_bytes(rs->n_sites), PACKED_WG, d->name,
+                         (unsigned long long)d->local_mem_bytes, d->max_work_group_size);
+    bool gpu = strcmp(d->type, "GPU") == 0;
+    rs->packed = rs->copies && fits && (strcmp(memory, "local") == 0 || (strcmp(memory, "auto") == 0 && gpu));
+    return CLMC_OK;
+}
+
 static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     size_t limit = d->max_work_group_size < COPIES_WG_MAX ? d->max_work_group_size : COPIES_WG_MAX;
     rs->wg = clmc_power_of_two_at_most(limit);
     while (rs->wg > 1 && rs->wg / 2 >= rs->n_configs) rs->wg /= 2;
+    if (rs->copies) CLMC_TRY(choose_memory(rs, p));
+    if (rs->packed) rs->wg = PACKED_WG;
     const char *sequence = clmc_preset_string(p, "algorithm.site_sequence");
     bool shared = rs->copies || strcmp(sequence, "shared") == 0;
     clmc_defines options = {0};
@@ -138,6 +177,7 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     clmc_defines_int(&options, "SHARED_SITES", shared);
     clmc_defines_int(&options, "HEATBATH", rs->heatbath);
     clmc_defines_int(&options, "RS_WG", (long long)rs->wg);
+    clmc_defines_int(&options, "RS_LOCAL", rs->packed);
     unsigned first_system = clmc_preset_systems(p)->first_system;
     if (first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", first_system);
     if (rs->tile) clmc_defines_int(&options, "RS_TILE", rs->tile);
@@ -153,11 +193,21 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     return clmc_kernel_create(rs->program, "rsite_from_copies", &rs->from_copies);
 }
 
+/* Blocks of PACKED_WG copies. */
+static size_t packed_blocks(const clmc_ising_rsite *rs)
+{
+    return (rs->n_configs + PACKED_WG - 1) / PACKED_WG;
+}
+
+/* Config-major spins <-> the copies kernel's storage (rsite_to_copies runs
+ * per packed word and configuration of whole blocks when packed). */
 static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from, cl_mem to)
 {
     CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &from));
     CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &to));
-    size_t global[2] = {rs->n_sites, rs->n_configs};
+    bool to_packed = rs->packed && kernel == rs->to_copies;
+    size_t global[2] = {to_packed ? packed_words(rs->n_sites) : rs->n_sites,
+                        to_packed ? packed_blocks(rs) * PACKED_WG : rs->n_configs};
     return clmc_enqueue(rs->rt, kernel, 2, global, NULL, CLMC_UNTIMED);
 }
 
@@ -195,7 +245,9 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     if (!rs->thresholds_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_mem target = spins;
     if (rs->copies) {
-        CLMC_TRY(clmc_buffer_create(rt, (size_t)rs->n_sites * n_configs, NULL, "random-site copies", &rs->by_site));
+        size_t bytes = rs->packed ? packed_blocks(rs) * PACKED_WG * packed_words(rs->n_sites) * sizeof(cl_uint)
+                                  : (size_t)rs->n_sites * n_configs;
+        CLMC_TRY(clmc_buffer_create(rt, bytes, NULL, "random-site copies", &rs->by_site));
         CLMC_TRY(transpose(rs, rs->to_copies, spins, rs->by_site));
         target = rs->by_site;
     }

@@ -5,6 +5,7 @@
 static const char *const algorithm_types[] = {"metropolis", "heatbath", NULL};
 static const char *const layouts[] = {"naive", "tiled", "msc", "random_site", NULL};
 static const char *const random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling", "dead_border", NULL};
+static const char *const copies_memories[] = {"auto", "local", "global", NULL};
 static const char *const site_sequences[] = {"auto", "per_copy", "shared", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 
@@ -36,6 +37,9 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "the other layouts"},
     {"site_sequence", CLMC_FIELD_STRING, 0, 0, false, site_sequences, "\"auto\"",
      "layout random_site: per_copy or shared site picks (auto: per_copy for sequential_reference, shared for copies)"},
+    {"copies_memory", CLMC_FIELD_STRING, 0, 0, false, copies_memories, "\"auto\"",
+     "random_site copies: local (the copies of a work-group packed 32 per word in local memory for a step), global "
+     "(bytes in global memory) or auto (local on a GPU where the lattice fits); results do not depend on it"},
     {"shift_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1",
      "random_site dead_border: sweeps between random shifts of the tiling's origin"},
     {"substeps", CLMC_FIELD_INT, 1, 1LL << 32, false, NULL, "1",
