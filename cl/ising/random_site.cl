@@ -18,8 +18,8 @@
  *
  * Defines: DIM, EDGE, CONFIGS, ATTEMPTS, SHARED_SITES (0|1), HEATBATH (0|1),
  * RS_WG (copies kernel), CLMC_FIRST_SYSTEM (if not 0); tiled variants RS_TILE,
- * TILE_ATTEMPTS (dead_border), RS_LWG and RS_GROUP_TILES (local-memory
- * kernels). */
+ * TILE_ATTEMPTS (dead_border), RS_LWG, RS_GROUP_TILES and RS_CHUNK
+ * (local-memory kernels). */
 #include "common/philox.h"
 
 /* Purposes of this file's streams (after the list in common/philox.h). */
@@ -189,18 +189,65 @@ inline void tile_corner(uint tile, const uint *shift, uint *corner)
     corner[2] = DIM == 3 ? shift[2] + tile / (TILES_PER_EDGE * TILES_PER_EDGE) * RS_TILE : 0;
 }
 
-/* The attempt at index i of a box in local memory with row stride SY and
- * plane stride SZ; the neighbours are inside the box. */
-inline void attempt_local(__local char *box, uint i, uint sy, uint sz, uint u, const uint *threshold)
+#ifdef RS_LWG
+/* Local-memory kernels, in chunks of RS_CHUNK attempts per tile: all items
+ * draw the chunk's random numbers of every tile of the group in parallel and
+ * store them as plan words (the site's index in its box in bits 0 .. 23, the
+ * flip decision for each count of aligned neighbours from bit 24 on); then
+ * item i makes tile i's attempts of the chunk serially from its plan words.
+ * The same draws and decisions as the global-memory kernels. */
+inline uint accept_mask(uint u, const uint *threshold)
 {
+    uint mask = 0;
+    for (uint a = 0; a <= NEIGHBOURS; a++) mask |= (uint)accept_flip(a, u, threshold) << a;
+    return mask << 24;
+}
+
+/* The attempt of plan word `word` in a box with row stride sy and plane
+ * stride sz; the site's neighbours are inside the box. */
+inline void planned_attempt(__local char *box, uint word, uint sy, uint sz)
+{
+    uint i = word & 0xffffffu;
     int s = box[i];
     int field = box[i - 1] + box[i + 1] + box[i - sy] + box[i + sy];
 #if DIM == 3
     field += box[i - sz] + box[i + sz];
 #endif
     uint aligned = (uint)(NEIGHBOURS + s * field) / 2;
-    if (accept_flip(aligned, u, threshold)) box[i] = (char)-s;
+    if (word >> (24 + aligned) & 1u) box[i] = (char)-s;
 }
+
+/* PER_TILE attempts of every tile of the group (starting at tile `first`,
+ * boxes of BOX_BYTES in `boxes`, plan words in `plan`), the draws of attempts
+ * a .. a + 3 of tile t at counter (UNIT(t, a), LO, HI, purpose), the site's
+ * box index INDEX_OF(pick).  Every item runs the chunk loop (a uniform trip
+ * count) and reaches its barriers; the first barrier also follows the loads
+ * into `boxes`, the last precedes the stores. */
+#define PLANNED_ATTEMPTS(PER_TILE, UNIT, LO, HI, INDEX_OF, BOX_BYTES, SY, SZ)                                  \
+    do {                                                                                                        \
+        uint threshold[NEIGHBOURS + 1];                                                                         \
+        load_thresholds(thresholds, config, threshold);                                                         \
+        uint sites_stream = site_stream(config);                                                                \
+        uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);                        \
+        for (uint base = 0; base < (PER_TILE); base += RS_CHUNK) {                                              \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+            for (uint j = lid; j < RS_GROUP_TILES * (RS_CHUNK / 4); j += RS_LWG) {                              \
+                uint t = j / (RS_CHUNK / 4), a = base + 4 * (j % (RS_CHUNK / 4)), tile = first + t;             \
+                if (tile >= TILE_COUNT || a >= (PER_TILE)) continue;                                            \
+                clmc_philox_ctr picks = clmc_random4(key, UNIT(tile, a), LO, HI, sites_stream);                 \
+                clmc_philox_ctr u = clmc_random4(key, UNIT(tile, a), LO, HI, accept_stream);                    \
+                for (uint k = 0; k < 4; k++)                                                                    \
+                    plan[t * RS_CHUNK + a - base + k] = INDEX_OF(picks.v[k]) | accept_mask(u.v[k], threshold);  \
+            }                                                                                                   \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+            uint end = (PER_TILE) - base < RS_CHUNK ? (PER_TILE) - base : RS_CHUNK;                             \
+            if (lid < RS_GROUP_TILES && first + lid < TILE_COUNT)                                               \
+                for (uint a = 0; a < end; a++)                                                                  \
+                    planned_attempt(boxes + lid * (BOX_BYTES), plan[lid * RS_CHUNK + a], SY, SZ);               \
+        }                                                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
+    } while (0)
+#endif
 #endif
 
 #if defined(RS_TILE) && !defined(TILE_ATTEMPTS)
@@ -292,13 +339,19 @@ __kernel void rsite_double_tiling(__global char *spins, uint seed_lo, uint seed_
 #else
 #define BOX_SITES (BOX * BOX * BOX)
 #endif
-#define LOCAL_ATTEMPT(i, u) attempt_local(box, i, BOX, BOX * BOX, u, threshold)
+inline uint double_tiling_index(uint pick)
+{
+    uint r = mul_hi(pick, (uint)SUB_SITES);
+    return 1 + r % SUB + BOX * (1 + r / SUB % SUB + BOX * (DIM == 3 ? 1 + r / (SUB * SUB) : 0));
+}
+#define DOUBLE_TILING_UNIT(tile, a) (((tile) * SUB_SITES + (a)) / 4)
 
 __kernel __attribute__((reqd_work_group_size(RS_LWG, 1, 1)))
 void rsite_double_tiling_local(__global char *spins, uint seed_lo, uint seed_hi, uint sweep_lo, uint sweep_hi,
                                __global const uint *thresholds, uint phase)
 {
     __local char boxes[RS_GROUP_TILES * BOX_SITES];
+    __local uint plan[RS_GROUP_TILES * RS_CHUNK];
     uint lid = get_local_id(0), config = get_global_id(1), first = get_group_id(0) * RS_GROUP_TILES;
     spins += (size_t)config * SITES;
     clmc_philox_key key = {{seed_lo, seed_hi}};
@@ -312,15 +365,8 @@ void rsite_double_tiling_local(__global char *spins, uint seed_lo, uint seed_hi,
         corner[2] += EDGE - 1;
         boxes[i] = spins[wrapped_site(corner, s % BOX, s / BOX % BOX, s / (BOX * BOX))];
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint tile = first + lid;
-    if (lid < RS_GROUP_TILES && tile < TILE_COUNT) {
-        uint threshold[NEIGHBOURS + 1];
-        load_thresholds(thresholds, config, threshold);
-        __local char *box = boxes + lid * BOX_SITES;
-        DOUBLE_TILING_ATTEMPTS(1 + rx + BOX * (1 + ry + BOX * (DIM == 3 ? 1 + rz : 0)), LOCAL_ATTEMPT);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    PLANNED_ATTEMPTS(SUB_SITES, DOUBLE_TILING_UNIT, sweep_lo, PHASES * sweep_hi + phase, double_tiling_index,
+                     BOX_SITES, BOX, BOX * BOX);
     for (uint i = lid; i < RS_GROUP_TILES * SUB_SITES; i += RS_LWG) {
         uint t = first + i / SUB_SITES, s = i % SUB_SITES, corner[3];
         if (t >= TILE_COUNT) continue;
@@ -397,12 +443,19 @@ __kernel void rsite_dead_border(__global char *spins, uint seed_lo, uint seed_hi
 
 #ifdef RS_LWG
 /* Local memory: the whole tile (its interior's neighbours are all in it). */
-#define DEAD_BORDER_LOCAL(x, y, z, u) attempt_local(box, x + RS_TILE * (y + RS_TILE * z), RS_TILE, RS_TILE * RS_TILE, u, threshold)
+inline uint dead_border_index(uint pick)
+{
+    uint r = mul_hi(pick, (uint)INNER_SITES);
+    return 1 + r % INNER + RS_TILE * (1 + r / INNER % INNER + RS_TILE * (DIM == 3 ? 1 + r / (INNER * INNER) : 0));
+}
+#define DEAD_BORDER_UNIT(tile, a) ((tile) * ((TILE_ATTEMPTS + 3) / 4) + (a) / 4)
+
 __kernel __attribute__((reqd_work_group_size(RS_LWG, 1, 1)))
 void rsite_dead_border_local(__global char *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
                              __global const uint *thresholds, uint segment_lo, uint segment_hi)
 {
     __local char boxes[RS_GROUP_TILES * TILE_SITES];
+    __local uint plan[RS_GROUP_TILES * RS_CHUNK];
     uint lid = get_local_id(0), config = get_global_id(1), first = get_group_id(0) * RS_GROUP_TILES;
     spins += (size_t)config * SITES;
     clmc_philox_key key = {{seed_lo, seed_hi}};
@@ -414,15 +467,8 @@ void rsite_dead_border_local(__global char *spins, uint seed_lo, uint seed_hi, u
         tile_corner(t, origin, corner);
         boxes[i] = spins[wrapped_site(corner, s % RS_TILE, s / RS_TILE % RS_TILE, s / (RS_TILE * RS_TILE))];
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    uint tile = first + lid;
-    if (lid < RS_GROUP_TILES && tile < TILE_COUNT) {
-        uint threshold[NEIGHBOURS + 1];
-        load_thresholds(thresholds, config, threshold);
-        __local char *box = boxes + lid * TILE_SITES;
-        DEAD_BORDER_ATTEMPTS(DEAD_BORDER_LOCAL);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    PLANNED_ATTEMPTS(TILE_ATTEMPTS, DEAD_BORDER_UNIT, step_lo, step_hi, dead_border_index, TILE_SITES, RS_TILE,
+                     RS_TILE * RS_TILE);
     for (uint i = lid; i < RS_GROUP_TILES * TILE_SITES; i += RS_LWG) {
         uint t = first + i / TILE_SITES, s = i % TILE_SITES;
         if (t >= TILE_COUNT) continue;

@@ -11,6 +11,7 @@
 
 #define THRESHOLD_STRIDE 8 /* as in cl/ising/random_site.cl */
 #define COPIES_WG_MAX 64
+#define CHUNK_MAX 64 /* attempts per tile planned at once by the local-memory kernels */
 
 struct clmc_ising_rsite {
     clmc_runtime *rt;
@@ -20,7 +21,7 @@ struct clmc_ising_rsite {
     int tile, substeps;  /* tile: double_tiling's or dead_border's tile edge, else 0 */
     long long shift_every; /* dead_border: sweeps between origin shifts */
     cl_uint n_sites, n_configs, seed_lo, seed_hi;
-    size_t wg, group_tiles, tiles; /* group_tiles: tiles per work-group of wg items (local kernels) */
+    size_t wg, group_tiles, tiles, chunk; /* group_tiles, chunk: per work-group of wg items (local kernels) */
     cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site: copy-minor (copies only) */
     cl_uint *thresholds_host;
     cl_program program;
@@ -125,23 +126,34 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
     return CLMC_OK;
 }
 
-/* Local bytes of one tile of the tiled variants: dead_border the whole tile,
- * double_tiling the active sub-tile and its one-site halo. */
+/* Attempts per tile and launch of the tiled variants. */
+static size_t tile_attempts(const clmc_ising_rsite *rs)
+{
+    size_t tile = (size_t)rs->tile, sites = tile * tile * (rs->dim == 3 ? tile : 1);
+    return rs->dead_border ? sites / (size_t)rs->substeps : sites >> rs->dim;
+}
+
+/* Local bytes of one tile of the local-memory kernels: its box (dead_border
+ * the whole tile, double_tiling the active sub-tile and its one-site halo)
+ * and a chunk of plan words. */
 static size_t tile_local_bytes(const clmc_ising_rsite *rs)
 {
     size_t edge = rs->dead_border ? (size_t)rs->tile : (size_t)rs->tile / 2 + 2;
-    return edge * edge * (rs->dim == 3 ? edge : 1);
+    return edge * edge * (rs->dim == 3 ? edge : 1) + sizeof(cl_uint) * rs->chunk;
 }
 
 /* algorithm.tile_memory: the local-memory kernels take work-groups of wg (up
  * to 64) items holding group_tiles tiles, the largest power of two up to wg
  * whose tiles fit the device's local memory (halved while half of it still
- * holds every tile); "auto" falls back to the global-memory kernels where not
- * even one tile fits. */
+ * holds every tile), and plan chunks of 64 attempts (fewer where a tile makes
+ * fewer, rounded up to 4); "auto" falls back to the global-memory kernels
+ * where not even one tile fits. */
 static clmc_status choose_tile_memory(clmc_ising_rsite *rs, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     const char *wanted = clmc_preset_string(p, "algorithm.tile_memory");
+    size_t attempts = (tile_attempts(rs) + 3) / 4 * 4;
+    rs->chunk = attempts < CHUNK_MAX ? attempts : CHUNK_MAX;
     size_t bytes = tile_local_bytes(rs);
     rs->tiles = (size_t)clmc_lattice_sites(rs->dim, rs->edge / rs->tile);
     rs->group_tiles = rs->wg;
@@ -183,6 +195,7 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     if (rs->local) {
         clmc_defines_int(&options, "RS_LWG", (long long)rs->wg);
         clmc_defines_int(&options, "RS_GROUP_TILES", (long long)rs->group_tiles);
+        clmc_defines_int(&options, "RS_CHUNK", (long long)rs->chunk);
     }
     CLMC_TRY(clmc_defines_build(rs->rt, "ising/random_site.cl", &options, &rs->program));
     const char *kernel = rs->dead_border ? (rs->local ? "rsite_dead_border_local" : "rsite_dead_border")
