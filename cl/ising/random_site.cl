@@ -222,7 +222,8 @@ inline void planned_attempt(__local char *box, uint word, uint sy, uint sz)
  * a .. a + 3 of tile t at counter (UNIT(t, a), LO, HI, purpose), the site's
  * box index INDEX_OF(pick).  Every item runs the chunk loop (a uniform trip
  * count) and reaches its barriers; the first barrier also follows the loads
- * into `boxes`, the last precedes the stores. */
+ * into `boxes`, the last precedes the stores (a global fence too: items store
+ * sites that other items loaded). */
 #define PLANNED_ATTEMPTS(PER_TILE, UNIT, LO, HI, INDEX_OF, BOX_BYTES, SY, SZ)                                  \
     do {                                                                                                        \
         uint threshold[NEIGHBOURS + 1];                                                                         \
@@ -245,7 +246,7 @@ inline void planned_attempt(__local char *box, uint word, uint sy, uint sz)
                 for (uint a = 0; a < end; a++)                                                                  \
                     planned_attempt(boxes + lid * (BOX_BYTES), plan[lid * RS_CHUNK + a], SY, SZ);               \
         }                                                                                                       \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                                    \
     } while (0)
 #endif
 #endif
