@@ -193,8 +193,10 @@ inline void tile_corner(uint tile, const uint *shift, uint *corner)
 /* Local-memory kernels, in chunks of RS_CHUNK attempts per tile: all items
  * draw the chunk's random numbers of every tile of the group in parallel and
  * store them as plan words (the site's index in its box in bits 0 .. 23, the
- * flip decision for each count of aligned neighbours from bit 24 on); then
- * item i makes tile i's attempts of the chunk serially from its plan words.
+ * flip decision for each count of aligned neighbours from bit 24 on), the
+ * word of attempt a of tile t at plan[a RS_GROUP_TILES + t] (neighbouring
+ * items touch neighbouring words: no bank conflicts); then item i makes tile
+ * i's attempts of the chunk serially from its plan words.
  * The same draws and decisions as the global-memory kernels. */
 inline uint accept_mask(uint u, const uint *threshold)
 {
@@ -233,18 +235,18 @@ inline void planned_attempt(__local char *box, uint word, uint sy, uint sz)
         for (uint base = 0; base < (PER_TILE); base += RS_CHUNK) {                                              \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
             for (uint j = lid; j < RS_GROUP_TILES * (RS_CHUNK / 4); j += RS_LWG) {                              \
-                uint t = j / (RS_CHUNK / 4), a = base + 4 * (j % (RS_CHUNK / 4)), tile = first + t;             \
+                uint t = j % RS_GROUP_TILES, a = base + 4 * (j / RS_GROUP_TILES), tile = first + t;             \
                 if (tile >= TILE_COUNT || a >= (PER_TILE)) continue;                                            \
                 clmc_philox_ctr picks = clmc_random4(key, UNIT(tile, a), LO, HI, sites_stream);                 \
                 clmc_philox_ctr u = clmc_random4(key, UNIT(tile, a), LO, HI, accept_stream);                    \
                 for (uint k = 0; k < 4; k++)                                                                    \
-                    plan[t * RS_CHUNK + a - base + k] = INDEX_OF(picks.v[k]) | accept_mask(u.v[k], threshold);  \
+                    plan[(a - base + k) * RS_GROUP_TILES + t] = INDEX_OF(picks.v[k]) | accept_mask(u.v[k], threshold); \
             }                                                                                                   \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
             uint end = (PER_TILE) - base < RS_CHUNK ? (PER_TILE) - base : RS_CHUNK;                             \
             if (lid < RS_GROUP_TILES && first + lid < TILE_COUNT)                                               \
                 for (uint a = 0; a < end; a++)                                                                  \
-                    planned_attempt(boxes + lid * (BOX_BYTES), plan[lid * RS_CHUNK + a], SY, SZ);               \
+                    planned_attempt(boxes + lid * (BOX_BYTES), plan[a * RS_GROUP_TILES + lid], SY, SZ);         \
         }                                                                                                       \
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                                    \
     } while (0)
