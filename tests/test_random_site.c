@@ -110,6 +110,31 @@ static const char *fnv_of(const cJSON *result)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), "configuration_fnv1a")->valuestring;
 }
 
+/* Two runs of the preset text with OVERRIDES_A and OVERRIDES_B: the same
+ * series and final configurations bit for bit. */
+static void expect_runs_equal(const char *label, const char *json, const char *overrides_a, const char *overrides_b)
+{
+    char *a = run_preset(label, json, overrides_a);
+    char *b = run_preset(label, json, overrides_b);
+    char *series_a = read_out(a, "series.csv"), *series_b = read_out(b, "series.csv");
+    char path[4400];
+    snprintf(path, sizeof path, "%s/out", a);
+    cJSON *result_a = test_load_result(path);
+    snprintf(path, sizeof path, "%s/out", b);
+    cJSON *result_b = test_load_result(path);
+    cr_assert(result_a && result_b);
+    printf("%s (%s | %s): series %zu bytes, %s; configurations %s / %s\n", label, overrides_a, overrides_b,
+           strlen(series_a), strcmp(series_a, series_b) == 0 ? "identical" : "DIFFERENT", fnv_of(result_a), fnv_of(result_b));
+    cr_expect_str_eq(series_a, series_b, "%s: series differ", label);
+    cr_expect_str_eq(fnv_of(result_a), fnv_of(result_b), "%s: final configurations differ", label);
+    cJSON_Delete(result_a);
+    cJSON_Delete(result_b);
+    free(series_a);
+    free(series_b);
+    free(a);
+    free(b);
+}
+
 /* `copies` (algorithm.copies_memory `memory`) and `sequential_reference`
  * with site_sequence "shared": the same series and final configurations bit
  * for bit (42 configurations: two packed blocks of 32 copies, the second
@@ -119,26 +144,8 @@ static void expect_copies_equal_sequential(const char *label, const char *json, 
 {
     char overrides[128];
     snprintf(overrides, sizeof overrides, "--set algorithm.random_site=copies --set algorithm.copies_memory=%s", memory);
-    char *a = run_preset(label, json, overrides);
-    char *b = run_preset(label, json, "--set algorithm.random_site=sequential_reference "
-                                      "--set algorithm.site_sequence=shared");
-    char *series_a = read_out(a, "series.csv"), *series_b = read_out(b, "series.csv");
-    char path[4400];
-    snprintf(path, sizeof path, "%s/out", a);
-    cJSON *result_a = test_load_result(path);
-    snprintf(path, sizeof path, "%s/out", b);
-    cJSON *result_b = test_load_result(path);
-    cr_assert(result_a && result_b);
-    printf("%s (copies_memory %s): series %zu bytes, %s; configurations %s / %s\n", label, memory, strlen(series_a),
-           strcmp(series_a, series_b) == 0 ? "identical" : "DIFFERENT", fnv_of(result_a), fnv_of(result_b));
-    cr_expect_str_eq(series_a, series_b, "%s: series differ", label);
-    cr_expect_str_eq(fnv_of(result_a), fnv_of(result_b), "%s: final configurations differ", label);
-    cJSON_Delete(result_a);
-    cJSON_Delete(result_b);
-    free(series_a);
-    free(series_b);
-    free(a);
-    free(b);
+    expect_runs_equal(label, json, overrides,
+                      "--set algorithm.random_site=sequential_reference --set algorithm.site_sequence=shared");
 }
 
 #define BITS_2D(copies)                                                                                   \
@@ -167,6 +174,99 @@ Test(random_site, copies_equal_sequential_reference_3d_heatbath)
 Test(random_site, copies_local_equal_sequential_reference_3d_heatbath)
 {
     expect_copies_equal_sequential("rsite-bits-3d-local", BITS_3D, "local");
+}
+
+/* The tiled variants' local-memory kernels make the same decisions as the
+ * global-memory ones (algorithm.tile_memory): series and final
+ * configurations bit for bit, Metropolis and heat bath, two or more tile
+ * sizes each, tile counts that leave work-groups partly padded (36 tiles of
+ * 4^2 at L = 24, 27 of 4^3 at L = 12), tiles making more attempts than one
+ * plan chunk of 64 (dead_border 10^2 and 6^3, double_tiling 20^2 and 12^3)
+ * and fewer, substeps, shift_every, several temperatures and copies, a
+ * first_system. */
+static void expect_local_equals_global(const char *variant, int dim, int edge, int tile, const char *type,
+                                       int substeps)
+{
+    char json[1024], label[96];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": %d, \"L\": %d},"
+             " \"algorithm\": {\"type\": \"%s\", \"layout\": \"random_site\", \"random_site\": \"%s\", \"tile\": %d,"
+             " \"substeps\": %d%s},"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%s], \"copies\": 3, \"first_system\": 2},"
+             " \"run\": {\"thermalization\": 6, \"sweeps\": 12, \"seed\": 11}}",
+             dim, edge, type, variant, tile, substeps, strcmp(variant, "dead_border") == 0 ? ", \"shift_every\": 2" : "",
+             dim == 3 ? "0.2, 0.25" : "0.35, 0.5");
+    snprintf(label, sizeof label, "rsite-mem-%s-%dd-t%d-%s", variant, dim, tile, type);
+    expect_runs_equal(label, json, "--set algorithm.tile_memory=local", "--set algorithm.tile_memory=global");
+}
+
+Test(random_site, dead_border_local_equals_global_2d)
+{
+    expect_local_equals_global("dead_border", 2, 24, 4, "metropolis", 2);
+    expect_local_equals_global("dead_border", 2, 24, 6, "metropolis", 3);
+    expect_local_equals_global("dead_border", 2, 20, 10, "heatbath", 1);
+}
+
+Test(random_site, dead_border_local_equals_global_3d)
+{
+    expect_local_equals_global("dead_border", 3, 12, 4, "heatbath", 2);
+    expect_local_equals_global("dead_border", 3, 12, 6, "metropolis", 1);
+}
+
+Test(random_site, double_tiling_local_equals_global_2d)
+{
+    expect_local_equals_global("double_tiling", 2, 24, 4, "heatbath", 2);
+    expect_local_equals_global("double_tiling", 2, 40, 20, "metropolis", 4);
+}
+
+Test(random_site, double_tiling_local_equals_global_3d)
+{
+    expect_local_equals_global("double_tiling", 3, 12, 4, "metropolis", 8);
+    expect_local_equals_global("double_tiling", 3, 24, 12, "heatbath", 2);
+}
+
+/* double_tiling in 3D (octants in 8 phases per sweep): the energy at beta
+ * 0.2 and 0.3, L = 8 (tile 4), against the checkerboard (naive layout) run,
+ * an independent update of the same equilibrium (3D has no exact value). */
+static void expect_3d_double_tiling_equilibrium(const char *type)
+{
+    static const double betas[] = {0.2, 0.3};
+    char json[1024], label[64];
+    const char *common = "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.2, 0.3], \"copies\": 4},"
+                         " \"run\": {\"thermalization\": 200, \"sweeps\": 2000, \"seed\": 31}}";
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 8, \"start\": \"ordered\"},"
+             " \"algorithm\": {\"type\": \"%s\", \"layout\": \"random_site\", \"random_site\": \"double_tiling\"}, %s",
+             type, common);
+    snprintf(label, sizeof label, "rsite-dt3d-%s", type);
+    cJSON *tiles = physics_run(json, label);
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 8, \"start\": \"ordered\"},"
+             " \"algorithm\": {\"layout\": \"naive\"}, %s", common);
+    cJSON *naive = physics_run(json, "rsite-dt3d-naive");
+    const cJSON *t_tiles = cJSON_GetObjectItem(cJSON_GetObjectItem(tiles, "observables"), "temperatures");
+    const cJSON *t_naive = cJSON_GetObjectItem(cJSON_GetObjectItem(naive, "observables"), "temperatures");
+    for (int t = 0; t < 2; t++) {
+        const cJSON *a = cJSON_GetObjectItem(cJSON_GetArrayItem(t_tiles, t), "energy");
+        const cJSON *b = cJSON_GetObjectItem(cJSON_GetArrayItem(t_naive, t), "energy");
+        double mean_a = cJSON_GetObjectItem(a, "mean")->valuedouble, error_a = cJSON_GetObjectItem(a, "error")->valuedouble;
+        double mean_b = cJSON_GetObjectItem(b, "mean")->valuedouble, error_b = cJSON_GetObjectItem(b, "error")->valuedouble;
+        double z = fabs(mean_a - mean_b) / hypot(error_a, error_b);
+        printf("3D double_tiling %s L=8 beta=%g energy %.5f +- %.5f vs naive %.5f +- %.5f (z = %.2f)\n", type,
+               betas[t], mean_a, error_a, mean_b, error_b, z);
+        cr_expect_lt(z, TOLERANCE_SIGMA);
+    }
+    cJSON_Delete(tiles);
+    cJSON_Delete(naive);
+}
+
+Test(random_site, double_tiling_3d_metropolis_matches_checkerboard, .timeout = 900)
+{
+    expect_3d_double_tiling_equilibrium("metropolis");
+}
+Test(random_site, double_tiling_3d_heatbath_matches_checkerboard, .timeout = 900)
+{
+    expect_3d_double_tiling_equilibrium("heatbath");
 }
 
 /* Energies of series.csv by step (from `first`) and system (run-wide, from
@@ -447,8 +547,14 @@ Test(random_site, bad_input_names_the_key)
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\","
                        " \"substeps\": 8}}", "rsite-dt-substeps", "algorithm.substeps");
     expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 8}, \"ensemble\": {\"beta\": 0.2},"
-                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\"}}",
-                       "rsite-dt-3d", "algorithm.random_site");
+                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\", \"substeps\": 16}}",
+                       "rsite-dt-3d-substeps", "algorithm.substeps: double_tiling in 3D takes a divisor of its 8");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
+                       " \"tile_memory\": \"local\"}}", "rsite-memory-copies", "algorithm.tile_memory");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"tiled\", \"tile_memory\": \"global\"}}",
+                       "rsite-memory-tiled", "algorithm.tile_memory");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\","
+                       " \"tile_memory\": \"shared\"}}", "rsite-memory-value", "algorithm.tile_memory");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
                        " \"tile\": 4}}", "rsite-tile-copies", "algorithm.tile");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\","
