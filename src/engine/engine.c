@@ -586,15 +586,23 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
  * (src/ensembles/multicanonical.c); result.json as for other runs, with
  * density_of_states and reweighted observables, no series. */
 static clmc_status run_density(model_instance *m, const clmc_preset *preset, const clmc_run_options *options,
-                               output_claim *claim)
+                               output_claim *claim, const clmc_checkpoint *checkpoint)
 {
     const char *dir = clmc_preset_output(preset)->dir;
-    const clmc_run_settings *run = clmc_preset_run(preset);
-    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
-        return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: multicanonical runs take no checkpoints yet; set 0");
+    /* Checkpoints between the walkers' launches: the engine's series stays
+     * empty (next_sweep 0), the kind's blob holds the run. */
+    run_control control = {.dir = dir, .resume_dir = dir};
+    clmc_series empty = {.n_configs = 1, .n_columns = 1}; /* no rows; the format wants a row width */
+    between_steps_context between = {.m = m, .preset = preset, .s = &empty, .c = &control};
+    CLMC_TRY(clmc_checkpoint_plan_read(preset, m->ops, &control.plan));
+    if (checkpoint && !checkpoint->ensemble_bytes)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: holds no multicanonical state (section ENSM)");
     CLMC_TRY(clmc_multicanonical_check(&m->ensemble));
     CLMC_TRY(clmc_make_directory(dir));
     CLMC_TRY(claim_output(claim));
+    m->ensemble.between_steps = between_steps;
+    m->ensemble.between_context = &between;
+    control.plan.last_written = now_seconds();
     cJSON *root = cJSON_CreateObject();
     if (!root) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
@@ -603,8 +611,9 @@ static clmc_status run_density(model_instance *m, const clmc_preset *preset, con
     cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
     double started = now_seconds(), kernel_seconds = 0, updates = 0;
     clmc_runtime_reset_clock(m->rt);
-    clmc_status status = clmc_multicanonical_run(&m->ensemble, preset, options && options->quiet, clmc_interrupt_signal,
-                                                    root, &updates);
+    clmc_status status = clmc_multicanonical_run(&m->ensemble, preset, options && options->quiet, root, &updates,
+                                                 checkpoint ? checkpoint->ensemble_blob : NULL,
+                                                 checkpoint ? checkpoint->ensemble_bytes : 0);
     if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
     if (status == CLMC_OK)
         cJSON_AddItemToObject(root, "performance",
@@ -679,7 +688,7 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && !(options && options->quiet) && clmc_ranks()->rank == 0) print_tuning(m.tuning);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
-        status = run_density(&m, own, options, &claim);
+        status = run_density(&m, own, options, &claim, NULL);
     else if (status == CLMC_OK) status = run_instance(&m, own, options, NULL, &claim, local ? preset : NULL);
     instance_close(&m);
     release_output(&claim);
@@ -756,7 +765,9 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     if (status == CLMC_OK) status = select_device(options, &device);
     if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
-    if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint, &claim, global);
+    if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
+        status = run_density(&m, preset, options, &claim, &checkpoint);
+    else if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint, &claim, global);
     instance_close(&m);
     release_output(&claim);
     release_output(&top);

@@ -174,6 +174,7 @@ void muca_close(muca *m)
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) clReleaseMemObject(buffers[i]);
     free(m->counts);
+    free(m->resume_hist);
 }
 
 /* `sweeps` sweeps of every walker; with `record`, the block (record 1) or
@@ -187,11 +188,24 @@ clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
     /* No 32-bit count overflows; at most 256 sweeps between polls of the signals. */
     uint64_t chunk = (uint64_t)fmax(1, fmin(256, floor(2e9 / per_sweep)));
     cl_command_queue queue = clmc_runtime_queue(m->rt);
-    for (uint64_t done = 0; done < sweeps;) {
-        int signal_number = m->interrupt_signal ? m->interrupt_signal() : 0;
-        if (signal_number)
-            return clmc_fail(CLMC_ERR_OTHER, "interrupted by signal %d; multicanonical and Wang-Landau runs write no "
-                             "checkpoint yet", signal_number);
+    uint64_t done = 0;
+    bool continued = m->resume_call; /* the call a checkpoint was taken in */
+    if (continued) {
+        m->resume_call = false;
+        if (m->call_entries != (record ? entries : 0) || m->call_done >= sweeps)
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: its multicanonical state stopped at sweep %llu of %llu with "
+                             "%zu histogram entries; the run there has %zu: it does not fit the preset",
+                             (unsigned long long)m->call_done, (unsigned long long)sweeps, m->call_entries,
+                             record ? entries : 0);
+        if (record) memcpy(hist, m->resume_hist, entries * sizeof *hist);
+        done = m->call_done;
+    }
+    m->call_hist = record ? hist : NULL;
+    m->call_entries = record ? entries : 0;
+    for (; done < sweeps;) {
+        m->call_done = done;
+        if (m->between && !continued) CLMC_TRY(m->between(m->between_context, m->sweep));
+        continued = false;
         cl_uint n = (cl_uint)(sweeps - done < chunk ? sweeps - done : chunk);
         if ((uint64_t)m->sweep + n >= UINT32_MAX)
             return clmc_fail(CLMC_ERR_INPUT, "run.sweeps: a walker's sweeps pass the 2^32 of its random stream");
@@ -213,6 +227,9 @@ clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
         done += n;
         m->updates += (double)n * m->walkers * m->model.sites;
     }
+    m->call_hist = NULL;
+    m->call_entries = 0;
+    m->call_done = 0;
     return CLMC_OK;
 }
 

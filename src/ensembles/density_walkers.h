@@ -9,6 +9,7 @@
 
 #include "clmc/preset.h"
 #include "models/ensemble_hooks.h"
+#include "output/state_blob.h"
 
 /* ensemble.type "multicanonical" and "wang_landau" (multicanonical.c, wang_landau.c). */
 #define CLMC_DENSITY_MAX_WINDOWS 64
@@ -33,6 +34,7 @@ typedef struct clmc_density_settings {
 
 typedef struct {
     clmc_runtime *rt;
+    const clmc_preset *preset;
     clmc_density_settings settings;
     clmc_density_walkers model;
     unsigned walkers, blocks;
@@ -49,8 +51,28 @@ typedef struct {
     cl_mem window_of, window_bounds;
     cl_uint *counts; /* BLOCKS x bins, read back */
     double updates;
-    int (*interrupt_signal)(void); /* a signal received (the run stops), or 0; may be NULL */
+    /* Checkpoints (docs/checkpoints.md): before every launch of muca_sweep,
+     * between (may be NULL) is called with
+     * the sweeps done; it may save the state (muca_save) and stops the run
+     * after a signal.  A saved state is always inside a muca_sweep call:
+     * call_done of its sweeps done, its histograms so far in call_hist. */
+    clmc_status (*between)(void *context, uint64_t sweeps_done);
+    void *between_context;
+    unsigned phase; /* muca_phase */
+    uint64_t call_done;
+    double *call_hist;
+    size_t call_entries;
+    /* The phase's own state after the common part (save_phase of phase_state). */
+    void (*save_phase)(const void *phase_state, clmc_blob_writer *w);
+    const void *phase_state;
+    /* Resuming: the blob after the common part, for the phase to read its
+     * state from (NULL in a fresh run), and the call to continue. */
+    clmc_blob_reader *resume;
+    bool resume_call;
+    double *resume_hist;
 } muca;
+
+enum muca_phase { MUCA_WEIGHTS, MUCA_THERMALIZATION, MUCA_PRODUCTION };
 
 /* The walkers (windows x walkers_per_window with Wang-Landau windows) and
  * the windows' bins from the settings, then the blocks (at most MAX_BLOCKS)
@@ -80,6 +102,19 @@ void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *s
 /* Puts values [window][bin] on the device as every window's weights (one
  * write: Oclgrind mis-tracks writes at an offset). */
 clmc_status muca_set_all_weights(muca *m, const float *values);
+
+/* The state of a run for a checkpoint (src/ensembles/density_checkpoint.c):
+ * the settings it was started with, the phase, the sweep counters, the call
+ * under way with its histograms, the walkers' device buffers, then the
+ * phase's own state (save_phase). */
+clmc_status muca_save(const muca *m, unsigned char **blob, size_t *bytes);
+/* After muca_open: checks the blob's settings against the preset's
+ * (CLMC_ERR_INPUT naming the first key that differs), puts the common part
+ * back (device buffers included) and leaves *r at the phase's own state. */
+clmc_status muca_restore(muca *m, const clmc_preset *preset, clmc_blob_reader *r);
+/* Byte arrays in blobs: their length, then a buffer item of that length. */
+void muca_put_bytes(clmc_blob_writer *w, const void *bytes, size_t n);
+const unsigned char *muca_get_bytes(clmc_blob_reader *r, size_t n, const char *what);
 
 /* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the
  * weights ln W = -ln g of the converged (joined) ln g, which it also puts in
