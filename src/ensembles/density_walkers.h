@@ -39,6 +39,10 @@ typedef struct {
     clmc_density_walkers model;
     unsigned walkers, blocks;
     size_t group; /* walkers per work-group; walker w is in block (w / group) % blocks */
+    /* Under K MPI ranks: this rank sweeps work-groups first_group ..
+     * first_group + rank_groups - 1 of the run's (all of them with one
+     * process); every rank holds every walker's buffers. */
+    size_t first_group, rank_groups;
     cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
     cl_program program;
     cl_kernel init, sweeps;
@@ -80,11 +84,16 @@ enum muca_phase { MUCA_WEIGHTS, MUCA_THERMALIZATION, MUCA_PRODUCTION };
  * depend on the device: groups of up to 64 walkers, at least one group per
  * block.  Refuses windows that do not overlap or do not cover the energies. */
 clmc_status muca_layout(muca *m);
+/* The run's work-groups shared among the MPI ranks (contiguous, in rank
+ * order); refuses more ranks than work-groups, naming the walkers' key. */
+clmc_status muca_share(muca *m);
 /* Refuses walkers beyond the device's memory (blocks set). */
 clmc_status muca_check(const muca *m);
 /* Builds the model's program, allocates the buffers (weights 0) and starts the walkers. */
 clmc_status muca_open(muca *m, const clmc_preset *preset);
 void muca_close(muca *m);
+/* Every walker's energy into energy [walker], from the MPI rank that runs it. */
+clmc_status muca_read_energies(muca *m, cl_int *energy);
 /* CLMC_OK, or the OpenCL error named after `what`. */
 clmc_status muca_cl_status(cl_int err, const char *what);
 /* `sweeps` sweeps of every walker with the weights on the device; with

@@ -134,9 +134,13 @@ clmc_status clmc_multicanonical_check(clmc_ensemble *e);
  * e->between_steps (when set) with the walkers' sweeps done, which may
  * checkpoint (kind->save, e->kind_state pointing at the run meanwhile) and
  * stops the run after a signal.  resume_blob (NULL: a fresh run): the
- * checkpoint's ENSM section to continue from. */
+ * checkpoint's ENSM section to continue from.  Under several MPI ranks
+ * (collective) each runs its share of the walkers; failures before the
+ * walkers start are agreed among the ranks (*walkers_started false), later ones are
+ * this rank's. */
 clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
-                                    double *updates, const unsigned char *resume_blob, size_t resume_bytes);
+                                    double *updates, const unsigned char *resume_blob, size_t resume_bytes,
+                                    bool *walkers_started);
 
 extern const clmc_ensemble_kind clmc_ensemble_population_annealing;
 

@@ -10,7 +10,10 @@
  * weights fixed: run.thermalization sweeps, then run.sweeps sweeps filling
  * the histograms of BLOCKS blocks of walkers (walker w in block w % BLOCKS):
  * ln g(E) = ln H(E) - ln W(E), normalised to the number of states, and the
- * canonical averages at ensemble.betas, with jackknife errors over blocks. */
+ * canonical averages at ensemble.betas, with jackknife errors over blocks.
+ * Checkpoints between launches (density_checkpoint.c); under several MPI
+ * ranks each sweeps its share of the walkers and the histograms are summed
+ * (density_walkers.h), every rank computing the same weights. */
 #include "ensemble.h"
 
 #include <math.h>
@@ -20,6 +23,7 @@
 #include <time.h>
 
 #include "density_walkers.h"
+#include "runtime/ranks.h"
 
 static double now_seconds(void)
 {
@@ -378,19 +382,21 @@ static clmc_status density_save(clmc_ensemble *e, unsigned char **blob, size_t *
 }
 
 clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
-                                    double *updates, const unsigned char *resume_blob, size_t resume_bytes)
+                                    double *updates, const unsigned char *resume_blob, size_t resume_bytes,
+                                    bool *walkers_started)
 {
     muca m = {.rt = e->rt, .preset = preset, .settings = e->density, .walkers = e->density.walkers,
               .between = e->between_steps, .between_context = e->between_context};
-    CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
-    CLMC_TRY(muca_layout(&m));
-    CLMC_TRY(muca_check(&m));
+    *walkers_started = false;
+    clmc_status status = e->ops->ensemble->density_walkers(e->state, &m.model);
+    if (status == CLMC_OK) status = muca_layout(&m);
+    if (status == CLMC_OK) status = muca_check(&m);
+    CLMC_TRY(clmc_ranks_agree(status));
     production_state production = {0};
     double *hist = calloc((size_t)m.blocks * m.model.n_bins, sizeof *hist);
     double *wl_ln_g = calloc(m.model.n_bins, sizeof *wl_ln_g);
     unsigned char *wl_seen = calloc(m.model.n_bins, 1);
-    clmc_status status = hist && wl_ln_g && wl_seen ? muca_open(&m, preset)
-                                                    : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    status = hist && wl_ln_g && wl_seen ? muca_open(&m, preset) : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     bool wang_landau = m.settings.wang_landau;
     cJSON *report = cJSON_CreateObject();
     if (status == CLMC_OK && !report) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -399,6 +405,16 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
     if (status == CLMC_OK && m.resume && m.phase != MUCA_WEIGHTS)
         status = restore_production(&m, &production, &report);
     if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
+    if (clmc_ranks_many() && resume_blob) { /* every rank's checkpoint from the same launch */
+        uint64_t sweeps[2] = {status == CLMC_OK ? m.sweep : 0, status == CLMC_OK ? ~(uint64_t)m.sweep : 0};
+        clmc_ranks_max(sweeps, 2);
+        if (status == CLMC_OK && sweeps[0] != ~sweeps[1])
+            status = clmc_fail(CLMC_ERR_INPUT, "the ranks' checkpoints continue from different walker sweeps (%llu "
+                               "... %llu): one rank was stopped while writing; the run cannot be resumed consistently",
+                               (unsigned long long)~sweeps[1], (unsigned long long)sweeps[0]);
+    }
+    status = clmc_ranks_agree(status); /* a refused checkpoint: on every rank */
+    *walkers_started = status == CLMC_OK;
     e->kind_state = &m;
     double started = now_seconds();
     if (status == CLMC_OK && m.phase == MUCA_WEIGHTS) {

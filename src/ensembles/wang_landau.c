@@ -181,13 +181,15 @@ static void update_windows(wl_state *s, double sweeps, bool quiet)
  * round, alternating): the i-th walker of window k (in walker order) with
  * the i-th of window k + 1, both energies inside both windows; the uniform
  * of pair (k, i) of exchange round x from word 0 of the draw (unit k *
- * walkers_per_window + i, sweep x, purpose MULTICANONICAL, config 2). */
+ * walkers_per_window + i, sweep x, purpose MULTICANONICAL, config 2).
+ * Walkers swap their windows, not their configurations, so under several
+ * MPI ranks they stay where they are: every rank gathers all energies and
+ * takes the same decisions with the same draws. */
 static clmc_status exchange_windows(wl_state *s)
 {
     muca *m = s->m;
     cl_command_queue queue = clmc_runtime_queue(m->rt);
-    CLMC_CL_TRY(clEnqueueReadBuffer(queue, m->energy, CL_TRUE, 0, m->walkers * sizeof(cl_int), s->energy, 0, NULL,
-                                    NULL));
+    CLMC_TRY(muca_read_energies(m, s->energy));
     unsigned per = m->walkers_per_window, parity = (unsigned)(s->exchanges % 2);
     unsigned *members = malloc((size_t)m->walkers * sizeof *members), *count = calloc(m->windows, sizeof *count);
     if (!members || !count) {

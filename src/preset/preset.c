@@ -819,6 +819,13 @@ bool clmc_preset_is_population(const clmc_preset *preset)
     return clmc_population_block(ensemble_block(preset));
 }
 
+bool clmc_preset_is_density(const clmc_preset *preset)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ensemble_block(preset), "type");
+    return cJSON_IsString(type) &&
+           (strcmp(type->valuestring, "multicanonical") == 0 || strcmp(type->valuestring, "wang_landau") == 0);
+}
+
 size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas, size_t capacity)
 {
     return clmc_population_schedule(ensemble_block(preset), betas, capacity);
