@@ -2,6 +2,7 @@
  * docs/checkpoints.md): the part every phase shares -- the settings the run
  * was started with, where it is, and the walkers on the device. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,12 +19,15 @@ static void settings_of(const muca *m, const clmc_preset *preset, double *value,
     const clmc_run_settings *run = clmc_preset_run(preset);
     double bounds = 0; /* the windows' bins, folded into one number */
     for (unsigned k = 0; k < m->windows; k++) bounds = bounds * 1.37 + m->window_lo[k] + 1e-3 * m->window_hi[k];
-    const char *names[N_SETTINGS] = {"ensemble.type", "ensemble.walkers", "ensemble.windows",
-                                     "ensemble.walkers_per_window", "ensemble.window_energies (or ensemble.overlap)",
+    const char *names[N_SETTINGS] = {"ensemble.type", "ensemble.windows", "ensemble.walkers_per_window",
+                                     "ensemble.walkers", "ensemble.window_energies (or ensemble.overlap)",
                                      "ensemble.flatness", "ensemble.iteration_sweeps", "ensemble.max_iterations",
                                      "ensemble.final_ln_f", "ensemble.production", "run.seed",
                                      "run.thermalization and run.sweeps", "model (its energies and size)"};
-    double values[N_SETTINGS] = {d->wang_landau, m->settings.walkers, m->windows, m->walkers_per_window, bounds,
+    /* The walkers in all (ensemble.walkers is unused with windows, whose
+     * walkers_per_window is compared first). */
+    double values[N_SETTINGS] = {d->wang_landau, m->windows, m->windows > 1 ? m->walkers_per_window : 0, m->walkers,
+                                 bounds,
                                  d->flatness, (double)d->iteration_sweeps, (double)d->max_iterations, d->final_ln_f,
                                  d->production, (double)run->seed,
                                  (double)run->thermalization * 0x1p32 + (double)run->sweeps,
@@ -80,11 +84,18 @@ clmc_status muca_restore(muca *m, const clmc_preset *preset, clmc_blob_reader *r
                          (unsigned long long)version, MUCA_BLOB_VERSION);
     CLMC_TRY(r->status);
     clmc_blob_copy_doubles(stored, saved, N_SETTINGS);
-    for (int i = 0; i < N_SETTINGS; i++)
-        if (memcmp(&saved[i], &settings[i], sizeof saved[i]) != 0)
-            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %s differs between the preset (%.17g) and the state the "
-                             "run saved (%.17g); a run resumes only with the preset it started with; refused",
-                             keys[i], settings[i], saved[i]);
+    for (int i = 0; i < N_SETTINGS; i++) {
+        if (memcmp(&saved[i], &settings[i], sizeof saved[i]) == 0) continue;
+        char now[40], then[40]; /* the shortest of 15 or 17 digits that shows the difference */
+        snprintf(now, sizeof now, "%.15g", settings[i]);
+        snprintf(then, sizeof then, "%.15g", saved[i]);
+        if (strcmp(now, then) == 0) {
+            snprintf(now, sizeof now, "%.17g", settings[i]);
+            snprintf(then, sizeof then, "%.17g", saved[i]);
+        }
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %s differs between the preset (%s) and the state the run saved "
+                         "(%s); a run resumes only with the preset it started with; refused", keys[i], now, then);
+    }
     uint64_t phase = clmc_blob_get_u64(r, "phase"), sweep = clmc_blob_get_u64(r, "sweep");
     uint64_t call_done = clmc_blob_get_u64(r, "sweeps of the call"), entries = clmc_blob_get_u64(r, "entries");
     const unsigned char *updates = clmc_blob_get_doubles(r, 1, "updates");
