@@ -1,6 +1,7 @@
 /* Long runs that survive: SIGKILL after a checkpoint then --resume gives the
  * uninterrupted results bit for bit (Ising, Potts, Ising tempering, EA msc
- * tempering, hard disks, population annealing between steps); SIGINT, SIGTERM and SIGHUP
+ * tempering, hard disks, population annealing between steps, multicanonical and
+ * Wang-Landau walkers: their density of states); SIGINT, SIGTERM and SIGHUP
  * leave a resumable checkpoint; damaged and forged checkpoints are refused
  * without touching anything; one run at a time per output directory, and no
  * fresh run over a checkpoint without --overwrite; FIFOs do not hang; presets
@@ -584,3 +585,147 @@ Test(checkpoint, fifo_checkpoint_and_tuning_file_do_not_hang)
 /* A closed terminal or ssh session (SIGHUP) stops the run with a checkpoint,
  * as SIGTERM does. */
 Test(checkpoint, sighup_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sighup", ising_preset, SIGHUP); }
+
+/* ---- Multicanonical and Wang-Landau (issue 21) ---------------------------- */
+
+/* 2D Ising L = 8, 64 walkers: 6 weight iterations of 100 sweeps, then
+ * 12000 production sweeps (about 4 s on PoCL); a checkpoint every 300
+ * sweeps, so that a kill lands in the weights or in the production.  Wang-
+ * Landau in 3 windows with replica exchange (about 740 updates of ln g,
+ * then 3000 production sweeps): a signal lands in the weights mostly. */
+static const char muca_preset[] =
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": \"multicanonical\","
+    " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": 64, \"flatness\": 0.5, \"iteration_sweeps\": 100},"
+    " \"run\": {\"thermalization\": 100, \"sweeps\": 12000, \"seed\": 5, \"checkpoint_every\": 300}}";
+static const char wang_landau_windows_preset[] =
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": \"wang_landau\","
+    " \"betas\": [0.3, 0.4406868, 0.6], \"windows\": 3, \"overlap\": 0.5, \"walkers_per_window\": 16,"
+    " \"final_ln_f\": 1e-3}, \"run\": {\"thermalization\": 100, \"sweeps\": 3000, \"seed\": 25,"
+    " \"checkpoint_every\": 100}}";
+/* Potts q = 10 walkers (Metropolis), 2 Wang-Landau windows at L = 4, then production. */
+static const char potts_wang_landau_preset[] =
+    "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 4, \"q\": 10}, \"algorithm\": {\"type\": "
+    "\"metropolis\"}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [1.4], \"windows\": 2, "
+    "\"walkers_per_window\": 16, \"final_ln_f\": 1e-3}, \"run\": {\"thermalization\": 100, \"sweeps\": 6000,"
+    " \"seed\": 7, \"checkpoint_every\": 100}}";
+
+/* density_of_states (without its wall times) and observables exactly. */
+static void expect_same_density(const char *reference, const char *resumed)
+{
+    cJSON *a = test_load_result(reference), *b = test_load_result(resumed);
+    cr_assert(a && b, "result.json missing");
+    const char *parts[] = {"density_of_states", "observables"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *pa = cJSON_GetObjectItem(a, parts[i]), *pb = cJSON_GetObjectItem(b, parts[i]);
+        cJSON_DeleteItemFromObject(pa, "timing");
+        cJSON_DeleteItemFromObject(pb, "timing");
+        bool same = pa && cJSON_Compare(pa, pb, true);
+        char *text = cJSON_PrintUnformatted(pb);
+        printf("%s %s: %.300s\n", parts[i], same ? "identical" : "DIFFERENT", text);
+        free(text);
+        cr_expect(same, "%s differ", parts[i]);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+/* Reference run, the same run stopped by `signal_number` at a random point
+ * after its first checkpoint, resumed, and compared. */
+static void density_interrupt_and_resume(const char *label, const char *preset_json, int signal_number)
+{
+    char *dir = test_scratch_dir(label), *preset = test_write_preset(dir, preset_json), args[8400], log[8400];
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference'", preset, dir), 0, "reference run");
+    snprintf(args, sizeof args, "run '%s' --quiet --out '%s/resumed'", preset, dir);
+    snprintf(log, sizeof log, "%s/interrupted.log", dir);
+    pid_t pid = test_spawn_clmc(args, log);
+    char checkpoint[4200];
+    snprintf(checkpoint, sizeof checkpoint, "%s/resumed/checkpoint.clmc", dir);
+    test_wait_for_file(checkpoint, pid);
+    unsigned delay = random_delay_ms();
+    test_sleep_ms(delay);
+    kill(pid, signal_number);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    char *stderr_text = test_read_file(log);
+    printf("%s: signal %d %u ms after the first checkpoint; clmc %s %d: %s\n", label, signal_number, delay,
+           WIFSIGNALED(status) ? "killed by signal" : "exited with",
+           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), stderr_text ? stderr_text : "");
+    if (signal_number == SIGKILL) {
+        cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "run ended before the kill");
+    } else {
+        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status after signal %d", signal_number);
+        cr_expect(stderr_text && strstr(stderr_text, "--resume"), "no resume hint on stderr");
+    }
+    free(stderr_text);
+    snprintf(args, sizeof args, "%s/resumed/result.json", dir);
+    cr_assert(!test_path_exists(args), "an interrupted run wrote result.json");
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run --resume '%s/resumed' --quiet", dir);
+    printf("resume: exit %d: %s\n", rc, output ? output : "");
+    free(output);
+    cr_assert_eq(rc, 0, "resume failed");
+    snprintf(args, sizeof args, "%s/reference", dir);
+    snprintf(log, sizeof log, "%s/resumed", dir);
+    expect_same_density(args, log);
+    free(preset);
+    free(dir);
+}
+
+Test(checkpoint, multicanonical_sigkill_resume_bit_identical)
+{
+    density_interrupt_and_resume("ckpt-muca", muca_preset, SIGKILL);
+}
+Test(checkpoint, wang_landau_windows_sigterm_resume_bit_identical)
+{
+    density_interrupt_and_resume("ckpt-wl-windows", wang_landau_windows_preset, SIGTERM);
+}
+Test(checkpoint, wang_landau_potts_sigkill_resume_bit_identical)
+{
+    density_interrupt_and_resume("ckpt-wl-potts", potts_wang_landau_preset, SIGKILL);
+}
+
+/* The checkpoint's preset changed (it is the preset a resume runs): the
+ * multicanonical state remembers what it was started with. */
+static const char *changed_key, *changed_value;
+static void change_preset(clmc_checkpoint *c)
+{
+    cJSON *preset = cJSON_Parse(c->preset_json);
+    cJSON *ensemble = cJSON_GetObjectItem(preset, "ensemble"), *run = cJSON_GetObjectItem(preset, "run");
+    const char *name = strchr(changed_key, '.') + 1;
+    cJSON *section = strncmp(changed_key, "run.", 4) == 0 ? run : ensemble;
+    cJSON_ReplaceItemInObject(section, name, cJSON_Parse(changed_value));
+    free(c->preset_json);
+    c->preset_json = cJSON_PrintUnformatted(preset);
+    cJSON_Delete(preset);
+}
+
+Test(checkpoint, multicanonical_resume_with_a_changed_preset_refused)
+{
+    char *dir = test_scratch_dir("ckpt-muca-changed"), *preset = test_write_preset(dir, muca_preset);
+    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/run' --set run.sweeps=600", preset, dir), 0);
+    const struct {
+        const char *key, *value;
+    } cases[] = {{"ensemble.walkers", "32"}, {"ensemble.flatness", "0.6"}, {"run.seed", "6"},
+                 {"ensemble.iteration_sweeps", "50"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char copy[9000], *output = NULL;
+        snprintf(copy, sizeof copy, "rm -rf '%s/changed' && cp -r '%s/run' '%s/changed'", dir, dir, dir);
+        cr_assert_eq(system(copy), 0);
+        snprintf(copy, sizeof copy, "%s/changed", dir);
+        changed_key = cases[i].key;
+        changed_value = cases[i].value;
+        test_forge_checkpoint(copy, change_preset);
+        char *before = directory_snapshot(copy);
+        int rc = test_run_clmc(&output, "run --resume '%s' --quiet", copy);
+        printf("%s = %s: exit %d: %s", cases[i].key, cases[i].value, rc, output ? output : "");
+        cr_expect_eq(rc, 2, "%s: exit status %d", cases[i].key, rc);
+        cr_expect(output && strstr(output, cases[i].key), "the message does not name %s", cases[i].key);
+        char *after = directory_snapshot(copy);
+        cr_expect_str_eq(before, after, "%s: the directory changed", cases[i].key);
+        free(before);
+        free(after);
+        free(output);
+    }
+    free(preset);
+    free(dir);
+}

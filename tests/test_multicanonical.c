@@ -215,7 +215,6 @@ Test(multicanonical, bad_input_exits_2_naming_the_key)
     expect_refused(ISING_WITH(8, ", \"sweeps_per_iteration\": 5", ""), "ensemble.sweeps_per_iteration");
     /* 2^24 walkers of 2^16 spins: 1 TiB of configurations. */
     expect_refused(ISING_WITH(256, ", \"walkers\": 16777216", ""), "ensemble.walkers");
-    expect_refused(ISING_WITH(8, "", ", \"checkpoint_every\": 5"), "run.checkpoint_every");
     expect_refused("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
                    "\"wang_landau\", \"betas\": [0.4], \"flatness\": 1}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.flatness");

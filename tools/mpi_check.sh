@@ -7,8 +7,9 @@
 # resumed under 2 ranks too; result.h5 under 2 ranks equals series.csv (where
 # the build has HDF5); one Ising lattice decomposed into slabs (msc 2D
 # under 1, 2 and 3 ranks, 3D under 2; tiled 2D with 3 and 2 tile colours, 3D)
-# equal to one process, and resumed; bad input exits 2 on every rank with one
-# message.
+# equal to one process, and resumed; multicanonical walkers and Wang-Landau
+# windows under 1, 2 and 3 ranks equal to one process, and resumed; bad input
+# exits 2 on every rank with one message.
 # Usage: tools/mpi_check.sh BUILD_DIR   (a skip, exit 77, without MPI in the build)
 set -uo pipefail
 build=${1:?build dir}
@@ -244,6 +245,44 @@ same_run "$tmp/dd2-one" "$tmp/dd2-resumed" &&
   echo "ok: 2D msc in 3 slabs resumed from the ranks' checkpoints (sweep 40) equals the single-process run" ||
   fail "2D msc in 3 slabs resumed differs"
 
+# Multicanonical walkers and Wang-Landau windows shared by the ranks (whole
+# work-groups of walkers each, their random streams keyed by the run-wide
+# walker index; histograms and the energies for the window exchanges summed
+# exactly, so every rank computes the same weights): density_of_states
+# (without its wall times) and observables equal the single-process run
+# under 1, 2 and 3 ranks; a 2-rank multicanonical run resumed from its
+# ranks' last checkpoints equals it too.
+density() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); d=r['density_of_states']; d.pop('timing'); print(json.dumps([d, r['observables']], sort_keys=True))" "$1"; }
+cat > "$tmp/muca.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 2, "L": 8 },
+  "ensemble": { "type": "multicanonical", "betas": [0.3, 0.44, 0.6], "walkers": 64, "iteration_sweeps": 100 },
+  "run": { "thermalization": 100, "sweeps": 1000, "seed": 5 } }
+JSON
+cat > "$tmp/wlwin.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 2, "L": 8 },
+  "ensemble": { "type": "wang_landau", "betas": [0.3, 0.44, 0.6], "windows": 3, "walkers_per_window": 16,
+                "final_ln_f": 1e-3 },
+  "run": { "thermalization": 100, "sweeps": 500, "seed": 25 } }
+JSON
+for name in muca wlwin; do
+  "$clmc" run "$tmp/$name.json" --out "$tmp/$name-one" --quiet || fail "$name single-process run"
+  for k in 1 2 3; do
+    "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
+      { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
+    [ "$(density "$tmp/$name-one/result.json")" = "$(density "$tmp/$name-np$k/result.json")" ] &&
+      echo "ok: $name: $k ranks give the single-process density_of_states and observables" ||
+      fail "$name under $k ranks differs from the single-process run"
+  done
+done
+"${launcher[@]}" -np 2 "$clmc" run "$tmp/muca.json" --out "$tmp/muca-ckpt" --quiet --set run.checkpoint_every=250 ||
+  fail "muca checkpointed under 2 ranks"
+cp -r "$tmp/muca-ckpt" "$tmp/muca-resumed" && rm "$tmp/muca-resumed/result.json"
+"${launcher[@]}" -np 2 "$clmc" run --resume "$tmp/muca-resumed" --quiet 2>"$tmp/muca-resume.err" ||
+  { cat "$tmp/muca-resume.err"; fail "muca resume under 2 ranks"; }
+[ "$(density "$tmp/muca-one/result.json")" = "$(density "$tmp/muca-resumed/result.json")" ] &&
+  echo "ok: muca under 2 ranks resumed from its last checkpoints equals the single-process run" ||
+  fail "muca resumed under 2 ranks differs"
+
 # Bad input: exit 2 on every rank, one message.
 refused() { # NAME EXPECTED-TEXT COMMAND...
   local name=$1 text=$2
@@ -274,6 +313,8 @@ refused "slabs that do not divide L" "model.L: 192 rows cannot be cut into 5 sla
 refused "tempering lattice under ranks" "ensemble.type: \"parallel_tempering\" is not spread" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-pt" --quiet --set ensemble='{"type": "parallel_tempering", "betas": [0.2, 0.22]}'
 refused "stateful generator on slabs" "algorithm.rng: \"xorwow\" keeps per-site generator states" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-rng" --quiet --set algorithm.rng=xorwow
 refused "a ranks' run resumed by one process" "resume it with mpirun -np 2" "$clmc" run --resume "$tmp/np2" --quiet
+refused "more ranks than walkers' work-groups" "ensemble.walkers: 2 walkers run in 2 work-groups of 1, fewer than the 3 MPI ranks" "${launcher[@]}" -np 3 "$clmc" run "$tmp/muca.json" --out "$tmp/muca-three" --quiet --set ensemble.walkers=2
+refused "more ranks than window walkers' work-groups" "ensemble.walkers_per_window: 2 walkers run in 2 work-groups of 1" "${launcher[@]}" -np 3 "$clmc" run "$tmp/wlwin.json" --out "$tmp/wl-three" --quiet --set ensemble.windows=2 --set ensemble.walkers_per_window=1
 refused "bench under ranks" "only 'clmc run' is distributed" "${launcher[@]}" -np 2 "$clmc" bench "$preset"
 echo "mpi_check: $failures failure(s)"
 [ $failures -eq 0 ]

@@ -95,6 +95,8 @@ size_t clmc_preset_betas(const clmc_preset *preset, double *betas, size_t capaci
  * `capacity` written; returns steps + 1).  The model sees one temperature,
  * beta_start, and clmc_preset_systems(preset)->copies systems. */
 bool clmc_preset_is_population(const clmc_preset *preset);
+/* ensemble.type "multicanonical" or "wang_landau": walkers, not the model's systems. */
+bool clmc_preset_is_density(const clmc_preset *preset);
 size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas, size_t capacity);
 /* ensemble.schedule "adaptive": true with beta_end and target_overlap (the
  * schedule above is then beta_start alone, counted as max_steps + 1). */

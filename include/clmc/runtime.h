@@ -71,6 +71,10 @@ clmc_status clmc_kernel_sources_hash(uint64_t *hash);
 typedef enum { CLMC_UNTIMED = 0, CLMC_TIMED = 1 } clmc_timing;
 clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *global,
                          const size_t *local, clmc_timing timing);
+/* The same with a global work offset (get_global_id counts from it; NULL:
+ * none): a share of a launch's work-items, e.g. one MPI rank's walkers. */
+clmc_status clmc_enqueue_offset(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *offset,
+                                const size_t *global, const size_t *local, clmc_timing timing);
 
 /* The largest work-group `kernel` can be launched with on the device. */
 clmc_status clmc_kernel_group_limit(const clmc_runtime *rt, cl_kernel kernel, size_t *limit);

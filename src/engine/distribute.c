@@ -65,20 +65,23 @@ static bool spreads_systems(const clmc_preset *global)
 
 bool clmc_rank_domain(const clmc_preset *global)
 {
-    return clmc_ranks_many() && !spreads_systems(global);
+    return clmc_ranks_many() && !spreads_systems(global) && !clmc_preset_is_density(global);
 }
 
 /* Domain decomposition: every rank runs the whole preset on its part of the
- * lattice (the model reads its part from clmc_ranks()), in OUT/rank-R. */
+ * lattice (the model reads its part from clmc_ranks()), in OUT/rank-R.
+ * Multicanonical and Wang-Landau runs the same, the ranks sharing the
+ * walkers (src/ensembles/density_walkers.h). */
 static clmc_status domain_preset(const clmc_preset *global, clmc_preset **local)
 {
     const clmc_ranks_info *ranks = clmc_ranks();
     const clmc_model_ops *ops = clmc_model_find(clmc_preset_string(global, "model.type"));
-    if (!ops || !ops->domain)
+    bool walkers = clmc_preset_is_density(global);
+    if (!walkers && (!ops || !ops->domain))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: %d MPI ranks spread the systems of an \"independent\" "
                          "ensemble or cut one lattice into slabs; model \"%s\" has neither for this run (run it "
                          "without mpirun, or with -np 1)", ranks->size, clmc_preset_string(global, "model.type"));
-    CLMC_TRY(ops->domain(global, ranks->size, NULL));
+    if (!walkers) CLMC_TRY(ops->domain(global, ranks->size, NULL));
     char rank_dir[4096], dir[8300];
     snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
     CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));

@@ -189,7 +189,8 @@ static clmc_status interrupted(const model_instance *m, int signal_number, uint6
  * a checkpoint (its sweeps do not count as the engine's: next_sweep 0, no
  * rows; the kind's blob holds where it is) when run.checkpoint_every is due
  * (every N sweeps: each time the sweeps done pass a multiple of N), or on a
- * signal, which then stops the run.  One process only. */
+ * signal, which then stops the run.  Under several MPI ranks (multicanonical
+ * walkers) every rank calls it at the same points and they agree. */
 typedef struct {
     model_instance *m;
     const clmc_preset *preset;
@@ -206,6 +207,12 @@ static clmc_status between_steps(void *context, uint64_t done)
     bool due = c->plan.every_sweeps ? done / c->plan.every_sweeps > b->last / c->plan.every_sweeps
                                     : c->plan.every_seconds > 0 && now_seconds() - c->plan.last_written >= c->plan.every_seconds;
     b->last = done;
+    if (clmc_ranks_many()) { /* multicanonical walkers: every rank calls at the same sweeps */
+        uint64_t agreed[2] = {(uint64_t)signal_number, due};
+        clmc_ranks_max(agreed, 2);
+        signal_number = (int)agreed[0];
+        due = agreed[1] != 0;
+    }
     if (!due && !signal_number) return CLMC_OK;
     if (b->m->ops->save_state) CLMC_TRY(write_checkpoint(b->m, b->preset, b->s, 0, c));
     return signal_number ? interrupted(b->m, signal_number, done, c) : CLMC_OK;
@@ -586,46 +593,77 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
  * (src/ensembles/multicanonical.c); result.json as for other runs, with
  * density_of_states and reweighted observables, no series. */
 static clmc_status run_density(model_instance *m, const clmc_preset *preset, const clmc_run_options *options,
-                               output_claim *claim)
+                               output_claim *claim, const clmc_checkpoint *checkpoint, const clmc_preset *global)
 {
+    /* Under several MPI ranks each rank checkpoints in its own folder (the
+     * preset's output.dir, OUT/rank-R) and rank 0 writes the result into
+     * global's OUT, with the run-wide preset (clmc_rank_result_preset). */
     const char *dir = clmc_preset_output(preset)->dir;
-    const clmc_run_settings *run = clmc_preset_run(preset);
-    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
-        return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: multicanonical runs take no checkpoints yet; set 0");
-    CLMC_TRY(clmc_multicanonical_check(&m->ensemble));
-    CLMC_TRY(clmc_make_directory(dir));
-    CLMC_TRY(claim_output(claim));
+    const clmc_preset *run_preset = global ? global : preset;
+    const char *result_dir = clmc_preset_output(run_preset)->dir;
+    bool writes = clmc_ranks()->rank == 0;
+    /* Checkpoints between the walkers' launches: the engine's series stays
+     * empty (next_sweep 0), the kind's blob holds the run. */
+    run_control control = {.dir = dir, .resume_dir = result_dir};
+    clmc_series empty = {.n_configs = 1, .n_columns = 1}; /* no rows; the format wants a row width */
+    between_steps_context between = {.m = m, .preset = preset, .s = &empty, .c = &control};
+    clmc_status status = clmc_checkpoint_plan_read(preset, m->ops, &control.plan);
+    if (status == CLMC_OK && checkpoint && !checkpoint->ensemble_bytes)
+        status = clmc_fail(CLMC_ERR_INPUT, "checkpoint: holds no multicanonical state (section ENSM)");
+    if (status == CLMC_OK) status = clmc_multicanonical_check(&m->ensemble);
+    if (status == CLMC_OK) status = clmc_make_directory(dir);
+    if (status == CLMC_OK) status = claim_output(claim);
+    CLMC_TRY(clmc_ranks_agree(status));
+    m->ensemble.between_steps = between_steps;
+    m->ensemble.between_context = &between;
+    control.plan.last_written = now_seconds();
     cJSON *root = cJSON_CreateObject();
     if (!root) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cJSON_AddStringToObject(root, "clmc_version", CLMC_VERSION);
-    cJSON_AddItemToObject(root, "preset", cJSON_Duplicate(clmc_preset_tree(preset), true));
-    cJSON_AddItemToObject(root, "device", clmc_device_json(clmc_runtime_device(m->rt)));
+    cJSON_AddItemToObject(root, "preset", global ? clmc_rank_result_preset(preset, global)
+                                                 : cJSON_Duplicate(clmc_preset_tree(preset), true));
+    cJSON *device = clmc_device_json(clmc_runtime_device(m->rt));
+    cJSON_AddItemToObject(root, "device", device);
     cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
     double started = now_seconds(), kernel_seconds = 0, updates = 0;
     clmc_runtime_reset_clock(m->rt);
-    clmc_status status = clmc_multicanonical_run(&m->ensemble, preset, options && options->quiet, clmc_interrupt_signal,
-                                                    root, &updates);
+    bool quiet = (options && options->quiet) || !writes, walkers_started = false;
+    status = clmc_multicanonical_run(&m->ensemble, preset, quiet, root, &updates,
+                                     checkpoint ? checkpoint->ensemble_blob : NULL,
+                                     checkpoint ? checkpoint->ensemble_bytes : 0, &walkers_started);
     if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
-    if (status == CLMC_OK)
-        cJSON_AddItemToObject(root, "performance",
-                              performance_json(m->rt, updates, kernel_seconds, now_seconds() - started));
-    char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
-    if (status == CLMC_OK && !json) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (status == CLMC_OK && clmc_preset_output(preset)->hdf5) { /* no series: the metadata alone */
+    /* Refusals before the walkers start are agreed inside the run; a failure
+     * later on one rank ends them all; a signal stops them together. */
+    if (status != CLMC_OK && clmc_ranks_many() && walkers_started && !control.interrupted) clmc_ranks_abort(status);
+    if (status != CLMC_OK) {
+        cJSON_Delete(root);
+        return status;
+    }
+    if (clmc_ranks_many()) { /* collective */
+        clmc_ranks_sum(&kernel_seconds, 1);
+        cJSON *devices = clmc_rank_devices_json(clmc_runtime_device(m->rt));
+        if (devices) cJSON_AddItemToObject(device, "ranks", devices);
+    }
+    cJSON *performance = performance_json(m->rt, updates, kernel_seconds, now_seconds() - started);
+    if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);
+    cJSON_AddItemToObject(root, "performance", performance);
+    char *json = writes ? cJSON_Print(root) : NULL;
+    if (writes && !json) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && writes && clmc_preset_output(preset)->hdf5) { /* no series: the metadata alone */
         clmc_h5 *h5 = NULL;
-        status = clmc_h5_create(dir, NULL, NULL, 0, &h5);
+        status = clmc_h5_create(result_dir, NULL, NULL, 0, &h5);
         if (status == CLMC_OK) status = put_metadata(h5, root, json);
         if (status == CLMC_OK) status = clmc_h5_finish(h5);
         else clmc_h5_discard(h5);
     }
-    if (status == CLMC_OK) {
+    if (status == CLMC_OK && writes) {
         size_t n = strlen(json);
         json[n] = '\n';
-        status = clmc_write_file_atomic(dir, "result.json", json, n + 1);
+        status = clmc_write_file_atomic(result_dir, "result.json", json, n + 1);
     }
     free(json);
     cJSON_Delete(root);
-    return status;
+    return clmc_ranks_agree(status);
 }
 
 /* Says on stderr where the tunable values came from. */
@@ -679,7 +717,7 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && !(options && options->quiet) && clmc_ranks()->rank == 0) print_tuning(m.tuning);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
-        status = run_density(&m, own, options, &claim);
+        status = run_density(&m, own, options, &claim, NULL, local ? preset : NULL);
     else if (status == CLMC_OK) status = run_instance(&m, own, options, NULL, &claim, local ? preset : NULL);
     instance_close(&m);
     release_output(&claim);
@@ -756,7 +794,9 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     if (status == CLMC_OK) status = select_device(options, &device);
     if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
-    if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint, &claim, global);
+    if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
+        status = run_density(&m, preset, options, &claim, &checkpoint, global);
+    else if (status == CLMC_OK) status = run_instance(&m, preset, options, &checkpoint, &claim, global);
     instance_close(&m);
     release_output(&claim);
     release_output(&top);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/defines.h"
+#include "runtime/ranks.h"
 
 /* Window k's bins from ensemble.window_energies, or from ensemble.windows
  * equal windows of which neighbours share the fraction ensemble.overlap. */
@@ -74,6 +75,35 @@ clmc_status muca_layout(muca *m)
     m->blocks = m->walkers < MAX_BLOCKS ? m->walkers : MAX_BLOCKS;
     m->group = 1;
     while (m->group * 2 <= 64 && m->group * 2 * m->blocks <= m->walkers) m->group *= 2;
+    return muca_share(m);
+}
+
+clmc_status muca_share(muca *m)
+{
+    size_t groups = (m->walkers + m->group - 1) / m->group;
+    unsigned ranks = (unsigned)clmc_ranks()->size, rank = (unsigned)clmc_ranks()->rank;
+    if (groups < ranks)
+        return clmc_fail(CLMC_ERR_INPUT, "%s: %u walkers run in %zu work-groups of %zu, fewer than the %u MPI ranks "
+                         "(each rank runs at least one work-group); raise it or use fewer ranks",
+                         m->windows > 1 ? "ensemble.walkers_per_window" : "ensemble.walkers", m->walkers, groups,
+                         m->group, ranks);
+    m->first_group = groups * rank / ranks;
+    m->rank_groups = groups * (rank + 1) / ranks - m->first_group;
+    return CLMC_OK;
+}
+
+clmc_status muca_read_energies(muca *m, cl_int *energy)
+{
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(m->rt), m->energy, CL_TRUE, 0, m->walkers * sizeof(cl_int),
+                                    energy, 0, NULL, NULL));
+    if (!clmc_ranks_many()) return CLMC_OK;
+    size_t first = m->first_group * m->group, end = (m->first_group + m->rank_groups) * m->group;
+    long long *all = malloc(m->walkers * sizeof *all);
+    if (!all) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t w = 0; w < m->walkers; w++) all[w] = w >= first && w < end ? energy[w] : 0;
+    clmc_ranks_sum_int64(all, (int)m->walkers);
+    for (size_t w = 0; w < m->walkers; w++) energy[w] = (cl_int)all[w];
+    free(all);
     return CLMC_OK;
 }
 
@@ -198,6 +228,25 @@ void muca_close(muca *m)
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) clReleaseMemObject(buffers[i]);
     free(m->counts);
+    free(m->resume_hist);
+}
+
+/* hist += the counts of this launch, summed over the MPI ranks (exactly:
+ * integers).  A rank's work-groups count in block (its group number) %
+ * BLOCKS; their block in the run is (first_group + that group) % BLOCKS. */
+static clmc_status add_counts(muca *m, cl_uint record, double *hist)
+{
+    unsigned bins = m->model.n_bins, rows = record == 2 ? m->windows : m->blocks;
+    size_t entries = (size_t)rows * bins, shift = record == 2 ? 0 : m->first_group % m->blocks;
+    long long *sums = malloc(entries * sizeof *sums);
+    if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (unsigned row = 0; row < rows; row++)
+        for (unsigned i = 0; i < bins; i++)
+            sums[((row + shift) % rows) * bins + i] = m->counts[(size_t)row * bins + i];
+    clmc_ranks_sum_int64(sums, (int)entries);
+    for (size_t i = 0; i < entries; i++) hist[i] += (double)sums[i];
+    free(sums);
+    return CLMC_OK;
 }
 
 /* `sweeps` sweeps of every walker; with `record`, the block (record 1) or
@@ -206,16 +255,30 @@ void muca_close(muca *m)
 clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
 {
     size_t entries = (size_t)(record == 2 ? m->windows : m->blocks) * m->model.n_bins;
-    size_t groups = (m->walkers + m->group - 1) / m->group, global = groups * m->group;
+    size_t groups = (m->walkers + m->group - 1) / m->group, global = m->rank_groups * m->group;
+    size_t offset = m->first_group * m->group;
     double per_sweep = ceil((double)groups / m->blocks) * (double)m->group * m->model.sites;
     /* No 32-bit count overflows; at most 256 sweeps between polls of the signals. */
     uint64_t chunk = (uint64_t)fmax(1, fmin(256, floor(2e9 / per_sweep)));
     cl_command_queue queue = clmc_runtime_queue(m->rt);
-    for (uint64_t done = 0; done < sweeps;) {
-        int signal_number = m->interrupt_signal ? m->interrupt_signal() : 0;
-        if (signal_number)
-            return clmc_fail(CLMC_ERR_OTHER, "interrupted by signal %d; multicanonical and Wang-Landau runs write no "
-                             "checkpoint yet", signal_number);
+    uint64_t done = 0;
+    bool continued = m->resume_call; /* the call a checkpoint was taken in */
+    if (continued) {
+        m->resume_call = false;
+        if (m->call_entries != (record ? entries : 0) || m->call_done >= sweeps)
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: its multicanonical state stopped at sweep %llu of %llu with "
+                             "%zu histogram entries; the run there has %zu: it does not fit the preset",
+                             (unsigned long long)m->call_done, (unsigned long long)sweeps, m->call_entries,
+                             record ? entries : 0);
+        if (record) memcpy(hist, m->resume_hist, entries * sizeof *hist);
+        done = m->call_done;
+    }
+    m->call_hist = record ? hist : NULL;
+    m->call_entries = record ? entries : 0;
+    for (; done < sweeps;) {
+        m->call_done = done;
+        if (m->between && !continued) CLMC_TRY(m->between(m->between_context, m->sweep));
+        continued = false;
         cl_uint n = (cl_uint)(sweeps - done < chunk ? sweeps - done : chunk);
         if ((uint64_t)m->sweep + n >= UINT32_MAX)
             return clmc_fail(CLMC_ERR_INPUT, "run.sweeps: a walker's sweeps pass the 2^32 of its random stream");
@@ -227,16 +290,19 @@ clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
         CLMC_CL_TRY(clSetKernelArg(m->sweeps, 4, sizeof(cl_uint), &m->sweep));
         CLMC_CL_TRY(clSetKernelArg(m->sweeps, 5, sizeof(cl_uint), &n));
         CLMC_CL_TRY(clSetKernelArg(m->sweeps, 6, sizeof(cl_uint), &record));
-        CLMC_TRY(clmc_enqueue(m->rt, m->sweeps, 1, &global, &m->group, CLMC_TIMED));
+        CLMC_TRY(clmc_enqueue_offset(m->rt, m->sweeps, 1, &offset, &global, &m->group, CLMC_TIMED));
         if (record) {
             CLMC_CL_TRY(clEnqueueReadBuffer(queue, m->histogram, CL_TRUE, 0, entries * sizeof(cl_uint), m->counts, 0,
                                             NULL, NULL));
-            for (size_t i = 0; i < entries; i++) hist[i] += m->counts[i];
+            CLMC_TRY(add_counts(m, record, hist));
         }
         m->sweep += n;
         done += n;
         m->updates += (double)n * m->walkers * m->model.sites;
     }
+    m->call_hist = NULL;
+    m->call_entries = 0;
+    m->call_done = 0;
     return CLMC_OK;
 }
 

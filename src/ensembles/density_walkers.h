@@ -9,6 +9,7 @@
 
 #include "clmc/preset.h"
 #include "models/ensemble_hooks.h"
+#include "output/state_blob.h"
 
 /* ensemble.type "multicanonical" and "wang_landau" (multicanonical.c, wang_landau.c). */
 #define CLMC_DENSITY_MAX_WINDOWS 64
@@ -33,10 +34,15 @@ typedef struct clmc_density_settings {
 
 typedef struct {
     clmc_runtime *rt;
+    const clmc_preset *preset;
     clmc_density_settings settings;
     clmc_density_walkers model;
     unsigned walkers, blocks;
     size_t group; /* walkers per work-group; walker w is in block (w / group) % blocks */
+    /* Under K MPI ranks: this rank sweeps work-groups first_group ..
+     * first_group + rank_groups - 1 of the run's (all of them with one
+     * process); every rank holds every walker's buffers. */
+    size_t first_group, rank_groups;
     cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
     unsigned unit;                   /* the model's unit (EA realization) the walkers simulate (muca_start) */
     cl_program program;
@@ -50,8 +56,28 @@ typedef struct {
     cl_mem window_of, window_bounds;
     cl_uint *counts; /* BLOCKS x bins, read back */
     double updates;
-    int (*interrupt_signal)(void); /* a signal received (the run stops), or 0; may be NULL */
+    /* Checkpoints (docs/checkpoints.md): before every launch of muca_sweep,
+     * between (may be NULL) is called with
+     * the sweeps done; it may save the state (muca_save) and stops the run
+     * after a signal.  A saved state is always inside a muca_sweep call:
+     * call_done of its sweeps done, its histograms so far in call_hist. */
+    clmc_status (*between)(void *context, uint64_t sweeps_done);
+    void *between_context;
+    unsigned phase; /* muca_phase */
+    uint64_t call_done;
+    double *call_hist;
+    size_t call_entries;
+    /* The phase's own state after the common part (save_phase of phase_state). */
+    void (*save_phase)(const void *phase_state, clmc_blob_writer *w);
+    const void *phase_state;
+    /* Resuming: the blob after the common part, for the phase to read its
+     * state from (NULL in a fresh run), and the call to continue. */
+    clmc_blob_reader *resume;
+    bool resume_call;
+    double *resume_hist;
 } muca;
+
+enum muca_phase { MUCA_WEIGHTS, MUCA_THERMALIZATION, MUCA_PRODUCTION };
 
 /* The walkers (windows x walkers_per_window with Wang-Landau windows) and
  * the windows' bins from the settings, then the blocks (at most MAX_BLOCKS)
@@ -59,6 +85,9 @@ typedef struct {
  * depend on the device: groups of up to 64 walkers, at least one group per
  * block.  Refuses windows that do not overlap or do not cover the energies. */
 clmc_status muca_layout(muca *m);
+/* The run's work-groups shared among the MPI ranks (contiguous, in rank
+ * order); refuses more ranks than work-groups, naming the walkers' key. */
+clmc_status muca_share(muca *m);
 /* Refuses walkers beyond the device's memory (blocks set). */
 clmc_status muca_check(const muca *m);
 /* Builds the model's program, allocates the buffers and starts the walkers (muca_start of unit 0). */
@@ -67,6 +96,8 @@ clmc_status muca_open(muca *m, const clmc_preset *preset);
  * weights 0, every walker in its first window, sweep 0, random starts. */
 clmc_status muca_start(muca *m, unsigned unit);
 void muca_close(muca *m);
+/* Every walker's energy into energy [walker], from the MPI rank that runs it. */
+clmc_status muca_read_energies(muca *m, cl_int *energy);
 /* CLMC_OK, or the OpenCL error named after `what`. */
 clmc_status muca_cl_status(cl_int err, const char *what);
 /* `sweeps` sweeps of every walker with the weights on the device; with
@@ -91,6 +122,18 @@ clmc_status muca_set_all_weights(muca *m, const float *values);
  * finding one late (a ground state) is not held there by a weight far
  * above its neighbours'; unchanged where nothing is seen. */
 void muca_fill_unseen(double *values, const unsigned char *seen, unsigned n);
+/* The state of a run for a checkpoint (src/ensembles/density_checkpoint.c):
+ * the settings it was started with, the phase, the sweep counters, the call
+ * under way with its histograms, the walkers' device buffers, then the
+ * phase's own state (save_phase). */
+clmc_status muca_save(const muca *m, unsigned char **blob, size_t *bytes);
+/* After muca_open: checks the blob's settings against the preset's
+ * (CLMC_ERR_INPUT naming the first key that differs), puts the common part
+ * back (device buffers included) and leaves *r at the phase's own state. */
+clmc_status muca_restore(muca *m, const clmc_preset *preset, clmc_blob_reader *r);
+/* Byte arrays in blobs: their length, then a buffer item of that length. */
+void muca_put_bytes(clmc_blob_writer *w, const void *bytes, size_t n);
+const unsigned char *muca_get_bytes(clmc_blob_reader *r, size_t n, const char *what);
 
 /* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the
  * weights ln W = -ln g of the converged (joined) ln g, which it also puts in

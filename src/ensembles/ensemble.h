@@ -123,17 +123,24 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
 extern const clmc_ensemble_kind clmc_ensemble_one_temperature;
 extern const clmc_ensemble_kind clmc_ensemble_independent_systems;
 extern const clmc_ensemble_kind clmc_ensemble_parallel_tempering;
-extern const clmc_ensemble_kind clmc_ensemble_multicanonical; /* no callbacks: clmc_multicanonical_run */
+extern const clmc_ensemble_kind clmc_ensemble_multicanonical; /* save alone: clmc_multicanonical_run */
 
 /* Refusals that need the device (walkers beyond its memory), before any output. */
 clmc_status clmc_multicanonical_check(clmc_ensemble *e);
 /* ensemble.type "multicanonical" and "wang_landau": the whole run (weight iterations and
  * production) in one call instead of the engine's sweeps; adds
  * density_of_states and observables.temperatures (reweighted) to `root`,
- * and the updates done to *updates; stops (CLMC_ERR_OTHER) when
- * interrupt_signal (may be NULL) returns a signal number. */
-clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, int (*interrupt_signal)(void),
-                                    cJSON *root, double *updates);
+ * and the updates done to *updates.  Before every launch it calls
+ * e->between_steps (when set) with the walkers' sweeps done, which may
+ * checkpoint (kind->save, e->kind_state pointing at the run meanwhile) and
+ * stops the run after a signal.  resume_blob (NULL: a fresh run): the
+ * checkpoint's ENSM section to continue from.  Under several MPI ranks
+ * (collective) each runs its share of the walkers; failures before the
+ * walkers start are agreed among the ranks (*walkers_started false), later ones are
+ * this rank's. */
+clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
+                                    double *updates, const unsigned char *resume_blob, size_t resume_bytes,
+                                    bool *walkers_started);
 
 extern const clmc_ensemble_kind clmc_ensemble_population_annealing;
 

@@ -13,9 +13,12 @@
  * the histograms of BLOCKS blocks of walkers (walker w in block w % BLOCKS):
  * ln g(E) = ln H(E) - ln W(E), normalised to the number of states, and the
  * canonical averages at ensemble.betas, with jackknife errors over blocks.
- * A model with units (the EA spin glass's realizations) runs all of this once
- * per unit, one after another (muca_start), and reports each unit and the
- * average over units. */
+ * Checkpoints between launches (density_checkpoint.c); under several MPI
+ * ranks each sweeps its share of the walkers and the histograms are summed
+ * (density_walkers.h), every rank computing the same weights.  A model with
+ * units (the EA spin glass's realizations) runs all of this once per unit,
+ * one after another (muca_start), and reports each unit and the average over
+ * units; such runs have no checkpoints and one rank (yet). */
 #include "ensemble.h"
 
 #include <math.h>
@@ -25,6 +28,7 @@
 #include <time.h>
 
 #include "density_walkers.h"
+#include "runtime/ranks.h"
 
 static double now_seconds(void)
 {
@@ -42,6 +46,43 @@ clmc_status clmc_multicanonical_check(clmc_ensemble *e)
 }
 
 
+/* Where the weight iterations are, for a checkpoint: iteration `it` under way. */
+typedef struct {
+    long long it;
+    unsigned bins;
+    double *ln_w;
+    unsigned char *seen;
+} iterate_state;
+
+static void save_iterate(const void *state, clmc_blob_writer *w)
+{
+    const iterate_state *s = state;
+    clmc_blob_put_u64(w, (uint64_t)s->it);
+    clmc_blob_put_doubles(w, s->ln_w, s->bins);
+    muca_put_bytes(w, s->seen, s->bins);
+}
+
+static clmc_status restore_iterate(muca *m, iterate_state *s)
+{
+    clmc_blob_reader *r = m->resume;
+    m->resume = NULL;
+    uint64_t it = clmc_blob_get_u64(r, "iteration");
+    const unsigned char *ln_w = clmc_blob_get_doubles(r, s->bins, "weights");
+    const unsigned char *seen = muca_get_bytes(r, s->bins, "energies seen");
+    CLMC_TRY(clmc_blob_end(r));
+    if (it >= (uint64_t)m->settings.max_iterations)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: iteration %llu, beyond ensemble.max_iterations",
+                         (unsigned long long)it);
+    clmc_blob_copy_doubles(ln_w, s->ln_w, s->bins);
+    memcpy(s->seen, seen, s->bins);
+    for (unsigned i = 0; i < s->bins; i++)
+        if (!isfinite(s->ln_w[i]) || s->seen[i] > 1)
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: the weight of energy bin %u is %g (seen %u)", i, s->ln_w[i],
+                             s->seen[i]);
+    s->it = (long long)it;
+    return CLMC_OK;
+}
+
 /* Weight iterations until the histogram is flat; *iterations: how many ran. */
 static clmc_status muca_iterate(muca *m, bool quiet, unsigned *iterations)
 {
@@ -49,12 +90,18 @@ static clmc_status muca_iterate(muca *m, bool quiet, unsigned *iterations)
     uint64_t sweeps = m->settings.iteration_sweeps;
     long long max_iterations = m->settings.max_iterations;
     double flatness = m->settings.flatness;
-    double *hist = malloc((size_t)m->blocks * bins * sizeof *hist), *ln_w = calloc(bins, sizeof *ln_w);
+    double *hist = malloc((size_t)m->blocks * bins * sizeof *hist);
+    iterate_state state = {.bins = bins, .ln_w = calloc(bins, sizeof *state.ln_w), .seen = calloc(bins, 1)};
+    double *ln_w = state.ln_w;
+    unsigned char *seen = state.seen;
     float *ln_w_device = malloc(bins * sizeof *ln_w_device);
-    unsigned char *seen = calloc(bins, 1);
     clmc_status status = hist && ln_w && ln_w_device && seen ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && m->resume) status = restore_iterate(m, &state);
+    m->save_phase = save_iterate;
+    m->phase_state = &state;
     bool flat = false;
-    for (long long it = 0; status == CLMC_OK && !flat && it < max_iterations; it++) {
+    for (long long it = state.it; status == CLMC_OK && !flat && it < max_iterations; it++) {
+        state.it = it;
         memset(hist, 0, (size_t)m->blocks * bins * sizeof *hist);
         status = muca_sweep(m, sweeps, 1, hist);
         if (status != CLMC_OK) break;
@@ -83,6 +130,8 @@ static clmc_status muca_iterate(muca *m, bool quiet, unsigned *iterations)
         if (m->model.edges_unknown) muca_fill_unseen(ln_w, seen, bins);
         status = muca_set_weights(m, ln_w, ln_w_device);
     }
+    m->save_phase = NULL;
+    m->phase_state = NULL;
     if (status == CLMC_OK && !flat) {
         if (!quiet) fprintf(stderr, "\n");
         status = clmc_fail(CLMC_ERR_OTHER, "ensemble.max_iterations: the histogram is not flat after %lld "
@@ -287,49 +336,6 @@ static clmc_status wang_landau_results(const muca *m, const clmc_preset *preset,
     return status;
 }
 
-/* One unit's weights, production and results (density_of_states and
- * observables.temperatures) into `target`; hist, wl_ln_g and wl_seen:
- * scratch of blocks x bins, bins and bins. */
-static clmc_status run_unit(muca *m, const clmc_preset *preset, bool quiet, cJSON *target, double *hist,
-                            double *wl_ln_g, unsigned char *wl_seen)
-{
-    unsigned iterations = 0;
-    memset(hist, 0, (size_t)m->blocks * m->model.n_bins * sizeof *hist);
-    bool production = m->settings.production;
-    bool wang_landau = m->settings.wang_landau;
-    cJSON *report = cJSON_CreateObject();
-    clmc_status status = report ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m->rt)), "clFinish");
-    double started = now_seconds();
-    if (status == CLMC_OK && wang_landau) status = wang_landau_weights(m, quiet, report, wl_ln_g, wl_seen);
-    else if (status == CLMC_OK) status = muca_iterate(m, quiet, &iterations);
-    /* Weight phases read every histogram back: finished here. */
-    double weights_done = now_seconds(), weights_updates = m->updates;
-    if (status == CLMC_OK && production) status = muca_sweep(m, clmc_preset_run(preset)->thermalization, 0, NULL);
-    if (status == CLMC_OK && production) status = muca_sweep(m, clmc_preset_run(preset)->sweeps, 1, hist);
-    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m->rt)), "clFinish");
-    double production_done = now_seconds();
-    if (status == CLMC_OK && production) status = muca_results(m, preset, hist, target);
-    else if (status == CLMC_OK) status = wang_landau_results(m, preset, wl_ln_g, wl_seen, target);
-    if (status == CLMC_OK) {
-        cJSON *dos = cJSON_GetObjectItem(target, "density_of_states");
-        cJSON_AddNumberToObject(dos, "walkers", m->walkers);
-        /* Wall times: the benchmark's time to converged weights and time per update. */
-        cJSON *timing = cJSON_AddObjectToObject(dos, "timing");
-        cJSON_AddNumberToObject(timing, "weights_seconds", weights_done - started);
-        cJSON_AddNumberToObject(timing, "production_seconds", production_done - weights_done);
-        cJSON_AddNumberToObject(timing, "production_updates", m->updates - weights_updates);
-        cJSON_AddNumberToObject(timing, "production_ps_per_update",
-                                m->updates > weights_updates
-                                    ? 1e12 * (production_done - weights_done) / (m->updates - weights_updates)
-                                    : 0);
-        if (wang_landau) cJSON_AddItemToObject(dos, "wang_landau", report), report = NULL;
-        else cJSON_AddNumberToObject(dos, "iterations", iterations);
-    }
-    cJSON_Delete(report);
-    return status;
-}
-
 /* observables.temperatures of the realizations' entries (list): per beta and
  * quantity the mean over realizations, with the standard error of that mean
  * (the spread over realizations / sqrt(R); R = 1: the realization's own
@@ -365,19 +371,159 @@ static void disorder_average(const cJSON *list, unsigned units, cJSON *out)
     }
 }
 
-clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, int (*interrupt_signal)(void),
-                                    cJSON *root, double *updates)
+/* The production's own state: what the weight phase left for the results. */
+typedef struct {
+    unsigned iterations;
+    double weights_seconds, weights_updates;
+    const cJSON *report; /* Wang-Landau */
+} production_state;
+
+static void save_production(const void *state, clmc_blob_writer *w)
 {
-    muca m = {.rt = e->rt, .settings = e->density, .walkers = e->density.walkers, .interrupt_signal = interrupt_signal};
-    CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
-    CLMC_TRY(muca_layout(&m));
-    CLMC_TRY(muca_check(&m));
+    const production_state *p = state;
+    clmc_blob_put_u64(w, p->iterations);
+    const double times[2] = {p->weights_seconds, p->weights_updates};
+    clmc_blob_put_doubles(w, times, 2);
+    char *text = cJSON_PrintUnformatted(p->report);
+    if (!text && w->status == CLMC_OK) w->status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    size_t n = text ? strlen(text) : 0;
+    clmc_blob_put_u64(w, n);
+    muca_put_bytes(w, text ? text : "", n);
+    free(text);
+}
+
+static clmc_status restore_production(muca *m, production_state *p, cJSON **report)
+{
+    clmc_blob_reader *r = m->resume;
+    m->resume = NULL;
+    uint64_t iterations = clmc_blob_get_u64(r, "iterations");
+    const unsigned char *times = clmc_blob_get_doubles(r, 2, "weight phase times");
+    uint64_t n = clmc_blob_get_u64(r, "report length");
+    const unsigned char *text = muca_get_bytes(r, r->status == CLMC_OK && n < ((uint64_t)1 << 30) ? n : 0, "report");
+    CLMC_TRY(clmc_blob_end(r));
+    double values[2];
+    clmc_blob_copy_doubles(times, values, 2);
+    cJSON *parsed = cJSON_ParseWithLength((const char *)text, n);
+    if (!cJSON_IsObject(parsed) || iterations > (uint64_t)m->settings.max_iterations) {
+        cJSON_Delete(parsed);
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: the weight phase's report is broken");
+    }
+    cJSON_Delete(*report);
+    *report = parsed;
+    p->iterations = (unsigned)iterations;
+    p->weights_seconds = values[0];
+    p->weights_updates = values[1];
+    return CLMC_OK;
+}
+
+/* kind->save: the run under way (e->kind_state, set while it runs). */
+static clmc_status density_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes)
+{
+    if (!e->kind_state) return clmc_fail(CLMC_ERR_OTHER, "multicanonical state saved outside its run");
+    const muca *m = e->kind_state;
+    if (m->model.units)
+        return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: a density of states per realization (units one "
+                         "after another) cannot be checkpointed yet");
+    return muca_save(m, blob, bytes);
+}
+
+/* One unit's weights (unless resumed past them), production and results
+ * (density_of_states and observables.temperatures) into `target`; hist,
+ * wl_ln_g and wl_seen: scratch of blocks x bins, bins and bins. */
+static clmc_status run_unit(clmc_ensemble *e, muca *m, const clmc_preset *preset, bool quiet, cJSON *target,
+                            double *hist, double *wl_ln_g, unsigned char *wl_seen, production_state *production,
+                            cJSON **report)
+{
+    bool wang_landau = m->settings.wang_landau;
+    clmc_status status = CLMC_OK;
+    e->kind_state = m;
+    double started = now_seconds();
+    if (m->phase == MUCA_WEIGHTS) {
+        production->iterations = 0;
+        memset(hist, 0, (size_t)m->blocks * m->model.n_bins * sizeof *hist);
+        if (wang_landau) status = wang_landau_weights(m, quiet, *report, wl_ln_g, wl_seen);
+        else status = muca_iterate(m, quiet, &production->iterations);
+        /* Weight phases read every histogram back: finished here. */
+        production->weights_seconds = now_seconds() - started;
+        production->weights_updates = m->updates;
+    }
+    production->report = *report;
+    m->save_phase = save_production;
+    m->phase_state = production;
+    double weights_done = now_seconds();
+    if (status == CLMC_OK && m->settings.production && m->phase <= MUCA_THERMALIZATION) {
+        m->phase = MUCA_THERMALIZATION;
+        status = muca_sweep(m, clmc_preset_run(preset)->thermalization, 0, NULL);
+    }
+    if (status == CLMC_OK && m->settings.production) {
+        m->phase = MUCA_PRODUCTION;
+        status = muca_sweep(m, clmc_preset_run(preset)->sweeps, 1, hist);
+    }
+    e->kind_state = NULL;
+    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m->rt)), "clFinish");
+    double production_done = now_seconds();
+    if (status == CLMC_OK && m->settings.production) status = muca_results(m, preset, hist, target);
+    else if (status == CLMC_OK) status = wang_landau_results(m, preset, wl_ln_g, wl_seen, target);
+    if (status == CLMC_OK) {
+        cJSON *dos = cJSON_GetObjectItem(target, "density_of_states");
+        cJSON_AddNumberToObject(dos, "walkers", m->walkers);
+        /* Wall times: the benchmark's time to converged weights and time per
+         * update (a resumed run: the weights' time as first run, production
+         * from the resume). */
+        double production_updates = m->updates - production->weights_updates;
+        cJSON *timing = cJSON_AddObjectToObject(dos, "timing");
+        cJSON_AddNumberToObject(timing, "weights_seconds", production->weights_seconds);
+        cJSON_AddNumberToObject(timing, "production_seconds", production_done - weights_done);
+        cJSON_AddNumberToObject(timing, "production_updates", production_updates);
+        cJSON_AddNumberToObject(timing, "production_ps_per_update",
+                                production_updates > 0 ? 1e12 * (production_done - weights_done) / production_updates
+                                                       : 0);
+        if (wang_landau) cJSON_AddItemToObject(dos, "wang_landau", *report), *report = cJSON_CreateObject();
+        else cJSON_AddNumberToObject(dos, "iterations", production->iterations);
+        if (!*report) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    return status;
+}
+
+clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, cJSON *root,
+                                    double *updates, const unsigned char *resume_blob, size_t resume_bytes,
+                                    bool *walkers_started)
+{
+    muca m = {.rt = e->rt, .preset = preset, .settings = e->density, .walkers = e->density.walkers,
+              .between = e->between_steps, .between_context = e->between_context};
+    *walkers_started = false;
+    clmc_status status = e->ops->ensemble->density_walkers(e->state, &m.model);
+    if (status == CLMC_OK) status = muca_layout(&m);
+    if (status == CLMC_OK) status = muca_check(&m);
+    CLMC_TRY(clmc_ranks_agree(status));
+    production_state production = {0};
     double *hist = calloc((size_t)m.blocks * m.model.n_bins, sizeof *hist);
     double *wl_ln_g = calloc(m.model.n_bins, sizeof *wl_ln_g);
     unsigned char *wl_seen = calloc(m.model.n_bins, 1);
-    clmc_status status = hist && wl_ln_g && wl_seen ? muca_open(&m, preset)
-                                                    : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (status == CLMC_OK && !m.model.units) status = run_unit(&m, preset, quiet, root, hist, wl_ln_g, wl_seen);
+    status = hist && wl_ln_g && wl_seen ? muca_open(&m, preset) : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    cJSON *report = cJSON_CreateObject();
+    if (status == CLMC_OK && !report) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_blob_reader reader = clmc_blob_reader_of(resume_blob, resume_bytes);
+    if (status == CLMC_OK && resume_blob) status = muca_restore(&m, preset, &reader);
+    if (status == CLMC_OK && m.resume && m.phase != MUCA_WEIGHTS)
+        status = restore_production(&m, &production, &report);
+    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
+    if (clmc_ranks_many() && resume_blob) { /* every rank's checkpoint from the same launch */
+        uint64_t sweeps[2] = {status == CLMC_OK ? m.sweep : 0, status == CLMC_OK ? ~(uint64_t)m.sweep : 0};
+        clmc_ranks_max(sweeps, 2);
+        if (status == CLMC_OK && sweeps[0] != ~sweeps[1])
+            status = clmc_fail(CLMC_ERR_INPUT, "the ranks' checkpoints continue from different walker sweeps (%llu "
+                               "... %llu): one rank was stopped while writing; the run cannot be resumed consistently",
+                               (unsigned long long)~sweeps[1], (unsigned long long)sweeps[0]);
+    }
+    status = clmc_ranks_agree(status); /* a refused checkpoint: on every rank */
+    if (status == CLMC_OK && m.model.units && (resume_blob || clmc_ranks_many()))
+        status = clmc_fail(CLMC_ERR_INPUT, "ensemble.type: a density of states per realization (model \"%s\") runs "
+                           "on one rank without resume yet", clmc_preset_string(preset, "model.type"));
+    status = clmc_ranks_agree(status);
+    *walkers_started = status == CLMC_OK;
+    if (status == CLMC_OK && !m.model.units)
+        status = run_unit(e, &m, preset, quiet, root, hist, wl_ln_g, wl_seen, &production, &report);
     /* Per-unit models (the EA realizations): one unit after another, each
      * result moved into density_of_states.realizations [r] and
      * observables.realizations [r], the disorder average in
@@ -392,8 +538,12 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
             if (!quiet) fprintf(stderr, "clmc: realization %u of %u\n", unit, m.model.units);
             cJSON *target = cJSON_CreateObject();
             if (!target) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-            if (status == CLMC_OK && unit > 0) status = muca_start(&m, unit);
-            if (status == CLMC_OK) status = run_unit(&m, preset, quiet, target, hist, wl_ln_g, wl_seen);
+            if (status == CLMC_OK && unit > 0) {
+                m.phase = MUCA_WEIGHTS;
+                status = muca_start(&m, unit);
+            }
+            if (status == CLMC_OK)
+                status = run_unit(e, &m, preset, quiet, target, hist, wl_ln_g, wl_seen, &production, &report);
             if (status == CLMC_OK) {
                 cJSON *unit_dos = cJSON_DetachItemFromObject(target, "density_of_states");
                 cJSON_AddNumberToObject(unit_dos, "realization", unit);
@@ -410,6 +560,7 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
             cJSON_AddNumberToObject(dos, "seconds", now_seconds() - started);
         }
     }
+    cJSON_Delete(report);
     *updates = m.updates;
     free(hist);
     free(wl_ln_g);
@@ -418,4 +569,4 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
     return status;
 }
 
-const clmc_ensemble_kind clmc_ensemble_multicanonical = {0};
+const clmc_ensemble_kind clmc_ensemble_multicanonical = {.save = density_save};

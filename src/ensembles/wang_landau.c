@@ -42,7 +42,81 @@ typedef struct {
     cl_uint *window_of;
     cl_int *energy;
     uint64_t exchanges;
+    long long iteration; /* updates of ln g done */
+    double sweeps;       /* per walker */
 } wl_state;
+
+/* For a checkpoint (density_walkers.h): inside the sweeps of update `iteration`. */
+static void save_wang_landau(const void *state, clmc_blob_writer *w)
+{
+    const wl_state *s = state;
+    const muca *m = s->m;
+    size_t cells = (size_t)m->windows * s->bins;
+    clmc_blob_put_u64(w, (uint64_t)s->iteration);
+    clmc_blob_put_u64(w, s->exchanges);
+    clmc_blob_put_doubles(w, &s->sweeps, 1);
+    for (unsigned k = 0; k < m->windows; k++) {
+        const double window[4] = {s->window[k].ln_f, s->window[k].switched_at, s->window[k].halvings,
+                                  s->window[k].done};
+        clmc_blob_put_doubles(w, window, 4);
+    }
+    clmc_blob_put_doubles(w, s->accepted, m->windows);
+    clmc_blob_put_doubles(w, s->attempts, m->windows);
+    clmc_blob_put_doubles(w, s->ln_g, cells);
+    clmc_blob_put_doubles(w, s->stage, cells);
+    muca_put_bytes(w, s->seen, cells);
+    muca_put_bytes(w, s->window_of, m->walkers * sizeof *s->window_of);
+}
+
+static clmc_status restore_wang_landau(wl_state *s)
+{
+    muca *m = s->m;
+    clmc_blob_reader *r = m->resume;
+    m->resume = NULL;
+    size_t cells = (size_t)m->windows * s->bins;
+    uint64_t iteration = clmc_blob_get_u64(r, "ln g updates"), exchanges = clmc_blob_get_u64(r, "exchanges");
+    const unsigned char *sweeps = clmc_blob_get_doubles(r, 1, "sweeps");
+    const unsigned char *windows[CLMC_DENSITY_MAX_WINDOWS];
+    for (unsigned k = 0; k < m->windows; k++) windows[k] = clmc_blob_get_doubles(r, 4, "window");
+    const unsigned char *accepted = clmc_blob_get_doubles(r, m->windows, "exchanges accepted");
+    const unsigned char *attempts = clmc_blob_get_doubles(r, m->windows, "exchanges attempted");
+    const unsigned char *ln_g = clmc_blob_get_doubles(r, cells, "ln g");
+    const unsigned char *stage = clmc_blob_get_doubles(r, cells, "histograms since the last halving");
+    const unsigned char *seen = muca_get_bytes(r, cells, "energies seen");
+    const unsigned char *window_of = muca_get_bytes(r, m->walkers * sizeof *s->window_of, "walker windows");
+    CLMC_TRY(clmc_blob_end(r));
+    if (iteration >= (uint64_t)m->settings.max_iterations)
+        return clmc_fail(CLMC_ERR_INPUT, "checkpoint: ln g update %llu, beyond ensemble.max_iterations",
+                         (unsigned long long)iteration);
+    s->iteration = (long long)iteration;
+    s->exchanges = exchanges;
+    clmc_blob_copy_doubles(sweeps, &s->sweeps, 1);
+    for (unsigned k = 0; k < m->windows; k++) {
+        double window[4];
+        clmc_blob_copy_doubles(windows[k], window, 4);
+        if (!(window[0] > 0 && window[0] <= 1) || !(window[2] >= 0 && window[2] < 1100))
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: window %u has ln f %g after %g halvings", k, window[0],
+                             window[2]);
+        s->window[k] = (wl_window){.ln_f = window[0], .switched_at = window[1], .halvings = (unsigned)window[2],
+                                   .done = window[3] != 0};
+    }
+    clmc_blob_copy_doubles(accepted, s->accepted, m->windows);
+    clmc_blob_copy_doubles(attempts, s->attempts, m->windows);
+    clmc_blob_copy_doubles(ln_g, s->ln_g, cells);
+    clmc_blob_copy_doubles(stage, s->stage, cells);
+    memcpy(s->seen, seen, cells);
+    unsigned count[CLMC_DENSITY_MAX_WINDOWS] = {0};
+    for (unsigned w = 0; w < m->walkers; w++) {
+        s->window_of[w] = clmc_le_u32(window_of + 4 * (size_t)w);
+        if (s->window_of[w] >= m->windows || ++count[s->window_of[w]] > m->walkers_per_window)
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: the walkers' windows are not %u walkers in each of %u "
+                             "windows", m->walkers_per_window, m->windows);
+    }
+    for (size_t i = 0; i < cells; i++)
+        if (!isfinite(s->ln_g[i]) || s->seen[i] > 1)
+            return clmc_fail(CLMC_ERR_INPUT, "checkpoint: ln g of cell %zu is %g (seen %u)", i, s->ln_g[i], s->seen[i]);
+    return CLMC_OK;
+}
 
 /* The window's histogram since its last halving is flat, its edges reached
  * (the model's extreme energies exactly unless edges_unknown, inner edges
@@ -115,13 +189,15 @@ static void update_windows(wl_state *s, double sweeps, bool quiet)
  * round, alternating): the i-th walker of window k (in walker order) with
  * the i-th of window k + 1, both energies inside both windows; the uniform
  * of pair (k, i) of exchange round x from word 0 of the draw (unit k *
- * walkers_per_window + i, sweep x, purpose MULTICANONICAL, config 2). */
+ * walkers_per_window + i, sweep x, purpose MULTICANONICAL, config 2).
+ * Walkers swap their windows, not their configurations, so under several
+ * MPI ranks they stay where they are: every rank gathers all energies and
+ * takes the same decisions with the same draws. */
 static clmc_status exchange_windows(wl_state *s)
 {
     muca *m = s->m;
     cl_command_queue queue = clmc_runtime_queue(m->rt);
-    CLMC_CL_TRY(clEnqueueReadBuffer(queue, m->energy, CL_TRUE, 0, m->walkers * sizeof(cl_int), s->energy, 0, NULL,
-                                    NULL));
+    CLMC_TRY(muca_read_energies(m, s->energy));
     unsigned per = m->walkers_per_window, parity = (unsigned)(s->exchanges % 2);
     unsigned *members = malloc((size_t)m->walkers * sizeof *members), *count = calloc(m->windows, sizeof *count);
     if (!members || !count) {
@@ -250,14 +326,15 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g
                              : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (unsigned k = 0; k < windows; k++) s.window[k] = (wl_window){.ln_f = 1, .switched_at = -1};
     for (unsigned w = 0; status == CLMC_OK && w < m->walkers; w++) s.window_of[w] = w / m->walkers_per_window;
-    if (status == CLMC_OK && windows > 1) { /* the ramps into the windows */
+    if (status == CLMC_OK && m->resume) status = restore_wang_landau(&s); /* the device's weights restored */
+    else if (status == CLMC_OK && windows > 1) { /* the ramps into the windows */
         for (unsigned k = 0; k < windows; k++) muca_window_weights(m, k, s.ln_g + (size_t)k * bins, scratch + (size_t)k * bins);
         status = muca_set_all_weights(m, scratch);
     }
-    double sweeps = 0;
-    long long iteration = 0;
-    for (bool all_done = false; status == CLMC_OK && !all_done; iteration++) {
-        if (iteration == max_iterations) {
+    m->save_phase = save_wang_landau;
+    m->phase_state = &s;
+    for (bool all_done = false; status == CLMC_OK && !all_done; s.iteration++) {
+        if (s.iteration == max_iterations) {
             double ln_f = 0;
             for (unsigned k = 0; k < windows; k++) ln_f = fmax(ln_f, s.window[k].ln_f);
             status = clmc_fail(CLMC_ERR_OTHER, "ensemble.max_iterations: ln f = %g after %lld updates of ln g, "
@@ -268,11 +345,11 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g
         memset(s.hist, 0, rows * bins * sizeof *s.hist);
         status = muca_sweep(m, batch, windows > 1 ? 2 : 1, s.hist);
         if (status != CLMC_OK) break;
-        sweeps += (double)batch;
+        s.sweeps += (double)batch;
         if (windows == 1) /* the blocks' histograms, summed */
             for (size_t b = 1; b < m->blocks; b++)
                 for (unsigned i = 0; i < bins; i++) s.hist[i] += s.hist[b * bins + i];
-        update_windows(&s, sweeps, quiet);
+        update_windows(&s, s.sweeps, quiet);
         all_done = true;
         for (unsigned k = 0; k < windows; k++) all_done = all_done && s.window[k].done;
         for (unsigned k = 0; k < windows; k++) {
@@ -283,6 +360,8 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g
             status = windows == 1 ? muca_set_weights(m, weights, scratch) : muca_set_all_weights(m, scratch);
         if (status == CLMC_OK && windows > 1 && !all_done) status = exchange_windows(&s);
     }
+    m->save_phase = NULL;
+    m->phase_state = NULL;
     if (status == CLMC_OK && windows > 1) {
         double *joined = s.stage; /* reused */
         status = join_windows(&s, joined, report);
@@ -302,8 +381,8 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g
         for (unsigned k = 0; k < windows; k++) seen[i] |= s.seen[(size_t)k * bins + i];
     }
     if (status == CLMC_OK) {
-        add_window_report(&s, sweeps, report);
-        cJSON_AddNumberToObject(report, "ln_g_updates", (double)iteration);
+        add_window_report(&s, s.sweeps, report);
+        cJSON_AddNumberToObject(report, "ln_g_updates", (double)s.iteration);
     }
     free(s.ln_g);
     free(s.stage);

@@ -517,7 +517,11 @@ static clmc_status check_number_list(const resolve_context *ctx, const char *pat
                                      const cJSON *value)
 {
     if (!cJSON_IsArray(value)) return wrong_type(ctx, path, "a list of numbers", value);
-    if (!value->child) return schema_error(ctx, path, "expected a list of numbers; got an empty list");
+    /* An empty list only where it is the default (the resolved preset writes
+     * it, and a checkpoint's preset is parsed again on resume). */
+    bool empty_default = field->default_json && strcmp(field->default_json, "[]") == 0;
+    if (!value->child && !empty_default)
+        return schema_error(ctx, path, "expected a list of numbers; got an empty list");
     size_t index = 0;
     for (const cJSON *item = value->child; item; item = item->next, index++) {
         char item_path[PATH_CAPACITY + 24];
@@ -813,6 +817,13 @@ static const cJSON *ensemble_block(const clmc_preset *preset)
 bool clmc_preset_is_population(const clmc_preset *preset)
 {
     return clmc_population_block(ensemble_block(preset));
+}
+
+bool clmc_preset_is_density(const clmc_preset *preset)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ensemble_block(preset), "type");
+    return cJSON_IsString(type) &&
+           (strcmp(type->valuestring, "multicanonical") == 0 || strcmp(type->valuestring, "wang_landau") == 0);
 }
 
 size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas, size_t capacity)

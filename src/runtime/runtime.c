@@ -374,15 +374,21 @@ cl_command_queue clmc_runtime_queue(const clmc_runtime *rt) { return rt->queue; 
 clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *global,
                          const size_t *local, clmc_timing timing)
 {
+    return clmc_enqueue_offset(rt, kernel, dims, NULL, global, local, timing);
+}
+
+clmc_status clmc_enqueue_offset(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *offset,
+                                const size_t *global, const size_t *local, clmc_timing timing)
+{
     if (timing == CLMC_UNTIMED && !rt->profile) {
-        CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, NULL, global, local, 0, NULL, NULL));
+        CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, offset, global, local, 0, NULL, NULL));
         return CLMC_OK;
     }
     if (rt->n_pending == MAX_PENDING_EVENTS) CLMC_TRY(settle_pending(rt));
     cl_event *event = &rt->pending[rt->n_pending];
     rt->pending_phase[rt->n_pending] = timing == CLMC_UNTIMED ? UNTIMED_PHASE : rt->current_phase;
     rt->pending_profile[rt->n_pending] = rt->profile ? profile_entry(rt, kernel) : -1;
-    CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, NULL, global, local, 0, NULL, event));
+    CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, offset, global, local, 0, NULL, event));
     rt->n_pending++;
     return CLMC_OK;
 }

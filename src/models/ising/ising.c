@@ -376,7 +376,8 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     /* One system under several ranks: the engine let it through ising_domain. */
     const clmc_ranks_info *ranks = clmc_ranks();
-    s->domain = (s->msc || s->tiled) && clmc_ranks_many() && !clmc_preset_systems(p)->independent;
+    s->domain = (s->msc || s->tiled) && clmc_ranks_many() && !clmc_preset_systems(p)->independent &&
+                !clmc_preset_is_density(p); /* multicanonical walkers: the ranks share the walkers */
     s->layer_sites = (size_t)s->edge * (s->dim == 3 ? (size_t)s->edge : 1);
     s->layer_words = s->layer_sites / 64;
     s->stored_words = s->n_sites / 32;
