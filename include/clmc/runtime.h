@@ -50,6 +50,9 @@ clmc_status clmc_runtime_profile(clmc_runtime *rt);
 /* Whether clmc_runtime_profile is on; seconds on a monotonic clock (program
  * build times and population annealing's wall time under --profile). */
 bool clmc_runtime_profiling(const clmc_runtime *rt);
+/* Adds `sweeps` to the sweeps the profile divides launches and idle time by
+ * (the engine's sweep loop; nothing when profiling is off). */
+void clmc_runtime_profile_sweeps(clmc_runtime *rt, uint64_t sweeps);
 double clmc_runtime_clock(void);
 
 const clmc_device_info *clmc_runtime_device(const clmc_runtime *rt);

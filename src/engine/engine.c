@@ -211,6 +211,34 @@ static clmc_status between_steps(void *context, uint64_t done)
     return signal_number ? interrupted(b->m, signal_number, done, c) : CLMC_OK;
 }
 
+/* The first multiple of n after t. */
+static uint64_t next_multiple(uint64_t t, uint64_t n)
+{
+    return (t / n + 1) * n;
+}
+
+/* Sweeps from sweep t that a model with many sweeps per call (ops->sweeps)
+ * makes at once: up to the next sweep after which the host acts (a
+ * measurement, a tempering exchange, a checkpoint every N sweeps, the
+ * progress and the queue's finish every FINISH_EVERY_SWEEPS, the ranks'
+ * agreement on signals, the end).  Signals and checkpoints by time are seen
+ * at the block's end. */
+static uint64_t block_sweeps(const model_instance *m, const clmc_run_settings *run, const run_control *c, uint64_t t,
+                             uint64_t total)
+{
+    if (!m->ops->sweeps) return 1;
+    uint64_t end = next_multiple(t, FINISH_EVERY_SWEEPS), every = run->measure_every;
+    uint64_t measured = t < run->thermalization ? run->thermalization + every
+                                                : run->thermalization + next_multiple(t - run->thermalization, every);
+    if (measured < end) end = measured;
+    if (m->ensemble.map.exchange_every && next_multiple(t, m->ensemble.map.exchange_every) < end)
+        end = next_multiple(t, m->ensemble.map.exchange_every);
+    if (c->plan.every_sweeps && next_multiple(t, c->plan.every_sweeps) < end) end = next_multiple(t, c->plan.every_sweeps);
+    if (clmc_ranks_many() && next_multiple(t, AGREE_EVERY_SWEEPS) < end) end = next_multiple(t, AGREE_EVERY_SWEEPS);
+    if (total < end) end = total;
+    return end - t;
+}
+
 static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc_series *s, progress *p,
                               run_control *c)
 {
@@ -226,7 +254,13 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     CLMC_TRY(clmc_ensemble_run(&m->ensemble, &ran)); /* a kind with its own loop */
     if (ran) return CLMC_OK;
     for (uint64_t t = p->first; t < p->total; t++) {
-        CLMC_TRY(clmc_ensemble_sweep(&m->ensemble, t));
+        uint64_t block = block_sweeps(m, run, c, t, p->total);
+        if (block > 1) {
+            CLMC_TRY(clmc_ensemble_sweeps(&m->ensemble, t, block));
+            t += block - 1; /* the checks below have nothing to do before the block's last sweep */
+        } else {
+            CLMC_TRY(clmc_ensemble_sweep(&m->ensemble, t));
+        }
         if (t >= thermalization && (t - thermalization + 1) % every == 0) {
             clmc_series_note(s, pending, t + 1, &m->ensemble.map);
             CLMC_TRY(clmc_ensemble_note(&m->ensemble, pending));
@@ -388,6 +422,7 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     cJSON *performance = performance_json(m->rt, v->updates, v->kernel_seconds, v->wall_seconds);
     if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);
     if (v->domain) cJSON_AddItemToObject(performance, "domain", v->domain);
+    if (m->ops->describe_update) m->ops->describe_update(m->state, performance);
     v->domain = NULL;
     cJSON_AddItemToObject(root, "performance", performance);
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
@@ -567,6 +602,7 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     clmc_runtime_reset_clock(m->rt);
     if (status == CLMC_OK) {
         status = run_sweeps(m, preset, &s, &p, &control);
+        clmc_runtime_profile_sweeps(m->rt, p.total - p.first);
         if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
         if (status != CLMC_OK && clmc_ranks_many() && !control.interrupted) clmc_ranks_abort(status);
         status = clmc_ranks_agree(status);
