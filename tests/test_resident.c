@@ -5,7 +5,8 @@
  * two tile edges each (an odd number of tiles per edge among them: three tile
  * colours), multi-hit, several configurations, parallel tempering, Philox
  * 4x32-7, a resumed run; a configuration too large for local memory falls back
- * to the ordinary kernels and says so in result.json. */
+ * to the ordinary kernels and says so in result.json; "auto" takes the
+ * resident path exactly where local memory is dedicated (GPUs, not PoCL). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -34,17 +35,18 @@ static const char *fnv_of(const cJSON *result)
     return hash->valuestring;
 }
 
-/* Runs `json` with algorithm.resident "auto" and "off"; expects the resident
- * path taken (more than one sweep per launch) and refused, and equal series
- * and final configuration hashes. */
+/* Runs `json` with algorithm.resident "on" (the resident path wherever a
+ * configuration fits, local memory emulated or not: PoCL) and "off"; expects
+ * the resident path taken (more than one sweep per launch) and refused, and
+ * equal series and final configuration hashes. */
 static void expect_resident_identical(const char *label, const char *json)
 {
     char *dir = rerun_preset_dir(label, json), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    char *a = rerun_file(dir, preset, "auto", "", "series.csv");
+    char *a = rerun_file(dir, preset, "on", "--set algorithm.resident=on", "series.csv");
     char *b = rerun_file(dir, preset, "off", "--set algorithm.resident=off", "series.csv");
     cJSON *x, *y;
-    const cJSON *on = resident_record(dir, "auto", &x), *off = resident_record(dir, "off", &y);
+    const cJSON *on = resident_record(dir, "on", &x), *off = resident_record(dir, "off", &y);
     cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")), "%s: resident path not taken", label);
     double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
     cr_expect_gt(per_launch, 1.0, "%s: %g sweeps per launch", label, per_launch);
@@ -110,7 +112,7 @@ Test(resident, resumed_equals_uninterrupted, .timeout = 120)
 {
     rerun_expect_resume_identical("resident-resume",
                                   "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
-                                  "{\"layout\": \"tiled\", \"tile\": 4}, \"ensemble\": {\"beta\": 0.44}, \"run\": "
+                                  "{\"layout\": \"tiled\", \"tile\": 4, \"resident\": \"on\"}, \"ensemble\": {\"beta\": 0.44}, \"run\": "
                                   "{\"thermalization\": 5, \"sweeps\": 50, \"measure_every\": 6, \"seed\": 3, "
                                   "\"checkpoint_every\": 17}}");
 }
@@ -133,6 +135,32 @@ Test(resident, too_large_falls_back, .timeout = 120)
            cJSON_IsString(reason) ? reason->valuestring : "?");
     cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(record, "used")));
     cr_expect(cJSON_IsString(reason) && strstr(reason->valuestring, "local memory"), "the reason names local memory");
+    cJSON_Delete(result);
+    free(dir);
+}
+
+/* "auto" on a small lattice: resident where the device's local memory is
+ * dedicated (GPUs); on PoCL's emulated local memory the ordinary kernels,
+ * with that reason. */
+Test(resident, auto_follows_local_memory_type, .timeout = 120)
+{
+    char *dir = rerun_preset_dir("resident-auto",
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                 "{\"layout\": \"naive\"}, \"ensemble\": {\"beta\": 0.44}, \"run\": "
+                                 "{\"thermalization\": 0, \"sweeps\": 20, \"measure_every\": 10, \"seed\": 3}}"),
+         preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    free(rerun_file(dir, preset, "run", "", "series.csv"));
+    cJSON *result;
+    const cJSON *record = resident_record(dir, "run", &result);
+    const cJSON *reason = cJSON_GetObjectItem(record, "reason");
+    const char *type = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "device"), "type")->valuestring;
+    bool used = cJSON_IsTrue(cJSON_GetObjectItem(record, "used"));
+    printf("resident auto on a %s device: used %s, reason \"%s\"\n", type, used ? "true" : "false",
+           cJSON_IsString(reason) ? reason->valuestring : "");
+    if (used) cr_expect_null(reason);
+    else cr_expect(cJSON_IsString(reason) && strstr(reason->valuestring, "emulated"), "the reason names emulated local memory");
+    if (strcmp(type, "CPU") == 0) cr_expect(!used, "a CPU device's local memory is emulated");
     cJSON_Delete(result);
     free(dir);
 }

@@ -26,6 +26,7 @@ typedef struct clmc_device_info {
     char name[256], vendor[256], driver[256], version[256];
     const char *type; /* "GPU", "CPU", "ACCELERATOR", "OTHER" */
     cl_ulong global_mem_bytes, local_mem_bytes, max_alloc_bytes;
+    bool local_mem_dedicated; /* CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL (GPUs), not emulated in global memory (CPUs) */
     size_t max_work_group_size;
     cl_uint compute_units;
 } clmc_device_info;

@@ -820,7 +820,13 @@ static clmc_status time_repetitions(model_instance *m, const clmc_preset *preset
     double updates = m->shape.updates_per_sweep * (double)per_repetition, phase_seconds[CLMC_MAX_PHASES];
     for (int r = 0; r < repetitions; r++) {
         clmc_runtime_reset_clock(m->rt);
-        for (uint64_t i = 0; i < per_repetition; i++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
+        for (uint64_t done = 0; done < per_repetition;) { /* in the run loop's blocks where the model takes them */
+            uint64_t block = m->ops->sweeps ? per_repetition - done : 1;
+            if (block > FINISH_EVERY_SWEEPS) block = FINISH_EVERY_SWEEPS;
+            CLMC_TRY(block > 1 ? m->ops->sweeps(m->state, sweep, block) : m->ops->sweep(m->state, sweep));
+            sweep += block;
+            done += block;
+        }
         double seconds = 0;
         CLMC_TRY(clmc_runtime_finish(m->rt, &seconds));
         ns[r] = seconds * 1e9 / updates;

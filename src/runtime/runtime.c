@@ -148,6 +148,9 @@ static void fill_device_info(cl_platform_id platform, cl_device_id device, clmc_
     clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(cl_ulong), &info->global_mem_bytes, NULL);
     clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(cl_ulong), &info->local_mem_bytes, NULL);
+    cl_device_local_mem_type local_type = CL_GLOBAL;
+    clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_TYPE, sizeof local_type, &local_type, NULL);
+    info->local_mem_dedicated = local_type == CL_LOCAL;
     clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(cl_ulong), &info->max_alloc_bytes, NULL);
     clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &info->max_work_group_size, NULL);
     clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cl_uint), &info->compute_units, NULL);

@@ -244,17 +244,19 @@ static size_t resident_units(const ising_state *s)
     return (size_t)(s->edge + 7) / 8 * (s->n_sites / (size_t)s->edge);
 }
 
-/* The fit rule of algorithm.resident "auto" (docs/models/ising.md): layouts
- * naive and tiled with a Philox generator, one lattice on this device, and one
- * configuration (a byte per site) within the device's local memory.  False
- * with the reason in resident_note otherwise. */
+/* The fit rule of algorithm.resident (docs/models/ising.md): layouts naive
+ * and tiled with a Philox generator, one lattice on this device, one
+ * configuration (a byte per site) within the device's local memory, and for
+ * "auto" dedicated local memory (GPUs; on CPUs such as PoCL's the resident
+ * kernel was 4-10x slower than the ordinary ones).  False with the reason in
+ * resident_note otherwise. */
 static bool resident_fits(ising_state *s, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
-    const char *layout = clmc_preset_string(p, "algorithm.layout");
+    const char *layout = clmc_preset_string(p, "algorithm.layout"), *mode = clmc_preset_string(p, "algorithm.resident");
     char *note = s->resident_note;
     size_t n = sizeof s->resident_note;
-    if (strcmp(clmc_preset_string(p, "algorithm.resident"), "off") == 0)
+    if (strcmp(mode, "off") == 0)
         snprintf(note, n, "off: algorithm.resident");
     else if (strcmp(layout, "naive") != 0 && strcmp(layout, "tiled") != 0)
         snprintf(note, n, "layout %s has no resident update", layout);
@@ -265,6 +267,8 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
     else if (s->stored_sites > d->local_mem_bytes)
         snprintf(note, n, "a configuration's %zu bytes exceed the %llu bytes of local memory", s->stored_sites,
                  (unsigned long long)d->local_mem_bytes);
+    else if (!d->local_mem_dedicated && strcmp(mode, "on") != 0)
+        snprintf(note, n, "auto: local memory emulated in global memory (%s device; \"on\" forces it)", d->type);
     else
         return true;
     return false;
