@@ -53,8 +53,8 @@ static void expect_resident_identical(const char *label, const char *json)
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(off, "used")), "%s: resident path taken with \"off\"", label);
     int rows = 0;
     for (const char *c = a; *c; c++) rows += *c == '\n';
-    printf("%s: %d series lines, %.2f sweeps per launch; fnv1a resident %s, ordinary %s\n", label, rows - 1,
-           per_launch, fnv_of(x), fnv_of(y));
+    printf("%s: %d series lines, %.2f sweeps per launch, %d items per group; fnv1a resident %s, ordinary %s\n",
+           label, rows - 1, per_launch, cJSON_GetObjectItem(on, "work_group")->valueint, fnv_of(x), fnv_of(y));
     cr_expect_gt(rows, 3, "%s: a series", label);
     cr_expect_str_eq(a, b, "%s: series.csv differs between the resident and the ordinary kernels", label);
     cr_expect_str_eq(fnv_of(x), fnv_of(y), "%s: final configurations differ", label);
@@ -83,7 +83,7 @@ static resident_case make_case(const char *label, int dim, int L, const char *al
 
 ParameterizedTestParameters(resident, equals_ordinary_kernels)
 {
-    static resident_case cases[12];
+    static resident_case cases[14];
     const char *three = "\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.7], \"copies\": 2";
     const char *three_3d = "\"type\": \"independent\", \"betas\": [0.18, 0.2216, 0.3], \"copies\": 2";
     int n = 0;
@@ -99,6 +99,11 @@ ParameterizedTestParameters(resident, equals_ordinary_kernels)
     cases[n++] = make_case("2d-tempering", 2, 16, "\"layout\": \"tiled\", \"tile\": 8",
                            "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3");
     cases[n++] = make_case("2d-philox7", 2, 16, "\"layout\": \"naive\", \"rng\": \"philox4x32_7\"", three);
+    /* 23 x 184 octets exceed a work-group of 4096 (PoCL) or 1024 items: several per item,
+     * each phase drawing anew (tiled: 23 tiles per edge, three tile colours). */
+    cases[n++] = make_case("2d-naive-L184-rounds", 2, 184, "\"layout\": \"naive\"", "\"beta\": 0.44");
+    cases[n++] = make_case("2d-tiled-L184-rounds", 2, 184, "\"layout\": \"tiled\", \"tile\": 8, \"hits\": 2",
+                           "\"beta\": 0.44");
     return cr_make_param_array(resident_case, cases, (size_t)n);
 }
 

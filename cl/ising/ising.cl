@@ -657,10 +657,10 @@ inline uint resident_tile_colour(uint x, uint y, uint z)
 #endif
 }
 
-inline void resident_unit(__local char *lattice, uint unit, uint tile_colour, uint colour, uint stream,
-                          const metropolis_stream *m)
+/* The sites of octet `unit` (unit < RESIDENT_UNITS) with parity `colour` in tiles of
+ * colour `tile_colour`: bit j for x = 8 (unit % OCTETS_PER_ROW) + parity offset + 2j. */
+inline uint resident_mask(uint unit, uint tile_colour, uint colour)
 {
-    if (unit >= RESIDENT_UNITS) return;
     uint row = unit / OCTETS_PER_ROW, y = row % EDGE, z = row / EDGE;
     uint first = 8 * (unit % OCTETS_PER_ROW) + ((y + z + colour) & 1);
     uint mask = 0;
@@ -668,8 +668,16 @@ inline void resident_unit(__local char *lattice, uint unit, uint tile_colour, ui
         uint x = first + 2 * j;
         mask |= (uint)(x < EDGE && resident_tile_colour(x, y, z) == tile_colour) << j;
     }
-    if (!mask) return;
-    clmc_philox_ctr r = METROPOLIS_RANDOM4(m->key, unit, m->sweep, m->hit, stream);
+    return mask;
+}
+
+/* Updates the sites in `mask` of octet `unit` with parity `colour`, drawing
+ * from r, the octet's numbers of this sweep and hit. */
+inline void resident_sites(__local char *lattice, uint unit, uint colour, uint mask, clmc_philox_ctr r,
+                           const metropolis_stream *m)
+{
+    uint row = unit / OCTETS_PER_ROW, y = row % EDGE, z = row / EDGE;
+    uint first = 8 * (unit % OCTETS_PER_ROW) + ((y + z + colour) & 1);
     __local char *line = lattice + EDGE * row;
     __local char *below = lattice + EDGE * (wrap((int)y - 1) + EDGE * z);
     __local char *above = lattice + EDGE * (wrap((int)y + 1) + EDGE * z);
@@ -690,7 +698,9 @@ inline void resident_unit(__local char *lattice, uint unit, uint tile_colour, ui
     }
 }
 
-/* One work-group per configuration (group id), any work-group size. */
+/* One work-group per configuration (group id), any work-group size.  With one
+ * octet per work-item (rounds 1) the octet's draw of a hit serves both site
+ * colours, kept across the barrier; else each phase draws again. */
 __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uint first_sweep,
                                     uint count, uint hits, __global const uint *thresholds)
 {
@@ -702,14 +712,27 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
     metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, thresholds);
     uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
     uint rounds = (RESIDENT_UNITS + size - 1) / size;
+    clmc_philox_ctr kept = {{0, 0, 0, 0}};
     for (uint k = 0; k < count; k++) {
         m.sweep = first_sweep + k;
         for (uint tile_colour = 0; tile_colour < RESIDENT_TILE_COLOURS; tile_colour++)
             for (uint hit = 0; hit < hits; hit++) {
                 m.hit = hit;
                 for (uint colour = 0; colour < 2; colour++) {
-                    for (uint round = 0; round < rounds; round++)
-                        resident_unit(lattice, round * size + lid, tile_colour, colour, stream, &m);
+                    if (rounds == 1 && lid < RESIDENT_UNITS) {
+                        uint mask = resident_mask(lid, tile_colour, colour);
+                        if (colour == 0 && (mask || resident_mask(lid, tile_colour, 1)))
+                            kept = METROPOLIS_RANDOM4(m.key, lid, m.sweep, hit, stream);
+                        if (mask) resident_sites(lattice, lid, colour, mask, kept, &m);
+                    } else if (rounds > 1) {
+                        for (uint round = 0; round < rounds; round++) {
+                            uint unit = round * size + lid;
+                            uint mask = unit < RESIDENT_UNITS ? resident_mask(unit, tile_colour, colour) : 0;
+                            if (mask)
+                                resident_sites(lattice, unit, colour, mask,
+                                               METROPOLIS_RANDOM4(m.key, unit, m.sweep, hit, stream), &m);
+                        }
+                    }
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }
             }
