@@ -169,3 +169,32 @@ Test(resident, auto_follows_local_memory_type, .timeout = 120)
     cJSON_Delete(result);
     free(dir);
 }
+
+/* Population annealing: theta sweeps per step in one launch; the same
+ * observables (every step) and final members as the ordinary kernels. */
+Test(resident, population_annealing_equals_ordinary, .timeout = 120)
+{
+    char *dir = rerun_preset_dir("resident-pa",
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": "
+                                 "{\"layout\": \"tiled\", \"tile\": 4}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                 "\"population\": 64, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
+                                 "\"run\": {\"seed\": 8}}"),
+         preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    free(rerun_file(dir, preset, "on", "--set algorithm.resident=on", "result.json"));
+    free(rerun_file(dir, preset, "off", "--set algorithm.resident=off", "result.json"));
+    cJSON *x, *y;
+    const cJSON *on = resident_record(dir, "on", &x);
+    resident_record(dir, "off", &y);
+    double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
+    printf("resident population annealing: %.2f sweeps per launch; fnv1a resident %s, ordinary %s\n", per_launch,
+           fnv_of(x), fnv_of(y));
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")));
+    cr_expect_gt(per_launch, 1.0);
+    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true),
+              "observables differ between the resident and the ordinary kernels");
+    cr_expect_str_eq(fnv_of(x), fnv_of(y), "final members differ");
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    free(dir);
+}
