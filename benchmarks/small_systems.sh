@@ -11,7 +11,9 @@
 #      resident auto and off (issue 27: keep the GPU busy).
 # Each run of 1. and 2. prints the device, wall and kernel seconds, their ratio, the
 # resident record (performance.resident) and --profile's line of launches and device
-# idle time per sweep.  The --profile events add a little to every launch.
+# idle time per sweep.  The --profile events add a little to every launch.  Resident launches
+# that end at a measurement make it too (no ising_measure launch), so their kernel time
+# includes the measurement; with "off" ising_measure is not in the kernel time.
 # Usage (on the GPU machine, from the repository root; a few minutes on an H100):
 #   benchmarks/small_systems.sh [DEVICE] [OUT_DIR]
 # DEVICE defaults to "nvidia"; SCAN=0 skips the scans; SWEEPS (default 100000) the

@@ -700,11 +700,17 @@ inline void resident_sites(__local char *lattice, uint unit, uint colour, uint m
 
 /* One work-group per configuration (group id), any work-group size.  With one
  * octet per work-item (rounds 1) the octet's draw of a hit serves both site
- * colours, kept across the barrier; else each phase draws again. */
+ * colours, kept across the barrier; else each phase draws again.  slot <
+ * 0xFFFFFFFF: the launch ends at a measurement, whose exact integer sums
+ * (those of ising_measure: bonds to +x, +y(, +z), magnetisation) go to batch
+ * slot `slot` of partials as work-group 0's pair of the measurement's
+ * `groups` (the others' pairs 0), `configs` configurations per slot. */
 __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uint first_sweep,
-                                    uint count, uint hits, __global const uint *thresholds)
+                                    uint count, uint hits, __global const uint *thresholds,
+                                    __global int *partials, uint slot, uint groups, uint configs)
 {
     __local char lattice[SITES];
+    __local int sums[2];
     uint config = get_group_id(0), lid = get_local_id(0), size = get_local_size(0);
     spins += (size_t)config * SITES;
     for (uint i = lid; i < SITES; i += size) lattice[i] = spins[i];
@@ -736,6 +742,31 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
                     barrier(CLK_LOCAL_MEM_FENCE);
                 }
             }
+    }
+    /* The measurement: barriers outside the (uniform) branch. */
+    if (lid == 0) sums[0] = sums[1] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slot != 0xFFFFFFFFu) {
+        int bond_sum = 0, spin_sum = 0;
+        for (uint i = lid; i < SITES; i += size) {
+            uint x = i % EDGE, row = i / EDGE, y = row % EDGE, z = row / EDGE;
+            int neighbours = lattice[wrap((int)x + 1) + EDGE * row] + lattice[x + EDGE * (wrap((int)y + 1) + EDGE * z)];
+#if DIM == 3
+            neighbours += lattice[x + EDGE * (y + EDGE * wrap((int)z + 1))];
+#endif
+            bond_sum += lattice[i] * neighbours;
+            spin_sum += lattice[i];
+        }
+        atomic_add(&sums[0], bond_sum);
+        atomic_add(&sums[1], spin_sum);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slot != 0xFFFFFFFFu) {
+        __global int *out = partials + 2 * ((size_t)slot * configs + config) * groups;
+        for (uint g = lid; g < groups; g += size) {
+            out[2 * g] = g == 0 ? sums[0] : 0;
+            out[2 * g + 1] = g == 0 ? sums[1] : 0;
+        }
     }
     for (uint i = lid; i < SITES; i += size) spins[i] = lattice[i];
 }

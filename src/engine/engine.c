@@ -254,18 +254,20 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     CLMC_TRY(clmc_ensemble_run(&m->ensemble, &ran)); /* a kind with its own loop */
     if (ran) return CLMC_OK;
     for (uint64_t t = p->first; t < p->total; t++) {
-        uint64_t block = block_sweeps(m, run, c, t, p->total);
-        if (block > 1) {
-            CLMC_TRY(clmc_ensemble_sweeps(&m->ensemble, t, block));
-            t += block - 1; /* the checks below have nothing to do before the block's last sweep */
-        } else {
-            CLMC_TRY(clmc_ensemble_sweep(&m->ensemble, t));
-        }
-        if (t >= thermalization && (t - thermalization + 1) % every == 0) {
-            clmc_series_note(s, pending, t + 1, &m->ensemble.map);
+        /* The checks below have nothing to do before the block's last sweep;
+         * the map noted before the block is the one at its end (exchanges
+         * follow it), and the model may measure in its last launch. */
+        uint64_t block = block_sweeps(m, run, c, t, p->total), last = t + block - 1;
+        bool measure = last >= thermalization && (last - thermalization + 1) % every == 0, measured = false;
+        if (measure) {
+            clmc_series_note(s, pending, last + 1, &m->ensemble.map);
             CLMC_TRY(clmc_ensemble_note(&m->ensemble, pending));
-            CLMC_TRY(m->ops->measure(m->state, pending++));
         }
+        if (m->ops->sweeps) CLMC_TRY(clmc_ensemble_sweeps(&m->ensemble, t, block, measure ? (int)pending : -1, &measured));
+        else CLMC_TRY(clmc_ensemble_sweep(&m->ensemble, t));
+        t = last;
+        if (measure && !measured) CLMC_TRY(m->ops->measure(m->state, pending));
+        pending += measure;
         if (pending == m->shape.measure_batch) {
             CLMC_TRY(collect_checked(m, s, pending, t + 1, c));
             pending = 0;
@@ -823,7 +825,8 @@ static clmc_status time_repetitions(model_instance *m, const clmc_preset *preset
         for (uint64_t done = 0; done < per_repetition;) { /* in the run loop's blocks where the model takes them */
             uint64_t block = m->ops->sweeps ? per_repetition - done : 1;
             if (block > FINISH_EVERY_SWEEPS) block = FINISH_EVERY_SWEEPS;
-            CLMC_TRY(block > 1 ? m->ops->sweeps(m->state, sweep, block) : m->ops->sweep(m->state, sweep));
+            bool measured;
+            CLMC_TRY(block > 1 ? m->ops->sweeps(m->state, sweep, block, -1, &measured) : m->ops->sweep(m->state, sweep));
             sweep += block;
             done += block;
         }

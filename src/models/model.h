@@ -66,8 +66,11 @@ typedef struct clmc_model_ops {
     /* Optional: enqueues sweeps [first, first + count) at once, with results
      * bit-identical to `count` calls of sweep (Ising's resident update: many
      * sweeps per launch).  The engine gives it the sweeps up to the next point
-     * where the host acts (a measurement, an exchange, a checkpoint, the end). */
-    clmc_status (*sweeps)(void *state, uint64_t first, uint64_t count);
+     * where the host acts (a measurement, an exchange, a checkpoint, the end).
+     * measure_slot >= 0: a measurement into that batch slot follows the last
+     * sweep; the model may make it in the same launch and set *measured (else
+     * the engine calls measure). */
+    clmc_status (*sweeps)(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured);
     /* Enqueues one measurement into batch slot `slot` (< measure_batch). */
     clmc_status (*measure)(void *state, unsigned slot);
     /* Reads slots [0, n_slots) of the batch into rows: n_slots x configurations

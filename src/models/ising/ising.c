@@ -400,6 +400,10 @@ static clmc_status initialise_spins(ising_state *s)
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 2, sizeof(cl_uint), &s->seed_hi));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 5, sizeof(cl_uint), &hits));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 6, sizeof(cl_mem), &s->thresholds));
+        cl_uint groups = (cl_uint)s->measure_groups;
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 7, sizeof(cl_mem), &s->partials));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 9, sizeof(cl_uint), &groups));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 10, sizeof(cl_uint), &s->n_configs));
     }
     return CLMC_OK;
 }
@@ -580,13 +584,16 @@ static clmc_status domain_sweep(ising_state *s)
 }
 
 /* Resident update: sweeps [first, first + count) in one launch per at most
- * 2^16 sweeps, one work-group per configuration. */
-static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t count)
+ * 2^16 sweeps, one work-group per configuration; slot >= 0: the last launch
+ * also measures into that batch slot (the sums of ising_measure). */
+static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t count, int slot)
 {
     while (count > 0) {
         cl_uint sweep = (cl_uint)first, n = count < 65536 ? (cl_uint)count : 65536;
+        cl_uint measure = slot >= 0 && n == count ? (cl_uint)slot : 0xFFFFFFFFu;
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 3, sizeof(cl_uint), &sweep));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 4, sizeof(cl_uint), &n));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 8, sizeof(cl_uint), &measure));
         size_t global = s->resident_wg * s->n_configs, local = s->resident_wg;
         CLMC_TRY(clmc_enqueue(s->rt, s->resident_update, 1, &global, &local, CLMC_TIMED));
         s->resident_launches++;
@@ -599,10 +606,11 @@ static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t coun
 
 static clmc_status ising_sweep(void *state, uint64_t sweep_index);
 
-static clmc_status ising_sweeps(void *state, uint64_t first, uint64_t count)
+static clmc_status ising_sweeps(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured)
 {
     ising_state *s = state;
-    if (s->resident) return resident_sweeps(s, first, count);
+    *measured = s->resident && measure_slot >= 0;
+    if (s->resident) return resident_sweeps(s, first, count, measure_slot);
     for (uint64_t t = first; t < first + count; t++) CLMC_TRY(ising_sweep(s, t));
     return CLMC_OK;
 }
@@ -628,7 +636,7 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
     if (s->rsite) return clmc_ising_rsite_step(s->rsite, sweep_index);
-    if (s->resident) return resident_sweeps(s, sweep_index, 1);
+    if (s->resident) return resident_sweeps(s, sweep_index, 1, -1);
     cl_uint sweep = (cl_uint)sweep_index;
     CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
     if (s->domain) return s->msc ? domain_sweep(s) : domain_tiled_sweep(s);
