@@ -237,6 +237,10 @@ static cl_uint rng_streams_per_config(int dim, int edge, int tile, clmc_rng_kind
     return (cl_uint)((pairs + batch - 1) / batch);
 }
 
+/* Local memory of the resident kernel besides the configuration (the
+ * measurement's two sums, with room to spare). */
+#define RESIDENT_LOCAL_EXTRA 64
+
 /* Sites of a configuration the resident kernel takes in one work-item: the
  * octets of all rows (cl/ising/ising.cl RESIDENT_UNITS). */
 static size_t resident_units(const ising_state *s)
@@ -264,7 +268,7 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
         snprintf(note, n, "one lattice decomposed over MPI ranks");
     else if (clmc_rng_stateful(s->rng.kind))
         snprintf(note, n, "algorithm.rng %s keeps generator states", clmc_rng_names[s->rng.kind]);
-    else if (s->stored_sites > d->local_mem_bytes)
+    else if (s->stored_sites + RESIDENT_LOCAL_EXTRA > d->local_mem_bytes)
         snprintf(note, n, "a configuration's %zu bytes exceed the %llu bytes of local memory", s->stored_sites,
                  (unsigned long long)d->local_mem_bytes);
     else if (!d->local_mem_dedicated && strcmp(mode, "on") != 0)
