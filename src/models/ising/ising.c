@@ -251,8 +251,8 @@ static size_t resident_units(const ising_state *s)
 /* The fit rule of algorithm.resident (docs/models/ising.md): layouts naive
  * and tiled with a Philox generator, one lattice on this device, one
  * configuration (a byte per site) within the device's local memory, and for
- * "auto" dedicated local memory (GPUs; on CPUs such as PoCL's the resident
- * kernel was 4-10x slower than the ordinary ones).  False with the reason in
+ * "auto" dedicated local memory (GPUs; on PoCL's CPU device the resident
+ * kernel took 2.6-8x the ordinary kernels' time).  False with the reason in
  * resident_note otherwise. */
 static bool resident_fits(ising_state *s, const clmc_preset *p)
 {
