@@ -621,6 +621,157 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
 }
 #endif
 
+#ifdef RESIDENT
+/* Resident update (algorithm.resident, docs/models/ising.md): one work-group
+ * per configuration holds the whole configuration in local memory (one byte
+ * per site, +-1) and makes `count` sweeps from `first_sweep` in the order of
+ * the layout's own kernels, so the result is bit-identical to them: per sweep,
+ * for each tile colour (naive: one), for each hit, for each site colour (parity
+ * of x + y + z, 0 first), all such sites of every tile of that tile colour.
+ * Sites of one phase are independent (their neighbours have the other parity),
+ * so a barrier between phases is all the order needs; every loop around a
+ * barrier has the same trip count in every work-item.  A work-item takes one
+ * octet of a row (the Philox unit, one draw) and its four sites of the phase's
+ * parity, skipping octets with none of the phase's tile colour. */
+#ifdef TILE
+#define RESIDENT_TILE_COLOURS TILE_COLOURS
+#else
+#define RESIDENT_TILE_COLOURS 1
+#endif
+#define RESIDENT_UNITS (OCTETS_PER_ROW * (SITES / EDGE))
+
+inline uint resident_tile_colour(uint x, uint y, uint z)
+{
+#ifdef TILE
+    uint tx = x / TILE, ty = y / TILE, tz = z / TILE;
+#if TILE_COLOURS == 2
+    return (tx + ty + tz) & 1u;
+#else
+    return (ring_colour(tx) + ring_colour(ty) + ring_colour(tz)) % 3;
+#endif
+#else
+    (void)x;
+    (void)y;
+    (void)z;
+    return 0;
+#endif
+}
+
+/* The sites of octet `unit` (unit < RESIDENT_UNITS) with parity `colour` in tiles of
+ * colour `tile_colour`: bit j for x = 8 (unit % OCTETS_PER_ROW) + parity offset + 2j. */
+inline uint resident_mask(uint unit, uint tile_colour, uint colour)
+{
+    uint row = unit / OCTETS_PER_ROW, y = row % EDGE, z = row / EDGE;
+    uint first = 8 * (unit % OCTETS_PER_ROW) + ((y + z + colour) & 1);
+    uint mask = 0;
+    for (uint j = 0; j < 4; j++) {
+        uint x = first + 2 * j;
+        mask |= (uint)(x < EDGE && resident_tile_colour(x, y, z) == tile_colour) << j;
+    }
+    return mask;
+}
+
+/* Updates the sites in `mask` of octet `unit` with parity `colour`, drawing
+ * from r, the octet's numbers of this sweep and hit. */
+inline void resident_sites(__local char *lattice, uint unit, uint colour, uint mask, clmc_philox_ctr r,
+                           const metropolis_stream *m)
+{
+    uint row = unit / OCTETS_PER_ROW, y = row % EDGE, z = row / EDGE;
+    uint first = 8 * (unit % OCTETS_PER_ROW) + ((y + z + colour) & 1);
+    __local char *line = lattice + EDGE * row;
+    __local char *below = lattice + EDGE * (wrap((int)y - 1) + EDGE * z);
+    __local char *above = lattice + EDGE * (wrap((int)y + 1) + EDGE * z);
+#if DIM == 3
+    __local char *behind = lattice + EDGE * (y + EDGE * wrap((int)z - 1));
+    __local char *front = lattice + EDGE * (y + EDGE * wrap((int)z + 1));
+#endif
+    for (uint j = 0; j < 4; j++) {
+        if (!((mask >> j) & 1u)) continue;
+        uint x = first + 2 * j;
+        int spin = line[x];
+        int field = line[wrap((int)x - 1)] + line[wrap((int)x + 1)] + below[x] + above[x];
+#if DIM == 3
+        field += behind[x] + front[x];
+#endif
+        uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
+        if (metropolis_accept(aligned, clmc_chunk16(r, x & 7), x + EDGE * row, m)) line[x] = (char)-spin;
+    }
+}
+
+/* One work-group per configuration (group id), any work-group size.  With one
+ * octet per work-item (rounds 1) the octet's draw of a hit serves both site
+ * colours, kept across the barrier; else each phase draws again.  slot <
+ * 0xFFFFFFFF: the launch ends at a measurement, whose exact integer sums
+ * (those of ising_measure: bonds to +x, +y(, +z), magnetisation) go to batch
+ * slot `slot` of partials as work-group 0's pair of the measurement's
+ * `groups` (the others' pairs 0), `configs` configurations per slot. */
+__kernel void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uint first_sweep,
+                                    uint count, uint hits, __global const uint *thresholds,
+                                    __global int *partials, uint slot, uint groups, uint configs)
+{
+    __local char lattice[SITES];
+    __local int sums[2];
+    uint config = get_group_id(0), lid = get_local_id(0), size = get_local_size(0);
+    spins += (size_t)config * SITES;
+    for (uint i = lid; i < SITES; i += size) lattice[i] = spins[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, thresholds);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
+    uint rounds = (RESIDENT_UNITS + size - 1) / size;
+    clmc_philox_ctr kept = {{0, 0, 0, 0}};
+    for (uint k = 0; k < count; k++) {
+        m.sweep = first_sweep + k;
+        for (uint tile_colour = 0; tile_colour < RESIDENT_TILE_COLOURS; tile_colour++)
+            for (uint hit = 0; hit < hits; hit++) {
+                m.hit = hit;
+                for (uint colour = 0; colour < 2; colour++) {
+                    if (rounds == 1 && lid < RESIDENT_UNITS) {
+                        uint mask = resident_mask(lid, tile_colour, colour);
+                        if (colour == 0 && (mask || resident_mask(lid, tile_colour, 1)))
+                            kept = METROPOLIS_RANDOM4(m.key, lid, m.sweep, hit, stream);
+                        if (mask) resident_sites(lattice, lid, colour, mask, kept, &m);
+                    } else if (rounds > 1) {
+                        for (uint round = 0; round < rounds; round++) {
+                            uint unit = round * size + lid;
+                            uint mask = unit < RESIDENT_UNITS ? resident_mask(unit, tile_colour, colour) : 0;
+                            if (mask)
+                                resident_sites(lattice, unit, colour, mask,
+                                               METROPOLIS_RANDOM4(m.key, unit, m.sweep, hit, stream), &m);
+                        }
+                    }
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+            }
+    }
+    /* The measurement: barriers outside the (uniform) branch. */
+    if (lid == 0) sums[0] = sums[1] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slot != 0xFFFFFFFFu) {
+        int bond_sum = 0, spin_sum = 0;
+        for (uint i = lid; i < SITES; i += size) {
+            uint x = i % EDGE, row = i / EDGE, y = row % EDGE, z = row / EDGE;
+            int neighbours = lattice[wrap((int)x + 1) + EDGE * row] + lattice[x + EDGE * (wrap((int)y + 1) + EDGE * z)];
+#if DIM == 3
+            neighbours += lattice[x + EDGE * (y + EDGE * wrap((int)z + 1))];
+#endif
+            bond_sum += lattice[i] * neighbours;
+            spin_sum += lattice[i];
+        }
+        atomic_add(&sums[0], bond_sum);
+        atomic_add(&sums[1], spin_sum);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slot != 0xFFFFFFFFu) {
+        __global int *out = partials + 2 * ((size_t)slot * configs + config) * groups;
+        for (uint g = lid; g < groups; g += size) {
+            out[2 * g] = g == 0 ? sums[0] : 0;
+            out[2 * g + 1] = g == 0 ? sums[1] : 0;
+        }
+    }
+    for (uint i = lid; i < SITES; i += size) spins[i] = lattice[i];
+}
+#endif
+
 /* Per-work-group partial sums of the bond sum (sum over +x,+y(,+z) bonds of
  * s_i s_j) and the magnetisation of each configuration, stored at
  * partials[2 * ((slot * configs + config) * groups + g)].  Work-groups take

@@ -26,6 +26,7 @@ typedef struct clmc_device_info {
     char name[256], vendor[256], driver[256], version[256];
     const char *type; /* "GPU", "CPU", "ACCELERATOR", "OTHER" */
     cl_ulong global_mem_bytes, local_mem_bytes, max_alloc_bytes;
+    bool local_mem_dedicated; /* CL_DEVICE_LOCAL_MEM_TYPE is CL_LOCAL (GPUs), not emulated in global memory (CPUs) */
     size_t max_work_group_size;
     cl_uint compute_units;
 } clmc_device_info;
@@ -50,6 +51,9 @@ clmc_status clmc_runtime_profile(clmc_runtime *rt);
 /* Whether clmc_runtime_profile is on; seconds on a monotonic clock (program
  * build times and population annealing's wall time under --profile). */
 bool clmc_runtime_profiling(const clmc_runtime *rt);
+/* Adds `sweeps` to the sweeps the profile divides launches and idle time by
+ * (the engine's sweep loop; nothing when profiling is off). */
+void clmc_runtime_profile_sweeps(clmc_runtime *rt, uint64_t sweeps);
 double clmc_runtime_clock(void);
 
 const clmc_device_info *clmc_runtime_device(const clmc_runtime *rt);

@@ -218,6 +218,34 @@ static clmc_status between_steps(void *context, uint64_t done)
     return signal_number ? interrupted(b->m, signal_number, done, c) : CLMC_OK;
 }
 
+/* The first multiple of n after t. */
+static uint64_t next_multiple(uint64_t t, uint64_t n)
+{
+    return (t / n + 1) * n;
+}
+
+/* Sweeps from sweep t that a model with many sweeps per call (ops->sweeps)
+ * makes at once: up to the next sweep after which the host acts (a
+ * measurement, a tempering exchange, a checkpoint every N sweeps, the
+ * progress and the queue's finish every FINISH_EVERY_SWEEPS, the ranks'
+ * agreement on signals, the end).  Signals and checkpoints by time are seen
+ * at the block's end. */
+static uint64_t block_sweeps(const model_instance *m, const clmc_run_settings *run, const run_control *c, uint64_t t,
+                             uint64_t total)
+{
+    if (!m->ops->sweeps) return 1;
+    uint64_t end = next_multiple(t, FINISH_EVERY_SWEEPS), every = run->measure_every;
+    uint64_t measured = t < run->thermalization ? run->thermalization + every
+                                                : run->thermalization + next_multiple(t - run->thermalization, every);
+    if (measured < end) end = measured;
+    if (m->ensemble.map.exchange_every && next_multiple(t, m->ensemble.map.exchange_every) < end)
+        end = next_multiple(t, m->ensemble.map.exchange_every);
+    if (c->plan.every_sweeps && next_multiple(t, c->plan.every_sweeps) < end) end = next_multiple(t, c->plan.every_sweeps);
+    if (clmc_ranks_many() && next_multiple(t, AGREE_EVERY_SWEEPS) < end) end = next_multiple(t, AGREE_EVERY_SWEEPS);
+    if (total < end) end = total;
+    return end - t;
+}
+
 static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc_series *s, progress *p,
                               run_control *c)
 {
@@ -233,12 +261,20 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     CLMC_TRY(clmc_ensemble_run(&m->ensemble, &ran)); /* a kind with its own loop */
     if (ran) return CLMC_OK;
     for (uint64_t t = p->first; t < p->total; t++) {
-        CLMC_TRY(clmc_ensemble_sweep(&m->ensemble, t));
-        if (t >= thermalization && (t - thermalization + 1) % every == 0) {
-            clmc_series_note(s, pending, t + 1, &m->ensemble.map);
+        /* The checks below have nothing to do before the block's last sweep;
+         * the map noted before the block is the one at its end (exchanges
+         * follow it), and the model may measure in its last launch. */
+        uint64_t block = block_sweeps(m, run, c, t, p->total), last = t + block - 1;
+        bool measure = last >= thermalization && (last - thermalization + 1) % every == 0, measured = false;
+        if (measure) {
+            clmc_series_note(s, pending, last + 1, &m->ensemble.map);
             CLMC_TRY(clmc_ensemble_note(&m->ensemble, pending));
-            CLMC_TRY(m->ops->measure(m->state, pending++));
         }
+        if (m->ops->sweeps) CLMC_TRY(clmc_ensemble_sweeps(&m->ensemble, t, block, measure ? (int)pending : -1, &measured));
+        else CLMC_TRY(clmc_ensemble_sweep(&m->ensemble, t));
+        t = last;
+        if (measure && !measured) CLMC_TRY(m->ops->measure(m->state, pending));
+        pending += measure;
         if (pending == m->shape.measure_batch) {
             CLMC_TRY(collect_checked(m, s, pending, t + 1, c));
             pending = 0;
@@ -395,6 +431,7 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     cJSON *performance = performance_json(m->rt, v->updates, v->kernel_seconds, v->wall_seconds);
     if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);
     if (v->domain) cJSON_AddItemToObject(performance, "domain", v->domain);
+    if (m->ops->describe_update) m->ops->describe_update(m->state, performance);
     v->domain = NULL;
     cJSON_AddItemToObject(root, "performance", performance);
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
@@ -574,6 +611,7 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     clmc_runtime_reset_clock(m->rt);
     if (status == CLMC_OK) {
         status = run_sweeps(m, preset, &s, &p, &control);
+        clmc_runtime_profile_sweeps(m->rt, p.total - p.first);
         if (status == CLMC_OK) status = clmc_runtime_finish(m->rt, &kernel_seconds);
         if (status != CLMC_OK && clmc_ranks_many() && !control.interrupted) clmc_ranks_abort(status);
         status = clmc_ranks_agree(status);
@@ -824,7 +862,14 @@ static clmc_status time_repetitions(model_instance *m, const clmc_preset *preset
     double updates = m->shape.updates_per_sweep * (double)per_repetition, phase_seconds[CLMC_MAX_PHASES];
     for (int r = 0; r < repetitions; r++) {
         clmc_runtime_reset_clock(m->rt);
-        for (uint64_t i = 0; i < per_repetition; i++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
+        for (uint64_t done = 0; done < per_repetition;) { /* in the run loop's blocks where the model takes them */
+            uint64_t block = m->ops->sweeps ? per_repetition - done : 1;
+            if (block > FINISH_EVERY_SWEEPS) block = FINISH_EVERY_SWEEPS;
+            bool measured;
+            CLMC_TRY(block > 1 ? m->ops->sweeps(m->state, sweep, block, -1, &measured) : m->ops->sweep(m->state, sweep));
+            sweep += block;
+            done += block;
+        }
         double seconds = 0;
         CLMC_TRY(clmc_runtime_finish(m->rt, &seconds));
         ns[r] = seconds * 1e9 / updates;

@@ -131,6 +131,21 @@ clmc_status clmc_ensemble_sweep(clmc_ensemble *e, uint64_t sweep_index)
     return e->kind->sweep ? e->kind->sweep(e, sweep_index) : e->ops->sweep(e->state, sweep_index);
 }
 
+/* A kind with its own sweep takes the block's last sweep itself where that
+ * differs from the model's (tempering: a model counting the energies on the
+ * way to an exchange, sweep_before_energies). */
+clmc_status clmc_ensemble_sweeps(clmc_ensemble *e, uint64_t first, uint64_t count, int measure_slot, bool *measured)
+{
+    const clmc_ensemble_hooks *hooks = e->ops->ensemble;
+    uint64_t own = e->kind->sweep && hooks && hooks->sweep_before_energies ? 1 : 0;
+    *measured = false;
+    if (e->ops->sweeps && count > own)
+        CLMC_TRY(e->ops->sweeps(e->state, first, count - own, own ? -1 : measure_slot, measured));
+    else own = count;
+    for (uint64_t t = first + count - own; t < first + count; t++) CLMC_TRY(clmc_ensemble_sweep(e, t));
+    return CLMC_OK;
+}
+
 clmc_status clmc_ensemble_after_sweep(clmc_ensemble *e, uint64_t sweep_index)
 {
     return e->kind->after_sweep ? e->kind->after_sweep(e, sweep_index) : CLMC_OK;

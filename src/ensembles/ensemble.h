@@ -97,6 +97,11 @@ void clmc_ensemble_free(clmc_ensemble *e);
 clmc_status clmc_ensemble_start(clmc_ensemble *e);
 /* Runs the model's sweep `sweep_index` in the form the ensemble needs. */
 clmc_status clmc_ensemble_sweep(clmc_ensemble *e, uint64_t sweep_index);
+/* Sweeps [first, first + count), none of which but the last is followed by
+ * an exchange: at once where the model can (model ops `sweeps`), else one by
+ * one; measure_slot >= 0: a measurement follows, *measured when the model made
+ * it on the way (see model ops `sweeps`). */
+clmc_status clmc_ensemble_sweeps(clmc_ensemble *e, uint64_t first, uint64_t count, int measure_slot, bool *measured);
 /* What follows sweep `sweep_index` (an exchange, when one is due). */
 clmc_status clmc_ensemble_after_sweep(clmc_ensemble *e, uint64_t sweep_index);
 /* Keeps the map as it is now for measurement slot `slot`... */

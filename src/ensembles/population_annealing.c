@@ -563,7 +563,12 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         CLMC_TRY(set_beta(e, p, p->betas[k]));
         CLMC_TRY(mark(e, p));
         /* beta_start = 0: the random start is already an exact sample. */
-        for (uint64_t t = 0; (k > 0 || p->betas[0] > 0) && t < p->theta; t++)
+        if ((k > 0 || p->betas[0] > 0) && e->ops->sweeps && p->theta > 0) { /* many per launch (Ising resident) */
+            bool measured;
+            CLMC_TRY(e->ops->sweeps(e->state, p->sweep, p->theta, -1, &measured));
+            p->sweep += p->theta;
+        }
+        for (uint64_t t = 0; (k > 0 || p->betas[0] > 0) && !e->ops->sweeps && t < p->theta; t++)
             CLMC_TRY(e->ops->sweep(e->state, p->sweep++));
         CLMC_TRY(mark(e, p));
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));

@@ -63,6 +63,14 @@ typedef struct clmc_model_ops {
     void (*destroy)(void *state);
     /* Enqueues the update kernels of sweep `sweep_index` (timed launches). */
     clmc_status (*sweep)(void *state, uint64_t sweep_index);
+    /* Optional: enqueues sweeps [first, first + count) at once, with results
+     * bit-identical to `count` calls of sweep (Ising's resident update: many
+     * sweeps per launch).  The engine gives it the sweeps up to the next point
+     * where the host acts (a measurement, an exchange, a checkpoint, the end).
+     * measure_slot >= 0: a measurement into that batch slot follows the last
+     * sweep; the model may make it in the same launch and set *measured (else
+     * the engine calls measure). */
+    clmc_status (*sweeps)(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured);
     /* Enqueues one measurement into batch slot `slot` (< measure_batch). */
     clmc_status (*measure)(void *state, unsigned slot);
     /* Reads slots [0, n_slots) of the batch into rows: n_slots x configurations
@@ -80,6 +88,9 @@ typedef struct clmc_model_ops {
      * batch of measurements and before every checkpoint, so a checkpoint
      * always holds a state that passed. */
     clmc_status (*guard)(void *state);
+    /* Optional: how the update ran (Ising: resident, sweeps per launch),
+     * added to result.json's `performance`. */
+    void (*describe_update)(void *state, cJSON *performance);
     /* Model invariants of the final state, added to `checks`. */
     clmc_status (*checks)(void *state, cJSON *checks);
     /* Optional: the final configuration of the first system as a grey image

@@ -27,6 +27,8 @@ struct clmc_profile {
     double gap_ns[PROFILE_KERNELS]; /* idle device time before each launch but the kernel's first */
     cl_ulong last_end;
     int n;
+    unsigned long long timed_launches; /* update launches (CLMC_TIMED) */
+    uint64_t sweeps;                   /* clmc_runtime_profile_sweeps */
     double opened;
 };
 
@@ -38,6 +40,11 @@ double clmc_runtime_clock(void)
 }
 
 bool clmc_runtime_profiling(const clmc_runtime *rt) { return rt->profile != NULL; }
+
+void clmc_runtime_profile_sweeps(clmc_runtime *rt, uint64_t sweeps)
+{
+    if (rt->profile) rt->profile->sweeps += sweeps;
+}
 
 static int profile_entry(clmc_runtime *rt, cl_kernel kernel)
 {
@@ -64,6 +71,18 @@ static void profile_print(const clmc_runtime *rt)
                 "each\n", p->name[i], p->launches[i], p->ns[i] * 1e-9,
                 p->launches[i] ? p->ns[i] * 1e-3 / (double)p->launches[i] : 0.0, total > 0 ? 100 * p->ns[i] / total : 0.0,
                 p->launches[i] > 1 ? p->gap_ns[i] * 1e-3 / (double)(p->launches[i] - 1) : 0.0);
+    if (!p->sweeps) return;
+    /* Per sweep of the run loop (issue 19): launches, and the device's idle time between launches. */
+    unsigned long long launches = 0;
+    double idle = 0;
+    for (int i = 0; i < p->n; i++) {
+        launches += p->launches[i];
+        idle += p->gap_ns[i];
+    }
+    double sweeps = (double)p->sweeps;
+    fprintf(stderr, "clmc profile: %llu sweeps: %.4f launches per sweep (%.4f update launches), device idle %.6f s "
+            "between launches, %.3f us per sweep\n", (unsigned long long)p->sweeps, (double)launches / sweeps,
+            (double)p->timed_launches / sweeps, idle * 1e-9, idle * 1e-3 / sweeps);
 }
 
 const char *clmc_cl_error_name(cl_int code)
@@ -129,6 +148,9 @@ static void fill_device_info(cl_platform_id platform, cl_device_id device, clmc_
     clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     clGetDeviceInfo(device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(cl_ulong), &info->global_mem_bytes, NULL);
     clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(cl_ulong), &info->local_mem_bytes, NULL);
+    cl_device_local_mem_type local_type = CL_GLOBAL;
+    clGetDeviceInfo(device, CL_DEVICE_LOCAL_MEM_TYPE, sizeof local_type, &local_type, NULL);
+    info->local_mem_dedicated = local_type == CL_LOCAL;
     clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof(cl_ulong), &info->max_alloc_bytes, NULL);
     clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size_t), &info->max_work_group_size, NULL);
     clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(cl_uint), &info->compute_units, NULL);
@@ -335,6 +357,7 @@ static cl_int settle_events(clmc_runtime *rt)
                 struct clmc_profile *p = rt->profile;
                 int k = rt->pending_profile[i];
                 p->ns[k] += ns;
+                p->timed_launches += rt->pending_phase[i] != UNTIMED_PHASE;
                 if (p->launches[k]++ && start > p->last_end) p->gap_ns[k] += (double)(start - p->last_end);
                 p->last_end = end;
             }

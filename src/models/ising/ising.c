@@ -91,6 +91,13 @@ typedef struct {
     cl_uint seed_lo, seed_hi;
     cl_program program;
     cl_kernel init, update, measure;
+    /* algorithm.resident: many sweeps per launch, a work-group per configuration
+     * (cl/ising/ising.cl ising_resident_update); the note says why not. */
+    bool resident;
+    cl_kernel resident_update;
+    size_t resident_wg;
+    uint64_t resident_launches, resident_sweeps;
+    char resident_note[192];
     cl_mem spins, partials, thresholds;
     cl_program members_program; /* population annealing: built on first use */
     cl_kernel member_totals;
@@ -266,6 +273,69 @@ static cl_uint rng_streams_per_config(int dim, int edge, int tile, clmc_rng_kind
     return (cl_uint)((pairs + batch - 1) / batch);
 }
 
+/* Local memory of the resident kernel besides the configuration (the
+ * measurement's two sums, with room to spare). */
+#define RESIDENT_LOCAL_EXTRA 64
+
+/* Sites of a configuration the resident kernel takes in one work-item: the
+ * octets of all rows (cl/ising/ising.cl RESIDENT_UNITS). */
+static size_t resident_units(const ising_state *s)
+{
+    return (size_t)(s->edge + 7) / 8 * (s->n_sites / (size_t)s->edge);
+}
+
+/* The fit rule of algorithm.resident (docs/models/ising.md): layouts naive
+ * and tiled with a Philox generator, one lattice on this device, one
+ * configuration (a byte per site) within the device's local memory, and for
+ * "auto" dedicated local memory (GPUs; on PoCL's CPU device the resident
+ * kernel took 2.6-8x the ordinary kernels' time).  False with the reason in
+ * resident_note otherwise. */
+static bool resident_fits(ising_state *s, const clmc_preset *p)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    const char *layout = clmc_preset_string(p, "algorithm.layout"), *mode = clmc_preset_string(p, "algorithm.resident");
+    char *note = s->resident_note;
+    size_t n = sizeof s->resident_note;
+    if (strcmp(mode, "off") == 0)
+        snprintf(note, n, "off: algorithm.resident");
+    else if (strcmp(layout, "naive") != 0 && strcmp(layout, "tiled") != 0)
+        snprintf(note, n, "layout %s has no resident update", layout);
+    else if (s->domain)
+        snprintf(note, n, "one lattice decomposed over MPI ranks");
+    else if (clmc_rng_stateful(s->rng.kind))
+        snprintf(note, n, "algorithm.rng %s keeps generator states", clmc_rng_names[s->rng.kind]);
+    else if (s->stored_sites + RESIDENT_LOCAL_EXTRA > d->local_mem_bytes)
+        snprintf(note, n, "a configuration's %zu bytes exceed the %llu bytes of local memory", s->stored_sites,
+                 (unsigned long long)d->local_mem_bytes);
+    else if (!d->local_mem_dedicated && strcmp(mode, "on") != 0)
+        snprintf(note, n, "auto: local memory emulated in global memory (%s device; \"on\" forces it)", d->type);
+    else
+        return true;
+    return false;
+}
+
+/* The resident kernel's work-group: one work-item per octet of a row, at most
+ * the kernel's limit; refused if its local memory exceeds the device's. */
+static clmc_status resident_kernel(ising_state *s)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    CLMC_TRY(clmc_kernel_create(s->program, "ising_resident_update", &s->resident_update));
+    size_t limit = 0;
+    cl_ulong local = 0;
+    CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
+    CLMC_CL_TRY(clGetKernelWorkGroupInfo(s->resident_update, NULL, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local,
+                                         NULL));
+    if (limit > d->max_work_group_size) limit = d->max_work_group_size;
+    s->resident_wg = resident_units(s) < limit ? resident_units(s) : limit;
+    if (local > d->local_mem_bytes || s->resident_wg == 0) {
+        snprintf(s->resident_note, sizeof s->resident_note, "the kernel needs %llu bytes of local memory and %zu "
+                 "work-items; the device allows %llu and %zu", (unsigned long long)local, resident_units(s),
+                 (unsigned long long)d->local_mem_bytes, limit);
+        s->resident = false;
+    }
+    return CLMC_OK;
+}
+
 static clmc_status build_kernels(ising_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
@@ -290,6 +360,7 @@ static clmc_status build_kernels(ising_state *s)
         clmc_defines_int(&options, "TILES_PER_EDGE", s->edge / s->tile);
         clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
     }
+    if (s->resident) clmc_defines_flag(&options, "RESIDENT");
     s->rng.streams = rng_streams_per_config(s->dim, s->edge, s->tiled ? s->tile : 0, s->rng.kind);
     s->rng.configs = s->n_configs;
     clmc_rng_defines(&s->rng, &options);
@@ -303,7 +374,7 @@ static clmc_status build_kernels(ising_state *s)
     CLMC_TRY(clmc_kernel_create(s->program, "ising_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "ising_tiled_update" : "ising_naive_update", &s->update));
     CLMC_TRY(clmc_kernel_create(s->program, "ising_measure", &s->measure));
-    return CLMC_OK;
+    return s->resident ? resident_kernel(s) : CLMC_OK;
 }
 
 /* Global memory of one configuration: bytes, or one bit per site for msc
@@ -362,6 +433,18 @@ static clmc_status initialise_spins(ising_state *s)
         CLMC_CL_TRY(clSetKernelArg(s->update, 5, sizeof(cl_uint), &hits));
     }
     if (s->rng.states) CLMC_CL_TRY(clSetKernelArg(s->update, s->tiled ? 7 : 6, sizeof(cl_mem), &s->rng.states));
+    if (s->resident) {
+        cl_uint hits = (cl_uint)s->hits;
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 0, sizeof(cl_mem), &s->spins));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 1, sizeof(cl_uint), &s->seed_lo));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 2, sizeof(cl_uint), &s->seed_hi));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 5, sizeof(cl_uint), &hits));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 6, sizeof(cl_mem), &s->thresholds));
+        cl_uint groups = (cl_uint)s->measure_groups;
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 7, sizeof(cl_mem), &s->partials));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 9, sizeof(cl_uint), &groups));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 10, sizeof(cl_uint), &s->n_configs));
+    }
     return CLMC_OK;
 }
 
@@ -411,6 +494,7 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
     read_preset(s, p);
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
     else if (!clmc_ising_rsite_wanted(p)) clmc_preset_set_int(p, "algorithm.tile", 0);
+    s->resident = resident_fits(s, p);
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate_buffers(s));
     CLMC_TRY(initialise_spins(s));
@@ -450,6 +534,7 @@ static void ising_destroy(void *state)
     clmc_ising_rsite_destroy(s->rsite);
     if (s->init) CLMC_CL_WARN(clReleaseKernel(s->init));
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
+    if (s->resident_update) CLMC_CL_WARN(clReleaseKernel(s->resident_update));
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
     if (s->member_totals) CLMC_CL_WARN(clReleaseKernel(s->member_totals));
@@ -539,10 +624,60 @@ static clmc_status domain_sweep(ising_state *s)
     return CLMC_OK;
 }
 
+/* Resident update: sweeps [first, first + count) in one launch per at most
+ * 2^16 sweeps, one work-group per configuration; slot >= 0: the last launch
+ * also measures into that batch slot (the sums of ising_measure). */
+static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t count, int slot)
+{
+    while (count > 0) {
+        cl_uint sweep = (cl_uint)first, n = count < 65536 ? (cl_uint)count : 65536;
+        cl_uint measure = slot >= 0 && n == count ? (cl_uint)slot : 0xFFFFFFFFu;
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 3, sizeof(cl_uint), &sweep));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 4, sizeof(cl_uint), &n));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 8, sizeof(cl_uint), &measure));
+        size_t global = s->resident_wg * s->n_configs, local = s->resident_wg;
+        CLMC_TRY(clmc_enqueue(s->rt, s->resident_update, 1, &global, &local, CLMC_TIMED));
+        s->resident_launches++;
+        s->resident_sweeps += n;
+        first += n;
+        count -= n;
+    }
+    return CLMC_OK;
+}
+
+static clmc_status ising_sweep(void *state, uint64_t sweep_index);
+
+static clmc_status ising_sweeps(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured)
+{
+    ising_state *s = state;
+    *measured = s->resident && measure_slot >= 0;
+    if (s->resident) return resident_sweeps(s, first, count, measure_slot);
+    for (uint64_t t = first; t < first + count; t++) CLMC_TRY(ising_sweep(s, t));
+    return CLMC_OK;
+}
+
+/* result.json performance.resident (docs/results.md). */
+static void ising_describe_update(void *state, cJSON *performance)
+{
+    const ising_state *s = state;
+    if (s->rsite) return;
+    cJSON *r = cJSON_AddObjectToObject(performance, "resident");
+    cJSON_AddBoolToObject(r, "used", s->resident);
+    if (!s->resident) {
+        cJSON_AddStringToObject(r, "reason", s->resident_note);
+        return;
+    }
+    cJSON_AddNumberToObject(r, "launches", (double)s->resident_launches);
+    cJSON_AddNumberToObject(r, "sweeps_per_launch",
+                            s->resident_launches ? (double)s->resident_sweeps / (double)s->resident_launches : 0.0);
+    cJSON_AddNumberToObject(r, "work_group", (double)s->resident_wg);
+}
+
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
     if (s->rsite) return clmc_ising_rsite_step(s->rsite, sweep_index);
+    if (s->resident) return resident_sweeps(s, sweep_index, 1, -1);
     cl_uint sweep = (cl_uint)sweep_index;
     CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
     if (s->domain) return s->msc ? domain_sweep(s) : domain_tiled_sweep(s);
@@ -936,6 +1071,8 @@ const clmc_model_ops clmc_model_ising = {
     .create = ising_create,
     .destroy = ising_destroy,
     .sweep = ising_sweep,
+    .sweeps = ising_sweeps,
+    .describe_update = ising_describe_update,
     .measure = ising_measure,
     .collect = ising_collect,
     .estimate = ising_estimate,

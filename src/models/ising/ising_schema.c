@@ -9,6 +9,7 @@ static const char *const copies_memories[] = {"auto", "local", "global", NULL};
 static const char *const site_sequences[] = {"auto", "per_copy", "shared", NULL};
 static const char *const tile_memories[] = {"auto", "local", "global", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
+static const char *const resident_modes[] = {"auto", "on", "off", NULL};
 
 const clmc_field clmc_ising_model_fields[] = {
     {"dim", CLMC_FIELD_INT, 2, 3, false, NULL, "2", "lattice dimension: 2 (square) or 3 (simple cubic)"},
@@ -31,6 +32,10 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "results do not depend on it"},
     {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",
      "updates of each tile per visit (multi-hit); 1 for layout naive"},
+    {"resident", CLMC_FIELD_STRING, 0, 0, false, resident_modes, "\"auto\"",
+     "naive and tiled: auto runs many sweeps per launch, one work-group per configuration held in local memory, "
+     "where a configuration fits a device's dedicated local memory; on: also where local memory is emulated (CPUs); "
+     "off: one launch per colour per sweep (bit-identical results)"},
     CLMC_RNG_ALGORITHM_FIELDS,
     {"random_site", CLMC_FIELD_STRING, 0, 0, false, random_site_variants, "\"none\"",
      "layout random_site (required there): sequential_reference (one work-item per copy), copies (shared site "

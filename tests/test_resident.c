@@ -1,0 +1,200 @@
+/* algorithm.resident (docs/models/ising.md): the resident update (one
+ * work-group per configuration in local memory, many sweeps per launch) gives
+ * series.csv and the final configurations bit for bit equal to the layout's
+ * ordinary kernels (algorithm.resident "off"): 2D and 3D, naive and tiled with
+ * two tile edges each (an odd number of tiles per edge among them: three tile
+ * colours), multi-hit, several configurations, parallel tempering, Philox
+ * 4x32-7, a resumed run; a configuration too large for local memory falls back
+ * to the ordinary kernels and says so in result.json; "auto" takes the
+ * resident path exactly where local memory is dedicated (GPUs, not PoCL). */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rerun.h"
+#include "testenv.h"
+
+/* performance.resident of a run in DIR/NAME. */
+static const cJSON *resident_record(const char *dir, const char *name, cJSON **result)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    *result = test_load_result(path);
+    cr_assert_not_null(*result, "%s: no result.json", path);
+    const cJSON *record = cJSON_GetObjectItem(cJSON_GetObjectItem(*result, "performance"), "resident");
+    cr_assert_not_null(record, "%s: no performance.resident", path);
+    return record;
+}
+
+static const char *fnv_of(const cJSON *result)
+{
+    const cJSON *hash = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), "configuration_fnv1a");
+    cr_assert(cJSON_IsString(hash));
+    return hash->valuestring;
+}
+
+/* Runs `json` with algorithm.resident "on" (the resident path wherever a
+ * configuration fits, local memory emulated or not: PoCL) and "off"; expects
+ * the resident path taken (more than one sweep per launch) and refused, and
+ * equal series and final configuration hashes. */
+static void expect_resident_identical(const char *label, const char *json)
+{
+    char *dir = rerun_preset_dir(label, json), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    char *a = rerun_file(dir, preset, "on", "--set algorithm.resident=on", "series.csv");
+    char *b = rerun_file(dir, preset, "off", "--set algorithm.resident=off", "series.csv");
+    cJSON *x, *y;
+    const cJSON *on = resident_record(dir, "on", &x), *off = resident_record(dir, "off", &y);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")), "%s: resident path not taken", label);
+    double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
+    cr_expect_gt(per_launch, 1.0, "%s: %g sweeps per launch", label, per_launch);
+    cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(off, "used")), "%s: resident path taken with \"off\"", label);
+    int rows = 0;
+    for (const char *c = a; *c; c++) rows += *c == '\n';
+    printf("%s: %d series lines, %.2f sweeps per launch, %d items per group; fnv1a resident %s, ordinary %s\n",
+           label, rows - 1, per_launch, cJSON_GetObjectItem(on, "work_group")->valueint, fnv_of(x), fnv_of(y));
+    cr_expect_gt(rows, 3, "%s: a series", label);
+    cr_expect_str_eq(a, b, "%s: series.csv differs between the resident and the ordinary kernels", label);
+    cr_expect_str_eq(fnv_of(x), fnv_of(y), "%s: final configurations differ", label);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    free(a);
+    free(b);
+    free(dir);
+}
+
+typedef struct {
+    char label[32];
+    char json[640]; /* inline: parameters cross a process boundary */
+} resident_case;
+
+static resident_case make_case(const char *label, int dim, int L, const char *algorithm, const char *ensemble)
+{
+    resident_case c;
+    snprintf(c.label, sizeof c.label, "%s", label);
+    snprintf(c.json, sizeof c.json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {%s}, \"ensemble\": {%s},"
+             " \"run\": {\"thermalization\": 7, \"sweeps\": 60, \"measure_every\": 4, \"seed\": 91}}",
+             dim, L, algorithm, ensemble);
+    return c;
+}
+
+ParameterizedTestParameters(resident, equals_ordinary_kernels)
+{
+    static resident_case cases[14];
+    const char *three = "\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.7], \"copies\": 2";
+    const char *three_3d = "\"type\": \"independent\", \"betas\": [0.18, 0.2216, 0.3], \"copies\": 2";
+    int n = 0;
+    cases[n++] = make_case("2d-naive", 2, 16, "\"layout\": \"naive\"", three);
+    cases[n++] = make_case("2d-naive-L18", 2, 18, "\"layout\": \"naive\"", "\"beta\": 0.44"); /* a partial octet */
+    cases[n++] = make_case("2d-tiled-t4-h2", 2, 16, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", three);
+    cases[n++] = make_case("2d-tiled-t8-odd", 2, 24, "\"layout\": \"tiled\", \"tile\": 8", three); /* 3 tiles per edge */
+    cases[n++] = make_case("2d-tiled-t10-odd-h3", 2, 30, "\"layout\": \"tiled\", \"tile\": 10, \"hits\": 3",
+                           "\"beta\": 0.44");
+    cases[n++] = make_case("3d-naive", 3, 8, "\"layout\": \"naive\"", three_3d);
+    cases[n++] = make_case("3d-tiled-t4-h2", 3, 8, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", three_3d);
+    cases[n++] = make_case("3d-tiled-t4-odd", 3, 12, "\"layout\": \"tiled\", \"tile\": 4", "\"beta\": 0.2216");
+    cases[n++] = make_case("2d-tempering", 2, 16, "\"layout\": \"tiled\", \"tile\": 8",
+                           "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3");
+    cases[n++] = make_case("2d-philox7", 2, 16, "\"layout\": \"naive\", \"rng\": \"philox4x32_7\"", three);
+    /* 23 x 184 octets exceed a work-group of 4096 (PoCL) or 1024 items: several per item,
+     * each phase drawing anew (tiled: 23 tiles per edge, three tile colours). */
+    cases[n++] = make_case("2d-naive-L184-rounds", 2, 184, "\"layout\": \"naive\"", "\"beta\": 0.44");
+    cases[n++] = make_case("2d-tiled-L184-rounds", 2, 184, "\"layout\": \"tiled\", \"tile\": 8, \"hits\": 2",
+                           "\"beta\": 0.44");
+    return cr_make_param_array(resident_case, cases, (size_t)n);
+}
+
+ParameterizedTest(resident_case *c, resident, equals_ordinary_kernels, .timeout = 120)
+{
+    expect_resident_identical(c->label, c->json);
+}
+
+/* Blocks end at checkpoints too: a resumed resident run equals the whole one. */
+Test(resident, resumed_equals_uninterrupted, .timeout = 120)
+{
+    rerun_expect_resume_identical("resident-resume",
+                                  "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                  "{\"layout\": \"tiled\", \"tile\": 4, \"resident\": \"on\"}, \"ensemble\": {\"beta\": 0.44}, \"run\": "
+                                  "{\"thermalization\": 5, \"sweeps\": 50, \"measure_every\": 6, \"seed\": 3, "
+                                  "\"checkpoint_every\": 17}}");
+}
+
+/* L = 1536 (2.4 MB of spins) exceeds any device's local memory (PoCL 2 MiB,
+ * GPUs at most a few hundred KiB): the ordinary kernels run, and say why. */
+Test(resident, too_large_falls_back, .timeout = 120)
+{
+    char *dir = rerun_preset_dir("resident-fallback",
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 1536}, \"algorithm\": "
+                                 "{\"layout\": \"naive\"}, \"ensemble\": {\"beta\": 0.44}, \"run\": "
+                                 "{\"thermalization\": 0, \"sweeps\": 2, \"measure_every\": 1, \"seed\": 3}}"),
+         preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    free(rerun_file(dir, preset, "run", "", "series.csv"));
+    cJSON *result;
+    const cJSON *record = resident_record(dir, "run", &result);
+    const cJSON *reason = cJSON_GetObjectItem(record, "reason");
+    printf("resident fallback at L = 1536: used %s, reason \"%s\"\n", cJSON_IsTrue(cJSON_GetObjectItem(record, "used")) ? "true" : "false",
+           cJSON_IsString(reason) ? reason->valuestring : "?");
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(record, "used")));
+    cr_expect(cJSON_IsString(reason) && strstr(reason->valuestring, "local memory"), "the reason names local memory");
+    cJSON_Delete(result);
+    free(dir);
+}
+
+/* "auto" on a small lattice: resident where the device's local memory is
+ * dedicated (GPUs); on PoCL's emulated local memory the ordinary kernels,
+ * with that reason. */
+Test(resident, auto_follows_local_memory_type, .timeout = 120)
+{
+    char *dir = rerun_preset_dir("resident-auto",
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                 "{\"layout\": \"naive\"}, \"ensemble\": {\"beta\": 0.44}, \"run\": "
+                                 "{\"thermalization\": 0, \"sweeps\": 20, \"measure_every\": 10, \"seed\": 3}}"),
+         preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    free(rerun_file(dir, preset, "run", "", "series.csv"));
+    cJSON *result;
+    const cJSON *record = resident_record(dir, "run", &result);
+    const cJSON *reason = cJSON_GetObjectItem(record, "reason");
+    const char *type = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "device"), "type")->valuestring;
+    bool used = cJSON_IsTrue(cJSON_GetObjectItem(record, "used"));
+    printf("resident auto on a %s device: used %s, reason \"%s\"\n", type, used ? "true" : "false",
+           cJSON_IsString(reason) ? reason->valuestring : "");
+    if (used) cr_expect_null(reason);
+    else cr_expect(cJSON_IsString(reason) && strstr(reason->valuestring, "emulated"), "the reason names emulated local memory");
+    if (strcmp(type, "CPU") == 0) cr_expect(!used, "a CPU device's local memory is emulated");
+    cJSON_Delete(result);
+    free(dir);
+}
+
+/* Population annealing: theta sweeps per step in one launch; the same
+ * observables (every step) and final members as the ordinary kernels. */
+Test(resident, population_annealing_equals_ordinary, .timeout = 120)
+{
+    char *dir = rerun_preset_dir("resident-pa",
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": "
+                                 "{\"layout\": \"tiled\", \"tile\": 4}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                 "\"population\": 64, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
+                                 "\"run\": {\"seed\": 8}}"),
+         preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    free(rerun_file(dir, preset, "on", "--set algorithm.resident=on", "result.json"));
+    free(rerun_file(dir, preset, "off", "--set algorithm.resident=off", "result.json"));
+    cJSON *x, *y;
+    const cJSON *on = resident_record(dir, "on", &x);
+    resident_record(dir, "off", &y);
+    double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
+    printf("resident population annealing: %.2f sweeps per launch; fnv1a resident %s, ordinary %s\n", per_launch,
+           fnv_of(x), fnv_of(y));
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")));
+    cr_expect_gt(per_launch, 1.0);
+    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true),
+              "observables differ between the resident and the ordinary kernels");
+    cr_expect_str_eq(fnv_of(x), fnv_of(y), "final members differ");
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    free(dir);
+}
