@@ -1,11 +1,10 @@
 /* Preset keys of the Ising model and its Metropolis algorithm. */
 #include "models/ising/ising.h"
+#include "models/random_site.h"
 #include "models/rng_streams.h"
 
 static const char *const algorithm_types[] = {"metropolis", "heatbath", NULL};
 static const char *const layouts[] = {"naive", "tiled", "msc", "random_site", NULL};
-static const char *const random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling", "dead_border", NULL};
-static const char *const site_sequences[] = {"auto", "per_copy", "shared", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 
 const clmc_field clmc_ising_model_fields[] = {
@@ -30,15 +29,8 @@ const clmc_field clmc_ising_algorithm_fields[] = {
     {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",
      "updates of each tile per visit (multi-hit); 1 for layout naive"},
     CLMC_RNG_ALGORITHM_FIELDS,
-    {"random_site", CLMC_FIELD_STRING, 0, 0, false, random_site_variants, "\"none\"",
-     "layout random_site (required there): sequential_reference (one work-item per copy), copies (shared site "
-     "sequence), double_tiling (tiles of four sub-tiles) or dead_border (tile interiors, shifted origin); none for "
-     "the other layouts"},
-    {"site_sequence", CLMC_FIELD_STRING, 0, 0, false, site_sequences, "\"auto\"",
-     "layout random_site: per_copy or shared site picks (auto: per_copy for sequential_reference, shared for copies)"},
+    CLMC_RANDOM_SITE_ALGORITHM_FIELDS,
     {"shift_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1",
      "random_site dead_border: sweeps between random shifts of the tiling's origin"},
-    {"substeps", CLMC_FIELD_INT, 1, 1LL << 32, false, NULL, "1",
-     "layout random_site: steps per sweep; one step (a unit of run.sweeps) makes N / substeps attempts"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };

@@ -1,6 +1,6 @@
-/* Random-site dynamics of the Ising model: keys, kernels and launches
- * (cl/ising/random_site.cl; docs/models/ising.md, "Random-site dynamics"). */
-#include "models/ising/ising_random_site.h"
+/* Random-site dynamics shared by Ising and Potts: keys, kernels and launches
+ * (cl/common/random_site.h; docs/models/ising.md, "Random-site dynamics"). */
+#include "models/random_site.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,11 +9,15 @@
 #include "models/lattice.h"
 #include "runtime/defines.h"
 
-#define THRESHOLD_STRIDE 8 /* as in cl/ising/random_site.cl */
 #define COPIES_WG_MAX 64
 
-struct clmc_ising_rsite {
+const char *const clmc_random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling",
+                                                 "dead_border", NULL};
+const char *const clmc_site_sequences[] = {"auto", "per_copy", "shared", NULL};
+
+struct clmc_rsite {
     clmc_runtime *rt;
+    clmc_rsite_model model;
     int dim, edge;
     bool copies, heatbath, dirty;
     bool dead_border;
@@ -27,12 +31,12 @@ struct clmc_ising_rsite {
     cl_kernel update, to_copies, from_copies;
 };
 
-bool clmc_ising_rsite_wanted(const clmc_preset *p)
+bool clmc_rsite_wanted(const clmc_preset *p)
 {
     return strcmp(clmc_preset_string(p, "algorithm.layout"), "random_site") == 0;
 }
 
-unsigned long long clmc_ising_rsite_attempts(const clmc_preset *p)
+unsigned long long clmc_rsite_attempts(const clmc_preset *p)
 {
     unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
     return sites / (unsigned long long)clmc_preset_int(p, "algorithm.substeps");
@@ -78,50 +82,62 @@ static clmc_status validate_tiles(const clmc_preset *p, int edge, int tile, long
     return CLMC_OK;
 }
 
-clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
+/* Outside layout random_site its keys keep their defaults. */
+static clmc_status validate_unused(const clmc_preset *p, bool tiles)
 {
-    bool wanted = clmc_ising_rsite_wanted(p);
-    const char *variant = clmc_preset_string(p, "algorithm.random_site");
-    const char *sequence = clmc_preset_string(p, "algorithm.site_sequence");
+    if (strcmp(clmc_preset_string(p, "algorithm.type"), "heatbath") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"heatbath\" needs algorithm.layout \"random_site\", got \"%s\"",
+                         clmc_preset_string(p, "algorithm.layout"));
+    if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "none") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: is for algorithm.layout \"random_site\" only, got \"%s\"",
+                         clmc_preset_string(p, "algorithm.layout"));
+    if (strcmp(clmc_preset_string(p, "algorithm.site_sequence"), "auto") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: is for algorithm.layout \"random_site\" only");
     long long substeps = clmc_preset_int(p, "algorithm.substeps");
-    if (!wanted) {
-        if (strcmp(clmc_preset_string(p, "algorithm.type"), "heatbath") == 0)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"heatbath\" needs algorithm.layout \"random_site\", got \"%s\"",
-                             clmc_preset_string(p, "algorithm.layout"));
-        if (strcmp(variant, "none") != 0)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: is for algorithm.layout \"random_site\" only, got \"%s\"",
-                             clmc_preset_string(p, "algorithm.layout"));
-        if (strcmp(sequence, "auto") != 0)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: is for algorithm.layout \"random_site\" only");
-        if (substeps != 1)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld needs algorithm.layout \"random_site\" (give 1)",
-                             substeps);
-        if (clmc_preset_int(p, "algorithm.shift_every") != 1)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
-        return CLMC_OK;
-    }
-    if (strcmp(variant, "none") == 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: layout \"random_site\" needs \"sequential_reference\", "
-                         "\"copies\", \"double_tiling\" or \"dead_border\"");
-    if (strcmp(variant, "copies") == 0 && strcmp(sequence, "per_copy") == 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: \"per_copy\" contradicts algorithm.random_site "
-                         "\"copies\" (one site sequence shared by all copies)");
-    int edge = (int)clmc_preset_int(p, "model.L"), tile = (int)clmc_preset_int(p, "algorithm.tile");
-    bool dead_border = strcmp(variant, "dead_border") == 0;
-    if (!dead_border && clmc_preset_int(p, "algorithm.shift_every") != 1)
+    if (substeps != 1)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld needs algorithm.layout \"random_site\" (give 1)",
+                         substeps);
+    if (tiles && clmc_preset_int(p, "algorithm.shift_every") != 1)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
-    if (dead_border || strcmp(variant, "double_tiling") == 0)
-        return validate_tiles(p, edge, tile, substeps, dead_border);
-    if (tile != 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" and random_site \"double_tiling\" "
-                         "only (give 0)", tile);
-    unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), edge);
-    if (sites % (unsigned long long)substeps != 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld must divide the %llu sites", substeps, sites);
     return CLMC_OK;
 }
 
-static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
+clmc_status clmc_rsite_validate(const clmc_preset *p, bool tiles)
+{
+    if (!clmc_rsite_wanted(p)) return validate_unused(p, tiles);
+    const char *variant = clmc_preset_string(p, "algorithm.random_site");
+    const char *sequence = clmc_preset_string(p, "algorithm.site_sequence");
+    long long substeps = clmc_preset_int(p, "algorithm.substeps");
+    if (strcmp(variant, "none") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: layout \"random_site\" needs \"sequential_reference\", "
+                         "\"copies\"%s", tiles ? ", \"double_tiling\" or \"dead_border\"" : " (model.type \"potts\")");
+    bool dead_border = strcmp(variant, "dead_border") == 0, double_tiling = strcmp(variant, "double_tiling") == 0;
+    if (!tiles && (dead_border || double_tiling))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: \"%s\" is offered for model.type \"ising\" only; "
+                         "give \"sequential_reference\" or \"copies\"", variant);
+    if (strcmp(variant, "copies") == 0 && strcmp(sequence, "per_copy") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: \"per_copy\" contradicts algorithm.random_site "
+                         "\"copies\" (one site sequence shared by all copies)");
+    int edge = (int)clmc_preset_int(p, "model.L");
+    if (tiles) {
+        int tile = (int)clmc_preset_int(p, "algorithm.tile");
+        if (!dead_border && clmc_preset_int(p, "algorithm.shift_every") != 1)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
+        if (dead_border || double_tiling) return validate_tiles(p, edge, tile, substeps, dead_border);
+        if (tile != 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" and random_site \"double_tiling\" "
+                             "only (give 0)", tile);
+    }
+    unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), edge);
+    if (sites % (unsigned long long)substeps != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld must divide the %llu sites", substeps, sites);
+    if (strcmp(variant, "copies") == 0 && clmc_preset_is_population(p))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: \"copies\" holds the spins apart from the buffer "
+                         "population annealing resamples; give \"sequential_reference\"");
+    return CLMC_OK;
+}
+
+static clmc_status build(clmc_rsite *rs, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     size_t limit = d->max_work_group_size < COPIES_WG_MAX ? d->max_work_group_size : COPIES_WG_MAX;
@@ -134,7 +150,7 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     clmc_defines_int(&options, "DIM", rs->dim);
     clmc_defines_int(&options, "EDGE", clmc_preset_int(p, "model.L"));
     clmc_defines_int(&options, "CONFIGS", rs->n_configs);
-    clmc_defines_int(&options, "ATTEMPTS", (long long)clmc_ising_rsite_attempts(p));
+    clmc_defines_int(&options, "ATTEMPTS", (long long)clmc_rsite_attempts(p));
     clmc_defines_int(&options, "SHARED_SITES", shared);
     clmc_defines_int(&options, "HEATBATH", rs->heatbath);
     clmc_defines_int(&options, "RS_WG", (long long)rs->wg);
@@ -143,7 +159,8 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     if (rs->tile) clmc_defines_int(&options, "RS_TILE", rs->tile);
     long long tile_sites = (long long)rs->tile * rs->tile * (rs->dim == 3 ? rs->tile : 1);
     if (rs->dead_border) clmc_defines_int(&options, "TILE_ATTEMPTS", tile_sites / rs->substeps);
-    CLMC_TRY(clmc_defines_build(rs->rt, "ising/random_site.cl", &options, &rs->program));
+    if (rs->model.q) clmc_defines_int(&options, "Q", rs->model.q);
+    CLMC_TRY(clmc_defines_build(rs->rt, rs->model.program, &options, &rs->program));
     const char *kernel = rs->dead_border ? "rsite_dead_border"
                        : rs->tile      ? "rsite_double_tiling"
                        : rs->copies    ? "rsite_copies"
@@ -153,7 +170,7 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     return clmc_kernel_create(rs->program, "rsite_from_copies", &rs->from_copies);
 }
 
-static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from, cl_mem to)
+static clmc_status transpose(clmc_rsite *rs, cl_kernel kernel, cl_mem from, cl_mem to)
 {
     CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &from));
     CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &to));
@@ -161,13 +178,14 @@ static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from
     return clmc_enqueue(rs->rt, kernel, 2, global, NULL, CLMC_UNTIMED);
 }
 
-clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spins, cl_uint n_configs,
-                                    clmc_ising_rsite **out)
+clmc_status clmc_rsite_create(clmc_runtime *rt, clmc_preset *p, const clmc_rsite_model *model, cl_mem spins,
+                              cl_uint n_configs, clmc_rsite **out)
 {
-    clmc_ising_rsite *rs = calloc(1, sizeof *rs);
+    clmc_rsite *rs = calloc(1, sizeof *rs);
     if (!rs) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     *out = rs;
     rs->rt = rt;
+    rs->model = *model;
     rs->dim = (int)clmc_preset_int(p, "model.dim");
     rs->edge = (int)clmc_preset_int(p, "model.L");
     rs->n_sites = (cl_uint)clmc_lattice_sites(rs->dim, (int)clmc_preset_int(p, "model.L"));
@@ -177,7 +195,7 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     rs->spins = spins;
     rs->substeps = (int)clmc_preset_int(p, "algorithm.substeps");
     rs->dead_border = strcmp(clmc_preset_string(p, "algorithm.random_site"), "dead_border") == 0;
-    rs->shift_every = clmc_preset_int(p, "algorithm.shift_every");
+    rs->shift_every = model->tiles ? clmc_preset_int(p, "algorithm.shift_every") : 1;
     if (rs->dead_border || strcmp(clmc_preset_string(p, "algorithm.random_site"), "double_tiling") == 0) {
         rs->tile = (int)clmc_preset_int(p, "algorithm.tile");
         if (!rs->tile) {
@@ -189,9 +207,9 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     rs->seed_lo = (cl_uint)(seed & 0xffffffffu);
     rs->seed_hi = (cl_uint)(seed >> 32);
     CLMC_TRY(build(rs, p));
-    size_t threshold_bytes = THRESHOLD_STRIDE * sizeof(cl_uint) * n_configs;
+    size_t threshold_bytes = rs->model.table_stride * sizeof(cl_uint) * n_configs;
     CLMC_TRY(clmc_buffer_create(rt, threshold_bytes, NULL, "random-site thresholds", &rs->thresholds));
-    rs->thresholds_host = calloc(THRESHOLD_STRIDE * (size_t)n_configs, sizeof(cl_uint));
+    rs->thresholds_host = calloc(rs->model.table_stride * (size_t)n_configs, sizeof(cl_uint));
     if (!rs->thresholds_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_mem target = spins;
     if (rs->copies) {
@@ -206,7 +224,7 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     return CLMC_OK;
 }
 
-void clmc_ising_rsite_destroy(clmc_ising_rsite *rs)
+void clmc_rsite_destroy(clmc_rsite *rs)
 {
     if (!rs) return;
     if (rs->update) CLMC_CL_WARN(clReleaseKernel(rs->update));
@@ -221,7 +239,7 @@ void clmc_ising_rsite_destroy(clmc_ising_rsite *rs)
 }
 
 /* double_tiling: step s of substeps k runs phases (s mod k) 4/k .. of sweep s / k. */
-static clmc_status double_tiling_step(clmc_ising_rsite *rs, uint64_t step)
+static clmc_status double_tiling_step(clmc_rsite *rs, uint64_t step)
 {
     uint64_t sweep = step / (uint64_t)rs->substeps;
     cl_uint lo = (cl_uint)(sweep & 0xffffffffu), hi = (cl_uint)(sweep >> 32), phases = 4 / (cl_uint)rs->substeps;
@@ -237,7 +255,7 @@ static clmc_status double_tiling_step(clmc_ising_rsite *rs, uint64_t step)
 }
 
 /* dead_border: one launch per step; the origin of segment (step / substeps) / shift_every. */
-static clmc_status dead_border_step(clmc_ising_rsite *rs, uint64_t step)
+static clmc_status dead_border_step(clmc_rsite *rs, uint64_t step)
 {
     uint64_t segment = step / (uint64_t)rs->substeps / (uint64_t)rs->shift_every;
     cl_uint args[4] = {(cl_uint)(step & 0xffffffffu), (cl_uint)(step >> 32), (cl_uint)(segment & 0xffffffffu),
@@ -250,7 +268,7 @@ static clmc_status dead_border_step(clmc_ising_rsite *rs, uint64_t step)
     return clmc_enqueue(rs->rt, rs->update, 2, global, NULL, CLMC_TIMED);
 }
 
-clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step)
+clmc_status clmc_rsite_step(clmc_rsite *rs, uint64_t step)
 {
     if (rs->dead_border) return dead_border_step(rs, step);
     if (rs->tile) return double_tiling_step(rs, step);
@@ -262,37 +280,24 @@ clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step)
     return clmc_enqueue(rs->rt, rs->update, 1, &global, rs->copies ? &local : NULL, CLMC_TIMED);
 }
 
-/* Flip thresholds floor(p 2^32) per number of aligned neighbours a (0 ..
- * 2 dim), dE = 4 a - 4 dim: Metropolis p = exp(-beta dE) for dE > 0 (the
- * others are accepted outright), heat bath p = 1 / (1 + exp(beta dE)). */
-static void thresholds_of(double beta, int dim, bool heatbath, cl_uint *t)
-{
-    for (int a = 0; a <= 2 * dim; a++) {
-        double dE = 4.0 * a - 4.0 * dim;
-        double p = heatbath ? 1.0 / (1.0 + exp(beta * dE)) : (dE > 0 ? exp(-beta * dE) : 1.0);
-        double scaled = floor(ldexp(p, 32));
-        t[a] = scaled >= 4294967295.0 ? 4294967295u : (cl_uint)scaled;
-    }
-}
-
-clmc_status clmc_ising_rsite_set_betas(clmc_ising_rsite *rs, const double *betas)
+clmc_status clmc_rsite_set_betas(clmc_rsite *rs, const double *betas)
 {
     for (cl_uint c = 0; c < rs->n_configs; c++)
-        thresholds_of(betas[c], rs->dim, rs->heatbath, rs->thresholds_host + THRESHOLD_STRIDE * c);
+        rs->model.table(betas[c], rs->dim, rs->model.q, rs->heatbath, rs->thresholds_host + rs->model.table_stride * c);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(rs->rt), rs->thresholds, CL_FALSE, 0,
-                                     THRESHOLD_STRIDE * sizeof(cl_uint) * rs->n_configs, rs->thresholds_host, 0,
+                                     rs->model.table_stride * sizeof(cl_uint) * rs->n_configs, rs->thresholds_host, 0,
                                      NULL, NULL));
     return CLMC_OK;
 }
 
-clmc_status clmc_ising_rsite_sync(clmc_ising_rsite *rs)
+clmc_status clmc_rsite_sync(clmc_rsite *rs)
 {
     if (!rs->dirty) return CLMC_OK;
     rs->dirty = false;
     return transpose(rs, rs->from_copies, rs->by_site, rs->spins);
 }
 
-clmc_status clmc_ising_rsite_reload(clmc_ising_rsite *rs)
+clmc_status clmc_rsite_reload(clmc_rsite *rs)
 {
     rs->dirty = false;
     return rs->copies ? transpose(rs, rs->to_copies, rs->spins, rs->by_site) : CLMC_OK;
