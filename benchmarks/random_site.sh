@@ -3,7 +3,9 @@
 # second per variant at L = 4096 (one system; `copies` also with 16 copies;
 # double_tiling and dead_border with tiles 16 and 64)
 # and at L = 64 with many copies, beside the checkerboard (tiled, hits 1) at
-# the same sizes, the target the issue sets (within 2x).  Each line: the
+# the same sizes, the target the issue sets (within 2x); then the q = 3 Potts
+# model at L = 64 with many copies (copies layout, Metropolis and heat bath,
+# beside the checkerboard Metropolis) at beta_c = ln(1 + sqrt 3).  Each line: the
 # point, copies x L, attempts (updates) per second, ps per attempt.
 # Usage: benchmarks/random_site.sh DEVICE   (a few minutes on an H100/H200)
 # Sizes: BIG (default 4096), SMALL (default 64), MANY (default "4096 65536",
@@ -18,12 +20,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 big=${BIG:-4096} small=${SMALL:-64} substeps_big=${SUBSTEPS_BIG:-256}
 
-# point NAME L COPIES ALGORITHM_JSON STEPS
+# point NAME L COPIES ALGORITHM_JSON STEPS [MODEL_TYPE: ising (default) or potts]
 point() {
-  local name=$1 L=$2 copies=$3 algorithm=$4 steps=$5
+  local name=$1 L=$2 copies=$3 algorithm=$4 steps=$5 model=${6:-ising}
+  local extra="" beta=0.4406868
+  [ "$model" = potts ] && extra=', "q": 3' beta=1.0050525
   cat > "$work/$name.json" <<EOF
-{"name": "$name", "model": {"type": "ising", "dim": 2, "L": $L}, "algorithm": $algorithm,
- "ensemble": {"type": "independent", "betas": [0.4406868], "copies": $copies},
+{"name": "$name", "model": {"type": "$model", "dim": 2, "L": $L$extra}, "algorithm": $algorithm,
+ "ensemble": {"type": "independent", "betas": [$beta], "copies": $copies},
  "run": {"thermalization": 0, "sweeps": $steps, "measure_every": $steps}}
 EOF
   if "$clmc" bench "$work/$name.json" --devices "$device" --quiet --repetitions 3 --json "$work/$name.out.json" \
@@ -53,4 +57,11 @@ for copies in ${MANY:-4096 65536}; do
   point "checkerboard-tiled-L$small" "$small" "$copies" "$checkerboard" 20
   point "sequential_reference-L$small" "$small" "$copies" "$(rs sequential_reference 1)" 20
   point "copies-L$small" "$small" "$copies" "$(rs copies 1)" 20
+done
+for copies in ${MANY:-4096 65536}; do
+  point "potts3-checkerboard-L$small" "$small" "$copies" '{"type": "metropolis"}' 20 potts
+  point "potts3-copies-metropolis-L$small" "$small" "$copies" \
+    '{"type": "metropolis", "layout": "random_site", "random_site": "copies"}' 20 potts
+  point "potts3-copies-heatbath-L$small" "$small" "$copies" \
+    '{"type": "heatbath", "layout": "random_site", "random_site": "copies"}' 20 potts
 done

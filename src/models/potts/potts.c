@@ -1,6 +1,7 @@
 /* Host side of the q-state Potts model: validation, kernel set-up, sweeps
  * (checkerboard Metropolis, or Swendsen-Wang: bond activation, labeling by
- * clmc_labeler, cluster flips) and measurements of the energy and the Potts
+ * clmc_labeler, cluster flips; random-site Metropolis and heat bath through
+ * models/random_site.c) and measurements of the energy and the Potts
  * order parameter, for one system or the copies x len(betas) systems of
  * ensemble.type "independent" (ensemble_hooks.h), held one after another. */
 #include "models/potts/potts.h"
@@ -42,8 +43,7 @@ typedef struct {
     cl_uint n_configs, first_system; /* systems held (copy-major) and the run-wide index of the first */
     bool cluster;      /* Swendsen-Wang or few-cluster, else Metropolis */
     bool few_clusters; /* few-cluster: only seeded clusters change */
-    clmc_rsite *rsite;       /* layout random_site, else NULL */
-    clmc_rsite_model rsite_model;
+    clmc_rsite *rsite; /* layout random_site, else NULL */
     cl_uint flip_threshold, tile_edge, tiles; /* few-cluster */
     cl_program program;
     cl_kernel init, metropolis, bonds_kernel, flip, mark_seeds, flip_marked, measure, member_totals;
@@ -277,7 +277,8 @@ static void rsite_table(double beta, int dim, int q, bool heatbath, cl_uint *tab
     int width = 2 * dim + 1;
     memset(table, 0, (size_t)width * width * sizeof *table);
     for (int m = 0; m < width; m++)
-        for (int n = 0; heatbath && n <= m; n++) table[m * width + n] = (cl_uint)floor(ldexp(exp(beta * (n - m)), 31) + 0.5);
+        for (int n = 0; heatbath && n <= m; n++)
+            table[m * width + n] = (cl_uint)floor(ldexp(exp(beta * (n - m)), 31) + 0.5);
     for (int k = 1; !heatbath && k < width; k++) table[k - 1] = (cl_uint)floor(exp(-beta * k) * 4294967296.0);
 }
 
@@ -304,9 +305,9 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     size_t global[2] = {s->n_sites, s->n_configs};
     CLMC_TRY(clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED));
     if (clmc_rsite_wanted(p)) {
-        s->rsite_model = (clmc_rsite_model){"potts/random_site.cl", (unsigned)((2 * s->dim + 1) * (2 * s->dim + 1)),
-                                            rsite_table, s->q, false};
-        CLMC_TRY(clmc_rsite_create(s->rt, p, &s->rsite_model, s->spins, s->n_configs, &s->rsite));
+        clmc_rsite_model model = {"potts/random_site.cl", (unsigned)((2 * s->dim + 1) * (2 * s->dim + 1)), rsite_table,
+                                  s->q, false};
+        CLMC_TRY(clmc_rsite_create(s->rt, p, &model, s->spins, s->n_configs, &s->rsite));
     }
     return set_preset_betas(s, p);
 }
