@@ -533,6 +533,56 @@ Test(random_site, potts_sequential_heatbath_matches_exact, .timeout = 900)
 Test(random_site, potts_copies_metropolis_matches_exact, .timeout = 900) { expect_potts_exact("copies", "metropolis"); }
 Test(random_site, potts_copies_heatbath_matches_exact, .timeout = 900) { expect_potts_exact("copies", "heatbath"); }
 
+/* Many states (q = 8, L = 6; beta_c = ln(1 + sqrt 8) = 1.343, disordered at
+ * 0.9, ordered at 1.7): the heat bath's walk skips runs of states without an
+ * equal neighbour, and Metropolis proposes among 7 others; both against
+ * Swendsen-Wang on the same preset (4 copies per beta) within 4 combined
+ * standard errors. */
+static const double q8_betas[] = {0.9, 1.7};
+
+static void potts_q8_energies(const char *algorithm, double *mean, double *error)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 8, \"start\": \"ordered\"},"
+             " \"algorithm\": %s,"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%g, %g], \"copies\": 4},"
+             " \"run\": {\"thermalization\": 500, \"sweeps\": 8000, \"seed\": 23}}",
+             algorithm, q8_betas[0], q8_betas[1]);
+    cJSON *result = physics_run(json, "rsite-potts-q8");
+    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    for (int t = 0; t < 2; t++) {
+        const cJSON *energy = cJSON_GetObjectItem(cJSON_GetArrayItem(temperatures, t), "energy");
+        mean[t] = cJSON_GetObjectItem(energy, "mean")->valuedouble;
+        error[t] = cJSON_GetObjectItem(energy, "error")->valuedouble;
+    }
+    cJSON_Delete(result);
+}
+
+static void expect_potts_q8_matches_swendsen_wang(const char *type)
+{
+    char algorithm[256], what[128];
+    snprintf(algorithm, sizeof algorithm,
+             "{\"type\": \"%s\", \"layout\": \"random_site\", \"random_site\": \"sequential_reference\"}", type);
+    double e_rs[2], err_rs[2], e_sw[2], err_sw[2];
+    potts_q8_energies(algorithm, e_rs, err_rs);
+    potts_q8_energies("{\"type\": \"swendsen_wang\"}", e_sw, err_sw);
+    for (int t = 0; t < 2; t++) {
+        snprintf(what, sizeof what, "potts q=8 L=6 beta=%g random-site %s energy vs Swendsen-Wang", q8_betas[t], type);
+        double z = physics_compare(what, e_rs[t], hypot(err_rs[t], err_sw[t]), e_sw[t]);
+        cr_expect_lt(z, TOLERANCE_SIGMA);
+    }
+}
+
+Test(random_site, potts_q8_heatbath_matches_swendsen_wang, .timeout = 900)
+{
+    expect_potts_q8_matches_swendsen_wang("heatbath");
+}
+Test(random_site, potts_q8_metropolis_matches_swendsen_wang, .timeout = 900)
+{
+    expect_potts_q8_matches_swendsen_wang("metropolis");
+}
+
 Test(random_site, potts_copies_equal_sequential_reference_2d_metropolis)
 {
     expect_copies_equal_sequential("rsite-potts-bits-2d",
