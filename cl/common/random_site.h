@@ -15,15 +15,18 @@
  * (one attempt at `site` of the configuration whose sites lie `stride` spins
  * apart, with the acceptance word u, the proposal word and the
  * configuration's table; rs_neighbours gives the neighbours) and then
- * includes common/random_site_kernels.h.  Built with DIM, EDGE, CONFIGS,
- * ATTEMPTS, SHARED_SITES (0|1), RS_WG (copies kernel), CLMC_FIRST_SYSTEM (if
- * not 0), RS_TILE (double_tiling, dead_border) and TILE_ATTEMPTS
- * (dead_border).
+ * includes common/random_site_kernels.h (with the hooks it names for
+ * RS_LOCAL and RS_LWG).  Built with DIM, EDGE, CONFIGS, ATTEMPTS,
+ * SHARED_SITES (0|1), RS_WG and RS_LOCAL (0|1) (copies kernel),
+ * CLMC_FIRST_SYSTEM (if not 0), RS_TILE (double_tiling, dead_border),
+ * TILE_ATTEMPTS (dead_border), and RS_LWG, RS_GROUP_TILES and RS_CHUNK (the
+ * tiled variants' local-memory kernels).
  *
  * sequential_reference: one work-item per configuration, spins config-major
  * (the drivers' layout).  copies: spins site-major, copy-minor (the CONFIGS
- * copies of a site adjacent), a work-group per block of RS_WG configurations;
- * every configuration follows the one shared site sequence.
+ * copies of a site adjacent), a work-group per block of RS_WG configurations,
+ * or (RS_LOCAL, two-state models) packed in local memory, 32 copies per
+ * work-group; every configuration follows the one shared site sequence.
  *
  * Random numbers (Philox, keyed by the seed): attempt a of step t takes word
  * a % 4 of the draw at counter (a / 4, t low, t high, purpose): purpose
@@ -46,6 +49,9 @@
 #define RS_PURPOSE_PROPOSE 24u
 
 #define NEIGHBOURS (2 * DIM)
+#ifndef RS_LOCAL
+#define RS_LOCAL 0
+#endif
 #ifndef RS_PROPOSALS
 #define RS_PROPOSALS 0
 #endif

@@ -20,7 +20,13 @@
  * ln_w[window_of[w] * N_BINS ...], a walker inside its window's bins
  * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
  * out of it (outside, the weights lead it in), and with record 2 it counts
- * in the histogram row of its window. */
+ * in the histogram row of its window.
+ * Models with a density of states per unit (clmc_density_walkers.units,
+ * the EA spin glass's disorder realizations, run one unit after another):
+ * both kernels take last model_data (clmc_density_walkers.data, e.g. the
+ * couplings; NULL for the others) and unit; walker w of unit u draws as
+ * Philox unit u N_WALKERS + w (w where u = 0), and a model's walker_* may be
+ * macros that read model_data and unit. */
 #include "common/philox.h"
 
 #ifndef WINDOWS
@@ -37,7 +43,8 @@ inline int walker_spin(global const char *spins, uint site, uint w)
 }
 
 /* Random start of every walker and its energy. */
-kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint seed_hi)
+kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint seed_hi,
+                      global const char *model_data, uint unit)
 {
     uint w = get_global_id(0);
     if (w >= N_WALKERS) return;
@@ -55,7 +62,7 @@ kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
 muca_sweeps(global char *spins, global int *energy, global const float *ln_w_global, global uint *histogram,
             uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi, global const uint *window_of,
-            global const uint *window_bounds)
+            global const uint *window_bounds, global const char *model_data, uint unit)
 {
     uint w = get_global_id(0);
     bool active = w < N_WALKERS;
@@ -81,7 +88,7 @@ muca_sweeps(global char *spins, global int *energy, global const float *ln_w_glo
     float ln_w_now = ln_w[(e - E_MIN) / E_STEP];
     for (uint t = 0; active && t < sweeps; t++)
         for (uint i = 0; i < N_SITES; i += SITES_PER_DRAW) {
-            clmc_philox_ctr r = clmc_random4(key, w, first_sweep + t, i / SITES_PER_DRAW,
+            clmc_philox_ctr r = clmc_random4(key, unit * N_WALKERS + w, first_sweep + t, i / SITES_PER_DRAW,
                                              CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 0));
             for (uint q = 0; q < SITES_PER_DRAW && i + q < N_SITES; q++) {
                 uint site = i + q, accept_word = r.v[WORDS_PER_SITE * q + WORDS_PER_SITE - 1];

@@ -13,6 +13,7 @@
 
 extern const char *const clmc_random_site_variants[];
 extern const char *const clmc_site_sequences[];
+extern const char *const clmc_rsite_memories[]; /* copies_memory, tile_memory */
 
 /* The keys every model with the layout takes (docs/models/ising.md). */
 #define CLMC_RANDOM_SITE_ALGORITHM_FIELDS                                                                          \
@@ -24,25 +25,35 @@ extern const char *const clmc_site_sequences[];
      "layout random_site: per_copy or shared site picks (auto: per_copy for sequential_reference, shared for "     \
      "copies)"},                                                                                                    \
     {"substeps", CLMC_FIELD_INT, 1, 1LL << 32, false, NULL, "1",                                                   \
-     "layout random_site: steps per sweep; one step (a unit of run.sweeps) makes N / substeps attempts"}
+     "layout random_site: steps per sweep; one step (a unit of run.sweeps) makes N / substeps attempts"},           \
+    {"copies_memory", CLMC_FIELD_STRING, 0, 0, false, clmc_rsite_memories, "\"auto\"",                            \
+     "random_site copies: local (the copies of a work-group packed 32 per word in local memory for a step; Ising "  \
+     "only), global (bytes in global memory) or auto (local on a GPU where the lattice fits and the model packs); " \
+     "results do not depend on it"},                                                                                \
+    {"tile_memory", CLMC_FIELD_STRING, 0, 0, false, clmc_rsite_memories, "\"auto\"",                              \
+     "random_site double_tiling / dead_border: tiles in local memory (local), global memory (global) or local "     \
+     "where a tile fits the device (auto); results do not depend on it"}
 
 /* What a model gives: its kernel file (defines rs_attempt, includes
  * cl/common/random_site.h), the uints per configuration of its table
  * (RS_TABLE there), the table at a beta, and Q for Potts (0: no such define).
  * `tiles`: the model offers double_tiling and dead_border (keys
- * algorithm.tile and algorithm.shift_every). */
+ * algorithm.tile and algorithm.shift_every) and their local-memory kernels
+ * (RS_LWG); `packed`: its kernel file offers the packed copies kernel
+ * (RS_LOCAL, one bit per spin: algorithm.copies_memory "local"). */
 typedef struct {
     const char *program;
     unsigned table_stride;
     void (*table)(double beta, int dim, int q, bool heatbath, cl_uint *out);
     int q;
-    bool tiles;
+    bool tiles, packed;
 } clmc_rsite_model;
 
 typedef struct clmc_rsite clmc_rsite;
 
-/* Keys of random-site dynamics; exit 2 naming the key. */
-clmc_status clmc_rsite_validate(const clmc_preset *p, bool tiles);
+/* Keys of random-site dynamics; exit 2 naming the key.  `tiles`, `packed`:
+ * those of the model's clmc_rsite_model. */
+clmc_status clmc_rsite_validate(const clmc_preset *p, bool tiles, bool packed);
 bool clmc_rsite_wanted(const clmc_preset *p);
 /* Attempts per configuration and step (sites / algorithm.substeps). */
 unsigned long long clmc_rsite_attempts(const clmc_preset *p);

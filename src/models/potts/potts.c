@@ -24,11 +24,17 @@
 #define MEASURE_GROUPS_MAX 1024
 #define MEASURE_BATCH 256
 
-/* Measurement slots: a batch and the spare slot of ensemble energies;
- * population annealing measures only through the spare slot. */
+/* Measurement slots: a batch and the spare slot of ensemble energies, the
+ * batch shortened for many configurations (clmc_measure_slots: counts within
+ * max(256 MiB, the spins)); population annealing measures only through the
+ * spare slot. */
 static unsigned batch_slots(const clmc_preset *p)
 {
-    return clmc_preset_is_population(p) ? 0 : MEASURE_BATCH;
+    if (clmc_preset_is_population(p)) return 0;
+    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
+    uint64_t slot_bytes = configs * ((uint64_t)clmc_preset_int(p, "model.q") + 1) * sizeof(cl_uint);
+    return clmc_measure_slots(MEASURE_BATCH, 1, slot_bytes, sites * configs);
 }
 
 static const char *const series_columns[] = {"energy", "magnetization", NULL};
@@ -91,7 +97,7 @@ static clmc_status potts_validate(const clmc_preset *p)
     if (cluster && clmc_rsite_wanted(p))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: \"random_site\" runs algorithm.type \"metropolis\" or "
                          "\"heatbath\", not \"%s\"", clmc_preset_string(p, "algorithm.type"));
-    return clmc_rsite_validate(p, false);
+    return clmc_rsite_validate(p, false, false);
 }
 
 static clmc_status create_buffer(potts_state *s, size_t bytes, void *host, cl_mem *out)
@@ -306,7 +312,7 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     CLMC_TRY(clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED));
     if (clmc_rsite_wanted(p)) {
         clmc_rsite_model model = {"potts/random_site.cl", (unsigned)((2 * s->dim + 1) * (2 * s->dim + 1)), rsite_table,
-                                  s->q, false};
+                                  s->q, false, false};
         CLMC_TRY(clmc_rsite_create(s->rt, p, &model, s->spins, s->n_configs, &s->rsite));
     }
     return set_preset_betas(s, p);
