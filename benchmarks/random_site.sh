@@ -5,17 +5,22 @@
 # `copies` also with 16 copies; double_tiling and dead_border with tiles 16,
 # 32 and 64 in local memory and tile 32 in global memory, algorithm.tile_memory),
 # 3D at L = BIG3 (dead_border and double_tiling tiles 16 and 32, local), and
-# L = SMALL with many copies.  Each line: the point, copies x L, attempts
-# (updates) per second, ps per attempt, the device.  A point whose tiles do
-# not fit the device's local memory prints "failed" with clmc's message.
+# L = SMALL with many copies; then the q = 3 Potts model at L = SMALL with
+# many copies (copies layout, Metropolis and heat bath, beside the
+# checkerboard Metropolis) at beta_c = ln(1 + sqrt 3).  Each line: the
+# point, copies x L, attempts (updates) per second, ps per attempt, the
+# device.  A point whose tiles do not fit the device's local memory prints
+# "failed" with clmc's message.
 # Usage: benchmarks/random_site.sh DEVICE   (a few minutes on an H100/H200;
 #        sources tools/gpu-env.sh unless NO_GPU_ENV is set, builds build/ if
 #        it has no clmc)
 # Sizes: BIG (default 4096), BIG3 (default 256), SMALL (default 64), MANY
 # (default "65536 262144 1048576", copies at SMALL; `copies` with
-# algorithm.copies_memory "local", packed in local memory, and "global"), SUBSTEPS_BIG (default 256: steps of
-# N/256 attempts at BIG, since one work-item per copy runs a sweep serially).
-# Smoke test on PoCL: NO_GPU_ENV=1 BIG=128 BIG3=32 SMALL=16 MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
+# algorithm.copies_memory "local", packed in local memory, and "global"),
+# POTTS_MANY (default "4096 65536", Potts copies at SMALL), SUBSTEPS_BIG
+# (default 256: steps of N/256 attempts at BIG, since one work-item per copy
+# runs a sweep serially).
+# Smoke test on PoCL: NO_GPU_ENV=1 BIG=128 BIG3=32 SMALL=16 MANY="64" POTTS_MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1
@@ -26,11 +31,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 big=${BIG:-4096} big3=${BIG3:-256} small=${SMALL:-64} substeps_big=${SUBSTEPS_BIG:-256}
 
-# point NAME L COPIES ALGORITHM_JSON STEPS [DIM, default 2] [BETA]
+# point NAME L COPIES ALGORITHM_JSON STEPS [DIM, default 2] [BETA] [MODEL_TYPE: ising (default) or potts]
 point() {
-  local name=$1 L=$2 copies=$3 algorithm=$4 steps=$5 dim=${6:-2} beta=${7:-0.4406868}
+  local name=$1 L=$2 copies=$3 algorithm=$4 steps=$5 dim=${6:-2} beta=${7:-0.4406868} model=${8:-ising}
+  local extra=""
+  [ "$model" = potts ] && extra=', "q": 3'
   cat > "$work/$name.json" <<EOF
-{"name": "$name", "model": {"type": "ising", "dim": $dim, "L": $L}, "algorithm": $algorithm,
+{"name": "$name", "model": {"type": "$model", "dim": $dim, "L": $L$extra}, "algorithm": $algorithm,
  "ensemble": {"type": "independent", "betas": [$beta], "copies": $copies},
  "run": {"thermalization": 0, "sweeps": $steps, "measure_every": $steps}}
 EOF
@@ -73,4 +80,12 @@ for copies in ${MANY:-65536 262144 1048576}; do
   point "sequential_reference-L$small" "$small" "$copies" "$(rs sequential_reference 1)" 20
   point "copies-local-L$small" "$small" "$copies" "$(rs copies 1 ', "copies_memory": "local"')" 20
   point "copies-global-L$small" "$small" "$copies" "$(rs copies 1 ', "copies_memory": "global"')" 20
+done
+potts_beta=1.0050525 # beta_c of q = 3
+for copies in ${POTTS_MANY:-4096 65536}; do
+  point "potts3-checkerboard-L$small" "$small" "$copies" '{"type": "metropolis"}' 20 2 "$potts_beta" potts
+  point "potts3-copies-metropolis-L$small" "$small" "$copies" \
+    '{"type": "metropolis", "layout": "random_site", "random_site": "copies"}' 20 2 "$potts_beta" potts
+  point "potts3-copies-heatbath-L$small" "$small" "$copies" \
+    '{"type": "heatbath", "layout": "random_site", "random_site": "copies"}' 20 2 "$potts_beta" potts
 done

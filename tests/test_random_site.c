@@ -7,7 +7,10 @@
  * sequence; after a quench the energy relaxation of `copies`, of
  * `sequential_reference` and of a host reference agree within errors at
  * times 0.25 .. 10 sweeps, while the checkerboard update measurably differs;
- * bad input exits 2 naming the key. */
+ * bad input exits 2 naming the key.  The same for the q-state Potts model
+ * (sequential_reference and copies, Metropolis and heat bath): q = 3, L = 4
+ * against exact transfer-matrix values, copies against a host random-site
+ * code after a quench, the checkerboard guard, bit-identities, bad input. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +20,7 @@
 
 #include "ising_exact.h"
 #include "physics.h"
+#include "potts_exact.h"
 #include "rerun.h"
 #include "testenv.h"
 
@@ -616,4 +620,311 @@ Test(random_site, copies_local_resume_bit_identical)
 Test(random_site, sequential_resume_bit_identical)
 {
     expect_resume_bit_identical("rsite-resume-seq", "sequential_reference", "auto");
+}
+
+/* ---- Potts (cl/potts/random_site.cl) --------------------------------------- */
+
+/* The reference itself: q = 2 is the Ising model at beta / 2, e = -1 + e_Ising / 2. */
+Test(random_site, potts_exact_reference_is_ising_for_q2)
+{
+    for (double beta = 0.6; beta < 1.3; beta += 0.3) {
+        double potts_e, potts_c, ising_e, ising_c;
+        potts2d_exact(4, 2, beta, &potts_e, &potts_c);
+        ising2d_exact(4, beta / 2, &ising_e, &ising_c);
+        printf("potts q=2 L=4 beta=%.1f: e %.12f vs %.12f, C %.12f vs %.12f\n", beta, potts_e, -1 + ising_e / 2,
+               potts_c, ising_c);
+        cr_expect_float_eq(potts_e, -1 + ising_e / 2, 1e-12);
+        /* H_Potts = -N + H_Ising / 2 and beta_Ising = beta / 2: beta^2 var(H_Potts) = beta_Ising^2 var(H_Ising). */
+        cr_expect_float_eq(potts_c, ising_c, 1e-12);
+    }
+}
+
+/* q = 3, L = 4, 3 temperatures x 4 copies from an ordered start against the
+ * exact energy and specific heat. */
+static void expect_potts_exact(const char *variant, const char *type)
+{
+    static const double betas[] = {0.7, 1.0050525, 1.4};
+    char json[1024], label[64];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 4, \"q\": 3, \"start\": \"ordered\"},"
+             " \"algorithm\": {\"type\": \"%s\", \"layout\": \"random_site\", \"random_site\": \"%s\"},"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.7, 1.0050525, 1.4], \"copies\": 4},"
+             " \"run\": {\"thermalization\": 500, \"sweeps\": 20000, \"seed\": 19}}",
+             type, variant);
+    snprintf(label, sizeof label, "rsite-potts-eq-%s-%s", variant, type);
+    cJSON *result = physics_run(json, label);
+    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(temperatures), 3);
+    for (int t = 0; t < 3; t++) {
+        const cJSON *entry = cJSON_GetArrayItem(temperatures, t);
+        double exact_energy, exact_heat;
+        potts2d_exact(4, 3, betas[t], &exact_energy, &exact_heat);
+        const cJSON *energy = cJSON_GetObjectItem(entry, "energy"), *heat = cJSON_GetObjectItem(entry, "specific_heat");
+        char what[128];
+        snprintf(what, sizeof what, "potts q=3 %s %s L=4 beta=%.7g energy", variant, type, betas[t]);
+        double z_e = physics_compare(what, cJSON_GetObjectItem(energy, "mean")->valuedouble,
+                                     cJSON_GetObjectItem(energy, "error")->valuedouble, exact_energy);
+        snprintf(what, sizeof what, "potts q=3 %s %s L=4 beta=%.7g C", variant, type, betas[t]);
+        double z_c = physics_compare(what, cJSON_GetObjectItem(heat, "mean")->valuedouble,
+                                     cJSON_GetObjectItem(heat, "error")->valuedouble, exact_heat);
+        cr_expect_lt(z_e, TOLERANCE_SIGMA);
+        cr_expect_lt(z_c, TOLERANCE_SIGMA);
+    }
+    cJSON_Delete(result);
+}
+
+Test(random_site, potts_sequential_metropolis_matches_exact, .timeout = 900)
+{
+    expect_potts_exact("sequential_reference", "metropolis");
+}
+Test(random_site, potts_sequential_heatbath_matches_exact, .timeout = 900)
+{
+    expect_potts_exact("sequential_reference", "heatbath");
+}
+Test(random_site, potts_copies_metropolis_matches_exact, .timeout = 900) { expect_potts_exact("copies", "metropolis"); }
+Test(random_site, potts_copies_heatbath_matches_exact, .timeout = 900) { expect_potts_exact("copies", "heatbath"); }
+
+/* Many states (q = 8, L = 6; beta_c = ln(1 + sqrt 8) = 1.343, disordered at
+ * 0.9, ordered at 1.7): the heat bath's walk skips runs of states without an
+ * equal neighbour, and Metropolis proposes among 7 others; both against
+ * Swendsen-Wang on the same preset (4 copies per beta) within 4 combined
+ * standard errors. */
+static const double q8_betas[] = {0.9, 1.7};
+
+static void potts_q8_energies(const char *algorithm, double *mean, double *error)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 8, \"start\": \"ordered\"},"
+             " \"algorithm\": %s,"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%g, %g], \"copies\": 4},"
+             " \"run\": {\"thermalization\": 500, \"sweeps\": 8000, \"seed\": 23}}",
+             algorithm, q8_betas[0], q8_betas[1]);
+    cJSON *result = physics_run(json, "rsite-potts-q8");
+    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    for (int t = 0; t < 2; t++) {
+        const cJSON *energy = cJSON_GetObjectItem(cJSON_GetArrayItem(temperatures, t), "energy");
+        mean[t] = cJSON_GetObjectItem(energy, "mean")->valuedouble;
+        error[t] = cJSON_GetObjectItem(energy, "error")->valuedouble;
+    }
+    cJSON_Delete(result);
+}
+
+static void expect_potts_q8_matches_swendsen_wang(const char *type)
+{
+    char algorithm[256], what[128];
+    snprintf(algorithm, sizeof algorithm,
+             "{\"type\": \"%s\", \"layout\": \"random_site\", \"random_site\": \"sequential_reference\"}", type);
+    double e_rs[2], err_rs[2], e_sw[2], err_sw[2];
+    potts_q8_energies(algorithm, e_rs, err_rs);
+    potts_q8_energies("{\"type\": \"swendsen_wang\"}", e_sw, err_sw);
+    for (int t = 0; t < 2; t++) {
+        snprintf(what, sizeof what, "potts q=8 L=6 beta=%g random-site %s energy vs Swendsen-Wang", q8_betas[t], type);
+        double z = physics_compare(what, e_rs[t], hypot(err_rs[t], err_sw[t]), e_sw[t]);
+        cr_expect_lt(z, TOLERANCE_SIGMA);
+    }
+}
+
+Test(random_site, potts_q8_heatbath_matches_swendsen_wang, .timeout = 900)
+{
+    expect_potts_q8_matches_swendsen_wang("heatbath");
+}
+Test(random_site, potts_q8_metropolis_matches_swendsen_wang, .timeout = 900)
+{
+    expect_potts_q8_matches_swendsen_wang("metropolis");
+}
+
+Test(random_site, potts_copies_equal_sequential_reference_2d_metropolis)
+{
+    expect_copies_equal_sequential("rsite-potts-bits-2d",
+        "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 5},"
+        " \"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\", \"substeps\": 4},"
+        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2, 1.6], \"copies\": 5},"
+        " \"run\": {\"thermalization\": 8, \"sweeps\": 40, \"seed\": 3}}", "global");
+}
+
+Test(random_site, potts_copies_equal_sequential_reference_3d_heatbath)
+{
+    expect_copies_equal_sequential("rsite-potts-bits-3d",
+        "{\"model\": {\"type\": \"potts\", \"dim\": 3, \"L\": 4, \"q\": 7},"
+        " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\"},"
+        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.9], \"copies\": 3, \"first_system\": 7},"
+        " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 9}}", "global");
+}
+
+/* System i of a Potts `copies` run equals a one-system run with first_system = i. */
+Test(random_site, potts_copies_system_reruns_alone)
+{
+    const char *json = "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 4},"
+                       " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\", \"random_site\": \"copies\"},"
+                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [1.1], \"copies\": 6},"
+                       " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 4}}";
+    char *all_dir = run_preset("rsite-potts-alone", json, ""), *all = read_out(all_dir, "series.csv");
+    char *one_dir = run_preset("rsite-potts-alone", json, "--set ensemble.copies=1 --set ensemble.first_system=4");
+    char *one = read_out(one_dir, "series.csv");
+    double *e_all = series_energies(all, 6, 30, 6, 0), *e_one = series_energies(one, 6, 30, 1, 4);
+    int equal = 0;
+    for (int s = 0; s < 30; s++) equal += e_all[s * 6 + 4] == e_one[s];
+    printf("potts copies: system 4 equal to its one-system run at %d of 30 steps\n", equal);
+    cr_expect_eq(equal, 30);
+    free(e_all);
+    free(e_one);
+    free(all);
+    free(one);
+    free(all_dir);
+    free(one_dir);
+}
+
+Test(random_site, potts_copies_resume_bit_identical)
+{
+    rerun_expect_resume_identical("rsite-potts-resume",
+        "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 3},"
+        " \"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\", \"random_site\": \"copies\", \"substeps\": 2},"
+        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2], \"copies\": 3},"
+        " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}");
+}
+
+/* Quench of the q = 3 model from a random start to beta = 1.4 (beta_c =
+ * ln(1 + sqrt 3) = 1.005), L = 16, a quarter-sweep resolution to 10 sweeps. */
+#define POTTS_Q 3
+#define POTTS_BETA 1.4
+
+static char *potts_quench_preset(const char *type, const char *layout, int copies, int steps)
+{
+    char *json = malloc(1024);
+    snprintf(json, 1024,
+             "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": %d, \"q\": %d, \"start\": \"random\"},"
+             " \"algorithm\": {\"type\": \"%s\", \"layout\": \"%s\"%s},"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%g], \"copies\": %d},"
+             " \"run\": {\"thermalization\": 0, \"sweeps\": %d, \"seed\": 1}}",
+             QUENCH_L, POTTS_Q, type, layout,
+             strcmp(layout, "random_site") == 0 ? ", \"random_site\": \"copies\", \"substeps\": 4" : "", POTTS_BETA,
+             copies, steps);
+    return json;
+}
+
+/* Copies share one site sequence: the error of their mean comes from 8 runs
+ * of 32 copies with different seeds (as copies_curve). */
+static curve potts_copies_curve(const char *type)
+{
+    enum { RUNS = 8, PER_RUN = 32 };
+    char *json = potts_quench_preset(type, "random_site", PER_RUN, QUENCH_STEPS);
+    double *run_means = calloc((size_t)RUNS * QUENCH_STEPS, sizeof *run_means);
+    for (int r = 0; r < RUNS; r++) {
+        char overrides[64];
+        snprintf(overrides, sizeof overrides, "--set run.seed=%d", 200 + r);
+        curve c = device_curve("rsite-potts-quench", json, overrides, QUENCH_STEPS, PER_RUN);
+        for (int s = 0; s < QUENCH_STEPS; s++) run_means[s * RUNS + r] = c.mean[s];
+    }
+    curve c = curve_over_copies(run_means, QUENCH_STEPS, RUNS);
+    free(run_means);
+    free(json);
+    return c;
+}
+
+/* Host reference: serial random-site Potts dynamics (Metropolis with a
+ * uniform proposal among the q - 1 other states, or heat bath from the
+ * conditional distribution), own generator (splitmix64), doubles. */
+static curve potts_host_curve(bool heatbath, int copies)
+{
+    enum { L = QUENCH_L, N = L * L };
+    double *energy = calloc((size_t)QUENCH_STEPS * copies, sizeof *energy);
+    uint64_t state = heatbath ? 0xb0a7 : 0x3e7a;
+    for (int k = 0; k < copies; k++) {
+        int s[N];
+        for (int i = 0; i < N; i++) s[i] = (int)((splitmix(&state) >> 32) * POTTS_Q >> 32);
+        for (int step = 0; step < QUENCH_STEPS; step++) {
+            for (int a = 0; a < N / QUENCH_SUBSTEPS; a++) {
+                int i = (int)((splitmix(&state) >> 32) * N >> 32), x = i % L, y = i / L;
+                int nb[4] = {s[(x + 1) % L + L * y], s[(x + L - 1) % L + L * y], s[x + L * ((y + 1) % L)],
+                             s[x + L * ((y + L - 1) % L)]};
+                int equal[POTTS_Q] = {0};
+                for (int n = 0; n < 4; n++) equal[nb[n]]++;
+                double u = (double)(splitmix(&state) >> 11) * 0x1p-53;
+                if (heatbath) {
+                    double weight[POTTS_Q], total = 0;
+                    for (int q = 0; q < POTTS_Q; q++) total += weight[q] = exp(POTTS_BETA * equal[q]);
+                    int q = 0;
+                    for (double below = weight[0]; u * total >= below && q < POTTS_Q - 1;) below += weight[++q];
+                    s[i] = q;
+                } else {
+                    int next = (s[i] + 1 + (int)((splitmix(&state) >> 32) * (POTTS_Q - 1) >> 32)) % POTTS_Q;
+                    int dE = equal[s[i]] - equal[next];
+                    if (dE <= 0 || u < exp(-POTTS_BETA * dE)) s[i] = next;
+                }
+            }
+            long bonds = 0;
+            for (int i = 0; i < N; i++) bonds += (s[i] == s[(i % L + 1) % L + L * (i / L)]) + (s[i] == s[(i + L) % N]);
+            energy[step * copies + k] = -(double)bonds / N;
+        }
+    }
+    curve c = curve_over_copies(energy, QUENCH_STEPS, copies);
+    free(energy);
+    return c;
+}
+
+static void expect_potts_quench(const char *type)
+{
+    bool heatbath = strcmp(type, "heatbath") == 0;
+    curve copies = potts_copies_curve(type), host = potts_host_curve(heatbath, QUENCH_COPIES);
+    char what[96];
+    snprintf(what, sizeof what, "potts %s copies vs host", type);
+    cr_expect_lt(largest_z(what, &copies, &host, QUENCH_STEPS, 1), 4.5);
+}
+
+Test(random_site, potts_quench_metropolis_agrees, .timeout = 900) { expect_potts_quench("metropolis"); }
+Test(random_site, potts_quench_heatbath_agrees, .timeout = 900) { expect_potts_quench("heatbath"); }
+
+/* The guard: the checkerboard Metropolis update relaxes differently at whole
+ * sweeps 1 .. 10. */
+Test(random_site, potts_checkerboard_relaxation_differs, .timeout = 900)
+{
+    char *json = potts_quench_preset("metropolis", "checkerboard", QUENCH_COPIES, QUENCH_STEPS / QUENCH_SUBSTEPS);
+    curve checkerboard = device_curve("rsite-potts-quench-cb", json, "", QUENCH_STEPS / QUENCH_SUBSTEPS, QUENCH_COPIES);
+    curve host = potts_host_curve(false, QUENCH_COPIES);
+    double z = largest_z("potts checkerboard vs host random-site", &checkerboard, &host,
+                         QUENCH_STEPS / QUENCH_SUBSTEPS, QUENCH_SUBSTEPS);
+    cr_expect_gt(z, 6.0, "the comparison must be able to fail: checkerboard dynamics differ");
+    free(json);
+}
+
+#define POTTS_BASE "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3}, \"ensemble\": {\"beta\": 1.0}, "
+Test(random_site, potts_bad_input_names_the_key)
+{
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\"}}",
+                       "rsite-potts-sw", "algorithm.layout");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"heatbath\"}}", "rsite-potts-hb-cb", "algorithm.type");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"random_site\": \"copies\"}}",
+                       "rsite-potts-no-layout", "algorithm.random_site");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\"}}",
+                       "rsite-potts-no-variant", "algorithm.random_site");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\","
+                       " \"random_site\": \"double_tiling\"}}", "rsite-potts-dt", "algorithm.random_site");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\","
+                       " \"random_site\": \"dead_border\"}}", "rsite-potts-db", "algorithm.random_site");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\","
+                       " \"random_site\": \"copies\", \"substeps\": 3}}", "rsite-potts-substeps", "algorithm.substeps");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"substeps\": 2}}",
+                       "rsite-potts-substeps-cb", "algorithm.substeps");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\","
+                       " \"random_site\": \"copies\", \"site_sequence\": \"per_copy\"}}",
+                       "rsite-potts-sequence", "algorithm.site_sequence");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\","
+                       " \"random_site\": \"sequential_reference\", \"tile\": 4}}", "rsite-potts-tile", "algorithm.tile");
+    /* Packed copies hold one bit per spin: no q states; tiles in local memory: no Potts tiled variants. */
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\","
+                       " \"random_site\": \"copies\", \"copies_memory\": \"local\"}}", "rsite-potts-packed",
+                       "algorithm.copies_memory");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\","
+                       " \"random_site\": \"sequential_reference\", \"copies_memory\": \"global\"}}",
+                       "rsite-potts-memory-seq", "algorithm.copies_memory");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\","
+                       " \"random_site\": \"copies\", \"tile_memory\": \"local\"}}", "rsite-potts-tile-memory",
+                       "algorithm.tile_memory");
+    expect_input_error("{" POTTS_BASE "\"algorithm\": {\"type\": \"metropolis\", \"copies_memory\": \"global\"}}",
+                       "rsite-potts-memory-cb", "algorithm.copies_memory");
+    expect_input_error("{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 8, \"q\": 3},"
+                       " \"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\", \"random_site\": \"copies\"},"
+                       " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 8, \"steps\": 2,"
+                       " \"beta_end\": 1.0}}", "rsite-potts-pa", "algorithm.random_site");
 }

@@ -111,6 +111,10 @@ add potts2d-sw "$all" "$(potts 2 16 swendsen_wang ', "tile": 4')"
 add potts2d-few-cluster "$all" "$(potts 2 16 few_cluster ', "tile": 4')"
 add potts2d-metropolis "$all" "$(potts 2 16 metropolis)"
 add potts3d-sw "$all" "$(potts 3 8 swendsen_wang ', "tile": 4')"
+# Potts random-site updates (cl/potts/random_site.cl on common/random_site_kernels.h):
+# Metropolis with proposal words in the copies layout, the heat bath's integer walk in 3D.
+add potts2d-rsite-copies "$all" "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 3}, \"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\", \"random_site\": \"copies\"}, \"ensemble\": {\"type\": \"independent\", \"betas\": [1.0], \"copies\": 5}"
+add potts3d-rsite-heatbath "$all" "\"model\": {\"type\": \"potts\", \"dim\": 3, \"L\": 4, \"q\": 5}, \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\", \"random_site\": \"sequential_reference\", \"substeps\": 4}, \"ensemble\": {\"beta\": 0.8}"
 perc() { echo "\"model\": {\"type\": \"percolation\", \"dim\": $1, \"L\": $2, \"kind\": \"$3\", \"p\": 0.55}, \"algorithm\": {\"tile\": 4, \"labeling\": \"$4\", \"consolidation\": \"$5\"}"; }
 add perc2d-bond-uf-sewing "$all" "$(perc 2 16 bond union_find sewing)"
 add perc2d-bond-uf-relaxation "$all" "$(perc 2 16 bond union_find relaxation)"

@@ -1,7 +1,7 @@
 /* Host side of the Ising model: validation, kernel set-up and launches for the
  * naive, tiled (double checkerboard, multi-hit; cl/ising/ising.cl) and multi-spin
  * coded (cl/ising/ising_msc.cl) Metropolis layouts; random-site dynamics in
- * ising_random_site.c. */
+ * models/random_site.c (kernels cl/ising/random_site.cl). */
 #include "models/ising/ising.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "models/lattice.h"
 #include "models/rng_streams.h"
 #include "models/ising/ising_halo.h"
-#include "models/ising/ising_random_site.h"
+#include "models/random_site.h"
 #include "runtime/ranks.h"
 
 #define MEASURE_BATCH 256
@@ -107,7 +107,7 @@ typedef struct {
     char muca_defines[64];    /* clmc_density_walkers.defines */
     size_t measure_wg, measure_groups;
     cl_int *partials_host;
-    clmc_ising_rsite *rsite; /* layout random_site, else NULL */
+    clmc_rsite *rsite; /* layout random_site, else NULL */
 } ising_state;
 
 /* Problems with a tile edge for this lattice, or NULL if it is usable. */
@@ -154,7 +154,7 @@ static clmc_status ising_validate(const clmc_preset *p)
     const char *problem = tiled && tile != 0 ? tile_problem(edge, tile) : NULL;
     if (problem)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
-    if (!tiled && tile != 0 && !clmc_ising_rsite_wanted(p)) /* random_site checks its own */
+    if (!tiled && tile != 0 && !clmc_rsite_wanted(p)) /* random_site checks its own */
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" only (give 0)", tile);
     clmc_rng_kind rng = clmc_rng_from_preset(p);
     if (clmc_rng_stateful(rng) && clmc_preset_is_population(p))
@@ -177,7 +177,7 @@ static clmc_status ising_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d is for layout \"tiled\" only (give 0)", width);
     if (width != 0 && tile != 0 && tile % width != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide algorithm.tile = %d", width, tile);
-    return clmc_ising_rsite_validate(p);
+    return clmc_rsite_validate(p, true, true);
 }
 
 /* Sites per work-item along x in the tiled kernel: `requested` (2, 4 or 8),
@@ -489,16 +489,33 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->rng.kind = clmc_rng_from_preset(p);
 }
 
+/* Random-site flip thresholds floor(p 2^32) per number of aligned
+ * neighbours a (0 .. 2 dim), dE = 4 a - 4 dim: Metropolis p = exp(-beta dE)
+ * for dE > 0 (the others are accepted outright), heat bath p = 1 / (1 +
+ * exp(beta dE)); cl/ising/random_site.cl. */
+static void rsite_thresholds(double beta, int dim, int q, bool heatbath, cl_uint *t)
+{
+    (void)q;
+    for (int a = 0; a <= 2 * dim; a++) {
+        double dE = 4.0 * a - 4.0 * dim;
+        double p = heatbath ? 1.0 / (1.0 + exp(beta * dE)) : (dE > 0 ? exp(-beta * dE) : 1.0);
+        double scaled = floor(ldexp(p, 32));
+        t[a] = scaled >= 4294967295.0 ? 4294967295u : (cl_uint)scaled;
+    }
+}
+
+static const clmc_rsite_model ising_rsite_model = {"ising/random_site.cl", 8, rsite_thresholds, 0, true, true};
+
 static clmc_status ising_setup(ising_state *s, clmc_preset *p)
 {
     read_preset(s, p);
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
-    else if (!clmc_ising_rsite_wanted(p)) clmc_preset_set_int(p, "algorithm.tile", 0);
+    else if (!clmc_rsite_wanted(p)) clmc_preset_set_int(p, "algorithm.tile", 0);
     s->resident = resident_fits(s, p);
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate_buffers(s));
     CLMC_TRY(initialise_spins(s));
-    return clmc_ising_rsite_wanted(p) ? clmc_ising_rsite_create(s->rt, p, s->spins, s->n_configs, &s->rsite) : CLMC_OK;
+    return clmc_rsite_wanted(p) ? clmc_rsite_create(s->rt, p, &ising_rsite_model, s->spins, s->n_configs, &s->rsite) : CLMC_OK;
 }
 
 static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
@@ -519,7 +536,7 @@ static clmc_status ising_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     shape->series_columns = series_columns;
     shape->measure_batch = s->spare_slot ? s->spare_slot : 1;
     shape->updates_per_sweep = (double)s->n_sites * s->hits * s->n_configs;
-    if (s->rsite) shape->updates_per_sweep = (double)clmc_ising_rsite_attempts(p) * s->n_configs;
+    if (s->rsite) shape->updates_per_sweep = (double)clmc_rsite_attempts(p) * s->n_configs;
     shape->bytes_per_sweep = (double)s->n_sites * s->n_configs * (halo_factor + (s->msc ? 1.0 / 8.0 : 1.0));
     shape->n_systems = s->copies;
     shape->n_temperatures = s->n_temperatures;
@@ -531,7 +548,7 @@ static void ising_destroy(void *state)
 {
     ising_state *s = state;
     if (!s) return;
-    clmc_ising_rsite_destroy(s->rsite);
+    clmc_rsite_destroy(s->rsite);
     if (s->init) CLMC_CL_WARN(clReleaseKernel(s->init));
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->resident_update) CLMC_CL_WARN(clReleaseKernel(s->resident_update));
@@ -676,7 +693,7 @@ static void ising_describe_update(void *state, cJSON *performance)
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
-    if (s->rsite) return clmc_ising_rsite_step(s->rsite, sweep_index);
+    if (s->rsite) return clmc_rsite_step(s->rsite, sweep_index);
     if (s->resident) return resident_sweeps(s, sweep_index, 1, -1);
     cl_uint sweep = (cl_uint)sweep_index;
     CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
@@ -698,7 +715,7 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 static clmc_status ising_measure(void *state, unsigned slot)
 {
     ising_state *s = state;
-    if (s->rsite) CLMC_TRY(clmc_ising_rsite_sync(s->rsite));
+    if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     cl_uint slot_arg = slot;
     CLMC_CL_TRY(clSetKernelArg(s->measure, 2, sizeof(cl_uint), &slot_arg));
     size_t global[2] = {s->measure_groups * s->measure_wg, s->n_configs}, local[2] = {s->measure_wg, 1};
@@ -762,7 +779,7 @@ static clmc_status ising_set_betas(void *state, const double *betas, const unsig
 {
     ising_state *s = state;
     (void)temperature_of;
-    if (s->rsite) CLMC_TRY(clmc_ising_rsite_set_betas(s->rsite, betas));
+    if (s->rsite) CLMC_TRY(clmc_rsite_set_betas(s->rsite, betas));
     /* A run of equal betas (population annealing: all R members) takes the
      * thresholds once: three exp() per system made the host the bottleneck. */
     for (cl_uint c = 0; c < s->n_configs; c++) {
@@ -789,7 +806,7 @@ static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows
 static clmc_status read_configuration(ising_state *s, cl_uint config, signed char *spins)
 {
     cl_command_queue queue = clmc_runtime_queue(s->rt);
-    if (s->rsite) CLMC_TRY(clmc_ising_rsite_sync(s->rsite));
+    if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     size_t offset = spin_bytes(s) * config;
     if (!s->msc) {
         if (s->domain) offset += s->layer_sites; /* the slab after its lower halo */
@@ -901,7 +918,7 @@ static clmc_status ising_save_state(void *state, unsigned char **blob, size_t *b
     ising_state *s = state;
     size_t spins = spin_bytes(s) * s->n_configs;
     *bytes = spins + rng_bytes(s);
-    if (s->rsite) CLMC_TRY(clmc_ising_rsite_sync(s->rsite));
+    if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     *blob = malloc(*bytes);
     if (!*blob) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, spins, *blob, 0, NULL, NULL));
@@ -920,7 +937,7 @@ static clmc_status ising_load_state(void *state, const unsigned char *blob, size
             return clmc_fail(CLMC_ERR_INPUT, "checkpoint: spin %zu is not +-1", i);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
     CLMC_TRY(clmc_rng_streams_upload(s->rt, &s->rng, blob + bytes));
-    return s->rsite ? clmc_ising_rsite_reload(s->rsite) : CLMC_OK;
+    return s->rsite ? clmc_rsite_reload(s->rsite) : CLMC_OK;
 }
 
 /* Spins of every configuration plus the measurement partials (per

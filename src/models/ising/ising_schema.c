@@ -1,13 +1,10 @@
 /* Preset keys of the Ising model and its Metropolis algorithm. */
 #include "models/ising/ising.h"
+#include "models/random_site.h"
 #include "models/rng_streams.h"
 
 static const char *const algorithm_types[] = {"metropolis", "heatbath", NULL};
 static const char *const layouts[] = {"naive", "tiled", "msc", "random_site", NULL};
-static const char *const random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling", "dead_border", NULL};
-static const char *const copies_memories[] = {"auto", "local", "global", NULL};
-static const char *const site_sequences[] = {"auto", "per_copy", "shared", NULL};
-static const char *const tile_memories[] = {"auto", "local", "global", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 static const char *const resident_modes[] = {"auto", "on", "off", NULL};
 
@@ -37,21 +34,8 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "where a configuration fits a device's dedicated local memory; on: also where local memory is emulated (CPUs); "
      "off: one launch per colour per sweep (bit-identical results)"},
     CLMC_RNG_ALGORITHM_FIELDS,
-    {"random_site", CLMC_FIELD_STRING, 0, 0, false, random_site_variants, "\"none\"",
-     "layout random_site (required there): sequential_reference (one work-item per copy), copies (shared site "
-     "sequence), double_tiling (tiles of four sub-tiles) or dead_border (tile interiors, shifted origin); none for "
-     "the other layouts"},
-    {"site_sequence", CLMC_FIELD_STRING, 0, 0, false, site_sequences, "\"auto\"",
-     "layout random_site: per_copy or shared site picks (auto: per_copy for sequential_reference, shared for copies)"},
-    {"copies_memory", CLMC_FIELD_STRING, 0, 0, false, copies_memories, "\"auto\"",
-     "random_site copies: local (the copies of a work-group packed 32 per word in local memory for a step), global "
-     "(bytes in global memory) or auto (local on a GPU where the lattice fits); results do not depend on it"},
+    CLMC_RANDOM_SITE_ALGORITHM_FIELDS,
     {"shift_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1",
      "random_site dead_border: sweeps between random shifts of the tiling's origin"},
-    {"tile_memory", CLMC_FIELD_STRING, 0, 0, false, tile_memories, "\"auto\"",
-     "random_site double_tiling / dead_border: tiles in local memory (local), global memory (global) or local where "
-     "a tile fits the device (auto); results do not depend on it"},
-    {"substeps", CLMC_FIELD_INT, 1, 1LL << 32, false, NULL, "1",
-     "layout random_site: steps per sweep; one step (a unit of run.sweeps) makes N / substeps attempts"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},
 };

@@ -1,6 +1,7 @@
 /* Host side of the q-state Potts model: validation, kernel set-up, sweeps
  * (checkerboard Metropolis, or Swendsen-Wang: bond activation, labeling by
- * clmc_labeler, cluster flips) and measurements of the energy and the Potts
+ * clmc_labeler, cluster flips; random-site Metropolis and heat bath through
+ * models/random_site.c) and measurements of the energy and the Potts
  * order parameter, for one system or the copies x len(betas) systems of
  * ensemble.type "independent" (ensemble_hooks.h), held one after another. */
 #include "models/potts/potts.h"
@@ -17,6 +18,7 @@
 #include "measure/measure.h"
 #include "models/ensemble_hooks.h"
 #include "models/lattice.h"
+#include "models/random_site.h"
 
 #define MEASURE_WG_MAX 256
 #define MEASURE_GROUPS_MAX 1024
@@ -47,6 +49,7 @@ typedef struct {
     cl_uint n_configs, first_system; /* systems held (copy-major) and the run-wide index of the first */
     bool cluster;      /* Swendsen-Wang or few-cluster, else Metropolis */
     bool few_clusters; /* few-cluster: only seeded clusters change */
+    clmc_rsite *rsite; /* layout random_site, else NULL */
     cl_uint flip_threshold, tile_edge, tiles; /* few-cluster */
     cl_program program;
     cl_kernel init, metropolis, bonds_kernel, flip, mark_seeds, flip_marked, measure, member_totals;
@@ -58,11 +61,18 @@ typedef struct {
     cl_uint *bond_thresholds_host; /* [config]: Swendsen-Wang, floor((1 - exp(-beta)) 2^32) */
 } potts_state;
 
+/* Swendsen-Wang or few-cluster (else a single-spin update). */
+static bool cluster_update(const clmc_preset *p)
+{
+    const char *type = clmc_preset_string(p, "algorithm.type");
+    return strcmp(type, "swendsen_wang") == 0 || strcmp(type, "few_cluster") == 0;
+}
+
 static clmc_status potts_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
-    bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
+    bool cluster = cluster_update(p);
     double flip_probability = clmc_preset_number(p, "algorithm.flip_probability");
     bool density = clmc_preset_has(p, "ensemble.type") &&
                    (strcmp(clmc_preset_string(p, "ensemble.type"), "multicanonical") == 0 ||
@@ -84,7 +94,10 @@ static clmc_status potts_validate(const clmc_preset *p)
     if (!(flip_probability > 0 && flip_probability < 1))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.flip_probability: must lie strictly between 0 and 1 (below one "
                          "for ergodicity), got %g", flip_probability);
-    return CLMC_OK;
+    if (cluster && clmc_rsite_wanted(p))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: \"random_site\" runs algorithm.type \"metropolis\" or "
+                         "\"heatbath\", not \"%s\"", clmc_preset_string(p, "algorithm.type"));
+    return clmc_rsite_validate(p, false, false);
 }
 
 static clmc_status create_buffer(potts_state *s, size_t bytes, void *host, cl_mem *out)
@@ -164,6 +177,7 @@ static clmc_status potts_set_betas(void *state, const double *betas, const unsig
 {
     potts_state *s = state;
     (void)temperature_of;
+    if (s->rsite) CLMC_TRY(clmc_rsite_set_betas(s->rsite, betas));
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     for (cl_uint c = 0; c < s->n_configs; c++) {
         for (int k = 1; k <= 2 * s->dim; k++)
@@ -241,6 +255,7 @@ static void potts_destroy(void *state)
 {
     potts_state *s = state;
     if (!s) return;
+    clmc_rsite_destroy(s->rsite);
     cl_kernel kernels[] = {s->init,       s->metropolis, s->bonds_kernel, s->flip, s->mark_seeds, s->flip_marked,
                            s->measure,    s->member_totals};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
@@ -257,6 +272,22 @@ static void potts_destroy(void *state)
     free(s);
 }
 
+/* Random-site table of one system (cl/potts/random_site.cl), (2 dim + 1)^2
+ * entries: Metropolis floor(exp(-beta dE) 2^32) for dE = 1 .. 2 dim; heat
+ * bath, row m (the largest number of equal neighbours of any state) and
+ * column n <= m, round(2^31 exp(beta (n - m))), the weight of a state with n
+ * equal neighbours relative to the heaviest. */
+static void rsite_table(double beta, int dim, int q, bool heatbath, cl_uint *table)
+{
+    (void)q;
+    int width = 2 * dim + 1;
+    memset(table, 0, (size_t)width * width * sizeof *table);
+    for (int m = 0; m < width; m++)
+        for (int n = 0; heatbath && n <= m; n++)
+            table[m * width + n] = (cl_uint)floor(ldexp(exp(beta * (n - m)), 31) + 0.5);
+    for (int k = 1; !heatbath && k < width; k++) table[k - 1] = (cl_uint)floor(exp(-beta * k) * 4294967296.0);
+}
+
 static clmc_status setup(potts_state *s, clmc_preset *p)
 {
     s->dim = (int)clmc_preset_int(p, "model.dim");
@@ -264,7 +295,7 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     s->q = (int)clmc_preset_int(p, "model.q");
     s->labeling = clmc_label_lattice_from_preset(p, s->dim, s->edge);
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
-    s->cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
+    s->cluster = cluster_update(p);
     s->few_clusters = strcmp(clmc_preset_string(p, "algorithm.type"), "few_cluster") == 0;
     s->flip_threshold = (cl_uint)floor(clmc_preset_number(p, "algorithm.flip_probability") * 4294967296.0);
     s->ordered = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
@@ -277,9 +308,14 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     CLMC_TRY(build(s, p));
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
-    CLMC_TRY(set_preset_betas(s, p));
     size_t global[2] = {s->n_sites, s->n_configs};
-    return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
+    CLMC_TRY(clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED));
+    if (clmc_rsite_wanted(p)) {
+        clmc_rsite_model model = {"potts/random_site.cl", (unsigned)((2 * s->dim + 1) * (2 * s->dim + 1)), rsite_table,
+                                  s->q, false, false};
+        CLMC_TRY(clmc_rsite_create(s->rt, p, &model, s->spins, s->n_configs, &s->rsite));
+    }
+    return set_preset_betas(s, p);
 }
 
 static clmc_status potts_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)
@@ -295,6 +331,7 @@ static clmc_status potts_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     shape->series_columns = series_columns;
     shape->measure_batch = s->batch ? s->batch : 1;
     shape->updates_per_sweep = (double)all_sites(s);
+    if (s->rsite) shape->updates_per_sweep = (double)clmc_rsite_attempts(p) * s->n_configs;
     /* Per site: Metropolis reads it, its neighbours (cached) and writes it
      * (about 2 bytes); Swendsen-Wang writes and reads bonds and labels and
      * rewrites the spin (about 12 bytes; relaxation passes not counted). */
@@ -327,6 +364,7 @@ static clmc_status potts_sweep(void *state, uint64_t sweep_index)
     potts_state *s = state;
     cl_uint sweep = (cl_uint)sweep_index;
     size_t sites = s->n_sites, half = s->n_sites / 2;
+    if (s->rsite) return clmc_rsite_step(s->rsite, sweep_index);
     if (!s->cluster) {
         CLMC_CL_TRY(clSetKernelArg(s->metropolis, 4, sizeof(cl_uint), &sweep));
         for (cl_uint colour = 0; colour < 2; colour++) {
@@ -349,6 +387,7 @@ static clmc_status potts_sweep(void *state, uint64_t sweep_index)
 static clmc_status potts_measure(void *state, unsigned slot)
 {
     potts_state *s = state;
+    if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     cl_uint zero = 0, slot_arg = slot;
     size_t width = (size_t)(s->q + 1) * s->n_configs * sizeof(cl_uint);
     CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->counts, &zero, sizeof zero, slot * width, width, 0,
@@ -407,6 +446,7 @@ static clmc_status potts_estimate(void *state, const double *rows, size_t n_rows
 static clmc_status potts_checks(void *state, cJSON *checks)
 {
     potts_state *s = state;
+    if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     unsigned char *spins = malloc(all_sites(s));
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, all_sites(s), spins, 0, NULL,
@@ -430,6 +470,7 @@ static clmc_status potts_picture(void *state, unsigned char **grey, int *width, 
 {
     potts_state *s = state;
     size_t plane = (size_t)s->edge * (size_t)s->edge;
+    if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     CLMC_TRY(clmc_buffer_download(s->rt, s->spins, plane, grey));
     for (size_t i = 0; i < plane; i++) (*grey)[i] = (unsigned char)((*grey)[i] * 255 / (s->q - 1));
     *width = *height = s->edge;
@@ -440,6 +481,7 @@ static clmc_status potts_picture(void *state, unsigned char **grey, int *width, 
 static clmc_status potts_snapshot(void *state, clmc_array *configuration)
 {
     potts_state *s = state;
+    if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     *configuration = clmc_lattice_array("spins", CLMC_ARRAY_UINT8, s->n_configs, s->dim, s->edge, 1);
     if (!configuration->data) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, all_sites(s), configuration->data,
@@ -454,6 +496,7 @@ static clmc_status potts_save_state(void *state, unsigned char **blob, size_t *b
 {
     potts_state *s = state;
     *bytes = all_sites(s);
+    if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     return clmc_buffer_download(s->rt, s->spins, *bytes, blob);
 }
 
@@ -466,7 +509,7 @@ static clmc_status potts_load_state(void *state, const unsigned char *blob, size
     for (size_t i = 0; i < bytes; i++)
         if (blob[i] >= s->q) return clmc_fail(CLMC_ERR_INPUT, "checkpoint: state %zu is outside 0 .. q - 1", i);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
-    return CLMC_OK;
+    return s->rsite ? clmc_rsite_reload(s->rsite) : CLMC_OK;
 }
 
 /* States of every system, and for cluster updates their bonds, labels and
@@ -476,10 +519,12 @@ static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
 {
     uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
     uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
-    bool cluster = strcmp(clmc_preset_string(p, "algorithm.type"), "metropolis") != 0;
+    bool cluster = cluster_update(p);
     uint64_t q = (uint64_t)clmc_preset_int(p, "model.q");
     uint64_t counts = (batch_slots(p) + 1ULL) * configs * (q + 1) * sizeof(cl_uint);
     *total = sites * configs * (cluster ? 1 + 1 + 4 + 4 : 1) + (cluster ? sites * (1 + 4 + 4) : 0) + counts;
+    if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "copies") == 0)
+        *total += sites * configs + 49 * sizeof(cl_uint) * configs; /* the copy-minor states and the tables */
     if (clmc_preset_is_population(p)) *total += 2 * sizeof(cl_int) * configs; /* member energies and order values */
     *largest = sites * configs * (cluster ? 4 : 1);
     if (counts > *largest) *largest = counts;

@@ -1,5 +1,6 @@
-/* q-state Potts model: checkerboard Metropolis or Swendsen-Wang cluster
- * updates (host side of cl/potts/potts.cl and cl/labeling/labeling.cl). */
+/* q-state Potts model: checkerboard Metropolis, Swendsen-Wang cluster
+ * updates or random-site dynamics (host side of cl/potts/potts.cl,
+ * cl/potts/random_site.cl and cl/labeling/labeling.cl). */
 #ifndef CLMC_MODELS_POTTS_H
 #define CLMC_MODELS_POTTS_H
 

@@ -1,8 +1,10 @@
 /* Preset keys of the Potts model and its algorithms. */
 #include "models/potts/potts.h"
 #include "models/labeling/labeling_options.h"
+#include "models/random_site.h"
 
-static const char *const algorithm_types[] = {"swendsen_wang", "few_cluster", "metropolis", NULL};
+static const char *const algorithm_types[] = {"swendsen_wang", "few_cluster", "metropolis", "heatbath", NULL};
+static const char *const layouts[] = {"checkerboard", "random_site", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 
 const clmc_field clmc_potts_model_fields[] = {
@@ -18,8 +20,13 @@ const clmc_field clmc_potts_algorithm_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, algorithm_types, "\"swendsen_wang\"",
      "swendsen_wang: cluster update (bonds, labeling, flips); few_cluster: the same decomposition, but only the "
      "clusters of one random seed per labeling tile change, each with probability flip_probability; metropolis: "
-     "checkerboard single-spin update"},
+     "single-spin update, checkerboard or random-site; heatbath: the new state from its conditional distribution, "
+     "layout random_site only"},
+    {"layout", CLMC_FIELD_STRING, 0, 0, false, layouts, "\"checkerboard\"",
+     "metropolis: checkerboard (every site once per sweep, two colours) or random_site (random-site dynamics, "
+     "algorithm.random_site); cluster updates: checkerboard"},
     CLMC_LABELING_FIELDS,
+    CLMC_RANDOM_SITE_ALGORITHM_FIELDS,
     {"flip_probability", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.9",
      "few_cluster: probability that a seeded cluster changes state (0 < p < 1; below one for ergodicity)"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},

@@ -1,6 +1,6 @@
-/* Random-site dynamics of the Ising model: keys, kernels and launches
- * (cl/ising/random_site.cl; docs/models/ising.md, "Random-site dynamics"). */
-#include "models/ising/ising_random_site.h"
+/* Random-site dynamics shared by Ising and Potts: keys, kernels and launches
+ * (cl/common/random_site.h; docs/models/ising.md, "Random-site dynamics"). */
+#include "models/random_site.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,13 +9,18 @@
 #include "models/lattice.h"
 #include "runtime/defines.h"
 
-#define THRESHOLD_STRIDE 8 /* as in cl/ising/random_site.cl */
 #define COPIES_WG_MAX 64
 #define PACKED_WG 32 /* copies per word of the packed copies kernel */
 #define CHUNK_MAX 64 /* attempts per tile planned at once by the local-memory kernels */
 
-struct clmc_ising_rsite {
+const char *const clmc_random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling",
+                                                 "dead_border", NULL};
+const char *const clmc_site_sequences[] = {"auto", "per_copy", "shared", NULL};
+const char *const clmc_rsite_memories[] = {"auto", "local", "global", NULL};
+
+struct clmc_rsite {
     clmc_runtime *rt;
+    clmc_rsite_model model;
     int dim, edge;
     bool copies, heatbath, dirty;
     bool packed;         /* copies in local memory, 32 sites per word (RS_LOCAL) */
@@ -30,12 +35,12 @@ struct clmc_ising_rsite {
     cl_kernel update, to_copies, from_copies;
 };
 
-bool clmc_ising_rsite_wanted(const clmc_preset *p)
+bool clmc_rsite_wanted(const clmc_preset *p)
 {
     return strcmp(clmc_preset_string(p, "algorithm.layout"), "random_site") == 0;
 }
 
-unsigned long long clmc_ising_rsite_attempts(const clmc_preset *p)
+unsigned long long clmc_rsite_attempts(const clmc_preset *p)
 {
     unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
     return sites / (unsigned long long)clmc_preset_int(p, "algorithm.substeps");
@@ -79,56 +84,72 @@ static clmc_status validate_tiles(const clmc_preset *p, int edge, int tile, long
     return CLMC_OK;
 }
 
-clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
+/* Outside layout random_site its keys keep their defaults. */
+static clmc_status validate_unused(const clmc_preset *p, bool tiles)
 {
-    bool wanted = clmc_ising_rsite_wanted(p);
-    const char *variant = clmc_preset_string(p, "algorithm.random_site");
-    const char *sequence = clmc_preset_string(p, "algorithm.site_sequence");
+    if (strcmp(clmc_preset_string(p, "algorithm.type"), "heatbath") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"heatbath\" needs algorithm.layout \"random_site\", got \"%s\"",
+                         clmc_preset_string(p, "algorithm.layout"));
+    if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "none") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: is for algorithm.layout \"random_site\" only, got \"%s\"",
+                         clmc_preset_string(p, "algorithm.layout"));
+    if (strcmp(clmc_preset_string(p, "algorithm.site_sequence"), "auto") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: is for algorithm.layout \"random_site\" only");
     long long substeps = clmc_preset_int(p, "algorithm.substeps");
-    if (!wanted) {
-        if (strcmp(clmc_preset_string(p, "algorithm.type"), "heatbath") == 0)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"heatbath\" needs algorithm.layout \"random_site\", got \"%s\"",
-                             clmc_preset_string(p, "algorithm.layout"));
-        if (strcmp(variant, "none") != 0)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: is for algorithm.layout \"random_site\" only, got \"%s\"",
-                             clmc_preset_string(p, "algorithm.layout"));
-        if (strcmp(sequence, "auto") != 0)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: is for algorithm.layout \"random_site\" only");
-        if (substeps != 1)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld needs algorithm.layout \"random_site\" (give 1)",
-                             substeps);
-        if (clmc_preset_int(p, "algorithm.shift_every") != 1)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
-        if (strcmp(clmc_preset_string(p, "algorithm.copies_memory"), "auto") != 0)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: is for random_site \"copies\" only (give \"auto\")");
-        if (strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "auto") != 0)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: is for random_site \"double_tiling\" and "
-                             "\"dead_border\" only (give \"auto\")");
-        return CLMC_OK;
-    }
-    if (strcmp(variant, "none") == 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: layout \"random_site\" needs \"sequential_reference\", "
-                         "\"copies\", \"double_tiling\" or \"dead_border\"");
-    if (strcmp(variant, "copies") == 0 && strcmp(sequence, "per_copy") == 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: \"per_copy\" contradicts algorithm.random_site "
-                         "\"copies\" (one site sequence shared by all copies)");
-    int edge = (int)clmc_preset_int(p, "model.L"), tile = (int)clmc_preset_int(p, "algorithm.tile");
-    bool dead_border = strcmp(variant, "dead_border") == 0;
-    if (!dead_border && clmc_preset_int(p, "algorithm.shift_every") != 1)
+    if (substeps != 1)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld needs algorithm.layout \"random_site\" (give 1)",
+                         substeps);
+    if (tiles && clmc_preset_int(p, "algorithm.shift_every") != 1)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
-    if (strcmp(variant, "copies") != 0 && strcmp(clmc_preset_string(p, "algorithm.copies_memory"), "auto") != 0)
+    if (strcmp(clmc_preset_string(p, "algorithm.copies_memory"), "auto") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: is for random_site \"copies\" only (give \"auto\")");
-    if (dead_border || strcmp(variant, "double_tiling") == 0)
-        return validate_tiles(p, edge, tile, substeps, dead_border);
     if (strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "auto") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: is for random_site \"double_tiling\" and "
                          "\"dead_border\" only (give \"auto\")");
-    if (tile != 0)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" and random_site \"double_tiling\" "
-                         "only (give 0)", tile);
+    return CLMC_OK;
+}
+
+clmc_status clmc_rsite_validate(const clmc_preset *p, bool tiles, bool packed)
+{
+    if (!clmc_rsite_wanted(p)) return validate_unused(p, tiles);
+    const char *variant = clmc_preset_string(p, "algorithm.random_site");
+    const char *sequence = clmc_preset_string(p, "algorithm.site_sequence");
+    long long substeps = clmc_preset_int(p, "algorithm.substeps");
+    if (strcmp(variant, "none") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: layout \"random_site\" needs \"sequential_reference\", "
+                         "\"copies\"%s", tiles ? ", \"double_tiling\" or \"dead_border\"" : " (model.type \"potts\")");
+    bool dead_border = strcmp(variant, "dead_border") == 0, double_tiling = strcmp(variant, "double_tiling") == 0;
+    if (!tiles && (dead_border || double_tiling))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: \"%s\" is offered for model.type \"ising\" only; "
+                         "give \"sequential_reference\" or \"copies\"", variant);
+    if (strcmp(variant, "copies") == 0 && strcmp(sequence, "per_copy") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.site_sequence: \"per_copy\" contradicts algorithm.random_site "
+                         "\"copies\" (one site sequence shared by all copies)");
+    const char *memory = clmc_preset_string(p, "algorithm.copies_memory");
+    if (strcmp(variant, "copies") != 0 && strcmp(memory, "auto") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: is for random_site \"copies\" only (give \"auto\")");
+    if (!packed && strcmp(memory, "local") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: \"local\" packs one bit per spin, which cannot "
+                         "hold model.q states; give \"auto\" or \"global\" (model.type \"potts\")");
+    if (!(dead_border || double_tiling) && strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "auto") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: is for random_site \"double_tiling\" and "
+                         "\"dead_border\" only (give \"auto\")");
+    int edge = (int)clmc_preset_int(p, "model.L");
+    if (tiles) {
+        int tile = (int)clmc_preset_int(p, "algorithm.tile");
+        if (!dead_border && clmc_preset_int(p, "algorithm.shift_every") != 1)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
+        if (dead_border || double_tiling) return validate_tiles(p, edge, tile, substeps, dead_border);
+        if (tile != 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" and random_site \"double_tiling\" "
+                             "only (give 0)", tile);
+    }
     unsigned long long sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), edge);
     if (sites % (unsigned long long)substeps != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: %lld must divide the %llu sites", substeps, sites);
+    if (strcmp(variant, "copies") == 0 && clmc_preset_is_population(p))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: \"copies\" holds the spins apart from the buffer "
+                         "population annealing resamples; give \"sequential_reference\"");
     return CLMC_OK;
 }
 
@@ -147,9 +168,11 @@ static unsigned long long packed_local_bytes(cl_uint n_sites)
 /* algorithm.copies_memory: packed copies in local memory ("local", or "auto"
  * on a GPU where they fit), else bytes in global memory.  CPU devices (PoCL)
  * emulate local memory in ordinary memory, where the packed kernel is no
- * faster (docs/models/ising.md). */
-static clmc_status choose_memory(clmc_ising_rsite *rs, const clmc_preset *p)
+ * faster (docs/models/ising.md).  Models without packed spins (Potts: one bit
+ * cannot hold q states; clmc_rsite_validate refuses "local") take global. */
+static clmc_status choose_memory(clmc_rsite *rs, const clmc_preset *p)
 {
+    if (!rs->model.packed) return CLMC_OK;
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     const char *memory = clmc_preset_string(p, "algorithm.copies_memory");
     bool fits = d->max_work_group_size >= PACKED_WG && packed_local_bytes(rs->n_sites) <= d->local_mem_bytes;
@@ -164,7 +187,7 @@ static clmc_status choose_memory(clmc_ising_rsite *rs, const clmc_preset *p)
 }
 
 /* Attempts per tile and launch of the tiled variants. */
-static size_t tile_attempts(const clmc_ising_rsite *rs)
+static size_t tile_attempts(const clmc_rsite *rs)
 {
     size_t tile = (size_t)rs->tile, sites = tile * tile * (rs->dim == 3 ? tile : 1);
     return rs->dead_border ? sites / (size_t)rs->substeps : sites >> rs->dim;
@@ -173,7 +196,7 @@ static size_t tile_attempts(const clmc_ising_rsite *rs)
 /* Local bytes of one tile of the local-memory kernels: its box (dead_border
  * the whole tile, double_tiling the active sub-tile and its one-site halo)
  * and a chunk of plan words. */
-static size_t tile_local_bytes(const clmc_ising_rsite *rs)
+static size_t tile_local_bytes(const clmc_rsite *rs)
 {
     size_t edge = rs->dead_border ? (size_t)rs->tile : (size_t)rs->tile / 2 + 2;
     return edge * edge * (rs->dim == 3 ? edge : 1) + sizeof(cl_uint) * rs->chunk;
@@ -185,7 +208,7 @@ static size_t tile_local_bytes(const clmc_ising_rsite *rs)
  * holds every tile), and plan chunks of 64 attempts (fewer where a tile makes
  * fewer, rounded up to 4); "auto" falls back to the global-memory kernels
  * where not even one tile fits. */
-static clmc_status choose_tile_memory(clmc_ising_rsite *rs, const clmc_preset *p)
+static clmc_status choose_tile_memory(clmc_rsite *rs, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     const char *wanted = clmc_preset_string(p, "algorithm.tile_memory");
@@ -205,7 +228,7 @@ static clmc_status choose_tile_memory(clmc_ising_rsite *rs, const clmc_preset *p
     return CLMC_OK;
 }
 
-static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
+static clmc_status build(clmc_rsite *rs, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     size_t limit = d->max_work_group_size < COPIES_WG_MAX ? d->max_work_group_size : COPIES_WG_MAX;
@@ -222,7 +245,7 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     clmc_defines_int(&options, "DIM", rs->dim);
     clmc_defines_int(&options, "EDGE", clmc_preset_int(p, "model.L"));
     clmc_defines_int(&options, "CONFIGS", rs->n_configs);
-    clmc_defines_int(&options, "ATTEMPTS", (long long)clmc_ising_rsite_attempts(p));
+    clmc_defines_int(&options, "ATTEMPTS", (long long)clmc_rsite_attempts(p));
     clmc_defines_int(&options, "SHARED_SITES", shared);
     clmc_defines_int(&options, "HEATBATH", rs->heatbath);
     clmc_defines_int(&options, "RS_WG", (long long)rs->wg);
@@ -237,7 +260,8 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
         clmc_defines_int(&options, "RS_GROUP_TILES", (long long)rs->group_tiles);
         clmc_defines_int(&options, "RS_CHUNK", (long long)rs->chunk);
     }
-    CLMC_TRY(clmc_defines_build(rs->rt, "ising/random_site.cl", &options, &rs->program));
+    if (rs->model.q) clmc_defines_int(&options, "Q", rs->model.q);
+    CLMC_TRY(clmc_defines_build(rs->rt, rs->model.program, &options, &rs->program));
     const char *kernel = rs->dead_border ? (rs->local ? "rsite_dead_border_local" : "rsite_dead_border")
                        : rs->tile      ? (rs->local ? "rsite_double_tiling_local" : "rsite_double_tiling")
                        : rs->copies    ? "rsite_copies"
@@ -248,14 +272,14 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
 }
 
 /* Blocks of PACKED_WG copies. */
-static size_t packed_blocks(const clmc_ising_rsite *rs)
+static size_t packed_blocks(const clmc_rsite *rs)
 {
     return (rs->n_configs + PACKED_WG - 1) / PACKED_WG;
 }
 
 /* Config-major spins <-> the copies kernel's storage (rsite_to_copies runs
  * per packed word and configuration of whole blocks when packed). */
-static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from, cl_mem to)
+static clmc_status transpose(clmc_rsite *rs, cl_kernel kernel, cl_mem from, cl_mem to)
 {
     CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &from));
     CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &to));
@@ -265,13 +289,14 @@ static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from
     return clmc_enqueue(rs->rt, kernel, 2, global, NULL, CLMC_UNTIMED);
 }
 
-clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spins, cl_uint n_configs,
-                                    clmc_ising_rsite **out)
+clmc_status clmc_rsite_create(clmc_runtime *rt, clmc_preset *p, const clmc_rsite_model *model, cl_mem spins,
+                              cl_uint n_configs, clmc_rsite **out)
 {
-    clmc_ising_rsite *rs = calloc(1, sizeof *rs);
+    clmc_rsite *rs = calloc(1, sizeof *rs);
     if (!rs) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     *out = rs;
     rs->rt = rt;
+    rs->model = *model;
     rs->dim = (int)clmc_preset_int(p, "model.dim");
     rs->edge = (int)clmc_preset_int(p, "model.L");
     rs->n_sites = (cl_uint)clmc_lattice_sites(rs->dim, (int)clmc_preset_int(p, "model.L"));
@@ -281,7 +306,7 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     rs->spins = spins;
     rs->substeps = (int)clmc_preset_int(p, "algorithm.substeps");
     rs->dead_border = strcmp(clmc_preset_string(p, "algorithm.random_site"), "dead_border") == 0;
-    rs->shift_every = clmc_preset_int(p, "algorithm.shift_every");
+    rs->shift_every = model->tiles ? clmc_preset_int(p, "algorithm.shift_every") : 1;
     if (rs->dead_border || strcmp(clmc_preset_string(p, "algorithm.random_site"), "double_tiling") == 0) {
         rs->tile = (int)clmc_preset_int(p, "algorithm.tile");
         if (!rs->tile) {
@@ -293,9 +318,9 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     rs->seed_lo = (cl_uint)(seed & 0xffffffffu);
     rs->seed_hi = (cl_uint)(seed >> 32);
     CLMC_TRY(build(rs, p));
-    size_t threshold_bytes = THRESHOLD_STRIDE * sizeof(cl_uint) * n_configs;
+    size_t threshold_bytes = rs->model.table_stride * sizeof(cl_uint) * n_configs;
     CLMC_TRY(clmc_buffer_create(rt, threshold_bytes, NULL, "random-site thresholds", &rs->thresholds));
-    rs->thresholds_host = calloc(THRESHOLD_STRIDE * (size_t)n_configs, sizeof(cl_uint));
+    rs->thresholds_host = calloc(rs->model.table_stride * (size_t)n_configs, sizeof(cl_uint));
     if (!rs->thresholds_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_mem target = spins;
     if (rs->copies) {
@@ -312,7 +337,7 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     return CLMC_OK;
 }
 
-void clmc_ising_rsite_destroy(clmc_ising_rsite *rs)
+void clmc_rsite_destroy(clmc_rsite *rs)
 {
     if (!rs) return;
     if (rs->update) CLMC_CL_WARN(clReleaseKernel(rs->update));
@@ -328,7 +353,7 @@ void clmc_ising_rsite_destroy(clmc_ising_rsite *rs)
 
 /* One launch of a tiled variant: a work-item per tile (global memory) or
  * work-groups of wg items per group_tiles tiles (local memory). */
-static clmc_status tiled_launch(clmc_ising_rsite *rs)
+static clmc_status tiled_launch(clmc_rsite *rs)
 {
     if (!rs->local) {
         size_t global[2] = {rs->tiles, rs->n_configs};
@@ -340,7 +365,7 @@ static clmc_status tiled_launch(clmc_ising_rsite *rs)
 
 /* double_tiling: step s of substeps k runs phases (s mod k) P/k .. of sweep
  * s / k (P = 2^dim phases per sweep). */
-static clmc_status double_tiling_step(clmc_ising_rsite *rs, uint64_t step)
+static clmc_status double_tiling_step(clmc_rsite *rs, uint64_t step)
 {
     uint64_t sweep = step / (uint64_t)rs->substeps;
     cl_uint lo = (cl_uint)(sweep & 0xffffffffu), hi = (cl_uint)(sweep >> 32);
@@ -356,7 +381,7 @@ static clmc_status double_tiling_step(clmc_ising_rsite *rs, uint64_t step)
 }
 
 /* dead_border: one launch per step; the origin of segment (step / substeps) / shift_every. */
-static clmc_status dead_border_step(clmc_ising_rsite *rs, uint64_t step)
+static clmc_status dead_border_step(clmc_rsite *rs, uint64_t step)
 {
     uint64_t segment = step / (uint64_t)rs->substeps / (uint64_t)rs->shift_every;
     cl_uint args[4] = {(cl_uint)(step & 0xffffffffu), (cl_uint)(step >> 32), (cl_uint)(segment & 0xffffffffu),
@@ -368,7 +393,7 @@ static clmc_status dead_border_step(clmc_ising_rsite *rs, uint64_t step)
     return tiled_launch(rs);
 }
 
-clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step)
+clmc_status clmc_rsite_step(clmc_rsite *rs, uint64_t step)
 {
     if (rs->dead_border) return dead_border_step(rs, step);
     if (rs->tile) return double_tiling_step(rs, step);
@@ -380,37 +405,24 @@ clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step)
     return clmc_enqueue(rs->rt, rs->update, 1, &global, rs->copies ? &local : NULL, CLMC_TIMED);
 }
 
-/* Flip thresholds floor(p 2^32) per number of aligned neighbours a (0 ..
- * 2 dim), dE = 4 a - 4 dim: Metropolis p = exp(-beta dE) for dE > 0 (the
- * others are accepted outright), heat bath p = 1 / (1 + exp(beta dE)). */
-static void thresholds_of(double beta, int dim, bool heatbath, cl_uint *t)
-{
-    for (int a = 0; a <= 2 * dim; a++) {
-        double dE = 4.0 * a - 4.0 * dim;
-        double p = heatbath ? 1.0 / (1.0 + exp(beta * dE)) : (dE > 0 ? exp(-beta * dE) : 1.0);
-        double scaled = floor(ldexp(p, 32));
-        t[a] = scaled >= 4294967295.0 ? 4294967295u : (cl_uint)scaled;
-    }
-}
-
-clmc_status clmc_ising_rsite_set_betas(clmc_ising_rsite *rs, const double *betas)
+clmc_status clmc_rsite_set_betas(clmc_rsite *rs, const double *betas)
 {
     for (cl_uint c = 0; c < rs->n_configs; c++)
-        thresholds_of(betas[c], rs->dim, rs->heatbath, rs->thresholds_host + THRESHOLD_STRIDE * c);
+        rs->model.table(betas[c], rs->dim, rs->model.q, rs->heatbath, rs->thresholds_host + rs->model.table_stride * c);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(rs->rt), rs->thresholds, CL_FALSE, 0,
-                                     THRESHOLD_STRIDE * sizeof(cl_uint) * rs->n_configs, rs->thresholds_host, 0,
+                                     rs->model.table_stride * sizeof(cl_uint) * rs->n_configs, rs->thresholds_host, 0,
                                      NULL, NULL));
     return CLMC_OK;
 }
 
-clmc_status clmc_ising_rsite_sync(clmc_ising_rsite *rs)
+clmc_status clmc_rsite_sync(clmc_rsite *rs)
 {
     if (!rs->dirty) return CLMC_OK;
     rs->dirty = false;
     return transpose(rs, rs->from_copies, rs->by_site, rs->spins);
 }
 
-clmc_status clmc_ising_rsite_reload(clmc_ising_rsite *rs)
+clmc_status clmc_rsite_reload(clmc_rsite *rs)
 {
     rs->dirty = false;
     return rs->copies ? transpose(rs, rs->to_copies, rs->spins, rs->by_site) : CLMC_OK;
