@@ -4,15 +4,22 @@
  * Metropolis updates accepted with probability min(1, W(E') / W(E)).  The
  * including model file defines, before including this one:
  *   N_SITES, WORDS_PER_SITE (random 32-bit words one update uses: 1 or 2),
+ *   walker_word: the element type of the walkers' buffer,
  *   walker_start(spins, w, key): the random start of walker w (draws of
  *     CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 1));
  *   walker_energy(spins, w): its integer energy;
- *   walker_propose(spins, site, w, choice, &new_value): the energy change of
+ *   walker_t: a walker during one launch, in private memory, with
+ *   walker_open(&c, spins, w) (before its first site),
+ *   walker_visit(&c, site) (before each proposal at `site`, in sweep order),
+ *   walker_propose(&c, site, choice, &new_value): the energy change of
  *     setting `site` to a new value drawn from the word `choice` (unused with
- *     WORDS_PER_SITE 1), that value stored in new_value;
- *   walker_set(spins, site, w, new_value).
- * Spins are one char per site interleaved across walkers (site i of walker
- * w at i * N_WALKERS + w).  Random numbers: purpose
+ *     WORDS_PER_SITE 1), that value stored in new_value,
+ *   walker_set(&c, site, new_value) and
+ *   walker_close(&c) (after its last site: the walker back in the buffer).
+ * ensembles/muca_sites.h gives the walker_t of one char per site
+ * interleaved across walkers (site i of walker w at i * N_WALKERS + w);
+ * cl/ising/muca_ising.cl keeps 2D lattices as bit rows.
+ * Random numbers: purpose
  * CLMC_PURPOSE_MULTICANONICAL, unit = walker, sweep = the walker's sweep
  * number, hit = site / (4 / WORDS_PER_SITE): one draw serves 4 /
  * WORDS_PER_SITE sites, the acceptance word last.
@@ -20,7 +27,10 @@
  * ln_w[window_of[w] * N_BINS ...], a walker inside its window's bins
  * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
  * out of it (outside, the weights lead it in), and with record 2 it counts
- * in the histogram row of its window. */
+ * in the histogram row of its window.
+ * Histogram counts go in by runs: a walker adds the number of updates it
+ * spent in a bin when its energy leaves the bin, and at the end of the
+ * launch (the same counts as one per update, far fewer atomics). */
 #include "common/philox.h"
 
 #ifndef WINDOWS
@@ -31,13 +41,8 @@
 #endif
 #define SITES_PER_DRAW (4 / WORDS_PER_SITE)
 
-inline int walker_spin(global const char *spins, uint site, uint w)
-{
-    return spins[(size_t)site * N_WALKERS + w];
-}
-
 /* Random start of every walker and its energy. */
-kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint seed_hi)
+kernel void muca_init(global walker_word *spins, global int *energy, uint seed_lo, uint seed_hi)
 {
     uint w = get_global_id(0);
     if (w >= N_WALKERS) return;
@@ -53,7 +58,7 @@ kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint
  * with record 2 in the row of its window.  With LOCAL_HISTOGRAM the group
  * counts in local memory first and reads the weights from a local copy. */
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-muca_sweeps(global char *spins, global int *energy, global const float *ln_w_global, global uint *histogram,
+muca_sweeps(global walker_word *spins, global int *energy, global const float *ln_w_global, global uint *histogram,
             uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi, global const uint *window_of,
             global const uint *window_bounds)
 {
@@ -78,7 +83,10 @@ muca_sweeps(global char *spins, global int *energy, global const float *ln_w_glo
 #endif
     clmc_philox_key key = {{seed_lo, seed_hi}};
     int e = active ? energy[w] : 0;
-    float ln_w_now = ln_w[(e - E_MIN) / E_STEP];
+    uint bin_now = (e - E_MIN) / E_STEP, run = 0; /* updates spent in bin_now, not yet counted */
+    float ln_w_now = ln_w[bin_now];
+    walker_t c;
+    walker_open(&c, spins, w);
     for (uint t = 0; active && t < sweeps; t++)
         for (uint i = 0; i < N_SITES; i += SITES_PER_DRAW) {
             clmc_philox_ctr r = clmc_random4(key, w, first_sweep + t, i / SITES_PER_DRAW,
@@ -86,22 +94,32 @@ muca_sweeps(global char *spins, global int *energy, global const float *ln_w_glo
             for (uint q = 0; q < SITES_PER_DRAW && i + q < N_SITES; q++) {
                 uint site = i + q, accept_word = r.v[WORDS_PER_SITE * q + WORDS_PER_SITE - 1];
                 int new_value;
-                int proposed = e + walker_propose(spins, site, w, r.v[WORDS_PER_SITE * q], &new_value);
-                float ln_w_new = ln_w[(proposed - E_MIN) / E_STEP], difference = ln_w_new - ln_w_now;
+                walker_visit(&c, site);
+                int proposed = e + walker_propose(&c, site, r.v[WORDS_PER_SITE * q], &new_value);
+                uint bin_new = (proposed - E_MIN) / E_STEP;
+                float ln_w_new = ln_w[bin_new], difference = ln_w_new - ln_w_now;
 #if WINDOWS > 1
-                uint bin_now = (e - E_MIN) / E_STEP, bin_new = (proposed - E_MIN) / E_STEP;
                 if (bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
                     difference = -INFINITY;
 #endif
                 if (difference >= 0.0f || (float)(accept_word >> 8) * 0x1p-24f < exp(difference)) {
-                    walker_set(spins, site, w, new_value);
+                    walker_set(&c, site, new_value);
+                    if (record && bin_new != bin_now && run) {
+                        atomic_add(counts + bin_now, run);
+                        run = 0;
+                    }
                     e = proposed;
+                    bin_now = bin_new;
                     ln_w_now = ln_w_new;
                 }
-                if (record) atomic_inc(counts + (e - E_MIN) / E_STEP);
+                run++;
             }
         }
-    if (active) energy[w] = e;
+    if (active) {
+        walker_close(&c);
+        energy[w] = e;
+        if (record && run) atomic_add(counts + bin_now, run);
+    }
 #ifdef LOCAL_HISTOGRAM
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = get_local_id(0); record && i < N_BINS; i += GROUP)
