@@ -24,7 +24,7 @@
  * number, hit = site / (4 / WORDS_PER_SITE): one draw serves 4 /
  * WORDS_PER_SITE sites, the acceptance word last.
  * Energy windows (WINDOWS > 1, Wang-Landau): walker w uses the weights
- * ln_w[window_of[w] * N_BINS ...], a walker inside its window's bins
+ * ln_w[window_of[w] * N_BINS ...] (through muca_acceptance), a walker inside its window's bins
  * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
  * out of it (outside, the weights lead it in), and with record 2 it counts
  * in the histogram row of its window.
@@ -40,6 +40,7 @@
 #undef LOCAL_HISTOGRAM /* the walkers of one group use different weights */
 #endif
 #define SITES_PER_DRAW (4 / WORDS_PER_SITE)
+#define TABLE_WIDTH (2 * MAX_BIN_STEP + 1)
 
 /* Random start of every walker and its energy. */
 kernel void muca_init(global walker_word *spins, global int *energy, uint seed_lo, uint seed_hi)
@@ -51,31 +52,49 @@ kernel void muca_init(global walker_word *spins, global int *energy, uint seed_l
     energy[w] = walker_energy(spins, w);
 }
 
+/* acceptance[(window N_BINS + bin) TABLE_WIDTH + k], k = 0 .. 2
+ * MAX_BIN_STEP: what an update from `bin` to bin + k - MAX_BIN_STEP is
+ * accepted against, exp(difference) of the window's weights ln_w (2 where
+ * the difference is >= 0, 0 outside the bins): the exp of every update,
+ * computed once per set of weights. */
+kernel void muca_acceptance(global const float *ln_w, global float *acceptance)
+{
+    uint g = get_global_id(0);
+    if (g >= WINDOWS * N_BINS * TABLE_WIDTH) return;
+    uint k = g % TABLE_WIDTH, bin = g / TABLE_WIDTH % N_BINS, row = g / TABLE_WIDTH - bin;
+    uint target = bin + k - MAX_BIN_STEP;
+    float value = 0.0f;
+    if (target < N_BINS) {
+        float difference = ln_w[row + target] - ln_w[row + bin];
+        value = difference >= 0.0f ? 2.0f : exp(difference);
+    }
+    acceptance[g] = value;
+}
+
 /* `sweeps` sweeps of every walker from sweep number first_sweep on; with
  * `record` 1, the energy after every update is counted in the histogram of
  * the walker's jackknife block, histogram[block * N_BINS + bin], block =
  * work-group % BLOCKS (work-groups of GROUP walkers, the last one padded);
  * with record 2 in the row of its window.  With LOCAL_HISTOGRAM the group
- * counts in local memory first and reads the weights from a local copy. */
+ * counts in local memory first.  An update is accepted where the uniform of
+ * its acceptance word is below the entry of muca_acceptance: min(1, W(E') /
+ * W(E)), the same numbers as exp of the weights' difference in the sweep. */
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-muca_sweeps(global walker_word *spins, global int *energy, global const float *ln_w_global, global uint *histogram,
+muca_sweeps(global walker_word *spins, global int *energy, global const float *acceptance, global uint *histogram,
             uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi, global const uint *window_of,
             global const uint *window_bounds)
 {
     uint w = get_global_id(0);
     bool active = w < N_WALKERS;
     global uint *block = histogram + (get_group_id(0) % BLOCKS) * N_BINS;
+    uint window = active && WINDOWS > 1 ? window_of[w] : 0;
+    /* accept[bin (TABLE_WIDTH - 1) + new bin + MAX_BIN_STEP]: the table of the walker's window */
+    global const float *accept = acceptance + (size_t)window * N_BINS * TABLE_WIDTH;
 #ifdef LOCAL_HISTOGRAM
     local uint counts[N_BINS];
-    local float ln_w[N_BINS]; /* the weights' copy read at every update */
-    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) {
-        counts[i] = 0;
-        ln_w[i] = ln_w_global[i];
-    }
+    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) counts[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
-    uint window = active && WINDOWS > 1 ? window_of[w] : 0;
-    global const float *ln_w = ln_w_global + window * N_BINS;
     global uint *counts = record == 2 ? histogram + window * N_BINS : block;
 #endif
 #if WINDOWS > 1
@@ -84,25 +103,25 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *l
     clmc_philox_key key = {{seed_lo, seed_hi}};
     int e = active ? energy[w] : 0;
     uint bin_now = (e - E_MIN) / E_STEP, run = 0; /* updates spent in bin_now, not yet counted */
-    float ln_w_now = ln_w[bin_now];
     walker_t c;
     walker_open(&c, spins, w);
     for (uint t = 0; active && t < sweeps; t++)
         for (uint i = 0; i < N_SITES; i += SITES_PER_DRAW) {
             clmc_philox_ctr r = clmc_random4(key, w, first_sweep + t, i / SITES_PER_DRAW,
                                              CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 0));
-            for (uint q = 0; q < SITES_PER_DRAW && i + q < N_SITES; q++) {
+            for (uint q = 0; q < SITES_PER_DRAW && (N_SITES % SITES_PER_DRAW == 0 || i + q < N_SITES); q++) {
                 uint site = i + q, accept_word = r.v[WORDS_PER_SITE * q + WORDS_PER_SITE - 1];
                 int new_value;
                 walker_visit(&c, site);
                 int proposed = e + walker_propose(&c, site, r.v[WORDS_PER_SITE * q], &new_value);
                 uint bin_new = (proposed - E_MIN) / E_STEP;
-                float ln_w_new = ln_w[bin_new], difference = ln_w_new - ln_w_now;
+                bool accepted = (float)(accept_word >> 8) * 0x1p-24f <
+                                accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
 #if WINDOWS > 1
                 if (bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
-                    difference = -INFINITY;
+                    accepted = false;
 #endif
-                if (difference >= 0.0f || (float)(accept_word >> 8) * 0x1p-24f < exp(difference)) {
+                if (accepted) {
                     walker_set(&c, site, new_value);
                     if (record && bin_new != bin_now && run) {
                         atomic_add(counts + bin_now, run);
@@ -110,7 +129,6 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *l
                     }
                     e = proposed;
                     bin_now = bin_new;
-                    ln_w_now = ln_w_new;
                 }
                 run++;
             }

@@ -39,8 +39,9 @@ typedef struct {
     size_t group; /* walkers per work-group; walker w is in block (w / group) % blocks */
     cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
     cl_program program;
-    cl_kernel init, sweeps;
+    cl_kernel init, sweeps, accept;
     cl_mem spins, energy, ln_w, histogram;
+    cl_mem acceptance; /* muca_acceptance's table from ln_w, read by the sweeps */
     /* Energy windows (Wang-Landau): bins window_lo [k] .. window_hi [k] of
      * window k, window_of [walker] on the device (window_bounds: lo, hi).
      * One window [0, n_bins - 1] otherwise, and in production. */
@@ -78,7 +79,8 @@ clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch);
  * not yet inside move in). */
 void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *scratch);
 /* Puts values [window][bin] on the device as every window's weights (one
- * write: Oclgrind mis-tracks writes at an offset). */
+ * write: Oclgrind mis-tracks writes at an offset) and tabulates their
+ * acceptance probabilities (muca_acceptance). */
 clmc_status muca_set_all_weights(muca *m, const float *values);
 
 /* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the

@@ -888,6 +888,7 @@ static clmc_status ising_density_walkers(void *state, clmc_density_walkers *out)
                                   .e_min = -s->dim * (int)s->n_sites,
                                   .e_step = 4,
                                   .n_bins = (unsigned)s->dim * s->n_sites / 2 + 1,
+                                  .max_bin_step = (unsigned)s->dim,
                                   .sites = s->n_sites,
                                   .log_states = s->n_sites * log(2.0),
                                   .walker_bytes = rows ? (size_t)s->edge * (s->edge <= 32 ? 4 : 8) : s->n_sites};
