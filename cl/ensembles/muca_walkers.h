@@ -101,8 +101,8 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
     uint lowest = active ? window_bounds[2 * window] : 0, highest = active ? window_bounds[2 * window + 1] : 0;
 #endif
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    int e = active ? energy[w] : 0;
-    uint bin_now = (e - E_MIN) / E_STEP, run = 0; /* updates spent in bin_now, not yet counted */
+    /* The energy E_MIN + E_STEP bin_now; run: updates spent in bin_now, not yet counted. */
+    uint bin_now = active ? (uint)(energy[w] - E_MIN) / E_STEP : 0, run = 0;
     walker_t c;
     walker_open(&c, spins, w);
     for (uint t = 0; active && t < sweeps; t++)
@@ -113,8 +113,7 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
                 uint site = i + q, accept_word = r.v[WORDS_PER_SITE * q + WORDS_PER_SITE - 1];
                 int new_value;
                 walker_visit(&c, site);
-                int proposed = e + walker_propose(&c, site, r.v[WORDS_PER_SITE * q], &new_value);
-                uint bin_new = (proposed - E_MIN) / E_STEP;
+                uint bin_new = bin_now + walker_propose(&c, site, r.v[WORDS_PER_SITE * q], &new_value) / E_STEP;
                 bool accepted = (float)(accept_word >> 8) * 0x1p-24f <
                                 accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
 #if WINDOWS > 1
@@ -127,7 +126,6 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
                         atomic_add(counts + bin_now, run);
                         run = 0;
                     }
-                    e = proposed;
                     bin_now = bin_new;
                 }
                 run++;
@@ -135,7 +133,7 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
         }
     if (active) {
         walker_close(&c);
-        energy[w] = e;
+        energy[w] = E_MIN + E_STEP * (int)bin_now;
         if (record && run) atomic_add(counts + bin_now, run);
     }
 #ifdef LOCAL_HISTOGRAM
