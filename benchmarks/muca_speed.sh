@@ -4,10 +4,12 @@
 #  (1) benchmarks/muca_scan.sh: production ps per spin update and wall time to
 #      converged weights (W/H iterations) at L = 16, 32, 64 for the walker
 #      counts of CASES (default 16:26624 16:270336 32:26624 32:270336
-#      64:26624 64:270336; ITERATION_SWEEPS, default 100);
+#      64:26624 64:270336; ITERATION_SWEEPS, default 100; each case at most
+#      CASE_TIMEOUT seconds, default 200);
 #  (2) the peer (benchmarks/peers_pa_muca.sh builds it: PEERS/cudamuca) with
 #      -m at PEER_CASES (default 16:26624 16:270336 32:26624 32:67584
-#      32:135168 32:270336): its "Total simulation time" is its time to
+#      32:135168 32:270336; each at most PEER_TIMEOUT seconds, default 120):
+#      its "Total simulation time" is its time to
 #      converged weights, "per spin flip" its rate;
 #  (3) L = 32 weights time against walkers and iteration sweeps (WEIGHTS:
 #      walkers:iteration_sweeps, default 8192:100 16384:100 26624:100
@@ -33,7 +35,11 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | s
 
 read -r -a cases <<<"${CASES:-16:26624 16:270336 32:26624 32:270336 64:26624 64:270336}"
 echo "== (1) clmc $(cat .commit 2>/dev/null || git describe --always --dirty 2>/dev/null): muca_scan ITERATION_SWEEPS=${ITERATION_SWEEPS:-100}"
-CLMC=$clmc benchmarks/muca_scan.sh "$device" "$outdir/scan" "${cases[@]}"
+printf '%-6s %-8s %-10s %-12s %-14s %s\n' L walkers iterations weights_s production_s ps_per_update
+for case in "${cases[@]}"; do  # each case at most CASE_TIMEOUT seconds (default 200)
+  CLMC=$clmc timeout "${CASE_TIMEOUT:-200}" benchmarks/muca_scan.sh "$device" "$outdir/scan" "$case" | tail -n +2 ||
+    echo "$case: no result within ${CASE_TIMEOUT:-200} s"
+done
 if [ -n "${REF:-}" ]; then
   read -r -a ref_cases <<<"${REF_CASES:-${cases[*]}}"
   echo "== (1) reference build $REF"
@@ -46,7 +52,7 @@ skip 2 || echo "== (2) peer cudamuca -m"
 skip 2 || for point in ${PEER_CASES:-16:26624 16:270336 32:26624 32:67584 32:135168 32:270336}; do
   L=${point%%:*} W=${point##*:} dir="$outdir/peer-L$L-W$W"
   mkdir -p "$dir"
-  ( cd "$dir" && /usr/bin/time -f "wall %e s" timeout 120 "$peers/cudamuca/ising2D_gpu" -L "$L" -m -W "$W" \
+  ( cd "$dir" && /usr/bin/time -f "wall %e s" timeout "${PEER_TIMEOUT:-120}" "$peers/cudamuca/ising2D_gpu" -L "$L" -m -W "$W" \
       > log.txt 2>&1; tail -1 log.txt )
   printf 'peer L=%-3s W=%-7s %s\n' "$L" "$W" "$(grep -h -E "Total simulation time|per spin flip" "$dir"/*.dat "$dir/log.txt" 2>/dev/null | tr '\n' ' ')"
 done
