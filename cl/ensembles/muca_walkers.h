@@ -109,7 +109,9 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
         for (uint i = 0; i < N_SITES; i += SITES_PER_DRAW) {
             clmc_philox_ctr r = clmc_random4(key, w, first_sweep + t, i / SITES_PER_DRAW,
                                              CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 0));
-            for (uint q = 0; q < SITES_PER_DRAW && (N_SITES % SITES_PER_DRAW == 0 || i + q < N_SITES); q++) {
+            /* sites of this draw: SITES_PER_DRAW (a constant the loop unrolls by) but at the end */
+            uint draw_sites = N_SITES % SITES_PER_DRAW == 0 ? SITES_PER_DRAW : min((uint)SITES_PER_DRAW, N_SITES - i);
+            for (uint q = 0; q < draw_sites; q++) {
                 uint site = i + q, accept_word = r.v[WORDS_PER_SITE * q + WORDS_PER_SITE - 1];
                 int new_value;
                 walker_visit(&c, site);

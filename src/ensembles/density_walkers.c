@@ -124,7 +124,8 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
      * and the cache left for the acceptance table; H100, L = 64 with 16 KiB:
      * 10.5 ps per update) and the walkers share one window; otherwise the
      * runs go to the global histogram.  The same counts either way. */
-    if (m->windows == 1 && m->model.n_bins * sizeof(cl_uint) <= clmc_runtime_device(m->rt)->local_mem_bytes / 8)
+    if (m->windows == 1 && !m->global_histogram &&
+        m->model.n_bins * sizeof(cl_uint) <= clmc_runtime_device(m->rt)->local_mem_bytes / 8)
         clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
     clmc_defines_int(&options, "N_BINS", m->model.n_bins);
     clmc_defines_int(&options, "E_MIN", m->model.e_min);

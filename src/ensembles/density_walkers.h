@@ -50,6 +50,7 @@ typedef struct {
     cl_mem window_of, window_bounds;
     cl_uint *counts; /* BLOCKS x bins, read back */
     double updates;
+    bool global_histogram; /* the group histograms in global memory whatever the local-memory rule (tests) */
     int (*interrupt_signal)(void); /* a signal received (the run stops), or 0; may be NULL */
 } muca;
 
