@@ -60,8 +60,8 @@ done
 skip 3 || echo "== (3) clmc L = 32 weights: walkers:iteration_sweeps"
 skip 3 || for point in ${WEIGHTS:-8192:100 16384:100 26624:100 26624:50 65536:50 65536:25}; do
   W=${point%%:*} S=${point##*:}
-  printf 'iteration_sweeps %-4s ' "$S"
-  SWEEPS=20 ITERATION_SWEEPS=$S CLMC=$clmc benchmarks/muca_scan.sh "$device" "$outdir/weights" "32:$W" | tail -1
+  line=$(SWEEPS=20 ITERATION_SWEEPS=$S CLMC=$clmc benchmarks/muca_scan.sh "$device" "$outdir/weights" "32:$W" | tail -1)
+  printf 'iteration_sweeps %-4s %s\n' "$S" "$line"
 done
 
 exact=${EXACT32:-$peers/exact/exact_dos_L32.txt}
