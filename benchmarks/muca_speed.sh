@@ -22,7 +22,7 @@
 #      PEERS/exact/exact_dos_L32.txt; the section is skipped without it).
 # REF: a second clmc build (e.g. main's) timed on (1)'s cases too (or on
 # REF_CASES), the baseline on the same card.  SKIP: sections to leave out
-# (e.g. "3 4").  Every section names the device.
+# (e.g. "1 2 3": only the accuracy table).  Every section names the device.
 # Usage: benchmarks/muca_speed.sh DEVICE OUTDIR PEERS
 #   e.g. benchmarks/muca_speed.sh nvidia /tmp/muca-speed .peers   (about 5 minutes on an H100)
 set -uo pipefail
@@ -33,20 +33,21 @@ clmc=${CLMC:-build/clmc}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/# device: /'
 "$clmc" devices | grep -i "$device" | head -1 | sed 's/^/# clmc device: /'
 
+skip() { [[ " ${SKIP:-} " == *" $1 "* ]]; }
+
 read -r -a cases <<<"${CASES:-16:26624 16:270336 32:26624 32:270336 64:26624 64:270336}"
-echo "== (1) clmc $(cat .commit 2>/dev/null || git describe --always --dirty 2>/dev/null): muca_scan ITERATION_SWEEPS=${ITERATION_SWEEPS:-100}"
-printf '%-6s %-8s %-10s %-12s %-14s %s\n' L walkers iterations weights_s production_s ps_per_update
+skip 1 && cases=()
+skip 1 || echo "== (1) clmc $(cat .commit 2>/dev/null || git describe --always --dirty 2>/dev/null): muca_scan ITERATION_SWEEPS=${ITERATION_SWEEPS:-100}"
+skip 1 || printf '%-6s %-8s %-10s %-12s %-14s %s\n' L walkers iterations weights_s production_s ps_per_update
 for case in "${cases[@]}"; do  # each case at most CASE_TIMEOUT seconds (default 200)
   CLMC=$clmc timeout "${CASE_TIMEOUT:-200}" benchmarks/muca_scan.sh "$device" "$outdir/scan" "$case" | tail -n +2 ||
     echo "$case: no result within ${CASE_TIMEOUT:-200} s"
 done
-if [ -n "${REF:-}" ]; then
+if [ -n "${REF:-}" ] && ! skip 1; then
   read -r -a ref_cases <<<"${REF_CASES:-${cases[*]}}"
   echo "== (1) reference build $REF"
   CLMC=$REF benchmarks/muca_scan.sh "$device" "$outdir/scan-ref" "${ref_cases[@]}"
 fi
-
-skip() { [[ " ${SKIP:-} " == *" $1 "* ]]; }
 
 skip 2 || echo "== (2) peer cudamuca -m"
 skip 2 || for point in ${PEER_CASES:-16:26624 16:270336 32:26624 32:67584 32:135168 32:270336}; do
