@@ -59,6 +59,8 @@ static clmc_status window_bins(muca *m)
 
 clmc_status muca_layout(muca *m)
 {
+    if (m->model.max_bin_step == 0)
+        return clmc_fail(CLMC_ERR_OTHER, "%s: the model's density walkers give no max_bin_step", m->model.program);
     m->windows = 1;
     m->window_lo[0] = 0;
     m->window_hi[0] = m->model.n_bins - 1;
