@@ -1,29 +1,37 @@
 #!/usr/bin/env bash
-# Random-site dynamics of the 2D Ising model (issue 23): attempted updates per
-# second per variant at L = 4096 (one system; `copies` also with 16 copies;
-# double_tiling and dead_border with tiles 16 and 64)
-# and at L = 64 with many copies, beside the checkerboard (tiled, hits 1) at
-# the same sizes, the target the issue sets (within 2x).  Each line: the
-# point, copies x L, attempts (updates) per second, ps per attempt.
-# Usage: benchmarks/random_site.sh DEVICE   (a few minutes on an H100/H200)
-# Sizes: BIG (default 4096), SMALL (default 64), MANY (default "4096 65536",
-# copies at SMALL), SUBSTEPS_BIG (default 256: steps of N/256 attempts at
-# BIG, since one work-item per copy runs a sweep serially).
-# Smoke test on PoCL: BIG=128 SMALL=16 MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
+# Random-site dynamics of the Ising model (issue 23): attempted updates per
+# second per variant, beside the checkerboard (tiled, hits 1) at the same
+# size, the target the issue sets (within 2x).  2D at L = BIG (one system;
+# `copies` also with 16 copies; double_tiling and dead_border with tiles 16,
+# 32 and 64 in local memory and tile 32 in global memory, algorithm.tile_memory),
+# 3D at L = BIG3 (dead_border and double_tiling tiles 16 and 32, local), and
+# L = SMALL with many copies.  Each line: the point, copies x L, attempts
+# (updates) per second, ps per attempt, the device.  A point whose tiles do
+# not fit the device's local memory prints "failed" with clmc's message.
+# Usage: benchmarks/random_site.sh DEVICE   (a few minutes on an H100/H200;
+#        sources tools/gpu-env.sh unless NO_GPU_ENV is set, builds build/ if
+#        it has no clmc)
+# Sizes: BIG (default 4096), BIG3 (default 256), SMALL (default 64), MANY
+# (default "65536 262144 1048576", copies at SMALL; `copies` with
+# algorithm.copies_memory "local", packed in local memory, and "global"), SUBSTEPS_BIG (default 256: steps of
+# N/256 attempts at BIG, since one work-item per copy runs a sweep serially).
+# Smoke test on PoCL: NO_GPU_ENV=1 BIG=128 BIG3=32 SMALL=16 MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1
+[ -n "${NO_GPU_ENV:-}" ] || source tools/gpu-env.sh
 clmc=${CLMC:-build/clmc}
+[ -x "$clmc" ] || { meson setup build -Dtests=false >/dev/null && ninja -C build >/dev/null; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-big=${BIG:-4096} small=${SMALL:-64} substeps_big=${SUBSTEPS_BIG:-256}
+big=${BIG:-4096} big3=${BIG3:-256} small=${SMALL:-64} substeps_big=${SUBSTEPS_BIG:-256}
 
-# point NAME L COPIES ALGORITHM_JSON STEPS
+# point NAME L COPIES ALGORITHM_JSON STEPS [DIM, default 2] [BETA]
 point() {
-  local name=$1 L=$2 copies=$3 algorithm=$4 steps=$5
+  local name=$1 L=$2 copies=$3 algorithm=$4 steps=$5 dim=${6:-2} beta=${7:-0.4406868}
   cat > "$work/$name.json" <<EOF
-{"name": "$name", "model": {"type": "ising", "dim": 2, "L": $L}, "algorithm": $algorithm,
- "ensemble": {"type": "independent", "betas": [0.4406868], "copies": $copies},
+{"name": "$name", "model": {"type": "ising", "dim": $dim, "L": $L}, "algorithm": $algorithm,
+ "ensemble": {"type": "independent", "betas": [$beta], "copies": $copies},
  "run": {"thermalization": 0, "sweeps": $steps, "measure_every": $steps}}
 EOF
   if "$clmc" bench "$work/$name.json" --devices "$device" --quiet --repetitions 3 --json "$work/$name.out.json" \
@@ -39,18 +47,30 @@ EOF
   fi
 }
 
-rs() { echo "{\"layout\": \"random_site\", \"random_site\": \"$1\", \"substeps\": $2}"; }
+rs() { echo "{\"layout\": \"random_site\", \"random_site\": \"$1\", \"substeps\": $2${3:-}}"; }
 checkerboard='{"layout": "tiled", "hits": 1}'
 point "checkerboard-tiled-L$big" "$big" 1 "$checkerboard" 20
 point "sequential_reference-L$big" "$big" 1 "$(rs sequential_reference "$substeps_big")" 4
 point "copies-L$big-x1" "$big" 1 "$(rs copies "$substeps_big")" 4
 point "copies-L$big-x16" "$big" 16 "$(rs copies "$substeps_big")" 4
-point "double_tiling-L$big-tile16" "$big" 1 '{"layout": "random_site", "random_site": "double_tiling", "tile": 16}' 20
-point "double_tiling-L$big-tile64" "$big" 1 '{"layout": "random_site", "random_site": "double_tiling", "tile": 64}' 20
-point "dead_border-L$big-tile16" "$big" 1 '{"layout": "random_site", "random_site": "dead_border", "tile": 16}' 20
-point "dead_border-L$big-tile64" "$big" 1 '{"layout": "random_site", "random_site": "dead_border", "tile": 64}' 20
-for copies in ${MANY:-4096 65536}; do
+# tiled VARIANT TILE MEMORY: the algorithm of a tiled random-site variant
+tiled() { echo "{\"layout\": \"random_site\", \"random_site\": \"$1\", \"tile\": $2, \"tile_memory\": \"$3\"}"; }
+for variant in double_tiling dead_border; do
+  for tile in 16 32 64; do
+    point "$variant-L$big-tile$tile-local" "$big" 1 "$(tiled "$variant" "$tile" local)" 20
+  done
+  point "$variant-L$big-tile32-global" "$big" 1 "$(tiled "$variant" 32 global)" 20
+done
+# 3D at the critical point (beta_c = 0.2216544).
+point "checkerboard-tiled-3d-L$big3" "$big3" 1 "$checkerboard" 20 3 0.2216544
+for variant in double_tiling dead_border; do
+  for tile in 16 32; do
+    point "$variant-3d-L$big3-tile$tile-local" "$big3" 1 "$(tiled "$variant" "$tile" local)" 20 3 0.2216544
+  done
+done
+for copies in ${MANY:-65536 262144 1048576}; do
   point "checkerboard-tiled-L$small" "$small" "$copies" "$checkerboard" 20
   point "sequential_reference-L$small" "$small" "$copies" "$(rs sequential_reference 1)" 20
-  point "copies-L$small" "$small" "$copies" "$(rs copies 1)" 20
+  point "copies-local-L$small" "$small" "$copies" "$(rs copies 1 ', "copies_memory": "local"')" 20
+  point "copies-global-L$small" "$small" "$copies" "$(rs copies 1 ', "copies_memory": "global"')" 20
 done

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "disk_reference.h"
+#include "engine/limits.h"
+#include "models/lattice.h"
 #include "ising_exact.h"
 #include "physics.h"
 #include "rerun.h"
@@ -512,6 +514,87 @@ Test(independent, bad_input_exits_2_naming_the_key)
     expect_refused("{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.5}, \"ensemble\": "
                    "{\"type\": \"independent\", \"betas\": [0.5], \"copies\": 2}, \"run\": {\"sweeps\": 10}}",
                    "ensemble.betas", "no temperature");
+}
+
+/* The memory check of a preset against an 80 GB H100 as OpenCL reports it
+ * (85029158912 bytes, at most 21257289728 in one buffer): status, and the
+ * model's estimate printed. */
+static clmc_status h100_check(const char *json, uint64_t *total, uint64_t *largest)
+{
+    clmc_preset *preset = NULL;
+    cr_assert_eq(clmc_preset_parse(json, strlen(json), "h100", NULL, 0, &preset), CLMC_OK, "%s", clmc_error_message());
+    const clmc_model_ops *ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
+    cr_assert(ops && ops->device_bytes);
+    clmc_device_info h100 = {.name = "H100 (80 GB, as reported)", .global_mem_bytes = 85029158912ULL,
+                             .max_alloc_bytes = 21257289728ULL};
+    ops->device_bytes(preset, total, largest);
+    clmc_status status = clmc_check_device_memory(ops, preset, &h100);
+    clmc_preset_free(preset);
+    return status;
+}
+
+/* Many copies of a small lattice fit an 80 GB GPU: the measurement buffers
+ * shrink with the configurations (clmc_measure_slots, Heisenberg's group
+ * cap) instead of growing past the spins (Ising L = 64 with 262144 copies
+ * asked for one 34 GB buffer before); far too many copies are still refused. */
+Test(independent, many_small_copies_fit_device_memory)
+{
+    static const struct { const char *model, *algorithm; unsigned copies; bool fits; } cases[] = {
+        {"\"type\": \"ising\", \"L\": 64", "\"layout\": \"random_site\", \"random_site\": \"copies\"", 262144, true},
+        {"\"type\": \"ising\", \"L\": 64", "\"layout\": \"random_site\", \"random_site\": \"copies\"", 1048576, true},
+        {"\"type\": \"ising\", \"L\": 64", "\"layout\": \"tiled\"", 1048576, true},
+        {"\"type\": \"ising\", \"L\": 64", "\"layout\": \"msc\"", 1048576, true},
+        {"\"type\": \"potts\", \"L\": 64, \"q\": 3", "\"type\": \"metropolis\"", 1048576, true},
+        {"\"type\": \"heisenberg\", \"L\": 64, \"n\": 3", "\"layout\": \"naive\"", 262144, true},
+        {"\"type\": \"heisenberg\", \"L\": 64, \"n\": 2", "\"layout\": \"naive\"", 262144, true},
+        /* 16 GiB of Ising spins in one buffer: fits; 2^23 copies: 32 GiB do not. */
+        {"\"type\": \"ising\", \"L\": 64", "\"layout\": \"random_site\", \"random_site\": \"copies\"", 4194304, true},
+        {"\"type\": \"ising\", \"L\": 64", "\"layout\": \"random_site\", \"random_site\": \"copies\"", 8388608, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json, "{\"model\": {%s}, \"algorithm\": {%s}, \"ensemble\": {\"type\": \"independent\","
+                 " \"betas\": [0.44], \"copies\": %u}, \"run\": {\"sweeps\": 10}}", cases[i].model,
+                 cases[i].algorithm, cases[i].copies);
+        uint64_t total = 0, largest = 0;
+        clmc_status status = h100_check(json, &total, &largest);
+        printf("%-34s %-52s x %7u: %6.2f GiB, largest buffer %6.2f GiB: %s\n", cases[i].model, cases[i].algorithm,
+               cases[i].copies, total / 1073741824.0, largest / 1073741824.0, status == CLMC_OK ? "fits" : "refused");
+        cr_expect_eq(status == CLMC_OK, cases[i].fits, "%s x %u: %s", cases[i].model, cases[i].copies,
+                     status == CLMC_OK ? "fits" : clmc_error_message());
+    }
+}
+
+/* The slot rule: the whole batch for few configurations, shorter batches
+ * (at least one slot) as the slot bytes grow past the budget. */
+Test(independent, measure_slots_within_budget)
+{
+    cr_expect_eq(clmc_measure_slots(256, 1, 512, 4096), 256);
+    cr_expect_eq(clmc_measure_slots(256, 1, 128ULL << 20, 1ULL << 30), 7);         /* Ising L = 64, 262144 copies */
+    cr_expect_eq(clmc_measure_slots(256, 1, 1ULL << 30, 1ULL << 29), 1);           /* past the budget: one slot */
+    cr_expect_eq(clmc_measure_slots(256, 1, 1ULL << 20, 0), 255);                  /* 256 MiB / 1 MiB - the spare */
+}
+
+/* Series do not depend on the batch length: a run that collects after
+ * every sweep (a checkpoint each sweep ends each batch at one measurement,
+ * as clmc_measure_slots' shortest batch) equals one collecting 256 at once. */
+Test(independent, series_independent_of_measurement_batch)
+{
+    const char *json = "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8},"
+                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\"},"
+                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3},"
+                       " \"run\": {\"thermalization\": 0, \"sweeps\": 300, \"seed\": 5}}";
+    char *dir = rerun_preset_dir("ind-batch", json), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    char *batched = rerun_file(dir, preset, "batched", "", "series.csv");
+    char *single = rerun_file(dir, preset, "single", "--set run.checkpoint_every=1", "series.csv");
+    cr_assert(batched && single);
+    printf("series of 300 sweeps x 6 systems: %zu bytes, %s\n", strlen(batched),
+           strcmp(batched, single) == 0 ? "identical" : "DIFFERENT");
+    cr_expect_str_eq(batched, single);
+    free(batched);
+    free(single);
+    free(dir);
 }
 
 /* 2^20 copies of a 4096^2 lattice: 16 TiB of spins (Ising; Potts with

@@ -110,15 +110,12 @@ static const char *fnv_of(const cJSON *result)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), "configuration_fnv1a")->valuestring;
 }
 
-/* `copies` and `sequential_reference` with site_sequence "shared": the same
- * series and final configurations bit for bit (15 configurations, not a
- * multiple of the copies kernel's work-group; substeps; 3D heat bath with a
- * first_system). */
-static void expect_copies_equal_sequential(const char *label, const char *json)
+/* Two runs of the preset text with OVERRIDES_A and OVERRIDES_B: the same
+ * series and final configurations bit for bit. */
+static void expect_runs_equal(const char *label, const char *json, const char *overrides_a, const char *overrides_b)
 {
-    char *a = run_preset(label, json, "--set algorithm.random_site=copies");
-    char *b = run_preset(label, json, "--set algorithm.random_site=sequential_reference "
-                                      "--set algorithm.site_sequence=shared");
+    char *a = run_preset(label, json, overrides_a);
+    char *b = run_preset(label, json, overrides_b);
     char *series_a = read_out(a, "series.csv"), *series_b = read_out(b, "series.csv");
     char path[4400];
     snprintf(path, sizeof path, "%s/out", a);
@@ -126,8 +123,8 @@ static void expect_copies_equal_sequential(const char *label, const char *json)
     snprintf(path, sizeof path, "%s/out", b);
     cJSON *result_b = test_load_result(path);
     cr_assert(result_a && result_b);
-    printf("%s: series %zu bytes, %s; configurations %s / %s\n", label, strlen(series_a),
-           strcmp(series_a, series_b) == 0 ? "identical" : "DIFFERENT", fnv_of(result_a), fnv_of(result_b));
+    printf("%s (%s | %s): series %zu bytes, %s; configurations %s / %s\n", label, overrides_a, overrides_b,
+           strlen(series_a), strcmp(series_a, series_b) == 0 ? "identical" : "DIFFERENT", fnv_of(result_a), fnv_of(result_b));
     cr_expect_str_eq(series_a, series_b, "%s: series differ", label);
     cr_expect_str_eq(fnv_of(result_a), fnv_of(result_b), "%s: final configurations differ", label);
     cJSON_Delete(result_a);
@@ -138,22 +135,138 @@ static void expect_copies_equal_sequential(const char *label, const char *json)
     free(b);
 }
 
-Test(random_site, copies_equal_sequential_reference_2d_metropolis)
+/* `copies` (algorithm.copies_memory `memory`) and `sequential_reference`
+ * with site_sequence "shared": the same series and final configurations bit
+ * for bit (42 configurations: two packed blocks of 32 copies, the second
+ * partial; 15: not a multiple of the global kernel's work-group; substeps;
+ * 3D heat bath with a first_system). */
+static void expect_copies_equal_sequential(const char *label, const char *json, const char *memory)
 {
-    expect_copies_equal_sequential("rsite-bits-2d",
-        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 12},"
-        " \"algorithm\": {\"layout\": \"random_site\", \"substeps\": 4},"
-        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.6], \"copies\": 5},"
-        " \"run\": {\"thermalization\": 8, \"sweeps\": 40, \"seed\": 3}}");
+    char overrides[128];
+    snprintf(overrides, sizeof overrides, "--set algorithm.random_site=copies --set algorithm.copies_memory=%s", memory);
+    expect_runs_equal(label, json, overrides,
+                      "--set algorithm.random_site=sequential_reference --set algorithm.site_sequence=shared");
 }
 
+#define BITS_2D(copies)                                                                                   \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 12},"                                                \
+    " \"algorithm\": {\"layout\": \"random_site\", \"substeps\": 4},"                                            \
+    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.6], \"copies\": " #copies "},"           \
+    " \"run\": {\"thermalization\": 8, \"sweeps\": 40, \"seed\": 3}}"
+#define BITS_3D                                                                                           \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 4, \"start\": \"ordered\"},"                         \
+    " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\"},"                                     \
+    " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.2, 0.25], \"copies\": 3, \"first_system\": 7},"     \
+    " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 9}}"
+
+Test(random_site, copies_equal_sequential_reference_2d_metropolis)
+{
+    expect_copies_equal_sequential("rsite-bits-2d", BITS_2D(5), "global");
+}
+Test(random_site, copies_local_equal_sequential_reference_2d_metropolis)
+{
+    expect_copies_equal_sequential("rsite-bits-2d-local", BITS_2D(14), "local");
+}
 Test(random_site, copies_equal_sequential_reference_3d_heatbath)
 {
-    expect_copies_equal_sequential("rsite-bits-3d",
-        "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 4, \"start\": \"ordered\"},"
-        " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\"},"
-        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.2, 0.25], \"copies\": 3, \"first_system\": 7},"
-        " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 9}}");
+    expect_copies_equal_sequential("rsite-bits-3d", BITS_3D, "global");
+}
+Test(random_site, copies_local_equal_sequential_reference_3d_heatbath)
+{
+    expect_copies_equal_sequential("rsite-bits-3d-local", BITS_3D, "local");
+}
+
+/* The tiled variants' local-memory kernels make the same decisions as the
+ * global-memory ones (algorithm.tile_memory): series and final
+ * configurations bit for bit, Metropolis and heat bath, two or more tile
+ * sizes each, tile counts that leave work-groups partly padded (36 tiles of
+ * 4^2 at L = 24, 27 of 4^3 at L = 12), tiles making more attempts than one
+ * plan chunk of 64 (dead_border 10^2 and 6^3, double_tiling 20^2 and 12^3)
+ * and fewer, substeps, shift_every, several temperatures and copies, a
+ * first_system. */
+static void expect_local_equals_global(const char *variant, int dim, int edge, int tile, const char *type,
+                                       int substeps)
+{
+    char json[1024], label[96];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": %d, \"L\": %d},"
+             " \"algorithm\": {\"type\": \"%s\", \"layout\": \"random_site\", \"random_site\": \"%s\", \"tile\": %d,"
+             " \"substeps\": %d%s},"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%s], \"copies\": 3, \"first_system\": 2},"
+             " \"run\": {\"thermalization\": 6, \"sweeps\": 12, \"seed\": 11}}",
+             dim, edge, type, variant, tile, substeps, strcmp(variant, "dead_border") == 0 ? ", \"shift_every\": 2" : "",
+             dim == 3 ? "0.2, 0.25" : "0.35, 0.5");
+    snprintf(label, sizeof label, "rsite-mem-%s-%dd-t%d-%s", variant, dim, tile, type);
+    expect_runs_equal(label, json, "--set algorithm.tile_memory=local", "--set algorithm.tile_memory=global");
+}
+
+Test(random_site, dead_border_local_equals_global_2d)
+{
+    expect_local_equals_global("dead_border", 2, 24, 4, "metropolis", 2);
+    expect_local_equals_global("dead_border", 2, 24, 6, "metropolis", 3);
+    expect_local_equals_global("dead_border", 2, 20, 10, "heatbath", 1);
+}
+
+Test(random_site, dead_border_local_equals_global_3d)
+{
+    expect_local_equals_global("dead_border", 3, 12, 4, "heatbath", 2);
+    expect_local_equals_global("dead_border", 3, 12, 6, "metropolis", 1);
+}
+
+Test(random_site, double_tiling_local_equals_global_2d)
+{
+    expect_local_equals_global("double_tiling", 2, 24, 4, "heatbath", 2);
+    expect_local_equals_global("double_tiling", 2, 40, 20, "metropolis", 4);
+}
+
+Test(random_site, double_tiling_local_equals_global_3d)
+{
+    expect_local_equals_global("double_tiling", 3, 12, 4, "metropolis", 8);
+    expect_local_equals_global("double_tiling", 3, 24, 12, "heatbath", 2);
+}
+
+/* double_tiling in 3D (octants in 8 phases per sweep): the energy at beta
+ * 0.2 and 0.3, L = 8 (tile 4), against the checkerboard (naive layout) run,
+ * an independent update of the same equilibrium (3D has no exact value). */
+static void expect_3d_double_tiling_equilibrium(const char *type)
+{
+    static const double betas[] = {0.2, 0.3};
+    char json[1024], label[64];
+    const char *common = "\"ensemble\": {\"type\": \"independent\", \"betas\": [0.2, 0.3], \"copies\": 4},"
+                         " \"run\": {\"thermalization\": 200, \"sweeps\": 2000, \"seed\": 31}}";
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 8, \"start\": \"ordered\"},"
+             " \"algorithm\": {\"type\": \"%s\", \"layout\": \"random_site\", \"random_site\": \"double_tiling\"}, %s",
+             type, common);
+    snprintf(label, sizeof label, "rsite-dt3d-%s", type);
+    cJSON *tiles = physics_run(json, label);
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 8, \"start\": \"ordered\"},"
+             " \"algorithm\": {\"layout\": \"naive\"}, %s", common);
+    cJSON *naive = physics_run(json, "rsite-dt3d-naive");
+    const cJSON *t_tiles = cJSON_GetObjectItem(cJSON_GetObjectItem(tiles, "observables"), "temperatures");
+    const cJSON *t_naive = cJSON_GetObjectItem(cJSON_GetObjectItem(naive, "observables"), "temperatures");
+    for (int t = 0; t < 2; t++) {
+        const cJSON *a = cJSON_GetObjectItem(cJSON_GetArrayItem(t_tiles, t), "energy");
+        const cJSON *b = cJSON_GetObjectItem(cJSON_GetArrayItem(t_naive, t), "energy");
+        double mean_a = cJSON_GetObjectItem(a, "mean")->valuedouble, error_a = cJSON_GetObjectItem(a, "error")->valuedouble;
+        double mean_b = cJSON_GetObjectItem(b, "mean")->valuedouble, error_b = cJSON_GetObjectItem(b, "error")->valuedouble;
+        double z = fabs(mean_a - mean_b) / hypot(error_a, error_b);
+        printf("3D double_tiling %s L=8 beta=%g energy %.5f +- %.5f vs naive %.5f +- %.5f (z = %.2f)\n", type,
+               betas[t], mean_a, error_a, mean_b, error_b, z);
+        cr_expect_lt(z, TOLERANCE_SIGMA);
+    }
+    cJSON_Delete(tiles);
+    cJSON_Delete(naive);
+}
+
+Test(random_site, double_tiling_3d_metropolis_matches_checkerboard, .timeout = 900)
+{
+    expect_3d_double_tiling_equilibrium("metropolis");
+}
+Test(random_site, double_tiling_3d_heatbath_matches_checkerboard, .timeout = 900)
+{
+    expect_3d_double_tiling_equilibrium("heatbath");
 }
 
 /* Energies of series.csv by step (from `first`) and system (run-wide, from
@@ -434,8 +547,14 @@ Test(random_site, bad_input_names_the_key)
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\","
                        " \"substeps\": 8}}", "rsite-dt-substeps", "algorithm.substeps");
     expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 8}, \"ensemble\": {\"beta\": 0.2},"
-                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\"}}",
-                       "rsite-dt-3d", "algorithm.random_site");
+                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\", \"substeps\": 16}}",
+                       "rsite-dt-3d-substeps", "algorithm.substeps: double_tiling in 3D takes a divisor of its 8");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
+                       " \"tile_memory\": \"local\"}}", "rsite-memory-copies", "algorithm.tile_memory");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"tiled\", \"tile_memory\": \"global\"}}",
+                       "rsite-memory-tiled", "algorithm.tile_memory");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\","
+                       " \"tile_memory\": \"shared\"}}", "rsite-memory-value", "algorithm.tile_memory");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
                        " \"tile\": 4}}", "rsite-tile-copies", "algorithm.tile");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\","
@@ -444,25 +563,57 @@ Test(random_site, bad_input_names_the_key)
                        " \"shift_every\": 0}}", "rsite-db-shift", "algorithm.shift_every");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
                        " \"shift_every\": 2}}", "rsite-shift-copies", "algorithm.shift_every");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\":"
+                       " \"sequential_reference\", \"copies_memory\": \"local\"}}", "rsite-memory-seq",
+                       "algorithm.copies_memory: is for random_site \"copies\" only");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"tiled\", \"copies_memory\": \"global\"}}",
+                       "rsite-memory-tiled", "algorithm.copies_memory: is for random_site \"copies\" only");
+}
+
+/* copies_memory "local" where the packed lattice (4096^2 words, 64 MiB)
+ * fits no device's local memory: exit 2 naming the key and the bytes. */
+Test(random_site, copies_local_refused_when_too_large)
+{
+    char *dir = test_scratch_dir("rsite-memory-local"), path[4200];
+    cr_assert_not_null(dir);
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4096}, \"ensemble\": {\"beta\": 0.4},"
+                          " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
+                          " \"copies_memory\": \"local\"}, \"run\": {\"sweeps\": 1}}");
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", path, dir);
+    printf("copies_memory local at L = 4096: exit %d: %s", rc, output ? output : "(no output)\n");
+    cr_expect_eq(rc, 2);
+    cr_expect(output && strstr(output, "algorithm.copies_memory: \"local\" needs 67109376 bytes"), "%s", output);
+    free(output);
+    free(dir);
 }
 
 /* Checkpoints: a run resumed from its last checkpoint (step 260 of 300)
  * ends with the same series and configurations, for both variants (copies
- * store the spins copy after copy and take them back site-major). */
-static void expect_resume_bit_identical(const char *label, const char *variant)
+ * store the spins copy after copy and take them back site-major or packed). */
+static void expect_resume_bit_identical(const char *label, const char *variant, const char *memory)
 {
     char json[1024];
     snprintf(json, sizeof json,
              "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8},"
-             " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"%s\", \"substeps\": 2},"
+             " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"%s\", \"substeps\": 2,"
+             " \"copies_memory\": \"%s\"},"
              " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3},"
              " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}",
-             variant);
+             variant, memory);
     rerun_expect_resume_identical(label, json);
 }
 
-Test(random_site, copies_resume_bit_identical) { expect_resume_bit_identical("rsite-resume-copies", "copies"); }
+Test(random_site, copies_resume_bit_identical)
+{
+    expect_resume_bit_identical("rsite-resume-copies", "copies", "global");
+}
+Test(random_site, copies_local_resume_bit_identical)
+{
+    expect_resume_bit_identical("rsite-resume-copies-local", "copies", "local");
+}
 Test(random_site, sequential_resume_bit_identical)
 {
-    expect_resume_bit_identical("rsite-resume-seq", "sequential_reference");
+    expect_resume_bit_identical("rsite-resume-seq", "sequential_reference", "auto");
 }

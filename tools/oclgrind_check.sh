@@ -88,9 +88,16 @@ add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layou
 add potts2d-population "$all" "$(pam '"type": "potts", "dim": 2, "L": 6, "q": 3' '"type": "metropolis"')"
 rsite() { ising "$1" 8 random_site ", \"random_site\": \"$2\"${3:-}"; }
 add ising2d-rsite-sequential "$all" "$(rsite 2 sequential_reference ', "substeps": 4'), $beta"
-add ising2d-rsite-copies "$all" "$(rsite 2 copies), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
+add ising2d-rsite-copies "$all" "$(rsite 2 copies ', "copies_memory": "global"'), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
+# Packed copies in local memory: two blocks of 32, the second partial (one step:
+# Oclgrind takes 35 s for it).
+add ising2d-rsite-copies-local "$all" "$(rsite 2 copies ', "copies_memory": "local"'), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 36}" 0 1
+# The tiled variants' local-memory kernels (tile_memory auto: local where a tile fits) and global ones.
 add ising2d-rsite-double-tiling "$all" "$(rsite 2 double_tiling ', "type": "heatbath"'), $beta"
+add ising2d-rsite-double-tiling-global "$all" "$(rsite 2 double_tiling ', "tile_memory": "global"'), $beta"
+add ising3d-rsite-double-tiling "$all" "$(rsite 3 double_tiling ', "substeps": 2'), $beta"
 add ising3d-rsite-dead-border "$all" "$(rsite 3 dead_border ', "shift_every": 2'), $beta"
+add ising2d-rsite-dead-border-global "$all" "$(rsite 2 dead_border ', "tile_memory": "global", "substeps": 4'), $beta"
 ea() { echo "\"model\": {\"type\": \"ea_ising\", \"dim\": $1, \"L\": $2$3}, \"algorithm\": {\"layout\": \"$4\"${5:-}}"; }
 add ea3d-naive "$all" "$(ea 3 4 '' naive), $beta"
 add ea3d-naive-tempering "$all" "$(ea 3 4 ', "realizations": 2' naive), $pt}"

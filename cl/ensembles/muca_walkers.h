@@ -28,6 +28,12 @@
  * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
  * out of it (outside, the weights lead it in), and with record 2 it counts
  * in the histogram row of its window.
+ * Models with a density of states per unit (clmc_density_walkers.units,
+ * the EA spin glass's disorder realizations, run one unit after another):
+ * muca_init and muca_sweeps take last model_data (clmc_density_walkers.data,
+ * e.g. the couplings; NULL for the others) and unit; walker w of unit u
+ * draws as Philox unit u N_WALKERS + w (w where u = 0), and a model's
+ * walker_* may be macros that read model_data and unit.
  * Histogram counts go in by runs: a walker adds the number of updates it
  * spent in a bin when its energy leaves the bin, and at the end of the
  * launch (the same counts as one per update, far fewer atomics). */
@@ -43,7 +49,8 @@
 #define TABLE_WIDTH (2 * MAX_BIN_STEP + 1)
 
 /* Random start of every walker and its energy. */
-kernel void muca_init(global walker_word *spins, global int *energy, uint seed_lo, uint seed_hi)
+kernel void muca_init(global walker_word *spins, global int *energy, uint seed_lo, uint seed_hi,
+                      global const char *model_data, uint unit)
 {
     uint w = get_global_id(0);
     if (w >= N_WALKERS) return;
@@ -82,7 +89,7 @@ kernel void muca_acceptance(global const float *ln_w, global float *acceptance)
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
 muca_sweeps(global walker_word *spins, global int *energy, global const float *acceptance, global uint *histogram,
             uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi, global const uint *window_of,
-            global const uint *window_bounds)
+            global const uint *window_bounds, global const char *model_data, uint unit)
 {
     uint w = get_global_id(0);
     bool active = w < N_WALKERS;
@@ -107,7 +114,7 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
     walker_open(&c, spins, w);
     for (uint t = 0; active && t < sweeps; t++)
         for (uint i = 0; i < N_SITES; i += SITES_PER_DRAW) {
-            clmc_philox_ctr r = clmc_random4(key, w, first_sweep + t, i / SITES_PER_DRAW,
+            clmc_philox_ctr r = clmc_random4(key, unit * N_WALKERS + w, first_sweep + t, i / SITES_PER_DRAW,
                                              CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 0));
             /* sites of this draw: SITES_PER_DRAW (a constant the loop unrolls by) but at the end */
             uint draw_sites = N_SITES % SITES_PER_DRAW == 0 ? SITES_PER_DRAW : min((uint)SITES_PER_DRAW, N_SITES - i);

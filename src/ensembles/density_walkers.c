@@ -136,21 +136,13 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     CLMC_TRY(clmc_kernel_create(m->program, "muca_init", &m->init));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_sweeps", &m->sweeps));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_acceptance", &m->accept));
-    float *zeros = calloc((size_t)m->windows * m->model.n_bins, sizeof *zeros);
-    cl_uint *window_of = malloc(m->walkers * sizeof *window_of), bounds[2 * CLMC_DENSITY_MAX_WINDOWS];
     m->counts = calloc(rows * m->model.n_bins, sizeof *m->counts);
-    if (!zeros || !m->counts || !window_of) {
-        free(zeros);
-        free(window_of);
-        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    }
-    for (unsigned w = 0; w < m->walkers; w++) window_of[w] = w / m->walkers_per_window;
-    for (unsigned k = 0; k < m->windows; k++) bounds[2 * k] = m->window_lo[k], bounds[2 * k + 1] = m->window_hi[k];
+    if (!m->counts) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     clmc_status status = clmc_buffer_create(m->rt, spin_bytes, NULL, "multicanonical walkers", &m->spins);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, m->walkers * sizeof(cl_int), NULL, "multicanonical energies", &m->energy);
     if (status == CLMC_OK)
-        status = clmc_buffer_create(m->rt, (size_t)m->windows * m->model.n_bins * sizeof(float), zeros,
+        status = clmc_buffer_create(m->rt, (size_t)m->windows * m->model.n_bins * sizeof(float), NULL,
                                     "multicanonical weights", &m->ln_w);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, (size_t)m->windows * m->model.n_bins * (2 * m->model.max_bin_step + 1) *
@@ -158,17 +150,16 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, histogram_bytes, NULL, "multicanonical histogram", &m->histogram);
     if (status == CLMC_OK)
-        status = clmc_buffer_create(m->rt, m->walkers * sizeof(cl_uint), window_of, "walker windows", &m->window_of);
+        status = clmc_buffer_create(m->rt, m->walkers * sizeof(cl_uint), NULL, "walker windows", &m->window_of);
     if (status == CLMC_OK)
-        status = clmc_buffer_create(m->rt, 2 * m->windows * sizeof(cl_uint), bounds, "window bounds",
+        status = clmc_buffer_create(m->rt, 2 * m->windows * sizeof(cl_uint), NULL, "window bounds",
                                     &m->window_bounds);
-    free(zeros);
-    free(window_of);
     CLMC_TRY(status);
     CLMC_CL_TRY(clSetKernelArg(m->init, 0, sizeof(cl_mem), &m->spins));
     CLMC_CL_TRY(clSetKernelArg(m->init, 1, sizeof(cl_mem), &m->energy));
     CLMC_CL_TRY(clSetKernelArg(m->init, 2, sizeof(cl_uint), &m->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(m->init, 3, sizeof(cl_uint), &m->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(m->init, 4, sizeof(cl_mem), &m->model.data));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 0, sizeof(cl_mem), &m->spins));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 1, sizeof(cl_mem), &m->energy));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 2, sizeof(cl_mem), &m->acceptance));
@@ -179,7 +170,39 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 10, sizeof(cl_mem), &m->window_bounds));
     CLMC_CL_TRY(clSetKernelArg(m->accept, 0, sizeof(cl_mem), &m->ln_w));
     CLMC_CL_TRY(clSetKernelArg(m->accept, 1, sizeof(cl_mem), &m->acceptance));
-    CLMC_TRY(clmc_enqueue_items(m->rt, m->accept, table_entries(m), CLMC_UNTIMED));
+    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 11, sizeof(cl_mem), &m->model.data));
+    return muca_start(m, 0);
+}
+
+clmc_status muca_start(muca *m, unsigned unit)
+{
+    float *zeros = calloc((size_t)m->windows * m->model.n_bins, sizeof *zeros);
+    cl_uint *window_of = malloc(m->walkers * sizeof *window_of), bounds[2 * CLMC_DENSITY_MAX_WINDOWS];
+    if (!zeros || !window_of) {
+        free(zeros);
+        free(window_of);
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    for (unsigned w = 0; w < m->walkers; w++) window_of[w] = w / m->walkers_per_window;
+    for (unsigned k = 0; k < m->windows; k++) bounds[2 * k] = m->window_lo[k], bounds[2 * k + 1] = m->window_hi[k];
+    cl_command_queue queue = clmc_runtime_queue(m->rt);
+    clmc_status status = muca_set_all_weights(m, zeros);
+    if (status == CLMC_OK)
+        status = muca_cl_status(clEnqueueWriteBuffer(queue, m->window_of, CL_TRUE, 0, m->walkers * sizeof(cl_uint),
+                                                     window_of, 0, NULL, NULL),
+                                "walker windows");
+    if (status == CLMC_OK)
+        status = muca_cl_status(clEnqueueWriteBuffer(queue, m->window_bounds, CL_TRUE, 0,
+                                                     2 * m->windows * sizeof(cl_uint), bounds, 0, NULL, NULL),
+                                "window bounds");
+    free(zeros);
+    free(window_of);
+    CLMC_TRY(status);
+    m->unit = unit;
+    m->sweep = 0;
+    cl_uint unit_arg = unit;
+    CLMC_CL_TRY(clSetKernelArg(m->init, 5, sizeof(cl_uint), &unit_arg));
+    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 12, sizeof(cl_uint), &unit_arg));
     return clmc_enqueue_items(m->rt, m->init, m->walkers, CLMC_UNTIMED);
 }
 
@@ -277,4 +300,14 @@ clmc_status muca_set_all_weights(muca *m, const float *values)
                                                  NULL, NULL),
                             "multicanonical weights"));
     return clmc_enqueue_items(m->rt, m->accept, table_entries(m), CLMC_UNTIMED);
+}
+
+void muca_fill_unseen(double *values, const unsigned char *seen, unsigned n)
+{
+    unsigned first = 0;
+    while (first < n && !seen[first]) first++;
+    if (first == n) return;
+    for (unsigned i = 0; i < first; i++) values[i] = values[first];
+    for (unsigned i = first + 1; i < n; i++)
+        if (!seen[i]) values[i] = values[i - 1];
 }

@@ -38,6 +38,7 @@ typedef struct {
     unsigned walkers, blocks;
     size_t group; /* walkers per work-group; walker w is in block (w / group) % blocks */
     cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
+    unsigned unit;                   /* the model's unit (EA realization) the walkers simulate (muca_start) */
     cl_program program;
     cl_kernel init, sweeps, accept;
     cl_mem spins, energy, ln_w, histogram;
@@ -62,8 +63,11 @@ typedef struct {
 clmc_status muca_layout(muca *m);
 /* Refuses walkers beyond the device's memory (blocks set). */
 clmc_status muca_check(const muca *m);
-/* Builds the model's program, allocates the buffers (weights 0) and starts the walkers. */
+/* Builds the model's program, allocates the buffers and starts the walkers (muca_start of unit 0). */
 clmc_status muca_open(muca *m, const clmc_preset *preset);
+/* Starts the walkers afresh on the model's unit `unit` (clmc_density_walkers.units):
+ * weights 0, every walker in its first window, sweep 0, random starts. */
+clmc_status muca_start(muca *m, unsigned unit);
 void muca_close(muca *m);
 /* CLMC_OK, or the OpenCL error named after `what`. */
 clmc_status muca_cl_status(cl_int err, const char *what);
@@ -83,6 +87,13 @@ void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *s
  * write: Oclgrind mis-tracks writes at an offset) and tabulates their
  * acceptance probabilities (muca_acceptance). */
 clmc_status muca_set_all_weights(muca *m, const float *values);
+
+/* values [i] of the n bins not seen (seen [i] 0) set to those of the
+ * nearest seen bin below (above, below the first seen one): with
+ * edges_unknown the weights of energies not yet visited, so that a walker
+ * finding one late (a ground state) is not held there by a weight far
+ * above its neighbours'; unchanged where nothing is seen. */
+void muca_fill_unseen(double *values, const unsigned char *seen, unsigned n);
 
 /* ensemble.type "wang_landau" (wang_landau.c): leaves on the device the
  * weights ln W = -ln g of the converged (joined) ln g, which it also puts in

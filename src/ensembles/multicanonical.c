@@ -6,11 +6,16 @@
  * ensemble.iteration_sweeps sweeps; the histogram H of all updates gives
  * ln W(E) -= ln H(E) on the energies visited; they end when H is flat
  * (min H >= flatness * mean H over every energy visited so far, none new,
- * the model's lowest and highest energies among them).  Production with the
+ * the model's lowest and highest energies among them unless the model has
+ * edges_unknown, whose unvisited energies take the weight of their nearest
+ * visited neighbour).  Production with the
  * weights fixed: run.thermalization sweeps, then run.sweeps sweeps filling
  * the histograms of BLOCKS blocks of walkers (walker w in block w % BLOCKS):
  * ln g(E) = ln H(E) - ln W(E), normalised to the number of states, and the
- * canonical averages at ensemble.betas, with jackknife errors over blocks. */
+ * canonical averages at ensemble.betas, with jackknife errors over blocks.
+ * A model with units (the EA spin glass's realizations) runs all of this once
+ * per unit, one after another (muca_start), and reports each unit and the
+ * average over units. */
 #include "ensemble.h"
 
 #include <math.h>
@@ -65,7 +70,8 @@ static clmc_status muca_iterate(muca *m, bool quiet, unsigned *iterations)
             sum += hist[i];
             low = fmin(low, hist[i]);
         }
-        flat = !discovered && seen[0] && seen[bins - 1] && low >= flatness * sum / visited;
+        flat = !discovered && (m->model.edges_unknown || (seen[0] && seen[bins - 1])) &&
+               low >= flatness * sum / visited;
         *iterations = (unsigned)it + 1;
         if (!quiet)
             fprintf(stderr, "\rclmc: multicanonical iteration %u: %u energies visited, min/mean histogram %.3f   %s",
@@ -74,6 +80,7 @@ static clmc_status muca_iterate(muca *m, bool quiet, unsigned *iterations)
         /* W(E) / H(E) on the energies visited: the next iteration's histogram flatter. */
         for (unsigned i = 0; i < bins; i++)
             if (hist[i] > 0) ln_w[i] -= log(hist[i]);
+        if (m->model.edges_unknown) muca_fill_unseen(ln_w, seen, bins);
         status = muca_set_weights(m, ln_w, ln_w_device);
     }
     if (status == CLMC_OK && !flat) {
@@ -280,6 +287,84 @@ static clmc_status wang_landau_results(const muca *m, const clmc_preset *preset,
     return status;
 }
 
+/* One unit's weights, production and results (density_of_states and
+ * observables.temperatures) into `target`; hist, wl_ln_g and wl_seen:
+ * scratch of blocks x bins, bins and bins. */
+static clmc_status run_unit(muca *m, const clmc_preset *preset, bool quiet, cJSON *target, double *hist,
+                            double *wl_ln_g, unsigned char *wl_seen)
+{
+    unsigned iterations = 0;
+    memset(hist, 0, (size_t)m->blocks * m->model.n_bins * sizeof *hist);
+    bool production = m->settings.production;
+    bool wang_landau = m->settings.wang_landau;
+    cJSON *report = cJSON_CreateObject();
+    clmc_status status = report ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m->rt)), "clFinish");
+    double started = now_seconds();
+    if (status == CLMC_OK && wang_landau) status = wang_landau_weights(m, quiet, report, wl_ln_g, wl_seen);
+    else if (status == CLMC_OK) status = muca_iterate(m, quiet, &iterations);
+    /* Weight phases read every histogram back: finished here. */
+    double weights_done = now_seconds(), weights_updates = m->updates;
+    if (status == CLMC_OK && production) status = muca_sweep(m, clmc_preset_run(preset)->thermalization, 0, NULL);
+    if (status == CLMC_OK && production) status = muca_sweep(m, clmc_preset_run(preset)->sweeps, 1, hist);
+    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m->rt)), "clFinish");
+    double production_done = now_seconds();
+    if (status == CLMC_OK && production) status = muca_results(m, preset, hist, target);
+    else if (status == CLMC_OK) status = wang_landau_results(m, preset, wl_ln_g, wl_seen, target);
+    if (status == CLMC_OK) {
+        cJSON *dos = cJSON_GetObjectItem(target, "density_of_states");
+        cJSON_AddNumberToObject(dos, "walkers", m->walkers);
+        /* Wall times: the benchmark's time to converged weights and time per update. */
+        cJSON *timing = cJSON_AddObjectToObject(dos, "timing");
+        cJSON_AddNumberToObject(timing, "weights_seconds", weights_done - started);
+        cJSON_AddNumberToObject(timing, "production_seconds", production_done - weights_done);
+        cJSON_AddNumberToObject(timing, "production_updates", m->updates - weights_updates);
+        cJSON_AddNumberToObject(timing, "production_ps_per_update",
+                                m->updates > weights_updates
+                                    ? 1e12 * (production_done - weights_done) / (m->updates - weights_updates)
+                                    : 0);
+        if (wang_landau) cJSON_AddItemToObject(dos, "wang_landau", report), report = NULL;
+        else cJSON_AddNumberToObject(dos, "iterations", iterations);
+    }
+    cJSON_Delete(report);
+    return status;
+}
+
+/* observables.temperatures of the realizations' entries (list): per beta and
+ * quantity the mean over realizations, with the standard error of that mean
+ * (the spread over realizations / sqrt(R); R = 1: the realization's own
+ * error, null without production). */
+static void disorder_average(const cJSON *list, unsigned units, cJSON *out)
+{
+    const cJSON *first = cJSON_GetObjectItem(cJSON_GetArrayItem(list, 0), "temperatures"), *entry;
+    int t = 0;
+    cJSON_ArrayForEach(entry, first) {
+        cJSON *average = cJSON_CreateObject();
+        cJSON_AddNumberToObject(average, "beta", cJSON_GetObjectItem(entry, "beta")->valuedouble);
+        for (int q = 0; q < N_THERMO; q++) {
+            double sum = 0, square = 0;
+            const cJSON *unit;
+            cJSON_ArrayForEach(unit, list) {
+                const cJSON *value = cJSON_GetObjectItem(
+                    cJSON_GetArrayItem(cJSON_GetObjectItem(unit, "temperatures"), t), thermo_names[q]);
+                double x = cJSON_GetObjectItem(value, "mean")->valuedouble;
+                sum += x;
+                square += x * x;
+            }
+            double mean = sum / units;
+            cJSON *value = cJSON_AddObjectToObject(average, thermo_names[q]);
+            cJSON_AddNumberToObject(value, "mean", mean);
+            const cJSON *own = cJSON_GetObjectItem(cJSON_GetObjectItem(entry, thermo_names[q]), "error");
+            if (units > 1)
+                cJSON_AddNumberToObject(value, "error", sqrt(fmax(0, square / units - mean * mean) / (units - 1)));
+            else cJSON_AddItemToObject(value, "error", cJSON_Duplicate(own, true));
+        }
+        cJSON_AddNumberToObject(average, "realizations", units);
+        cJSON_AddItemToArray(out, average);
+        t++;
+    }
+}
+
 clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset, bool quiet, int (*interrupt_signal)(void),
                                     cJSON *root, double *updates)
 {
@@ -287,44 +372,44 @@ clmc_status clmc_multicanonical_run(clmc_ensemble *e, const clmc_preset *preset,
     CLMC_TRY(e->ops->ensemble->density_walkers(e->state, &m.model));
     CLMC_TRY(muca_layout(&m));
     CLMC_TRY(muca_check(&m));
-    unsigned iterations = 0;
     double *hist = calloc((size_t)m.blocks * m.model.n_bins, sizeof *hist);
     double *wl_ln_g = calloc(m.model.n_bins, sizeof *wl_ln_g);
     unsigned char *wl_seen = calloc(m.model.n_bins, 1);
     clmc_status status = hist && wl_ln_g && wl_seen ? muca_open(&m, preset)
                                                     : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    bool production = m.settings.production;
-    bool wang_landau = m.settings.wang_landau;
-    cJSON *report = cJSON_CreateObject();
-    if (status == CLMC_OK && !report) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
-    double started = now_seconds();
-    if (status == CLMC_OK && wang_landau) status = wang_landau_weights(&m, quiet, report, wl_ln_g, wl_seen);
-    else if (status == CLMC_OK) status = muca_iterate(&m, quiet, &iterations);
-    /* Weight phases read every histogram back: finished here. */
-    double weights_done = now_seconds(), weights_updates = m.updates;
-    if (status == CLMC_OK && production) status = muca_sweep(&m, clmc_preset_run(preset)->thermalization, 0, NULL);
-    if (status == CLMC_OK && production) status = muca_sweep(&m, clmc_preset_run(preset)->sweeps, 1, hist);
-    if (status == CLMC_OK) status = muca_cl_status(clFinish(clmc_runtime_queue(m.rt)), "clFinish");
-    double production_done = now_seconds();
-    if (status == CLMC_OK && production) status = muca_results(&m, preset, hist, root);
-    else if (status == CLMC_OK) status = wang_landau_results(&m, preset, wl_ln_g, wl_seen, root);
-    if (status == CLMC_OK) {
-        cJSON *dos = cJSON_GetObjectItem(root, "density_of_states");
-        cJSON_AddNumberToObject(dos, "walkers", m.walkers);
-        /* Wall times: the benchmark's time to converged weights and time per update. */
-        cJSON *timing = cJSON_AddObjectToObject(dos, "timing");
-        cJSON_AddNumberToObject(timing, "weights_seconds", weights_done - started);
-        cJSON_AddNumberToObject(timing, "production_seconds", production_done - weights_done);
-        cJSON_AddNumberToObject(timing, "production_updates", m.updates - weights_updates);
-        cJSON_AddNumberToObject(timing, "production_ps_per_update",
-                                m.updates > weights_updates
-                                    ? 1e12 * (production_done - weights_done) / (m.updates - weights_updates)
-                                    : 0);
-        if (wang_landau) cJSON_AddItemToObject(dos, "wang_landau", report), report = NULL;
-        else cJSON_AddNumberToObject(dos, "iterations", iterations);
+    if (status == CLMC_OK && !m.model.units) status = run_unit(&m, preset, quiet, root, hist, wl_ln_g, wl_seen);
+    /* Per-unit models (the EA realizations): one unit after another, each
+     * result moved into density_of_states.realizations [r] and
+     * observables.realizations [r], the disorder average in
+     * observables.temperatures. */
+    if (status == CLMC_OK && m.model.units) {
+        cJSON *dos = cJSON_AddObjectToObject(root, "density_of_states");
+        cJSON *observables = cJSON_AddObjectToObject(root, "observables");
+        cJSON *dos_list = cJSON_AddArrayToObject(dos, "realizations");
+        cJSON *observables_list = cJSON_AddArrayToObject(observables, "realizations");
+        double started = now_seconds();
+        for (unsigned unit = 0; status == CLMC_OK && unit < m.model.units; unit++) {
+            if (!quiet) fprintf(stderr, "clmc: realization %u of %u\n", unit, m.model.units);
+            cJSON *target = cJSON_CreateObject();
+            if (!target) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+            if (status == CLMC_OK && unit > 0) status = muca_start(&m, unit);
+            if (status == CLMC_OK) status = run_unit(&m, preset, quiet, target, hist, wl_ln_g, wl_seen);
+            if (status == CLMC_OK) {
+                cJSON *unit_dos = cJSON_DetachItemFromObject(target, "density_of_states");
+                cJSON_AddNumberToObject(unit_dos, "realization", unit);
+                cJSON_AddItemToArray(dos_list, unit_dos);
+                cJSON *unit_observables = cJSON_DetachItemFromObject(target, "observables");
+                cJSON_AddNumberToObject(unit_observables, "realization", unit);
+                cJSON_AddItemToArray(observables_list, unit_observables);
+            }
+            cJSON_Delete(target);
+        }
+        if (status == CLMC_OK) {
+            disorder_average(observables_list, m.model.units, cJSON_AddArrayToObject(observables, "temperatures"));
+            cJSON_AddNumberToObject(dos, "walkers", m.walkers);
+            cJSON_AddNumberToObject(dos, "seconds", now_seconds() - started);
+        }
     }
-    cJSON_Delete(report);
     *updates = m.updates;
     free(hist);
     free(wl_ln_g);

@@ -45,7 +45,8 @@ typedef struct {
 } wl_state;
 
 /* The window's histogram since its last halving is flat, its edges reached
- * (the model's extreme energies exactly, inner edges within 3 bins). */
+ * (the model's extreme energies exactly unless edges_unknown, inner edges
+ * within 3 bins). */
 static bool window_flat(const wl_state *s, unsigned k, double flatness)
 {
     const muca *m = s->m;
@@ -63,8 +64,9 @@ static bool window_flat(const wl_state *s, unsigned k, double flatness)
         last = i;
     }
     if (!visited) return false;
-    bool low_edge = lo == 0 ? first == 0 : first <= lo + 3;
-    bool high_edge = hi == s->bins - 1 ? last == hi : last + 3 >= hi;
+    bool unknown = m->model.edges_unknown; /* the model's extreme energies may be unreachable */
+    bool low_edge = lo == 0 ? unknown || first == 0 : first <= lo + 3;
+    bool high_edge = hi == s->bins - 1 ? unknown || last == hi : last + 3 >= hi;
     return low_edge && high_edge && low >= flatness * sum / visited;
 }
 
@@ -77,8 +79,10 @@ static void update_windows(wl_state *s, double sweeps, bool quiet)
         if (win->done) continue;
         size_t row = (size_t)k * s->bins;
         unsigned visited = 0;
+        bool discovered = false;
         for (unsigned i = m->window_lo[k]; i <= m->window_hi[k]; i++) {
             double h = s->hist[row + i];
+            if (h > 0 && !s->seen[row + i]) discovered = true;
             if (h > 0) s->seen[row + i] = 1;
             s->ln_g[row + i] += win->ln_f * h / m->walkers_per_window;
             s->stage[row + i] += h;
@@ -86,7 +90,7 @@ static void update_windows(wl_state *s, double sweeps, bool quiet)
         }
         double t = sweeps * m->model.sites / (visited ? visited : 1);
         if (win->switched_at >= 0) win->ln_f = 1 / t;
-        else if (window_flat(s, k, m->settings.flatness)) {
+        else if (!(discovered && m->model.edges_unknown) && window_flat(s, k, m->settings.flatness)) {
             win->ln_f /= 2;
             win->halvings++;
             memset(s->stage + row, 0, s->bins * sizeof *s->stage);
@@ -100,6 +104,10 @@ static void update_windows(wl_state *s, double sweeps, bool quiet)
             }
         }
         if (win->ln_f < m->settings.final_ln_f) win->done = true;
+        /* Energies not yet seen start from their nearest seen neighbour's ln g (muca_fill_unseen). */
+        if (m->model.edges_unknown)
+            muca_fill_unseen(s->ln_g + row + m->window_lo[k], s->seen + row + m->window_lo[k],
+                             m->window_hi[k] - m->window_lo[k] + 1);
     }
 }
 
@@ -136,7 +144,7 @@ static clmc_status exchange_windows(wl_state *s)
             if (bin_a < lo || bin_a > hi || bin_b < lo || bin_b > hi) continue;
             s->attempts[k]++;
             double log_ratio = g_i[bin_a] + g_j[bin_b] - g_i[bin_b] - g_j[bin_a];
-            clmc_philox_ctr r = clmc_random4(key, k * per + i, (clmc_u32)s->exchanges, 0,
+            clmc_philox_ctr r = clmc_random4(key, m->unit * m->walkers + k * per + i, (clmc_u32)s->exchanges, 0,
                                              CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 2));
             if (log_ratio >= 0 || log(((double)r.v[0] + 0.5) * 0x1p-32) < log_ratio) {
                 s->window_of[a] = k + 1;
@@ -278,6 +286,13 @@ clmc_status wang_landau_weights(muca *m, bool quiet, cJSON *report, double *ln_g
     if (status == CLMC_OK && windows > 1) {
         double *joined = s.stage; /* reused */
         status = join_windows(&s, joined, report);
+        if (status == CLMC_OK && m->model.edges_unknown) { /* the production's weights of energies not seen */
+            for (unsigned i = 0; i < bins; i++) {
+                seen[i] = 0;
+                for (unsigned k = 0; k < windows; k++) seen[i] |= s.seen[(size_t)k * bins + i];
+            }
+            muca_fill_unseen(joined, seen, bins);
+        }
         for (unsigned i = 0; status == CLMC_OK && i < bins; i++) weights[i] = -joined[i];
         if (status == CLMC_OK) status = muca_set_weights(m, weights, scratch);
     }

@@ -45,8 +45,12 @@ typedef struct clmc_exchange_kernels {
  * n_bins, run by the kernels muca_init, muca_acceptance and muca_sweeps of
  * `program` (built with `defines` plus N_WALKERS, BLOCKS, N_BINS, E_MIN,
  * E_STEP and MAX_BIN_STEP; see cl/ensembles/muca_walkers.h for their
- * arguments).  The first and last bins must
- * be reachable (ground states); bins in between may not be. */
+ * arguments).  The first and last bins must be reachable (ground states)
+ * unless edges_unknown; bins in between may not be.  units > 1: that many
+ * systems (the EA spin glass's disorder realizations), each with its own
+ * density of states, run one after another by the same walkers, the
+ * kernels' last arguments model_data = `data` and the unit
+ * (cl/ensembles/muca_walkers.h). */
 typedef struct clmc_density_walkers {
     const char *program, *defines; /* defines: valid until the model is destroyed */
     int e_min, e_step;
@@ -55,6 +59,9 @@ typedef struct clmc_density_walkers {
     double sites;         /* spin updates per walker sweep */
     double log_states;    /* ln of the number of configurations (N ln 2) */
     size_t walker_bytes;  /* device bytes of one walker's configuration */
+    unsigned units;       /* systems with a density of states each; 0: one, results without "realizations" */
+    cl_mem data;          /* the kernels' model_data (kept by the model), or NULL */
+    bool edges_unknown;   /* the first and last bins need not be reachable (spin-glass ground states) */
 } clmc_density_walkers;
 
 /* Population annealing: what the second per-member value of

@@ -25,6 +25,15 @@ size_t clmc_power_of_two_at_most(size_t n)
     return p;
 }
 
+unsigned clmc_measure_slots(unsigned most, unsigned spare, unsigned long long slot_bytes,
+                            unsigned long long config_bytes)
+{
+    unsigned long long budget = config_bytes > CLMC_MEASURE_BUDGET_BYTES ? config_bytes : CLMC_MEASURE_BUDGET_BYTES;
+    unsigned long long fit = slot_bytes ? budget / slot_bytes : most + spare;
+    if (fit <= spare + 1ULL) return 1;
+    return fit - spare < most ? (unsigned)(fit - spare) : most;
+}
+
 clmc_array clmc_lattice_array(const char *name, clmc_array_type type, size_t configs, int dim, int edge,
                               unsigned components)
 {

@@ -24,4 +24,16 @@ clmc_array clmc_lattice_array(const char *name, clmc_array_type type, size_t con
 /* The largest power of two not above n (n >= 1), e.g. for reduction work-groups. */
 size_t clmc_power_of_two_at_most(size_t n);
 
+/* Device memory the measurement slots of a batch may take (with the spare
+ * slots): at most the larger of this and the configurations' own bytes. */
+#define CLMC_MEASURE_BUDGET_BYTES (256ULL << 20)
+/* Measurement batch slots for a buffer of `slot_bytes` per slot (all
+ * configurations) and `spare` slots after the batch: `most`, or fewer (at
+ * least 1) so that (slots + spare) slot_bytes stays within
+ * max(CLMC_MEASURE_BUDGET_BYTES, config_bytes).  Many configurations thus get
+ * shorter batches: the host reads the measurements more often, their values
+ * do not change. */
+unsigned clmc_measure_slots(unsigned most, unsigned spare, unsigned long long slot_bytes,
+                            unsigned long long config_bytes);
+
 #endif

@@ -90,6 +90,7 @@ typedef struct {
     bool exchange_usable;  /* and its work-group fits the kernel's limit */
     cl_kernel exchange;    /* ea_msc_exchange, created when the engine asks for it */
     unsigned long long energies_checked, energy_mismatches; /* tempering_energies "check" */
+    char muca_defines[64]; /* clmc_density_walkers.defines (multicanonical and Wang-Landau walkers) */
 } ea_state;
 
 /* ea_couplings.c */

@@ -105,6 +105,32 @@ static clmc_status validate_population(const clmc_preset *p, bool msc, const cha
     return CLMC_OK;
 }
 
+/* ensemble.type "multicanonical" or "wang_landau": the walkers
+ * (cl/ea/muca_ea.cl) hold one byte per spin and integer couplings, draw
+ * their own random numbers and start at random. */
+static bool density_ensemble(const clmc_preset *p)
+{
+    const char *type = clmc_preset_has(p, "ensemble.type") ? clmc_preset_string(p, "ensemble.type") : "";
+    return strcmp(type, "multicanonical") == 0 || strcmp(type, "wang_landau") == 0;
+}
+
+static clmc_status validate_density(const clmc_preset *p, bool msc, const char *couplings)
+{
+    const char *type = clmc_preset_string(p, "ensemble.type");
+    if (msc)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: the %s walkers of ea_ising hold one byte per spin; give "
+                         "\"naive\", not \"msc\"", type);
+    if (strcmp(couplings, "gaussian") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.couplings: %s needs integer energies (bimodal or uniform couplings), "
+                         "got \"gaussian\"", type);
+    if (clmc_preset_bool(p, "algorithm.shared_randoms"))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.shared_randoms: the %s walkers draw their own random numbers; "
+                         "give false", type);
+    if (strcmp(clmc_preset_string(p, "model.start"), "random") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "model.start: the %s walkers start at random; give \"random\"", type);
+    return CLMC_OK;
+}
+
 static clmc_status ea_validate(const clmc_preset *p)
 {
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
@@ -112,6 +138,7 @@ static clmc_status ea_validate(const clmc_preset *p)
     const char *couplings = clmc_preset_string(p, "model.couplings");
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     bool population = clmc_preset_is_population(p);
+    if (density_ensemble(p)) CLMC_TRY(validate_density(p, msc, couplings));
     if (population) {
         CLMC_TRY(validate_population(p, msc, couplings));
         realizations = clmc_preset_systems(p)->copies; /* the members, each a replica pair */
@@ -950,6 +977,33 @@ static void ea_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *lar
     *largest = spins > couplings ? spins : couplings;
 }
 
+/* Multicanonical and Wang-Landau walkers (cl/ea/muca_ea.cl), one density of
+ * states per disorder realization (units), the couplings those of the
+ * naive buffer (the same realizations as every other ea_ising run with
+ * this seed).  Energies -dim N ... dim N in steps of 2 (every bond +-1):
+ * one bin table for all realizations; in one realization only every other
+ * bin is reachable (H = -sum J mod 4, single flips change H by multiples
+ * of 4) and its ground-state energy is unknown (edges_unknown). */
+static clmc_status ea_density_walkers(void *state, clmc_density_walkers *out)
+{
+    ea_state *s = state;
+    snprintf(s->muca_defines, sizeof s->muca_defines, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d", s->dim, s->edge);
+    int bonds = s->dim * (int)s->n_sites;
+    *out = (clmc_density_walkers){.program = "ea/muca_ea.cl",
+                                  .defines = s->muca_defines,
+                                  .e_min = -bonds,
+                                  .e_step = 2,
+                                  .n_bins = (unsigned)bonds + 1,
+                                  .max_bin_step = 2 * (unsigned)s->dim, /* dE / 2 = s h, |h| <= 2 dim */
+                                  .sites = s->n_sites,
+                                  .log_states = s->n_sites * log(2.0),
+                                  .walker_bytes = s->n_sites,
+                                  .units = s->realizations,
+                                  .data = s->bonds,
+                                  .edges_unknown = true};
+    return CLMC_OK;
+}
+
 static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .independent = true,
     .independent_units = "model.realizations",
@@ -965,6 +1019,7 @@ static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .member_size = ea_member_size,
     .fresh_start = ea_fresh_start,
     .member_order = ea_member_order,
+    .density_walkers = ea_density_walkers,
 };
 
 const clmc_model_ops clmc_model_ea_ising = {

@@ -156,12 +156,15 @@ static clmc_status resolve_tile(heisenberg_state *s, clmc_preset *p)
     return CLMC_OK;
 }
 
+static uint64_t measure_groups_cap(const clmc_preset *p, bool glass);
+
 static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
 {
     size_t limit = clmc_runtime_device(s->rt)->max_work_group_size;
     s->measure_wg = clmc_power_of_two_at_most(limit < MEASURE_WG_MAX ? limit : MEASURE_WG_MAX);
     size_t groups = (s->n_sites + s->measure_wg - 1) / s->measure_wg;
-    s->measure_groups = groups < MEASURE_GROUPS_MAX ? groups : MEASURE_GROUPS_MAX;
+    size_t most = (size_t)measure_groups_cap(p, s->glass);
+    s->measure_groups = groups < most ? groups : most;
     s->naive_items = s->n_sites / 2;
     s->naive_wg = 0;
     clmc_defines options = {0};
@@ -574,27 +577,55 @@ clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins have non-finite components", invalid) : CLMC_OK;
 }
 
+/* A preset's buffer sizes in units: configurations, measurement rows per
+ * slot (pairs), batch slots, spin bytes. */
+typedef struct {
+    uint64_t ncomp, sites, real, realizations, configs, pairs, batch, spins;
+} heisenberg_sizes;
+
+static heisenberg_sizes sizes_of(const clmc_preset *p, bool glass)
+{
+    heisenberg_sizes z;
+    z.ncomp = (uint64_t)clmc_preset_int(p, "model.n");
+    z.sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    z.real = strcmp(clmc_preset_string(p, "model.precision"), "double") == 0 ? 8 : 4;
+    uint64_t temperatures = clmc_preset_betas(p, NULL, 0);
+    z.realizations = glass ? (uint64_t)clmc_preset_int(p, "model.realizations") : 1;
+    z.configs = glass ? 2 * temperatures * z.realizations : temperatures * clmc_preset_systems(p)->copies;
+    z.pairs = glass ? temperatures * z.realizations : z.configs; /* measurement rows per slot */
+    z.batch = MEASURE_BATCH / z.pairs ? MEASURE_BATCH / z.pairs : 1;
+    z.spins = z.ncomp * z.sites * z.real * z.configs;
+    return z;
+}
+
+/* Measurement work-groups per configuration at most: MEASURE_GROUPS_MAX, or
+ * fewer (at least 1) for many configurations, so that the partials and
+ * overlaps of all slots stay within max(CLMC_MEASURE_BUDGET_BYTES, the
+ * spins).  The sums are exact (fixed point): the grouping does not change them. */
+static uint64_t measure_groups_cap(const clmc_preset *p, bool glass)
+{
+    heisenberg_sizes z = sizes_of(p, glass);
+    uint64_t per_group = (4 * z.configs * (z.batch + 3) + (glass ? z.ncomp * z.ncomp * z.pairs * z.batch : 0)) *
+                         sizeof(cl_long);
+    uint64_t budget = z.spins > CLMC_MEASURE_BUDGET_BYTES ? z.spins : CLMC_MEASURE_BUDGET_BYTES;
+    uint64_t groups = budget / per_group;
+    return groups < 1 ? 1 : groups > MEASURE_GROUPS_MAX ? MEASURE_GROUPS_MAX : groups;
+}
+
 /* Device memory of a preset (model.h device_bytes), buffer by buffer as
  * allocate() and glass_allocate() create them, with the measurement partials
- * and overlaps at their largest group count (MEASURE_GROUPS_MAX). */
+ * and overlaps at their largest group count (measure_groups_cap). */
 void clmc_heisenberg_device_bytes(const clmc_preset *p, bool glass, uint64_t *total, uint64_t *largest)
 {
-    uint64_t dim = (uint64_t)clmc_preset_int(p, "model.dim"), ncomp = (uint64_t)clmc_preset_int(p, "model.n");
-    uint64_t sites = clmc_lattice_sites((int)dim, (int)clmc_preset_int(p, "model.L"));
-    uint64_t real = strcmp(clmc_preset_string(p, "model.precision"), "double") == 0 ? 8 : 4;
-    uint64_t temperatures = clmc_preset_betas(p, NULL, 0);
-    uint64_t realizations = glass ? (uint64_t)clmc_preset_int(p, "model.realizations") : 1;
-    uint64_t configs = glass ? 2 * temperatures * realizations : temperatures * clmc_preset_systems(p)->copies;
-    uint64_t pairs = glass ? temperatures * realizations : configs; /* measurement rows per slot */
-    uint64_t batch = MEASURE_BATCH / pairs ? MEASURE_BATCH / pairs : 1;
-    uint64_t spins = ncomp * sites * real * configs;
-    uint64_t partials = 4 * MEASURE_GROUPS_MAX * configs * (batch + 3) * sizeof(cl_long);
-    uint64_t couplings = glass ? dim * sites * realizations * real : sizeof(cl_double);
-    uint64_t overlaps = glass ? ncomp * ncomp * MEASURE_GROUPS_MAX * pairs * batch * sizeof(cl_long) : 0;
-    uint64_t small = 2 * sizeof(cl_uint) + configs * real + (glass ? 2 * pairs * sizeof(cl_uint) : 0);
-    uint64_t states = clmc_rng_own_ring_state_bytes(clmc_rng_from_preset(p), sites / 2, configs);
-    *total = spins + partials + couplings + overlaps + small + states;
-    *largest = spins;
+    heisenberg_sizes z = sizes_of(p, glass);
+    uint64_t dim = (uint64_t)clmc_preset_int(p, "model.dim"), groups = measure_groups_cap(p, glass);
+    uint64_t partials = 4 * groups * z.configs * (z.batch + 3) * sizeof(cl_long);
+    uint64_t couplings = glass ? dim * z.sites * z.realizations * z.real : sizeof(cl_double);
+    uint64_t overlaps = glass ? z.ncomp * z.ncomp * groups * z.pairs * z.batch * sizeof(cl_long) : 0;
+    uint64_t small = 2 * sizeof(cl_uint) + z.configs * z.real + (glass ? 2 * z.pairs * sizeof(cl_uint) : 0);
+    uint64_t states = clmc_rng_own_ring_state_bytes(clmc_rng_from_preset(p), z.sites / 2, z.configs);
+    *total = z.spins + partials + couplings + overlaps + small + states;
+    *largest = z.spins;
     uint64_t others[] = {partials, couplings, overlaps, states};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
         if (others[i] > *largest) *largest = others[i];

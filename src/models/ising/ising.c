@@ -19,11 +19,47 @@
 
 #define MEASURE_BATCH 256
 
-/* Measurement slots: a batch and the spare slot of ensemble energies;
- * population annealing measures only through the spare slot. */
+static uint64_t preset_configs(const clmc_preset *p)
+{
+    return clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
+}
+
+/* Spin bytes of every configuration on this process's device (a slab and its
+ * two halo layers under domain decomposition). */
+static uint64_t device_spin_bytes(const clmc_preset *p)
+{
+    int edge = (int)clmc_preset_int(p, "model.L"), dim = (int)clmc_preset_int(p, "model.dim");
+    uint64_t sites = clmc_lattice_sites(dim, edge);
+    bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
+    uint64_t spins = (msc ? sites / 8 : sites) * preset_configs(p);
+    int ranks = clmc_ranks()->size;
+    uint64_t layer = (uint64_t)edge * (dim == 3 ? (uint64_t)edge : 1);
+    if (ranks > 1 && !clmc_preset_systems(p)->independent)
+        spins = spins / (uint64_t)ranks + 2 * (msc ? layer / 8 : layer);
+    return spins;
+}
+
+/* Measurement work-groups per configuration at most: those build_kernels
+ * takes with work-groups of one 64-site stretch (1024, one per row, sites / 64). */
+static uint64_t measure_groups_bound(const clmc_preset *p)
+{
+    int edge = (int)clmc_preset_int(p, "model.L"), dim = (int)clmc_preset_int(p, "model.dim");
+    uint64_t sites = clmc_lattice_sites(dim, edge);
+    uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
+    if (strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") != 0 && groups > sites / (uint64_t)edge)
+        groups = sites / (uint64_t)edge;
+    return groups < 1 ? 1 : groups;
+}
+
+/* Measurement slots: a batch and the spare slot of ensemble energies, the
+ * batch shortened for many configurations (clmc_measure_slots: partials
+ * within max(256 MiB, the spins)); population annealing measures only
+ * through the spare slot. */
 static unsigned batch_slots(const clmc_preset *p)
 {
-    return clmc_preset_is_population(p) ? 0 : MEASURE_BATCH;
+    if (clmc_preset_is_population(p)) return 0;
+    uint64_t slot_bytes = 2 * measure_groups_bound(p) * preset_configs(p) * sizeof(cl_int);
+    return clmc_measure_slots(MEASURE_BATCH, 1, slot_bytes, device_spin_bytes(p));
 }
 #define MEASURE_WG_MAX 256
 
@@ -752,23 +788,12 @@ static clmc_status ising_load_state(void *state, const unsigned char *blob, size
 }
 
 /* Spins of every configuration plus the measurement partials (per
- * configuration and batch slot at most the work-groups build_kernels takes
- * with work-groups of one 64-site stretch: 1024, one per row, sites / 64). */
+ * configuration and slot at most measure_groups_bound, batch_slots + 1 slots). */
 static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
     int edge = (int)clmc_preset_int(p, "model.L"), dim = (int)clmc_preset_int(p, "model.dim");
-    uint64_t sites = clmc_lattice_sites(dim, edge);
-    uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
-    bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
-    uint64_t spins = (msc ? sites / 8 : sites) * configs;
-    int ranks = clmc_ranks()->size;
-    uint64_t layer = (uint64_t)edge * (dim == 3 ? (uint64_t)edge : 1);
-    if (ranks > 1 && !clmc_preset_systems(p)->independent) /* a slab and its two halo layers */
-        spins = spins / (uint64_t)ranks + 2 * (msc ? layer / 8 : layer);
-    uint64_t groups = sites / 64 < 1024 ? sites / 64 : 1024;
-    if (!msc && groups > sites / (uint64_t)edge) groups = sites / (uint64_t)edge;
-    if (groups < 1) groups = 1;
-    uint64_t partials = 2ULL * groups * configs * (batch_slots(p) + 1) * sizeof(cl_int);
+    uint64_t configs = preset_configs(p), spins = device_spin_bytes(p);
+    uint64_t partials = 2ULL * measure_groups_bound(p) * configs * (batch_slots(p) + 1) * sizeof(cl_int);
     bool tiled = strcmp(clmc_preset_string(p, "algorithm.layout"), "tiled") == 0;
     int tile = tiled ? (int)clmc_preset_int(p, "algorithm.tile") : 0;
     clmc_rng_kind kind = clmc_rng_from_preset(p);

@@ -11,17 +11,20 @@
 
 #define THRESHOLD_STRIDE 8 /* as in cl/ising/random_site.cl */
 #define COPIES_WG_MAX 64
+#define PACKED_WG 32 /* copies per word of the packed copies kernel */
+#define CHUNK_MAX 64 /* attempts per tile planned at once by the local-memory kernels */
 
 struct clmc_ising_rsite {
     clmc_runtime *rt;
     int dim, edge;
     bool copies, heatbath, dirty;
-    bool dead_border;
+    bool packed;         /* copies in local memory, 32 sites per word (RS_LOCAL) */
+    bool dead_border, local; /* local: the tiled variants' local-memory kernels */
     int tile, substeps;  /* tile: double_tiling's or dead_border's tile edge, else 0 */
     long long shift_every; /* dead_border: sweeps between origin shifts */
     cl_uint n_sites, n_configs, seed_lo, seed_hi;
-    size_t wg;
-    cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site: copy-minor (copies only) */
+    size_t wg, group_tiles, tiles, chunk; /* group_tiles, chunk: per work-group of wg items (local kernels) */
+    cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site (copies only): copy-minor bytes or packed words */
     cl_uint *thresholds_host;
     cl_program program;
     cl_kernel update, to_copies, from_copies;
@@ -59,12 +62,10 @@ static int default_tile(int edge, bool dead_border)
 
 static clmc_status validate_tiles(const clmc_preset *p, int edge, int tile, long long substeps, bool dead_border)
 {
-    int dim = (int)clmc_preset_int(p, "model.dim");
-    if (!dead_border && dim != 2)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.random_site: \"double_tiling\" is implemented for model.dim 2 only");
-    if (!dead_border && substeps != 1 && substeps != 2 && substeps != 4)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: double_tiling takes 1, 2 or 4 (phases of a sweep), "
-                         "got %lld", substeps);
+    int dim = (int)clmc_preset_int(p, "model.dim"), phases = dim == 3 ? 8 : 4;
+    if (!dead_border && (substeps > phases || phases % substeps != 0))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.substeps: double_tiling in %dD takes a divisor of its %d phases "
+                         "per sweep, got %lld", dim, phases, substeps);
     if (!tile && !default_tile(edge, dead_border))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: none of 16, 8, 4 fits model.L = %d (%s)", edge,
                          dead_border ? "dead_border needs at least 4 dividing L, at most L / 2"
@@ -98,6 +99,11 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
                              substeps);
         if (clmc_preset_int(p, "algorithm.shift_every") != 1)
             return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
+        if (strcmp(clmc_preset_string(p, "algorithm.copies_memory"), "auto") != 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: is for random_site \"copies\" only (give \"auto\")");
+        if (strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "auto") != 0)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: is for random_site \"double_tiling\" and "
+                             "\"dead_border\" only (give \"auto\")");
         return CLMC_OK;
     }
     if (strcmp(variant, "none") == 0)
@@ -110,8 +116,13 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
     bool dead_border = strcmp(variant, "dead_border") == 0;
     if (!dead_border && clmc_preset_int(p, "algorithm.shift_every") != 1)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.shift_every: is for random_site \"dead_border\" only (give 1)");
+    if (strcmp(variant, "copies") != 0 && strcmp(clmc_preset_string(p, "algorithm.copies_memory"), "auto") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: is for random_site \"copies\" only (give \"auto\")");
     if (dead_border || strcmp(variant, "double_tiling") == 0)
         return validate_tiles(p, edge, tile, substeps, dead_border);
+    if (strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "auto") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: is for random_site \"double_tiling\" and "
+                         "\"dead_border\" only (give \"auto\")");
     if (tile != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" and random_site \"double_tiling\" "
                          "only (give 0)", tile);
@@ -121,12 +132,89 @@ clmc_status clmc_ising_rsite_validate(const clmc_preset *p)
     return CLMC_OK;
 }
 
+/* Words of one copy in the packed copies kernel: 32 sites each. */
+static size_t packed_words(cl_uint n_sites)
+{
+    return ((size_t)n_sites + 31) / 32;
+}
+
+/* Local memory of the packed copies kernel: 32 copies' words and the picks. */
+static unsigned long long packed_local_bytes(cl_uint n_sites)
+{
+    return 4ULL * PACKED_WG * packed_words(n_sites) + 4ULL * 4 * PACKED_WG;
+}
+
+/* algorithm.copies_memory: packed copies in local memory ("local", or "auto"
+ * on a GPU where they fit), else bytes in global memory.  CPU devices (PoCL)
+ * emulate local memory in ordinary memory, where the packed kernel is no
+ * faster (docs/models/ising.md). */
+static clmc_status choose_memory(clmc_ising_rsite *rs, const clmc_preset *p)
+{
+    const clmc_device_info *d = clmc_runtime_device(rs->rt);
+    const char *memory = clmc_preset_string(p, "algorithm.copies_memory");
+    bool fits = d->max_work_group_size >= PACKED_WG && packed_local_bytes(rs->n_sites) <= d->local_mem_bytes;
+    if (strcmp(memory, "local") == 0 && !fits)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.copies_memory: \"local\" needs %llu bytes of local memory (32 "
+                         "copies, one bit a spin) and work-groups of %d; %s has %llu bytes and %zu work-items (give \"auto\" "
+                         "or \"global\")", packed_local_bytes(rs->n_sites), PACKED_WG, d->name,
+                         (unsigned long long)d->local_mem_bytes, d->max_work_group_size);
+    bool gpu = strcmp(d->type, "GPU") == 0;
+    rs->packed = rs->copies && fits && (strcmp(memory, "local") == 0 || (strcmp(memory, "auto") == 0 && gpu));
+    return CLMC_OK;
+}
+
+/* Attempts per tile and launch of the tiled variants. */
+static size_t tile_attempts(const clmc_ising_rsite *rs)
+{
+    size_t tile = (size_t)rs->tile, sites = tile * tile * (rs->dim == 3 ? tile : 1);
+    return rs->dead_border ? sites / (size_t)rs->substeps : sites >> rs->dim;
+}
+
+/* Local bytes of one tile of the local-memory kernels: its box (dead_border
+ * the whole tile, double_tiling the active sub-tile and its one-site halo)
+ * and a chunk of plan words. */
+static size_t tile_local_bytes(const clmc_ising_rsite *rs)
+{
+    size_t edge = rs->dead_border ? (size_t)rs->tile : (size_t)rs->tile / 2 + 2;
+    return edge * edge * (rs->dim == 3 ? edge : 1) + sizeof(cl_uint) * rs->chunk;
+}
+
+/* algorithm.tile_memory: the local-memory kernels take work-groups of wg (up
+ * to 64) items holding group_tiles tiles, the largest power of two up to wg
+ * whose tiles fit the device's local memory (halved while half of it still
+ * holds every tile), and plan chunks of 64 attempts (fewer where a tile makes
+ * fewer, rounded up to 4); "auto" falls back to the global-memory kernels
+ * where not even one tile fits. */
+static clmc_status choose_tile_memory(clmc_ising_rsite *rs, const clmc_preset *p)
+{
+    const clmc_device_info *d = clmc_runtime_device(rs->rt);
+    const char *wanted = clmc_preset_string(p, "algorithm.tile_memory");
+    size_t attempts = (tile_attempts(rs) + 3) / 4 * 4;
+    rs->chunk = attempts < CHUNK_MAX ? attempts : CHUNK_MAX;
+    size_t bytes = tile_local_bytes(rs);
+    rs->tiles = (size_t)clmc_lattice_sites(rs->dim, rs->edge / rs->tile);
+    rs->group_tiles = rs->wg;
+    while (rs->group_tiles > 1 && rs->group_tiles * bytes > d->local_mem_bytes) rs->group_tiles /= 2;
+    while (rs->group_tiles > 1 && rs->group_tiles / 2 >= rs->tiles) rs->group_tiles /= 2;
+    bool fits = bytes <= d->local_mem_bytes;
+    if (strcmp(wanted, "local") == 0 && !fits)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: \"local\" needs %zu bytes of local memory per tile "
+                         "(algorithm.tile %d), %s has %llu", bytes, rs->tile, d->name,
+                         (unsigned long long)d->local_mem_bytes);
+    rs->local = fits && strcmp(wanted, "global") != 0;
+    return CLMC_OK;
+}
+
 static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     size_t limit = d->max_work_group_size < COPIES_WG_MAX ? d->max_work_group_size : COPIES_WG_MAX;
     rs->wg = clmc_power_of_two_at_most(limit);
-    while (rs->wg > 1 && rs->wg / 2 >= rs->n_configs) rs->wg /= 2;
+    if (rs->tile) CLMC_TRY(choose_tile_memory(rs, p));
+    else
+        while (rs->wg > 1 && rs->wg / 2 >= rs->n_configs) rs->wg /= 2;
+    if (rs->copies) CLMC_TRY(choose_memory(rs, p));
+    if (rs->packed) rs->wg = PACKED_WG;
     const char *sequence = clmc_preset_string(p, "algorithm.site_sequence");
     bool shared = rs->copies || strcmp(sequence, "shared") == 0;
     clmc_defines options = {0};
@@ -138,14 +226,20 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     clmc_defines_int(&options, "SHARED_SITES", shared);
     clmc_defines_int(&options, "HEATBATH", rs->heatbath);
     clmc_defines_int(&options, "RS_WG", (long long)rs->wg);
+    clmc_defines_int(&options, "RS_LOCAL", rs->packed);
     unsigned first_system = clmc_preset_systems(p)->first_system;
     if (first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", first_system);
     if (rs->tile) clmc_defines_int(&options, "RS_TILE", rs->tile);
     long long tile_sites = (long long)rs->tile * rs->tile * (rs->dim == 3 ? rs->tile : 1);
     if (rs->dead_border) clmc_defines_int(&options, "TILE_ATTEMPTS", tile_sites / rs->substeps);
+    if (rs->local) {
+        clmc_defines_int(&options, "RS_LWG", (long long)rs->wg);
+        clmc_defines_int(&options, "RS_GROUP_TILES", (long long)rs->group_tiles);
+        clmc_defines_int(&options, "RS_CHUNK", (long long)rs->chunk);
+    }
     CLMC_TRY(clmc_defines_build(rs->rt, "ising/random_site.cl", &options, &rs->program));
-    const char *kernel = rs->dead_border ? "rsite_dead_border"
-                       : rs->tile      ? "rsite_double_tiling"
+    const char *kernel = rs->dead_border ? (rs->local ? "rsite_dead_border_local" : "rsite_dead_border")
+                       : rs->tile      ? (rs->local ? "rsite_double_tiling_local" : "rsite_double_tiling")
                        : rs->copies    ? "rsite_copies"
                                        : "rsite_sequential";
     CLMC_TRY(clmc_kernel_create(rs->program, kernel, &rs->update));
@@ -153,11 +247,21 @@ static clmc_status build(clmc_ising_rsite *rs, const clmc_preset *p)
     return clmc_kernel_create(rs->program, "rsite_from_copies", &rs->from_copies);
 }
 
+/* Blocks of PACKED_WG copies. */
+static size_t packed_blocks(const clmc_ising_rsite *rs)
+{
+    return (rs->n_configs + PACKED_WG - 1) / PACKED_WG;
+}
+
+/* Config-major spins <-> the copies kernel's storage (rsite_to_copies runs
+ * per packed word and configuration of whole blocks when packed). */
 static clmc_status transpose(clmc_ising_rsite *rs, cl_kernel kernel, cl_mem from, cl_mem to)
 {
     CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &from));
     CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &to));
-    size_t global[2] = {rs->n_sites, rs->n_configs};
+    bool to_packed = rs->packed && kernel == rs->to_copies;
+    size_t global[2] = {to_packed ? packed_words(rs->n_sites) : rs->n_sites,
+                        to_packed ? packed_blocks(rs) * PACKED_WG : rs->n_configs};
     return clmc_enqueue(rs->rt, kernel, 2, global, NULL, CLMC_UNTIMED);
 }
 
@@ -195,7 +299,9 @@ clmc_status clmc_ising_rsite_create(clmc_runtime *rt, clmc_preset *p, cl_mem spi
     if (!rs->thresholds_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_mem target = spins;
     if (rs->copies) {
-        CLMC_TRY(clmc_buffer_create(rt, (size_t)rs->n_sites * n_configs, NULL, "random-site copies", &rs->by_site));
+        size_t bytes = rs->packed ? packed_blocks(rs) * PACKED_WG * packed_words(rs->n_sites) * sizeof(cl_uint)
+                                  : (size_t)rs->n_sites * n_configs;
+        CLMC_TRY(clmc_buffer_create(rt, bytes, NULL, "random-site copies", &rs->by_site));
         CLMC_TRY(transpose(rs, rs->to_copies, spins, rs->by_site));
         target = rs->by_site;
     }
@@ -220,18 +326,31 @@ void clmc_ising_rsite_destroy(clmc_ising_rsite *rs)
     free(rs);
 }
 
-/* double_tiling: step s of substeps k runs phases (s mod k) 4/k .. of sweep s / k. */
+/* One launch of a tiled variant: a work-item per tile (global memory) or
+ * work-groups of wg items per group_tiles tiles (local memory). */
+static clmc_status tiled_launch(clmc_ising_rsite *rs)
+{
+    if (!rs->local) {
+        size_t global[2] = {rs->tiles, rs->n_configs};
+        return clmc_enqueue(rs->rt, rs->update, 2, global, NULL, CLMC_TIMED);
+    }
+    size_t global[2] = {(rs->tiles + rs->group_tiles - 1) / rs->group_tiles * rs->wg, rs->n_configs}, local[2] = {rs->wg, 1};
+    return clmc_enqueue(rs->rt, rs->update, 2, global, local, CLMC_TIMED);
+}
+
+/* double_tiling: step s of substeps k runs phases (s mod k) P/k .. of sweep
+ * s / k (P = 2^dim phases per sweep). */
 static clmc_status double_tiling_step(clmc_ising_rsite *rs, uint64_t step)
 {
     uint64_t sweep = step / (uint64_t)rs->substeps;
-    cl_uint lo = (cl_uint)(sweep & 0xffffffffu), hi = (cl_uint)(sweep >> 32), phases = 4 / (cl_uint)rs->substeps;
+    cl_uint lo = (cl_uint)(sweep & 0xffffffffu), hi = (cl_uint)(sweep >> 32);
+    cl_uint phases = (rs->dim == 3 ? 8u : 4u) / (cl_uint)rs->substeps;
     CLMC_CL_TRY(clSetKernelArg(rs->update, 3, sizeof(cl_uint), &lo));
     CLMC_CL_TRY(clSetKernelArg(rs->update, 4, sizeof(cl_uint), &hi));
-    size_t tiles_per_edge = (size_t)(rs->edge / rs->tile), global[2] = {tiles_per_edge * tiles_per_edge, rs->n_configs};
     for (cl_uint k = 0; k < phases; k++) {
         cl_uint phase = (cl_uint)(step % (uint64_t)rs->substeps) * phases + k;
         CLMC_CL_TRY(clSetKernelArg(rs->update, 6, sizeof(cl_uint), &phase));
-        CLMC_TRY(clmc_enqueue(rs->rt, rs->update, 2, global, NULL, CLMC_TIMED));
+        CLMC_TRY(tiled_launch(rs));
     }
     return CLMC_OK;
 }
@@ -246,8 +365,7 @@ static clmc_status dead_border_step(clmc_ising_rsite *rs, uint64_t step)
     CLMC_CL_TRY(clSetKernelArg(rs->update, 4, sizeof(cl_uint), &args[1]));
     CLMC_CL_TRY(clSetKernelArg(rs->update, 6, sizeof(cl_uint), &args[2]));
     CLMC_CL_TRY(clSetKernelArg(rs->update, 7, sizeof(cl_uint), &args[3]));
-    size_t tiles = (size_t)clmc_lattice_sites(rs->dim, rs->edge / rs->tile), global[2] = {tiles, rs->n_configs};
-    return clmc_enqueue(rs->rt, rs->update, 2, global, NULL, CLMC_TIMED);
+    return tiled_launch(rs);
 }
 
 clmc_status clmc_ising_rsite_step(clmc_ising_rsite *rs, uint64_t step)

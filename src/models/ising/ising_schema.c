@@ -5,7 +5,9 @@
 static const char *const algorithm_types[] = {"metropolis", "heatbath", NULL};
 static const char *const layouts[] = {"naive", "tiled", "msc", "random_site", NULL};
 static const char *const random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling", "dead_border", NULL};
+static const char *const copies_memories[] = {"auto", "local", "global", NULL};
 static const char *const site_sequences[] = {"auto", "per_copy", "shared", NULL};
+static const char *const tile_memories[] = {"auto", "local", "global", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 
 const clmc_field clmc_ising_model_fields[] = {
@@ -36,8 +38,14 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "the other layouts"},
     {"site_sequence", CLMC_FIELD_STRING, 0, 0, false, site_sequences, "\"auto\"",
      "layout random_site: per_copy or shared site picks (auto: per_copy for sequential_reference, shared for copies)"},
+    {"copies_memory", CLMC_FIELD_STRING, 0, 0, false, copies_memories, "\"auto\"",
+     "random_site copies: local (the copies of a work-group packed 32 per word in local memory for a step), global "
+     "(bytes in global memory) or auto (local on a GPU where the lattice fits); results do not depend on it"},
     {"shift_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1",
      "random_site dead_border: sweeps between random shifts of the tiling's origin"},
+    {"tile_memory", CLMC_FIELD_STRING, 0, 0, false, tile_memories, "\"auto\"",
+     "random_site double_tiling / dead_border: tiles in local memory (local), global memory (global) or local where "
+     "a tile fits the device (auto); results do not depend on it"},
     {"substeps", CLMC_FIELD_INT, 1, 1LL << 32, false, NULL, "1",
      "layout random_site: steps per sweep; one step (a unit of run.sweeps) makes N / substeps attempts"},
     {NULL, 0, 0, 0, false, NULL, NULL, NULL},

@@ -22,11 +22,17 @@
 #define MEASURE_GROUPS_MAX 1024
 #define MEASURE_BATCH 256
 
-/* Measurement slots: a batch and the spare slot of ensemble energies;
- * population annealing measures only through the spare slot. */
+/* Measurement slots: a batch and the spare slot of ensemble energies, the
+ * batch shortened for many configurations (clmc_measure_slots: counts within
+ * max(256 MiB, the spins)); population annealing measures only through the
+ * spare slot. */
 static unsigned batch_slots(const clmc_preset *p)
 {
-    return clmc_preset_is_population(p) ? 0 : MEASURE_BATCH;
+    if (clmc_preset_is_population(p)) return 0;
+    uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
+    uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
+    uint64_t slot_bytes = configs * ((uint64_t)clmc_preset_int(p, "model.q") + 1) * sizeof(cl_uint);
+    return clmc_measure_slots(MEASURE_BATCH, 1, slot_bytes, sites * configs);
 }
 
 static const char *const series_columns[] = {"energy", "magnetization", NULL};
