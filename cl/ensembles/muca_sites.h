@@ -1,7 +1,7 @@
 /* The walkers of ensembles/muca_walkers.h kept as one char per site in the
  * walkers' buffer, interleaved across walkers (site i of walker w at
  * i * N_WALKERS + w), read and written there at every update: the walker_t
- * of models without a layout of their own (Potts, 3D Ising, 2D Ising past
+ * of models without a layout of their own (Potts, EA, 3D Ising, 2D Ising past
  * the bit rows of cl/ising/muca_ising.cl).  The model defines
  * walker_propose on it with walker_site. */
 #ifndef CLMC_MUCA_SITES_H

@@ -18,14 +18,15 @@
  *   walker_close(&c) (after its last site: the walker back in the buffer).
  * ensembles/muca_sites.h gives the walker_t of one char per site
  * interleaved across walkers (site i of walker w at i * N_WALKERS + w);
- * cl/ising/muca_ising.cl keeps 2D lattices as bit rows.
- * Random numbers: purpose
- * CLMC_PURPOSE_MULTICANONICAL, unit = walker, sweep = the walker's sweep
+ * cl/ising/muca_ising.cl keeps 2D lattices as bit rows.  MAX_BIN_STEP: the
+ * largest |bin change| of one update (the acceptance table's reach).
+ * Random numbers: purpose CLMC_PURPOSE_MULTICANONICAL, unit = walker, sweep = the walker's sweep
  * number, hit = site / (4 / WORDS_PER_SITE): one draw serves 4 /
  * WORDS_PER_SITE sites, the acceptance word last.
  * Energy windows (WINDOWS > 1, Wang-Landau): walker w uses the weights
- * ln_w[window_of[w] * N_BINS ...] (through muca_acceptance), a walker inside its window's bins
- * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
+ * ln_w[window_of[w] * N_BINS ...] (through muca_acceptance), a walker
+ * inside its window's bins window_bounds[2 window] .. window_bounds[2
+ * window + 1] rejects every move
  * out of it (outside, the weights lead it in), and with record 2 it counts
  * in the histogram row of its window.
  * Models with a density of states per unit (clmc_density_walkers.units,
