@@ -19,7 +19,7 @@
 #      270336 walkers x 250 1000 4000 sweeps): weights + production wall
 #      seconds and the largest |ln g - exact| over the energies (exact ln g
 #      of tools/exact_dos.py 32 from the file EXACT32, default
-#      PEERS/exact/exact_dos_L32.txt; the section is skipped without it).
+#      tests/data/ising2d_dos_L32.txt; the section is skipped without it).
 # REF: a second clmc build (e.g. main's) timed on (1)'s cases too (or on
 # REF_CASES), the baseline on the same card.  SKIP: sections to leave out
 # (e.g. "1 2 3": only the accuracy table).  Every section names the device.
@@ -65,7 +65,7 @@ skip 3 || for point in ${WEIGHTS:-8192:100 16384:100 26624:100 26624:50 65536:50
   printf 'iteration_sweeps %-4s %s\n' "$S" "$line"
 done
 
-exact=${EXACT32:-$peers/exact/exact_dos_L32.txt}
+exact=${EXACT32:-tests/data/ising2d_dos_L32.txt}
 if ! skip 4 && [ -s "$exact" ]; then
   echo "== (4) clmc L = 32 accuracy of ln g: walkers, production sweeps, weights_s + production_s, max|ln g - exact|"
   for point in ${ACCURACY:-4096:250 4096:1000 4096:4000 26624:250 26624:1000 26624:4000 270336:250 270336:1000 270336:4000}; do
