@@ -596,17 +596,17 @@ Test(checkpoint, sighup_leaves_resumable_checkpoint) { interrupt_and_resume("ckp
 static const char muca_preset[] =
     "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": \"multicanonical\","
     " \"betas\": [0.3, 0.4406868, 0.6], \"walkers\": 64, \"flatness\": 0.5, \"iteration_sweeps\": 100},"
-    " \"run\": {\"thermalization\": 100, \"sweeps\": 12000, \"seed\": 5, \"checkpoint_every\": 300}}";
+    " \"run\": {\"thermalization\": 100, \"sweeps\": 24000, \"seed\": 5, \"checkpoint_every\": 300}}";
 static const char wang_landau_windows_preset[] =
     "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": \"wang_landau\","
     " \"betas\": [0.3, 0.4406868, 0.6], \"windows\": 3, \"overlap\": 0.5, \"walkers_per_window\": 16,"
-    " \"final_ln_f\": 1e-3}, \"run\": {\"thermalization\": 100, \"sweeps\": 3000, \"seed\": 25,"
+    " \"final_ln_f\": 1e-3}, \"run\": {\"thermalization\": 100, \"sweeps\": 30000, \"seed\": 25,"
     " \"checkpoint_every\": 100}}";
 /* Potts q = 10 walkers (Metropolis), 2 Wang-Landau windows at L = 4, then production. */
 static const char potts_wang_landau_preset[] =
     "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 4, \"q\": 10}, \"algorithm\": {\"type\": "
     "\"metropolis\"}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [1.4], \"windows\": 2, "
-    "\"walkers_per_window\": 16, \"final_ln_f\": 1e-3}, \"run\": {\"thermalization\": 100, \"sweeps\": 6000,"
+    "\"walkers_per_window\": 16, \"final_ln_f\": 1e-3}, \"run\": {\"thermalization\": 100, \"sweeps\": 30000,"
     " \"seed\": 7, \"checkpoint_every\": 100}}";
 
 /* density_of_states (without its wall times) and observables exactly. */
@@ -630,7 +630,9 @@ static void expect_same_density(const char *reference, const char *resumed)
 }
 
 /* Reference run, the same run stopped by `signal_number` at a random point
- * after its first checkpoint, resumed, and compared. */
+ * after its first checkpoint, resumed, and compared.  The presets' production
+ * lasts about a second on PoCL, longer than the delay (< 400 ms), so that the
+ * signal lands before the run ends. */
 static void density_interrupt_and_resume(const char *label, const char *preset_json, int signal_number)
 {
     char *dir = test_scratch_dir(label), *preset = test_write_preset(dir, preset_json), args[8400], log[8400];

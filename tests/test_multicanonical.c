@@ -4,14 +4,19 @@
  * multicanonical and from Wang-Landau weights (one window, and 3 windows
  * with replica exchange), all agreeing, Wang-Landau without production, the
  * reweighted energy, specific heat, free energy and entropy against Kaufman's
- * finite-lattice values, 3D ground states and symmetry, and bad input
- * exiting 2 naming the key. */
+ * finite-lattice values, 3D ground states and symmetry, bad input
+ * exiting 2 naming the key, and the walker layouts (2D bit rows or one char
+ * per site) and histogram paths (group histograms in local or global
+ * memory) of src/ensembles/density_walkers.c counting bit for bit alike. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clmc/preset.h"
+#include "clmc/runtime.h"
+#include "ensembles/density_walkers.h"
 #include "ising_dos.h"
 #include "ising_exact.h"
 #include "physics.h"
@@ -278,4 +283,85 @@ Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
     printf("multicanonical 3D L=4: %d energies, largest |z| of ln g(E) - ln g(-E) %.2f\n", n, worst);
     cr_expect_lt(worst, TOLERANCE_SIGMA);
     cJSON_Delete(result);
+}
+
+/* The 2D Ising walkers of cl/ising/muca_ising.cl at edge L as one char per
+ * site, or as bit rows (WALKER_ROWS, the layout src/models/ising/ising.c
+ * picks for 4 <= L <= 64), with the group histograms in local memory (the
+ * rule of density_walkers.c) or forced global: 99 walkers (a padded last
+ * group) under uneven weights, 3 sweeps unrecorded then 7 recorded; the
+ * block histograms and the walkers' energies after them. */
+static void run_layout(int L, bool rows, bool global_histogram, double *hist, cl_int *energies, unsigned *bins)
+{
+    unsigned n = (unsigned)(L * L), walkers = 99;
+    char defines[96];
+    snprintf(defines, sizeof defines, "-cl-std=CL1.2 -DDIM=2 -DEDGE=%d%s", L, rows ? " -DWALKER_ROWS" : "");
+    clmc_runtime *rt = NULL;
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    const char *json = "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"ensemble\": {\"type\": "
+                       "\"multicanonical\", \"betas\": [0.4]}, \"run\": {\"seed\": 11}}";
+    clmc_preset *preset = NULL;
+    cr_assert_eq(clmc_preset_parse(json, strlen(json), "layouts", NULL, 0, &preset), CLMC_OK, "%s",
+                 clmc_error_message());
+    muca m = {.rt = rt,
+              .settings = {.walkers = walkers},
+              .model = {.program = "ising/muca_ising.cl",
+                        .defines = defines,
+                        .e_min = -2 * (int)n,
+                        .e_step = 4,
+                        .n_bins = n + 1,
+                        .max_bin_step = 2,
+                        .sites = n,
+                        .log_states = n * log(2.0),
+                        .walker_bytes = rows ? (size_t)L * (L <= 32 ? 4 : 8) : n},
+              .global_histogram = global_histogram};
+    cr_assert_eq(muca_layout(&m), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(muca_check(&m), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(muca_open(&m, preset), CLMC_OK, "%s", clmc_error_message());
+    double *ln_w = malloc((n + 1) * sizeof *ln_w);
+    float *scratch = malloc((n + 1) * sizeof *scratch);
+    for (unsigned i = 0; i <= n; i++) ln_w[i] = 0.8 * sin(0.37 * i) - 0.004 * i;
+    cr_assert_eq(muca_set_weights(&m, ln_w, scratch), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(muca_sweep(&m, 3, 0, NULL), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(muca_sweep(&m, 7, 1, hist), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), m.energy, CL_TRUE, 0, walkers * sizeof(cl_int), energies,
+                                     0, NULL, NULL),
+                 CL_SUCCESS);
+    *bins = m.blocks * (n + 1);
+    free(ln_w);
+    free(scratch);
+    muca_close(&m);
+    clmc_preset_free(preset);
+    clmc_runtime_close(rt);
+}
+
+Test(multicanonical, walker_layouts_and_histogram_paths_count_bit_for_bit_alike, .timeout = 600)
+{
+    const int edges[] = {8, 36}; /* 32-bit and 64-bit rows */
+    for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
+        int L = edges[k];
+        unsigned n = (unsigned)(L * L), bins[3];
+        const char *names[3] = {"one char per site", "bit rows", "bit rows, global histogram"};
+        double *hist[3];
+        cl_int energies[3][99];
+        for (int v = 0; v < 3; v++) {
+            hist[v] = calloc((size_t)32 * (n + 1), sizeof *hist[v]);
+            run_layout(L, v > 0, v == 2, hist[v], energies[v], &bins[v]);
+        }
+        double total = 0, changed = 0;
+        for (unsigned i = 0; i < bins[0]; i++) total += hist[0][i];
+        for (int w = 0; w < 99; w++) changed += energies[0][w] != -2 * (int)n;
+        printf("layouts L=%d: %.0f updates counted (99 walkers x %u sites x 7 sweeps = %.0f), walker 0 at E = %d\n", L,
+               total, n, 99.0 * n * 7, energies[0][0]);
+        cr_expect_eq(total, 99.0 * n * 7, "L=%d: %.0f counts, one per update expected", L, total);
+        cr_expect(changed > 0, "L=%d: every walker in a ground state", L);
+        for (int v = 1; v < 3; v++) {
+            cr_assert_eq(bins[v], bins[0]);
+            cr_expect(memcmp(hist[v], hist[0], bins[0] * sizeof(double)) == 0, "L=%d: histograms of %s and %s differ",
+                      L, names[v], names[0]);
+            cr_expect(memcmp(energies[v], energies[0], sizeof energies[0]) == 0, "L=%d: energies of %s and %s differ",
+                      L, names[v], names[0]);
+        }
+        for (int v = 0; v < 3; v++) free(hist[v]);
+    }
 }

@@ -10,6 +10,7 @@
  * (hit = site / 4) from Philox unit unit N_WALKERS + w. */
 #include "common/lattice.h"
 #include "common/philox.h"
+#include "ensembles/muca_sites.h"
 
 #define N_SITES SITES
 #define WORDS_PER_SITE 1
@@ -62,13 +63,8 @@ inline int ea_walker_propose(global const char *spins, global const char *coupli
     return 2 * s * ea_field(spins, couplings, site, w);
 }
 
-inline void walker_set(global char *spins, uint site, uint w, int new_value)
-{
-    spins[(size_t)site * N_WALKERS + w] = (char)new_value;
-}
-
 #define walker_start(spins, w, key) ea_walker_start(spins, w, key, unit)
 #define walker_energy(spins, w) ea_walker_energy(spins, EA_COUPLINGS, w)
-#define walker_propose(spins, site, w, choice, new_value) ea_walker_propose(spins, EA_COUPLINGS, site, w, new_value)
+#define walker_propose(c, site, choice, new_value) ea_walker_propose((c)->spins, EA_COUPLINGS, site, (c)->w, new_value)
 
 #include "ensembles/muca_walkers.h"

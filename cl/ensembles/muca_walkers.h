@@ -4,29 +4,40 @@
  * Metropolis updates accepted with probability min(1, W(E') / W(E)).  The
  * including model file defines, before including this one:
  *   N_SITES, WORDS_PER_SITE (random 32-bit words one update uses: 1 or 2),
+ *   walker_word: the element type of the walkers' buffer,
  *   walker_start(spins, w, key): the random start of walker w (draws of
  *     CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 1));
  *   walker_energy(spins, w): its integer energy;
- *   walker_propose(spins, site, w, choice, &new_value): the energy change of
+ *   walker_t: a walker during one launch, in private memory, with
+ *   walker_open(&c, spins, w) (before its first site),
+ *   walker_visit(&c, site) (before each proposal at `site`, in sweep order),
+ *   walker_propose(&c, site, choice, &new_value): the energy change of
  *     setting `site` to a new value drawn from the word `choice` (unused with
- *     WORDS_PER_SITE 1), that value stored in new_value;
- *   walker_set(spins, site, w, new_value).
- * Spins are one char per site interleaved across walkers (site i of walker
- * w at i * N_WALKERS + w).  Random numbers: purpose
- * CLMC_PURPOSE_MULTICANONICAL, unit = walker, sweep = the walker's sweep
+ *     WORDS_PER_SITE 1), that value stored in new_value,
+ *   walker_set(&c, site, new_value) and
+ *   walker_close(&c) (after its last site: the walker back in the buffer).
+ * ensembles/muca_sites.h gives the walker_t of one char per site
+ * interleaved across walkers (site i of walker w at i * N_WALKERS + w);
+ * cl/ising/muca_ising.cl keeps 2D lattices as bit rows.  MAX_BIN_STEP: the
+ * largest |bin change| of one update (the acceptance table's reach).
+ * Random numbers: purpose CLMC_PURPOSE_MULTICANONICAL, unit = walker, sweep = the walker's sweep
  * number, hit = site / (4 / WORDS_PER_SITE): one draw serves 4 /
  * WORDS_PER_SITE sites, the acceptance word last.
  * Energy windows (WINDOWS > 1, Wang-Landau): walker w uses the weights
- * ln_w[window_of[w] * N_BINS ...], a walker inside its window's bins
- * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
+ * ln_w[window_of[w] * N_BINS ...] (through muca_acceptance), a walker
+ * inside its window's bins window_bounds[2 window] .. window_bounds[2
+ * window + 1] rejects every move
  * out of it (outside, the weights lead it in), and with record 2 it counts
  * in the histogram row of its window.
  * Models with a density of states per unit (clmc_density_walkers.units,
  * the EA spin glass's disorder realizations, run one unit after another):
- * both kernels take last model_data (clmc_density_walkers.data, e.g. the
- * couplings; NULL for the others) and unit; walker w of unit u draws as
- * Philox unit u N_WALKERS + w (w where u = 0), and a model's walker_* may be
- * macros that read model_data and unit. */
+ * muca_init and muca_sweeps take last model_data (clmc_density_walkers.data,
+ * e.g. the couplings; NULL for the others) and unit; walker w of unit u
+ * draws as Philox unit u N_WALKERS + w (w where u = 0), and a model's
+ * walker_* may be macros that read model_data and unit.
+ * Histogram counts go in by runs: a walker adds the number of updates it
+ * spent in a bin when its energy leaves the bin, and at the end of the
+ * launch (the same counts as one per update, far fewer atomics). */
 #include "common/philox.h"
 
 #ifndef WINDOWS
@@ -36,14 +47,10 @@
 #undef LOCAL_HISTOGRAM /* the walkers of one group use different weights */
 #endif
 #define SITES_PER_DRAW (4 / WORDS_PER_SITE)
-
-inline int walker_spin(global const char *spins, uint site, uint w)
-{
-    return spins[(size_t)site * N_WALKERS + w];
-}
+#define TABLE_WIDTH (2 * MAX_BIN_STEP + 1)
 
 /* Random start of every walker and its energy. */
-kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint seed_hi,
+kernel void muca_init(global walker_word *spins, global int *energy, uint seed_lo, uint seed_hi,
                       global const char *model_data, uint unit)
 {
     uint w = get_global_id(0);
@@ -53,62 +60,92 @@ kernel void muca_init(global char *spins, global int *energy, uint seed_lo, uint
     energy[w] = walker_energy(spins, w);
 }
 
+/* acceptance[(window N_BINS + bin) TABLE_WIDTH + k], k = 0 .. 2
+ * MAX_BIN_STEP: what an update from `bin` to bin + k - MAX_BIN_STEP is
+ * accepted against, exp(difference) of the window's weights ln_w (2 where
+ * the difference is >= 0, 0 outside the bins): the exp of every update,
+ * computed once per set of weights. */
+kernel void muca_acceptance(global const float *ln_w, global float *acceptance)
+{
+    uint g = get_global_id(0);
+    if (g >= WINDOWS * N_BINS * TABLE_WIDTH) return;
+    uint k = g % TABLE_WIDTH, bin = g / TABLE_WIDTH % N_BINS, row = g / TABLE_WIDTH - bin;
+    uint target = bin + k - MAX_BIN_STEP;
+    float value = 0.0f;
+    if (target < N_BINS) {
+        float difference = ln_w[row + target] - ln_w[row + bin];
+        value = difference >= 0.0f ? 2.0f : exp(difference);
+    }
+    acceptance[g] = value;
+}
+
 /* `sweeps` sweeps of every walker from sweep number first_sweep on; with
  * `record` 1, the energy after every update is counted in the histogram of
  * the walker's jackknife block, histogram[block * N_BINS + bin], block =
  * work-group % BLOCKS (work-groups of GROUP walkers, the last one padded);
  * with record 2 in the row of its window.  With LOCAL_HISTOGRAM the group
- * counts in local memory first and reads the weights from a local copy. */
+ * counts in local memory first.  An update is accepted where the uniform of
+ * its acceptance word is below the entry of muca_acceptance: min(1, W(E') /
+ * W(E)), the same numbers as exp of the weights' difference in the sweep. */
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-muca_sweeps(global char *spins, global int *energy, global const float *ln_w_global, global uint *histogram,
+muca_sweeps(global walker_word *spins, global int *energy, global const float *acceptance, global uint *histogram,
             uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi, global const uint *window_of,
             global const uint *window_bounds, global const char *model_data, uint unit)
 {
     uint w = get_global_id(0);
     bool active = w < N_WALKERS;
     global uint *block = histogram + (get_group_id(0) % BLOCKS) * N_BINS;
+    uint window = active && WINDOWS > 1 ? window_of[w] : 0;
+    /* accept[bin (TABLE_WIDTH - 1) + new bin + MAX_BIN_STEP]: the table of the walker's window */
+    global const float *accept = acceptance + (size_t)window * N_BINS * TABLE_WIDTH;
 #ifdef LOCAL_HISTOGRAM
     local uint counts[N_BINS];
-    local float ln_w[N_BINS]; /* the weights' copy read at every update */
-    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) {
-        counts[i] = 0;
-        ln_w[i] = ln_w_global[i];
-    }
+    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) counts[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
-    uint window = active && WINDOWS > 1 ? window_of[w] : 0;
-    global const float *ln_w = ln_w_global + window * N_BINS;
     global uint *counts = record == 2 ? histogram + window * N_BINS : block;
 #endif
 #if WINDOWS > 1
     uint lowest = active ? window_bounds[2 * window] : 0, highest = active ? window_bounds[2 * window + 1] : 0;
 #endif
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    int e = active ? energy[w] : 0;
-    float ln_w_now = ln_w[(e - E_MIN) / E_STEP];
+    /* The energy E_MIN + E_STEP bin_now; run: updates spent in bin_now, not yet counted. */
+    uint bin_now = active ? (uint)(energy[w] - E_MIN) / E_STEP : 0, run = 0;
+    walker_t c;
+    walker_open(&c, spins, w);
     for (uint t = 0; active && t < sweeps; t++)
         for (uint i = 0; i < N_SITES; i += SITES_PER_DRAW) {
             clmc_philox_ctr r = clmc_random4(key, unit * N_WALKERS + w, first_sweep + t, i / SITES_PER_DRAW,
                                              CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 0));
-            for (uint q = 0; q < SITES_PER_DRAW && i + q < N_SITES; q++) {
+            /* sites of this draw: SITES_PER_DRAW (a constant the loop unrolls by) but at the end */
+            uint draw_sites = N_SITES % SITES_PER_DRAW == 0 ? SITES_PER_DRAW : min((uint)SITES_PER_DRAW, N_SITES - i);
+            for (uint q = 0; q < draw_sites; q++) {
                 uint site = i + q, accept_word = r.v[WORDS_PER_SITE * q + WORDS_PER_SITE - 1];
                 int new_value;
-                int proposed = e + walker_propose(spins, site, w, r.v[WORDS_PER_SITE * q], &new_value);
-                float ln_w_new = ln_w[(proposed - E_MIN) / E_STEP], difference = ln_w_new - ln_w_now;
+                walker_visit(&c, site);
+                uint bin_new = bin_now + walker_propose(&c, site, r.v[WORDS_PER_SITE * q], &new_value) / E_STEP;
+                bool accepted = (float)(accept_word >> 8) * 0x1p-24f <
+                                accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
 #if WINDOWS > 1
-                uint bin_now = (e - E_MIN) / E_STEP, bin_new = (proposed - E_MIN) / E_STEP;
                 if (bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
-                    difference = -INFINITY;
+                    accepted = false;
 #endif
-                if (difference >= 0.0f || (float)(accept_word >> 8) * 0x1p-24f < exp(difference)) {
-                    walker_set(spins, site, w, new_value);
-                    e = proposed;
-                    ln_w_now = ln_w_new;
+                if (accepted) {
+                    walker_set(&c, site, new_value);
+                    if (record && bin_new != bin_now && run) {
+                        atomic_add(counts + bin_now, run);
+                        run = 0;
+                    }
+                    bin_now = bin_new;
                 }
-                if (record) atomic_inc(counts + (e - E_MIN) / E_STEP);
+                run++;
             }
         }
-    if (active) energy[w] = e;
+    if (active) {
+        walker_close(&c);
+        energy[w] = E_MIN + E_STEP * (int)bin_now;
+        if (record && run) atomic_add(counts + bin_now, run);
+    }
 #ifdef LOCAL_HISTOGRAM
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = get_local_id(0); record && i < N_BINS; i += GROUP)

@@ -2,7 +2,14 @@
  * (src/ensembles/density_walkers.c): the model's part of
  * ensembles/muca_walkers.h, which holds the kernels.  A proposal flips the
  * spin; energies are H = -sum over bonds of s_i s_j, binned as (E - E_MIN) /
- * E_STEP.  The start draws one word per site (hit = site / 4). */
+ * E_STEP.  The start draws one word per site (hit = site / 4), spin up where
+ * its top bit is set.
+ * With WALKER_ROWS (2D, 4 <= EDGE <= 64: src/models/ising/ising.c) a walker
+ * is EDGE rows of EDGE bits (bit x of row y set: spin up at site y EDGE + x),
+ * row y of walker w at y * N_WALKERS + w, and during a launch the row being
+ * swept and its two neighbours stay in registers: one row read and one
+ * written per EDGE updates.  Otherwise one char per site
+ * (ensembles/muca_sites.h). */
 #include "common/philox.h"
 
 #if DIM == 2
@@ -11,6 +18,107 @@
 #define N_SITES (EDGE * EDGE * EDGE)
 #endif
 #define WORDS_PER_SITE 1
+
+#ifdef WALKER_ROWS
+#if EDGE <= 32
+typedef uint walker_word;
+#else
+typedef ulong walker_word;
+#endif
+
+inline walker_word row_at(global const walker_word *rows, uint y, uint w)
+{
+    return rows[(size_t)y * N_WALKERS + w];
+}
+
+inline uint bit_at(walker_word row, uint x)
+{
+    return (uint)(row >> x) & 1;
+}
+
+inline void walker_start(global walker_word *rows, uint w, clmc_philox_key key)
+{
+    clmc_philox_ctr r;
+    walker_word row = 0;
+    for (uint i = 0; i < N_SITES; i++) {
+        if (i % 4 == 0) r = clmc_random4(key, w, 0, i / 4, CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 1));
+        row |= (walker_word)(r.v[i % 4] >> 31) << (i % EDGE);
+        if (i % EDGE == EDGE - 1) {
+            rows[(size_t)(i / EDGE) * N_WALKERS + w] = row;
+            row = 0;
+        }
+    }
+}
+
+inline int walker_energy(global const walker_word *rows, uint w)
+{
+    int e = 0;
+    for (uint y = 0; y < EDGE; y++) {
+        walker_word row = row_at(rows, y, w), below = row_at(rows, (y + 1) % EDGE, w);
+        for (uint x = 0; x < EDGE; x++) {
+            uint s = bit_at(row, x);
+            e += (s != bit_at(row, (x + 1) % EDGE) ? 1 : -1) + (s != bit_at(below, x) ? 1 : -1);
+        }
+    }
+    return e;
+}
+
+/* Rows y - 1 (prev, swept), y (cur, being swept) and y + 1 (next) of the
+ * walker's row y (EDGE before the first). */
+typedef struct {
+    global walker_word *rows;
+    uint w, y;
+    walker_word prev, cur, next;
+} walker_t;
+
+inline void walker_open(walker_t *c, global walker_word *rows, uint w)
+{
+    c->rows = rows;
+    c->w = w;
+    c->y = EDGE;
+}
+
+/* At the start of row y (sites in typewriter order): row y - 1 back to the
+ * buffer, the rows move up, and row y + 1 (row 0 as swept already when y =
+ * EDGE - 1) is read. */
+inline void walker_visit(walker_t *c, uint site)
+{
+    if (site % EDGE) return;
+    uint y = site / EDGE;
+    if (c->y == EDGE) {
+        c->prev = row_at(c->rows, (y + EDGE - 1) % EDGE, c->w);
+        c->cur = row_at(c->rows, y, c->w);
+    } else {
+        c->rows[(size_t)c->y * N_WALKERS + c->w] = c->cur;
+        c->prev = c->cur;
+        c->cur = c->next;
+    }
+    c->next = row_at(c->rows, (y + 1) % EDGE, c->w);
+    c->y = y;
+}
+
+/* 2 s (sum of the neighbours) = 8 - 4 (neighbours unlike s). */
+inline int walker_propose(const walker_t *c, uint site, uint choice, int *new_value)
+{
+    uint x = site % EDGE, s = bit_at(c->cur, x);
+    uint unlike = (s ^ bit_at(c->cur, x == 0 ? EDGE - 1 : x - 1)) + (s ^ bit_at(c->cur, x == EDGE - 1 ? 0 : x + 1)) +
+                  (s ^ bit_at(c->prev, x)) + (s ^ bit_at(c->next, x));
+    *new_value = 0;
+    return 8 - 4 * (int)unlike;
+}
+
+inline void walker_set(walker_t *c, uint site, int new_value)
+{
+    c->cur ^= (walker_word)1 << (site % EDGE);
+}
+
+inline void walker_close(walker_t *c)
+{
+    if (c->y < EDGE) c->rows[(size_t)c->y * N_WALKERS + c->w] = c->cur;
+}
+
+#else
+#include "ensembles/muca_sites.h"
 
 inline int spin_at(global const char *spins, uint site, uint w)
 {
@@ -50,16 +158,12 @@ inline int walker_energy(global const char *spins, uint w)
     return e;
 }
 
-inline int walker_propose(global const char *spins, uint site, uint w, uint choice, int *new_value)
+inline int walker_propose(const walker_t *c, uint site, uint choice, int *new_value)
 {
-    int s = spin_at(spins, site, w);
+    int s = walker_site(c, site);
     *new_value = -s;
-    return 2 * s * neighbour_sum(spins, site, w, 0);
+    return 2 * s * neighbour_sum(c->spins, site, c->w, 0);
 }
-
-inline void walker_set(global char *spins, uint site, uint w, int new_value)
-{
-    spins[(size_t)site * N_WALKERS + w] = (char)new_value;
-}
+#endif
 
 #include "ensembles/muca_walkers.h"

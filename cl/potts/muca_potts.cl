@@ -7,6 +7,7 @@
  * (hit = site / 4). */
 #include "common/lattice.h"
 #include "common/philox.h"
+#include "ensembles/muca_sites.h"
 
 #define N_SITES SITES
 #define WORDS_PER_SITE 2
@@ -40,21 +41,16 @@ inline int walker_energy(global const char *spins, uint w)
     return e;
 }
 
-inline int walker_propose(global const char *spins, uint site, uint w, uint choice, int *new_value)
+inline int walker_propose(const walker_t *c, uint site, uint choice, int *new_value)
 {
-    int s = state_at(spins, site, w);
+    int s = walker_site(c, site);
     int value = (s + 1 + (int)(((choice >> 8) * (uint)(Q - 1)) >> 24)) % Q, change = 0;
     *new_value = value;
     for (uint d = 0; d < DIM; d++) {
-        int up = state_at(spins, lattice_up(site, d), w), down = state_at(spins, lattice_down(site, d), w);
+        int up = walker_site(c, lattice_up(site, d)), down = walker_site(c, lattice_down(site, d));
         change += (up == s) + (down == s) - (up == value) - (down == value);
     }
     return change;
-}
-
-inline void walker_set(global char *spins, uint site, uint w, int new_value)
-{
-    spins[(size_t)site * N_WALKERS + w] = (char)new_value;
 }
 
 #include "ensembles/muca_walkers.h"

@@ -133,6 +133,7 @@ clmc_status muca_restore(muca *m, const clmc_preset *preset, clmc_blob_reader *r
             return clmc_fail(CLMC_ERR_INPUT, "checkpoint: histogram entry %llu is %g, not a count",
                              (unsigned long long)i, m->resume_hist[i]);
     for (int i = 0; i < 5; i++) CLMC_TRY(clmc_buffer_upload(m->rt, buffers[i], contents[i], sizes[i]));
+    CLMC_TRY(muca_refresh_acceptance(m)); /* the sweeps read the weights through their table */
     clmc_blob_copy_doubles(updates, &m->updates, 1);
     m->phase = (unsigned)phase;
     m->sweep = (cl_uint)sweep;

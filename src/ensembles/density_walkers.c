@@ -60,6 +60,8 @@ static clmc_status window_bins(muca *m)
 
 clmc_status muca_layout(muca *m)
 {
+    if (m->model.max_bin_step == 0)
+        return clmc_fail(CLMC_ERR_OTHER, "%s: the model's density walkers give no max_bin_step", m->model.program);
     m->windows = 1;
     m->window_lo[0] = 0;
     m->window_hi[0] = m->model.n_bins - 1;
@@ -128,6 +130,12 @@ clmc_status muca_check(const muca *m)
     return CLMC_OK;
 }
 
+/* Entries of the acceptance table: windows x bins x (2 max_bin_step + 1). */
+static size_t table_entries(const muca *m)
+{
+    return (size_t)m->windows * m->model.n_bins * (2 * m->model.max_bin_step + 1);
+}
+
 clmc_status muca_open(muca *m, const clmc_preset *preset)
 {
     size_t spin_bytes = (size_t)m->walkers * m->model.walker_bytes;
@@ -142,11 +150,14 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     clmc_defines_int(&options, "BLOCKS", m->blocks);
     clmc_defines_int(&options, "GROUP", (long long)m->group);
     clmc_defines_int(&options, "WINDOWS", m->windows);
-    /* Per-group histograms and a copy of the weights in local memory where
-     * both fit in 3/4 of it (2D Ising up to L = 64 on 48 KiB) and the walkers
-     * share one window; the same counts either way. */
-    if (m->windows == 1 &&
-        m->model.n_bins * (sizeof(cl_uint) + sizeof(float)) <= clmc_runtime_device(m->rt)->local_mem_bytes / 4 * 3)
+    clmc_defines_int(&options, "MAX_BIN_STEP", m->model.max_bin_step);
+    /* Per-group histograms in local memory where they take at most 1/8 of it
+     * (2D Ising up to L = 39 on 48 KiB: more would cut the groups resident
+     * and the cache left for the acceptance table; H100, L = 64 with 16 KiB:
+     * 10.5 ps per update) and the walkers share one window; otherwise the
+     * runs go to the global histogram.  The same counts either way. */
+    if (m->windows == 1 && !m->global_histogram &&
+        m->model.n_bins * sizeof(cl_uint) <= clmc_runtime_device(m->rt)->local_mem_bytes / 8)
         clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
     clmc_defines_int(&options, "N_BINS", m->model.n_bins);
     clmc_defines_int(&options, "E_MIN", m->model.e_min);
@@ -154,6 +165,7 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     CLMC_TRY(clmc_defines_build(m->rt, m->model.program, &options, &m->program));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_init", &m->init));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_sweeps", &m->sweeps));
+    CLMC_TRY(clmc_kernel_create(m->program, "muca_acceptance", &m->accept));
     m->counts = calloc(rows * m->model.n_bins, sizeof *m->counts);
     if (!m->counts) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     clmc_status status = clmc_buffer_create(m->rt, spin_bytes, NULL, "multicanonical walkers", &m->spins);
@@ -162,6 +174,9 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, (size_t)m->windows * m->model.n_bins * sizeof(float), NULL,
                                     "multicanonical weights", &m->ln_w);
+    if (status == CLMC_OK)
+        status = clmc_buffer_create(m->rt, (size_t)m->windows * m->model.n_bins * (2 * m->model.max_bin_step + 1) *
+                                               sizeof(float), NULL, "multicanonical acceptance", &m->acceptance);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, histogram_bytes, NULL, "multicanonical histogram", &m->histogram);
     if (status == CLMC_OK)
@@ -177,12 +192,14 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     CLMC_CL_TRY(clSetKernelArg(m->init, 4, sizeof(cl_mem), &m->model.data));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 0, sizeof(cl_mem), &m->spins));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 1, sizeof(cl_mem), &m->energy));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 2, sizeof(cl_mem), &m->ln_w));
+    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 2, sizeof(cl_mem), &m->acceptance));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 3, sizeof(cl_mem), &m->histogram));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 7, sizeof(cl_uint), &m->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 8, sizeof(cl_uint), &m->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 9, sizeof(cl_mem), &m->window_of));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 10, sizeof(cl_mem), &m->window_bounds));
+    CLMC_CL_TRY(clSetKernelArg(m->accept, 0, sizeof(cl_mem), &m->ln_w));
+    CLMC_CL_TRY(clSetKernelArg(m->accept, 1, sizeof(cl_mem), &m->acceptance));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 11, sizeof(cl_mem), &m->model.data));
     return muca_start(m, 0);
 }
@@ -223,8 +240,9 @@ void muca_close(muca *m)
 {
     if (m->init) clReleaseKernel(m->init);
     if (m->sweeps) clReleaseKernel(m->sweeps);
+    if (m->accept) clReleaseKernel(m->accept);
     if (m->program) clReleaseProgram(m->program);
-    cl_mem buffers[] = {m->spins, m->energy, m->ln_w, m->histogram, m->window_of, m->window_bounds};
+    cl_mem buffers[] = {m->spins, m->energy, m->ln_w, m->acceptance, m->histogram, m->window_of, m->window_bounds};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) clReleaseMemObject(buffers[i]);
     free(m->counts);
@@ -343,10 +361,16 @@ void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *s
 
 clmc_status muca_set_all_weights(muca *m, const float *values)
 {
-    return muca_cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->ln_w, CL_TRUE, 0,
-                                               (size_t)m->windows * m->model.n_bins * sizeof(float), values, 0, NULL,
-                                               NULL),
-                          "multicanonical weights");
+    CLMC_TRY(muca_cl_status(clEnqueueWriteBuffer(clmc_runtime_queue(m->rt), m->ln_w, CL_TRUE, 0,
+                                                 (size_t)m->windows * m->model.n_bins * sizeof(float), values, 0,
+                                                 NULL, NULL),
+                            "multicanonical weights"));
+    return muca_refresh_acceptance(m);
+}
+
+clmc_status muca_refresh_acceptance(muca *m)
+{
+    return clmc_enqueue_items(m->rt, m->accept, table_entries(m), CLMC_UNTIMED);
 }
 
 void muca_fill_unseen(double *values, const unsigned char *seen, unsigned n)

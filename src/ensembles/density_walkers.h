@@ -46,8 +46,9 @@ typedef struct {
     cl_uint seed_lo, seed_hi, sweep; /* sweep: the next sweep number of every walker */
     unsigned unit;                   /* the model's unit (EA realization) the walkers simulate (muca_start) */
     cl_program program;
-    cl_kernel init, sweeps;
+    cl_kernel init, sweeps, accept;
     cl_mem spins, energy, ln_w, histogram;
+    cl_mem acceptance; /* muca_acceptance's table from ln_w, read by the sweeps */
     /* Energy windows (Wang-Landau): bins window_lo [k] .. window_hi [k] of
      * window k, window_of [walker] on the device (window_bounds: lo, hi).
      * One window [0, n_bins - 1] otherwise, and in production. */
@@ -75,6 +76,7 @@ typedef struct {
     clmc_blob_reader *resume;
     bool resume_call;
     double *resume_hist;
+    bool global_histogram; /* the group histograms in global memory whatever the local-memory rule (tests) */
 } muca;
 
 enum muca_phase { MUCA_WEIGHTS, MUCA_THERMALIZATION, MUCA_PRODUCTION };
@@ -112,8 +114,12 @@ clmc_status muca_set_weights(muca *m, const double *ln_w, float *scratch);
  * window shifted to a maximum of 0, outside a ramp down towards it (walkers
  * not yet inside move in). */
 void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *scratch);
+/* The acceptance table (muca_acceptance) from the weights now in ln_w:
+ * after any write of ln_w (muca_set_all_weights, a checkpoint's restore). */
+clmc_status muca_refresh_acceptance(muca *m);
 /* Puts values [window][bin] on the device as every window's weights (one
- * write: Oclgrind mis-tracks writes at an offset). */
+ * write: Oclgrind mis-tracks writes at an offset) and tabulates their
+ * acceptance probabilities (muca_acceptance). */
 clmc_status muca_set_all_weights(muca *m, const float *values);
 
 /* values [i] of the n bins not seen (seen [i] 0) set to those of the

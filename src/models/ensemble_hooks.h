@@ -42,18 +42,20 @@ typedef struct clmc_exchange_kernels {
 
 /* ensemble.type "multicanonical" (src/ensembles/multicanonical.c): walkers,
  * each a whole system with integer energies E = e_min + e_step * bin, bin <
- * n_bins, run by the kernels muca_init and muca_sweeps of `program` (built
- * with `defines` plus N_WALKERS, BLOCKS, N_BINS, E_MIN and E_STEP; see
- * cl/ising/muca_ising.cl for their arguments).  The first and last bins must
- * be reachable (ground states) unless edges_unknown; bins in between may
- * not be.  units > 1: that many systems (the EA spin glass's disorder
- * realizations), each with its own density of states, run one after another
- * by the same walkers, the kernels' last arguments model_data = `data` and
- * the unit (cl/ensembles/muca_walkers.h). */
+ * n_bins, run by the kernels muca_init, muca_acceptance and muca_sweeps of
+ * `program` (built with `defines` plus N_WALKERS, BLOCKS, N_BINS, E_MIN,
+ * E_STEP and MAX_BIN_STEP; see cl/ensembles/muca_walkers.h for their
+ * arguments).  The first and last bins must be reachable (ground states)
+ * unless edges_unknown; bins in between may not be.  units > 1: that many
+ * systems (the EA spin glass's disorder realizations), each with its own
+ * density of states, run one after another by the same walkers, the
+ * kernels' last arguments model_data = `data` and the unit
+ * (cl/ensembles/muca_walkers.h). */
 typedef struct clmc_density_walkers {
     const char *program, *defines; /* defines: valid until the model is destroyed */
     int e_min, e_step;
     unsigned n_bins;
+    unsigned max_bin_step; /* largest |bin change| of one update */
     double sites;         /* spin updates per walker sweep */
     double log_states;    /* ln of the number of configurations (N ln 2) */
     size_t walker_bytes;  /* device bytes of one walker's configuration */

@@ -994,6 +994,7 @@ static clmc_status ea_density_walkers(void *state, clmc_density_walkers *out)
                                   .e_min = -bonds,
                                   .e_step = 2,
                                   .n_bins = (unsigned)bonds + 1,
+                                  .max_bin_step = 2 * (unsigned)s->dim, /* dE / 2 = s h, |h| <= 2 dim */
                                   .sites = s->n_sites,
                                   .log_states = s->n_sites * log(2.0),
                                   .walker_bytes = s->n_sites,

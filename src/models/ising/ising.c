@@ -1053,19 +1053,23 @@ static const clmc_tunable ising_tunables[] = {
 };
 
 /* Multicanonical walkers (cl/ising/muca_ising.cl): energies -dim N ... dim N
- * in steps of 4, one byte per spin. */
+ * in steps of 4; 2D lattices of edge 4 ... 64 as bit rows (32 or 64 bits a
+ * row), others one byte per spin. */
 static clmc_status ising_density_walkers(void *state, clmc_density_walkers *out)
 {
     ising_state *s = state;
-    snprintf(s->muca_defines, sizeof s->muca_defines, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d", s->dim, s->edge);
+    bool rows = s->dim == 2 && s->edge >= 4 && s->edge <= 64;
+    snprintf(s->muca_defines, sizeof s->muca_defines, "-cl-std=CL1.2 -DDIM=%d -DEDGE=%d%s", s->dim, s->edge,
+             rows ? " -DWALKER_ROWS" : "");
     *out = (clmc_density_walkers){.program = "ising/muca_ising.cl",
                                   .defines = s->muca_defines,
                                   .e_min = -s->dim * (int)s->n_sites,
                                   .e_step = 4,
                                   .n_bins = (unsigned)s->dim * s->n_sites / 2 + 1,
+                                  .max_bin_step = (unsigned)s->dim,
                                   .sites = s->n_sites,
                                   .log_states = s->n_sites * log(2.0),
-                                  .walker_bytes = s->n_sites};
+                                  .walker_bytes = rows ? (size_t)s->edge * (s->edge <= 32 ? 4 : 8) : s->n_sites};
     return CLMC_OK;
 }
 

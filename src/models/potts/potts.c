@@ -600,6 +600,7 @@ static clmc_status potts_density_walkers(void *state, clmc_density_walkers *out)
                                   .e_min = -s->dim * (int)s->n_sites,
                                   .e_step = 1,
                                   .n_bins = (unsigned)s->dim * s->n_sites + 1,
+                                  .max_bin_step = 2 * (unsigned)s->dim,
                                   .sites = s->n_sites,
                                   .log_states = s->n_sites * log((double)s->q),
                                   .walker_bytes = s->n_sites};
