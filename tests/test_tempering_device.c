@@ -150,6 +150,7 @@ Test(tempering_device, kernel_equals_host_exchanges)
         if (i == 2) clSetKernelArg(kernel, arg++, sizeof energy_scale, &energy_scale);
     }
     clSetKernelArg(kernel, arg++, sizeof n_systems, &n_systems);
+    clSetKernelArg(kernel, arg++, sizeof pt.exchange_first, &pt.exchange_first);
     clSetKernelArg(kernel, arg++, sizeof pt.seed_lo, &pt.seed_lo);
     clSetKernelArg(kernel, arg++, sizeof pt.seed_hi, &pt.seed_hi);
 
