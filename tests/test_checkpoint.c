@@ -175,12 +175,18 @@ Test(checkpoint, ea_msc_tempering_sigkill_resume_bit_identical)
 {
     interrupt_and_resume("ckpt-ea", ea_tempering_preset, SIGKILL);
 }
+/* Hard disks and Heisenberg: their blobs come back bit for bit in
+ * test_independent's resumes and in the guard cases below and in
+ * test_hard_disks (lost disk); the kill itself is the engine's, as for Ising
+ * (CLMC_LONG_TESTS=1). */
 Test(checkpoint, hard_disks_sigkill_resume_bit_identical)
 {
+    TEST_LONG_ONLY();
     interrupt_and_resume("ckpt-disks", disks_preset, SIGKILL);
 }
 Test(checkpoint, heisenberg_sigkill_resume_bit_identical)
 {
+    TEST_LONG_ONLY();
     interrupt_and_resume("ckpt-heisenberg", heisenberg_preset, SIGKILL);
 }
 Test(checkpoint, heisenberg_glass_tempering_sigkill_resume_bit_identical)
@@ -203,7 +209,13 @@ Test(checkpoint, population_annealing_sigint_leaves_resumable_checkpoint)
 {
     interrupt_and_resume("ckpt-population-sigint", population_preset, SIGINT);
 }
-Test(checkpoint, sigint_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigint", ising_preset, SIGINT); }
+/* SIGINT and SIGHUP take SIGTERM's handler (src/engine/interrupt.c); the
+ * population-annealing case covers SIGINT by default (CLMC_LONG_TESTS=1: both). */
+Test(checkpoint, sigint_leaves_resumable_checkpoint)
+{
+    TEST_LONG_ONLY();
+    interrupt_and_resume("ckpt-sigint", ising_preset, SIGINT);
+}
 Test(checkpoint, sigterm_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigterm", ising_preset, SIGTERM); }
 
 /* Numerical guard (issue 8 item 7) by fault injection: CLMC_FAULT_SPIN_AFTER
@@ -584,7 +596,11 @@ Test(checkpoint, fifo_checkpoint_and_tuning_file_do_not_hang)
 
 /* A closed terminal or ssh session (SIGHUP) stops the run with a checkpoint,
  * as SIGTERM does. */
-Test(checkpoint, sighup_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sighup", ising_preset, SIGHUP); }
+Test(checkpoint, sighup_leaves_resumable_checkpoint)
+{
+    TEST_LONG_ONLY();
+    interrupt_and_resume("ckpt-sighup", ising_preset, SIGHUP);
+}
 
 /* ---- Multicanonical and Wang-Landau (issue 21) ---------------------------- */
 

@@ -92,8 +92,9 @@ static void expect_systems_rerun_alone(const char *label, const char *layout, in
     test_write_file(preset, json);
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, "sweep,system,temperature,beta,energy,magnetization\n", 51) == 0, "header: %.60s", all);
-    const int systems[] = {0, 4, 5};
-    for (int k = 0; k < 3; k++) {
+    /* System 4 (CLMC_LONG_TESTS=1) repeats system 5's path at another beta. */
+    const int systems[] = {0, 5, 4};
+    for (int k = 0; k < (test_long_enabled() ? 3 : 2); k++) {
         char alone[128];
         snprintf(alone, sizeof alone, "--set 'ensemble.betas=[%g]' --set ensemble.copies=1", betas[systems[k] % 3]);
         expect_rerun_alone(layout, dir, preset, all, systems[k], alone, 3, 100, "system");
@@ -158,6 +159,7 @@ Test(independent, potts_swendsen_wang_system_reruns_alone)
 }
 Test(independent, potts_few_cluster_system_reruns_alone)
 {
+    TEST_LONG_ONLY(); /* its streams are Swendsen-Wang's (STREAM, cl/potts/potts.cl) */
     expect_copies_rerun_alone("ind-potts-few", POTTS_2D, "{\"type\": \"few_cluster\", \"tile\": 4}");
 }
 Test(independent, potts_metropolis_system_reruns_alone)
@@ -256,7 +258,9 @@ static void expect_disk_copies_rerun_alone(const char *label, const char *start,
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     const char *header = "sweep,system,pressure,acceptance\n";
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
-    for (int k = 0; k < 3; k++)
+    /* By default the first and the last system (each a program of its own:
+     * CLMC_FIRST_SYSTEM); CLMC_LONG_TESTS=1: all three. */
+    for (int k = 0; k < 3; k += test_long_enabled() ? 1 : 2)
         expect_rerun_alone(label, dir, preset, all, first + k, "--set ensemble.copies=1", 1, 30, "system");
     cJSON *result = load_athermal_pooled(dir, "pressure");
     cr_expect_eq(physics_check(result, "particles"), 3 * 256, "disks of all systems");
@@ -270,6 +274,7 @@ static void expect_disk_copies_rerun_alone(const char *label, const char *start,
 Test(independent, hard_disks_lattice_copies_rerun_alone) { expect_disk_copies_rerun_alone("ind-disks", "lattice", 0); }
 Test(independent, hard_disks_compressed_copies_rerun_alone)
 {
+    TEST_LONG_ONLY(); /* the lattice start's case checks the systems' streams */
     expect_disk_copies_rerun_alone("ind-disks-compress", "compress", 4);
 }
 
@@ -296,15 +301,17 @@ Test(independent, hard_disks_copies_pressure_matches_equation_of_state, .timeout
 /* Spin glasses, 3 realizations x 3 betas: realization i (both replicas,
  * every beta) equals a one-realization run with first_system = i (EA: i = 1
  * takes the Metropolis draws two configurations past a multiple of four,
- * i = 2 at one).  `json` is the preset, `header` the series' first line. */
-static void expect_realizations_rerun_alone(const char *label, const char *json, const char *header)
+ * i = 2 at one).  `json` is the preset, `header` the series' first line;
+ * by default from realization `first` (each is a program of its own,
+ * CLMC_FIRST_SYSTEM; the glass's draws need no alignment, so 2 alone). */
+static void expect_realizations_rerun_alone(const char *label, const char *json, const char *header, int first)
 {
     char *dir = test_scratch_dir(label), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     test_write_file(preset, json);
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
-    for (int i = 1; i < 3; i++)
+    for (int i = test_long_enabled() ? 1 : first; i < 3; i++)
         expect_rerun_alone(label, dir, preset, all, i, "--set model.realizations=1", 3, 60 * 2 * 3, "realization");
     free(all);
     free(dir);
@@ -323,21 +330,21 @@ static void expect_realizations_rerun_alone(const char *label, const char *json,
 
 Test(independent, ea_bimodal_realization_reruns_alone)
 {
-    expect_realizations_rerun_alone("ind-ea", EA_PRESET("bimodal"), GLASS_HEADER);
+    expect_realizations_rerun_alone("ind-ea", EA_PRESET("bimodal"), GLASS_HEADER, 1);
 }
 Test(independent, ea_gaussian_realization_reruns_alone)
 {
     TEST_LONG_ONLY();
-    expect_realizations_rerun_alone("ind-eag", EA_PRESET("gaussian"), GLASS_HEADER);
+    expect_realizations_rerun_alone("ind-eag", EA_PRESET("gaussian"), GLASS_HEADER, 1);
 }
 Test(independent, heisenberg_glass_naive_realization_reruns_alone)
 {
-    expect_realizations_rerun_alone("ind-hg-naive", GLASS_PRESET("naive"), GLASS_HEADER);
+    expect_realizations_rerun_alone("ind-hg-naive", GLASS_PRESET("naive"), GLASS_HEADER, 2);
 }
 Test(independent, heisenberg_glass_tiled_realization_reruns_alone)
 {
     TEST_LONG_ONLY();
-    expect_realizations_rerun_alone("ind-hg-tiled", GLASS_PRESET("tiled"), GLASS_HEADER);
+    expect_realizations_rerun_alone("ind-hg-tiled", GLASS_PRESET("tiled"), GLASS_HEADER, 2);
 }
 
 /* EA multi-spin coded, 64 realizations at `betas` (n_betas of them): realization i
@@ -357,8 +364,11 @@ static void expect_msc_realizations_rerun_alone(const char *label, int word_bits
     test_write_file(preset, json);
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, GLASS_HEADER, strlen(GLASS_HEADER)) == 0, "header: %.60s", all);
-    const int picks[] = {0, 1, word_bits - 1, word_bits + 5, 2 * word_bits - 1};
-    for (size_t k = 0; k < sizeof picks / sizeof picks[0]; k++) {
+    /* By default an odd lane of each word and the last lane (each pick is a
+     * program of its own, CLMC_FIRST_SYSTEM); CLMC_LONG_TESTS=1: all five. */
+    const int picks[] = {1, word_bits + 5, 2 * word_bits - 1, 0, word_bits - 1};
+    size_t n_picks = test_long_enabled() ? 5 : 3;
+    for (size_t k = 0; k < n_picks; k++) {
         int i = picks[k], n_many = 0, n_one = 0;
         char name[32], overrides[256];
         snprintf(name, sizeof name, "one%d", i);

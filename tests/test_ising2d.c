@@ -38,9 +38,11 @@ ParameterizedTestParameters(ising2d, exact)
     const char *layouts[] = {"naive", "tiled", "tiled"};
     const int hits[] = {1, 1, 4};
     int n = 0;
-    /* Tile edges differ between hits 1 and 4 so that two tile sizes per L run. */
+    /* Tile edges differ between hits 1 and 4 so that two tile sizes per L run;
+     * L = 32 repeats L = 16's paths (CLMC_LONG_TESTS=1). */
+    int largest = test_long_enabled() ? 32 : 16;
     for (int l = 0; l < 3; l++)
-        for (int size = 16; size <= 32; size *= 2)
+        for (int size = 16; size <= largest; size *= 2)
             for (int b = 0; b < 3; b++)
                 cases[n++] = make_case(size, betas[b], layouts[l], hits[l], l == 0 ? 0 : size / (l == 1 ? 4 : 2));
     /* Three tile colours (odd tiles per edge) and two-site work-items (tile % 4 != 0). */

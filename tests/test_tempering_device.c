@@ -150,6 +150,7 @@ Test(tempering_device, kernel_equals_host_exchanges)
         if (i == 2) clSetKernelArg(kernel, arg++, sizeof energy_scale, &energy_scale);
     }
     clSetKernelArg(kernel, arg++, sizeof n_systems, &n_systems);
+    clSetKernelArg(kernel, arg++, sizeof pt.exchange_first, &pt.exchange_first);
     clSetKernelArg(kernel, arg++, sizeof pt.seed_lo, &pt.seed_lo);
     clSetKernelArg(kernel, arg++, sizeof pt.seed_hi, &pt.seed_hi);
 
@@ -349,10 +350,20 @@ static void check_run_equals_host_path(int dim, int edge, int word_bits, const c
 }
 
 #define LADDER "[0.5, 0.6, 0.72, 0.85, 1.0, 1.2]"
-Test(tempering_device, ea_msc_2d_64bit_equals_host_path) { check_run_equals_host_path(2, 16, 64, LADDER); }
+/* By default each dimension and each word width once; the other two pairings
+ * repeat their paths (CLMC_LONG_TESTS=1). */
+Test(tempering_device, ea_msc_2d_64bit_equals_host_path)
+{
+    TEST_LONG_ONLY();
+    check_run_equals_host_path(2, 16, 64, LADDER);
+}
 Test(tempering_device, ea_msc_2d_32bit_equals_host_path) { check_run_equals_host_path(2, 16, 32, LADDER); }
 Test(tempering_device, ea_msc_3d_64bit_equals_host_path) { check_run_equals_host_path(3, 8, 64, LADDER); }
-Test(tempering_device, ea_msc_3d_32bit_equals_host_path) { check_run_equals_host_path(3, 8, 32, LADDER); }
+Test(tempering_device, ea_msc_3d_32bit_equals_host_path)
+{
+    TEST_LONG_ONLY();
+    check_run_equals_host_path(3, 8, 32, LADDER);
+}
 /* Beta steps so small that the fused kernel's reach guesses give way to
  * searches (cl/ensembles/tempering_exchange.h). */
 Test(tempering_device, ea_msc_tiny_beta_steps_equal_host_path)

@@ -23,26 +23,22 @@
     __global uint *restrict config_at, __global int *restrict heading, __global int *restrict energies,               \
         int energy_scale, __global const ulong *restrict threshold, __global const uint *restrict offset,             \
         __global const float *restrict reach_scale, __global ulong *restrict accepted, __global ulong *restrict trips, \
-        __global uint *restrict temperature_of, uint n_systems, uint seed_lo, uint seed_hi, ulong exchange
+        __global uint *restrict temperature_of, uint n_systems, uint first_system, uint seed_lo, uint seed_hi,      \
+        ulong exchange
 #define TEMPERING_EXCHANGE_NAMES                                                                                      \
     config_at, heading, energies, energy_scale, threshold, offset, reach_scale, accepted, trips, temperature_of,    \
-        n_systems, seed_lo, seed_hi, exchange
+        n_systems, first_system, seed_lo, seed_hi, exchange
 
 /* The uniform word for pair t of `system` at exchange `exchange`: word t % 4
- * of the draw at counter (system TEMPERATURES + t - t % 4, exchange,
- * EXCHANGE). */
-#ifndef EXCHANGE_FIRST_SYSTEM
-#define EXCHANGE_FIRST_SYSTEM 0
-#endif
-
-/* `system` counts from the process's first; the draws follow the run-wide
- * system (EXCHANGE_FIRST_SYSTEM + system: clmc_tempering.exchange_first), so
- * a share of the systems run elsewhere (MPI ranks) draws what the whole run
- * would. */
-inline clmc_philox_ctr exchange_draw(uint system, uint t, ulong exchange, clmc_philox_key key)
+ * of the draw at counter ((first_system + system) TEMPERATURES + t - t % 4,
+ * exchange, EXCHANGE).  `system` counts from the process's first; the draws
+ * follow the run-wide system, first_system + system (the ensemble passes
+ * clmc_tempering.exchange_first), so a share of the systems run elsewhere
+ * (MPI ranks) draws what the whole run would. */
+inline clmc_philox_ctr exchange_draw(uint first_system, uint system, uint t, ulong exchange, clmc_philox_key key)
 {
     clmc_philox_ctr c;
-    c.v[0] = ((uint)EXCHANGE_FIRST_SYSTEM + system) * TEMPERATURES + t;
+    c.v[0] = (first_system + system) * TEMPERATURES + t;
     c.v[1] = (uint)exchange;
     c.v[2] = (uint)(exchange >> 32);
     c.v[3] = CLMC_PURPOSE_EXCHANGE;
@@ -101,9 +97,9 @@ inline uint pair_reach(uint v, float scale, __global const ulong *restrict table
 #define TEMPERING_REACH_ARGUMENTS                                                                                     \
     __global const ulong *restrict threshold, __global const uint *restrict offset,                                    \
         __global const float *restrict reach_scale, __global uint *restrict reaches, uint n_systems,                   \
-        uint exchange_seed_lo, uint exchange_seed_hi, ulong exchange
+        uint first_system, uint exchange_seed_lo, uint exchange_seed_hi, ulong exchange
 #define TEMPERING_REACH_NAMES                                                                                         \
-    threshold, offset, reach_scale, reaches, n_systems, exchange_seed_lo, exchange_seed_hi, exchange
+    threshold, offset, reach_scale, reaches, n_systems, first_system, exchange_seed_lo, exchange_seed_hi, exchange
 #define TEMPERING_DRAWS ((TEMPERATURES + 2) / 4) /* a system's draws: four pairs' uniform words each */
 
 /* Work-items of a pass take draws in blocks of this many adjacent ones. */
@@ -126,7 +122,7 @@ inline void tempering_reach_draws(uint item, uint items, TEMPERING_REACH_ARGUMEN
     clmc_philox_key key = {{exchange_seed_lo, exchange_seed_hi}};
     for (uint d = item / unit / stride * unit + item % unit; d < needed; d += working * unit) {
         uint system = d / TEMPERING_DRAWS, first = 4 * (d % TEMPERING_DRAWS);
-        clmc_philox_ctr draw = exchange_draw(system, first, exchange, key);
+        clmc_philox_ctr draw = exchange_draw(first_system, system, first, exchange, key);
         for (uint k = 0; k < 4; k++) {
             uint t = min(first + k, TEMPERATURES - 2u);
             uint reach = pair_reach(draw.v[k], reach_scale[t], threshold + offset[t], offset[t + 1] - offset[t]);
@@ -136,12 +132,12 @@ inline void tempering_reach_draws(uint item, uint items, TEMPERING_REACH_ARGUMEN
 }
 
 /* The uniform words of `system`'s pairs at exchange `exchange`. */
-inline void exchange_uniforms(uint system, ulong exchange, uint seed_lo, uint seed_hi, uint *uniform)
+inline void exchange_uniforms(uint first_system, uint system, ulong exchange, uint seed_lo, uint seed_hi, uint *uniform)
 {
     clmc_philox_key key = {{seed_lo, seed_hi}};
     for (uint t = 0; t + 1 < TEMPERATURES; t++) {
         if (t % 4 == 0) {
-            clmc_philox_ctr draw = exchange_draw(system, t, exchange, key);
+            clmc_philox_ctr draw = exchange_draw(first_system, system, t, exchange, key);
             for (uint k = 0; k < 4 && t + k + 1 < TEMPERATURES; k++) uniform[t + k] = draw.v[k];
         }
     }
@@ -207,7 +203,7 @@ inline void tempering_exchange_system(uint system, uint *at, TEMPERING_EXCHANGE_
     uchar took[TEMPERATURES - 1];
     for (uint t = 0; t < TEMPERATURES; t++) at[t] = row[t];
     for (uint t = 0; t < TEMPERATURES; t++) value[t] = energies[at[t]];
-    exchange_uniforms(system, exchange, seed_lo, seed_hi, uniform);
+    exchange_uniforms(first_system, system, exchange, seed_lo, seed_hi, uniform);
     exchange_reaches(uniform, threshold, offset, reach_scale, reach);
     exchange_decisions(at, value, reach, energy_scale, took);
     for (uint t = 0; t + 1 < TEMPERATURES; t++) pair_accepted[t] += took[t];

@@ -46,21 +46,20 @@ static rank_units units_of(const clmc_preset *global)
                         block ? block : 1};
 }
 
-/* Parallel tempering of a model whose units are its disorder realizations:
- * each realization tempers alone, so the ranks share the realizations. */
-static bool tempers_realizations(const clmc_preset *global)
+/* Parallel tempering of a model whose units each temper alone
+ * (clmc_ensemble_hooks.units_temper_alone), so the ranks share the units. */
+static bool tempers_units(const clmc_preset *global)
 {
     const clmc_model_ops *ops = clmc_model_find(clmc_preset_string(global, "model.type"));
     const clmc_ensemble_hooks *hooks = ops ? ops->ensemble : NULL;
     const char *type = clmc_preset_has(global, "ensemble.type") ? clmc_preset_string(global, "ensemble.type") : "";
-    return strcmp(type, "parallel_tempering") == 0 && hooks &&
-           hooks->independent_units && strcmp(hooks->independent_units, "model.realizations") == 0;
+    return strcmp(type, "parallel_tempering") == 0 && hooks && hooks->independent_units && hooks->units_temper_alone;
 }
 
 /* Runs whose systems the ranks share (the rest cut one lattice). */
 static bool spreads_systems(const clmc_preset *global)
 {
-    return clmc_preset_systems(global)->independent || tempers_realizations(global);
+    return clmc_preset_systems(global)->independent || tempers_units(global);
 }
 
 bool clmc_rank_domain(const clmc_preset *global)

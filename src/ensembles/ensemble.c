@@ -22,6 +22,19 @@ static clmc_status population_settings_read(const clmc_preset *preset, clmc_ense
     return CLMC_OK;
 }
 
+/* The units the preset's model tempers alone (clmc_ensemble_hooks.units_temper_alone:
+ * the value of its independent_units key), or 0. */
+static unsigned tempering_units(const clmc_preset *preset)
+{
+    const clmc_model_ops *ops =
+        clmc_preset_has(preset, "model.type") ? clmc_model_find(clmc_preset_string(preset, "model.type")) : NULL;
+    const clmc_ensemble_hooks *hooks = ops ? ops->ensemble : NULL;
+    if (!hooks || !hooks->units_temper_alone || !hooks->independent_units ||
+        !clmc_preset_has(preset, hooks->independent_units))
+        return 0;
+    return (unsigned)clmc_preset_int(preset, hooks->independent_units);
+}
+
 clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble_settings *settings)
 {
     memset(settings, 0, sizeof *settings);
@@ -35,8 +48,7 @@ clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble
                                 : CLMC_ENSEMBLE_ONE_TEMPERATURE;
     settings->copies = clmc_preset_systems(preset)->copies;
     settings->first_system = clmc_preset_systems(preset)->first_system;
-    settings->realizations = clmc_preset_has(preset, "model.realizations")
-                                 ? (unsigned)clmc_preset_int(preset, "model.realizations") : 0;
+    settings->units = tempering_units(preset);
     size_t n = clmc_preset_betas(preset, settings->betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
     if (n > CLMC_ENSEMBLE_MAX_TEMPERATURES)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: at most %d temperatures", CLMC_ENSEMBLE_MAX_TEMPERATURES);
@@ -102,11 +114,11 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     e->map.exchange_path = settings->exchanges;
     e->map.independent = settings->type == CLMC_ENSEMBLE_INDEPENDENT;
     e->map.first_system = settings->first_system;
-    /* first_system counts realizations where the model has them, each of
-     * n_systems / realizations tempering systems (the EA's two replicas). */
-    unsigned per_realization = settings->realizations && shape->n_systems % settings->realizations == 0
-                                   ? shape->n_systems / settings->realizations : 1;
-    e->map.exchange_first = settings->first_system * per_realization;
+    /* first_system counts units where the model tempers them alone, each of
+     * n_systems / units tempering systems (the spin glasses' two replicas). */
+    unsigned per_unit = settings->units && shape->n_systems % settings->units == 0
+                            ? shape->n_systems / settings->units : 1;
+    e->map.exchange_first = settings->first_system * per_unit;
     e->map.athermal = ops->athermal;
     e->map.configs_per_system = shape->configs_per_system > 1 ? shape->configs_per_system : 1;
     CLMC_TRY(clmc_tempering_apply(&e->map, ops, state));

@@ -32,7 +32,7 @@ typedef struct clmc_ensemble_settings {
     clmc_exchange_path exchanges;                 /* ensemble.exchanges */
     unsigned copies;                              /* systems per temperature (1 but for independent) */
     unsigned first_system;                        /* ensemble.first_system */
-    unsigned realizations;                        /* model.realizations, or 0 */
+    unsigned units;                               /* units that temper alone (clmc_ensemble_hooks), or 0 */
     uint64_t seed;                                /* run.seed */
     clmc_density_settings density;                /* multicanonical and Wang-Landau */
     /* Population annealing: betas holds the schedule (beta_start first). */

@@ -11,9 +11,9 @@
 #include "runtime/defines.h"
 #include "tempering_table.h"
 
-#define EXCHANGE_NUMBER_ARGUMENT 13 /* the last of TEMPERING_EXCHANGE_ARGUMENTS */
+#define EXCHANGE_NUMBER_ARGUMENT 14 /* the last of TEMPERING_EXCHANGE_ARGUMENTS */
 #define REACHES_ARGUMENT (EXCHANGE_NUMBER_ARGUMENT + 1) /* of a model exchange kernel with a reach pass */
-#define REACH_EXCHANGE_ARGUMENT 7   /* the exchange number, the last of TEMPERING_REACH_ARGUMENTS */
+#define REACH_EXCHANGE_ARGUMENT 8   /* the exchange number, the last of TEMPERING_REACH_ARGUMENTS */
 
 static clmc_status device_buffer(clmc_tempering_device *d, size_t bytes, const void *host, cl_mem *out)
 {
@@ -58,6 +58,7 @@ static clmc_status set_arguments(clmc_tempering_device *d, const clmc_tempering 
         if (i == 2) CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof scale, &scale));
     }
     CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof systems, &systems));
+    CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof pt->exchange_first, &pt->exchange_first));
     CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof pt->seed_lo, &pt->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(kernel, arg++, sizeof pt->seed_hi, &pt->seed_hi));
     return CLMC_OK;
@@ -76,6 +77,7 @@ static clmc_status set_reach_arguments(clmc_tempering_device *d, const clmc_temp
     for (size_t i = 0; i < sizeof buffers / sizeof *buffers; i++)
         CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof(cl_mem), &buffers[i]));
     CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof systems, &systems));
+    CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof pt->exchange_first, &pt->exchange_first));
     CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof pt->seed_lo, &pt->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(m->reach_pass, arg++, sizeof pt->seed_hi, &pt->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(m->kernel, REACHES_ARGUMENT, sizeof(cl_mem), &d->reaches));
@@ -111,7 +113,6 @@ clmc_status clmc_tempering_device_open(clmc_tempering_device *d, clmc_runtime *r
     clmc_defines options = {0};
     clmc_defines_text(&options, "-cl-std=CL1.2");
     clmc_defines_int(&options, "TEMPERATURES", pt->n_temperatures);
-    clmc_defines_int(&options, "EXCHANGE_FIRST_SYSTEM", pt->exchange_first);
     CLMC_TRY(clmc_defines_build(rt, "ensembles/tempering.cl", &options, &d->program));
     CLMC_TRY(clmc_kernel_create(d->program, "tempering_exchange", &d->exchange));
     CLMC_TRY(set_arguments(d, pt, d->exchange));

@@ -91,6 +91,13 @@ typedef struct clmc_ensemble_hooks {
      * msc: algorithm.word_bits); NULL: 1. */
     const char *independent_units;
     unsigned (*independent_block)(const clmc_preset *preset);
+    /* With independent_units: parallel tempering tempers each unit alone
+     * (n_systems / units systems, each over all the betas: the spin glasses'
+     * realizations of two replicas), so ensemble.first_system counts units
+     * there too (src/ensembles/ensemble.c, the exchange draws' run-wide
+     * systems) and MPI ranks share the units of a tempering run
+     * (src/engine/distribute.c).  false: tempering holds one unit. */
+    bool units_temper_alone;
     /* Total energy H of every configuration, computed on the device. */
     clmc_status (*energies)(void *state, double *energies);
     /* The inverse temperature each configuration is simulated at, and its

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #define ENERGY_WG_MAX 128
-#define EXCHANGE_LANE_MASKS_ARGUMENT 15 /* after TEMPERING_EXCHANGE_ARGUMENTS and the reaches */
+#define EXCHANGE_LANE_MASKS_ARGUMENT 16 /* after TEMPERING_EXCHANGE_ARGUMENTS and the reaches */
 #define ENERGY_REACH_ARGUMENT 9        /* the energy pass's TEMPERING_REACH_ARGUMENTS, after energy_counts */
 /* Sites per work-item: the fold's cost spread over more updates, against
  * fewer work-items in flight.  algorithm.energy_sites overrides it (clmc
@@ -69,7 +69,7 @@ static clmc_status set_energy_arguments(ea_state *s)
     cl_uint none = 0;
     cl_ulong exchange = 0;
     for (int i = 0; i < 4; i++) CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof(cl_mem), &s->energy_counts));
-    for (int i = 0; i < 3; i++) CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof none, &none));
+    for (int i = 0; i < 4; i++) CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof none, &none));
     CLMC_CL_TRY(clSetKernelArg(s->energy_update, arg++, sizeof exchange, &exchange));
     return CLMC_OK;
 }

@@ -246,13 +246,11 @@ static clmc_status build_kernels(ea_state *s, clmc_defines *options)
         {"FOLD_ROUNDS", s->fold_rounds}, {"REVERSE_ODD", s->reverse_odd},
         {"EXCHANGE_SPREAD", s->exchange_spread}, {"PLACE_BITS", s->place_bits},
         {"CLMC_FIRST_SYSTEM", s->first_system}, {"SHARED_DISORDER", s->population},
-        {"EXCHANGE_FIRST_SYSTEM", 2 * (long long)s->first_system}, /* two replicas per realization */
     };
     clmc_defines_text(options, "-cl-std=CL1.2");
     for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++)
         if (defines[i].value || (strcmp(defines[i].name, "CLMC_FIRST_SYSTEM") != 0 &&
-                                 strcmp(defines[i].name, "SHARED_DISORDER") != 0 &&
-                                 strcmp(defines[i].name, "EXCHANGE_FIRST_SYSTEM") != 0)) /* as before when 0 */
+                                 strcmp(defines[i].name, "SHARED_DISORDER") != 0)) /* as before when 0 */
             clmc_defines_int(options, defines[i].name, defines[i].value);
     CLMC_TRY(clmc_defines_status(options));
     clmc_defines main_options = {0};
@@ -1007,6 +1005,7 @@ static clmc_status ea_density_walkers(void *state, clmc_density_walkers *out)
 static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .independent = true,
     .independent_units = "model.realizations",
+    .units_temper_alone = true,
     .independent_block = ea_independent_block,
     .energies = ea_energies,
     .set_betas = ea_set_betas,

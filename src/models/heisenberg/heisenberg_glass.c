@@ -309,6 +309,7 @@ static void glass_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
 static const clmc_ensemble_hooks glass_ensemble_hooks = {
     .independent = true,
     .independent_units = "model.realizations",
+    .units_temper_alone = true,
     .energies = clmc_heisenberg_energies,
     .set_betas = glass_set_betas,
 };
