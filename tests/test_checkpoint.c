@@ -123,8 +123,10 @@ static unsigned random_delay_ms(void)
 }
 
 /* Reference run, then the same run killed by `signal_number` at a random
- * point after its first checkpoint, resumed, and compared. */
-static void interrupt_and_resume(const char *label, const char *preset_json, int signal_number)
+ * point after its first checkpoint, resumed, and compared by `compare`
+ * (reference and resumed output directories). */
+static void interrupt_resume_compare(const char *label, const char *preset_json, int signal_number,
+                                     void (*compare)(const char *reference, const char *resumed))
 {
     char *dir = test_scratch_dir(label), *preset = test_write_preset(dir, preset_json), args[8400], log[8400];
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference'", preset, dir), 0, "reference run");
@@ -160,9 +162,14 @@ static void interrupt_and_resume(const char *label, const char *preset_json, int
     cr_assert_eq(rc, 0, "resume failed");
     snprintf(args, sizeof args, "%s/reference", dir);
     snprintf(log, sizeof log, "%s/resumed", dir);
-    expect_same_results(args, log);
+    compare(args, log);
     free(preset);
     free(dir);
+}
+
+static void interrupt_and_resume(const char *label, const char *preset_json, int signal_number)
+{
+    interrupt_resume_compare(label, preset_json, signal_number, expect_same_results);
 }
 
 Test(checkpoint, ising_sigkill_resume_bit_identical) { interrupt_and_resume("ckpt-ising", ising_preset, SIGKILL); }
@@ -651,42 +658,7 @@ static void expect_same_density(const char *reference, const char *resumed)
  * signal lands before the run ends. */
 static void density_interrupt_and_resume(const char *label, const char *preset_json, int signal_number)
 {
-    char *dir = test_scratch_dir(label), *preset = test_write_preset(dir, preset_json), args[8400], log[8400];
-    cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference'", preset, dir), 0, "reference run");
-    snprintf(args, sizeof args, "run '%s' --quiet --out '%s/resumed'", preset, dir);
-    snprintf(log, sizeof log, "%s/interrupted.log", dir);
-    pid_t pid = test_spawn_clmc(args, log);
-    char checkpoint[4200];
-    snprintf(checkpoint, sizeof checkpoint, "%s/resumed/checkpoint.clmc", dir);
-    test_wait_for_file(checkpoint, pid);
-    unsigned delay = random_delay_ms();
-    test_sleep_ms(delay);
-    kill(pid, signal_number);
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    char *stderr_text = test_read_file(log);
-    printf("%s: signal %d %u ms after the first checkpoint; clmc %s %d: %s\n", label, signal_number, delay,
-           WIFSIGNALED(status) ? "killed by signal" : "exited with",
-           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), stderr_text ? stderr_text : "");
-    if (signal_number == SIGKILL) {
-        cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "run ended before the kill");
-    } else {
-        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status after signal %d", signal_number);
-        cr_expect(stderr_text && strstr(stderr_text, "--resume"), "no resume hint on stderr");
-    }
-    free(stderr_text);
-    snprintf(args, sizeof args, "%s/resumed/result.json", dir);
-    cr_assert(!test_path_exists(args), "an interrupted run wrote result.json");
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run --resume '%s/resumed' --quiet", dir);
-    printf("resume: exit %d: %s\n", rc, output ? output : "");
-    free(output);
-    cr_assert_eq(rc, 0, "resume failed");
-    snprintf(args, sizeof args, "%s/reference", dir);
-    snprintf(log, sizeof log, "%s/resumed", dir);
-    expect_same_density(args, log);
-    free(preset);
-    free(dir);
+    interrupt_resume_compare(label, preset_json, signal_number, expect_same_density);
 }
 
 Test(checkpoint, multicanonical_sigkill_resume_bit_identical)

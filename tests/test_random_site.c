@@ -26,6 +26,44 @@
 
 #define TOLERANCE_SIGMA 4.0
 
+/* The per-temperature energy and specific heat of the run of `json` against
+ * exact(beta) within TOLERANCE_SIGMA standard errors, printed as `what`
+ * followed by beta. */
+typedef void (*exact_values)(double beta, double *energy, double *specific_heat);
+static void expect_temperatures_exact(const char *json, const char *label, const double *betas, int n,
+                                      exact_values exact, const char *what_prefix)
+{
+    cJSON *result = physics_run(json, label);
+    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(temperatures), n);
+    for (int t = 0; t < n; t++) {
+        const cJSON *entry = cJSON_GetArrayItem(temperatures, t);
+        double exact_energy, exact_heat;
+        exact(betas[t], &exact_energy, &exact_heat);
+        const cJSON *energy = cJSON_GetObjectItem(entry, "energy"), *heat = cJSON_GetObjectItem(entry, "specific_heat");
+        char what[160];
+        snprintf(what, sizeof what, "%s beta=%.7g energy", what_prefix, betas[t]);
+        double z_e = physics_compare(what, cJSON_GetObjectItem(energy, "mean")->valuedouble,
+                                     cJSON_GetObjectItem(energy, "error")->valuedouble, exact_energy);
+        snprintf(what, sizeof what, "%s beta=%.7g C", what_prefix, betas[t]);
+        double z_c = physics_compare(what, cJSON_GetObjectItem(heat, "mean")->valuedouble,
+                                     cJSON_GetObjectItem(heat, "error")->valuedouble, exact_heat);
+        cr_expect_lt(z_e, TOLERANCE_SIGMA);
+        cr_expect_lt(z_c, TOLERANCE_SIGMA);
+    }
+    cJSON_Delete(result);
+}
+
+static void ising2d_exact_L8(double beta, double *energy, double *specific_heat)
+{
+    ising2d_exact(8, beta, energy, specific_heat);
+}
+
+static void potts2d_exact_q3_L4(double beta, double *energy, double *specific_heat)
+{
+    potts2d_exact(4, 3, beta, energy, specific_heat);
+}
+
 /* 3 temperatures x 4 copies at L = 8 from an ordered start. */
 static void expect_exact_equilibrium(const char *variant, const char *type)
 {
@@ -38,25 +76,9 @@ static void expect_exact_equilibrium(const char *variant, const char *type)
              " \"run\": {\"thermalization\": 500, \"sweeps\": 10000, \"seed\": 17}}",
              type, variant);
     snprintf(label, sizeof label, "rsite-eq-%s-%s", variant, type);
-    cJSON *result = physics_run(json, label);
-    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
-    cr_assert_eq(cJSON_GetArraySize(temperatures), 3);
-    for (int t = 0; t < 3; t++) {
-        const cJSON *entry = cJSON_GetArrayItem(temperatures, t);
-        double exact_energy, exact_heat;
-        ising2d_exact(8, betas[t], &exact_energy, &exact_heat);
-        const cJSON *energy = cJSON_GetObjectItem(entry, "energy"), *heat = cJSON_GetObjectItem(entry, "specific_heat");
-        char what[128];
-        snprintf(what, sizeof what, "%s %s L=8 beta=%.7g energy", variant, type, betas[t]);
-        double z_e = physics_compare(what, cJSON_GetObjectItem(energy, "mean")->valuedouble,
-                                     cJSON_GetObjectItem(energy, "error")->valuedouble, exact_energy);
-        snprintf(what, sizeof what, "%s %s L=8 beta=%.7g C", variant, type, betas[t]);
-        double z_c = physics_compare(what, cJSON_GetObjectItem(heat, "mean")->valuedouble,
-                                     cJSON_GetObjectItem(heat, "error")->valuedouble, exact_heat);
-        cr_expect_lt(z_e, TOLERANCE_SIGMA);
-        cr_expect_lt(z_c, TOLERANCE_SIGMA);
-    }
-    cJSON_Delete(result);
+    char what[96];
+    snprintf(what, sizeof what, "%s %s L=8", variant, type);
+    expect_temperatures_exact(json, label, betas, 3, ising2d_exact_L8, what);
 }
 
 Test(random_site, sequential_metropolis_matches_exact, .timeout = 900)
@@ -652,25 +674,9 @@ static void expect_potts_exact(const char *variant, const char *type)
              " \"run\": {\"thermalization\": 500, \"sweeps\": 20000, \"seed\": 19}}",
              type, variant);
     snprintf(label, sizeof label, "rsite-potts-eq-%s-%s", variant, type);
-    cJSON *result = physics_run(json, label);
-    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
-    cr_assert_eq(cJSON_GetArraySize(temperatures), 3);
-    for (int t = 0; t < 3; t++) {
-        const cJSON *entry = cJSON_GetArrayItem(temperatures, t);
-        double exact_energy, exact_heat;
-        potts2d_exact(4, 3, betas[t], &exact_energy, &exact_heat);
-        const cJSON *energy = cJSON_GetObjectItem(entry, "energy"), *heat = cJSON_GetObjectItem(entry, "specific_heat");
-        char what[128];
-        snprintf(what, sizeof what, "potts q=3 %s %s L=4 beta=%.7g energy", variant, type, betas[t]);
-        double z_e = physics_compare(what, cJSON_GetObjectItem(energy, "mean")->valuedouble,
-                                     cJSON_GetObjectItem(energy, "error")->valuedouble, exact_energy);
-        snprintf(what, sizeof what, "potts q=3 %s %s L=4 beta=%.7g C", variant, type, betas[t]);
-        double z_c = physics_compare(what, cJSON_GetObjectItem(heat, "mean")->valuedouble,
-                                     cJSON_GetObjectItem(heat, "error")->valuedouble, exact_heat);
-        cr_expect_lt(z_e, TOLERANCE_SIGMA);
-        cr_expect_lt(z_c, TOLERANCE_SIGMA);
-    }
-    cJSON_Delete(result);
+    char what[96];
+    snprintf(what, sizeof what, "potts q=3 %s %s L=4", variant, type);
+    expect_temperatures_exact(json, label, betas, 3, potts2d_exact_q3_L4, what);
 }
 
 Test(random_site, potts_sequential_metropolis_matches_exact, .timeout = 900)

@@ -56,11 +56,11 @@ ising() { echo "\"model\": {\"type\": \"ising\", \"dim\": $1, \"L\": $2}, \"algo
 beta='"ensemble": {"beta": 0.3}'
 pt='"ensemble": {"type": "parallel_tempering", "betas": [0.3, 0.4, 0.5], "exchange_every": 1'
 pt2='"ensemble": {"type": "parallel_tempering", "betas": [0.3, 0.5], "exchange_every": 1'
-add ising2d-naive "$all" "$(ising 2 8 naive), $beta"
-add ising2d-tiled "$all" "$(ising 2 16 tiled ', "tile": 8'), $beta"
+add ising2d-naive "$all" "$(ising 2 8 naive ', "resident": "off"'), $beta"
+add ising2d-tiled "$all" "$(ising 2 16 tiled ', "tile": 8, "resident": "off"'), $beta"
 add ising2d-msc "$all" "$(ising 2 64 msc), $beta"
-add ising3d-naive "$all" "$(ising 3 4 naive), $beta"
-add ising3d-tiled "$all" "$(ising 3 8 tiled ', "tile": 4'), $beta"
+add ising3d-naive "$all" "$(ising 3 4 naive ', "resident": "off"'), $beta"
+add ising3d-tiled "$all" "$(ising 3 8 tiled ', "tile": 4, "resident": "off"'), $beta"
 # msc needs L = 64: 2^18 sites, the slowest case (one sweep).
 add ising3d-msc "$all" "$(ising 3 64 msc), $beta" 0 1
 # algorithm.rng's stateful streams (cl/common/rng_streams.h): rings in local memory, states in private.
@@ -68,7 +68,7 @@ add ising2d-naive-lagfib "$all" "$(ising 2 8 naive ', "rng": "lagged_fibonacci_5
 add ising2d-tiled-lagfib "$all" "$(ising 2 16 tiled ', "tile": 8, "hits": 2, "rng": "lagged_fibonacci_1279"'), $beta"
 add ising3d-tiled-lcg64 "$all" "$(ising 3 8 tiled ', "tile": 4, "rng": "lcg64"'), $beta"
 add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow"'), $beta" 0 1
-add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8'), $pt}"
+add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8, "resident": "off"'), $pt}"
 # 64 walkers: work-groups of 2 with local histograms (muca_ising.cl).
 add ising2d-multicanonical "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"
 # Wang-Landau in 2 windows of 4 walkers (one halving of ln f each): per-window weights and
@@ -78,9 +78,15 @@ add ising2d-wang-landau-windows "$all" "\"model\": {\"type\": \"ising\", \"dim\"
 add potts2d-wang-landau "$all" "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 4, \"q\": 3}, \"algorithm\": {\"type\": \"metropolis\"}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [0.4], \"walkers\": 8, \"iteration_sweeps\": 2, \"flatness\": 0.5, \"final_ln_f\": 0.6}"
 # Population annealing: systematic copy numbers (pa_copy_numbers) and multinomial ones
 # (pa_multinomial), the prefix sums, copies and family statistics (population.cl).
-pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 24, \"steps\": 2, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"}"; }
+pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\", \"resident\": \"${3:-off}\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 24, \"steps\": 2, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"}"; }
 add ising2d-population-systematic "$all" "$(pa naive systematic)"
 add ising2d-population-multinomial "$all" "$(pa tiled multinomial)"
+# The resident update (ising_resident_update: one work-group per configuration in
+# local memory, many sweeps per launch, the measurement fused): 2D tiled with
+# three tile colours and 2 hits, 3D naive, and population annealing's steps.
+add ising2d-tiled-resident "$all" "$(ising 2 12 tiled ', "tile": 4, "hits": 2, "resident": "on"'), $beta" 1 3
+add ising3d-naive-resident "$all" "$(ising 3 4 naive ', "resident": "on"'), $beta"
+add ising2d-population-resident "$all" "$(pa naive systematic on)"
 # The EA's and Potts' member totals (ea_member_totals, potts_member_totals): members are
 # EA replica pairs on one disorder sample, Potts systems with Metropolis sweeps.
 pam() { echo "\"model\": {$1}, \"algorithm\": {$2}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"; }

@@ -82,6 +82,8 @@ clmc_status clmc_enqueue_offset(clmc_runtime *rt, cl_kernel kernel, cl_uint dims
 
 /* The largest work-group `kernel` can be launched with on the device. */
 clmc_status clmc_kernel_group_limit(const clmc_runtime *rt, cl_kernel kernel, size_t *limit);
+/* The local memory a built kernel needs on the runtime's device (CL_KERNEL_LOCAL_MEM_SIZE). */
+clmc_status clmc_kernel_local_bytes(const clmc_runtime *rt, cl_kernel kernel, cl_ulong *bytes);
 /* `items` work-items of a kernel that ignores the ones past `items`: the
  * global size is rounded up to whole work-groups of up to 256 (the kernel's
  * and the device's limits), so odd sizes do not leave the driver to pick

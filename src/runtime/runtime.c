@@ -423,6 +423,13 @@ clmc_status clmc_kernel_group_limit(const clmc_runtime *rt, cl_kernel kernel, si
     return CLMC_OK;
 }
 
+clmc_status clmc_kernel_local_bytes(const clmc_runtime *rt, cl_kernel kernel, cl_ulong *bytes)
+{
+    *bytes = 0;
+    CLMC_CL_TRY(clGetKernelWorkGroupInfo(kernel, rt->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof *bytes, bytes, NULL));
+    return CLMC_OK;
+}
+
 clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items, clmc_timing timing)
 {
     size_t group = 256, kernel_limit = 0;

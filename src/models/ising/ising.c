@@ -331,8 +331,7 @@ static clmc_status resident_kernel(ising_state *s)
     size_t limit = 0;
     cl_ulong local = 0;
     CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
-    CLMC_CL_TRY(clGetKernelWorkGroupInfo(s->resident_update, NULL, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local,
-                                         NULL));
+    CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &local));
     if (limit > d->max_work_group_size) limit = d->max_work_group_size;
     s->resident_wg = resident_units(s) < limit ? resident_units(s) : limit;
     if (local > d->local_mem_bytes || s->resident_wg == 0) {
