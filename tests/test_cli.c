@@ -1,6 +1,7 @@
 /* The command line as a user meets it: bad input is refused with exit status 2
  * and a message naming the problem, runs are reproducible, devices agree. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,6 +344,20 @@ Test(cli, profile_reports_every_kernel)
     cr_assert_not_null(result);
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "options"), "profile")));
     cr_expect_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "options"), "tuning")->valuestring, "on");
+    /* The start-up (issue 19): its phases, printed and recorded, add up to
+     * the whole; the program load is one of them. */
+    const cJSON *startup = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "performance"), "startup"), *phase;
+    cr_assert_not_null(startup, "no performance.startup");
+    double whole = cJSON_GetObjectItem(startup, "seconds")->valuedouble, sum = 0;
+    cJSON_ArrayForEach(phase, startup) if (strcmp(phase->string, "seconds") != 0) {
+        cr_expect_geq(phase->valuedouble, 0, "start-up phase %s: %g s", phase->string, phase->valuedouble);
+        sum += phase->valuedouble;
+    }
+    printf("start-up %.4f s, phases sum %.4f s, programs %.4f s\n", whole, sum,
+           cJSON_GetObjectItem(startup, "programs")->valuedouble);
+    cr_expect(fabs(sum - whole) <= 1e-6 * whole + 1e-9, "phases sum %.6f s, start-up %.6f s", sum, whole);
+    cr_expect_gt(cJSON_GetObjectItem(startup, "programs")->valuedouble, 0);
+    cr_expect(strstr(output, "clmc profile: start-up "), "no start-up line");
     cJSON_Delete(result);
     cr_expect(strstr(output, "clmc profile: program ea/ea_ising.cl built"), "no build line for ea/ea_ising.cl");
     /* 20 sweeps of 2 colours; every second sweep ends with the energy pass

@@ -13,6 +13,8 @@ typedef struct clmc_run_options {
     bool quiet;         /* no progress on stderr */
     bool overwrite;     /* clmc_run may replace an earlier run's checkpoint in output.dir */
     clmc_launch_options launch;
+    double started; /* clmc_runtime_clock() when the command started (its start-up is timed from
+                     * there, performance.startup); 0: from clmc_run's call */
 } clmc_run_options;
 
 /* Runs thermalization + measured sweeps and writes result.json and series.csv

@@ -51,6 +51,8 @@ clmc_status clmc_runtime_profile(clmc_runtime *rt);
 /* Whether clmc_runtime_profile is on; seconds on a monotonic clock (program
  * build times and population annealing's wall time under --profile). */
 bool clmc_runtime_profiling(const clmc_runtime *rt);
+/* Host seconds spent building or loading programs (clmc_program_build) so far. */
+double clmc_runtime_program_seconds(const clmc_runtime *rt);
 /* Adds `sweeps` to the sweeps the profile divides launches and idle time by
  * (the engine's sweep loop; nothing when profiling is off). */
 void clmc_runtime_profile_sweeps(clmc_runtime *rt, uint64_t sweeps);

@@ -16,6 +16,9 @@
 
 #define MAX_OVERRIDES 256
 
+/* clmc_runtime_clock() at main's start: runs time their start-up from it. */
+static double command_started;
+
 static const char usage_text[] =
     "usage:\n"
     "  clmc devices [--json] [--bandwidth]\n"
@@ -216,7 +219,8 @@ static int resume_run(const cli_args *a)
         return usage_error("--resume continues with the launch parameters the run resolved; --no-tuning is not "
                            "allowed%s", "");
     if (a->overwrite) return usage_error("--overwrite starts a fresh run; it does not go with --resume%s", "");
-    clmc_run_options options = {.device = a->device, .quiet = a->quiet, .launch = a->launch};
+    clmc_run_options options = {.device = a->device, .quiet = a->quiet, .launch = a->launch,
+                                .started = command_started};
     int rc = report(clmc_resume(a->resume_dir, &options));
     clmc_interrupt_release();
     if (rc == 0 && !a->quiet && clmc_ranks()->rank == 0) fprintf(stderr, "clmc: results in %s/\n", a->resume_dir);
@@ -233,7 +237,8 @@ static int cmd_run(int argc, char **argv)
     if (a.resume_dir) return resume_run(&a);
     add_out_override(&a);
     if ((rc = load_preset(&a, &preset))) return rc;
-    clmc_run_options options = {.device = a.device, .quiet = a.quiet, .overwrite = a.overwrite, .launch = a.launch};
+    clmc_run_options options = {.device = a.device, .quiet = a.quiet, .overwrite = a.overwrite, .launch = a.launch,
+                                .started = command_started};
     rc = report(clmc_run(preset, &options));
     clmc_interrupt_release();
     if (rc == 0 && !a.quiet && clmc_ranks()->rank == 0)
@@ -376,6 +381,7 @@ static int dispatch(int argc, char **argv)
 /* Under mpirun every rank runs main (docs/mpi.md); without MPI, one rank. */
 int main(int argc, char **argv)
 {
+    command_started = clmc_runtime_clock();
     clmc_ranks_init(&argc, &argv);
     int rc = dispatch(argc, argv);
     clmc_ranks_finalize();

@@ -35,6 +35,7 @@ typedef struct {
     clmc_ensemble ensemble;
     cJSON *tuning; /* where the tunable keys' values came from */
     clmc_launch_options launch;
+    struct startup_clock *startup; /* NULL: not timed (bench) */
 } model_instance;
 
 static double now_seconds(void)
@@ -44,10 +45,69 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Start-up (issue 19): the phases from the command's start to the first
+ * sweep, each closed by startup_mark; `--profile` prints them and the result
+ * records them as performance.startup (docs/results.md). */
+#define STARTUP_PHASES 10
+typedef struct startup_clock {
+    double started, last;
+    const char *name[STARTUP_PHASES];
+    double seconds[STARTUP_PHASES];
+    int n;
+} startup_clock;
+
+static startup_clock startup_begin(const clmc_run_options *options)
+{
+    double t = now_seconds();
+    double started = options && options->started > 0 && options->started <= t ? options->started : t;
+    return (startup_clock){.started = started, .last = started};
+}
+
+static void startup_mark(startup_clock *c, const char *name)
+{
+    if (!c) return;
+    double t = now_seconds();
+    if (c->n < STARTUP_PHASES) {
+        c->name[c->n] = name;
+        c->seconds[c->n++] = t - c->last;
+    }
+    c->last = t;
+}
+
+/* Ends the start-up at the first sweep: the model's phase loses the program
+ * builds and loads inside it, which become their own phase. */
+static void startup_end(model_instance *m, const char *name)
+{
+    startup_clock *c = m->startup;
+    if (!c) return;
+    startup_mark(c, name);
+    double programs = clmc_runtime_program_seconds(m->rt);
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->name[i], "model") == 0 && programs <= c->seconds[i] && c->n < STARTUP_PHASES) {
+            c->seconds[i] -= programs;
+            c->name[c->n] = "programs";
+            c->seconds[c->n++] = programs;
+        }
+    if (!m->launch.profile) return;
+    fprintf(stderr, "clmc profile: start-up %.3f s to the first sweep:", c->last - c->started);
+    for (int i = 0; i < c->n; i++) fprintf(stderr, " %s %.3f", c->name[i], c->seconds[i]);
+    fprintf(stderr, " s\n");
+}
+
+static cJSON *startup_json(const startup_clock *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "seconds", c->last - c->started);
+    for (int i = 0; i < c->n; i++) cJSON_AddNumberToObject(o, c->name[i], c->seconds[i]);
+    return o;
+}
+
 static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *device,
                                  const clmc_launch_options *launch, model_instance *m)
 {
+    startup_clock *startup = m->startup;
     memset(m, 0, sizeof *m);
+    m->startup = startup;
     if (launch) m->launch = *launch;
     clmc_ensemble_settings ensemble;
     CLMC_TRY(clmc_ensemble_settings_read(preset, &ensemble));
@@ -57,11 +117,16 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     if (m->tuning && m->launch.no_tuning) cJSON_AddStringToObject(m->tuning, "source", "model defaults (--no-tuning)");
     else if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
     CLMC_TRY(clmc_check_device_memory(m->ops, preset, device));
+    startup_mark(m->startup, "tuning");
     CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
     if (m->launch.profile) CLMC_TRY(clmc_runtime_profile(m->rt));
+    startup_mark(m->startup, "context");
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
+    startup_mark(m->startup, "model");
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
-    return clmc_ensemble_create(&m->ensemble, &ensemble, m->rt, m->ops, m->state, &m->shape);
+    clmc_status status = clmc_ensemble_create(&m->ensemble, &ensemble, m->rt, m->ops, m->state, &m->shape);
+    startup_mark(m->startup, "ensemble");
+    return status;
 }
 
 static void instance_close(model_instance *m)
@@ -429,6 +494,7 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     if (status == CLMC_OK && !written) status = clmc_series_estimate(s, v->map, m->ops, m->state, observables);
     cJSON_AddNumberToObject(observables, "measurements", (double)s->n_rows);
     cJSON *performance = performance_json(m->rt, v->updates, v->kernel_seconds, v->wall_seconds);
+    if (m->startup) cJSON_AddItemToObject(performance, "startup", startup_json(m->startup));
     if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);
     if (v->domain) cJSON_AddItemToObject(performance, "domain", v->domain);
     if (m->ops->describe_update) m->ops->describe_update(m->state, performance);
@@ -608,6 +674,7 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     status = clmc_ranks_agree(status);
     control.plan.last_written = now_seconds();
     double kernel_seconds = 0;
+    startup_end(m, "output");
     clmc_runtime_reset_clock(m->rt);
     if (status == CLMC_OK) {
         status = run_sweeps(m, preset, &s, &p, &control);
@@ -663,6 +730,7 @@ static clmc_status run_density(model_instance *m, const clmc_preset *preset, con
     cJSON *device = clmc_device_json(clmc_runtime_device(m->rt));
     cJSON_AddItemToObject(root, "device", device);
     cJSON_AddItemToObject(root, "options", clmc_launch_options_json(&m->launch));
+    startup_end(m, "output");
     double started = now_seconds(), kernel_seconds = 0, updates = 0;
     clmc_runtime_reset_clock(m->rt);
     bool quiet = (options && options->quiet) || !writes, walkers_started = false;
@@ -683,6 +751,7 @@ static clmc_status run_density(model_instance *m, const clmc_preset *preset, con
         if (devices) cJSON_AddItemToObject(device, "ranks", devices);
     }
     cJSON *performance = performance_json(m->rt, updates, kernel_seconds, now_seconds() - started);
+    if (m->startup) cJSON_AddItemToObject(performance, "startup", startup_json(m->startup));
     if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);
     cJSON_AddItemToObject(root, "performance", performance);
     char *json = writes ? cJSON_Print(root) : NULL;
@@ -740,6 +809,8 @@ static clmc_status start_ranks(const clmc_preset *global, output_claim *top, clm
 
 clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
 {
+    startup_clock startup = startup_begin(options);
+    startup_mark(&startup, "preset");
     bool overwrite = options && options->overwrite;
     output_claim top = {.dir = clmc_preset_output(preset)->dir, .lock = -1, .fresh = true, .overwrite = overwrite};
     clmc_preset *local = NULL;
@@ -749,7 +820,9 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     clmc_device_info device;
     model_instance m;
     memset(&m, 0, sizeof m);
+    m.startup = &startup;
     if (status == CLMC_OK) status = select_device(options, &device);
+    startup_mark(&startup, "device");
     if (status == CLMC_OK) status = claim_existing_output(&claim);
     if (status == CLMC_OK) status = instance_open(own, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
@@ -810,6 +883,8 @@ static clmc_status check_same_sweep(const clmc_checkpoint *checkpoint, clmc_stat
  * resumes from its own folder DIR/rank-R. */
 clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
 {
+    startup_clock startup = startup_begin(options);
+    startup_mark(&startup, "preset");
     output_claim top = {.dir = dir, .lock = -1};
     clmc_preset *global = NULL, *preset = NULL;
     char rank_dir[4200];
@@ -826,10 +901,13 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     if (status == CLMC_OK) status = checkpoint_preset(&checkpoint, own_dir, &preset);
     if (status == CLMC_OK) status = clmc_checkpoint_check(own_dir, &checkpoint, clmc_preset_run(preset));
     if (clmc_ranks_many()) status = check_same_sweep(&checkpoint, status);
+    startup_mark(&startup, "checkpoint");
     clmc_device_info device;
     model_instance m;
     memset(&m, 0, sizeof m);
+    m.startup = &startup;
     if (status == CLMC_OK) status = select_device(options, &device);
+    startup_mark(&startup, "device");
     if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)

@@ -258,6 +258,7 @@ static clmc_status program_from_source(clmc_runtime *rt, const char *file, const
 
 clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options, cl_program *out)
 {
+    double started = clmc_runtime_clock(); /* reading the sources and the cache included */
     const char *dir = NULL;
     CLMC_TRY(kernel_dir(&dir));
     char all_options[4096];
@@ -276,7 +277,6 @@ clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *o
     char *key = use_cache ? cache_key_text(rt, source.text, options) : NULL;
     size_t binary_length = 0;
     unsigned char *binary = key ? cache_load(key, &binary_length) : NULL;
-    double started = clmc_runtime_clock();
     *out = binary ? program_from_binary(rt, binary, binary_length, options) : NULL;
     free(binary);
     const char *how = !key ? "from source, cache off" : *out ? "from the cache" : "from source, not cached";
@@ -284,8 +284,9 @@ clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *o
         status = program_from_source(rt, file, source.text, options, out);
         if (status == CLMC_OK && key) store_program_binary(rt, *out, key);
     }
-    if (clmc_runtime_profiling(rt))
-        fprintf(stderr, "clmc profile: program %s built %s in %.3f s\n", file, how, clmc_runtime_clock() - started);
+    double seconds = clmc_runtime_clock() - started;
+    rt->program_seconds += seconds;
+    if (clmc_runtime_profiling(rt)) fprintf(stderr, "clmc profile: program %s built %s in %.3f s\n", file, how, seconds);
     free(key);
     free(source.text);
     return status;

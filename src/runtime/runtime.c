@@ -41,6 +41,8 @@ double clmc_runtime_clock(void)
 
 bool clmc_runtime_profiling(const clmc_runtime *rt) { return rt->profile != NULL; }
 
+double clmc_runtime_program_seconds(const clmc_runtime *rt) { return rt->program_seconds; }
+
 void clmc_runtime_profile_sweeps(clmc_runtime *rt, uint64_t sweeps)
 {
     if (rt->profile) rt->profile->sweeps += sweeps;

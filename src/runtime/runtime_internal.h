@@ -19,6 +19,7 @@ struct clmc_runtime {
     int n_phases, current_phase;
     struct clmc_profile *profile; /* clmc_runtime_profile: every launch timed per kernel; NULL when off */
     int *pending_profile;         /* profile entry of each pending event, -1: none */
+    double program_seconds;       /* host time in clmc_program_build (start-up, issue 19) */
 };
 
 #endif
