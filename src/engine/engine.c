@@ -46,11 +46,13 @@ static double now_seconds(void)
 }
 
 /* Start-up (issue 19): the phases from the command's start to the first
- * sweep, each closed by startup_mark; `--profile` prints them and the result
- * records them as performance.startup (docs/results.md). */
+ * sweep, each closed by startup_mark; program builds and loads inside a phase
+ * (the runtime's clock, clmc_runtime_program_seconds) are taken out of it
+ * into "programs".  `--profile` prints them and the result records them as
+ * performance.startup (docs/results.md). */
 #define STARTUP_PHASES 10
 typedef struct startup_clock {
-    double started, last;
+    double started, last, programs, programs_seen;
     const char *name[STARTUP_PHASES];
     double seconds[STARTUP_PHASES];
     int n;
@@ -63,31 +65,30 @@ static startup_clock startup_begin(const clmc_run_options *options)
     return (startup_clock){.started = started, .last = started};
 }
 
-static void startup_mark(startup_clock *c, const char *name)
+/* Closes phase `name`; rt: the runtime once it exists, else NULL. */
+static void startup_mark(startup_clock *c, const char *name, const clmc_runtime *rt)
 {
     if (!c) return;
-    double t = now_seconds();
+    double t = now_seconds(), built = rt ? clmc_runtime_program_seconds(rt) - c->programs_seen : 0;
+    c->programs_seen += built;
+    c->programs += built;
     if (c->n < STARTUP_PHASES) {
         c->name[c->n] = name;
-        c->seconds[c->n++] = t - c->last;
+        c->seconds[c->n++] = t - c->last - built;
     }
     c->last = t;
 }
 
-/* Ends the start-up at the first sweep: the model's phase loses the program
- * builds and loads inside it, which become their own phase. */
+/* Ends the start-up at the first sweep. */
 static void startup_end(model_instance *m, const char *name)
 {
     startup_clock *c = m->startup;
     if (!c) return;
-    startup_mark(c, name);
-    double programs = clmc_runtime_program_seconds(m->rt);
-    for (int i = 0; i < c->n; i++)
-        if (strcmp(c->name[i], "model") == 0 && programs <= c->seconds[i] && c->n < STARTUP_PHASES) {
-            c->seconds[i] -= programs;
-            c->name[c->n] = "programs";
-            c->seconds[c->n++] = programs;
-        }
+    startup_mark(c, name, m->rt);
+    if (c->n < STARTUP_PHASES) {
+        c->name[c->n] = "programs";
+        c->seconds[c->n++] = c->programs;
+    }
     if (!m->launch.profile) return;
     fprintf(stderr, "clmc profile: start-up %.3f s to the first sweep:", c->last - c->started);
     for (int i = 0; i < c->n; i++) fprintf(stderr, " %s %.3f", c->name[i], c->seconds[i]);
@@ -117,15 +118,15 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *de
     if (m->tuning && m->launch.no_tuning) cJSON_AddStringToObject(m->tuning, "source", "model defaults (--no-tuning)");
     else if (m->tuning) clmc_tuning_apply(preset, m->ops, device, m->tuning);
     CLMC_TRY(clmc_check_device_memory(m->ops, preset, device));
-    startup_mark(m->startup, "tuning");
+    startup_mark(m->startup, "tuning", NULL);
     CLMC_TRY(clmc_runtime_open_device(device, &m->rt));
     if (m->launch.profile) CLMC_TRY(clmc_runtime_profile(m->rt));
-    startup_mark(m->startup, "context");
+    startup_mark(m->startup, "context", m->rt);
     CLMC_TRY(m->ops->create(m->rt, preset, &m->state, &m->shape));
-    startup_mark(m->startup, "model");
+    startup_mark(m->startup, "model", m->rt);
     while (m->shape.series_columns[m->n_columns]) m->n_columns++;
     clmc_status status = clmc_ensemble_create(&m->ensemble, &ensemble, m->rt, m->ops, m->state, &m->shape);
-    startup_mark(m->startup, "ensemble");
+    startup_mark(m->startup, "ensemble", m->rt);
     return status;
 }
 
@@ -810,7 +811,7 @@ static clmc_status start_ranks(const clmc_preset *global, output_claim *top, clm
 clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
 {
     startup_clock startup = startup_begin(options);
-    startup_mark(&startup, "preset");
+    startup_mark(&startup, "preset", NULL);
     bool overwrite = options && options->overwrite;
     output_claim top = {.dir = clmc_preset_output(preset)->dir, .lock = -1, .fresh = true, .overwrite = overwrite};
     clmc_preset *local = NULL;
@@ -822,7 +823,7 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     memset(&m, 0, sizeof m);
     m.startup = &startup;
     if (status == CLMC_OK) status = select_device(options, &device);
-    startup_mark(&startup, "device");
+    startup_mark(&startup, "device", NULL);
     if (status == CLMC_OK) status = claim_existing_output(&claim);
     if (status == CLMC_OK) status = instance_open(own, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
@@ -884,7 +885,7 @@ static clmc_status check_same_sweep(const clmc_checkpoint *checkpoint, clmc_stat
 clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
 {
     startup_clock startup = startup_begin(options);
-    startup_mark(&startup, "preset");
+    startup_mark(&startup, "preset", NULL);
     output_claim top = {.dir = dir, .lock = -1};
     clmc_preset *global = NULL, *preset = NULL;
     char rank_dir[4200];
@@ -901,13 +902,13 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     if (status == CLMC_OK) status = checkpoint_preset(&checkpoint, own_dir, &preset);
     if (status == CLMC_OK) status = clmc_checkpoint_check(own_dir, &checkpoint, clmc_preset_run(preset));
     if (clmc_ranks_many()) status = check_same_sweep(&checkpoint, status);
-    startup_mark(&startup, "checkpoint");
+    startup_mark(&startup, "checkpoint", NULL);
     clmc_device_info device;
     model_instance m;
     memset(&m, 0, sizeof m);
     m.startup = &startup;
     if (status == CLMC_OK) status = select_device(options, &device);
-    startup_mark(&startup, "device");
+    startup_mark(&startup, "device", NULL);
     if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
