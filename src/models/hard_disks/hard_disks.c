@@ -100,8 +100,27 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     return s->output_dir ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
-/* Every system's start: the lattice (the same for all), or each system's
- * own compressed start drawn from the stream of its run-wide index. */
+/* One system's start: the lattice (the same for all), or the system's own
+ * compressed start drawn from the stream of its run-wide index. */
+static clmc_status start_system(disks_state *s, uint32_t k)
+{
+    disk_cells c = disks_system_view(s, k);
+    if (s->compress_start)
+        CLMC_TRY(disk_compress_start(&c, (uint64_t)s->seed_hi << 32 | s->seed_lo, s->first_system + k));
+    else CLMC_TRY(disk_lattice_start(&c));
+    disk_invariants v = disk_check(&c, 0.0);
+    if (v.disks != s->host.g.n_disks || v.overlaps || v.outside)
+        return clmc_fail(CLMC_ERR_OTHER, "%s start of system %u: %llu of %u disks stored, %llu overlaps, %llu "
+                         "outside their cell", s->compress_start ? "compressed" : "lattice", s->first_system + k,
+                         (unsigned long long)v.disks, s->host.g.n_disks, (unsigned long long)v.overlaps,
+                         (unsigned long long)v.outside);
+    return CLMC_OK;
+}
+
+/* Every system's start.  Compressed starts (seconds of host work each at
+ * N = 65536) run on all cores with OpenMP, one system per thread at a time;
+ * each system's start depends only on its own stream, so the result does not
+ * depend on the threads.  The failure of the lowest system is reported. */
 static clmc_status start_configuration(disks_state *s)
 {
     size_t cells = n_cells(s), systems = s->n_systems;
@@ -111,19 +130,22 @@ static clmc_status start_configuration(disks_state *s)
     s->pairs_host = malloc(systems * s->pressure.bins * sizeof *s->pairs_host);
     if (!s->host.xy || !s->host.count || !s->tally_host || !s->pairs_host)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status failed = CLMC_OK;
+    uint32_t failed_system = s->n_systems;
+    char message[1024] = "";
+#pragma omp parallel for schedule(dynamic, 1) if (s->compress_start && s->n_systems > 1)
     for (uint32_t k = 0; k < s->n_systems; k++) {
-        disk_cells c = disks_system_view(s, k);
-        if (s->compress_start)
-            CLMC_TRY(disk_compress_start(&c, (uint64_t)s->seed_hi << 32 | s->seed_lo, s->first_system + k));
-        else CLMC_TRY(disk_lattice_start(&c));
-        disk_invariants v = disk_check(&c, 0.0);
-        if (v.disks != s->host.g.n_disks || v.overlaps || v.outside)
-            return clmc_fail(CLMC_ERR_OTHER, "%s start of system %u: %llu of %u disks stored, %llu overlaps, %llu "
-                             "outside their cell", s->compress_start ? "compressed" : "lattice", s->first_system + k,
-                             (unsigned long long)v.disks, s->host.g.n_disks, (unsigned long long)v.overlaps,
-                             (unsigned long long)v.outside);
+        clmc_status status = start_system(s, k);
+        if (status != CLMC_OK) {
+#pragma omp critical(disk_start_failure)
+            if (k < failed_system) {
+                failed = status;
+                failed_system = k;
+                snprintf(message, sizeof message, "%s", clmc_error_message());
+            }
+        }
     }
-    return CLMC_OK;
+    return failed == CLMC_OK ? CLMC_OK : clmc_fail(failed, "%s", message);
 }
 
 /* Sweeps of plans uploaded at once: 1024, fewer for many systems (about
