@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/gpu-env.sh
-[ -x build/clmc ] || { meson setup build -Dtests=false >/dev/null && ninja -C build >/dev/null; }
+[[ -n ${CLMC:-} ]] || [ -x build/clmc ] || { meson setup build -Dtests=false >/dev/null && ninja -C build >/dev/null; }
 device=${1:-nvidia} outdir=${2:-out/wl-windows}
 clmc=${CLMC:-build/clmc}
 mkdir -p "$outdir"
