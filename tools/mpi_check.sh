@@ -15,16 +15,19 @@
 # realizations; glass tempering, like EA tempering; 2D msc in one slab);
 # tests/README.md lists them.
 # Usage: tools/mpi_check.sh BUILD_DIR   (a skip, exit 77, without MPI in the build)
+# MPIRUN names the launcher (default mpirun), e.g. MPIRUN=mpiexec.mpich for a build
+# against MPICH (meson -Dmpi_implementation=mpich; tools/mpich_check.sh).
 set -uo pipefail
 build=${1:?build dir}
 clmc=${CLMC_BIN:-$build/clmc}
-if ! grep -q CLMC_HAVE_MPI "$build/build.ninja" 2>/dev/null || ! command -v mpirun >/dev/null; then
+mpirun=${MPIRUN:-mpirun}
+if ! grep -q CLMC_HAVE_MPI "$build/build.ninja" 2>/dev/null || ! command -v "$mpirun" >/dev/null; then
   echo "mpi_check: clmc built without MPI or no mpirun; skipped"
   exit 77
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-launcher=(mpirun --oversubscribe)
-mpirun --version 2>/dev/null | grep -q "Open MPI" || launcher=(mpirun)  # MPICH oversubscribes by default
+launcher=("$mpirun" --oversubscribe)
+"$mpirun" --version 2>/dev/null | grep -q "Open MPI" || launcher=("$mpirun")  # MPICH oversubscribes by default
 tmp=$(mktemp -d "${CLMC_TEST_TMP:-/tmp}/mpi.XXXXXX")
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
