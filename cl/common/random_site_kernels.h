@@ -226,7 +226,7 @@ inline void tile_corner(uint tile, const uint *shift, uint *corner)
  * group has items t RS_WORKERS .. + RS_WORKERS - 1, worker w owning the
  * chunk's attempts RS_WORKERS - 1 - w + k RS_WORKERS (k = 0, 1, ...), their
  * plan words at plan[t (RS_CHUNK + 1) + j] (the workers of a tile read
- * consecutive words, tiles 65 words apart: no bank conflicts).  Within a
+ * consecutive words, tiles RS_CHUNK + 1 apart: no bank conflicts).  Within a
  * round every item takes its attempts in decreasing k, so a device that runs
  * the items of a round one after another (PoCL) runs them in decreasing
  * order, and two conflicting attempts wrongly put in one wave would run out
@@ -252,7 +252,7 @@ inline void tile_corner(uint tile, const uint *shift, uint *corner)
 #define PLAN_INDEX(a, t) ((t) * (RS_CHUNK + 1) + (a))
 #define PLAN_WORDS (RS_GROUP_TILES * (RS_CHUNK + 1))
 #define RS_WAVE_LOCALS                                                                                          \
-    __local uint occupied[RS_GROUP_TILES * 2 * RS_BUCKETS];                                                     \
+    __local uint2 occupied[RS_GROUP_TILES * RS_BUCKETS];                                                        \
     __local uint finished[RS_GROUP_TILES * 4];                                                                  \
     __local uint busy[3];
 
@@ -269,27 +269,22 @@ inline void bits_below(uint j, uint *mask)
 }
 
 /* Predecessors of attempt j at box index i (its own bit set in `occupied`
- * already): pred; *last: no later attempt of the chunk in i's bucket. */
-inline void predecessors(__local const uint *occupied, uint i, uint j, uint sy, uint sz, uint *pred, bool *last)
+ * already; each mask one 64-bit load): pred; *last: no later attempt of the
+ * chunk in i's bucket. */
+inline void predecessors(__local const uint2 *occupied, uint i, uint j, uint sy, uint sz, uint *pred, bool *last)
 {
-    uint stencil[2 * DIM + 1] = {i, i - 1, i + 1, i - sy, i + sy
+    uint stencil[2 * DIM] = {i - 1, i + 1, i - sy, i + sy
 #if DIM == 3
-                                 , i - sz, i + sz
+                             , i - sz, i + sz
 #endif
     };
-    uint below[2], own[2];
+    uint below[2];
     bits_below(j, below);
-    attempt_bit(j, own);
-    pred[0] = pred[1] = 0;
-    for (uint n = 0; n < 2 * DIM + 1; n++) {
-        uint b = stencil[n] % RS_BUCKETS;
-        pred[0] |= occupied[2 * b];
-        pred[1] |= occupied[2 * b + 1];
-    }
-    uint b = i % RS_BUCKETS;
-    *last = !(occupied[2 * b] & ~(below[0] | own[0])) && !(occupied[2 * b + 1] & ~(below[1] | own[1]));
-    pred[0] &= below[0];
-    pred[1] &= below[1];
+    uint2 own = occupied[i % RS_BUCKETS], all = own;
+    for (uint n = 0; n < 2 * DIM; n++) all |= occupied[stencil[n] % RS_BUCKETS];
+    *last = j < 32 ? own.x >> j >> 1 == 0 && own.y == 0 : own.y >> (j - 32) >> 1 == 0;
+    pred[0] = all.x & below[0];
+    pred[1] = all.y & below[1];
 }
 
 #define PLANNED_ATTEMPTS(PER_TILE, UNIT, LO, HI, INDEX_OF, BOX_SPINS, SY, SZ)                                  \
@@ -301,10 +296,11 @@ inline void predecessors(__local const uint *occupied, uint i, uint j, uint sy, 
         uint tl = lid / RS_WORKERS, worker = lid % RS_WORKERS, round = 0;                                       \
         bool real = first + tl < TILE_COUNT;                                                                    \
         __local RS_SPIN *box = boxes + tl * (BOX_SPINS);                                                        \
-        __local uint *occupancy = occupied + tl * 2 * RS_BUCKETS, *done = finished + 4 * tl;                    \
+        __local uint2 *occupancy = occupied + tl * RS_BUCKETS;                                                  \
+        __local uint *done = finished + 4 * tl;                                                                 \
         for (uint k = lid; k < 3; k += RS_LWG) busy[k] = 0;                                                     \
         for (uint k = worker; k < 4; k += RS_WORKERS) done[k] = 0;                                              \
-        for (uint k = worker; k < 2 * RS_BUCKETS; k += RS_WORKERS) occupancy[k] = 0;                            \
+        for (uint k = worker; k < RS_BUCKETS; k += RS_WORKERS) occupancy[k] = (uint2)(0u, 0u);                  \
         for (uint base = 0; base < (PER_TILE); base += RS_CHUNK) {                                              \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
             DRAW_PLAN(base, PER_TILE, UNIT, LO, HI, INDEX_OF)                                                   \
@@ -313,7 +309,8 @@ inline void predecessors(__local const uint *occupied, uint i, uint j, uint sy, 
             for (uint k = 0; k < WORKER_ATTEMPTS; k++) {                                                        \
                 uint j = WAVE_ATTEMPT(k);                                                                       \
                 if (real && j < end)                                                                            \
-                    atomic_or(occupancy + 2 * ((plan[PLAN_INDEX(j, tl)] & 0xffffffu) % RS_BUCKETS) + j / 32,      \
+                    atomic_or((__local uint *)(occupancy + (plan[PLAN_INDEX(j, tl)] & 0xffffffu) % RS_BUCKETS)    \
+                                  + j / 32,                                                                     \
                               1u << (j % 32));                                                                  \
             }                                                                                                   \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
@@ -355,7 +352,7 @@ inline void predecessors(__local const uint *occupied, uint i, uint j, uint sy, 
             for (uint k = 0; k < WORKER_ATTEMPTS; k++)                                                          \
                 if (clears >> k & 1u) {                                                                         \
                     uint b = (plan[PLAN_INDEX(WAVE_ATTEMPT(k), tl)] & 0xffffffu) % RS_BUCKETS;                  \
-                    occupancy[2 * b] = occupancy[2 * b + 1] = 0;                                                \
+                    occupancy[b] = (uint2)(0u, 0u);                                                             \
                 }                                                                                               \
             for (uint k = worker; k < 4; k += RS_WORKERS) done[k] = 0;                                          \
         }                                                                                                       \

@@ -252,46 +252,61 @@ static int auto_workers(const clmc_rsite *rs, const clmc_device_info *d)
     return workers;
 }
 
-/* algorithm.tile_memory and tile_workers: the local-memory kernels take
- * work-groups of group_tiles tiles of `workers` items each: serial (1 item
- * per tile), wg (up to 64) items holding group_tiles <= wg tiles; waves, up
- * to WAVE_WG_MAX items, group_tiles = wg / workers; group_tiles the largest
- * such power of two whose tiles fit the device's local memory (halved while
- * half of it still holds every tile), plan chunks of 64 attempts (fewer where
- * a tile makes fewer, rounded up to 4); "auto" memory falls back to the
- * global-memory kernels (serial) where not even one tile fits. */
+/* The work-group of the local-memory kernels for rs->workers items per tile:
+ * serial (1 item per tile), serial_wg (up to 64) items holding group_tiles
+ * <= serial_wg tiles; waves, up to WAVE_WG_MAX items, group_tiles = wg /
+ * workers; group_tiles the largest such power of two whose tiles fit the
+ * device's local memory, halved while half of it still holds every tile.
+ * Returns the bytes one tile needs (waves: with the group's three flag
+ * words). */
+static size_t group_layout(clmc_rsite *rs, const clmc_device_info *d, size_t serial_wg)
+{
+    size_t limit = d->max_work_group_size < WAVE_WG_MAX ? d->max_work_group_size : WAVE_WG_MAX;
+    rs->wg = rs->workers > 1 ? clmc_power_of_two_at_most(limit) : serial_wg;
+    size_t bytes = tile_local_bytes(rs) + (rs->workers > 1 ? 3 * sizeof(cl_uint) : 0);
+    rs->group_tiles = rs->workers > 1 ? rs->wg / (size_t)rs->workers : rs->wg;
+    while (rs->group_tiles > 1 && rs->group_tiles * bytes > d->local_mem_bytes) rs->group_tiles /= 2;
+    while (rs->group_tiles > 1 && rs->group_tiles / 2 >= rs->tiles) rs->group_tiles /= 2;
+    if (rs->workers > 1) rs->wg = rs->group_tiles * (size_t)rs->workers;
+    return bytes;
+}
+
+/* algorithm.tile_memory and tile_workers: plan chunks of 64 attempts (fewer
+ * where a tile makes fewer, rounded up to 4); auto workers fall back to the
+ * serial kernel where a tile with the waves' masks does not fit, "auto"
+ * memory to the global-memory kernels (serial) where not even that fits.
+ * Records the workers used in algorithm.tile_workers. */
 static clmc_status choose_tile_memory(clmc_rsite *rs, clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     const char *wanted = clmc_preset_string(p, "algorithm.tile_memory");
-    size_t attempts = (tile_attempts(rs) + 3) / 4 * 4;
+    size_t attempts = (tile_attempts(rs) + 3) / 4 * 4, serial_wg = rs->wg;
     rs->chunk = attempts < CHUNK_MAX ? attempts : CHUNK_MAX;
     rs->buckets = box_sites(rs) < BUCKETS_MAX ? box_sites(rs) : BUCKETS_MAX;
+    rs->tiles = (size_t)clmc_lattice_sites(rs->dim, rs->edge / rs->tile);
     int asked = (int)clmc_preset_int(p, "algorithm.tile_workers");
     rs->workers = asked ? asked : auto_workers(rs, d);
     if ((size_t)rs->workers > d->max_work_group_size)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: %d exceeds the %zu work-items of a work-group of %s",
                          rs->workers, d->max_work_group_size, d->name);
-    if (rs->workers > 1) {
-        size_t limit = d->max_work_group_size < WAVE_WG_MAX ? d->max_work_group_size : WAVE_WG_MAX;
-        rs->wg = clmc_power_of_two_at_most(limit);
+    size_t bytes = group_layout(rs, d, serial_wg);
+    if (!asked && rs->workers > 1 && bytes > d->local_mem_bytes) {
+        rs->workers = 1;
+        bytes = group_layout(rs, d, serial_wg);
     }
-    size_t bytes = tile_local_bytes(rs), spare = rs->workers > 1 ? 3 * sizeof(cl_uint) : 0;
-    rs->tiles = (size_t)clmc_lattice_sites(rs->dim, rs->edge / rs->tile);
-    rs->group_tiles = rs->workers > 1 ? rs->wg / (size_t)rs->workers : rs->wg;
-    while (rs->group_tiles > 1 && rs->group_tiles * bytes + spare > d->local_mem_bytes) rs->group_tiles /= 2;
-    while (rs->group_tiles > 1 && rs->group_tiles / 2 >= rs->tiles) rs->group_tiles /= 2;
-    bool fits = bytes + spare <= d->local_mem_bytes;
+    bool fits = bytes <= d->local_mem_bytes;
     if (strcmp(wanted, "local") == 0 && !fits)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: \"local\" needs %zu bytes of local memory per tile "
-                         "(algorithm.tile %d, tile_workers %d), %s has %llu", bytes + spare, rs->tile, rs->workers,
-                         d->name, (unsigned long long)d->local_mem_bytes);
+                         "(algorithm.tile %d, tile_workers %d), %s has %llu", bytes, rs->tile, rs->workers, d->name,
+                         (unsigned long long)d->local_mem_bytes);
     rs->local = fits && strcmp(wanted, "global") != 0;
     if (!rs->local && asked > 1)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: %d workers per tile need the tiles in local memory, "
-                         "which %s cannot hold (%zu bytes per tile); give 0 or 1", asked, d->name, bytes + spare);
-    if (!rs->local) rs->workers = 1;
-    if (rs->workers > 1) rs->wg = rs->group_tiles * (size_t)rs->workers;
+                         "which %s cannot hold (%zu bytes per tile); give 0 or 1", asked, d->name, bytes);
+    if (!rs->local) {
+        rs->workers = 1;
+        rs->wg = serial_wg;
+    }
     clmc_preset_set_int(p, "algorithm.tile_workers", rs->workers);
     return CLMC_OK;
 }
