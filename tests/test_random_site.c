@@ -352,6 +352,14 @@ Test(random_site, waves_ignoring_conflicts_differ)
     cr_assert(a && b);
     printf("waves ignoring conflicts: configurations %s (serial) / %s (faulty waves)\n", fnv_of(a), fnv_of(b));
     cr_expect_str_neq(fnv_of(a), fnv_of(b), "waves that ignore conflicts reproduced the serial chain");
+    /* the workers used, recorded in the result's preset (global memory: one item a tile) */
+    const cJSON *workers_a = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "preset"), "algorithm"),
+                                                 "tile_workers");
+    const cJSON *workers_b = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "preset"), "algorithm"),
+                                                 "tile_workers");
+    cr_assert(cJSON_IsNumber(workers_a) && cJSON_IsNumber(workers_b));
+    cr_expect_eq(workers_a->valueint, 1);
+    cr_expect_eq(workers_b->valueint, 8);
     cJSON_Delete(a);
     cJSON_Delete(b);
     free(serial);
