@@ -11,9 +11,16 @@
 # point, copies x L, attempts (updates) per second, ps per attempt, the
 # device.  A point whose tiles do not fit the device's local memory prints
 # "failed" with clmc's message.
+# CASES=waves: only the comparison of serial tiles with parallel attempts in
+# waves (algorithm.tile_workers, docs/models/ising.md "Parallel attempts in
+# waves"): dead_border and double_tiling at L = BIG, tiles 8, 16, 32, local
+# memory, tile_workers 1 (serial), 4, 8, 16 and auto; 3D at L = BIG3, tiles 8
+# and 16, tile_workers 1, 8, 16 and auto; the checkerboard (tiled, hits 1) at
+# both sizes.  CASES=all (default): everything, waves included.
 # Usage: benchmarks/random_site.sh DEVICE   (a few minutes on an H100/H200;
 #        sources tools/gpu-env.sh unless NO_GPU_ENV is set, builds build/ if
 #        it has no clmc)
+#        CASES=waves benchmarks/random_site.sh DEVICE   (the waves only)
 # Sizes: BIG (default 4096), BIG3 (default 256), SMALL (default 64), MANY
 # (default "65536 262144 1048576", copies at SMALL; `copies` with
 # algorithm.copies_memory "local", packed in local memory, and "global"),
@@ -21,6 +28,7 @@
 # (default 256: steps of N/256 attempts at BIG, since one work-item per copy
 # runs a sweep serially).
 # Smoke test on PoCL: NO_GPU_ENV=1 BIG=128 BIG3=32 SMALL=16 MANY="64" POTTS_MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
+#   (waves only: NO_GPU_ENV=1 CASES=waves BIG=64 BIG3=32 benchmarks/random_site.sh pocl)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1
@@ -29,7 +37,8 @@ clmc=${CLMC:-build/clmc}
 [ -x "$clmc" ] || { meson setup build -Dtests=false >/dev/null && ninja -C build >/dev/null; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-big=${BIG:-4096} big3=${BIG3:-256} small=${SMALL:-64} substeps_big=${SUBSTEPS_BIG:-256}
+big=${BIG:-4096} big3=${BIG3:-256} small=${SMALL:-64} substeps_big=${SUBSTEPS_BIG:-256} cases=${CASES:-all}
+case $cases in all|waves) ;; *) echo "CASES: all or waves, got \"$cases\"" >&2; exit 2 ;; esac
 
 # point NAME L COPIES ALGORITHM_JSON STEPS [DIM, default 2] [BETA] [MODEL_TYPE: ising (default) or potts]
 point() {
@@ -56,12 +65,39 @@ EOF
 
 rs() { echo "{\"layout\": \"random_site\", \"random_site\": \"$1\", \"substeps\": $2${3:-}}"; }
 checkerboard='{"layout": "tiled", "hits": 1}'
+# tiled VARIANT TILE MEMORY [WORKERS]: the algorithm of a tiled random-site variant (WORKERS: algorithm.tile_workers)
+tiled() {
+  echo "{\"layout\": \"random_site\", \"random_site\": \"$1\", \"tile\": $2, \"tile_memory\": \"$3\", \"tile_workers\": ${4:-0}}"
+}
+
+# Serial tiles against waves (issue 23's target: within 2x of the checkerboard).
+waves() {
+  point "checkerboard-tiled-L$big" "$big" 1 "$checkerboard" 20
+  for variant in dead_border double_tiling; do
+    for tile in 8 16 32; do
+      for workers in 1 4 8 16 0; do
+        point "$variant-L$big-tile$tile-workers$workers" "$big" 1 "$(tiled "$variant" "$tile" local "$workers")" 20
+      done
+    done
+  done
+  point "checkerboard-tiled-3d-L$big3" "$big3" 1 "$checkerboard" 20 3 0.2216544
+  for variant in dead_border double_tiling; do
+    for tile in 8 16; do
+      for workers in 1 8 16 0; do
+        point "$variant-3d-L$big3-tile$tile-workers$workers" "$big3" 1 "$(tiled "$variant" "$tile" local "$workers")" 20 3 0.2216544
+      done
+    done
+  done
+  echo "# workers0 = auto; workers1 = one serial chain per tile (the kernel before the waves)"
+}
+if [ "$cases" = waves ]; then
+  waves
+  exit 0
+fi
 point "checkerboard-tiled-L$big" "$big" 1 "$checkerboard" 20
 point "sequential_reference-L$big" "$big" 1 "$(rs sequential_reference "$substeps_big")" 4
 point "copies-L$big-x1" "$big" 1 "$(rs copies "$substeps_big")" 4
 point "copies-L$big-x16" "$big" 16 "$(rs copies "$substeps_big")" 4
-# tiled VARIANT TILE MEMORY: the algorithm of a tiled random-site variant
-tiled() { echo "{\"layout\": \"random_site\", \"random_site\": \"$1\", \"tile\": $2, \"tile_memory\": \"$3\"}"; }
 for variant in double_tiling dead_border; do
   for tile in 16 32 64; do
     point "$variant-L$big-tile$tile-local" "$big" 1 "$(tiled "$variant" "$tile" local)" 20
@@ -89,3 +125,4 @@ for copies in ${POTTS_MANY:-4096 65536}; do
   point "potts3-copies-heatbath-L$small" "$small" "$copies" \
     '{"type": "heatbath", "layout": "random_site", "random_site": "copies"}' 20 2 "$potts_beta" potts
 done
+waves

@@ -208,22 +208,41 @@ Test(random_site, copies_local_equal_sequential_reference_3d_heatbath)
  * sizes each, tile counts that leave work-groups partly padded (36 tiles of
  * 4^2 at L = 24, 27 of 4^3 at L = 12), tiles making more attempts than one
  * plan chunk of 64 (dead_border 10^2 and 6^3, double_tiling 20^2 and 12^3)
- * and fewer, substeps, shift_every, several temperatures and copies, a
- * first_system. */
-static void expect_local_equals_global(const char *variant, int dim, int edge, int tile, const char *type,
-                                       int substeps)
+ * and fewer, substeps, shift_every, several temperatures and copies (one per
+ * temperature in 3D beyond L = 12), a first_system.  `local` names the local-memory run's overrides (the
+ * workers per tile, algorithm.tile_workers, beside tile_memory local). */
+static void expect_local_run_equals(const char *variant, int dim, int edge, int tile, const char *type, int substeps,
+                                    const char *local, const char *reference)
 {
     char json[1024], label[96];
     snprintf(json, sizeof json,
              "{\"model\": {\"type\": \"ising\", \"dim\": %d, \"L\": %d},"
              " \"algorithm\": {\"type\": \"%s\", \"layout\": \"random_site\", \"random_site\": \"%s\", \"tile\": %d,"
              " \"substeps\": %d%s},"
-             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%s], \"copies\": 3, \"first_system\": 2},"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%s], \"copies\": %d, \"first_system\": 2},"
              " \"run\": {\"thermalization\": 6, \"sweeps\": 12, \"seed\": 11}}",
              dim, edge, type, variant, tile, substeps, strcmp(variant, "dead_border") == 0 ? ", \"shift_every\": 2" : "",
-             dim == 3 ? "0.2, 0.25" : "0.35, 0.5");
-    snprintf(label, sizeof label, "rsite-mem-%s-%dd-t%d-%s", variant, dim, tile, type);
-    expect_runs_equal(label, json, "--set algorithm.tile_memory=local", "--set algorithm.tile_memory=global");
+             dim == 3 ? "0.2, 0.25" : "0.35, 0.5", dim == 3 && edge > 12 ? 1 : 3);
+    snprintf(label, sizeof label, "rsite-mem-%s-%dd-L%d-t%d-%s", variant, dim, edge, tile, type);
+    expect_runs_equal(label, json, local, reference);
+}
+
+static void expect_local_equals_global(const char *variant, int dim, int edge, int tile, const char *type,
+                                       int substeps)
+{
+    expect_local_run_equals(variant, dim, edge, tile, type, substeps,
+                            "--set algorithm.tile_memory=local --set algorithm.tile_workers=1",
+                            "--set algorithm.tile_memory=global");
+}
+
+/* Parallel attempts in waves (algorithm.tile_workers `workers` > 1) against
+ * the serial global-memory kernel. */
+static void expect_waves_equal_global(const char *variant, int dim, int edge, int tile, const char *type, int substeps,
+                                      int workers)
+{
+    char local[128];
+    snprintf(local, sizeof local, "--set algorithm.tile_memory=local --set algorithm.tile_workers=%d", workers);
+    expect_local_run_equals(variant, dim, edge, tile, type, substeps, local, "--set algorithm.tile_memory=global");
 }
 
 Test(random_site, dead_border_local_equals_global_2d)
@@ -249,6 +268,102 @@ Test(random_site, double_tiling_local_equals_global_3d)
 {
     expect_local_equals_global("double_tiling", 3, 12, 4, "metropolis", 8);
     expect_local_equals_global("double_tiling", 3, 24, 12, "heatbath", 2);
+}
+
+/* Waves of parallel attempts (algorithm.tile_workers 2 .. 32) equal the
+ * serial chain bit for bit: tiles 4, 8, 16, 20 (2D) and 4, 8 (3D); partly
+ * padded work-groups (36 tiles of 4^2 in groups of 32, 25 of 8^2 in groups
+ * of 16, 27 of 4^3 in groups of 16); chunks of 4 .. 64 attempts and tiles of
+ * several chunks (dead_border 20^2: 400 attempts a step, the last chunk of
+ * 16; 3D 8^3: 512); occupancy buckets shared by several sites (dead_border
+ * 32^2: 1024 box sites in 512 buckets); more workers than a chunk has
+ * attempts (double_tiling tile 8: 16 attempts, 32 workers). */
+Test(random_site, dead_border_waves_equal_serial_2d)
+{
+    expect_waves_equal_global("dead_border", 2, 24, 4, "metropolis", 2, 4);
+    expect_waves_equal_global("dead_border", 2, 40, 8, "heatbath", 1, 8);
+    expect_waves_equal_global("dead_border", 2, 40, 20, "heatbath", 1, 2);
+}
+
+Test(random_site, dead_border_waves_equal_serial_large_tiles)
+{
+    expect_waves_equal_global("dead_border", 2, 32, 16, "metropolis", 1, 16);
+    /* against the serial local-memory kernel too */
+    expect_local_run_equals("dead_border", 2, 32, 16, "heatbath", 1,
+                            "--set algorithm.tile_memory=local --set algorithm.tile_workers=32",
+                            "--set algorithm.tile_memory=local --set algorithm.tile_workers=1");
+}
+
+/* Tiles of 32^2: 1024 box sites share 512 occupancy masks (one system, a
+ * few steps of a quarter sweep: the largest lattice of these tests). */
+Test(random_site, dead_border_waves_shared_masks_equal_serial)
+{
+    expect_runs_equal("rsite-mem-dead_border-2d-L64-t32",
+                      "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64},"
+                      " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\", \"random_site\": \"dead_border\","
+                      " \"tile\": 32, \"substeps\": 4},"
+                      " \"ensemble\": {\"beta\": 0.45}, \"run\": {\"thermalization\": 4, \"sweeps\": 8, \"seed\": 13}}",
+                      "--set algorithm.tile_memory=local --set algorithm.tile_workers=16",
+                      "--set algorithm.tile_memory=global");
+}
+
+Test(random_site, dead_border_waves_equal_serial_3d)
+{
+    expect_waves_equal_global("dead_border", 3, 12, 4, "heatbath", 2, 8);
+    expect_waves_equal_global("dead_border", 3, 16, 8, "metropolis", 1, 16);
+}
+
+Test(random_site, double_tiling_waves_equal_serial_2d)
+{
+    expect_waves_equal_global("double_tiling", 2, 24, 4, "heatbath", 2, 4);
+    expect_waves_equal_global("double_tiling", 2, 32, 8, "metropolis", 1, 32);
+}
+
+Test(random_site, double_tiling_waves_equal_serial_large_tiles)
+{
+    expect_waves_equal_global("double_tiling", 2, 32, 16, "heatbath", 4, 8);
+    expect_waves_equal_global("double_tiling", 2, 40, 20, "metropolis", 4, 16);
+}
+
+Test(random_site, double_tiling_waves_equal_serial_3d)
+{
+    expect_waves_equal_global("double_tiling", 3, 12, 4, "metropolis", 8, 2);
+    expect_waves_equal_global("double_tiling", 3, 16, 8, "heatbath", 2, 16);
+}
+
+/* The guard: waves that ignore conflicts (every attempt of a chunk in the
+ * first wave, test-only CLMC_FAULT_RSITE_NO_CONFLICTS=1) must differ from
+ * the serial chain, or the comparisons above could not fail. */
+Test(random_site, waves_ignoring_conflicts_differ)
+{
+    const char *json = "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 32},"
+                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\", \"tile\": 8},"
+                       " \"ensemble\": {\"beta\": 0.44},"
+                       " \"run\": {\"thermalization\": 0, \"sweeps\": 10, \"seed\": 5}}";
+    char *serial = run_preset("rsite-fault-serial", json, "--set algorithm.tile_memory=global");
+    setenv("CLMC_FAULT_RSITE_NO_CONFLICTS", "1", 1);
+    char *faulty = run_preset("rsite-fault-waves", json, "--set algorithm.tile_memory=local --set algorithm.tile_workers=8");
+    unsetenv("CLMC_FAULT_RSITE_NO_CONFLICTS");
+    char path[4400];
+    snprintf(path, sizeof path, "%s/out", serial);
+    cJSON *a = test_load_result(path);
+    snprintf(path, sizeof path, "%s/out", faulty);
+    cJSON *b = test_load_result(path);
+    cr_assert(a && b);
+    printf("waves ignoring conflicts: configurations %s (serial) / %s (faulty waves)\n", fnv_of(a), fnv_of(b));
+    cr_expect_str_neq(fnv_of(a), fnv_of(b), "waves that ignore conflicts reproduced the serial chain");
+    /* the workers used, recorded in the result's preset (global memory: one item a tile) */
+    const cJSON *workers_a = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "preset"), "algorithm"),
+                                                 "tile_workers");
+    const cJSON *workers_b = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(b, "preset"), "algorithm"),
+                                                 "tile_workers");
+    cr_assert(cJSON_IsNumber(workers_a) && cJSON_IsNumber(workers_b));
+    cr_expect_eq(workers_a->valueint, 1);
+    cr_expect_eq(workers_b->valueint, 8);
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    free(serial);
+    free(faulty);
 }
 
 /* double_tiling in 3D (octants in 8 phases per sweep): the energy at beta
@@ -594,6 +709,17 @@ Test(random_site, bad_input_names_the_key)
                        "algorithm.copies_memory: is for random_site \"copies\" only");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"tiled\", \"copies_memory\": \"global\"}}",
                        "rsite-memory-tiled", "algorithm.copies_memory: is for random_site \"copies\" only");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\","
+                       " \"tile_workers\": 6}}", "rsite-workers-value", "algorithm.tile_workers: 6 is not");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\","
+                       " \"tile_workers\": 64}}", "rsite-workers-range", "algorithm.tile_workers");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"double_tiling\","
+                       " \"tile_memory\": \"global\", \"tile_workers\": 4}}", "rsite-workers-global",
+                       "algorithm.tile_workers: 4 workers per tile run in local memory");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
+                       " \"tile_workers\": 4}}", "rsite-workers-copies", "algorithm.tile_workers: is for random_site");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"tiled\", \"tile_workers\": 1}}",
+                       "rsite-workers-tiled", "algorithm.tile_workers: is for random_site");
 }
 
 /* copies_memory "local" where the packed lattice (4096^2 words, 64 MiB)

@@ -104,6 +104,10 @@ add ising2d-rsite-double-tiling-global "$all" "$(rsite 2 double_tiling ', "tile_
 add ising3d-rsite-double-tiling "$all" "$(rsite 3 double_tiling ', "substeps": 2'), $beta"
 add ising3d-rsite-dead-border "$all" "$(rsite 3 dead_border ', "shift_every": 2'), $beta"
 add ising2d-rsite-dead-border-global "$all" "$(rsite 2 dead_border ', "tile_memory": "global", "substeps": 4'), $beta"
+# Parallel attempts in waves (tile_workers > 1: local atomics on the occupancy
+# and done masks, a round loop ended by a uniform flag).
+add ising2d-rsite-dead-border-waves "$all" "$(rsite 2 dead_border ', "tile_workers": 4'), $beta"
+add ising3d-rsite-double-tiling-waves "$all" "$(rsite 3 double_tiling ', "type": "heatbath", "tile_workers": 2'), $beta"
 ea() { echo "\"model\": {\"type\": \"ea_ising\", \"dim\": $1, \"L\": $2$3}, \"algorithm\": {\"layout\": \"$4\"${5:-}}"; }
 add ea3d-naive "$all" "$(ea 3 4 '' naive), $beta"
 add ea3d-naive-tempering "$all" "$(ea 3 4 ', "realizations": 2' naive), $pt}"

@@ -173,9 +173,10 @@ inline void tile_corner(uint tile, const uint *shift, uint *corner)
  * store them as plan words (the site's index in its box in bits 0 .. 23, the
  * model's decision bits rs_plan_bits from bit 24 on), the word of attempt a
  * of tile t at plan[a RS_GROUP_TILES + t] (neighbouring items touch
- * neighbouring words: no bank conflicts); then item i makes tile i's attempts
- * of the chunk serially from its plan words (rs_planned_attempt).  The same
- * draws and decisions as the global-memory kernels.
+ * neighbouring words: no bank conflicts); then the chunk's attempts run, from
+ * their plan words (rs_planned_attempt): RS_WORKERS 1, item i makes tile i's
+ * attempts serially; RS_WORKERS > 1, in conflict-free waves (below).  The
+ * same draws and decisions as the global-memory kernels.
  *
  * PER_TILE attempts of every tile of the group (starting at tile `first`,
  * boxes of BOX_SPINS in `boxes`, plan words in `plan`), the draws of attempts
@@ -184,6 +185,25 @@ inline void tile_corner(uint tile, const uint *shift, uint *corner)
  * count) and reaches its barriers; the first barrier also follows the loads
  * into `boxes`, the last precedes the stores (a global fence too: items store
  * sites that other items loaded). */
+#ifndef RS_WORKERS
+#define RS_WORKERS 1
+#endif
+
+/* The chunk starting at attempt `base`: plan words of every tile of the group. */
+#define DRAW_PLAN(base, PER_TILE, UNIT, LO, HI, INDEX_OF)                                                       \
+    for (uint j = lid; j < RS_GROUP_TILES * (RS_CHUNK / 4); j += RS_LWG) {                                      \
+        uint t = j % RS_GROUP_TILES, a = (base) + 4 * (j / RS_GROUP_TILES), tile = first + t;                   \
+        if (tile >= TILE_COUNT || a >= (PER_TILE)) continue;                                                    \
+        clmc_philox_ctr picks = clmc_random4(key, UNIT(tile, a), LO, HI, sites_stream);                         \
+        clmc_philox_ctr u = clmc_random4(key, UNIT(tile, a), LO, HI, accept_stream);                            \
+        for (uint k = 0; k < 4; k++)                                                                            \
+            plan[PLAN_INDEX(a - (base) + k, t)] = INDEX_OF(picks.v[k]) | rs_plan_bits(u.v[k], table);          \
+    }
+
+#if RS_WORKERS == 1
+#define PLAN_INDEX(a, t) ((a) * RS_GROUP_TILES + (t))
+#define PLAN_WORDS (RS_GROUP_TILES * RS_CHUNK)
+#define RS_WAVE_LOCALS
 #define PLANNED_ATTEMPTS(PER_TILE, UNIT, LO, HI, INDEX_OF, BOX_SPINS, SY, SZ)                                  \
     do {                                                                                                        \
         uint table[RS_TABLE];                                                                                   \
@@ -192,22 +212,162 @@ inline void tile_corner(uint tile, const uint *shift, uint *corner)
         uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);                        \
         for (uint base = 0; base < (PER_TILE); base += RS_CHUNK) {                                              \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
-            for (uint j = lid; j < RS_GROUP_TILES * (RS_CHUNK / 4); j += RS_LWG) {                              \
-                uint t = j % RS_GROUP_TILES, a = base + 4 * (j / RS_GROUP_TILES), tile = first + t;             \
-                if (tile >= TILE_COUNT || a >= (PER_TILE)) continue;                                            \
-                clmc_philox_ctr picks = clmc_random4(key, UNIT(tile, a), LO, HI, sites_stream);                 \
-                clmc_philox_ctr u = clmc_random4(key, UNIT(tile, a), LO, HI, accept_stream);                    \
-                for (uint k = 0; k < 4; k++)                                                                    \
-                    plan[(a - base + k) * RS_GROUP_TILES + t] = INDEX_OF(picks.v[k]) | rs_plan_bits(u.v[k], table); \
-            }                                                                                                   \
+            DRAW_PLAN(base, PER_TILE, UNIT, LO, HI, INDEX_OF)                                                   \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
             uint end = (PER_TILE) - base < RS_CHUNK ? (PER_TILE) - base : RS_CHUNK;                             \
             if (lid < RS_GROUP_TILES && first + lid < TILE_COUNT)                                               \
                 for (uint a = 0; a < end; a++)                                                                  \
-                    rs_planned_attempt(boxes + lid * (BOX_SPINS), plan[a * RS_GROUP_TILES + lid], SY, SZ);      \
+                    rs_planned_attempt(boxes + lid * (BOX_SPINS), plan[PLAN_INDEX(a, lid)], SY, SZ);            \
         }                                                                                                       \
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                                    \
     } while (0)
+#else
+/* Waves (RS_WORKERS > 1, RS_LWG = RS_GROUP_TILES RS_WORKERS): tile t of the
+ * group has items t RS_WORKERS .. + RS_WORKERS - 1, worker w owning the
+ * chunk's attempts RS_WORKERS - 1 - w + k RS_WORKERS (k = 0, 1, ...), their
+ * plan words at plan[t (RS_CHUNK + 1) + j] (the workers of a tile read
+ * consecutive words, tiles RS_CHUNK + 1 apart: no bank conflicts).  Within a
+ * round every item takes its attempts in decreasing k, so a device that runs
+ * the items of a round one after another (PoCL) runs them in decreasing
+ * order, and two conflicting attempts wrongly put in one wave would run out
+ * of the serial order: the bit-identity tests would catch it (their fault
+ * guard, RS_FAULT_NO_CONFLICTS, checks that).  Attempt j of a chunk conflicts
+ * with an earlier attempt i if i's site is j's or one of its neighbours (j
+ * reads what i wrote, or i reads what j would write).  Each attempt sets its
+ * bit in the occupancy mask (64 bits) of its site's bucket (box index mod
+ * RS_BUCKETS; a bucket of several sites only adds conflicts), and its
+ * predecessors are the bits below its own in the buckets of its site and
+ * neighbours.  Then rounds, each ended by a barrier: an attempt runs in the
+ * first round in which all its predecessors are done, i.e. in wave 1 + the
+ * largest wave of its predecessors, so the attempts of one round touch
+ * disjoint sites and read nothing another of them writes, and the result is
+ * the serial chain's bit for bit.  The done masks are double-buffered by round
+ * parity (round r reads finished[r mod 2] = everything done before it and
+ * ORs its own and the previous round's new bits into the other), the group
+ * leaves the loop when no item had attempts left (busy[r mod 3], reset two
+ * rounds ahead): the round count, the largest over the group's tiles, is the
+ * same for every item. */
+#define WORKER_ATTEMPTS ((RS_CHUNK + RS_WORKERS - 1) / RS_WORKERS)
+#define WAVE_ATTEMPT(k) (RS_WORKERS - 1 - worker + RS_WORKERS * (k))
+#define PLAN_INDEX(a, t) ((t) * (RS_CHUNK + 1) + (a))
+#define PLAN_WORDS (RS_GROUP_TILES * (RS_CHUNK + 1))
+#define RS_WAVE_LOCALS                                                                                          \
+    __local uint2 occupied[RS_GROUP_TILES * RS_BUCKETS];                                                        \
+    __local uint finished[RS_GROUP_TILES * 4];                                                                  \
+    __local uint busy[3];
+
+/* Bit j (< 64) of a mask in two words, and the bits below j. */
+inline void attempt_bit(uint j, uint *mask)
+{
+    mask[0] = j < 32 ? 1u << j : 0u;
+    mask[1] = j < 32 ? 0u : 1u << (j - 32);
+}
+inline void bits_below(uint j, uint *mask)
+{
+    mask[0] = j < 32 ? (1u << j) - 1u : 0xffffffffu;
+    mask[1] = j <= 32 ? 0u : (1u << (j - 32)) - 1u;
+}
+
+/* Predecessors of attempt j at box index i (its own bit set in `occupied`
+ * already; each mask one 64-bit load): pred; *last: no later attempt of the
+ * chunk in i's bucket. */
+inline void predecessors(__local const uint2 *occupied, uint i, uint j, uint sy, uint sz, uint *pred, bool *last)
+{
+    uint stencil[2 * DIM] = {i - 1, i + 1, i - sy, i + sy
+#if DIM == 3
+                             , i - sz, i + sz
+#endif
+    };
+    uint below[2];
+    bits_below(j, below);
+    uint2 own = occupied[i % RS_BUCKETS], all = own;
+    for (uint n = 0; n < 2 * DIM; n++) all |= occupied[stencil[n] % RS_BUCKETS];
+    *last = j < 32 ? own.x >> j >> 1 == 0 && own.y == 0 : own.y >> (j - 32) >> 1 == 0;
+    pred[0] = all.x & below[0];
+    pred[1] = all.y & below[1];
+}
+
+#define PLANNED_ATTEMPTS(PER_TILE, UNIT, LO, HI, INDEX_OF, BOX_SPINS, SY, SZ)                                  \
+    do {                                                                                                        \
+        uint table[RS_TABLE];                                                                                   \
+        load_table(tables, config, table);                                                                      \
+        uint sites_stream = site_stream(config);                                                                \
+        uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);                        \
+        uint tl = lid / RS_WORKERS, worker = lid % RS_WORKERS, round = 0;                                       \
+        bool real = first + tl < TILE_COUNT;                                                                    \
+        __local RS_SPIN *box = boxes + tl * (BOX_SPINS);                                                        \
+        __local uint2 *occupancy = occupied + tl * RS_BUCKETS;                                                  \
+        __local uint *done = finished + 4 * tl;                                                                 \
+        for (uint k = lid; k < 3; k += RS_LWG) busy[k] = 0;                                                     \
+        for (uint k = worker; k < 4; k += RS_WORKERS) done[k] = 0;                                              \
+        for (uint k = worker; k < RS_BUCKETS; k += RS_WORKERS) occupancy[k] = (uint2)(0u, 0u);                  \
+        for (uint base = 0; base < (PER_TILE); base += RS_CHUNK) {                                              \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+            DRAW_PLAN(base, PER_TILE, UNIT, LO, HI, INDEX_OF)                                                   \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+            uint end = (PER_TILE) - base < RS_CHUNK ? (PER_TILE) - base : RS_CHUNK;                             \
+            for (uint k = 0; k < WORKER_ATTEMPTS; k++) {                                                        \
+                uint j = WAVE_ATTEMPT(k);                                                                       \
+                if (real && j < end)                                                                            \
+                    atomic_or((__local uint *)(occupancy + (plan[PLAN_INDEX(j, tl)] & 0xffffffu) % RS_BUCKETS)    \
+                                  + j / 32,                                                                     \
+                              1u << (j % 32));                                                                  \
+            }                                                                                                   \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
+            uint pred_lo[WORKER_ATTEMPTS], pred_hi[WORKER_ATTEMPTS], pending = 0, clears = 0;                   \
+            for (uint k = 0; k < WORKER_ATTEMPTS; k++) {                                                        \
+                uint j = WAVE_ATTEMPT(k), pred[2] = {0u, 0u};                                                   \
+                bool last = false;                                                                              \
+                if (real && j < end) {                                                                          \
+                    predecessors(occupancy, plan[PLAN_INDEX(j, tl)] & 0xffffffu, j, SY, SZ, pred, &last);       \
+                    pending |= 1u << k;                                                                         \
+                }                                                                                               \
+                pred_lo[k] = RS_FAULT_PRED(pred[0]);                                                            \
+                pred_hi[k] = RS_FAULT_PRED(pred[1]);                                                            \
+                clears |= (uint)last << k;                                                                      \
+            }                                                                                                   \
+            uint previous[2] = {0u, 0u};                                                                        \
+            for (;;) {                                                                                          \
+                uint parity = round % 2, now[2] = {done[2 * parity], done[2 * parity + 1]}, fresh[2] = {0u, 0u};\
+                for (uint k = WORKER_ATTEMPTS; k-- > 0;) {                                                      \
+                    if (!(pending >> k & 1u) || (pred_lo[k] & ~now[0]) || (pred_hi[k] & ~now[1])) continue;     \
+                    uint j = WAVE_ATTEMPT(k), bit[2];                                                           \
+                    rs_planned_attempt(box, plan[PLAN_INDEX(j, tl)], SY, SZ);                                   \
+                    pending &= ~(1u << k);                                                                      \
+                    attempt_bit(j, bit);                                                                        \
+                    fresh[0] |= bit[0];                                                                         \
+                    fresh[1] |= bit[1];                                                                         \
+                }                                                                                               \
+                if (previous[0] | fresh[0]) atomic_or(done + 2 * (1 - parity), previous[0] | fresh[0]);        \
+                if (previous[1] | fresh[1]) atomic_or(done + 2 * (1 - parity) + 1, previous[1] | fresh[1]);    \
+                previous[0] = fresh[0];                                                                         \
+                previous[1] = fresh[1];                                                                         \
+                if (pending) atomic_or(busy + round % 3, 1u);                                                   \
+                if (lid == 0) busy[(round + 1) % 3] = 0;                                                        \
+                barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+                uint more = busy[round % 3];                                                                    \
+                round++;                                                                                        \
+                if (!more) break;                                                                               \
+            }                                                                                                   \
+            for (uint k = 0; k < WORKER_ATTEMPTS; k++)                                                          \
+                if (clears >> k & 1u) {                                                                         \
+                    uint b = (plan[PLAN_INDEX(WAVE_ATTEMPT(k), tl)] & 0xffffffu) % RS_BUCKETS;                  \
+                    occupancy[b] = (uint2)(0u, 0u);                                                             \
+                }                                                                                               \
+            for (uint k = worker; k < 4; k += RS_WORKERS) done[k] = 0;                                          \
+        }                                                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);                                                    \
+    } while (0)
+
+/* Test only (tests/test_random_site.c): RS_FAULT_NO_CONFLICTS runs every
+ * attempt of a chunk in the first wave, which must break the equality with
+ * the serial chain. */
+#ifdef RS_FAULT_NO_CONFLICTS
+#define RS_FAULT_PRED(mask) ((mask) & 0u)
+#else
+#define RS_FAULT_PRED(mask) (mask)
+#endif
+#endif
 #endif
 #endif
 
@@ -306,7 +466,8 @@ void rsite_double_tiling_local(__global RS_SPIN *spins, uint seed_lo, uint seed_
                                __global const uint *tables, uint phase)
 {
     __local RS_SPIN boxes[RS_GROUP_TILES * BOX_SITES];
-    __local uint plan[RS_GROUP_TILES * RS_CHUNK];
+    __local uint plan[PLAN_WORDS];
+    RS_WAVE_LOCALS
     uint lid = get_local_id(0), config = get_global_id(1), first = get_group_id(0) * RS_GROUP_TILES;
     spins += (size_t)config * SITES;
     clmc_philox_key key = {{seed_lo, seed_hi}};
@@ -404,7 +565,8 @@ void rsite_dead_border_local(__global RS_SPIN *spins, uint seed_lo, uint seed_hi
                              __global const uint *tables, uint segment_lo, uint segment_hi)
 {
     __local RS_SPIN boxes[RS_GROUP_TILES * TILE_SITES];
-    __local uint plan[RS_GROUP_TILES * RS_CHUNK];
+    __local uint plan[PLAN_WORDS];
+    RS_WAVE_LOCALS
     uint lid = get_local_id(0), config = get_global_id(1), first = get_group_id(0) * RS_GROUP_TILES;
     spins += (size_t)config * SITES;
     clmc_philox_key key = {{seed_lo, seed_hi}};

@@ -8,10 +8,14 @@
 
 #include "models/lattice.h"
 #include "runtime/defines.h"
+#include "runtime/fault.h"
 
 #define COPIES_WG_MAX 64
 #define PACKED_WG 32 /* copies per word of the packed copies kernel */
 #define CHUNK_MAX 64 /* attempts per tile planned at once by the local-memory kernels */
+#define WORKERS_MAX 32 /* algorithm.tile_workers */
+#define WAVE_WG_MAX 128 /* items per work-group of the wave kernels (RS_WORKERS > 1) */
+#define BUCKETS_MAX 512 /* occupancy masks per tile of the wave kernels */
 
 const char *const clmc_random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling",
                                                  "dead_border", NULL};
@@ -25,10 +29,12 @@ struct clmc_rsite {
     bool copies, heatbath, dirty;
     bool packed;         /* copies in local memory, 32 sites per word (RS_LOCAL) */
     bool dead_border, local; /* local: the tiled variants' local-memory kernels */
+    int workers;         /* local: items per tile (1: serial chain; more: waves) */
     int tile, substeps;  /* tile: double_tiling's or dead_border's tile edge, else 0 */
     long long shift_every; /* dead_border: sweeps between origin shifts */
     cl_uint n_sites, n_configs, seed_lo, seed_hi;
     size_t wg, group_tiles, tiles, chunk; /* group_tiles, chunk: per work-group of wg items (local kernels) */
+    size_t buckets;      /* occupancy masks per tile (waves) */
     cl_mem spins, by_site, thresholds; /* spins: the driver's; by_site (copies only): copy-minor bytes or packed words */
     cl_uint *thresholds_host;
     cl_program program;
@@ -106,6 +112,23 @@ static clmc_status validate_unused(const clmc_preset *p, bool tiles)
     if (strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "auto") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: is for random_site \"double_tiling\" and "
                          "\"dead_border\" only (give \"auto\")");
+    if (clmc_preset_int(p, "algorithm.tile_workers") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: is for random_site \"double_tiling\" and "
+                         "\"dead_border\" only (give 0)");
+    return CLMC_OK;
+}
+
+/* algorithm.tile_workers of a tiled variant: 0 (auto), 1 or a power of two
+ * up to WORKERS_MAX; above 1 only with tiles in local memory. */
+static clmc_status validate_workers(const clmc_preset *p)
+{
+    long long workers = clmc_preset_int(p, "algorithm.tile_workers");
+    if (workers & (workers - 1))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: %lld is not 0 (auto), 1 (serial) or a power of two "
+                         "up to %d", workers, WORKERS_MAX);
+    if (workers > 1 && strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "global") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: %lld workers per tile run in local memory; "
+                         "algorithm.tile_memory \"global\" takes 0 or 1", workers);
     return CLMC_OK;
 }
 
@@ -134,6 +157,10 @@ clmc_status clmc_rsite_validate(const clmc_preset *p, bool tiles, bool packed)
     if (!(dead_border || double_tiling) && strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "auto") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: is for random_site \"double_tiling\" and "
                          "\"dead_border\" only (give \"auto\")");
+    if (!(dead_border || double_tiling) && clmc_preset_int(p, "algorithm.tile_workers") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: is for random_site \"double_tiling\" and "
+                         "\"dead_border\" only (give 0)");
+    if (dead_border || double_tiling) CLMC_TRY(validate_workers(p));
     int edge = (int)clmc_preset_int(p, "model.L");
     if (tiles) {
         int tile = (int)clmc_preset_int(p, "algorithm.tile");
@@ -193,42 +220,98 @@ static size_t tile_attempts(const clmc_rsite *rs)
     return rs->dead_border ? sites / (size_t)rs->substeps : sites >> rs->dim;
 }
 
-/* Local bytes of one tile of the local-memory kernels: its box (dead_border
- * the whole tile, double_tiling the active sub-tile and its one-site halo)
- * and a chunk of plan words. */
-static size_t tile_local_bytes(const clmc_rsite *rs)
+/* Sites of a tile's box in local memory: dead_border the whole tile,
+ * double_tiling the active sub-tile and its one-site halo. */
+static size_t box_sites(const clmc_rsite *rs)
 {
     size_t edge = rs->dead_border ? (size_t)rs->tile : (size_t)rs->tile / 2 + 2;
-    return edge * edge * (rs->dim == 3 ? edge : 1) + sizeof(cl_uint) * rs->chunk;
+    return edge * edge * (rs->dim == 3 ? edge : 1);
 }
 
-/* algorithm.tile_memory: the local-memory kernels take work-groups of wg (up
- * to 64) items holding group_tiles tiles, the largest power of two up to wg
- * whose tiles fit the device's local memory (halved while half of it still
- * holds every tile), and plan chunks of 64 attempts (fewer where a tile makes
- * fewer, rounded up to 4); "auto" falls back to the global-memory kernels
- * where not even one tile fits. */
-static clmc_status choose_tile_memory(clmc_rsite *rs, const clmc_preset *p)
+/* Local bytes of one tile of the local-memory kernels: its box, a chunk of
+ * plan words and, for waves, a word of padding, the occupancy masks (two
+ * words per bucket) and the done masks (four words). */
+static size_t tile_local_bytes(const clmc_rsite *rs)
+{
+    size_t bytes = box_sites(rs) + sizeof(cl_uint) * rs->chunk;
+    return rs->workers > 1 ? bytes + sizeof(cl_uint) * (1 + 2 * rs->buckets + 4) : bytes;
+}
+
+/* algorithm.tile_workers "auto" (0): serial on CPU devices (PoCL: a barrier
+ * costs more there than the chain saves); on GPUs by the S sites a tile's
+ * attempts pick from (dead_border's interior, double_tiling's sub-tile), about
+ * the attempts of an average wave of a 64-attempt chunk: 4 below 32, 8 below
+ * 128, else 16 (docs/models/ising.md). */
+static int auto_workers(const clmc_rsite *rs, const clmc_device_info *d)
+{
+    if (strcmp(d->type, "GPU") != 0) return 1;
+    size_t edge = rs->dead_border ? (size_t)rs->tile - 2 : (size_t)rs->tile / 2;
+    size_t sites = edge * edge * (rs->dim == 3 ? edge : 1);
+    int workers = sites < 32 ? 4 : sites < 128 ? 8 : 16;
+    while ((size_t)workers > d->max_work_group_size) workers /= 2;
+    return workers;
+}
+
+/* The work-group of the local-memory kernels for rs->workers items per tile:
+ * serial (1 item per tile), serial_wg (up to 64) items holding group_tiles
+ * <= serial_wg tiles; waves, up to WAVE_WG_MAX items, group_tiles = wg /
+ * workers; group_tiles the largest such power of two whose tiles fit the
+ * device's local memory, halved while half of it still holds every tile.
+ * Returns the bytes one tile needs (waves: with the group's three flag
+ * words). */
+static size_t group_layout(clmc_rsite *rs, const clmc_device_info *d, size_t serial_wg)
+{
+    size_t limit = d->max_work_group_size < WAVE_WG_MAX ? d->max_work_group_size : WAVE_WG_MAX;
+    rs->wg = rs->workers > 1 ? clmc_power_of_two_at_most(limit) : serial_wg;
+    size_t bytes = tile_local_bytes(rs) + (rs->workers > 1 ? 3 * sizeof(cl_uint) : 0);
+    rs->group_tiles = rs->workers > 1 ? rs->wg / (size_t)rs->workers : rs->wg;
+    while (rs->group_tiles > 1 && rs->group_tiles * bytes > d->local_mem_bytes) rs->group_tiles /= 2;
+    while (rs->group_tiles > 1 && rs->group_tiles / 2 >= rs->tiles) rs->group_tiles /= 2;
+    if (rs->workers > 1) rs->wg = rs->group_tiles * (size_t)rs->workers;
+    return bytes;
+}
+
+/* algorithm.tile_memory and tile_workers: plan chunks of 64 attempts (fewer
+ * where a tile makes fewer, rounded up to 4); auto workers fall back to the
+ * serial kernel where a tile with the waves' masks does not fit, "auto"
+ * memory to the global-memory kernels (serial) where not even that fits.
+ * Records the workers used in algorithm.tile_workers. */
+static clmc_status choose_tile_memory(clmc_rsite *rs, clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     const char *wanted = clmc_preset_string(p, "algorithm.tile_memory");
-    size_t attempts = (tile_attempts(rs) + 3) / 4 * 4;
+    size_t attempts = (tile_attempts(rs) + 3) / 4 * 4, serial_wg = rs->wg;
     rs->chunk = attempts < CHUNK_MAX ? attempts : CHUNK_MAX;
-    size_t bytes = tile_local_bytes(rs);
+    rs->buckets = box_sites(rs) < BUCKETS_MAX ? box_sites(rs) : BUCKETS_MAX;
     rs->tiles = (size_t)clmc_lattice_sites(rs->dim, rs->edge / rs->tile);
-    rs->group_tiles = rs->wg;
-    while (rs->group_tiles > 1 && rs->group_tiles * bytes > d->local_mem_bytes) rs->group_tiles /= 2;
-    while (rs->group_tiles > 1 && rs->group_tiles / 2 >= rs->tiles) rs->group_tiles /= 2;
+    int asked = (int)clmc_preset_int(p, "algorithm.tile_workers");
+    rs->workers = asked ? asked : auto_workers(rs, d);
+    if ((size_t)rs->workers > d->max_work_group_size)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: %d exceeds the %zu work-items of a work-group of %s",
+                         rs->workers, d->max_work_group_size, d->name);
+    size_t bytes = group_layout(rs, d, serial_wg);
+    if (!asked && rs->workers > 1 && bytes > d->local_mem_bytes) {
+        rs->workers = 1;
+        bytes = group_layout(rs, d, serial_wg);
+    }
     bool fits = bytes <= d->local_mem_bytes;
     if (strcmp(wanted, "local") == 0 && !fits)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: \"local\" needs %zu bytes of local memory per tile "
-                         "(algorithm.tile %d), %s has %llu", bytes, rs->tile, d->name,
+                         "(algorithm.tile %d, tile_workers %d), %s has %llu", bytes, rs->tile, rs->workers, d->name,
                          (unsigned long long)d->local_mem_bytes);
     rs->local = fits && strcmp(wanted, "global") != 0;
+    if (!rs->local && asked > 1)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: %d workers per tile need the tiles in local memory, "
+                         "which %s cannot hold (%zu bytes per tile); give 0 or 1", asked, d->name, bytes);
+    if (!rs->local) {
+        rs->workers = 1;
+        rs->wg = serial_wg;
+    }
+    clmc_preset_set_int(p, "algorithm.tile_workers", rs->workers);
     return CLMC_OK;
 }
 
-static clmc_status build(clmc_rsite *rs, const clmc_preset *p)
+static clmc_status build(clmc_rsite *rs, clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(rs->rt);
     size_t limit = d->max_work_group_size < COPIES_WG_MAX ? d->max_work_group_size : COPIES_WG_MAX;
@@ -259,6 +342,11 @@ static clmc_status build(clmc_rsite *rs, const clmc_preset *p)
         clmc_defines_int(&options, "RS_LWG", (long long)rs->wg);
         clmc_defines_int(&options, "RS_GROUP_TILES", (long long)rs->group_tiles);
         clmc_defines_int(&options, "RS_CHUNK", (long long)rs->chunk);
+        clmc_defines_int(&options, "RS_WORKERS", rs->workers);
+        if (rs->workers > 1) clmc_defines_int(&options, "RS_BUCKETS", (long long)rs->buckets);
+        bool fault = false; /* test only: waves that ignore conflicts (CLMC_FAULT_RSITE_NO_CONFLICTS=1) */
+        CLMC_TRY(clmc_fault_switch("CLMC_FAULT_RSITE_NO_CONFLICTS", &fault));
+        if (rs->workers > 1 && fault) clmc_defines_int(&options, "RS_FAULT_NO_CONFLICTS", 1);
     }
     if (rs->model.q) clmc_defines_int(&options, "Q", rs->model.q);
     CLMC_TRY(clmc_defines_build(rs->rt, rs->model.program, &options, &rs->program));

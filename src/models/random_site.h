@@ -32,7 +32,11 @@ extern const char *const clmc_rsite_memories[]; /* copies_memory, tile_memory */
      "results do not depend on it"},                                                                                \
     {"tile_memory", CLMC_FIELD_STRING, 0, 0, false, clmc_rsite_memories, "\"auto\"",                              \
      "random_site double_tiling / dead_border: tiles in local memory (local), global memory (global) or local "     \
-     "where a tile fits the device (auto); results do not depend on it"}
+     "where a tile fits the device (auto); results do not depend on it"},                                        \
+    {"tile_workers", CLMC_FIELD_INT, 0, 32, false, NULL, "0",                                                     \
+     "random_site double_tiling / dead_border in local memory: work-items per tile, 1 (one serial chain of "      \
+     "attempts) or 2, 4, 8, 16, 32 (attempts in conflict-free waves); 0 = auto (serial on CPU devices, by the "    \
+     "tile's sites on GPUs); results do not depend on it"}
 
 /* What a model gives: its kernel file (defines rs_attempt, includes
  * cl/common/random_site.h), the uints per configuration of its table

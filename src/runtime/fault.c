@@ -22,3 +22,11 @@ clmc_status clmc_fault_after(const char *name, const char *suffix, uint64_t *swe
     if (with_suffix) *with_suffix = suffixed;
     return CLMC_OK;
 }
+
+clmc_status clmc_fault_switch(const char *name, bool *on)
+{
+    const char *text = getenv(name);
+    *on = text && strcmp(text, "1") == 0;
+    if (text && *text && !*on) return clmc_fail(CLMC_ERR_INPUT, "%s (test only): expected 1 or nothing, got \"%s\"", name, text);
+    return CLMC_OK;
+}

@@ -16,4 +16,8 @@
  * empty.  Anything else is an input error naming the variable. */
 clmc_status clmc_fault_after(const char *name, const char *suffix, uint64_t *sweep, bool *with_suffix);
 
+/* *on: variable `name` is "1"; unset or empty: off; anything else is an
+ * input error naming the variable. */
+clmc_status clmc_fault_switch(const char *name, bool *on);
+
 #endif
