@@ -103,10 +103,10 @@ static cJSON *startup_json(const startup_clock *c)
     return o;
 }
 
+/* startup: the run's start-up clock (NULL: not timed, clmc bench). */
 static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *device,
-                                 const clmc_launch_options *launch, model_instance *m)
+                                 const clmc_launch_options *launch, startup_clock *startup, model_instance *m)
 {
-    startup_clock *startup = m->startup;
     memset(m, 0, sizeof *m);
     m->startup = startup;
     if (launch) m->launch = *launch;
@@ -821,11 +821,10 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     clmc_device_info device;
     model_instance m;
     memset(&m, 0, sizeof m);
-    m.startup = &startup;
     if (status == CLMC_OK) status = select_device(options, &device);
     startup_mark(&startup, "device", NULL);
     if (status == CLMC_OK) status = claim_existing_output(&claim);
-    if (status == CLMC_OK) status = instance_open(own, &device, options ? &options->launch : NULL, &m);
+    if (status == CLMC_OK) status = instance_open(own, &device, options ? &options->launch : NULL, &startup, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && !(options && options->quiet) && clmc_ranks()->rank == 0) print_tuning(m.tuning);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
@@ -906,10 +905,9 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     clmc_device_info device;
     model_instance m;
     memset(&m, 0, sizeof m);
-    m.startup = &startup;
     if (status == CLMC_OK) status = select_device(options, &device);
     startup_mark(&startup, "device", NULL);
-    if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
+    if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &startup, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
         status = run_density(&m, preset, options, &claim, &checkpoint, global);
@@ -979,7 +977,7 @@ void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int 
     e->repetitions = repetitions < 1 ? 1 : repetitions;
     double *ns = calloc((size_t)e->repetitions, sizeof *ns);
     model_instance m;
-    clmc_status status = ns ? instance_open(preset, device, launch, &m)
+    clmc_status status = ns ? instance_open(preset, device, launch, NULL, &m)
                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
         status = clmc_fail(CLMC_ERR_INPUT, "ensemble.type: clmc bench times canonical sweeps; a multicanonical or "
