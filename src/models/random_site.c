@@ -237,17 +237,18 @@ static size_t tile_local_bytes(const clmc_rsite *rs)
     return rs->workers > 1 ? bytes + sizeof(cl_uint) * (1 + 2 * rs->buckets + 4) : bytes;
 }
 
-/* algorithm.tile_workers "auto" (0): serial on CPU devices (PoCL: a barrier
- * costs more there than the chain saves); on GPUs by the S sites a tile's
- * attempts pick from (dead_border's interior, double_tiling's sub-tile), about
- * the attempts of an average wave of a 64-attempt chunk: 4 below 32, 8 below
- * 128, else 16 (docs/models/ising.md). */
+/* algorithm.tile_workers "auto" (0): the serial chain (1), except 16 workers for
+ * 3D double_tiling sub-tiles of at least 8^3 sites.  Measured on an H100
+ * (benchmarks/results/2026-11-26-nvidia-h100-startup-wang-landau-windows.txt):
+ * a round's barrier costs more than a wave saves in 2D (L = 4096, tiles 8-32:
+ * waves 17.8-44.6 ps per attempt against 7.7-28.8 serial) and for 3D dead_border
+ * (tile 16: 39.0 against 30.3), while a 3D double_tiling tile 16 runs 36.1
+ * against 80.1; on CPU devices (PoCL) waves are slower still. */
 static int auto_workers(const clmc_rsite *rs, const clmc_device_info *d)
 {
-    if (strcmp(d->type, "GPU") != 0) return 1;
-    size_t edge = rs->dead_border ? (size_t)rs->tile - 2 : (size_t)rs->tile / 2;
-    size_t sites = edge * edge * (rs->dim == 3 ? edge : 1);
-    int workers = sites < 32 ? 4 : sites < 128 ? 8 : 16;
+    if (strcmp(d->type, "GPU") != 0 || rs->dead_border || rs->dim != 3) return 1;
+    size_t edge = (size_t)rs->tile / 2;
+    int workers = edge * edge * edge >= 512 ? 16 : 1;
     while ((size_t)workers > d->max_work_group_size) workers /= 2;
     return workers;
 }
