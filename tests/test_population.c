@@ -573,7 +573,7 @@ Test(population, bad_input_exits_2_naming_the_key)
                        "pa-schedule", "ensemble.schedule");
     expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5, \"steps\": 5, \"resampling\": \"stratified\""),
                        "pa-scheme", "ensemble.resampling");
-    expect_input_error("{\"model\": {\"type\": \"heisenberg\", \"L\": 8}, \"ensemble\": {\"type\": "
+    expect_input_error("{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 8}, \"ensemble\": {\"type\": "
                        "\"population_annealing\", \"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",
                        "pa-model", "ensemble.type");
 }
