@@ -6,14 +6,19 @@
 # update kernels, against the issue's targets for one spin per byte (2 ps per
 # flip, resampling + measurement under 5 % at theta = 10).  Presets
 # pa-ea3d-L8.json (R = 1e5 pairs, 200 steps to beta 5) and
-# pa-potts2d-q10-L16.json (R = 2e4, 160 steps to beta 1.6), each after a
-# warm-up run that compiles the kernels; steps can be cut for a quick look.
+# pa-potts2d-q10-L16.json (R = 2e4, 160 steps to beta 1.6), and the O(n)
+# models (real energies, heat bath + 1 over-relaxation sub-sweep, both
+# counted as spin updates): pa-xy2d-L32.json (XY, R = 1e4, 150 steps to beta
+# 1.5) and pa-heisenberg3d-L16.json (R = 1e4, 100 steps to beta 1), each
+# after a warm-up run that compiles the kernels; steps can be cut for a quick look.
 # Usage: benchmarks/pa_models.sh [DEVICE] [OUT_DIR] [EA_STEPS] [POTTS_STEPS] [EA_R] [POTTS_R]
+#                                [XY_STEPS] [HEISENBERG_STEPS] [XY_R] [HEISENBERG_R]
 # e.g.   benchmarks/pa_models.sh nvidia out/pa-models 200 160   (a few minutes on an H100)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=${1:-nvidia} out=${2:-out/pa-models} ea_steps=${3:-200} potts_steps=${4:-160}
 ea_r=${5:-100000} potts_r=${6:-20000}
+xy_steps=${7:-150} heisenberg_steps=${8:-100} xy_r=${9:-10000} heisenberg_r=${10:-10000}
 if [ -f tools/gpu-env.sh ] && [ -z "${CLMC:-}" ]; then
   source tools/gpu-env.sh
   [ -d build-gpu ] || meson setup build-gpu -Dtests=false >/dev/null
@@ -29,14 +34,22 @@ run() { # name preset steps population
 }
 run ea presets/pa-ea3d-L8.json "$ea_steps" "$ea_r"
 run potts presets/pa-potts2d-q10-L16.json "$potts_steps" "$potts_r"
+run xy presets/pa-xy2d-L32.json "$xy_steps" "$xy_r"
+run heisenberg presets/pa-heisenberg3d-L16.json "$heisenberg_steps" "$heisenberg_r"
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
-for name, spins_per_member in (("ea", lambda m: 2 * m["L"] ** m["dim"]), ("potts", lambda m: m["L"] ** m["dim"])):
+def sub_sweeps(a): # O(n) models: the move's sub-sweeps and the over-relaxation ones
+    return a.get("hits", 1) + a.get("overrelaxation_steps", 0)
+for name, updates_per_member in (("ea", lambda p: 2 * p["model"]["L"] ** p["model"]["dim"]),
+                                 ("potts", lambda p: p["model"]["L"] ** p["model"]["dim"]),
+                                 ("xy", lambda p: p["model"]["L"] ** p["model"]["dim"] * sub_sweeps(p["algorithm"])),
+                                 ("heisenberg",
+                                  lambda p: p["model"]["L"] ** p["model"]["dim"] * sub_sweeps(p["algorithm"]))):
     r = json.load(open(f"{out}/{name}/result.json"))
     pre, perf = r["preset"], r["performance"]
     e = pre["ensemble"]
-    flips = float(spins_per_member(pre["model"])) * e["population"] * e["sweeps_per_step"] * e["steps"]
+    flips = float(updates_per_member(pre)) * e["population"] * e["sweeps_per_step"] * e["steps"]
     wall, kernels = perf["wall_seconds"], perf["seconds"]
     last = r["observables"]["temperatures"][-1]
     doc = {"schema": "clmc-population-annealing", "format_version": 1, "device": r["device"], "preset": pre,

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Reproducible float models on one device (docs/reproducibility.md):
 # (1) each tiny preset of tools/reproducible_cases.sh in reproducible mode,
-#     printing the sha256 of its series.csv (compare with PoCL's, printed by
+#     printing the sha256 of its series.csv and, where the model reports it,
+#     the final spins' checks.configuration_fnv1a (population annealing has
+#     no series rows) (compare with PoCL's, printed by
 #     tools/oclgrind_reproducible.sh, or here when PoCL is on this machine:
 #     then the whole output is compared, tools/reproducible_compare.py);
 # (2) the cost of the mode: `clmc bench` of the float bench presets with
@@ -30,7 +32,7 @@ for entry in "${repro_cases[@]}"; do
     --quiet >"$work/$name.log" 2>&1; then
     echo "$name: run failed"; tail -3 "$work/$name.log"; continue
   fi
-  line="$name $(sha256sum <"$work/$name/series.csv" | cut -c1-64)"
+  line="$name $(sha256sum <"$work/$name/series.csv" | cut -c1-64)$(repro_spins_hash "$work/$name")"
   if [ $have_pocl = 1 ] && "$clmc" run "$work/$name.json" --set algorithm.reproducible=true --device pocl \
     --out "$work/$name-pocl" --quiet >/dev/null 2>&1; then
     if python3 tools/reproducible_compare.py "$work/$name" "$work/$name-pocl" >"$work/$name.cmp"; then

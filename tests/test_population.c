@@ -4,8 +4,10 @@
  * population grows; the adaptive schedule reaches beta_end with exact
  * values at its betas and overlaps near the target; the prefix-sum, source and copy kernels on irregular
  * copy numbers; every resampling scheme keeps the expected population and
- * draws each member's expected copy number; bad input exits 2 naming the key. */
+ * draws each member's expected copy number; the reproducible weights' exp
+ * (pa_exp) within 2 ulp; bad input exits 2 naming the key. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -285,12 +287,14 @@ Test(population, adaptive_schedule_matches_exact_and_target, .timeout = 1200)
 static clmc_runtime *rt;
 static cl_program program;
 
-static void open_program(void)
+static void open_program_with(const char *options)
 {
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
-    cr_assert_eq(clmc_program_build(rt, "ensembles/population.cl", "-cl-std=CL1.2", &program), CLMC_OK, "%s",
+    cr_assert_eq(clmc_program_build(rt, "ensembles/population.cl", options, &program), CLMC_OK, "%s",
                  clmc_error_message());
 }
+
+static void open_program(void) { open_program_with("-cl-std=CL1.2"); }
 
 static void close_program(void)
 {
@@ -533,6 +537,46 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
     close_program();
 }
 
+/* The reproducible weights (PA_REPRODUCIBLE, real members): pa_exp against
+ * the host's exp at 2000 exponents from 0 down to -746 (the first member of
+ * each chunk, whose chunk-local running sum is its weight alone): within 2
+ * ulp where the result is a normal double, 0 below -746, exp(0) = 1 exactly. */
+Test(population, reproducible_weights_exp_within_2_ulp, .timeout = 300)
+{
+    enum { CHUNKS = 2000 };
+    open_program_with("-cl-std=CL1.2 -DPA_REAL_MEMBERS -DPA_REPRODUCIBLE");
+    cl_uint n = CHUNKS * 256, at = 0;
+    double *energy = calloc(n, sizeof *energy), *cum = malloc(sizeof(double) * n), dbeta = 1.0, e_min = 0;
+    cr_assert(energy && cum);
+    for (int c = 0; c < CHUNKS; c++) energy[256 * c] = 746.5 * c / (CHUNKS - 1); /* weight exp(-E) */
+    cl_mem b_energy = buffer(sizeof(double) * n, energy), b_cum = buffer(sizeof(double) * n, NULL);
+    cl_mem b_chunk = buffer(sizeof(double) * CHUNKS, NULL), b_e_min = buffer(8, &e_min);
+    run_groups("pa_weights", CHUNKS, 256, 7, (size_t[]){8, 4, 8, 8, 4, 8, 8},
+               (const void *[]){&b_energy, &n, &dbeta, &b_e_min, &at, &b_cum, &b_chunk});
+    read(b_cum, sizeof(double) * n, cum);
+    double worst = 0, worst_x = 0;
+    int zeros = 0;
+    for (int c = 0; c < CHUNKS; c++) {
+        double x = -energy[256 * c], w = cum[256 * c], reference = exp(x);
+        if (x < -746) {
+            cr_expect(w == 0, "pa_exp(%.17g) = %g, not 0", x, w);
+            zeros++;
+        } else if (reference >= DBL_MIN) {
+            double ulps = fabs(w - reference) / (nextafter(reference, INFINITY) - reference);
+            if (ulps > worst) worst = ulps, worst_x = x;
+        }
+    }
+    printf("pa_exp: worst %.2f ulp (at %.6f) over %d exponents in [-746.5, 0]; %d below -746 gave 0\n", worst,
+           worst_x, CHUNKS, zeros);
+    cr_expect(cum[0] == 1.0, "pa_exp(0) = %.17g", cum[0]);
+    cr_expect_leq(worst, 2.0, "pa_exp: %.2f ulp at %g", worst, worst_x);
+    cl_mem all[] = {b_energy, b_cum, b_chunk, b_e_min};
+    for (int i = 0; i < 4; i++) clReleaseMemObject(all[i]);
+    free(energy);
+    free(cum);
+    close_program();
+}
+
 /* ---- Bad input ------------------------------------------------------------ */
 
 #define ISING_PA(keys)                                                                                           \
@@ -573,7 +617,7 @@ Test(population, bad_input_exits_2_naming_the_key)
                        "pa-schedule", "ensemble.schedule");
     expect_input_error(ISING_PA("\"population\": 100, \"beta_end\": 0.5, \"steps\": 5, \"resampling\": \"stratified\""),
                        "pa-scheme", "ensemble.resampling");
-    expect_input_error("{\"model\": {\"type\": \"heisenberg\", \"L\": 8}, \"ensemble\": {\"type\": "
+    expect_input_error("{\"model\": {\"type\": \"heisenberg_glass\", \"L\": 8}, \"ensemble\": {\"type\": "
                        "\"population_annealing\", \"population\": 10, \"beta_end\": 0.5, \"steps\": 5}}",
                        "pa-model", "ensemble.type");
 }

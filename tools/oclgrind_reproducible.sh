@@ -8,7 +8,8 @@
 # The guard: the same presets in the default mode must differ somewhere, or
 # the comparison could not see a difference (they run until the first
 # difference; CLMC_LONG_TESTS=1 runs every case in the default mode too).  Prints PoCL's sha256 of every
-# series.csv, to compare with a GPU's (benchmarks/reproducible_check.sh).
+# series.csv (and the final spins' configuration_fnv1a where reported), to compare with a GPU's
+# (benchmarks/reproducible_check.sh).
 # About a minute on 2 busy cores.
 # Usage: tools/oclgrind_reproducible.sh [BUILD_DIR, default build] [CASE...]
 set -uo pipefail
@@ -41,7 +42,7 @@ for entry in "${repro_cases[@]}"; do
     echo "reproducible check: $name: a run failed"; tail -5 "$work/$name-reproducible-"*.log; failures=$((failures + 1))
     continue
   fi
-  hash=$(sha256sum <"$work/$name-reproducible-pocl/series.csv" | cut -c1-64)
+  hash=$(sha256sum <"$work/$name-reproducible-pocl/series.csv" | cut -c1-64)$(repro_spins_hash "$work/$name-reproducible-pocl")
   if python3 tools/reproducible_compare.py "$work/$name-reproducible-pocl" "$work/$name-reproducible-oclgrind"; then
     echo "reproducible check: $name: PoCL = Oclgrind, series.csv sha256 $hash ($((SECONDS - start)) s)"
   else

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Compares two clmc output directories of the same preset bit for bit:
-series.csv, configuration.csv where written, and the checkpoint's run,
-tempering, series and model-state sections (not the device name or the
+series.csv, configuration.csv where written, the checkpoint's run,
+tempering, series, model-state and ensemble (population annealing) sections,
+and result.json's observables and checks (not the device name or the
 resolved preset, where automatic launch keys may differ).  Prints what
 differs; exit status 1 if anything does.  Usage: reproducible_compare.py A B"""
+import json
 import os
 import struct
 import sys
 
-COMPARED = (b"RUN ", b"TEMP", b"SERI", b"MODL")
+COMPARED = (b"RUN ", b"TEMP", b"SERI", b"MODL", b"ENSM")
 
 
 def sections(path):
@@ -30,6 +32,10 @@ def main(a, b):
         if os.path.exists(pa) or os.path.exists(pb):
             if not (os.path.exists(pa) and os.path.exists(pb)) or open(pa, "rb").read() != open(pb, "rb").read():
                 differ.append(name)
+    ra, rb = os.path.join(a, "result.json"), os.path.join(b, "result.json")
+    if os.path.exists(ra) and os.path.exists(rb):
+        ja, jb = json.load(open(ra)), json.load(open(rb))
+        differ += [f"result.json {key}" for key in ("observables", "checks") if ja.get(key) != jb.get(key)]
     ca, cb = os.path.join(a, "checkpoint.clmc"), os.path.join(b, "checkpoint.clmc")
     if os.path.exists(ca) or os.path.exists(cb):
         sa, sb = sections(ca), sections(cb)

@@ -10,6 +10,57 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "common/philox.h"
 
+/* The members' energies and order values (member_observables,
+ * src/models/ensemble_hooks.h): integers, or with PA_REAL_MEMBERS doubles
+ * (the O(n) models' real energies).  The energy histogram's bins are the
+ * unit intervals [floor E, floor E + 1): one energy value each for integer
+ * energies. */
+#ifdef PA_REAL_MEMBERS
+typedef double pa_value;
+#else
+typedef int pa_value;
+#endif
+
+/* PA_REPRODUCIBLE (the model's algorithm.reproducible): no contraction of a *
+ * b + c anywhere in this file and the weights' exp from IEEE + - * and exact
+ * operations only (pa_exp), so weights, copy numbers and sums are the same
+ * bits on every device; else the device's exp. */
+#ifdef PA_REPRODUCIBLE
+#pragma OPENCL FP_CONTRACT OFF
+/* exp(x) for x <= 0: x = k ln 2 + r with k = rint(x / ln 2) and ln 2 in
+ * two parts (the high one with 32 trailing zero bits, so k ln2_hi is exact),
+ * |r| <= 0.347; e^r by its Taylor polynomial of degree 13 in Horner form
+ * (truncation below 5e-18); times 2^k built from its bits (twice for
+ * subnormal results, rounded as IEEE does).  Within a few ulp of exp. */
+inline double pa_exp(double x)
+{
+    if (!(x > -746.0)) return 0.0;
+    if (x > 0.0) x = 0.0; /* not reached: the weights' exponents are <= 0 */
+    double k = rint(x * 1.4426950408889634);
+    double r = (x - k * 0.6931471803691238) - k * 1.9082149292705877e-10;
+    double p = 1.6059043836821613e-10;
+    p = p * r + 2.08767569878681e-09;
+    p = p * r + 2.505210838544172e-08;
+    p = p * r + 2.755731922398589e-07;
+    p = p * r + 2.7557319223985893e-06;
+    p = p * r + 2.48015873015873e-05;
+    p = p * r + 0.0001984126984126984;
+    p = p * r + 0.001388888888888889;
+    p = p * r + 0.008333333333333333;
+    p = p * r + 0.041666666666666664;
+    p = p * r + 0.16666666666666666;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    int e = (int)k;
+    if (e >= -1022) return p * as_double((long)(e + 1023) << 52);
+    return p * as_double((long)(e + 600 + 1023) << 52) * as_double((long)(-600 + 1023) << 52);
+}
+#define PA_EXP pa_exp
+#else
+#define PA_EXP exp
+#endif
+
 #define PA_CHUNK 256u
 
 #define PA_SYSTEMATIC 0u
@@ -45,9 +96,10 @@ inline void pa_block(uint n, uint id, uint size, uint *first, uint *last)
 
 /* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
-void pa_member_stats(__global const int *energy, __global const int *magnetisation, uint n, __global double *stats)
+void pa_member_stats(__global const pa_value *energy, __global const pa_value *magnetisation, uint n,
+                     __global double *stats)
 {
-    __local int e_chunk[PA_CHUNK], m_chunk[PA_CHUNK];
+    __local pa_value e_chunk[PA_CHUNK], m_chunk[PA_CHUNK];
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
     if (first + l < n) {
         e_chunk[l] = energy[first + l];
@@ -56,12 +108,12 @@ void pa_member_stats(__global const int *energy, __global const int *magnetisati
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l != 0) return;
     uint count = min(n - first, PA_CHUNK);
-    int e_min = e_chunk[0], e_max = e_chunk[0];
+    pa_value e_min = e_chunk[0], e_max = e_chunk[0];
     double e1 = 0, e2 = 0, m1 = 0, m2 = 0, m4 = 0;
     for (uint i = 0; i < count; i++) {
         double e = (double)e_chunk[i], m = fabs((double)m_chunk[i]);
-        e_min = min(e_min, e_chunk[i]);
-        e_max = max(e_max, e_chunk[i]);
+        e_min = e_chunk[i] < e_min ? e_chunk[i] : e_min;
+        e_max = e_chunk[i] > e_max ? e_chunk[i] : e_max;
         e1 += e;
         e2 += e * e;
         m1 += m;
@@ -82,19 +134,19 @@ void pa_member_stats(__global const int *energy, __global const int *magnetisati
  * PA_E_MIN to PA_E_MAX; 0: too wide, none kept. */
 inline uint pa_bins(__global const double *record)
 {
-    double width = record[PA_E_MAX] - record[PA_E_MIN] + 1.0;
+    double width = floor(record[PA_E_MAX]) - floor(record[PA_E_MIN]) + 1.0;
     return width <= (double)PA_HISTOGRAM_BINS ? (uint)width : 0u;
 }
 
-/* histogram[E - E_min] += 1 for every member (histogram zero before), the
- * range from the step's record (pa_step_record). */
-__kernel void pa_histogram(__global const int *energy, uint n, __global const double *records, uint at,
+/* histogram[floor E - floor E_min] += 1 for every member (histogram zero
+ * before), the range from the step's record (pa_step_record). */
+__kernel void pa_histogram(__global const pa_value *energy, uint n, __global const double *records, uint at,
                            __global uint *histogram)
 {
     uint i = get_global_id(0);
     if (i >= n) return;
     __global const double *record = records + at;
-    uint bin = (uint)(energy[i] - (int)record[PA_E_MIN]);
+    uint bin = (uint)((long)floor((double)energy[i]) - (long)floor(record[PA_E_MIN]));
     if (bin < pa_bins(record)) atomic_inc(&histogram[bin]);
 }
 
@@ -112,7 +164,7 @@ __kernel void pa_overlap(__global const uint *now, __global uint *before, __glob
     __global double *record = records + at;
     __global const double *previous = records + at_before;
     uint bins = pa_bins(record), bins_before = pa_bins(previous);
-    long shift = (long)record[PA_E_MIN] - (long)previous[PA_E_MIN];
+    long shift = (long)floor(record[PA_E_MIN]) - (long)floor(previous[PA_E_MIN]);
     ulong sum = 0;
     if (bins && bins_before)
         for (uint b = id; b < bins; b += size) {
@@ -185,13 +237,13 @@ __kernel void pa_step_record(__global const double *stats, uint n_chunks, __glob
 /* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
  * chunk_total[c]: the chunk's sum; e_min = record[at] (PA_E_MIN of the step before). */
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
-void pa_weights(__global const int *energy, uint n, double dbeta, __global const double *record, uint at,
+void pa_weights(__global const pa_value *energy, uint n, double dbeta, __global const double *record, uint at,
                 __global double *cum, __global double *chunk_total)
 {
     __local double w[PA_CHUNK];
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
-    int e_min = (int)record[at];
-    if (first + l < n) w[l] = exp(-dbeta * (double)(energy[first + l] - e_min));
+    pa_value e_min = (pa_value)record[at];
+    if (first + l < n) w[l] = PA_EXP(-dbeta * (double)(energy[first + l] - e_min));
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l == 0) pa_chunk_sums_double(w, min(n - first, PA_CHUNK), chunk_total, c);
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -26,7 +26,7 @@
  *
  * Random numbers (Philox counter: unit, sweep, hit word, purpose), never by
  * work-item:
- *   initial direction   (site, 0, 0, INIT)
+ *   initial direction   (site, run, 0, INIT); run: population annealing's run, else 0
  *   Metropolis          (site, sweep, hit, METROPOLIS): new direction, acceptance
  *   heat-bath           (site, sweep, hit | attempt << 20, HEATBATH); attempt
  *                       counts the rejections of the n = 2 (von Mises) sampler
@@ -376,7 +376,9 @@ inline spin_t update_spin(spin_t s, spin_t h, uint move, real beta, draw_key key
     return metropolis_move(s, h, beta, key, site, sweep, hit, config);
 }
 
-__kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, uint ordered)
+/* The start; `run`: population annealing's independent run (the counter's
+ * second word; 0 otherwise). */
+__kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;
@@ -386,7 +388,7 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
     if (!ordered) {
         clmc_philox_key key = {{seed_lo, seed_hi}};
         real u[3];
-        uniforms3(key, site, 0, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, RUN_CONFIG(get_global_id(1))), u);
+        uniforms3(key, site, run, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, RUN_CONFIG(get_global_id(1))), u);
         s = uniform_direction(u[0], u[1]);
     }
     store_spin(spins, site, s);
@@ -755,3 +757,28 @@ void heisenberg_measure(__global const real *spins, __global long *partials, uin
         partials[4 * (((size_t)slot * get_global_size(1) + get_global_id(1)) * get_num_groups(0) + get_group_id(0)) + lid] =
             sums[lid * MEASURE_WG];
 }
+
+#ifdef MEMBER_TOTALS
+/* Population annealing (src/models/heisenberg/heisenberg.c): for every
+ * configuration c < n, its H = -(bond sum) and |M| as doubles from the
+ * exact fixed-point sums of measurement slot `slot` (heisenberg_measure,
+ * `groups` partials each); the long sums are exact, the conversion, the
+ * division by 2^30 and the correctly rounded square root of the sum in the
+ * written order (no contraction) give the same bits on every device. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+__kernel void heisenberg_member_totals(__global const long *partials, uint slot, uint groups, uint n,
+                                       __global double *energy, __global double *magnetisation)
+{
+    uint c = get_global_id(0);
+    if (c >= n) return;
+    __global const long *p = partials + 4 * ((size_t)slot * n + c) * groups;
+    long t[4] = {0, 0, 0, 0};
+    for (uint g = 0; g < groups; g++)
+        for (uint k = 0; k < 4; k++) t[k] += p[4 * (size_t)g + k];
+    const double scale = 1.0 / 1073741824.0;
+    double mx = (double)t[1] * scale, my = (double)t[2] * scale, mz = (double)t[3] * scale;
+    energy[c] = -((double)t[0] * scale);
+    magnetisation[c] = sqrt((mx * mx + my * my) + mz * mz);
+}
+#endif

@@ -108,10 +108,17 @@ static clmc_status zero(clmc_runtime *rt, cl_mem buffer, size_t bytes)
     return CLMC_OK;
 }
 
-static clmc_status build(population *p, clmc_runtime *rt)
+/* The kernels for the model's member values (cl_int, or cl_double with
+ * real_members) and, where the model computes reproducibly, the
+ * device-independent weights (PA_REPRODUCIBLE, cl/ensembles/population.cl). */
+static clmc_status build(population *p, clmc_ensemble *e)
 {
+    clmc_runtime *rt = e->rt;
+    const clmc_ensemble_hooks *hooks = e->ops->ensemble;
     clmc_defines options = {0};
     clmc_defines_text(&options, "-cl-std=CL1.2");
+    if (hooks->real_members) clmc_defines_flag(&options, "PA_REAL_MEMBERS");
+    if (hooks->reproducible && hooks->reproducible(e->state)) clmc_defines_flag(&options, "PA_REPRODUCIBLE");
     CLMC_TRY(clmc_defines_build(rt, "ensembles/population.cl", &options, &p->program));
     struct {
         const char *name;
@@ -156,6 +163,9 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
                    {member_bytes * cap, &p->scratch}};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         CLMC_TRY(clmc_buffer_create(rt, buffers[i].bytes, NULL, "population", buffers[i].buffer));
+    /* Fields no step writes (step 0's weight total and overlap, the steps to
+     * come) go into checkpoints: zeros, not whatever the device held. */
+    CLMC_TRY(zero(rt, p->records, sizeof(cl_double) * RECORD * p->max_steps));
     p->records_host = malloc(sizeof(double) * RECORD * p->max_steps);
     p->betas_host = malloc(sizeof(double) * cap);
     p->temperature_host = calloc(cap, sizeof(unsigned));
@@ -216,7 +226,7 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     if (member_bytes % 4 != 0)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: a system of model \"%s\" takes %zu bytes, not whole 32-bit "
                          "words, which population annealing copies", e->ops->type, member_bytes);
-    CLMC_TRY(build(p, e->rt));
+    CLMC_TRY(build(p, e));
     return allocate(p, e->rt, member_bytes);
 }
 
@@ -525,7 +535,7 @@ static clmc_status choose_next_beta(clmc_ensemble *e, population *p, unsigned k)
     double range[2];
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(e->rt), p->records, CL_TRUE, sizeof(double) * record_at(k, E_MIN),
                                     sizeof range, range, 0, NULL, NULL));
-    double width = range[1] - range[0] + 1;
+    double width = floor(range[1]) - floor(range[0]) + 1; /* pa_bins */
     if (width > HISTOGRAM_BINS)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.schedule: the adaptive schedule needs the energy histogram, and "
                          "the energies at beta %g span %g values, more than %u", p->betas[k], width, HISTOGRAM_BINS);

@@ -130,8 +130,9 @@ typedef struct clmc_ensemble_hooks {
     /* Population annealing (src/ensembles/population_annealing.c), all three or
      * none:
      * member_observables: enqueues, for every configuration, the total energy
-     * H and the total magnetisation as cl_int into *energy and *magnetisation
-     * (device buffers the model keeps; nothing read back).
+     * H and the total magnetisation as cl_int (cl_double with real_members,
+     * below) into *energy and *magnetisation (device buffers the model keeps;
+     * nothing read back).
      * members_buffer: the device buffer holding every configuration's state,
      * *bytes_per_member (a multiple of 4) per configuration in configuration
      * order, which the ensemble may overwrite between sweeps (copies of
@@ -148,6 +149,15 @@ typedef struct clmc_ensemble_hooks {
     /* Optional: names and norm of member_observables' second value (above);
      * NULL: "abs_magnetization", "susceptibility", "binder", norm = sites. */
     void (*member_order)(void *state, clmc_member_order *out);
+    /* Real energies (the O(n) models): member_observables' two buffers hold
+     * cl_double instead of cl_int (the energy histogram then bins the unit
+     * intervals [floor E, floor E + 1)). */
+    bool real_members;
+    /* Optional: true where the model computes the same bits on every device
+     * (algorithm.reproducible): population annealing then weighs with its own
+     * exp of IEEE operations and contracts nothing (cl/ensembles/population.cl,
+     * PA_REPRODUCIBLE), so its resampling is device-independent too. */
+    bool (*reproducible)(void *state);
 } clmc_ensemble_hooks;
 
 #endif

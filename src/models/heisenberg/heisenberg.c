@@ -45,9 +45,27 @@ static clmc_status check_reproducible(const clmc_preset *p)
     return CLMC_OK;
 }
 
+/* Population annealing of the ferromagnet: a stochastic update (pure
+ * over-relaxation keeps the energy) and counter-based random numbers (a
+ * copied member must draw fresh numbers from its slot's stream). */
+static clmc_status check_population(const clmc_preset *p)
+{
+    if (strcmp(clmc_preset_string(p, "algorithm.type"), "overrelaxation") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"overrelaxation\" keeps the energy and cannot anneal; "
+                         "population annealing needs \"heatbath\" or \"metropolis\" (with "
+                         "algorithm.overrelaxation_steps)");
+    clmc_rng_kind rng = clmc_rng_from_preset(p);
+    if (clmc_rng_stateful(rng))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" keeps generator states, which population "
+                         "annealing's copies of members cannot carry; use a Philox generator", clmc_rng_names[rng]);
+    return CLMC_OK;
+}
+
 clmc_status clmc_heisenberg_validate(const clmc_preset *p)
 {
     CLMC_TRY(check_reproducible(p));
+    if (clmc_preset_is_population(p) && strcmp(clmc_preset_string(p, "model.type"), "heisenberg_glass") != 0)
+        CLMC_TRY(check_population(p));
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     int tile = (int)clmc_preset_int(p, "algorithm.tile");
     const char *layout = clmc_preset_string(p, "algorithm.layout");
@@ -177,6 +195,7 @@ static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
     clmc_defines_int(&options, "CONFIGS", s->glass ? s->n_configs / s->realizations : 1);
     if (!s->glass && s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     if (s->is_double) clmc_defines_flag(&options, "REAL_DOUBLE");
+    if (s->population) clmc_defines_flag(&options, "MEMBER_TOTALS");
     if (s->fast_math) {
         clmc_defines_flag(&options, "FAST_MATH");
         clmc_defines_text(&options, "-cl-fast-relaxed-math");
@@ -257,6 +276,8 @@ static clmc_status set_arguments(heisenberg_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered));
+    cl_uint run = 0;
+    CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
     cl_kernel updates[] = {s->update, s->update_or};
     for (int k = 0; k < 2 && updates[k]; k++) {
         CLMC_CL_TRY(clSetKernelArg(updates[k], 0, sizeof(cl_mem), &s->spins));
@@ -304,6 +325,8 @@ static void read_preset(heisenberg_state *s, const clmc_preset *p)
     s->first_system = clmc_preset_systems(p)->first_system;
     unsigned per_slot = s->glass ? s->temperatures * s->realizations : s->n_configs;
     s->batch = MEASURE_BATCH / per_slot ? MEASURE_BATCH / per_slot : 1;
+    s->population = !s->glass && clmc_preset_is_population(p);
+    if (s->population) s->batch = 0; /* the members are measured through the spare slot only */
     s->bimodal = s->glass && strcmp(clmc_preset_string(p, "model.couplings"), "bimodal") == 0;
     clmc_preset_betas(p, &s->beta, 1);
     unsigned long long seed = (unsigned long long)clmc_preset_run(p)->seed;
@@ -317,12 +340,12 @@ void clmc_heisenberg_destroy(void *state)
     heisenberg_state *s = state;
     if (!s) return;
     cl_kernel kernels[] = {s->init, s->update, s->renormalize, s->measure, s->overlap, s->norm_deviation, s->fault,
-                           s->update_or};
+                           s->update_or, s->member_totals};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
     cl_mem buffers[] = {s->spins, s->partials, s->max_deviation, s->couplings, s->overlaps,
-                        s->betas, s->pairs,    s->guard_deviation};
+                        s->betas, s->pairs,    s->guard_deviation, s->member_energy, s->member_magnetisation};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     clmc_rng_streams_release(&s->rng);
@@ -499,11 +522,91 @@ clmc_status clmc_heisenberg_energies(void *state, double *energies)
     return CLMC_OK;
 }
 
-/* Independent systems: configuration c at betas[c]. */
+/* Independent systems: configuration c at betas[c].  One beta for all
+ * (population annealing's steps): a fill, which does not wait for the device. */
 static clmc_status heisenberg_set_betas(void *state, const double *betas, const unsigned *temperature_of)
 {
     (void)temperature_of;
-    return clmc_heisenberg_write_betas(state, betas);
+    heisenberg_state *s = state;
+    bool same = true;
+    for (cl_uint c = 1; c < s->n_configs && same; c++) same = betas[c] == betas[0];
+    if (!same) return clmc_heisenberg_write_betas(state, betas);
+    cl_double beta_double = betas[0];
+    cl_float beta_float = (cl_float)betas[0];
+    const void *pattern = s->is_double ? (const void *)&beta_double : (const void *)&beta_float;
+    size_t bytes = clmc_heisenberg_real_bytes(s);
+    CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->betas, pattern, bytes, 0, bytes * s->n_configs, 0,
+                                    NULL, NULL));
+    return CLMC_OK;
+}
+
+/* ---- Population annealing (docs/ensembles.md) ------------------------------ */
+
+/* Every member's H and |M| as cl_double (real_members), from the spare
+ * measurement slot's exact sums (heisenberg_member_totals). */
+static clmc_status heisenberg_member_observables(void *state, cl_mem *energy, cl_mem *magnetisation)
+{
+    heisenberg_state *s = state;
+    if (!s->member_totals) {
+        CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_member_totals", &s->member_totals));
+        CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_double) * s->n_configs, NULL, &s->member_energy));
+        CLMC_TRY(clmc_heisenberg_buffer(s, sizeof(cl_double) * s->n_configs, NULL, &s->member_magnetisation));
+        cl_uint slot = SLOT_ENERGIES(s), groups = (cl_uint)s->measure_groups;
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 0, sizeof(cl_mem), &s->partials));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 1, sizeof(cl_uint), &slot));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 2, sizeof(cl_uint), &groups));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 3, sizeof(cl_uint), &s->n_configs));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 4, sizeof(cl_mem), &s->member_energy));
+        CLMC_CL_TRY(clSetKernelArg(s->member_totals, 5, sizeof(cl_mem), &s->member_magnetisation));
+    }
+    CLMC_TRY(clmc_heisenberg_measure(s, SLOT_ENERGIES(s)));
+    size_t items = s->n_configs;
+    CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
+    *energy = s->member_energy;
+    *magnetisation = s->member_magnetisation;
+    return CLMC_OK;
+}
+
+/* The random start drawn for independent run `run` (the init counter's
+ * second word; run 0: the start the model was created with). */
+static clmc_status heisenberg_fresh_start(void *state, unsigned run)
+{
+    heisenberg_state *s = state;
+    cl_uint run_arg = run;
+    CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run_arg));
+    size_t global[2] = {s->n_sites, s->n_configs};
+    return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
+}
+
+/* A member: its NCOMP x N reals, contiguous (configuration-major). */
+static clmc_status heisenberg_members_buffer(void *state, cl_mem *buffer, size_t *bytes_per_member)
+{
+    heisenberg_state *s = state;
+    *buffer = s->spins;
+    *bytes_per_member = (size_t)s->ncomp * s->n_sites * clmc_heisenberg_real_bytes(s);
+    return CLMC_OK;
+}
+
+/* Z = integral of exp(-beta H) over the normalised uniform measure on the
+ * spheres, so ln Z(0) = 0. */
+static void heisenberg_member_size(void *state, double *sites, double *log_states)
+{
+    const heisenberg_state *s = state;
+    *sites = s->n_sites;
+    *log_states = 0;
+}
+
+/* |m| = |M| / N with <m^2> and <m^4>; susceptibility and Binder ratio
+ * 1 - <m^4> / (3 <m^2>^2) as the model's canonical results define them. */
+static void heisenberg_member_order(void *state, clmc_member_order *out)
+{
+    const heisenberg_state *s = state;
+    *out = (clmc_member_order){"abs_magnetization", "m2", "m4", "susceptibility", "binder", s->n_sites, 1.0};
+}
+
+static bool heisenberg_reproducible(void *state)
+{
+    return ((const heisenberg_state *)state)->reproducible;
 }
 
 static clmc_status heisenberg_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
@@ -513,9 +616,10 @@ static clmc_status heisenberg_estimate(void *state, const double *rows, size_t n
     return CLMC_OK;
 }
 
-/* Largest | |s| - 1 | over the final configuration, and the count of spins
- * with a non-finite component. */
-static clmc_status final_norms(heisenberg_state *s, double *max_deviation, unsigned long long *invalid)
+/* Largest | |s| - 1 | over the final configuration, the count of spins
+ * with a non-finite component, and the FNV-1a hash of the spins' bytes. */
+static clmc_status final_norms(heisenberg_state *s, double *max_deviation, unsigned long long *invalid,
+                               unsigned long long *hash)
 {
     size_t count = (size_t)s->ncomp * s->n_sites * s->n_configs;
     void *values = malloc(count * clmc_heisenberg_real_bytes(s));
@@ -524,6 +628,9 @@ static clmc_status final_norms(heisenberg_state *s, double *max_deviation, unsig
                                      NULL, NULL);
     *max_deviation = 0;
     *invalid = 0;
+    *hash = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; err == CL_SUCCESS && i < count * clmc_heisenberg_real_bytes(s); i++)
+        *hash = (*hash ^ ((const unsigned char *)values)[i]) * 0x100000001b3ULL;
     for (size_t i = 0; err == CL_SUCCESS && i < (size_t)s->n_sites * s->n_configs; i++) {
         double norm2 = 0;
         size_t config = i / s->n_sites, site = i % s->n_sites;
@@ -548,8 +655,8 @@ clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
 {
     heisenberg_state *s = state;
     double deviation;
-    unsigned long long invalid;
-    CLMC_TRY(final_norms(s, &deviation, &invalid));
+    unsigned long long invalid, hash;
+    CLMC_TRY(final_norms(s, &deviation, &invalid, &hash));
     cl_uint bits = 0;
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->max_deviation, CL_TRUE, 0, sizeof bits, &bits, 0,
                                     NULL, NULL));
@@ -558,6 +665,9 @@ clmc_status clmc_heisenberg_checks(void *state, cJSON *checks)
     if (renormalized > deviation || isnan(renormalized)) deviation = renormalized;
     cJSON_AddNumberToObject(checks, "max_norm_deviation", deviation);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
+    char text[32];
+    snprintf(text, sizeof text, "%016llx", hash);
+    cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
     if (s->pure_overrelaxation) {
         CLMC_TRY(clmc_heisenberg_measure(s, SLOT_FINAL(s)));
         CLMC_TRY(clmc_heisenberg_read_slots(s, SLOT_DRIFT_START(s), 2));
@@ -594,6 +704,7 @@ static heisenberg_sizes sizes_of(const clmc_preset *p, bool glass)
     z.configs = glass ? 2 * temperatures * z.realizations : temperatures * clmc_preset_systems(p)->copies;
     z.pairs = glass ? temperatures * z.realizations : z.configs; /* measurement rows per slot */
     z.batch = MEASURE_BATCH / z.pairs ? MEASURE_BATCH / z.pairs : 1;
+    if (!glass && clmc_preset_is_population(p)) z.batch = 0; /* as read_preset */
     z.spins = z.ncomp * z.sites * z.real * z.configs;
     return z;
 }
@@ -624,7 +735,8 @@ void clmc_heisenberg_device_bytes(const clmc_preset *p, bool glass, uint64_t *to
     uint64_t overlaps = glass ? z.ncomp * z.ncomp * groups * z.pairs * z.batch * sizeof(cl_long) : 0;
     uint64_t small = 2 * sizeof(cl_uint) + z.configs * z.real + (glass ? 2 * z.pairs * sizeof(cl_uint) : 0);
     uint64_t states = clmc_rng_own_ring_state_bytes(clmc_rng_from_preset(p), z.sites / 2, z.configs);
-    *total = z.spins + partials + couplings + overlaps + small + states;
+    uint64_t members = !glass && clmc_preset_is_population(p) ? 2 * sizeof(cl_double) * z.configs : 0;
+    *total = z.spins + partials + couplings + overlaps + small + states + members;
     *largest = z.spins;
     uint64_t others[] = {partials, couplings, overlaps, states};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
@@ -640,6 +752,13 @@ static const clmc_ensemble_hooks heisenberg_ensemble_hooks = {
     .independent = true,
     .energies = clmc_heisenberg_energies,
     .set_betas = heisenberg_set_betas,
+    .member_observables = heisenberg_member_observables,
+    .members_buffer = heisenberg_members_buffer,
+    .member_size = heisenberg_member_size,
+    .fresh_start = heisenberg_fresh_start,
+    .member_order = heisenberg_member_order,
+    .real_members = true,
+    .reproducible = heisenberg_reproducible,
 };
 
 static clmc_status heisenberg_create(clmc_runtime *rt, clmc_preset *p, void **state, clmc_model_shape *shape)

@@ -74,6 +74,11 @@ struct heisenberg_state {
     cl_kernel norm_deviation, fault;
     cl_mem guard_deviation;
     uint64_t fault_after; /* CLMC_FAULT_SPIN_AFTER: sweeps after which one spin is doubled; 0: never */
+    /* Population annealing (the ferromagnet): the configurations are the
+     * members; their energies and |M| (cl_double) from member_totals. */
+    bool population;
+    cl_kernel member_totals;
+    cl_mem member_energy, member_magnetisation;
 };
 
 clmc_status clmc_heisenberg_validate(const clmc_preset *p);
