@@ -62,7 +62,7 @@ theta, steps = pre["ensemble"]["sweeps_per_step"], pre["ensemble"]["steps"]
 flips = float(L * L) * R * theta * steps
 wall = p["wall_seconds"]
 names = [d["name"] for d in r["device"].get("ranks", [r["device"]])]
-line = (f"K={k} R={R:.0e}: {flips:.3e} flips, wall {wall:8.3f} s, {wall / flips * 1e12:.4f} ps/flip (wall), "
+line = (f"K={k} R={R}: {flips:.3e} flips, wall {wall:8.3f} s, {wall / flips * 1e12:.4f} ps/flip (wall), "
         f"{flips / wall / 1e9 / k:8.1f} flips/ns per GPU")
 if os.path.exists(base + "/result.json") and base != path:
     b = json.load(open(base + "/result.json"))

@@ -400,7 +400,8 @@ static clmc_status measure_ranks(clmc_ensemble *e, population *p, unsigned k)
     for (int q = 0; q < 5; q++) record[SUMS + q] = total[2 + q];
     record[FAMILY_SQUARES] = squares;
     record[LARGEST] = largest;
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->records, CL_TRUE, sizeof(double) * record_at(k, 0),
+    /* Not waited for: records_host keeps it (the histogram's read-back follows). */
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->records, CL_FALSE, sizeof(double) * record_at(k, 0),
                                      sizeof(double) * (LARGEST + 1), record, 0, NULL, NULL));
     return CLMC_OK;
 }
@@ -419,7 +420,8 @@ static clmc_status histogram_ranks(clmc_ensemble *e, population *p, unsigned k)
     double started = clmc_runtime_clock();
     clmc_ranks_sum_uint32(p->histogram_sum, bins);
     p->mpi_seconds += clmc_runtime_clock() - started;
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->histogram_buf[k % 2], CL_TRUE, 0, sizeof(cl_uint) * bins,
+    /* Not waited for: histogram_sum stays until the next step's (read-backs come between). */
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->histogram_buf[k % 2], CL_FALSE, 0, sizeof(cl_uint) * bins,
                                      p->histogram_sum, 0, NULL, NULL));
     return CLMC_OK;
 }
@@ -580,9 +582,10 @@ static clmc_status weigh_ranks(clmc_ensemble *e, population *p, unsigned k, doub
     double *total = p->records_host + record_at(k, WEIGHT_TOTAL);
     *total = scan_chunks(p->chunk_all, all_chunks, p->group);
     *cum_before = c0 ? p->chunk_all[c0 - 1] + before : 0.0;
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->chunk_d, CL_TRUE, 0, sizeof(double) * local_chunks,
+    /* Not waited for: the host copies stay until the copy totals' read-back. */
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->chunk_d, CL_FALSE, 0, sizeof(double) * local_chunks,
                                      p->chunk_all + c0, 0, NULL, NULL));
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->records, CL_TRUE, sizeof(double) * record_at(k, WEIGHT_TOTAL),
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->records, CL_FALSE, sizeof(double) * record_at(k, WEIGHT_TOTAL),
                                      sizeof(double), total, 0, NULL, NULL));
     return add_offsets(e, p, p->add_d, p->cum, p->chunk_d);
 }
@@ -694,18 +697,26 @@ static clmc_status gather(clmc_ensemble *e, population *p, cl_mem from, cl_mem r
     return clmc_enqueue(e->rt, p->gather, 2, global, NULL, CLMC_UNTIMED);
 }
 
-/* Writes `bytes` from host memory into `buffer` at `offset` (blocking). */
+/* Writes `bytes` from host memory into `buffer` at `offset`, or reads them;
+ * not waited for (the caller finishes the queue before the host memory
+ * changes or is read). */
 static clmc_status upload(clmc_runtime *rt, cl_mem buffer, size_t offset, size_t bytes, const void *host)
 {
     if (bytes == 0) return CLMC_OK;
-    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(rt), buffer, CL_TRUE, offset, bytes, host, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(rt), buffer, CL_FALSE, offset, bytes, host, 0, NULL, NULL));
     return CLMC_OK;
 }
 
 static clmc_status fetch(clmc_runtime *rt, cl_mem buffer, size_t offset, size_t bytes, void *host)
 {
     if (bytes == 0) return CLMC_OK;
-    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(rt), buffer, CL_TRUE, offset, bytes, host, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(rt), buffer, CL_FALSE, offset, bytes, host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+static clmc_status finish(clmc_runtime *rt)
+{
+    CLMC_CL_TRY(clFinish(clmc_runtime_queue(rt)));
     return CLMC_OK;
 }
 
@@ -752,6 +763,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     ARG(p->share_ranges, 5, cl_mem, p->ranges);
     if (status == CLMC_OK) status = launch(e->rt, p->share_ranges, k);
     if (status == CLMC_OK) status = fetch(e->rt, p->ranges, 0, 2 * k * sizeof *ranges, ranges);
+    if (status == CLMC_OK) status = finish(e->rt);
     /* Outgoing records, peer by peer, after the slices read back (copies,
      * prefix sums, ancestors, members of each peer's range). */
     size_t slice_total = 0, outgoing = 0;
@@ -773,7 +785,16 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
         if (status == CLMC_OK)
             status = fetch(e->rt, p->ancestor[p->current], lo * sizeof(cl_uint), n * sizeof(cl_uint), ancestors);
         if (status == CLMC_OK) status = fetch(e->rt, members, lo * bytes, n * bytes, data);
-        for (size_t i = 0; status == CLMC_OK && i < n; i++) {
+    }
+    if (status == CLMC_OK) status = finish(e->rt); /* every peer's slices, read back at once */
+    at = 0;
+    for (size_t r = 0; status == CLMC_OK && r < k; r++) {
+        size_t lo = ranges[2 * r], n = ranges[2 * r + 1] - lo;
+        if (r == (size_t)p->rank || n == 0) continue;
+        cl_uint *copies = (cl_uint *)(p->staging + at), *prefix = copies + n, *ancestors = prefix + n;
+        unsigned char *data = (unsigned char *)(ancestors + n);
+        at += n * (3 * sizeof(cl_uint) + bytes);
+        for (size_t i = 0; i < n; i++) {
             if (copies[i] == 0) continue;
             cl_uint head[2] = {base + prefix[i], ancestors[i]};
             memcpy(out + outgoing, head, sizeof head);
@@ -826,6 +847,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     if (status == CLMC_OK)
         status = upload(e->rt, p->window, (lower + p->local) * sizeof(cl_uint), (n_in - lower) * sizeof(cl_uint),
                         heads + lower);
+    if (status == CLMC_OK) status = finish(e->rt); /* the uploads done before their host copies go */
     *n_window = (cl_uint)(n_in + p->local);
     *n_lower = (cl_uint)lower;
     free(in);
