@@ -6,10 +6,9 @@
 # and 3 ranks (and 1 with CLMC_LONG_TESTS=1) gives result.json's observables
 # (every step's energy, specific heat, free energy, family statistics,
 # histogram overlap) and the configuration hash of the final population
-# identical to the single-process run; the multi-spin coded layout, the
-# multinomial and nearest_integer schemes, the adaptive schedule and Potts
-# and EA members under 2 ranks the same (Potts and EA: the observables; their
-# checks are rank 0's members'); a 2-rank run interrupted between
+# (continued from rank to rank) identical to the single-process run; the
+# multi-spin coded layout, the multinomial and nearest_integer schemes, the
+# adaptive schedule and Potts and EA members under 2 ranks the same; a 2-rank run interrupted between
 # steps and resumed under 2 ranks equals it too; more ranks than chunks of
 # 256 members exit 2 on every rank with one message naming
 # ensemble.population.
@@ -31,9 +30,9 @@ long_tests=0
 [ "${CLMC_LONG_TESTS:-}" = 1 ] && long_tests=1
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# The observables (every step) and checks of a result (Potts and EA: the
-# observables alone, their checks hash rank 0's members), and a short summary.
-fingerprint() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r['observables'], r['checks'] if r['preset']['model']['type'] == 'ising' else None], sort_keys=True))" "$1"; }
+# The observables (every step) and checks (the final members' hash) of a
+# result, and a short summary.
+fingerprint() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(json.dumps([r['observables'], r['checks']], sort_keys=True))" "$1"; }
 summary() {
   python3 - "$1" <<'PY'
 import json, sys
