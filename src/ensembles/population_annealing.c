@@ -110,7 +110,6 @@ static unsigned local_of(const population *p, unsigned n)
     return n > p->first ? n - p->first : 0;
 }
 
-
 #define ARG(kernel, index, type, value)                                            \
     do {                                                                           \
         type arg_ = (value);                                                       \
