@@ -9,7 +9,7 @@
 # (continued from rank to rank) identical to the single-process run; the
 # multi-spin coded layout, the multinomial and nearest_integer schemes, two
 # independent runs, the adaptive schedule and Potts and EA members under 2
-# ranks the same; a 2-rank run interrupted between
+# ranks, and a population culled to one family under 3 ranks the same; a 2-rank run interrupted between
 # steps and resumed under 2 ranks equals it too; more ranks than chunks of
 # 256 members exit 2 on every rank with one message naming
 # ensemble.population.
@@ -97,6 +97,10 @@ same msc 2 "$tmp/msc.json"
 same multinomial 2 "$tmp/ising.json" --set ensemble.resampling=multinomial
 same nearest 2 "$tmp/ising.json" --set ensemble.resampling=nearest_integer --set ensemble.population=650
 same runs 2 "$tmp/ising.json" --set ensemble.runs=2
+# Steps so large that one family takes the whole population (it fills the
+# middle rank and its one ancestor's copies go to every rank), 3 ranks.
+same culled 3 "$tmp/ising.json" --set model.L=16 --set ensemble.population=800 --set ensemble.beta_end=2 \
+  --set ensemble.steps=3 --set ensemble.resampling=nearest_integer
 same adaptive 2 "$tmp/ising.json" --set 'ensemble={"type": "population_annealing", "population": 600, "schedule": "adaptive", "beta_end": 0.6, "target_overlap": 0.7, "sweeps_per_step": 2}'
 # Other models through the same hooks: Potts (Swendsen-Wang members) and the
 # EA spin glass (replica pairs sharing realization 0).
