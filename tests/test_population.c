@@ -400,7 +400,9 @@ static cl_uint device_prefix_and_sources(cl_uint n, const cl_uint *copies, cl_ui
     read(b_total, 4, &total);
     read(b_prefix, n * 4, prefix);
     cl_mem b_source = buffer((total ? total : 1) * 4, NULL);
-    run_kernel("pa_sources", total, 4, (size_t[]){8, 4, 4, 8}, (const void *[]){&b_prefix, &n, &total, &b_source});
+    cl_uint offset = 0; /* one process: the window is every member, the new slots from 0 */
+    run_kernel("pa_sources", total, 5, (size_t[]){8, 4, 4, 8, 4},
+               (const void *[]){&b_prefix, &n, &total, &b_source, &offset});
     if (total) read(b_source, total * 4, source);
     cl_mem all[] = {b_copies, b_prefix, b_chunk, b_total, b_source};
     for (int i = 0; i < 5; i++) clReleaseMemObject(all[i]);
@@ -441,6 +443,10 @@ Test(population, prefix_sum_and_copy_on_irregular_copy_numbers, .timeout = 300)
     clSetKernelArg(k, 2, 4, &words);
     clSetKernelArg(k, 3, 8, &b_source);
     clSetKernelArg(k, 4, 4, &total);
+    cl_uint n_lower = 0, n_own = N; /* one process: every source is an own member */
+    clSetKernelArg(k, 5, 8, &b_from);
+    clSetKernelArg(k, 6, 4, &n_lower);
+    clSetKernelArg(k, 7, 4, &n_own);
     size_t global[2] = {3, total};
     cr_assert_eq(clmc_enqueue(rt, k, 2, global, NULL, CLMC_UNTIMED), CLMC_OK);
     read(b_to, 3 * 4 * total, to);
@@ -499,15 +505,18 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
         memset(sum, 0, sizeof sum);
         double population_sum = 0;
         for (cl_uint step = 1; step <= DRAWS; step++) {
-            cl_uint copies[N];
+            cl_uint copies[N], first = 0, last = 1; /* one process: all members, none before them */
+            double cum_before = 0;
             if (scheme == 1) {
                 cl_uint zero = 0;
                 clEnqueueFillBuffer(clmc_runtime_queue(rt), b_copies, &zero, 4, 0, N * 4, 0, NULL, NULL);
-                run_kernel("pa_multinomial", target, 8, (size_t[]){8, 4, 4, 4, 4, 4, 4, 8},
-                           (const void *[]){&b_cum, &n, &target, &seed_lo, &seed_hi, &step, &run, &b_copies});
+                run_kernel("pa_multinomial", target, 12, (size_t[]){8, 4, 4, 4, 4, 4, 4, 8, 8, 4, 8, 4},
+                           (const void *[]){&b_cum, &n, &target, &seed_lo, &seed_hi, &step, &run, &b_copies,
+                                            &cum_before, &last, &b_total, &at});
             } else {
-                run_kernel("pa_copy_numbers", n, 9, (size_t[]){8, 4, 4, 4, 4, 4, 4, 4, 8},
-                           (const void *[]){&b_cum, &n, &target, &scheme, &seed_lo, &seed_hi, &step, &run, &b_copies});
+                run_kernel("pa_copy_numbers", n, 13, (size_t[]){8, 4, 4, 4, 4, 4, 4, 4, 8, 4, 8, 8, 4},
+                           (const void *[]){&b_cum, &n, &target, &scheme, &seed_lo, &seed_hi, &step, &run, &b_copies,
+                                            &first, &cum_before, &b_total, &at});
             }
             read(b_copies, N * 4, copies);
             cl_uint size = 0;

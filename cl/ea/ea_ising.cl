@@ -38,7 +38,9 @@ __kernel void ea_couplings(__global char *couplings, uint seed_lo, uint seed_hi)
     uint item = get_global_id(0);
     if (item >= REALIZATIONS * SITES * DIM) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    couplings[item] = negative_coupling(key, CLMC_FIRST_SYSTEM + item / (SITES * DIM), item % (SITES * DIM)) ? -1 : 1;
+    /* Population annealing: realization 0 whichever members this device holds. */
+    uint first = SHARED_DISORDER ? 0u : CLMC_FIRST_SYSTEM;
+    couplings[item] = negative_coupling(key, first + item / (SITES * DIM), item % (SITES * DIM)) ? -1 : 1;
 }
 #endif
 

@@ -270,9 +270,12 @@ inline double uniform53(clmc_philox_ctr r)
     return ((double)(r.v[0] >> 5) * 67108864.0 + (double)(r.v[1] >> 6)) * 0x1.0p-53; /* 27 + 26 bits */
 }
 
-/* Copy numbers from the cumulative weights (total = cum[n-1], the same
- * number pa_scan_double left as the total, bit for bit): the
- * expected number of copies of member i is tau_i = target w_i / total.
+/* Copy numbers from the cumulative weights (total = records[total_at], the
+ * run's sum pa_scan_double left, or the host under MPI ranks; in one process
+ * equal to cum[n-1] bit for bit): the expected number of copies of member i
+ * is tau_i = target w_i / total.  Under MPI ranks (docs/mpi.md) the kernel
+ * sees this rank's members, the run's first + i, and cum_before is the run's
+ * cumulative weight before them (0 for the first rank and in one process).
  *   systematic: n_i = floor(x_i + u) - floor(x_{i-1} + u), x_i = target cum_i / total,
  *     one uniform u for the step (sum exactly target);
  *   nearest: floor(tau_i) + 1 with probability tau_i - floor(tau_i), a uniform
@@ -280,18 +283,19 @@ inline double uniform53(clmc_philox_ctr r)
  * Random numbers: purpose RESAMPLE (cl/common/philox.h), counter (member or 0,
  * step, run, CLMC_STREAM(RESAMPLE, scheme)). */
 __kernel void pa_copy_numbers(__global const double *cum, uint n, uint target, uint scheme, uint seed_lo,
-                              uint seed_hi, uint step, uint run, __global uint *copies)
+                              uint seed_hi, uint step, uint run, __global uint *copies, uint first,
+                              double cum_before, __global const double *records, uint total_at)
 {
     uint i = get_global_id(0);
     if (i >= n) return;
-    double total = cum[n - 1];
+    double total = records[total_at];
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    double hi = cum[i] / total * (double)target, lo = i ? cum[i - 1] / total * (double)target : 0.0;
+    double hi = cum[i] / total * (double)target, lo = (i ? cum[i - 1] : cum_before) / total * (double)target;
     if (scheme == PA_SYSTEMATIC) {
         double u = uniform53(clmc_random4(key, 0, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_SYSTEMATIC)));
         copies[i] = (uint)(floor(hi + u) - floor(lo + u));
     } else {
-        double u = uniform53(clmc_random4(key, i, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_NEAREST)));
+        double u = uniform53(clmc_random4(key, first + i, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_NEAREST)));
         double tau = hi - lo, whole = floor(tau);
         copies[i] = (uint)whole + (u < tau - whole ? 1u : 0u);
     }
@@ -299,17 +303,21 @@ __kernel void pa_copy_numbers(__global const double *cum, uint n, uint target, u
 
 /* Multinomial: draw j of `target` picks the member whose cumulative weight
  * interval holds u_j total (counter (j, step, run, CLMC_STREAM(RESAMPLE, 1)));
- * copies must be zero before. */
+ * copies must be zero before.  Under MPI ranks every rank makes all draws
+ * and counts those that fall on its members (cum_before: the run's
+ * cumulative weight before them; last: whether they end the population). */
 __kernel void pa_multinomial(__global const double *cum, uint n, uint target, uint seed_lo, uint seed_hi, uint step,
-                             uint run, __global uint *copies)
+                             uint run, __global uint *copies, double cum_before, uint last,
+                             __global const double *records, uint total_at)
 {
     uint j = get_global_id(0);
     if (j >= target) return;
-    double total = cum[n - 1];
+    double total = records[total_at];
     clmc_philox_key key = {{seed_lo, seed_hi}};
     double x = uniform53(clmc_random4(key, j, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_MULTINOMIAL))) * total;
     uint lo = 0, hi = n - 1; /* the first i with cum[i] > x; the last positive weight if rounding leaves none */
-    if (!(cum[hi] > x)) x = cum[hi] - 0.5 * (cum[hi] - (hi ? cum[hi - 1] : 0.0));
+    if (last && !(cum[hi] > x)) x = cum[hi] - 0.5 * (cum[hi] - (hi ? cum[hi - 1] : cum_before));
+    if (cum_before > x || (!last && !(cum[hi] > x))) return; /* another rank's member */
     while (lo < hi) {
         uint mid = lo + (hi - lo) / 2;
         if (cum[mid] > x) hi = mid;
@@ -344,28 +352,87 @@ __kernel void pa_add_uint(__global uint *prefix, uint n, __global const uint *ch
     if (i < n) prefix[i] += chunk_offset[i / PA_CHUNK];
 }
 
-/* source[j] for the new slots j < n_new: the member i with prefix[i-1] <= j <
- * prefix[i] (a binary search, so a large family costs no more than others). */
-__kernel void pa_sources(__global const uint *prefix, uint n, uint n_new, __global uint *source)
+/* source[j] for the new slots j < n_new: the member i with prefix[i-1] <= j +
+ * offset < prefix[i] (a binary search, so a large family costs no more than
+ * others).  Under MPI ranks prefix is the window of the old members this
+ * rank's new members [offset, offset + n_new) come from, in the run's order
+ * (received ones and its own), with the run's inclusive prefix sums. */
+__kernel void pa_sources(__global const uint *prefix, uint n, uint n_new, __global uint *source, uint offset)
 {
     uint j = get_global_id(0);
     if (j >= n_new) return;
-    uint lo = 0, hi = n - 1;
+    uint lo = 0, hi = n - 1, at = j + offset;
     while (lo < hi) {
         uint mid = lo + (hi - lo) / 2;
-        if (prefix[mid] > j) hi = mid;
+        if (prefix[mid] > at) hi = mid;
         else lo = mid + 1;
     }
     source[j] = lo;
 }
 
-/* to[j] = from[source[j]], `words` 32-bit words per member. */
+/* to[j] = the member source[j] of the window (pa_sources), `words` 32-bit
+ * words per member: window entries [0, n_lower) are received[0 ..), the next
+ * n_own are from[0 ..) (this rank's own; all of them in one process), the
+ * rest received[n_lower ..). */
 __kernel void pa_gather(__global const uint *from, __global uint *to, uint words, __global const uint *source,
-                        uint n_new)
+                        uint n_new, __global const uint *received, uint n_lower, uint n_own)
 {
     uint w = get_global_id(0), j = get_global_id(1);
     if (w >= words || j >= n_new) return;
-    to[(size_t)j * words + w] = from[(size_t)source[j] * words + w];
+    uint s = source[j];
+    __global const uint *member = s < n_lower            ? received + (size_t)s * words
+                                  : s - n_lower < n_own ? from + (size_t)(s - n_lower) * words
+                                                        : received + (size_t)(s - n_own) * words;
+    to[(size_t)j * words + w] = member[w];
+}
+
+/* MPI ranks: for every rank s, the range [ranges[2s], ranges[2s+1]) of this
+ * rank's n members (inclusive prefix sums of copies base + prefix[i] in the
+ * run's numbering) whose copies fall into s's new members [bounds[2s],
+ * bounds[2s+1]): the first i with base + prefix[i] > bounds[2s], to the
+ * first with base + prefix[i] >= bounds[2s+1], included. */
+__kernel void pa_share_ranges(__global const uint *prefix, uint n, uint base, __global const uint *bounds,
+                              uint ranks, __global uint *ranges)
+{
+    uint s = get_global_id(0);
+    if (s >= ranks) return;
+    uint a = bounds[2 * s], b = bounds[2 * s + 1], lo = 0, hi = n;
+    while (lo < hi) {
+        uint mid = lo + (hi - lo) / 2;
+        if (base + prefix[mid] > a) hi = mid;
+        else lo = mid + 1;
+    }
+    uint first = lo;
+    hi = n;
+    while (lo < hi) {
+        uint mid = lo + (hi - lo) / 2;
+        if (base + prefix[mid] >= b) hi = mid;
+        else lo = mid + 1;
+    }
+    ranges[2 * s] = first;
+    ranges[2 * s + 1] = lo < n ? lo + 1 : n;
+}
+
+/* MPI ranks: window[at + i] = base + prefix[i], this rank's members' run-wide
+ * inclusive prefix sums in the window of pa_sources. */
+__kernel void pa_window_prefix(__global const uint *prefix, uint n, uint base, __global uint *window, uint at)
+{
+    uint i = get_global_id(0);
+    if (i < n) window[at + i] = base + prefix[i];
+}
+
+/* MPI ranks: the families at the ends of this rank's members (the members
+ * are in the order of their ancestors, so only these may continue on the
+ * neighbouring ranks): ancestor and local size of the first and the last. */
+__kernel void pa_family_edges(__global const uint *ancestor, uint n, __global const uint *counts,
+                              __global uint *edges)
+{
+    if (get_global_id(0) != 0) return;
+    uint first = ancestor[0], last = ancestor[n - 1];
+    edges[0] = first;
+    edges[1] = counts[first];
+    edges[2] = last;
+    edges[3] = counts[last];
 }
 
 /* counts[a] += 1 for the ancestor a of every member (counts zero before). */

@@ -101,6 +101,10 @@ size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas,
 /* ensemble.schedule "adaptive": true with beta_end and target_overlap (the
  * schedule above is then beta_start alone, counted as max_steps + 1). */
 bool clmc_preset_population_adaptive(const clmc_preset *preset, double *beta_end, double *target_overlap);
+/* Population annealing under MPI ranks (src/engine/distribute.c): this
+ * rank's model holds `copies` member slots, the first of them the run's
+ * member `first_system` (clmc_preset_systems). */
+void clmc_preset_population_share(clmc_preset *preset, unsigned copies, unsigned first_system);
 /* Engine-side resolution of automatic values (e.g. a per-device tile edge). */
 void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value);
 

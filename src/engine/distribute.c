@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ensembles/ensemble.h"
 #include "models/model.h"
 #include "output/results.h"
 #include "runtime/ranks.h"
@@ -64,7 +65,8 @@ static bool spreads_systems(const clmc_preset *global)
 
 bool clmc_rank_domain(const clmc_preset *global)
 {
-    return clmc_ranks_many() && !spreads_systems(global) && !clmc_preset_is_density(global);
+    return clmc_ranks_many() && !spreads_systems(global) && !clmc_preset_is_density(global) &&
+           !clmc_preset_is_population(global);
 }
 
 /* Domain decomposition: every rank runs the whole preset on its part of the
@@ -92,10 +94,42 @@ static clmc_status domain_preset(const clmc_preset *global, clmc_preset **local)
     return status;
 }
 
+/* Population annealing: every rank runs the whole preset in OUT/rank-R,
+ * holding its share of the members (clmc_population_share), the first of
+ * them numbered as in one process (their random streams). */
+void clmc_rank_population_share(const clmc_preset *global, clmc_preset *local)
+{
+    unsigned target = (unsigned)clmc_preset_int(global, "ensemble.population"), first = 0, slots = 0;
+    clmc_population_share(target, clmc_preset_systems(global)->copies, clmc_ranks()->rank, clmc_ranks()->size, &first,
+                          &slots);
+    clmc_preset_population_share(local, slots, first);
+}
+
+static clmc_status population_preset(const clmc_preset *global, clmc_preset **local)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    unsigned target = (unsigned)clmc_preset_int(global, "ensemble.population"), first = 0, slots = 0;
+    if (!clmc_population_share(target, clmc_preset_systems(global)->copies, ranks->rank, ranks->size, &first, &slots))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %u members cannot be shared by %d MPI ranks: the ranks "
+                         "hold whole chunks of 256 members (the resampling's sums), at least one each, so %d ranks "
+                         "need more than %d members", target, ranks->size, ranks->size, 256 * (ranks->size - 1));
+    char rank_dir[4096], dir[8300];
+    snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
+    CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
+    char *json = clmc_preset_to_json(global);
+    if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    const char *overrides[] = {dir};
+    clmc_status status = clmc_preset_parse(json, strlen(json), "preset", overrides, 1, local);
+    free(json);
+    if (status == CLMC_OK) clmc_rank_population_share(global, *local);
+    return status;
+}
+
 clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
 {
     const clmc_ranks_info *ranks = clmc_ranks();
     const clmc_systems_settings *systems = clmc_preset_systems(global);
+    if (clmc_preset_is_population(global)) return population_preset(global, local);
     if (!spreads_systems(global)) return domain_preset(global, local);
     rank_units u = units_of(global);
     unsigned blocks = u.units / u.block;

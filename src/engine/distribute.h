@@ -19,8 +19,14 @@
  * (CLMC_ERR_INPUT) what cannot be spread: fewer copies than ranks.  One
  * system (not "independent"): the whole preset with output.dir = OUT/rank-R,
  * where the model cuts its lattice (clmc_model_ops.domain; refused naming
- * the key where it cannot). */
+ * the key where it cannot).  Population annealing: the whole preset with
+ * output.dir = OUT/rank-R and the rank's share of the members (refused
+ * naming ensemble.population with fewer chunks of 256 members than ranks). */
 clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local);
+/* Population annealing: sets `local`'s share of the members (this rank's
+ * slots and first member) from the run's preset; the share was
+ * checked by clmc_rank_preset.  The resumed run's preset needs it again. */
+void clmc_rank_population_share(const clmc_preset *global, clmc_preset *local);
 /* Whether this run under several ranks decomposes one system's lattice. */
 bool clmc_rank_domain(const clmc_preset *global);
 

@@ -585,7 +585,9 @@ static void release_output(output_claim *claim)
 
 /* A decomposed lattice (collective): every rank holds the whole series (its
  * measurements are sums over the ranks) and takes part in the checks and
- * the picture; rank 0 writes. */
+ * the picture; rank 0 writes.  Population annealing the same: every rank
+ * holds the run's step records, and the checks may continue over the ranks'
+ * members (Ising's configuration hash). */
 static clmc_status finish_domain(model_instance *m, result_view *v, const clmc_preset *preset,
                                  const clmc_preset *global)
 {
@@ -597,8 +599,11 @@ static clmc_status finish_domain(model_instance *m, result_view *v, const clmc_p
     v->preset = clmc_rank_result_preset(preset, global);
     v->device = clmc_device_json(clmc_runtime_device(m->rt));
     if (devices) cJSON_AddItemToObject(v->device, "ranks", devices);
-    v->domain = cJSON_CreateObject();
-    clmc_status status = m->ops->domain(global, clmc_ranks()->size, v->domain);
+    clmc_status status = CLMC_OK;
+    if (clmc_rank_domain(global)) {
+        v->domain = cJSON_CreateObject();
+        status = m->ops->domain(global, clmc_ranks()->size, v->domain);
+    }
     v->write = clmc_ranks()->rank == 0;
     if (status == CLMC_OK) status = write_results(m, v, preset, clmc_preset_output(global)->dir);
     cJSON_Delete(v->domain);
@@ -623,7 +628,7 @@ static clmc_status finish_results(model_instance *m, const clmc_preset *preset, 
         clmc_h5_discard(v.h5); /* not reached by write_results (a failure before it) */
         return status;
     }
-    if (clmc_rank_domain(global)) return finish_domain(m, &v, preset, global);
+    if (clmc_rank_domain(global) || clmc_preset_is_population(global)) return finish_domain(m, &v, preset, global);
     clmc_series all = {0};
     clmc_tempering map = m->ensemble.map;
     double sums[3] = {v.updates, kernel_seconds, (double)map.n_systems};
@@ -899,6 +904,7 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     if (status == CLMC_OK && !global) status = clmc_ranks_unrecorded(dir);
     if (status == CLMC_OK) have_checkpoint = (status = clmc_checkpoint_read(own_dir, &checkpoint)) == CLMC_OK;
     if (status == CLMC_OK) status = checkpoint_preset(&checkpoint, own_dir, &preset);
+    if (status == CLMC_OK && global && clmc_preset_is_population(preset)) clmc_rank_population_share(global, preset);
     if (status == CLMC_OK) status = clmc_checkpoint_check(own_dir, &checkpoint, clmc_preset_run(preset));
     if (clmc_ranks_many()) status = check_same_sweep(&checkpoint, status);
     startup_mark(&startup, "checkpoint", NULL);

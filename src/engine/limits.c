@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "models/rng_streams.h"
+#include "runtime/ranks.h"
 
 
 static void human_bytes(unsigned long long bytes, char *text, size_t size)
@@ -39,6 +40,8 @@ clmc_status clmc_check_device_memory(const clmc_model_ops *ops, const clmc_prese
     if (clmc_preset_is_population(preset)) { /* a second copy of the members and 64 bytes of each's bookkeeping */
         key = "ensemble.population";
         total = 2 * total + 64ULL * clmc_preset_systems(preset)->copies;
+        if (clmc_ranks_many()) /* MPI ranks (copies: the rank's share): room for members received, family counts of all */
+            total += total / 2 + 12ULL * (uint64_t)clmc_preset_int(preset, "ensemble.population");
     }
     /* A generator that keeps state in device memory (lagged Fibonacci rings cost
      * kilobytes per stream) is named, so that the user sees the other way out. */

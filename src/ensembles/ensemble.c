@@ -11,6 +11,7 @@ static clmc_status population_settings_read(const clmc_preset *preset, clmc_ense
     settings->type = CLMC_ENSEMBLE_POPULATION_ANNEALING;
     settings->n_betas = (unsigned)clmc_preset_population_schedule(preset, settings->betas, CLMC_ENSEMBLE_MAX_TEMPERATURES);
     settings->copies = clmc_preset_systems(preset)->copies;
+    settings->first_system = clmc_preset_systems(preset)->first_system; /* MPI ranks: this rank's first member */
     settings->population = (unsigned)clmc_preset_int(preset, "ensemble.population");
     settings->sweeps_per_step = (uint64_t)clmc_preset_int(preset, "ensemble.sweeps_per_step");
     settings->runs = (unsigned)clmc_preset_int(preset, "ensemble.runs");

@@ -123,6 +123,13 @@ clmc_status clmc_ensemble_restore(clmc_ensemble *e, const unsigned char *blob, s
 
 /* Population annealing (population_annealing.c): opened by clmc_ensemble_create. */
 clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings *settings);
+/* Population annealing under K MPI ranks (docs/mpi.md): rank r holds the
+ * run's members from *first = 256 floor(r C / K) on, C = ceil(target / 256)
+ * chunks of 256 (the resampling's sum chunks): the next rank's first minus
+ * its own, and the last rank the rest up to `capacity` (nearest_integer's
+ * fluctuating population).  *slots: the members its device holds at most.
+ * false where a rank would get no chunk (C < K). */
+bool clmc_population_share(unsigned target, unsigned capacity, int rank, int ranks, unsigned *first, unsigned *slots);
 
 /* The kinds (ensemble.c, parallel_tempering.c, population_annealing.c). */
 extern const clmc_ensemble_kind clmc_ensemble_one_temperature;

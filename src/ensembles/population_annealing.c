@@ -6,7 +6,11 @@
  * step's sums stay in a device record (RECORD doubles, read once per run);
  * no step waits for the device (nearest_integer: but for the new size).
  * This kind runs its own loop (kind->run) and writes its own observables
- * (kind->results), one entry per temperature step. */
+ * (kind->results), one entry per temperature step.  Under MPI ranks
+ * (docs/mpi.md) each rank holds a share of the members: the sums are
+ * gathered and combined on the host in the device's order, members whose
+ * copies land on another rank travel (exchange), and every rank holds the
+ * run's step records, so the results equal one process's. */
 #include "ensemble.h"
 
 #include <math.h>
@@ -16,6 +20,7 @@
 
 #include "output/state_blob.h"
 #include "runtime/defines.h"
+#include "runtime/ranks.h"
 
 #define CHUNK 256 /* PA_CHUNK of cl/ensembles/population.cl */
 #define STATS 7   /* values per chunk of pa_member_stats */
@@ -50,9 +55,25 @@ typedef struct {
     bool exact_start;
     cl_program program;
     cl_kernel stats, weights, scan_d, add_d, copy_numbers, multinomial, prefix, scan_u, add_u, sources, gather,
-        family_count, family_stats, histogram, overlap, step_record_kernel;
+        family_count, family_stats, histogram, overlap, step_record_kernel, share_ranges, window_prefix,
+        family_edges;
     cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
         family_buf, scratch, histogram_buf[2], records;
+    size_t member_bytes, count_slots; /* count_slots: family counts (ancestors up to max(target, capacity)) */
+    /* MPI ranks (docs/mpi.md): this rank holds the run's members [first,
+     * first + local) of n (first = starts[rank], fixed; the last rank's
+     * share takes nearest_integer's fluctuation), capacity of them at most
+     * (slots[r]: every rank's).  One process: rank 0 of 1, local = n. */
+    int rank, ranks;
+    unsigned first, local;
+    unsigned *starts, *slots;
+    cl_mem received, received_ancestor, window, bounds, ranges, edges; /* the members that change rank */
+    unsigned char *staging; /* host copies of them (sent and received) */
+    size_t staging_bytes;
+    double *chunk_host, *chunk_all, *stats_all; /* chunk sums of the ranks' members */
+    cl_uint *histogram_sum;
+    double between_seconds, mpi_seconds; /* --profile: wall time between the sweeps; in MPI calls */
+    uint64_t sent_bytes, sent_members;
     unsigned current; /* which ancestor buffer holds the members' ancestors */
     size_t group; /* work-group size of the one-group kernels (scans, step record, overlap) */
     double *records_host, *betas_host;
@@ -72,6 +93,22 @@ typedef struct {
 static step_record *record(population *p, unsigned k) { return &p->steps[(size_t)p->run * p->max_steps + k]; }
 
 static size_t chunks(size_t n) { return (n + CHUNK - 1) / CHUNK; }
+
+bool clmc_population_share(unsigned target, unsigned capacity, int rank, int ranks, unsigned *first, unsigned *slots)
+{
+    unsigned long long c = chunks(target), k = (unsigned)ranks, r = (unsigned)rank;
+    *first = (unsigned)(CHUNK * (c * r / k));
+    unsigned next = rank + 1 < ranks ? (unsigned)(CHUNK * (c * (r + 1) / k)) : capacity;
+    *slots = next - *first;
+    return c >= k;
+}
+
+/* This rank's members when the run has n (the last rank: those past its first; 0 if none). */
+static unsigned local_of(const population *p, unsigned n)
+{
+    if (p->rank + 1 < p->ranks) return p->starts[p->rank + 1] - p->first;
+    return n > p->first ? n - p->first : 0;
+}
 
 #define ARG(kernel, index, type, value)                                            \
     do {                                                                           \
@@ -130,7 +167,9 @@ static clmc_status build(population *p, clmc_ensemble *e)
                    {"pa_add_uint", &p->add_u},       {"pa_sources", &p->sources},
                    {"pa_gather", &p->gather},        {"pa_family_count", &p->family_count},
                    {"pa_family_stats", &p->family_stats}, {"pa_histogram", &p->histogram},
-                   {"pa_overlap", &p->overlap},    {"pa_step_record", &p->step_record_kernel}};
+                   {"pa_overlap", &p->overlap},    {"pa_step_record", &p->step_record_kernel},
+                   {"pa_share_ranges", &p->share_ranges}, {"pa_window_prefix", &p->window_prefix},
+                   {"pa_family_edges", &p->family_edges}};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         CLMC_TRY(clmc_kernel_create(p->program, kernels[i].name, kernels[i].kernel));
     size_t limit = 256;
@@ -148,6 +187,8 @@ static clmc_status build(population *p, clmc_ensemble *e)
 static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes)
 {
     size_t cap = p->capacity, n_chunks = chunks(cap);
+    p->member_bytes = member_bytes;
+    p->count_slots = cap > p->target ? cap : p->target;
     struct {
         size_t bytes;
         cl_mem *buffer;
@@ -159,13 +200,28 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
                    {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[0]},
                    {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[1]},
                    {sizeof(cl_uint) * cap, &p->ancestor[0]},     {sizeof(cl_uint) * cap, &p->ancestor[1]},
-                   {sizeof(cl_uint) * cap, &p->counts},          {2 * sizeof(cl_double) * n_chunks, &p->family_buf},
+                   {sizeof(cl_uint) * p->count_slots, &p->counts},
+                   {2 * sizeof(cl_double) * chunks(p->count_slots), &p->family_buf},
                    {member_bytes * cap, &p->scratch}};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         CLMC_TRY(clmc_buffer_create(rt, buffers[i].bytes, NULL, "population", buffers[i].buffer));
     /* Fields no step writes (step 0's weight total and overlap, the steps to
      * come) go into checkpoints: zeros, not whatever the device held. */
     CLMC_TRY(zero(rt, p->records, sizeof(cl_double) * RECORD * p->max_steps));
+    if (p->ranks > 1) { /* members received from other ranks (at most a share), the window of pa_sources */
+        size_t k = (size_t)p->ranks;
+        struct {
+            size_t bytes;
+            cl_mem *buffer;
+        } shared[] = {{member_bytes * cap, &p->received},       {sizeof(cl_uint) * cap, &p->received_ancestor},
+                      {2 * sizeof(cl_uint) * cap, &p->window}, {2 * sizeof(cl_uint) * k, &p->bounds},
+                      {2 * sizeof(cl_uint) * k, &p->ranges},   {4 * sizeof(cl_uint), &p->edges}};
+        for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+            CLMC_TRY(clmc_buffer_create(rt, shared[i].bytes, NULL, "population", shared[i].buffer));
+        p->chunk_host = malloc(sizeof(double) * STATS * n_chunks);
+        p->histogram_sum = malloc(sizeof(cl_uint) * HISTOGRAM_BINS);
+        if (!p->chunk_host || !p->histogram_sum) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
     p->records_host = malloc(sizeof(double) * RECORD * p->max_steps);
     p->betas_host = malloc(sizeof(double) * cap);
     p->temperature_host = calloc(cap, sizeof(unsigned));
@@ -181,7 +237,7 @@ static clmc_status begin_run(population *p, clmc_runtime *rt)
 {
     cl_uint *identity = malloc(sizeof(cl_uint) * p->capacity);
     if (!identity) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    for (size_t i = 0; i < p->capacity; i++) identity[i] = (cl_uint)i;
+    for (size_t i = 0; i < p->capacity; i++) identity[i] = (cl_uint)(p->first + i); /* the run's numbering */
     cl_int err = clEnqueueWriteBuffer(clmc_runtime_queue(rt), p->ancestor[0], CL_TRUE, 0,
                                       sizeof(cl_uint) * p->capacity, identity, 0, NULL, NULL);
     free(identity);
@@ -190,6 +246,7 @@ static clmc_status begin_run(population *p, clmc_runtime *rt)
     CLMC_TRY(zero(rt, p->histogram_buf[1], sizeof(cl_uint) * HISTOGRAM_BINS));
     p->current = 0;
     p->n = p->target;
+    p->local = local_of(p, p->n);
     p->ln_z = p->log_states;
     return CLMC_OK;
 }
@@ -204,6 +261,23 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->target = settings->population;
     p->capacity = e->map.n_configs;
     p->n = p->target;
+    p->rank = clmc_ranks()->rank;
+    p->ranks = clmc_ranks()->size;
+    p->first = settings->first_system;
+    p->starts = calloc((size_t)p->ranks + 1, sizeof *p->starts);
+    p->slots = calloc((size_t)p->ranks + 1, sizeof *p->slots);
+    if (!p->starts || !p->slots) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    /* Real member values (XY/Heisenberg) are not combined across ranks yet:
+     * their checks and the joined records were built for integer models. */
+    if (p->ranks > 1 && e->ops->ensemble->real_members)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: population annealing of model \"%s\" runs in one process; "
+                         "under %d MPI ranks only Ising, Potts and EA members are shared", e->ops->type, p->ranks);
+    for (int r = 0; r < p->ranks; r++) { /* every rank's first member (src/engine/distribute.c set this one's) */
+        unsigned slots;
+        clmc_population_share(p->target, 0, r, p->ranks, &p->starts[r], &slots);
+    }
+    p->slots[p->rank] = p->capacity; /* the others': ranks_setup */
+    p->local = local_of(p, p->n);
     p->resampling = settings->resampling;
     p->max_steps = settings->n_betas;
     p->n_steps = settings->adaptive ? 1 : settings->n_betas;
@@ -233,19 +307,152 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
 /* The members' observables, family sizes and energy histogram at step k's
  * beta into the step's device record, and the overlap of the histogram with
  * the previous step's (sum_E min(P_k-1(E), P_k(E)), exact in integers). */
+/* pa_block of cl/ensembles/population.cl: item id's block of n among size. */
+static void block_of(size_t n, size_t id, size_t size, size_t *first, size_t *last)
+{
+    size_t per = (n + size - 1) / size;
+    *first = id * per < n ? id * per : n;
+    *last = *first + per < n ? *first + per : n;
+}
+
+/* Rank r's members when the run has n. */
+static size_t rank_members(const population *p, int r, unsigned n)
+{
+    if (r + 1 < p->ranks) return p->starts[r + 1] - p->starts[r];
+    return n > p->starts[r] ? n - p->starts[r] : 0;
+}
+
+/* Byte counts of `per_chunk` doubles per chunk of every rank's members. */
+static void chunk_counts(const population *p, size_t per_chunk, size_t *counts)
+{
+    for (int r = 0; r < p->ranks; r++) counts[r] = sizeof(double) * per_chunk * chunks(rank_members(p, r, p->n));
+}
+
+/* MPI ranks: step k's record for the run from every rank's per-chunk member
+ * statistics, summed as pa_step_record sums them in one process (the same
+ * blocks of chunks for the group size, in the same order), and the family
+ * statistics: the members are in their ancestors' order, so a family spans
+ * consecutive members and only the families at a rank's ends continue on
+ * its neighbours; their sizes are added up (exact integers). */
+static clmc_status measure_ranks(clmc_ensemble *e, population *p, unsigned k)
+{
+    cl_command_queue queue = clmc_runtime_queue(e->rt);
+    size_t local_chunks = chunks(p->local), all_chunks = chunks(p->n), k_ranks = (size_t)p->ranks;
+    ARG(p->family_edges, 0, cl_mem, p->ancestor[p->current]);
+    ARG(p->family_edges, 1, cl_uint, p->local);
+    ARG(p->family_edges, 2, cl_mem, p->counts);
+    ARG(p->family_edges, 3, cl_mem, p->edges);
+    CLMC_TRY(launch(e->rt, p->family_edges, 1));
+    cl_uint edges[4];
+    double own[RECORD];
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->member_stats, CL_FALSE, 0, sizeof(double) * STATS * local_chunks,
+                                    p->chunk_host, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->edges, CL_FALSE, 0, sizeof edges, edges, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->records, CL_TRUE, sizeof(double) * record_at(k, 0),
+                                    sizeof(double) * (LARGEST + 1), own, 0, NULL, NULL));
+    size_t *counts = malloc(2 * k_ranks * sizeof *counts);
+    double family[6] = {own[FAMILY_SQUARES], own[LARGEST], edges[0], edges[1], edges[2], edges[3]};
+    double *families = malloc(6 * k_ranks * sizeof *families);
+    if (!counts || !families) {
+        free(counts), free(families);
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    chunk_counts(p, STATS, counts);
+    for (size_t r = 0; r < k_ranks; r++) counts[k_ranks + r] = sizeof family;
+    double started = clmc_runtime_clock();
+    clmc_status status = clmc_ranks_allgatherv(p->chunk_host, p->stats_all, counts);
+    if (status == CLMC_OK) status = clmc_ranks_allgatherv(family, families, counts + k_ranks);
+    p->mpi_seconds += clmc_runtime_clock() - started;
+    free(counts);
+    if (status != CLMC_OK) {
+        free(families);
+        return status;
+    }
+    double *record = p->records_host + record_at(k, 0), x[7], total[7] = {INFINITY, -INFINITY, 0, 0, 0, 0, 0};
+    for (size_t id = 0; id < p->group; id++) {
+        size_t first, last;
+        block_of(all_chunks, id, p->group, &first, &last);
+        x[0] = INFINITY, x[1] = -INFINITY;
+        for (int q = 2; q < 7; q++) x[q] = 0;
+        for (size_t c = first; c < last; c++) {
+            const double *stats = p->stats_all + STATS * c;
+            x[0] = fmin(x[0], stats[0]);
+            x[1] = fmax(x[1], stats[6]);
+            for (int q = 0; q < 5; q++) x[2 + q] += stats[1 + q];
+        }
+        if (id == 0) {
+            memcpy(total, x, sizeof x);
+            continue;
+        }
+        total[0] = fmin(total[0], x[0]);
+        total[1] = fmax(total[1], x[1]);
+        for (int q = 2; q < 7; q++) total[q] += x[q];
+    }
+    /* Families: sum of the ranks' squares, corrected where one continues
+     * across ranks (its parts' squares out, its whole size's square in). */
+    double squares = 0, largest = 0, id = families[4], size = families[5], parts = size * size;
+    for (size_t r = 0; r < k_ranks; r++) {
+        squares += families[6 * r];
+        largest = fmax(largest, families[6 * r + 1]);
+    }
+    for (size_t r = 1; r < k_ranks; r++) { /* f: squares, largest, first ancestor and its size, last and its */
+        const double *f = families + 6 * r;
+        if (f[2] == id) { /* the family goes on here */
+            size += f[3];
+            parts += f[3] * f[3];
+            if (f[2] == f[4]) continue; /* and fills this rank */
+        }
+        squares += size * size - parts;
+        largest = fmax(largest, size);
+        id = f[4], size = f[5], parts = size * size;
+    }
+    squares += size * size - parts;
+    largest = fmax(largest, size);
+    free(families);
+    record[E_MIN] = total[0];
+    record[E_MAX] = total[1];
+    for (int q = 0; q < 5; q++) record[SUMS + q] = total[2 + q];
+    record[FAMILY_SQUARES] = squares;
+    record[LARGEST] = largest;
+    /* Not waited for: records_host keeps it (the histogram's read-back follows). */
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->records, CL_FALSE, sizeof(double) * record_at(k, 0),
+                                     sizeof(double) * (LARGEST + 1), record, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* MPI ranks: step k's energy histogram summed over the ranks (exact counts),
+ * so that every rank holds the run's (its overlap, the adaptive schedule). */
+static clmc_status histogram_ranks(clmc_ensemble *e, population *p, unsigned k)
+{
+    const double *record = p->records_host + record_at(k, 0);
+    double width = record[E_MAX] - record[E_MIN] + 1;
+    if (width > HISTOGRAM_BINS) return CLMC_OK;
+    size_t bins = (size_t)width;
+    cl_command_queue queue = clmc_runtime_queue(e->rt);
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->histogram_buf[k % 2], CL_TRUE, 0, sizeof(cl_uint) * bins,
+                                    p->histogram_sum, 0, NULL, NULL));
+    double started = clmc_runtime_clock();
+    clmc_ranks_sum_uint32(p->histogram_sum, bins);
+    p->mpi_seconds += clmc_runtime_clock() - started;
+    /* Not waited for: histogram_sum stays until the next step's (read-backs come between). */
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->histogram_buf[k % 2], CL_FALSE, 0, sizeof(cl_uint) * bins,
+                                     p->histogram_sum, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
 static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k)
 {
-    size_t n_chunks = chunks(p->n);
+    size_t n_chunks = chunks(p->local);
     ARG(p->stats, 0, cl_mem, energy);
     ARG(p->stats, 1, cl_mem, magnetisation);
-    ARG(p->stats, 2, cl_uint, p->n);
+    ARG(p->stats, 2, cl_uint, p->local);
     ARG(p->stats, 3, cl_mem, p->member_stats);
     CLMC_TRY(launch_chunks(e->rt, p->stats, n_chunks));
-    CLMC_TRY(zero(e->rt, p->counts, sizeof(cl_uint) * p->capacity));
+    CLMC_TRY(zero(e->rt, p->counts, sizeof(cl_uint) * p->count_slots));
     ARG(p->family_count, 0, cl_mem, p->ancestor[p->current]);
-    ARG(p->family_count, 1, cl_uint, p->n);
+    ARG(p->family_count, 1, cl_uint, p->local);
     ARG(p->family_count, 2, cl_mem, p->counts);
-    CLMC_TRY(launch(e->rt, p->family_count, p->n));
+    CLMC_TRY(launch(e->rt, p->family_count, p->local));
     ARG(p->family_stats, 0, cl_mem, p->counts);
     ARG(p->family_stats, 1, cl_uint, p->target);
     ARG(p->family_stats, 2, cl_mem, p->family_buf);
@@ -257,12 +464,14 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->step_record_kernel, 4, cl_mem, p->records);
     ARG(p->step_record_kernel, 5, cl_uint, (cl_uint)record_at(k, 0));
     CLMC_TRY(clmc_enqueue(e->rt, p->step_record_kernel, 1, &p->group, &p->group, CLMC_UNTIMED));
+    if (p->ranks > 1) CLMC_TRY(measure_ranks(e, p, k));
     ARG(p->histogram, 0, cl_mem, energy);
-    ARG(p->histogram, 1, cl_uint, p->n);
+    ARG(p->histogram, 1, cl_uint, p->local);
     ARG(p->histogram, 2, cl_mem, p->records);
     ARG(p->histogram, 3, cl_uint, (cl_uint)record_at(k, 0));
     ARG(p->histogram, 4, cl_mem, p->histogram_buf[k % 2]);
-    CLMC_TRY(launch(e->rt, p->histogram, p->n));
+    CLMC_TRY(launch(e->rt, p->histogram, p->local));
+    if (p->ranks > 1) CLMC_TRY(histogram_ranks(e, p, k));
     step_record *r = record(p, k);
     r->beta = p->betas[k];
     r->members = p->n;
@@ -307,6 +516,15 @@ static clmc_status read_records(clmc_ensemble *e, population *p)
     return CLMC_OK;
 }
 
+/* Every member's chunk offset added (the prefix sums' last pass). */
+static clmc_status add_offsets(clmc_ensemble *e, population *p, cl_kernel add, cl_mem values, cl_mem chunk_sums)
+{
+    ARG(add, 0, cl_mem, values);
+    ARG(add, 1, cl_uint, p->local);
+    ARG(add, 2, cl_mem, chunk_sums);
+    return launch(e->rt, add, p->local);
+}
+
 /* The last two passes of a prefix sum in chunks of 256, after the first
  * pass left each chunk's sum in `chunk_sums`: one work-group scans the chunk
  * sums (their total into `total`), then every element gets its chunk's
@@ -315,51 +533,122 @@ static clmc_status finish_prefix_sums(clmc_ensemble *e, population *p, cl_kernel
                                       cl_mem chunk_sums, cl_mem total, cl_uint total_at)
 {
     ARG(scan, 0, cl_mem, chunk_sums);
-    ARG(scan, 1, cl_uint, (cl_uint)chunks(p->n));
+    ARG(scan, 1, cl_uint, (cl_uint)chunks(p->local));
     ARG(scan, 2, cl_mem, total);
     if (total_at != (cl_uint)-1) ARG(scan, 3, cl_uint, total_at);
     CLMC_TRY(clmc_enqueue(e->rt, scan, 1, &p->group, &p->group, CLMC_UNTIMED));
-    ARG(add, 0, cl_mem, values);
-    ARG(add, 1, cl_uint, p->n);
-    ARG(add, 2, cl_mem, chunk_sums);
-    return launch(e->rt, add, p->n);
+    return add_offsets(e, p, add, values, chunk_sums);
+}
+
+/* The exclusive scan of n chunk totals t in place, in the order
+ * pa_scan_chunks_double takes with work-groups of `size`; returns the total
+ * it leaves (bit for bit the device's, with IEEE double additions). */
+static double scan_chunks(double *t, size_t n, size_t size)
+{
+    double part[256], run = 0, total = 0;
+    for (size_t id = 0; id < size; id++) {
+        size_t first, last;
+        block_of(n, id, size, &first, &last);
+        double sum = 0;
+        for (size_t c = first; c < last; c++) sum += t[c];
+        part[id] = sum;
+    }
+    for (size_t id = 0; id < size; id++) {
+        double x = part[id];
+        part[id] = run;
+        run += x;
+    }
+    for (size_t id = 0; id < size; id++) {
+        size_t first, last;
+        block_of(n, id, size, &first, &last);
+        double offset = part[id];
+        for (size_t c = first; c < last; c++) {
+            double x = t[c];
+            t[c] = offset;
+            offset += x;
+        }
+        if (first < last && last == n) total = offset;
+    }
+    return total;
+}
+
+/* MPI ranks: the weights' chunk totals of every rank gathered and scanned on
+ * the host as one device would scan them (the chunks are the run's: the
+ * shares start at multiples of 256), this rank's offsets and the run's total
+ * written back; *cum_before: the run's cumulative weight before this rank's
+ * first member, as the device would hold it (offset + total of the chunk
+ * before). */
+static clmc_status weigh_ranks(clmc_ensemble *e, population *p, unsigned k, double *cum_before)
+{
+    cl_command_queue queue = clmc_runtime_queue(e->rt);
+    size_t local_chunks = chunks(p->local), all_chunks = chunks(p->n), c0 = p->first / CHUNK;
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->chunk_d, CL_TRUE, 0, sizeof(double) * local_chunks, p->chunk_host, 0,
+                                    NULL, NULL));
+    size_t *counts = malloc((size_t)p->ranks * sizeof *counts);
+    if (!counts) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    chunk_counts(p, 1, counts);
+    double started = clmc_runtime_clock();
+    clmc_status status = clmc_ranks_allgatherv(p->chunk_host, p->chunk_all, counts);
+    p->mpi_seconds += clmc_runtime_clock() - started;
+    free(counts);
+    CLMC_TRY(status);
+    double before = c0 ? p->chunk_all[c0 - 1] : 0;
+    double *total = p->records_host + record_at(k, WEIGHT_TOTAL);
+    *total = scan_chunks(p->chunk_all, all_chunks, p->group);
+    *cum_before = c0 ? p->chunk_all[c0 - 1] + before : 0.0;
+    /* Not waited for: the host copies stay until the copy totals' read-back. */
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->chunk_d, CL_FALSE, 0, sizeof(double) * local_chunks,
+                                     p->chunk_all + c0, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->records, CL_FALSE, sizeof(double) * record_at(k, WEIGHT_TOTAL),
+                                     sizeof(double), total, 0, NULL, NULL));
+    return add_offsets(e, p, p->add_d, p->cum, p->chunk_d);
 }
 
 /* Cumulative weights exp(-(beta_k - beta_k-1)(E_i - E_min)) of the members
  * at step k (E_min from step k-1's record) and their sum into step k's record. */
-static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigned k)
+static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigned k, double *cum_before)
 {
     ARG(p->weights, 0, cl_mem, energy);
-    ARG(p->weights, 1, cl_uint, p->n);
+    ARG(p->weights, 1, cl_uint, p->local);
     ARG(p->weights, 2, cl_double, p->betas[k] - p->betas[k - 1]);
     ARG(p->weights, 3, cl_mem, p->records);
     ARG(p->weights, 4, cl_uint, (cl_uint)record_at(k - 1, E_MIN));
     ARG(p->weights, 5, cl_mem, p->cum);
     ARG(p->weights, 6, cl_mem, p->chunk_d);
-    CLMC_TRY(launch_chunks(e->rt, p->weights, chunks(p->n)));
+    CLMC_TRY(launch_chunks(e->rt, p->weights, chunks(p->local)));
+    *cum_before = 0;
+    if (p->ranks > 1) return weigh_ranks(e, p, k, cum_before);
     return finish_prefix_sums(e, p, p->scan_d, p->add_d, p->cum, p->chunk_d, p->records,
                               (cl_uint)record_at(k, WEIGHT_TOTAL));
 }
 
 /* Copy numbers by the scheme, then their prefix sums; the new size: R for
  * systematic and multinomial (their copy numbers add up to R), read back for
- * nearest_integer (the one wait for the device in a step). */
-static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, cl_uint *n_new)
+ * nearest_integer (the one wait for the device in a step).  Under MPI ranks
+ * each rank's total is read back and gathered: *base, the copies of the
+ * ranks before this one, and the run's new size. */
+static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, double cum_before, cl_uint *n_new,
+                                cl_uint *base)
 {
+    cl_uint total_at = (cl_uint)record_at(step, WEIGHT_TOTAL);
     if (p->resampling == 1) {
-        CLMC_TRY(zero(e->rt, p->copies, sizeof(cl_uint) * p->n));
+        CLMC_TRY(zero(e->rt, p->copies, sizeof(cl_uint) * p->local));
         ARG(p->multinomial, 0, cl_mem, p->cum);
-        ARG(p->multinomial, 1, cl_uint, p->n);
+        ARG(p->multinomial, 1, cl_uint, p->local);
         ARG(p->multinomial, 2, cl_uint, p->target);
         ARG(p->multinomial, 3, cl_uint, p->seed_lo);
         ARG(p->multinomial, 4, cl_uint, p->seed_hi);
         ARG(p->multinomial, 5, cl_uint, step);
         ARG(p->multinomial, 6, cl_uint, p->run);
         ARG(p->multinomial, 7, cl_mem, p->copies);
+        ARG(p->multinomial, 8, cl_double, cum_before);
+        ARG(p->multinomial, 9, cl_uint, p->rank + 1 == p->ranks);
+        ARG(p->multinomial, 10, cl_mem, p->records);
+        ARG(p->multinomial, 11, cl_uint, total_at);
         CLMC_TRY(launch(e->rt, p->multinomial, p->target));
     } else {
         ARG(p->copy_numbers, 0, cl_mem, p->cum);
-        ARG(p->copy_numbers, 1, cl_uint, p->n);
+        ARG(p->copy_numbers, 1, cl_uint, p->local);
         ARG(p->copy_numbers, 2, cl_uint, p->target);
         ARG(p->copy_numbers, 3, cl_uint, p->resampling);
         ARG(p->copy_numbers, 4, cl_uint, p->seed_lo);
@@ -367,58 +656,264 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         ARG(p->copy_numbers, 6, cl_uint, step);
         ARG(p->copy_numbers, 7, cl_uint, p->run);
         ARG(p->copy_numbers, 8, cl_mem, p->copies);
-        CLMC_TRY(launch(e->rt, p->copy_numbers, p->n));
+        ARG(p->copy_numbers, 9, cl_uint, p->first);
+        ARG(p->copy_numbers, 10, cl_double, cum_before);
+        ARG(p->copy_numbers, 11, cl_mem, p->records);
+        ARG(p->copy_numbers, 12, cl_uint, total_at);
+        CLMC_TRY(launch(e->rt, p->copy_numbers, p->local));
     }
-    cl_uint n_chunks = (cl_uint)chunks(p->n);
+    cl_uint n_chunks = (cl_uint)chunks(p->local);
     ARG(p->prefix, 0, cl_mem, p->copies);
-    ARG(p->prefix, 1, cl_uint, p->n);
+    ARG(p->prefix, 1, cl_uint, p->local);
     ARG(p->prefix, 2, cl_mem, p->prefix_buf);
     ARG(p->prefix, 3, cl_mem, p->chunk_u);
     CLMC_TRY(launch_chunks(e->rt, p->prefix, n_chunks));
     CLMC_TRY(finish_prefix_sums(e, p, p->scan_u, p->add_u, p->prefix_buf, p->chunk_u, p->total_u, (cl_uint)-1));
-    if (p->resampling != 2) {
+    *base = 0;
+    if (p->ranks == 1 && p->resampling != 2) {
         *n_new = p->target;
         return CLMC_OK;
     }
-    return read_back(e->rt, p->total_u, sizeof(cl_uint), n_new);
+    CLMC_TRY(read_back(e->rt, p->total_u, sizeof(cl_uint), n_new));
+    if (p->ranks == 1) return CLMC_OK;
+    uint64_t mine = *n_new, *all = calloc((size_t)p->ranks, sizeof *all);
+    size_t *counts = calloc((size_t)p->ranks, sizeof *counts);
+    clmc_status status = all && counts ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (int r = 0; status == CLMC_OK && r < p->ranks; r++) counts[r] = sizeof mine;
+    double started = clmc_runtime_clock();
+    if (status == CLMC_OK) status = clmc_ranks_allgatherv(&mine, all, counts);
+    p->mpi_seconds += clmc_runtime_clock() - started;
+    uint64_t sum = 0;
+    for (int r = 0; status == CLMC_OK && r < p->ranks; r++) {
+        if (r == p->rank) *base = (cl_uint)sum;
+        sum += all[r];
+    }
+    *n_new = (cl_uint)sum;
+    free(all);
+    free(counts);
+    return status;
 }
 
-/* to[j] = from[source[j]] for the new members, `words` words each. */
-static clmc_status gather(clmc_ensemble *e, population *p, cl_mem from, cl_mem to, cl_uint words, cl_uint n_new)
+/* to[j] = the window's member source[j] for the new members, `words` words
+ * each (pa_gather: own members from `from`, others' from `received`). */
+static clmc_status gather(clmc_ensemble *e, population *p, cl_mem from, cl_mem received, cl_mem to, cl_uint words,
+                          cl_uint n_new, cl_uint n_lower)
 {
     ARG(p->gather, 0, cl_mem, from);
     ARG(p->gather, 1, cl_mem, to);
     ARG(p->gather, 2, cl_uint, words);
     ARG(p->gather, 3, cl_mem, p->source);
     ARG(p->gather, 4, cl_uint, n_new);
+    ARG(p->gather, 5, cl_mem, received);
+    ARG(p->gather, 6, cl_uint, n_lower);
+    ARG(p->gather, 7, cl_uint, p->local);
     size_t global[2] = {words, n_new};
     return clmc_enqueue(e->rt, p->gather, 2, global, NULL, CLMC_UNTIMED);
 }
 
+/* Writes `bytes` from host memory into `buffer` at `offset`, or reads them;
+ * not waited for (the caller finishes the queue before the host memory
+ * changes or is read). */
+static clmc_status upload(clmc_runtime *rt, cl_mem buffer, size_t offset, size_t bytes, const void *host)
+{
+    if (bytes == 0) return CLMC_OK;
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(rt), buffer, CL_FALSE, offset, bytes, host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+static clmc_status fetch(clmc_runtime *rt, cl_mem buffer, size_t offset, size_t bytes, void *host)
+{
+    if (bytes == 0) return CLMC_OK;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(rt), buffer, CL_FALSE, offset, bytes, host, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+static clmc_status finish(clmc_runtime *rt)
+{
+    CLMC_CL_TRY(clFinish(clmc_runtime_queue(rt)));
+    return CLMC_OK;
+}
+
+static clmc_status grow_staging(population *p, size_t bytes)
+{
+    if (bytes <= p->staging_bytes) return CLMC_OK;
+    unsigned char *grown = realloc(p->staging, bytes);
+    if (!grown) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    p->staging = grown;
+    p->staging_bytes = bytes;
+    return CLMC_OK;
+}
+
+/* MPI ranks: the old members whose copies belong to other ranks' new shares
+ * travel there.  Rank s's new members are the run's [starts[s], starts[s+1])
+ * (the last rank's to n_new); this rank's members i with copies in that
+ * range (pa_share_ranges; those with none are left out) go to s as records
+ * (the run's inclusive prefix sum of copies, the ancestor, the member's
+ * bytes), all ranks' at once (MPI_Alltoallv, staged through host memory).
+ * The received members are uploaded (those from lower ranks first, then the
+ * higher), and the window of pa_sources is laid out in the run's order:
+ * the lower ranks' prefix sums, this rank's own (all its old members), the
+ * higher ranks'. */
+static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_uint base, cl_uint n_new,
+                            cl_uint *n_window, cl_uint *n_lower)
+{
+    size_t k = (size_t)p->ranks, bytes = p->member_bytes, record = 2 * sizeof(cl_uint) + bytes;
+    cl_uint *bounds = malloc(4 * k * sizeof *bounds), *ranges = bounds + 2 * k;
+    size_t *counts = malloc(2 * k * sizeof *counts), *received = counts + k;
+    if (!bounds || !counts) {
+        free(bounds), free(counts);
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    for (size_t r = 0; r < k; r++) {
+        bounds[2 * r] = p->starts[r];
+        bounds[2 * r + 1] = r + 1 < k ? p->starts[r + 1] : n_new;
+    }
+    clmc_status status = upload(e->rt, p->bounds, 0, 2 * k * sizeof *bounds, bounds);
+    ARG(p->share_ranges, 0, cl_mem, p->prefix_buf);
+    ARG(p->share_ranges, 1, cl_uint, p->local);
+    ARG(p->share_ranges, 2, cl_uint, base);
+    ARG(p->share_ranges, 3, cl_mem, p->bounds);
+    ARG(p->share_ranges, 4, cl_uint, (cl_uint)k);
+    ARG(p->share_ranges, 5, cl_mem, p->ranges);
+    if (status == CLMC_OK) status = launch(e->rt, p->share_ranges, k);
+    if (status == CLMC_OK) status = fetch(e->rt, p->ranges, 0, 2 * k * sizeof *ranges, ranges);
+    if (status == CLMC_OK) status = finish(e->rt);
+    /* Outgoing records, peer by peer, after the slices read back (copies,
+     * prefix sums, ancestors, members of each peer's range). */
+    size_t slice_total = 0, outgoing = 0;
+    for (size_t r = 0; r < k; r++)
+        if (r != (size_t)p->rank) slice_total += ranges[2 * r + 1] - ranges[2 * r];
+    size_t slice_bytes = slice_total * (3 * sizeof(cl_uint) + bytes);
+    if (status == CLMC_OK) status = grow_staging(p, 2 * slice_bytes + 1);
+    unsigned char *out = p->staging + slice_bytes; /* records built behind the slices */
+    size_t at = 0;
+    for (size_t r = 0; status == CLMC_OK && r < k; r++) {
+        counts[r] = 0;
+        size_t lo = ranges[2 * r], n = ranges[2 * r + 1] - lo;
+        if (r == (size_t)p->rank || n == 0) continue;
+        cl_uint *copies = (cl_uint *)(p->staging + at), *prefix = copies + n, *ancestors = prefix + n;
+        unsigned char *data = (unsigned char *)(ancestors + n);
+        at += n * (3 * sizeof(cl_uint) + bytes);
+        status = fetch(e->rt, p->copies, lo * sizeof(cl_uint), n * sizeof(cl_uint), copies);
+        if (status == CLMC_OK) status = fetch(e->rt, p->prefix_buf, lo * sizeof(cl_uint), n * sizeof(cl_uint), prefix);
+        if (status == CLMC_OK)
+            status = fetch(e->rt, p->ancestor[p->current], lo * sizeof(cl_uint), n * sizeof(cl_uint), ancestors);
+        if (status == CLMC_OK) status = fetch(e->rt, members, lo * bytes, n * bytes, data);
+    }
+    if (status == CLMC_OK) status = finish(e->rt); /* every peer's slices, read back at once */
+    at = 0;
+    for (size_t r = 0; status == CLMC_OK && r < k; r++) {
+        size_t lo = ranges[2 * r], n = ranges[2 * r + 1] - lo;
+        if (r == (size_t)p->rank || n == 0) continue;
+        cl_uint *copies = (cl_uint *)(p->staging + at), *prefix = copies + n, *ancestors = prefix + n;
+        unsigned char *data = (unsigned char *)(ancestors + n);
+        at += n * (3 * sizeof(cl_uint) + bytes);
+        for (size_t i = 0; i < n; i++) {
+            if (copies[i] == 0) continue;
+            cl_uint head[2] = {base + prefix[i], ancestors[i]};
+            memcpy(out + outgoing, head, sizeof head);
+            memcpy(out + outgoing + sizeof head, data + i * bytes, bytes);
+            outgoing += record;
+            counts[r] += record;
+        }
+    }
+    p->sent_bytes += outgoing;
+    p->sent_members += outgoing / record;
+    double started = clmc_runtime_clock();
+    if (status == CLMC_OK) status = clmc_ranks_alltoall_counts(counts, received);
+    size_t incoming = 0;
+    for (size_t r = 0; r < k; r++) incoming += received[r];
+    unsigned char *in = NULL;
+    if (status == CLMC_OK) {
+        in = malloc(incoming + 1);
+        if (!in) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    if (status == CLMC_OK) status = clmc_ranks_alltoallv(out, counts, in, received);
+    p->mpi_seconds += clmc_runtime_clock() - started;
+    /* Unpacked in rank order: [lower ranks' members][higher ranks'], with
+     * their prefix sums and ancestors. */
+    size_t n_in = incoming / record, lower = 0;
+    for (size_t r = 0; r < (size_t)p->rank; r++) lower += received[r] / record;
+    if (n_in > p->capacity && status == CLMC_OK)
+        status = clmc_fail(CLMC_ERR_OTHER, "population annealing: rank %d received %zu members, room for %u", p->rank,
+                           n_in, p->capacity);
+    cl_uint *heads = NULL;
+    unsigned char *data = NULL;
+    if (status == CLMC_OK) {
+        heads = malloc(2 * (n_in + 1) * sizeof *heads);
+        data = malloc(n_in * bytes + 1);
+        if (!heads || !data) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    for (size_t i = 0; status == CLMC_OK && i < n_in; i++) {
+        memcpy(&heads[i], in + i * record, sizeof(cl_uint));                          /* prefix sums */
+        memcpy(&heads[n_in + i], in + i * record + sizeof(cl_uint), sizeof(cl_uint)); /* ancestors */
+        memcpy(data + i * bytes, in + i * record + 2 * sizeof(cl_uint), bytes);
+    }
+    if (status == CLMC_OK) status = upload(e->rt, p->received, 0, n_in * bytes, data);
+    if (status == CLMC_OK) status = upload(e->rt, p->received_ancestor, 0, n_in * sizeof(cl_uint), heads + n_in);
+    if (status == CLMC_OK) status = upload(e->rt, p->window, 0, lower * sizeof(cl_uint), heads);
+    ARG(p->window_prefix, 0, cl_mem, p->prefix_buf);
+    ARG(p->window_prefix, 1, cl_uint, p->local);
+    ARG(p->window_prefix, 2, cl_uint, base);
+    ARG(p->window_prefix, 3, cl_mem, p->window);
+    ARG(p->window_prefix, 4, cl_uint, (cl_uint)lower);
+    if (status == CLMC_OK) status = launch(e->rt, p->window_prefix, p->local);
+    if (status == CLMC_OK)
+        status = upload(e->rt, p->window, (lower + p->local) * sizeof(cl_uint), (n_in - lower) * sizeof(cl_uint),
+                        heads + lower);
+    if (status == CLMC_OK) status = finish(e->rt); /* the uploads done before their host copies go */
+    *n_window = (cl_uint)(n_in + p->local);
+    *n_lower = (cl_uint)lower;
+    free(in);
+    free(heads);
+    free(data);
+    free(bounds);
+    free(counts);
+    return status;
+}
+
 /* From beta to beta' = betas[step]: weights, copy numbers, and the new
- * population (configurations and ancestors) written in place. */
+ * population (configurations and ancestors) written in place.  Under MPI
+ * ranks the members whose copies land on another rank travel (exchange). */
 static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsigned step)
 {
-    CLMC_TRY(weigh(e, p, energy, step));
-    cl_uint n_new;
-    CLMC_TRY(copy_numbers(e, p, step, &n_new));
-    if (n_new == 0 || n_new > p->capacity)
-        return clmc_fail(CLMC_ERR_OTHER, "ensemble.resampling: %u copies at beta %g, room for %u; the population "
-                         "cannot go on", n_new, p->betas[step], p->capacity);
-    ARG(p->sources, 0, cl_mem, p->prefix_buf);
-    ARG(p->sources, 1, cl_uint, p->n);
-    ARG(p->sources, 2, cl_uint, n_new);
-    ARG(p->sources, 3, cl_mem, p->source);
-    CLMC_TRY(launch(e->rt, p->sources, n_new));
+    double cum_before = 0;
+    CLMC_TRY(weigh(e, p, energy, step, &cum_before));
+    cl_uint n_new, base = 0;
+    CLMC_TRY(copy_numbers(e, p, step, cum_before, &n_new, &base));
+    size_t last = rank_members(p, p->ranks - 1, n_new);
+    if (n_new == 0 || last == 0 || last > p->slots[p->ranks - 1]) {
+        if (p->ranks == 1)
+            return clmc_fail(CLMC_ERR_OTHER, "ensemble.resampling: %u copies at beta %g, room for %u; the population "
+                             "cannot go on", n_new, p->betas[step], p->capacity);
+        return clmc_fail(CLMC_ERR_OTHER, "ensemble.resampling: %u copies at beta %g leave the last of %d MPI ranks "
+                         "%zu members, room for 1 to %u; the population cannot go on", n_new, p->betas[step],
+                         p->ranks, last, p->slots[p->ranks - 1]);
+    }
+    cl_uint local_new = (cl_uint)rank_members(p, p->rank, n_new);
     cl_mem members;
     size_t member_bytes;
     CLMC_TRY(e->ops->ensemble->members_buffer(e->state, &members, &member_bytes));
-    CLMC_TRY(gather(e, p, members, p->scratch, (cl_uint)(member_bytes / 4), n_new));
-    CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), p->scratch, members, 0, 0, member_bytes * n_new, 0,
+    cl_mem window = p->prefix_buf, received = members, received_ancestor = p->ancestor[p->current];
+    cl_uint n_window = p->local, n_lower = 0;
+    if (p->ranks > 1) {
+        CLMC_TRY(exchange(e, p, members, base, n_new, &n_window, &n_lower));
+        window = p->window, received = p->received, received_ancestor = p->received_ancestor;
+    }
+    ARG(p->sources, 0, cl_mem, window);
+    ARG(p->sources, 1, cl_uint, n_window);
+    ARG(p->sources, 2, cl_uint, local_new);
+    ARG(p->sources, 3, cl_mem, p->source);
+    ARG(p->sources, 4, cl_uint, p->first);
+    CLMC_TRY(launch(e->rt, p->sources, local_new));
+    CLMC_TRY(gather(e, p, members, received, p->scratch, (cl_uint)(member_bytes / 4), local_new, n_lower));
+    CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), p->scratch, members, 0, 0, member_bytes * local_new, 0,
                                     NULL, NULL));
-    CLMC_TRY(gather(e, p, p->ancestor[p->current], p->ancestor[1 - p->current], 1, n_new));
+    CLMC_TRY(gather(e, p, p->ancestor[p->current], received_ancestor, p->ancestor[1 - p->current], 1, local_new,
+                    n_lower));
     p->current = 1 - p->current;
     p->n = n_new;
+    p->local = local_new;
     return CLMC_OK;
 }
 
@@ -471,10 +966,41 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
 
 /* ensemble.runs independent anneals one after the other: run r starts from
  * the model's random start for run r, and its sweeps continue the count. */
+/* MPI ranks, at the run's start (collective; every rank gets here after the
+ * engine's agreement that all opened): every rank's member slots, one
+ * work-group size for the host's sums (the smallest), the host's room for
+ * every rank's chunk sums. */
+static clmc_status ranks_setup(population *p)
+{
+    uint64_t *all = calloc(2 * (size_t)p->ranks, sizeof *all), mine[2] = {p->capacity, 256 - p->group};
+    size_t *counts = calloc((size_t)p->ranks, sizeof *counts);
+    clmc_status status = all && counts ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (int r = 0; r < p->ranks; r++) counts[r] = sizeof mine;
+    if (status == CLMC_OK) status = clmc_ranks_allgatherv(mine, all, counts);
+    uint64_t unused = 0;
+    for (int r = 0; status == CLMC_OK && r < p->ranks; r++) {
+        p->slots[r] = (unsigned)all[2 * r];
+        if (all[2 * r + 1] > unused) unused = all[2 * r + 1];
+    }
+    free(all);
+    free(counts);
+    CLMC_TRY(status);
+    p->group = 256 - (size_t)unused;
+    if (p->starts[p->rank] != p->first)
+        return clmc_fail(CLMC_ERR_OTHER, "population annealing: rank %d holds members from %u, its share from %u",
+                         p->rank, p->first, p->starts[p->rank]);
+    size_t all_chunks = chunks((size_t)p->starts[p->ranks - 1] + p->slots[p->ranks - 1]);
+    p->chunk_all = malloc(sizeof(double) * all_chunks);
+    p->stats_all = malloc(sizeof(double) * STATS * all_chunks);
+    if (!p->chunk_all || !p->stats_all) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    return CLMC_OK;
+}
+
 static clmc_status pa_run(clmc_ensemble *e)
 {
     population *p = e->kind_state;
     cl_mem energy = NULL, magnetisation = NULL;
+    if (p->ranks > 1) CLMC_TRY(ranks_setup(p));
     if (clmc_runtime_profiling(e->rt)) { /* programs the first measurement builds are not counted */
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
         CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
@@ -483,6 +1009,14 @@ static clmc_status pa_run(clmc_ensemble *e)
     for (p->run = p->resumed ? p->run : 0; p->run < p->runs; p->run++) {
         unsigned first = 0;
         if (p->resumed) { /* the members' energies at the last step, for its weights */
+            if (p->ranks > 1) { /* every rank's checkpoint from the same step boundary */
+                uint64_t at[2] = {(uint64_t)p->run << 32 | p->first_step, ~((uint64_t)p->run << 32 | p->first_step)};
+                clmc_ranks_max(at, 2);
+                if (at[0] != ~at[1])
+                    return clmc_fail(CLMC_ERR_INPUT, "checkpoint: the MPI ranks' checkpoints were written at "
+                                     "different temperature steps (one rank stopped while writing); the run cannot "
+                                     "be resumed from them");
+            }
             CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
             first = p->first_step;
             p->resumed = false;
@@ -499,6 +1033,12 @@ static clmc_status pa_run(clmc_ensemble *e)
         fprintf(stderr, "clmc profile: population annealing: %.6f s wall, %.6f s device outside the sweeps "
                 "(resampling, temperature change, measurement, launch gaps): %.2f%% of the wall time\n",
                 p->wall_seconds, p->outside_ns * 1e-9, 100 * p->outside_ns * 1e-9 / p->wall_seconds);
+    if (clmc_runtime_profiling(e->rt) && p->ranks > 1)
+        fprintf(stderr, "clmc profile: population annealing rank %d of %d: %.6f s wall between the sweeps "
+                "(measurement, resampling, transfers): %.2f%% of the wall time; %.6f s in MPI calls; %llu members "
+                "(%llu bytes) sent\n", p->rank, p->ranks, p->between_seconds,
+                100 * p->between_seconds / p->wall_seconds, p->mpi_seconds, (unsigned long long)p->sent_members,
+                (unsigned long long)p->sent_bytes);
     return CLMC_OK;
 }
 
@@ -569,8 +1109,13 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             CLMC_TRY(e->between_steps(e->between_context, p->sweep));
         }
         CLMC_TRY(mark(e, p));
+        double started = clmc_runtime_clock();
         if (k > 0) CLMC_TRY(resample(e, p, energy, k));
         CLMC_TRY(set_beta(e, p, p->betas[k]));
+        if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) { /* the wall time up to the sweeps */
+            CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
+            p->between_seconds += clmc_runtime_clock() - started;
+        }
         CLMC_TRY(mark(e, p));
         /* beta_start = 0: the random start is already an exact sample. */
         if ((k > 0 || p->betas[0] > 0) && e->ops->sweeps && p->theta > 0) { /* many per launch (Ising resident) */
@@ -581,10 +1126,18 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         for (uint64_t t = 0; (k > 0 || p->betas[0] > 0) && !e->ops->sweeps && t < p->theta; t++)
             CLMC_TRY(e->ops->sweep(e->state, p->sweep++));
         CLMC_TRY(mark(e, p));
+        if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) { /* the wall time from the sweeps' end */
+            CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
+            started = clmc_runtime_clock();
+        }
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
         CLMC_TRY(measure(e, p, energy, magnetisation, k));
         CLMC_TRY(mark(e, p));
         if (p->choosing) CLMC_TRY(choose_next_beta(e, p, k));
+        if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) {
+            CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
+            p->between_seconds += clmc_runtime_clock() - started;
+        }
     }
     *energy_out = energy;
     *magnetisation_out = magnetisation;
@@ -720,7 +1273,8 @@ static clmc_status pa_restore(clmc_ensemble *e, const unsigned char *blob, size_
     bool adaptive = p->choosing; /* as opened: the schedule is still to be chosen */
     if (r.status == CLMC_OK && (max_steps != p->max_steps || (adaptive ? n_steps > max_steps : n_steps != p->n_steps) ||
                                 (choosing && !adaptive) || choosing > 1 || runs != p->runs || capacity != p->capacity ||
-                                run >= runs || step == 0 || step >= n_steps || n == 0 || n > capacity))
+                                run >= runs || step == 0 || step >= n_steps || n == 0 || n > (1u << 25) ||
+                                local_of(p, (unsigned)n) == 0 || local_of(p, (unsigned)n) > p->capacity))
         return clmc_fail(CLMC_ERR_INPUT, "checkpoint: the population annealing state (run %llu, step %llu of %llu, "
                          "%llu members) does not fit the preset", (unsigned long long)run, (unsigned long long)step,
                          (unsigned long long)n_steps, (unsigned long long)n);
@@ -748,6 +1302,7 @@ static clmc_status pa_restore(clmc_ensemble *e, const unsigned char *blob, size_
     p->run = (unsigned)run;
     p->first_step = (unsigned)step;
     p->n = (unsigned)n;
+    p->local = local_of(p, p->n);
     p->sweep = sweep;
     p->current = 0;
     p->resumed = true;
@@ -760,13 +1315,15 @@ static void pa_close(clmc_ensemble *e)
     if (!p) return;
     cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->multinomial, p->prefix,
                            p->scan_u, p->add_u,   p->sources, p->gather, p->family_count, p->family_stats,
-                           p->histogram, p->overlap, p->step_record_kernel};
+                           p->histogram, p->overlap, p->step_record_kernel, p->share_ranges, p->window_prefix,
+                           p->family_edges};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     cl_mem buffers[] = {p->cum,    p->chunk_d,      p->records,     p->copies,      p->prefix_buf,
                         p->chunk_u, p->total_u,     p->source,      p->member_stats, p->ancestor[0],
                         p->ancestor[1], p->counts,  p->family_buf,  p->scratch, p->histogram_buf[0],
-                        p->histogram_buf[1]};
+                        p->histogram_buf[1], p->received, p->received_ancestor, p->window, p->bounds,
+                        p->ranges,  p->edges};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     if (p->program) CLMC_CL_WARN(clReleaseProgram(p->program));
@@ -777,6 +1334,13 @@ static void pa_close(clmc_ensemble *e)
     free(p->betas_host);
     free(p->temperature_host);
     free(p->steps);
+    free(p->starts);
+    free(p->slots);
+    free(p->staging);
+    free(p->chunk_host);
+    free(p->chunk_all);
+    free(p->stats_all);
+    free(p->histogram_sum);
     free(p);
     e->kind_state = NULL;
 }

@@ -1151,6 +1151,12 @@ bool clmc_preset_bool(const clmc_preset *preset, const char *path)
 
 bool clmc_preset_has(const clmc_preset *preset, const char *path) { return find_path(preset, path) != NULL; }
 
+void clmc_preset_population_share(clmc_preset *preset, unsigned copies, unsigned first_system)
+{
+    preset->systems.copies = copies;
+    preset->systems.first_system = first_system;
+}
+
 void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value)
 {
     cJSON *item = find_path(preset, path);

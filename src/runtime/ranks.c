@@ -216,6 +216,97 @@ clmc_status clmc_ranks_gatherv(const void *send, size_t bytes, void *receive, si
     return CLMC_OK;
 }
 
+#ifdef CLMC_HAVE_MPI
+/* Byte counts and displacements as MPI's ints, or false past 2 GiB. */
+static bool int_counts(const size_t *counts, int *sizes, int *offsets)
+{
+    size_t total = 0;
+    for (int r = 0; r < info.size; r++) {
+        if (counts[r] > (size_t)INT32_MAX || total > (size_t)INT32_MAX) return false;
+        sizes[r] = (int)counts[r];
+        offsets[r] = (int)total;
+        total += counts[r];
+    }
+    return total <= (size_t)INT32_MAX;
+}
+#endif
+
+clmc_status clmc_ranks_allgatherv(const void *send, void *receive, const size_t *counts)
+{
+    if (!clmc_ranks_many()) {
+        memmove(receive, send, counts[0]);
+        return CLMC_OK;
+    }
+#ifdef CLMC_HAVE_MPI
+    int *sizes = malloc((size_t)info.size * sizeof *sizes), *offsets = malloc((size_t)info.size * sizeof *offsets);
+    clmc_status status = sizes && offsets ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && !int_counts(counts, sizes, offsets))
+        status = clmc_fail(CLMC_ERR_OTHER, "an MPI all-gather past 2 GiB");
+    if (status == CLMC_OK &&
+        MPI_Allgatherv(send, sizes[info.rank], MPI_BYTE, receive, sizes, offsets, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
+        status = clmc_fail(CLMC_ERR_OTHER, "MPI_Allgatherv failed");
+    free(sizes);
+    free(offsets);
+    return status;
+#else
+    return CLMC_OK;
+#endif
+}
+
+clmc_status clmc_ranks_alltoall_counts(const size_t *send_counts, size_t *receive_counts)
+{
+    if (!clmc_ranks_many()) {
+        receive_counts[0] = send_counts[0];
+        return CLMC_OK;
+    }
+#ifdef CLMC_HAVE_MPI
+    uint64_t *out = malloc(2 * (size_t)info.size * sizeof *out);
+    if (!out) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (int r = 0; r < info.size; r++) out[r] = send_counts[r];
+    int ok = MPI_Alltoall(out, 1, MPI_UINT64_T, out + info.size, 1, MPI_UINT64_T, MPI_COMM_WORLD) == MPI_SUCCESS;
+    for (int r = 0; r < info.size; r++) receive_counts[r] = (size_t)out[info.size + r];
+    free(out);
+    if (!ok) return clmc_fail(CLMC_ERR_OTHER, "MPI_Alltoall failed");
+#endif
+    return CLMC_OK;
+}
+
+clmc_status clmc_ranks_alltoallv(const void *send, const size_t *send_counts, void *receive,
+                                 const size_t *receive_counts)
+{
+    if (!clmc_ranks_many()) {
+        memmove(receive, send, send_counts[0]);
+        return CLMC_OK;
+    }
+#ifdef CLMC_HAVE_MPI
+    int *v = malloc(4 * (size_t)info.size * sizeof *v);
+    clmc_status status = v ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    int *sizes = v, *offsets = v + info.size, *r_sizes = v + 2 * info.size, *r_offsets = v + 3 * info.size;
+    if (status == CLMC_OK && (!int_counts(send_counts, sizes, offsets) || !int_counts(receive_counts, r_sizes, r_offsets)))
+        status = clmc_fail(CLMC_ERR_OTHER, "an MPI all-to-all past 2 GiB");
+    if (status == CLMC_OK && MPI_Alltoallv(send, sizes, offsets, MPI_BYTE, receive, r_sizes, r_offsets, MPI_BYTE,
+                                           MPI_COMM_WORLD) != MPI_SUCCESS)
+        status = clmc_fail(CLMC_ERR_OTHER, "MPI_Alltoallv failed");
+    free(v);
+    return status;
+#else
+    return CLMC_OK;
+#endif
+}
+
+void clmc_ranks_sum_uint32(uint32_t *values, size_t n)
+{
+#ifdef CLMC_HAVE_MPI
+    for (size_t at = 0; clmc_ranks_many() && at < n; at += (size_t)INT32_MAX) {
+        size_t part = n - at < (size_t)INT32_MAX ? n - at : (size_t)INT32_MAX;
+        MPI_Allreduce(MPI_IN_PLACE, values + at, (int)part, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD);
+    }
+#else
+    (void)values;
+    (void)n;
+#endif
+}
+
 _Noreturn void clmc_ranks_abort(clmc_status status)
 {
     fprintf(stderr, "clmc: error: rank %d: %s (ending all ranks)\n", info.rank, clmc_error_message());

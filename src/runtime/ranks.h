@@ -58,6 +58,20 @@ clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive);
  * (rank 0 reads them into `counts`, size entries). */
 clmc_status clmc_ranks_gatherv(const void *send, size_t bytes, void *receive, size_t *counts);
 
+/* Every rank receives every rank's bytes in rank order (counts[r] bytes
+ * from rank r, known on every rank) into `receive`.  Collective. */
+clmc_status clmc_ranks_allgatherv(const void *send, void *receive, const size_t *counts);
+/* Personalised exchange (collective): clmc_ranks_alltoall_counts tells each
+ * rank the byte counts the others will send it (receive_counts[r] from rank
+ * r); clmc_ranks_alltoallv then sends send_counts[r] bytes of `send`, in
+ * rank order, to rank r, and receives receive_counts[r] from rank r into
+ * `receive` in rank order. */
+clmc_status clmc_ranks_alltoall_counts(const size_t *send_counts, size_t *receive_counts);
+clmc_status clmc_ranks_alltoallv(const void *send, const size_t *send_counts, void *receive,
+                                 const size_t *receive_counts);
+/* Exact in-place sums of 32-bit unsigned counts over all ranks (collective). */
+void clmc_ranks_sum_uint32(uint32_t *values, size_t n);
+
 /* A failure on one rank after the ranks have parted (inside the sweep loop):
  * prints the message and ends every rank (MPI_Abort), so none waits forever
  * for the failed one. */

@@ -30,9 +30,11 @@ size_t ea_coupling_bytes(const ea_state *s)
 void ea_fill_couplings(const ea_state *s, void *out)
 {
     size_t bonds = ea_bond_count(s);
+    /* Population annealing: realization 0 whichever members a rank holds. */
+    cl_uint first = s->population ? 0 : s->first_system;
     for (cl_uint r = 0; r < s->disorders; r++)
         for (size_t b = 0; b < bonds; b++)
-            ((cl_float *)out)[r * bonds + b] = (cl_float)clmc_ea_coupling(s->couplings, s->seed, s->first_system + r,
+            ((cl_float *)out)[r * bonds + b] = (cl_float)clmc_ea_coupling(s->couplings, s->seed, first + r,
                                                                           (uint32_t)(b / (size_t)s->dim),
                                                                           (unsigned)(b % (size_t)s->dim));
 }

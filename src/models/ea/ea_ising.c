@@ -22,6 +22,7 @@
 
 #include "common/philox.h"
 #include "runtime/defines.h"
+#include "runtime/ranks.h"
 #include "measure/measure.h"
 #include "models/lattice.h"
 
@@ -866,19 +867,29 @@ static clmc_status ea_snapshot(void *state, clmc_array *configuration)
 static clmc_status ea_checks(void *state, cJSON *checks)
 {
     ea_state *s = state;
-    unsigned long long hash = FNV_OFFSET, invalid = 0;
+    uint64_t hash = FNV_OFFSET;
+    unsigned long long invalid = 0;
     size_t n = (size_t)s->configurations * s->n_sites;
     signed char *spins = malloc(n ? n : 1);
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     clmc_status status = read_spins(s, spins);
+    bool chain = s->population && clmc_ranks_many(); /* the members of all ranks, in order (collective) */
+    if (chain) clmc_ranks_chain_receive(&hash);
     for (size_t i = 0; status == CLMC_OK && i < n; i++) {
         invalid += spins[i] != 1 && spins[i] != -1;
         hash = (hash ^ (unsigned char)spins[i]) * FNV_PRIME;
     }
     free(spins);
+    if (chain) {
+        clmc_ranks_chain_send(hash);
+        clmc_ranks_chain_result(&hash);
+        long long all = (long long)invalid;
+        clmc_ranks_sum_int64(&all, 1);
+        invalid = (unsigned long long)all;
+    }
     CLMC_TRY(status);
     char text[32];
-    snprintf(text, sizeof text, "%016llx", hash);
+    snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
     if (s->energy_mode == EA_ENERGIES_CHECK) {

@@ -34,7 +34,8 @@ static uint64_t device_spin_bytes(const clmc_preset *p)
     uint64_t spins = (msc ? sites / 8 : sites) * preset_configs(p);
     int ranks = clmc_ranks()->size;
     uint64_t layer = (uint64_t)edge * (dim == 3 ? (uint64_t)edge : 1);
-    if (ranks > 1 && !clmc_preset_systems(p)->independent)
+    if (ranks > 1 && !clmc_preset_systems(p)->independent &&
+        !clmc_preset_is_population(p)) /* slabs; population members are shared (copies is the rank's) */
         spins = spins / (uint64_t)ranks + 2 * (msc ? layer / 8 : layer);
     return spins;
 }
@@ -75,6 +76,7 @@ typedef struct {
      * with a halo layer on each side (per colour plane for msc), exchanged
      * with ranks `below` and `above` after every colour pass. */
     bool domain;
+    bool population_members; /* population annealing's members (under MPI ranks: a share of them) */
     int slab, first_layer, below, above;
     size_t layer_words;     /* msc: words of one layer of one colour */
     size_t stored_words;    /* msc: words per configuration, halos included */
@@ -467,7 +469,9 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     /* One system under several ranks: the engine let it through ising_domain. */
     const clmc_ranks_info *ranks = clmc_ranks();
     s->domain = (s->msc || s->tiled) && clmc_ranks_many() && !clmc_preset_systems(p)->independent &&
-                !clmc_preset_is_density(p); /* multicanonical walkers: the ranks share the walkers */
+                !clmc_preset_is_density(p) && /* multicanonical walkers: the ranks share the walkers */
+                !clmc_preset_is_population(p); /* population annealing: the ranks share the members */
+    s->population_members = clmc_preset_is_population(p);
     s->layer_sites = (size_t)s->edge * (s->dim == 3 ? (size_t)s->edge : 1);
     s->layer_words = s->layer_sites / 64;
     s->stored_words = s->n_sites / 32;
@@ -842,10 +846,13 @@ static clmc_status read_configuration(ising_state *s, cl_uint config, signed cha
 /* Final configurations: every spin must be +-1; the FNV-1a hash over all
  * configurations (in storage order) lets runs on different devices be
  * compared bit for bit.  Slabs (collective): each rank continues the hash
- * of the rank below over its sites, so the lattice's hash comes out. */
+ * of the rank below over its sites, so the lattice's hash comes out;
+ * population annealing's members under MPI ranks the same over its members
+ * (the run's, in order). */
 static clmc_status ising_checks(void *state, cJSON *checks)
 {
     ising_state *s = state;
+    bool chain = s->domain || (s->population_members && clmc_ranks_many());
     signed char *spins = malloc(s->n_sites);
     uint64_t hash = 0xcbf29ce484222325ULL;
     long long invalid = 0;
@@ -853,7 +860,7 @@ static clmc_status ising_checks(void *state, cJSON *checks)
     clmc_status status = spins ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
         status = read_configuration(s, c, spins);
-        if (s->domain && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
+        if (chain && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
             clmc_ranks_chain_receive(&hash);
             received = true;
         }
@@ -863,7 +870,7 @@ static clmc_status ising_checks(void *state, cJSON *checks)
         }
     }
     free(spins);
-    if (s->domain) {
+    if (chain) {
         if (!received) clmc_ranks_chain_receive(&hash); /* failed before its turn */
         clmc_ranks_chain_send(hash);
         clmc_ranks_chain_result(&hash);

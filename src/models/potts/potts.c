@@ -15,6 +15,7 @@
 #include "clmc/labeling.h"
 #include "models/labeling/labeling_options.h"
 #include "runtime/defines.h"
+#include "runtime/ranks.h"
 #include "measure/measure.h"
 #include "models/ensemble_hooks.h"
 #include "models/lattice.h"
@@ -46,6 +47,7 @@ typedef struct {
     clmc_label_lattice labeling;
     cl_uint n_sites, seed_lo, seed_hi, ordered;
     unsigned batch; /* measurement slots before the spare one (population annealing: none) */
+    bool population; /* population annealing's members (under MPI ranks: a share of them) */
     cl_uint n_configs, first_system; /* systems held (copy-major) and the run-wide index of the first */
     bool cluster;      /* Swendsen-Wang or few-cluster, else Metropolis */
     bool few_clusters; /* few-cluster: only seeded clusters change */
@@ -302,6 +304,7 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     s->n_configs = (cl_uint)(clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies);
     s->first_system = clmc_preset_systems(p)->first_system;
     s->batch = batch_slots(p);
+    s->population = clmc_preset_is_population(p);
     uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -451,15 +454,25 @@ static clmc_status potts_checks(void *state, cJSON *checks)
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, all_sites(s), spins, 0, NULL,
                                      NULL);
-    unsigned long long hash = 0xcbf29ce484222325ULL, invalid = 0;
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    unsigned long long invalid = 0;
+    bool chain = s->population && clmc_ranks_many(); /* the members of all ranks, in order (collective) */
+    if (chain) clmc_ranks_chain_receive(&hash);
     for (size_t i = 0; err == CL_SUCCESS && i < all_sites(s); i++) {
         invalid += spins[i] >= s->q;
         hash = (hash ^ spins[i]) * 0x100000001b3ULL;
     }
     free(spins);
+    if (chain) {
+        clmc_ranks_chain_send(hash);
+        clmc_ranks_chain_result(&hash);
+        long long all = (long long)invalid;
+        clmc_ranks_sum_int64(&all, 1);
+        invalid = (unsigned long long)all;
+    }
     CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
     char text[32];
-    snprintf(text, sizeof text, "%016llx", hash);
+    snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
     return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins outside 0 .. q - 1", invalid) : CLMC_OK;
