@@ -145,5 +145,16 @@ else
   cat "$tmp/out"
   fail "512 members under 3 ranks: exit $rc, $count messages"
 fi
+# XY members (real energies) are not shared by ranks: exit 2 naming ensemble.type.
+"${launcher[@]}" -np 2 "$clmc" run "$(dirname "$0")/../presets/pa-xy2d-L32.json" --out "$tmp/xy" --quiet --set model.L=8 \
+  --set ensemble.population=600 --set ensemble.steps=3 >"$tmp/out" 2>&1
+rc=$?
+count=$(grep -c "^clmc: " "$tmp/out")
+if [ $rc -eq 2 ] && [ "$count" -eq 1 ] && grep -q "ensemble.type: population annealing of model \"heisenberg\" runs in one process" "$tmp/out"; then
+  echo "ok: XY population annealing under 2 ranks: exit 2, one message: $(grep '^clmc: ' "$tmp/out")"
+else
+  cat "$tmp/out"
+  fail "XY population annealing under 2 ranks: exit $rc, $count messages"
+fi
 echo "mpi_population_check: $failures failure(s)"
 [ $failures -eq 0 ]
