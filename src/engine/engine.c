@@ -44,13 +44,20 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *device,
+/* global: under several MPI ranks the run's preset (preset: this rank's
+ * part), else NULL.  Parallel tempering of one system across the ranks
+ * keeps the run's ensemble (every temperature) on every rank, the model
+ * holding this rank's share of the configurations. */
+static clmc_status instance_open(clmc_preset *preset, const clmc_preset *global, const clmc_device_info *device,
                                  const clmc_launch_options *launch, model_instance *m)
 {
     memset(m, 0, sizeof *m);
     if (launch) m->launch = *launch;
     clmc_ensemble_settings ensemble;
-    CLMC_TRY(clmc_ensemble_settings_read(preset, &ensemble));
+    bool temperatures = global && clmc_rank_temperatures(global);
+    CLMC_TRY(clmc_ensemble_settings_read(temperatures ? global : preset, &ensemble));
+    if (temperatures) clmc_rank_temperature_share(global, &ensemble.share_first, &ensemble.share_count);
+    clmc_ranks_set_configs_chained(temperatures);
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
     m->tuning = cJSON_CreateObject();
@@ -467,7 +474,12 @@ static clmc_status allocate_series(const model_instance *m, const clmc_preset *p
     if (values > (uint64_t)1 << 28)
         return clmc_fail(CLMC_ERR_INPUT, "run: %llu measured values exceed the 2^28 kept in memory; raise "
                          "run.measure_every", (unsigned long long)values);
-    return clmc_series_init(s, (size_t)n, &m->shape, m->n_columns);
+    const clmc_tempering *map = &m->ensemble.map;
+    if (!map->share_count) return clmc_series_init(s, (size_t)n, &m->shape, m->n_columns);
+    clmc_model_shape run = m->shape; /* tempering across ranks: the whole run's series on every rank */
+    run.n_temperatures = map->n_temperatures;
+    CLMC_TRY(clmc_series_init(s, (size_t)n, &run, m->n_columns));
+    return clmc_series_share(s, map->share_first, map->share_count, m->shape.measure_batch);
 }
 
 /* Continues from a checkpoint (clmc_checkpoint_check passed): its state
@@ -540,6 +552,26 @@ static clmc_status finish_domain(model_instance *m, result_view *v, const clmc_p
     return clmc_ranks_agree(status);
 }
 
+/* Parallel tempering of one system across the ranks (collective): every
+ * rank holds the whole series and map; the checks continue from rank to
+ * rank; rank 0 writes, with the run's preset. */
+static clmc_status finish_temperatures(model_instance *m, result_view *v, const clmc_preset *global)
+{
+    double sums[2] = {v->updates, v->kernel_seconds};
+    clmc_ranks_sum(sums, 2);
+    v->updates = sums[0];
+    v->kernel_seconds = sums[1];
+    cJSON *devices = clmc_rank_devices_json(clmc_runtime_device(m->rt));
+    v->preset = cJSON_Duplicate(clmc_preset_tree(global), true);
+    v->device = clmc_device_json(clmc_runtime_device(m->rt));
+    if (devices) cJSON_AddItemToObject(v->device, "ranks", devices);
+    v->write = clmc_ranks()->rank == 0;
+    clmc_status status = write_results(m, v, global, clmc_preset_output(global)->dir);
+    cJSON_Delete(v->preset);
+    cJSON_Delete(v->device);
+    return clmc_ranks_agree(status);
+}
+
 /* The results of this process's run, or under several ranks of the whole
  * run, gathered and written by rank 0 (collective). */
 static clmc_status finish_results(model_instance *m, const clmc_preset *preset, const clmc_preset *global,
@@ -557,6 +589,7 @@ static clmc_status finish_results(model_instance *m, const clmc_preset *preset, 
         return status;
     }
     if (clmc_rank_domain(global)) return finish_domain(m, &v, preset, global);
+    if (m->ensemble.map.share_count) return finish_temperatures(m, &v, global);
     clmc_series all = {0};
     clmc_tempering map = m->ensemble.map;
     double sums[3] = {v.updates, kernel_seconds, (double)map.n_systems};
@@ -751,7 +784,7 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     memset(&m, 0, sizeof m);
     if (status == CLMC_OK) status = select_device(options, &device);
     if (status == CLMC_OK) status = claim_existing_output(&claim);
-    if (status == CLMC_OK) status = instance_open(own, &device, options ? &options->launch : NULL, &m);
+    if (status == CLMC_OK) status = instance_open(own, local ? preset : NULL, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && !(options && options->quiet) && clmc_ranks()->rank == 0) print_tuning(m.tuning);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
@@ -830,7 +863,7 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     model_instance m;
     memset(&m, 0, sizeof m);
     if (status == CLMC_OK) status = select_device(options, &device);
-    if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &m);
+    if (status == CLMC_OK) status = instance_open(preset, global, &device, options ? &options->launch : NULL, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
         status = run_density(&m, preset, options, &claim, &checkpoint, global);
@@ -900,7 +933,7 @@ void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int 
     e->repetitions = repetitions < 1 ? 1 : repetitions;
     double *ns = calloc((size_t)e->repetitions, sizeof *ns);
     model_instance m;
-    clmc_status status = ns ? instance_open(preset, device, launch, &m)
+    clmc_status status = ns ? instance_open(preset, NULL, device, launch, &m)
                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
         status = clmc_fail(CLMC_ERR_INPUT, "ensemble.type: clmc bench times canonical sweeps; a multicanonical or "

@@ -14,6 +14,8 @@ static bool initialised;
 /* Whether this rank prints the error it returns: rank 0, unless
  * clmc_ranks_agree chose the failed rank. */
 static bool reports = true;
+/* clmc_ranks_set_configs_chained */
+static bool configs_chained;
 
 /* Started by an MPI launcher (mpirun/mpiexec of Open MPI or MPICH, srun):
  * the variables they set in each rank.  Without one, clmc stays a single
@@ -215,6 +217,43 @@ clmc_status clmc_ranks_gatherv(const void *send, size_t bytes, void *receive, si
 #endif
     return CLMC_OK;
 }
+
+unsigned clmc_ranks_share_start(unsigned units, int rank)
+{
+    return (unsigned)((unsigned long long)units * (unsigned)rank / (unsigned)info.size);
+}
+
+clmc_status clmc_ranks_allgatherv(const void *send, void *receive, const size_t *counts)
+{
+    if (!clmc_ranks_many()) {
+        memmove(receive, send, counts[0]);
+        return CLMC_OK;
+    }
+#ifdef CLMC_HAVE_MPI
+    int *sizes = malloc((size_t)info.size * sizeof *sizes), *offsets = malloc((size_t)info.size * sizeof *offsets);
+    if (!sizes || !offsets) clmc_ranks_abort(clmc_fail(CLMC_ERR_OTHER, "out of host memory"));
+    size_t total = 0;
+    for (int r = 0; r < info.size; r++) {
+        sizes[r] = (int)counts[r];
+        offsets[r] = (int)total;
+        total += counts[r];
+    }
+    clmc_status status = CLMC_OK;
+    if (total > (size_t)INT32_MAX) status = clmc_fail(CLMC_ERR_OTHER, "the ranks' values exceed 2 GiB in one gather");
+    else if (MPI_Allgatherv(send, sizes[info.rank], MPI_BYTE, receive, sizes, offsets, MPI_BYTE, MPI_COMM_WORLD) !=
+             MPI_SUCCESS)
+        status = clmc_fail(CLMC_ERR_OTHER, "MPI_Allgatherv failed");
+    free(sizes);
+    free(offsets);
+    return status;
+#else
+    return CLMC_OK;
+#endif
+}
+
+void clmc_ranks_set_configs_chained(bool chained) { configs_chained = chained; }
+
+bool clmc_ranks_configs_chained(void) { return configs_chained && clmc_ranks_many(); }
 
 _Noreturn void clmc_ranks_abort(clmc_status status)
 {

@@ -58,6 +58,20 @@ clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive);
  * (rank 0 reads them into `counts`, size entries). */
 clmc_status clmc_ranks_gatherv(const void *send, size_t bytes, void *receive, size_t *counts);
 
+/* Rank r's share of `units` units cut into contiguous shares: [start(r),
+ * start(r + 1)) with start(r) = r units / size (start(size) = units). */
+unsigned clmc_ranks_share_start(unsigned units, int rank);
+/* Every rank receives every rank's bytes in rank order into `receive`:
+ * counts[r] bytes from rank r (counts known alike on every rank, counts[rank]
+ * = the bytes this rank sends).  Collective (MPI_Allgatherv). */
+clmc_status clmc_ranks_allgatherv(const void *send, void *receive, const size_t *counts);
+/* Parallel tempering of one system across the ranks (docs/mpi.md): the
+ * ranks hold consecutive configurations of one run, so a model's checks over
+ * its configurations continue from rank to rank (clmc_ranks_chain_*).  Set
+ * by src/engine/distribute.c before the model is created. */
+void clmc_ranks_set_configs_chained(bool chained);
+bool clmc_ranks_configs_chained(void);
+
 /* A failure on one rank after the ranks have parted (inside the sweep loop):
  * prints the message and ends every rank (MPI_Abort), so none waits forever
  * for the failed one. */

@@ -842,18 +842,20 @@ static clmc_status read_configuration(ising_state *s, cl_uint config, signed cha
 /* Final configurations: every spin must be +-1; the FNV-1a hash over all
  * configurations (in storage order) lets runs on different devices be
  * compared bit for bit.  Slabs (collective): each rank continues the hash
- * of the rank below over its sites, so the lattice's hash comes out. */
+ * of the rank below over its sites, so the lattice's hash comes out; the
+ * same for the temperatures of one tempering run across ranks
+ * (clmc_ranks_configs_chained: consecutive configurations). */
 static clmc_status ising_checks(void *state, cJSON *checks)
 {
     ising_state *s = state;
     signed char *spins = malloc(s->n_sites);
     uint64_t hash = 0xcbf29ce484222325ULL;
     long long invalid = 0;
-    bool received = false;
+    bool received = false, chained = s->domain || clmc_ranks_configs_chained();
     clmc_status status = spins ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
         status = read_configuration(s, c, spins);
-        if (s->domain && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
+        if (chained && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
             clmc_ranks_chain_receive(&hash);
             received = true;
         }
@@ -863,7 +865,7 @@ static clmc_status ising_checks(void *state, cJSON *checks)
         }
     }
     free(spins);
-    if (s->domain) {
+    if (chained) {
         if (!received) clmc_ranks_chain_receive(&hash); /* failed before its turn */
         clmc_ranks_chain_send(hash);
         clmc_ranks_chain_result(&hash);
