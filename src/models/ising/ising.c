@@ -1030,7 +1030,8 @@ static clmc_status ising_domain(const clmc_preset *p, int ranks, cJSON *record)
                          "process)", layout, ranks, layout);
     if (clmc_preset_has(p, "ensemble.type"))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: \"%s\" is not spread over %d MPI ranks; one system at one "
-                         "temperature (ensemble.beta) is decomposed, independent copies are shared",
+                         "temperature (ensemble.beta) is decomposed, independent copies and tempering temperatures are "
+                         "shared",
                          clmc_preset_string(p, "ensemble.type"), ranks);
     clmc_rng_kind rng = clmc_rng_from_preset(p);
     if (clmc_rng_stateful(rng))
