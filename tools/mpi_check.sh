@@ -10,7 +10,8 @@
 # equal to one process, and resumed; multicanonical walkers and Wang-Landau
 # windows under 1, 2 and 3 ranks equal to one process, and resumed; parallel
 # tempering of one Ising lattice with the temperatures over 2 and 3 ranks
-# (tiled, msc) equal to one process, and resumed; bad input
+# (tiled, msc) equal to one process, and resumed, also after a rank was
+# killed between the two phases of a checkpoint; bad input
 # exits 2 on every rank with one message.  CLMC_LONG_TESTS=1 adds the variants
 # that repeat a default case's code path (-np 1; Potts, Heisenberg and
 # Heisenberg-glass copies, which share out like the Ising copies and EA
@@ -221,6 +222,25 @@ cp -r "$tmp/ptising-ckpt" "$tmp/ptising-resumed" && rm "$tmp/ptising-resumed/res
 summary=$(pt_same "$tmp/ptising-one" "$tmp/ptising-resumed") &&
   echo "ok: ptising under 2 ranks resumed from its ranks' checkpoints (sweep 400) equals the single-process run ($summary)" ||
   fail "ptising resumed under 2 ranks differs"
+
+# Two-phase checkpoints: the last rank killed (SIGKILL) between the phases of
+# the checkpoint after sweep 300 (CLMC_FAULT_COMMIT_AFTER, test only), after
+# rank 0 committed it: rank 0 holds sweeps 300 and 200, rank 1 200 and 100;
+# the resume agrees on 200 (generation 2) and equals the single-process run.
+CLMC_FAULT_COMMIT_AFTER=300 "${launcher[@]}" -np 2 "$clmc" run "$tmp/ptising.json" --out "$tmp/ptising-killed" --quiet \
+  --set run.checkpoint_every=100 >"$tmp/ptising-killed.err" 2>&1 && fail "the killed rank's run exited 0"
+generations() { # the GENR section: the 8 bytes before the checksum
+  python3 -c "import sys; print(' '.join(str(int.from_bytes(open(f, 'rb').read()[-16:-8], 'little')) for f in sys.argv[1:]))" "$@"
+}
+held=$(generations "$tmp/ptising-killed"/rank-{0,1}/checkpoint.{clmc,prev})
+[ "$held" = "3 2 2 1" ] && echo "ok: killed between the phases: generations (rank 0: clmc, prev; rank 1: clmc, prev) $held" ||
+  fail "after the kill the ranks hold generations $held, not 3 2 2 1"
+"${launcher[@]}" -np 2 "$clmc" run --resume "$tmp/ptising-killed" --quiet 2>"$tmp/ptising-killed-resume.err" ||
+  { cat "$tmp/ptising-killed-resume.err"; fail "resume after a rank killed between the checkpoint phases"; }
+summary=$(pt_same "$tmp/ptising-one" "$tmp/ptising-killed") &&
+  grep -q "resuming from checkpoint generation 2" "$tmp/ptising-killed-resume.err" &&
+  echo "ok: a rank killed between the checkpoint phases: resumed from generation 2 (sweep 200) common to both ranks, equal to the single-process run ($summary)" ||
+  fail "resume after a rank killed between the checkpoint phases differs"
 
 # Interrupted (SIGTERM to the launcher, forwarded to every rank) and resumed.
 long=$tmp/long.json

@@ -3,6 +3,7 @@
 #include "clmc/engine.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "output/results.h"
 #include "engine/series.h"
 #include "engine/tuning.h"
+#include "runtime/fault.h"
 #include "runtime/ranks.h"
 
 #define FINISH_EVERY_SWEEPS 256
@@ -109,6 +111,11 @@ typedef struct {
     const char *resume_dir; /* what --resume takes: dir, or the run's folder above the ranks' */
     bool interrupted;
     clmc_h5 *h5; /* output.format "hdf5" in one process: the series appended as measured */
+    uint64_t generation; /* checkpoints written in the run so far, resumes included */
+    /* Test only (CLMC_FAULT_COMMIT_AFTER, src/runtime/fault.h): the last rank
+     * is killed between the phases of the first checkpoint after this many
+     * sweeps, once every other rank has committed; 0: never. */
+    uint64_t fault_commit_after;
 } run_control;
 
 static bool checkpoint_due(run_control *c, uint64_t done, uint64_t total)
@@ -170,9 +177,23 @@ static clmc_status write_checkpoint(model_instance *m, const clmc_preset *preset
     unsigned char *blob;
     size_t bytes;
     CLMC_TRY(clmc_ensemble_save(&m->ensemble, &blob, &bytes));
-    clmc_status status = clmc_checkpoint_save(c->dir, preset, m->ops, m->state, &m->ensemble.map, s, done,
-                                              clmc_runtime_device(m->rt), blob, bytes);
+    clmc_status status = clmc_checkpoint_prepare(c->dir, preset, m->ops, m->state, &m->ensemble.map, s, done,
+                                                 c->generation + 1, clmc_runtime_device(m->rt), blob, bytes);
     free(blob);
+    /* Under several ranks every rank writes its new checkpoint beside the
+     * old one and they agree before any commits, so that each rank's
+     * checkpoint.clmc or checkpoint.prev always holds the newest generation
+     * all have written (clmc_checkpoint_read_agreed). */
+    if (clmc_ranks_many()) status = clmc_ranks_agree(status);
+    bool fault = clmc_ranks_many() && c->fault_commit_after && done >= c->fault_commit_after;
+    bool killed = fault && clmc_ranks()->rank == clmc_ranks()->size - 1;
+    if (status == CLMC_OK && !killed) status = clmc_checkpoint_commit(c->dir);
+    if (fault && status == CLMC_OK) {
+        clmc_ranks_agree(CLMC_OK); /* every other rank has committed */
+        if (killed) raise(SIGKILL);
+        c->fault_commit_after = 0;
+    }
+    if (status == CLMC_OK) c->generation++;
     c->plan.last_written = now_seconds();
     return status;
 }
@@ -631,6 +652,8 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     clmc_series s = {0};
     progress p = {.quiet = (options && options->quiet) || clmc_ranks()->rank != 0, .started = now_seconds()};
     clmc_status status = clmc_checkpoint_plan_read(preset, m->ops, &control.plan);
+    if (status == CLMC_OK) status = clmc_fault_after("CLMC_FAULT_COMMIT_AFTER", NULL, &control.fault_commit_after, NULL);
+    if (status == CLMC_OK && checkpoint) control.generation = checkpoint->generation;
     if (status == CLMC_OK) status = clmc_make_directory(control.dir);
     if (status == CLMC_OK) status = claim_output(claim);
     if (status == CLMC_OK) status = allocate_series(m, preset, &s);
@@ -675,7 +698,7 @@ static clmc_status run_density(model_instance *m, const clmc_preset *preset, con
     bool writes = clmc_ranks()->rank == 0;
     /* Checkpoints between the walkers' launches: the engine's series stays
      * empty (next_sweep 0), the kind's blob holds the run. */
-    run_control control = {.dir = dir, .resume_dir = result_dir};
+    run_control control = {.dir = dir, .resume_dir = result_dir, .generation = checkpoint ? checkpoint->generation : 0};
     clmc_series empty = {.n_configs = 1, .n_columns = 1}; /* no rows; the format wants a row width */
     between_steps_context between = {.m = m, .preset = preset, .s = &empty, .c = &control};
     clmc_status status = clmc_checkpoint_plan_read(preset, m->ops, &control.plan);
@@ -825,15 +848,31 @@ static clmc_status resume_ranks(const char *dir, output_claim *top, clmc_preset 
     return clmc_ranks_agree(status);
 }
 
-/* All ranks' checkpoints must continue from one sweep. */
+/* Under several MPI ranks (collective): the newest checkpoint generation
+ * every rank holds (a rank killed between the two phases of a checkpoint
+ * leaves the others one generation ahead). */
+static clmc_status read_agreed(const char *dir, clmc_checkpoint *checkpoint, bool *have)
+{
+    bool dropped = false;
+    clmc_status status = clmc_checkpoint_read_agreed(dir, checkpoint, &dropped);
+    *have = status == CLMC_OK;
+    status = clmc_ranks_agree(status);
+    if (status == CLMC_OK && dropped && clmc_ranks()->rank == 0)
+        fprintf(stderr, "clmc: resuming from checkpoint generation %llu, the newest every rank committed (a newer one "
+                "was not committed on every rank)\n", (unsigned long long)checkpoint->generation);
+    return status;
+}
+
+/* All ranks' checkpoints must continue from one sweep (those of one
+ * generation do; files put there by hand may not). */
 static clmc_status check_same_sweep(const clmc_checkpoint *checkpoint, clmc_status status)
 {
     uint64_t sweeps[2] = {status == CLMC_OK ? checkpoint->next_sweep : 0,
                           status == CLMC_OK ? ~checkpoint->next_sweep : 0};
     clmc_ranks_max(sweeps, 2);
     if (status == CLMC_OK && sweeps[0] != ~sweeps[1])
-        return clmc_fail(CLMC_ERR_INPUT, "the ranks' checkpoints continue from different sweeps (%llu ... %llu): one "
-                         "rank was stopped while writing; the run cannot be resumed consistently",
+        return clmc_fail(CLMC_ERR_INPUT, "the ranks' checkpoints of one generation continue from different sweeps "
+                         "(%llu ... %llu): not the checkpoints of one run; it cannot be resumed consistently",
                          (unsigned long long)~sweeps[1], (unsigned long long)sweeps[0]);
     return status;
 }
@@ -848,6 +887,7 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     char rank_dir[4200];
     snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", dir, clmc_ranks()->rank);
     clmc_status status = clmc_ranks_many() ? resume_ranks(dir, &top, &global) : CLMC_OK;
+    bool ranks_ready = clmc_ranks_many() && status == CLMC_OK; /* agreed: alike on every rank */
     const char *own_dir = global ? rank_dir : dir;
     output_claim claim = {.dir = own_dir, .lock = -1};
     clmc_checkpoint checkpoint;
@@ -855,7 +895,11 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     bool have_checkpoint = false;
     if (status == CLMC_OK) status = claim_existing_output(&claim);
     if (status == CLMC_OK && !global) status = clmc_ranks_unrecorded(dir);
-    if (status == CLMC_OK) have_checkpoint = (status = clmc_checkpoint_read(own_dir, &checkpoint)) == CLMC_OK;
+    if (status == CLMC_OK && !global) have_checkpoint = (status = clmc_checkpoint_read(own_dir, &checkpoint)) == CLMC_OK;
+    if (ranks_ready) { /* collective: every rank takes part, whatever its own status */
+        clmc_status read = read_agreed(own_dir, &checkpoint, &have_checkpoint);
+        if (status == CLMC_OK) status = read;
+    }
     if (status == CLMC_OK) status = checkpoint_preset(&checkpoint, own_dir, &preset);
     if (status == CLMC_OK) status = clmc_checkpoint_check(own_dir, &checkpoint, clmc_preset_run(preset));
     if (clmc_ranks_many()) status = check_same_sweep(&checkpoint, status);
