@@ -25,7 +25,7 @@ static clmc_status tempering_from_preset(clmc_tempering *pt, const clmc_preset *
 {
     static clmc_ensemble_settings settings;
     CLMC_TRY(clmc_ensemble_settings_read(preset, &settings));
-    return clmc_tempering_init(pt, settings.betas, settings.n_betas, settings.exchange_every, settings.seed, shape);
+    return clmc_tempering_init(pt, settings.betas, settings.n_betas, settings.exchange_every, settings.seed, shape, 0, 0);
 }
 
 static void fixture_init(tempering_fixture *f, const char *betas, unsigned n_betas)

@@ -8,7 +8,10 @@
 # the build has HDF5); one Ising lattice decomposed into slabs (msc 2D
 # under 1, 2 and 3 ranks, 3D under 2; tiled 2D with 3 and 2 tile colours, 3D)
 # equal to one process, and resumed; multicanonical walkers and Wang-Landau
-# windows under 1, 2 and 3 ranks equal to one process, and resumed; bad input
+# windows under 1, 2 and 3 ranks equal to one process, and resumed; parallel
+# tempering of one Ising lattice with the temperatures over 2 and 3 ranks
+# (tiled, msc) equal to one process, and resumed, also after a rank was
+# killed between the two phases of a checkpoint; bad input
 # exits 2 on every rank with one message.  CLMC_LONG_TESTS=1 adds the variants
 # that repeat a default case's code path (-np 1; Potts, Heisenberg and
 # Heisenberg-glass copies, which share out like the Ising copies and EA
@@ -172,6 +175,76 @@ print(f"ok: EA tempering under 3 ranks: acceptance {one['acceptance']}, {one['ro
       f"final map of {len(one['final_configuration_at_temperature'])} configurations as one process")
 PY
 
+# Parallel tempering of one Ising lattice: the ranks share the temperatures
+# (contiguous shares of the configurations, every rank deciding every
+# exchange from the gathered energies).  Tiled 2D L = 16, 8 temperatures,
+# under 2 and 3 ranks (1 with CLMC_LONG_TESTS=1), and resumed under 2 ranks
+# from its ranks' checkpoints; msc 2D L = 64 with 4 temperatures under 3
+# ranks (shares of 1, 1 and 2): series.csv, observables (tempering
+# acceptance, round trips and final map included) and the configuration
+# hash equal to the single-process run.
+cat > "$tmp/ptising.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 2, "L": 16, "start": "random" },
+  "algorithm": { "type": "metropolis", "layout": "tiled", "tile": 8 },
+  "ensemble": { "type": "parallel_tempering", "betas": [0.3, 0.34, 0.38, 0.41, 0.44, 0.47, 0.5, 0.55],
+                "exchange_every": 5 },
+  "run": { "thermalization": 50, "sweeps": 400, "measure_every": 10, "seed": 11 } }
+JSON
+cat > "$tmp/ptmsc.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 2, "L": 64 }, "algorithm": { "layout": "msc" },
+  "ensemble": { "type": "parallel_tempering", "betas": [0.4, 0.41, 0.42, 0.43], "exchange_every": 2 },
+  "run": { "thermalization": 10, "sweeps": 200, "measure_every": 2, "seed": 5 } }
+JSON
+pt_same() { # ONE OTHER: series, observables, configuration hash; prints the compared tempering statistics
+  cmp -s "$1/series.csv" "$2/series.csv" && python3 - "$1/result.json" "$2/result.json" <<'PY'
+import json, sys
+one, other = (json.load(open(p)) for p in sys.argv[1:])
+assert one["observables"] == other["observables"] and one["checks"] == other["checks"], (one["checks"], other["checks"])
+t = one["observables"]["tempering"]
+print(f"acceptance {[round(a, 4) for a in t['acceptance']]}, {t['round_trips']} round trips, "
+      f"hash {one['checks']['configuration_fnv1a']}", end="")
+PY
+}
+for name in ptising ptmsc; do
+  "$clmc" run "$tmp/$name.json" --out "$tmp/$name-one" --quiet || fail "$name single-process run"
+done
+for run in ptising:1 ptising:2 ptising:3 ptmsc:3; do
+  name=${run%:*} k=${run#*:}
+  [ "$run" = ptising:1 ] && [ $long_tests -eq 0 ] && continue # one rank: the single-process path (opt-in)
+  "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
+    { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
+  summary=$(pt_same "$tmp/$name-one" "$tmp/$name-np$k") &&
+    echo "ok: $name: temperatures over $k ranks give the single-process series, observables and hash ($summary)" ||
+    fail "$name with temperatures over $k ranks differs from the single-process run"
+done
+"${launcher[@]}" -np 2 "$clmc" run "$tmp/ptising.json" --out "$tmp/ptising-ckpt" --quiet --set run.checkpoint_every=200 ||
+  fail "ptising checkpointed under 2 ranks"
+cp -r "$tmp/ptising-ckpt" "$tmp/ptising-resumed" && rm "$tmp/ptising-resumed/result.json" "$tmp/ptising-resumed/series.csv"
+"${launcher[@]}" -np 2 "$clmc" run --resume "$tmp/ptising-resumed" --quiet 2>"$tmp/ptising-resume.err" ||
+  { cat "$tmp/ptising-resume.err"; fail "ptising resume under 2 ranks"; }
+summary=$(pt_same "$tmp/ptising-one" "$tmp/ptising-resumed") &&
+  echo "ok: ptising under 2 ranks resumed from its ranks' checkpoints (sweep 400) equals the single-process run ($summary)" ||
+  fail "ptising resumed under 2 ranks differs"
+
+# Two-phase checkpoints: the last rank killed (SIGKILL) between the phases of
+# the checkpoint after sweep 300 (CLMC_FAULT_COMMIT_AFTER, test only), after
+# rank 0 committed it: rank 0 holds sweeps 300 and 200, rank 1 200 and 100;
+# the resume agrees on 200 (generation 2) and equals the single-process run.
+CLMC_FAULT_COMMIT_AFTER=300 "${launcher[@]}" -np 2 "$clmc" run "$tmp/ptising.json" --out "$tmp/ptising-killed" --quiet \
+  --set run.checkpoint_every=100 >"$tmp/ptising-killed.err" 2>&1 && fail "the killed rank's run exited 0"
+generations() { # the GENR section: the 8 bytes before the checksum
+  python3 -c "import sys; print(' '.join(str(int.from_bytes(open(f, 'rb').read()[-16:-8], 'little')) for f in sys.argv[1:]))" "$@"
+}
+held=$(generations "$tmp/ptising-killed"/rank-{0,1}/checkpoint.{clmc,prev})
+[ "$held" = "3 2 2 1" ] && echo "ok: killed between the phases: generations (rank 0: clmc, prev; rank 1: clmc, prev) $held" ||
+  fail "after the kill the ranks hold generations $held, not 3 2 2 1"
+"${launcher[@]}" -np 2 "$clmc" run --resume "$tmp/ptising-killed" --quiet 2>"$tmp/ptising-killed-resume.err" ||
+  { cat "$tmp/ptising-killed-resume.err"; fail "resume after a rank killed between the checkpoint phases"; }
+summary=$(pt_same "$tmp/ptising-one" "$tmp/ptising-killed") &&
+  grep -q "resuming from checkpoint generation 2" "$tmp/ptising-killed-resume.err" &&
+  echo "ok: a rank killed between the checkpoint phases: resumed from generation 2 (sweep 200) common to both ranks, equal to the single-process run ($summary)" ||
+  fail "resume after a rank killed between the checkpoint phases differs"
+
 # Interrupted (SIGTERM to the launcher, forwarded to every rank) and resumed.
 long=$tmp/long.json
 sed 's/"sweeps": 3000/"sweeps": 20000/; s/"checkpoint_every": 500/"checkpoint_every": 250/' "$preset" > "$long"
@@ -322,7 +395,7 @@ JSON
 refused "naive lattice under ranks" "algorithm.layout: \"naive\" cannot be decomposed over 2 MPI ranks" "${launcher[@]}" -np 2 "$clmc" run "$single" --out "$tmp/single" --quiet --set algorithm.layout=naive
 refused "tile not dividing the slab" "algorithm.tile: 32 does not divide the 48 rows of a slab" "${launcher[@]}" -np 2 "$clmc" run "$tmp/tiled32.json" --out "$tmp/dd-tile" --quiet
 refused "slabs that do not divide L" "model.L: 192 rows cannot be cut into 5 slabs" "${launcher[@]}" -np 5 "$clmc" run "$tmp/dd2.json" --out "$tmp/dd-five" --quiet
-refused "tempering lattice under ranks" "ensemble.type: \"parallel_tempering\" is not spread" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-pt" --quiet --set ensemble='{"type": "parallel_tempering", "betas": [0.2, 0.22]}'
+refused "more ranks than tempering temperatures" "ensemble.betas: 4 temperatures cannot be spread over 5 MPI ranks" "${launcher[@]}" -np 5 "$clmc" run "$tmp/ptmsc.json" --out "$tmp/pt-five" --quiet
 refused "stateful generator on slabs" "algorithm.rng: \"xorwow\" keeps per-site generator states" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-rng" --quiet --set algorithm.rng=xorwow
 refused "a ranks' run resumed by one process" "resume it with mpirun -np 2" "$clmc" run --resume "$tmp/np2" --quiet
 refused "more ranks than walkers' work-groups" "ensemble.walkers: 2 walkers run in 2 work-groups of 1, fewer than the 3 MPI ranks" "${launcher[@]}" -np 3 "$clmc" run "$tmp/muca.json" --out "$tmp/muca-three" --quiet --set ensemble.walkers=2

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "output/results.h"
+#include "runtime/ranks.h"
 
 clmc_status clmc_checkpoint_plan_read(const clmc_preset *preset, const clmc_model_ops *ops, clmc_checkpoint_plan *plan)
 {
@@ -71,17 +72,17 @@ static void describe_tempering(const clmc_tempering *pt, clmc_checkpoint *c)
     c->exchanges = pt->exchanges;
 }
 
-clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops, void *state,
-                                 const clmc_tempering *pt, const clmc_series *s, uint64_t next_sweep,
-                                 const clmc_device_info *device, const unsigned char *ensemble_blob,
-                                 size_t ensemble_bytes)
+clmc_status clmc_checkpoint_prepare(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops,
+                                    void *state, const clmc_tempering *pt, const clmc_series *s,
+                                    uint64_t next_sweep, uint64_t generation, const clmc_device_info *device,
+                                    const unsigned char *ensemble_blob, size_t ensemble_bytes)
 {
     if (!ops->save_state) return clmc_fail(CLMC_ERR_OTHER, "model \"%s\" cannot checkpoint yet", ops->type);
     /* The checkpoint only borrows these arrays: it is encoded, never freed. */
     clmc_checkpoint c = {.engine_version = CLMC_VERSION, .device_name = (char *)device->name,
                          .next_sweep = next_sweep, .n_rows = s->n_rows, .row_values = s->n_configs * s->n_columns,
                          .sweeps = s->sweeps, .rows = s->rows, .ensemble_blob = (unsigned char *)ensemble_blob,
-                         .ensemble_bytes = ensemble_bytes};
+                         .ensemble_bytes = ensemble_bytes, .generation = generation};
     _Static_assert(sizeof(unsigned) == sizeof(uint32_t) && sizeof(int) == sizeof(int32_t), "32-bit maps");
     describe_tempering(pt, &c);
     c.preset_json = clmc_preset_to_json(preset);
@@ -92,11 +93,15 @@ clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, con
     c.model_bytes = model_bytes;
     if (status == CLMC_OK) status = clmc_checkpoint_encode(&c, &bytes, &length);
     if (status == CLMC_OK) status = clmc_write_file_atomic(dir, ".checkpoint.new", (const char *)bytes, length);
-    if (status == CLMC_OK) status = rotate(dir);
     free(bytes);
     free(c.model_blob);
     free(c.preset_json);
     return status;
+}
+
+clmc_status clmc_checkpoint_commit(const char *dir)
+{
+    return rotate(dir);
 }
 
 /* ---- Reading and restoring ----------------------------------------------- */
@@ -123,10 +128,10 @@ static clmc_status read_whole_file(const char *path, unsigned char **bytes, size
     return clmc_fail(CLMC_ERR_INPUT, "--resume: cannot read %s", path);
 }
 
-clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c)
+static clmc_status read_named(const char *dir, const char *name, clmc_checkpoint *c)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, CLMC_CHECKPOINT_FILE);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     unsigned char *bytes = NULL;
     size_t length = 0;
     CLMC_TRY(read_whole_file(path, &bytes, &length));
@@ -143,6 +148,71 @@ clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c)
                            c->engine_version, CLMC_VERSION);
         clmc_checkpoint_free(c);
     }
+    return status;
+}
+
+clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c)
+{
+    return read_named(dir, CLMC_CHECKPOINT_FILE, c);
+}
+
+#define NO_GENERATION UINT64_MAX
+
+/* The newest generation in every rank's pair of all[2 r], all[2 r + 1]. */
+static uint64_t newest_common(const uint64_t *all, int ranks)
+{
+    uint64_t best = NO_GENERATION;
+    for (int i = 0; i < 2; i++) {
+        uint64_t g = all[i];
+        bool everywhere = g != NO_GENERATION;
+        for (int r = 1; r < ranks && everywhere; r++) everywhere = all[2 * r] == g || all[2 * r + 1] == g;
+        if (everywhere && (best == NO_GENERATION || g > best)) best = g;
+    }
+    return best;
+}
+
+clmc_status clmc_checkpoint_read_agreed(const char *dir, clmc_checkpoint *c, bool *dropped)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    clmc_checkpoint held[2];
+    memset(held, 0, sizeof held);
+    const char *names[2] = {CLMC_CHECKPOINT_FILE, CLMC_CHECKPOINT_PREVIOUS};
+    uint64_t mine[2] = {NO_GENERATION, NO_GENERATION};
+    clmc_status status = read_named(dir, names[0], &held[0]), local = status;
+    char first_error[1024];
+    snprintf(first_error, sizeof first_error, "%s", clmc_error_message());
+    if (status == CLMC_OK) mine[0] = held[0].generation;
+    if (read_named(dir, names[1], &held[1]) == CLMC_OK) mine[1] = held[1].generation;
+    if (mine[1] != NO_GENERATION) local = CLMC_OK; /* the older one alone may still be the agreed one */
+    uint64_t *all = malloc(2 * (size_t)ranks->size * sizeof *all);
+    size_t *counts = malloc((size_t)ranks->size * sizeof *counts);
+    if (!all || !counts) clmc_ranks_abort(clmc_fail(CLMC_ERR_OTHER, "out of host memory"));
+    for (int r = 0; r < ranks->size; r++) counts[r] = sizeof mine;
+    status = clmc_ranks_allgatherv(mine, all, counts);
+    uint64_t best = newest_common(all, ranks->size), newest = 0;
+    for (int k = 0; k < 2 * ranks->size; k++)
+        if (all[k] != NO_GENERATION && all[k] > newest) newest = all[k];
+    int pick = best == NO_GENERATION ? -1 : mine[0] == best ? 0 : 1;
+    if (status == CLMC_OK && local != CLMC_OK) status = clmc_fail(local, "%s", first_error);
+    else if (status == CLMC_OK && pick < 0)
+        status = clmc_fail(CLMC_ERR_INPUT, "%s: the %d MPI ranks' checkpoints (checkpoint.clmc and checkpoint.prev "
+                           "of every rank) hold no generation in common; the run cannot be resumed consistently",
+                           dir, ranks->size);
+    *dropped = status == CLMC_OK && newest > best;
+    for (int i = 0; i < 2; i++)
+        if (i != pick || status != CLMC_OK) clmc_checkpoint_free(&held[i]);
+    if (status == CLMC_OK) *c = held[pick];
+    if (status == CLMC_OK && pick == 1) { /* the newer one was not committed on every rank */
+        char current[4200], previous[4200];
+        snprintf(current, sizeof current, "%s/%s", dir, CLMC_CHECKPOINT_FILE);
+        snprintf(previous, sizeof previous, "%s/%s", dir, CLMC_CHECKPOINT_PREVIOUS);
+        if (rename(previous, current) != 0)
+            status = clmc_fail(CLMC_ERR_OTHER, "cannot put %s back as %s: %s", previous, current, strerror(errno));
+        if (status == CLMC_OK) status = fsync_directory(dir);
+        if (status != CLMC_OK) clmc_checkpoint_free(c);
+    }
+    free(all);
+    free(counts);
     return status;
 }
 

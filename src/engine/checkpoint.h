@@ -39,6 +39,10 @@ typedef struct clmc_checkpoint {
      * clmc_ensemble_save), the optional last section "ENSM"; NULL: none. */
     unsigned char *ensemble_blob;
     uint64_t ensemble_bytes;
+    /* The how-many-th checkpoint of the run (counted on over resumes), the
+     * optional last section "GENR" (0 in files without it): under MPI ranks
+     * the ranks' checkpoints of one moment share it (docs/checkpoints.md). */
+    uint64_t generation;
 } clmc_checkpoint;
 
 /* Bytes of the file format (checkpoint_format.c): magic "CLMCCKPT", format
@@ -62,16 +66,28 @@ typedef struct clmc_checkpoint_plan {
 clmc_status clmc_checkpoint_plan_read(const clmc_preset *preset, const clmc_model_ops *ops,
                                       clmc_checkpoint_plan *plan);
 
-/* Writes DIR/checkpoint.clmc (temporary file, fsync, rename), keeping the
- * one before as DIR/checkpoint.prev until the new one is complete; with the
- * ensemble kind's blob when ensemble_bytes > 0. */
-clmc_status clmc_checkpoint_save(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops,
-                                 void *state, const clmc_tempering *pt, const clmc_series *s,
-                                 uint64_t next_sweep, const clmc_device_info *device,
-                                 const unsigned char *ensemble_blob, size_t ensemble_bytes);
+/* Saving is two-phase, so that MPI ranks can agree between the phases
+ * (src/engine/engine.c): prepare writes the checkpoint, `generation`, into
+ * DIR/.checkpoint.new (temporary file, fsync, rename), beside the current
+ * one; commit then keeps the current one as DIR/checkpoint.prev (a hard
+ * link: checkpoint.clmc never disappears) and renames the new one to
+ * DIR/checkpoint.clmc.  With the ensemble kind's blob when ensemble_bytes > 0. */
+clmc_status clmc_checkpoint_prepare(const char *dir, const clmc_preset *preset, const clmc_model_ops *ops,
+                                    void *state, const clmc_tempering *pt, const clmc_series *s,
+                                    uint64_t next_sweep, uint64_t generation, const clmc_device_info *device,
+                                    const unsigned char *ensemble_blob, size_t ensemble_bytes);
+clmc_status clmc_checkpoint_commit(const char *dir);
 /* Reads and verifies DIR/checkpoint.clmc (a regular file: a FIFO or device
  * is refused without waiting on it). */
 clmc_status clmc_checkpoint_read(const char *dir, clmc_checkpoint *c);
+/* Under several MPI ranks (collective), each rank in its own DIR: reads
+ * checkpoint.clmc and checkpoint.prev, and all ranks agree on the newest
+ * generation that every rank holds, which *c receives; a rank whose
+ * checkpoint.clmc is newer (committed there, not on every rank: a rank was
+ * killed between the phases) puts checkpoint.prev back in its place.
+ * *dropped: whether any rank held a newer generation.  CLMC_ERR_INPUT when
+ * the ranks hold no generation in common. */
+clmc_status clmc_checkpoint_read_agreed(const char *dir, clmc_checkpoint *c, bool *dropped);
 /* Checks a checkpoint read from DIR against the run its preset describes,
  * before anything is restored or written (the checksum is no proof of
  * origin): sweeps done within the run, exactly one series row per

@@ -84,6 +84,8 @@ clmc_status clmc_checkpoint_encode(const clmc_checkpoint *c, unsigned char **byt
         put_section_head(&w, "ENSM", c->ensemble_bytes);
         put_bytes(&w, c->ensemble_blob, c->ensemble_bytes);
     }
+    put_section_head(&w, "GENR", 8);
+    put_u64(&w, c->generation);
     if (w.status == CLMC_OK) put_u64(&w, fnv1a64(w.bytes, w.used));
     return clmc_blob_finish(&w, bytes, length);
 }
@@ -230,6 +232,12 @@ static clmc_status get_sections(reader r, clmc_checkpoint *c)
         c->ensemble_bytes = length;
         r.at += length;
         r.left -= length;
+    }
+    if (r.left >= SECTION_HEAD_BYTES && memcmp(r.at, "GENR", 4) == 0) { /* optional (older files: generation 0) */
+        r.at += 4;
+        r.left -= 4;
+        if (get_u64(&r) != 8 || r.left < 8) return corrupt("the generation section has the wrong length");
+        c->generation = get_u64(&r);
     }
     return r.left == 0 ? CLMC_OK : corrupt("bytes after the last section");
 }

@@ -63,10 +63,65 @@ static bool spreads_systems(const clmc_preset *global)
     return clmc_preset_systems(global)->independent || tempers_units(global);
 }
 
+bool clmc_rank_temperatures(const clmc_preset *global)
+{
+    const char *type = clmc_preset_has(global, "ensemble.type") ? clmc_preset_string(global, "ensemble.type") : "";
+    return clmc_ranks_many() && strcmp(type, "parallel_tempering") == 0 && !tempers_units(global);
+}
+
+void clmc_rank_temperature_share(const clmc_preset *global, unsigned *first, unsigned *count)
+{
+    unsigned temperatures = (unsigned)clmc_preset_betas(global, NULL, 0);
+    *first = clmc_ranks_share_start(temperatures, clmc_ranks()->rank);
+    *count = clmc_ranks_share_start(temperatures, clmc_ranks()->rank + 1) - *first;
+}
+
 bool clmc_rank_domain(const clmc_preset *global)
 {
     return clmc_ranks_many() && !spreads_systems(global) && !clmc_preset_is_density(global) &&
-           !clmc_preset_is_population(global);
+           !clmc_preset_is_population(global) && !clmc_rank_temperatures(global);
+}
+
+/* Parallel tempering of one system: this rank's model holds the
+ * configurations of its share of the temperatures, [first, first + count),
+ * as that many independent systems of one temperature each from
+ * first_system + first on, which draw exactly the random numbers of
+ * configurations first ... of the whole run (CLMC_FIRST_SYSTEM).  The
+ * ensemble (the betas, the map, the exchanges) stays the run's
+ * (src/engine/engine.c reads it from the global preset). */
+static clmc_status temperatures_preset(const clmc_preset *global, const char *dir, clmc_preset **local)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    double betas[CLMC_RANK_MAX_TEMPERATURES];
+    size_t n = clmc_preset_betas(global, betas, CLMC_RANK_MAX_TEMPERATURES);
+    if (n < (size_t)ranks->size)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: %zu temperatures cannot be spread over %d MPI ranks (each "
+                         "rank holds at least one temperature's configuration of the parallel tempering run)",
+                         n, ranks->size);
+    if (n > CLMC_RANK_MAX_TEMPERATURES)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.betas: at most %d temperatures under MPI ranks",
+                         CLMC_RANK_MAX_TEMPERATURES);
+    unsigned first, count;
+    clmc_rank_temperature_share(global, &first, &count);
+    cJSON *tree = cJSON_Duplicate(clmc_preset_tree(global), true);
+    cJSON *ensemble = cJSON_CreateObject(), *share = cJSON_CreateDoubleArray(betas + first, (int)count);
+    if (!tree || !ensemble || !share) {
+        cJSON_Delete(tree);
+        cJSON_Delete(ensemble);
+        cJSON_Delete(share);
+        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    cJSON_AddStringToObject(ensemble, "type", "independent");
+    cJSON_AddItemToObject(ensemble, "betas", share);
+    cJSON_AddNumberToObject(ensemble, "first_system", (double)(clmc_preset_systems(global)->first_system + first));
+    cJSON_ReplaceItemInObject(tree, "ensemble", ensemble);
+    char *json = cJSON_PrintUnformatted(tree);
+    cJSON_Delete(tree);
+    if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    const char *overrides[] = {dir};
+    clmc_status status = clmc_preset_parse(json, strlen(json), "preset", overrides, 1, local);
+    free(json);
+    return status;
 }
 
 /* Domain decomposition: every rank runs the whole preset on its part of the
@@ -130,6 +185,12 @@ clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
     const clmc_ranks_info *ranks = clmc_ranks();
     const clmc_systems_settings *systems = clmc_preset_systems(global);
     if (clmc_preset_is_population(global)) return population_preset(global, local);
+    if (clmc_rank_temperatures(global)) {
+        char rank_dir[4096], dir[8300];
+        snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
+        CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
+        return temperatures_preset(global, dir, local);
+    }
     if (!spreads_systems(global)) return domain_preset(global, local);
     rank_units u = units_of(global);
     unsigned blocks = u.units / u.block;

@@ -29,6 +29,14 @@ clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local);
 void clmc_rank_population_share(const clmc_preset *global, clmc_preset *local);
 /* Whether this run under several ranks decomposes one system's lattice. */
 bool clmc_rank_domain(const clmc_preset *global);
+/* Whether this run under several ranks is parallel tempering of one system
+ * whose temperatures the ranks share (docs/mpi.md): rank r's model holds the
+ * configurations [first, first + count) (clmc_rank_temperature_share) of
+ * the run's len(ensemble.betas), as independent systems from first_system +
+ * first on; the ensemble stays the run's on every rank. */
+bool clmc_rank_temperatures(const clmc_preset *global);
+void clmc_rank_temperature_share(const clmc_preset *global, unsigned *first, unsigned *count);
+#define CLMC_RANK_MAX_TEMPERATURES 4096
 
 /* This rank's device: entry `rank` of a comma-separated selector list (one
  * per rank), else device local_rank mod n among those matching the selector

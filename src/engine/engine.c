@@ -3,6 +3,7 @@
 #include "clmc/engine.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "output/results.h"
 #include "engine/series.h"
 #include "engine/tuning.h"
+#include "runtime/fault.h"
 #include "runtime/ranks.h"
 
 #define FINISH_EVERY_SWEEPS 256
@@ -103,15 +105,22 @@ static cJSON *startup_json(const startup_clock *c)
     return o;
 }
 
-/* startup: the run's start-up clock (NULL: not timed, clmc bench). */
-static clmc_status instance_open(clmc_preset *preset, const clmc_device_info *device,
+/* global: under several MPI ranks the run's preset (preset: this rank's
+ * part), else NULL.  Parallel tempering of one system across the ranks
+ * keeps the run's ensemble (every temperature) on every rank, the model
+ * holding this rank's share of the configurations.  startup: the run's
+ * start-up clock (NULL: not timed, clmc bench). */
+static clmc_status instance_open(clmc_preset *preset, const clmc_preset *global, const clmc_device_info *device,
                                  const clmc_launch_options *launch, startup_clock *startup, model_instance *m)
 {
     memset(m, 0, sizeof *m);
     m->startup = startup;
     if (launch) m->launch = *launch;
     clmc_ensemble_settings ensemble;
-    CLMC_TRY(clmc_ensemble_settings_read(preset, &ensemble));
+    bool temperatures = global && clmc_rank_temperatures(global);
+    CLMC_TRY(clmc_ensemble_settings_read(temperatures ? global : preset, &ensemble));
+    if (temperatures) clmc_rank_temperature_share(global, &ensemble.share_first, &ensemble.share_count);
+    clmc_ranks_set_configs_chained(temperatures);
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
     m->tuning = cJSON_CreateObject();
@@ -168,6 +177,11 @@ typedef struct {
     const char *resume_dir; /* what --resume takes: dir, or the run's folder above the ranks' */
     bool interrupted;
     clmc_h5 *h5; /* output.format "hdf5" in one process: the series appended as measured */
+    uint64_t generation; /* checkpoints written in the run so far, resumes included */
+    /* Test only (CLMC_FAULT_COMMIT_AFTER, src/runtime/fault.h): the last rank
+     * is killed between the phases of the first checkpoint after this many
+     * sweeps, once every other rank has committed; 0: never. */
+    uint64_t fault_commit_after;
 } run_control;
 
 static bool checkpoint_due(run_control *c, uint64_t done, uint64_t total)
@@ -229,9 +243,23 @@ static clmc_status write_checkpoint(model_instance *m, const clmc_preset *preset
     unsigned char *blob;
     size_t bytes;
     CLMC_TRY(clmc_ensemble_save(&m->ensemble, &blob, &bytes));
-    clmc_status status = clmc_checkpoint_save(c->dir, preset, m->ops, m->state, &m->ensemble.map, s, done,
-                                              clmc_runtime_device(m->rt), blob, bytes);
+    clmc_status status = clmc_checkpoint_prepare(c->dir, preset, m->ops, m->state, &m->ensemble.map, s, done,
+                                                 c->generation + 1, clmc_runtime_device(m->rt), blob, bytes);
     free(blob);
+    /* Under several ranks every rank writes its new checkpoint beside the
+     * old one and they agree before any commits, so that each rank's
+     * checkpoint.clmc or checkpoint.prev always holds the newest generation
+     * all have written (clmc_checkpoint_read_agreed). */
+    if (clmc_ranks_many()) status = clmc_ranks_agree(status);
+    bool fault = clmc_ranks_many() && c->fault_commit_after && done >= c->fault_commit_after;
+    bool killed = fault && clmc_ranks()->rank == clmc_ranks()->size - 1;
+    if (status == CLMC_OK && !killed) status = clmc_checkpoint_commit(c->dir);
+    if (fault && status == CLMC_OK) {
+        clmc_ranks_agree(CLMC_OK); /* every other rank has committed */
+        if (killed) raise(SIGKILL);
+        c->fault_commit_after = 0;
+    }
+    if (status == CLMC_OK) c->generation++;
     c->plan.last_written = now_seconds();
     return status;
 }
@@ -534,7 +562,12 @@ static clmc_status allocate_series(const model_instance *m, const clmc_preset *p
     if (values > (uint64_t)1 << 28)
         return clmc_fail(CLMC_ERR_INPUT, "run: %llu measured values exceed the 2^28 kept in memory; raise "
                          "run.measure_every", (unsigned long long)values);
-    return clmc_series_init(s, (size_t)n, &m->shape, m->n_columns);
+    const clmc_tempering *map = &m->ensemble.map;
+    if (!map->share_count) return clmc_series_init(s, (size_t)n, &m->shape, m->n_columns);
+    clmc_model_shape run = m->shape; /* tempering across ranks: the whole run's series on every rank */
+    run.n_temperatures = map->n_temperatures;
+    CLMC_TRY(clmc_series_init(s, (size_t)n, &run, m->n_columns));
+    return clmc_series_share(s, map->share_first, map->share_count, m->shape.measure_batch);
 }
 
 /* Continues from a checkpoint (clmc_checkpoint_check passed): its state
@@ -612,6 +645,26 @@ static clmc_status finish_domain(model_instance *m, result_view *v, const clmc_p
     return clmc_ranks_agree(status);
 }
 
+/* Parallel tempering of one system across the ranks (collective): every
+ * rank holds the whole series and map; the checks continue from rank to
+ * rank; rank 0 writes, with the run's preset. */
+static clmc_status finish_temperatures(model_instance *m, result_view *v, const clmc_preset *global)
+{
+    double sums[2] = {v->updates, v->kernel_seconds};
+    clmc_ranks_sum(sums, 2);
+    v->updates = sums[0];
+    v->kernel_seconds = sums[1];
+    cJSON *devices = clmc_rank_devices_json(clmc_runtime_device(m->rt));
+    v->preset = cJSON_Duplicate(clmc_preset_tree(global), true);
+    v->device = clmc_device_json(clmc_runtime_device(m->rt));
+    if (devices) cJSON_AddItemToObject(v->device, "ranks", devices);
+    v->write = clmc_ranks()->rank == 0;
+    clmc_status status = write_results(m, v, global, clmc_preset_output(global)->dir);
+    cJSON_Delete(v->preset);
+    cJSON_Delete(v->device);
+    return clmc_ranks_agree(status);
+}
+
 /* The results of this process's run, or under several ranks of the whole
  * run, gathered and written by rank 0 (collective). */
 static clmc_status finish_results(model_instance *m, const clmc_preset *preset, const clmc_preset *global,
@@ -629,6 +682,7 @@ static clmc_status finish_results(model_instance *m, const clmc_preset *preset, 
         return status;
     }
     if (clmc_rank_domain(global) || clmc_preset_is_population(global)) return finish_domain(m, &v, preset, global);
+    if (m->ensemble.map.share_count) return finish_temperatures(m, &v, global);
     clmc_series all = {0};
     clmc_tempering map = m->ensemble.map;
     double sums[3] = {v.updates, kernel_seconds, (double)map.n_systems};
@@ -670,6 +724,8 @@ static clmc_status run_instance(model_instance *m, clmc_preset *preset, const cl
     clmc_series s = {0};
     progress p = {.quiet = (options && options->quiet) || clmc_ranks()->rank != 0, .started = now_seconds()};
     clmc_status status = clmc_checkpoint_plan_read(preset, m->ops, &control.plan);
+    if (status == CLMC_OK) status = clmc_fault_after("CLMC_FAULT_COMMIT_AFTER", NULL, &control.fault_commit_after, NULL);
+    if (status == CLMC_OK && checkpoint) control.generation = checkpoint->generation;
     if (status == CLMC_OK) status = clmc_make_directory(control.dir);
     if (status == CLMC_OK) status = claim_output(claim);
     if (status == CLMC_OK) status = allocate_series(m, preset, &s);
@@ -715,7 +771,7 @@ static clmc_status run_density(model_instance *m, const clmc_preset *preset, con
     bool writes = clmc_ranks()->rank == 0;
     /* Checkpoints between the walkers' launches: the engine's series stays
      * empty (next_sweep 0), the kind's blob holds the run. */
-    run_control control = {.dir = dir, .resume_dir = result_dir};
+    run_control control = {.dir = dir, .resume_dir = result_dir, .generation = checkpoint ? checkpoint->generation : 0};
     clmc_series empty = {.n_configs = 1, .n_columns = 1}; /* no rows; the format wants a row width */
     between_steps_context between = {.m = m, .preset = preset, .s = &empty, .c = &control};
     clmc_status status = clmc_checkpoint_plan_read(preset, m->ops, &control.plan);
@@ -829,7 +885,8 @@ clmc_status clmc_run(clmc_preset *preset, const clmc_run_options *options)
     if (status == CLMC_OK) status = select_device(options, &device);
     startup_mark(&startup, "device", NULL);
     if (status == CLMC_OK) status = claim_existing_output(&claim);
-    if (status == CLMC_OK) status = instance_open(own, &device, options ? &options->launch : NULL, &startup, &m);
+    if (status == CLMC_OK)
+        status = instance_open(own, local ? preset : NULL, &device, options ? &options->launch : NULL, &startup, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && !(options && options->quiet) && clmc_ranks()->rank == 0) print_tuning(m.tuning);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
@@ -870,15 +927,31 @@ static clmc_status resume_ranks(const char *dir, output_claim *top, clmc_preset 
     return clmc_ranks_agree(status);
 }
 
-/* All ranks' checkpoints must continue from one sweep. */
+/* Under several MPI ranks (collective): the newest checkpoint generation
+ * every rank holds (a rank killed between the two phases of a checkpoint
+ * leaves the others one generation ahead). */
+static clmc_status read_agreed(const char *dir, clmc_checkpoint *checkpoint, bool *have)
+{
+    bool dropped = false;
+    clmc_status status = clmc_checkpoint_read_agreed(dir, checkpoint, &dropped);
+    *have = status == CLMC_OK;
+    status = clmc_ranks_agree(status);
+    if (status == CLMC_OK && dropped && clmc_ranks()->rank == 0)
+        fprintf(stderr, "clmc: resuming from checkpoint generation %llu, the newest every rank committed (a newer one "
+                "was not committed on every rank)\n", (unsigned long long)checkpoint->generation);
+    return status;
+}
+
+/* All ranks' checkpoints must continue from one sweep (those of one
+ * generation do; files put there by hand may not). */
 static clmc_status check_same_sweep(const clmc_checkpoint *checkpoint, clmc_status status)
 {
     uint64_t sweeps[2] = {status == CLMC_OK ? checkpoint->next_sweep : 0,
                           status == CLMC_OK ? ~checkpoint->next_sweep : 0};
     clmc_ranks_max(sweeps, 2);
     if (status == CLMC_OK && sweeps[0] != ~sweeps[1])
-        return clmc_fail(CLMC_ERR_INPUT, "the ranks' checkpoints continue from different sweeps (%llu ... %llu): one "
-                         "rank was stopped while writing; the run cannot be resumed consistently",
+        return clmc_fail(CLMC_ERR_INPUT, "the ranks' checkpoints of one generation continue from different sweeps "
+                         "(%llu ... %llu): not the checkpoints of one run; it cannot be resumed consistently",
                          (unsigned long long)~sweeps[1], (unsigned long long)sweeps[0]);
     return status;
 }
@@ -895,6 +968,7 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     char rank_dir[4200];
     snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", dir, clmc_ranks()->rank);
     clmc_status status = clmc_ranks_many() ? resume_ranks(dir, &top, &global) : CLMC_OK;
+    bool ranks_ready = clmc_ranks_many() && status == CLMC_OK; /* agreed: alike on every rank */
     const char *own_dir = global ? rank_dir : dir;
     output_claim claim = {.dir = own_dir, .lock = -1};
     clmc_checkpoint checkpoint;
@@ -902,7 +976,11 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     bool have_checkpoint = false;
     if (status == CLMC_OK) status = claim_existing_output(&claim);
     if (status == CLMC_OK && !global) status = clmc_ranks_unrecorded(dir);
-    if (status == CLMC_OK) have_checkpoint = (status = clmc_checkpoint_read(own_dir, &checkpoint)) == CLMC_OK;
+    if (status == CLMC_OK && !global) have_checkpoint = (status = clmc_checkpoint_read(own_dir, &checkpoint)) == CLMC_OK;
+    if (ranks_ready) { /* collective: every rank takes part, whatever its own status */
+        clmc_status read = read_agreed(own_dir, &checkpoint, &have_checkpoint);
+        if (status == CLMC_OK) status = read;
+    }
     if (status == CLMC_OK) status = checkpoint_preset(&checkpoint, own_dir, &preset);
     if (status == CLMC_OK && global && clmc_preset_is_population(preset)) clmc_rank_population_share(global, preset);
     if (status == CLMC_OK) status = clmc_checkpoint_check(own_dir, &checkpoint, clmc_preset_run(preset));
@@ -913,7 +991,8 @@ clmc_status clmc_resume(const char *dir, const clmc_run_options *options)
     memset(&m, 0, sizeof m);
     if (status == CLMC_OK) status = select_device(options, &device);
     startup_mark(&startup, "device", NULL);
-    if (status == CLMC_OK) status = instance_open(preset, &device, options ? &options->launch : NULL, &startup, &m);
+    if (status == CLMC_OK)
+        status = instance_open(preset, global, &device, options ? &options->launch : NULL, &startup, &m);
     status = clmc_ranks_agree(status);
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
         status = run_density(&m, preset, options, &claim, &checkpoint, global);
@@ -983,7 +1062,7 @@ void clmc_bench_device(clmc_preset *preset, const clmc_device_info *device, int 
     e->repetitions = repetitions < 1 ? 1 : repetitions;
     double *ns = calloc((size_t)e->repetitions, sizeof *ns);
     model_instance m;
-    clmc_status status = ns ? instance_open(preset, device, launch, NULL, &m)
+    clmc_status status = ns ? instance_open(preset, NULL, device, launch, NULL, &m)
                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK && m.ensemble.kind == &clmc_ensemble_multicanonical)
         status = clmc_fail(CLMC_ERR_INPUT, "ensemble.type: clmc bench times canonical sweeps; a multicanonical or "

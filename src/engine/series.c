@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "output/results.h"
+#include "runtime/ranks.h"
 
 clmc_status clmc_series_init(clmc_series *s, size_t measurements, const clmc_model_shape *shape,
                              size_t n_columns)
@@ -29,7 +30,42 @@ void clmc_series_free(clmc_series *s)
     free(s->rows);
     free(s->pending_at);
     free(s->batch);
+    free(s->share_batch);
+    free(s->gathered);
     memset(s, 0, sizeof *s);
+}
+
+clmc_status clmc_series_share(clmc_series *s, unsigned first, unsigned count, unsigned measure_batch)
+{
+    s->share_first = first;
+    s->share_count = count;
+    s->share_batch = malloc(((size_t)measure_batch * count * s->n_columns + 1) * sizeof *s->share_batch);
+    s->gathered = malloc(((size_t)measure_batch * s->n_configs * s->n_columns + 1) * sizeof *s->gathered);
+    return s->share_batch && s->gathered ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+}
+
+/* Every rank's slots [0, pending) of its configurations into batch
+ * [slot][config][column] (collective). */
+static clmc_status gather_shares(clmc_series *s, unsigned pending)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    size_t *counts = malloc((size_t)ranks->size * sizeof *counts);
+    if (!counts) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    unsigned configs = (unsigned)s->n_configs;
+    for (int r = 0; r < ranks->size; r++)
+        counts[r] = (size_t)pending * (clmc_ranks_share_start(configs, r + 1) - clmc_ranks_share_start(configs, r)) *
+                    s->n_columns * sizeof *s->gathered;
+    clmc_status status = clmc_ranks_allgatherv(s->share_batch, s->gathered, counts);
+    /* gathered: [rank][slot][its configuration][column]. */
+    const double *in = s->gathered;
+    for (int r = 0; status == CLMC_OK && r < ranks->size; r++) {
+        unsigned first = clmc_ranks_share_start(configs, r), count = clmc_ranks_share_start(configs, r + 1) - first;
+        for (unsigned slot = 0; slot < pending; slot++, in += (size_t)count * s->n_columns)
+            memcpy(s->batch + ((size_t)slot * configs + first) * s->n_columns, in,
+                   (size_t)count * s->n_columns * sizeof *in);
+    }
+    free(counts);
+    return status;
 }
 
 void clmc_series_note(clmc_series *s, unsigned slot, uint64_t sweep, const clmc_tempering *pt)
@@ -41,7 +77,8 @@ void clmc_series_note(clmc_series *s, unsigned slot, uint64_t sweep, const clmc_
 clmc_status clmc_series_collect(clmc_series *s, const clmc_model_ops *ops, void *state, unsigned pending)
 {
     if (pending == 0) return CLMC_OK;
-    CLMC_TRY(ops->collect(state, pending, s->batch));
+    CLMC_TRY(ops->collect(state, pending, s->share_count ? s->share_batch : s->batch));
+    if (s->share_count) CLMC_TRY(gather_shares(s, pending));
     size_t row_values = s->n_configs * s->n_columns;
     for (unsigned slot = 0; slot < pending; slot++) {
         double *out = s->rows + (s->n_rows + slot) * row_values;

@@ -18,11 +18,21 @@ typedef struct clmc_series {
     double *rows;         /* [measurement][system][temperature][column] */
     unsigned *pending_at; /* [batch slot][config]: tempering map when it was measured */
     double *batch;        /* [batch slot][config][column], as the model returns it */
+    /* Parallel tempering of one system across MPI ranks (docs/mpi.md): the
+     * model holds configurations [share_first, share_first + share_count)
+     * of n_configs and returns theirs into share_batch; every rank gathers
+     * all of them into batch, so each holds the whole series. */
+    unsigned share_first, share_count;
+    double *share_batch, *gathered;
 } clmc_series;
 
 clmc_status clmc_series_init(clmc_series *s, size_t measurements, const clmc_model_shape *shape,
                              size_t n_columns);
 void clmc_series_free(clmc_series *s);
+/* Across MPI ranks: the model holds configurations [first, first + count)
+ * of the series' n_configs (one system), measured in batches of
+ * measure_batch slots; clmc_series_collect then becomes collective. */
+clmc_status clmc_series_share(clmc_series *s, unsigned first, unsigned count, unsigned measure_batch);
 /* Notes the sweep and the current map for batch slot `slot`. */
 void clmc_series_note(clmc_series *s, unsigned slot, uint64_t sweep, const clmc_tempering *pt);
 /* Reads `pending` slots from the model and appends them in temperature order. */

@@ -111,8 +111,10 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     e->density = settings->density;
     e->rt = rt;
     CLMC_TRY(clmc_tempering_init(&e->map, settings->betas, population ? 1 : settings->n_betas, settings->exchange_every,
-                                 settings->seed, shape));
-    e->map.exchange_path = settings->exchanges;
+                                 settings->seed, shape, settings->share_first, settings->share_count));
+    /* Across ranks the exchanges run on the host, from the gathered energies
+     * (the same decisions as on the device, src/ensembles/tempering_device.c). */
+    e->map.exchange_path = settings->share_count ? CLMC_EXCHANGES_HOST : settings->exchanges;
     e->map.independent = settings->type == CLMC_ENSEMBLE_INDEPENDENT;
     e->map.first_system = settings->first_system;
     /* first_system counts units where the model tempers them alone, each of

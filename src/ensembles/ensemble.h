@@ -33,6 +33,10 @@ typedef struct clmc_ensemble_settings {
     unsigned copies;                              /* systems per temperature (1 but for independent) */
     unsigned first_system;                        /* ensemble.first_system */
     unsigned units;                               /* units that temper alone (clmc_ensemble_hooks), or 0 */
+    /* Parallel tempering of one system across MPI ranks (docs/mpi.md): the
+     * model holds configurations [share_first, share_first + share_count)
+     * of the n_betas; 0, 0: all (set by the engine, not read here). */
+    unsigned share_first, share_count;
     uint64_t seed;                                /* run.seed */
     clmc_density_settings density;                /* multicanonical and Wang-Landau */
     /* Population annealing: betas holds the schedule (beta_start first). */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/philox.h"
+#include "runtime/ranks.h"
 
 /* The exchange uniforms u = (v + 0.5) / 2^32 fall into 2^UNIFORM_BUCKET_BITS
  * buckets by the top bits of v; log u at the bucket edges decides most
@@ -27,11 +28,16 @@ double clmc_tempering_log_uniform(uint64_t v)
 }
 
 clmc_status clmc_tempering_init(clmc_tempering *pt, const double *betas, size_t n, uint64_t exchange_every,
-                                uint64_t seed, const clmc_model_shape *shape)
+                                uint64_t seed, const clmc_model_shape *shape, unsigned share_first,
+                                unsigned share_count)
 {
     memset(pt, 0, sizeof *pt);
-    if (n != shape->n_temperatures)
-        return clmc_fail(CLMC_ERR_OTHER, "model holds %u temperatures, ensemble has %zu", shape->n_temperatures, n);
+    unsigned held = share_count ? share_count : (unsigned)n;
+    if (held != shape->n_temperatures || (share_count && (shape->n_systems != 1 || share_first + share_count > n)))
+        return clmc_fail(CLMC_ERR_OTHER, "model holds %u temperatures of %u systems, ensemble has %u (of %zu)",
+                         shape->n_temperatures, shape->n_systems, held, n);
+    pt->share_first = share_first;
+    pt->share_count = share_count;
     pt->n_systems = shape->n_systems;
     pt->n_temperatures = (unsigned)n;
     pt->n_configs = pt->n_systems * pt->n_temperatures;
@@ -93,7 +99,27 @@ clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, 
             pt->temperature_of[at[t]] = t;
         }
     }
-    return hooks->set_betas(state, pt->config_betas, pt->temperature_of);
+    return hooks->set_betas(state, pt->config_betas + pt->share_first, pt->temperature_of + pt->share_first);
+}
+
+/* Across MPI ranks: every rank's share of the energies, so that every rank
+ * holds them all (rank r's share at its configurations). */
+static clmc_status gather_energies(clmc_tempering *pt)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    size_t *counts = malloc((size_t)ranks->size * sizeof *counts);
+    double *mine = malloc(((size_t)pt->share_count + 1) * sizeof *mine);
+    clmc_status status = counts && mine ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (int r = 0; status == CLMC_OK && r < ranks->size; r++)
+        counts[r] = (clmc_ranks_share_start(pt->n_configs, r + 1) - clmc_ranks_share_start(pt->n_configs, r)) *
+                    sizeof *pt->energies;
+    if (status == CLMC_OK) {
+        memcpy(mine, pt->energies + pt->share_first, pt->share_count * sizeof *mine);
+        status = clmc_ranks_allgatherv(mine, pt->energies, counts);
+    }
+    free(counts);
+    free(mine);
+    return status;
 }
 
 /* The uniform u = (v + 0.5) / 2^32 in (0, 1) for the exchange of pair t of
@@ -178,7 +204,8 @@ static unsigned exchange_system(clmc_tempering *pt, unsigned system, uint64_t *a
 clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *ops, void *state)
 {
     if (pt->n_temperatures < 2) return CLMC_OK;
-    CLMC_TRY(ops->ensemble->energies(state, pt->energies));
+    CLMC_TRY(ops->ensemble->energies(state, pt->energies + pt->share_first));
+    if (pt->share_count) CLMC_TRY(gather_energies(pt));
     unsigned pairs = pt->n_temperatures - 1;
     uint64_t trips = 0, *accepted = pt->accepted;
     long systems = (long)pt->n_systems;

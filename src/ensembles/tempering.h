@@ -24,6 +24,10 @@ typedef struct clmc_tempering {
     unsigned first_system;   /* ensemble.first_system: the run-wide index of the first system */
     unsigned exchange_first; /* the run-wide index of system 0 among the tempering systems (first_system x
                               * systems per realization), keying the exchange draws */
+    /* Parallel tempering of one system across MPI ranks (docs/mpi.md): this
+     * rank's model holds configurations [share_first, share_first +
+     * share_count) of the n_configs here; 0, 0: the model holds them all. */
+    unsigned share_first, share_count;
     unsigned configs_per_system; /* independent: configurations of one system (clmc_model_shape) */
     bool athermal;           /* independent systems of a model without temperature: no temperature columns */
     double *betas;           /* [t], increasing */
@@ -39,13 +43,18 @@ typedef struct clmc_tempering {
 } clmc_tempering;
 
 /* n betas, increasing (one without tempering); seed: run.seed, the key of
- * the exchange draws. */
+ * the exchange draws.  share_count > 0 (tempering across MPI ranks): the
+ * model (shape) holds configurations [share_first, share_first +
+ * share_count) of one system's n. */
 clmc_status clmc_tempering_init(clmc_tempering *pt, const double *betas, size_t n, uint64_t exchange_every,
-                                uint64_t seed, const clmc_model_shape *shape);
+                                uint64_t seed, const clmc_model_shape *shape, unsigned share_first,
+                                unsigned share_count);
 void clmc_tempering_free(clmc_tempering *pt);
 /* Tells the model the inverse temperature of every configuration. */
 clmc_status clmc_tempering_apply(clmc_tempering *pt, const clmc_model_ops *ops, void *state);
-/* One exchange attempt for every neighbouring pair of every system. */
+/* One exchange attempt for every neighbouring pair of every system (across
+ * MPI ranks: collective, every rank gathering all energies and deciding
+ * every pair alike). */
 clmc_status clmc_tempering_exchange(clmc_tempering *pt, const clmc_model_ops *ops, void *state);
 /* The host's exchange rule for uniform v at log_ratio, and its log u
  * (exposed so that exact integer thresholds can reproduce them). */

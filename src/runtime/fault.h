@@ -1,6 +1,7 @@
 /* Test-only fault injection: the one place that reads the CLMC_FAULT_*
  * environment variables, which break a model's state on purpose so that tests
- * can check the numerical guard (STYLE.md 14: the environment describes the
+ * can check the numerical guard, or kill an MPI rank between the phases of a
+ * checkpoint (CLMC_FAULT_COMMIT_AFTER, src/engine/engine.c) (STYLE.md 14: the environment describes the
  * deployment or injects faults in tests, nothing else). */
 #ifndef CLMC_FAULT_H
 #define CLMC_FAULT_H

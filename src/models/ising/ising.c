@@ -848,19 +848,20 @@ static clmc_status read_configuration(ising_state *s, cl_uint config, signed cha
  * compared bit for bit.  Slabs (collective): each rank continues the hash
  * of the rank below over its sites, so the lattice's hash comes out;
  * population annealing's members under MPI ranks the same over its members
- * (the run's, in order). */
+ * (the run's, in order), and the temperatures of one tempering run across
+ * ranks (clmc_ranks_configs_chained: consecutive configurations). */
 static clmc_status ising_checks(void *state, cJSON *checks)
 {
     ising_state *s = state;
-    bool chain = s->domain || (s->population_members && clmc_ranks_many());
     signed char *spins = malloc(s->n_sites);
     uint64_t hash = 0xcbf29ce484222325ULL;
     long long invalid = 0;
     bool received = false;
+    bool chained = s->domain || (s->population_members && clmc_ranks_many()) || clmc_ranks_configs_chained();
     clmc_status status = spins ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
         status = read_configuration(s, c, spins);
-        if (chain && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
+        if (chained && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
             clmc_ranks_chain_receive(&hash);
             received = true;
         }
@@ -870,7 +871,7 @@ static clmc_status ising_checks(void *state, cJSON *checks)
         }
     }
     free(spins);
-    if (chain) {
+    if (chained) {
         if (!received) clmc_ranks_chain_receive(&hash); /* failed before its turn */
         clmc_ranks_chain_send(hash);
         clmc_ranks_chain_result(&hash);
@@ -1035,7 +1036,8 @@ static clmc_status ising_domain(const clmc_preset *p, int ranks, cJSON *record)
                          "process)", layout, ranks, layout);
     if (clmc_preset_has(p, "ensemble.type"))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: \"%s\" is not spread over %d MPI ranks; one system at one "
-                         "temperature (ensemble.beta) is decomposed, independent copies are shared",
+                         "temperature (ensemble.beta) is decomposed, independent copies and tempering temperatures are "
+                         "shared",
                          clmc_preset_string(p, "ensemble.type"), ranks);
     clmc_rng_kind rng = clmc_rng_from_preset(p);
     if (clmc_rng_stateful(rng))
