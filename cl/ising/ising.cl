@@ -621,26 +621,19 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
 }
 #endif
 
-#ifdef RESIDENT
-/* Resident update (algorithm.resident, docs/models/ising.md): one work-group
- * per configuration holds the whole configuration in local memory (one byte
- * per site, +-1) and makes `count` sweeps from `first_sweep` in the order of
- * the layout's own kernels, so the result is bit-identical to them: per sweep,
- * for each tile colour (naive: one), for each hit, for each site colour (parity
- * of x + y + z, 0 first), all such sites of every tile of that tile colour.
- * Sites of one phase are independent (their neighbours have the other parity),
- * so a barrier between phases is all the order needs; every loop around a
- * barrier has the same trip count in every work-item.  A work-item takes one
- * octet of a row (the Philox unit, one draw) and its four sites of the phase's
- * parity, skipping octets with none of the phase's tile colour. */
+#if defined(RESIDENT) || defined(TEMPORAL_BLOCK)
+/* The phases of a sweep in the layout's own order (the resident and the
+ * temporally blocked kernels): for each tile colour (naive: one), for each
+ * hit, for each site colour, the sites of that colour in tiles of that tile
+ * colour. */
 #ifdef TILE
-#define RESIDENT_TILE_COLOURS TILE_COLOURS
+#define LAYOUT_TILE_COLOURS TILE_COLOURS
 #else
-#define RESIDENT_TILE_COLOURS 1
+#define LAYOUT_TILE_COLOURS 1
 #endif
-#define RESIDENT_UNITS (OCTETS_PER_ROW * (SITES / EDGE))
 
-inline uint resident_tile_colour(uint x, uint y, uint z)
+/* Tile colour of global site (x, y, z) (naive: 0). */
+inline uint layout_tile_colour(uint x, uint y, uint z)
 {
 #ifdef TILE
     uint tx = x / TILE, ty = y / TILE, tz = z / TILE;
@@ -656,6 +649,21 @@ inline uint resident_tile_colour(uint x, uint y, uint z)
     return 0;
 #endif
 }
+#endif
+
+#ifdef RESIDENT
+/* Resident update (algorithm.resident, docs/models/ising.md): one work-group
+ * per configuration holds the whole configuration in local memory (one byte
+ * per site, +-1) and makes `count` sweeps from `first_sweep` in the order of
+ * the layout's own kernels, so the result is bit-identical to them: per sweep,
+ * for each tile colour (naive: one), for each hit, for each site colour (parity
+ * of x + y + z, 0 first), all such sites of every tile of that tile colour.
+ * Sites of one phase are independent (their neighbours have the other parity),
+ * so a barrier between phases is all the order needs; every loop around a
+ * barrier has the same trip count in every work-item.  A work-item takes one
+ * octet of a row (the Philox unit, one draw) and its four sites of the phase's
+ * parity, skipping octets with none of the phase's tile colour. */
+#define RESIDENT_UNITS (OCTETS_PER_ROW * (SITES / EDGE))
 
 /* The sites of octet `unit` (unit < RESIDENT_UNITS) with parity `colour` in tiles of
  * colour `tile_colour`: bit j for x = 8 (unit % OCTETS_PER_ROW) + parity offset + 2j. */
@@ -666,7 +674,7 @@ inline uint resident_mask(uint unit, uint tile_colour, uint colour)
     uint mask = 0;
     for (uint j = 0; j < 4; j++) {
         uint x = first + 2 * j;
-        mask |= (uint)(x < EDGE && resident_tile_colour(x, y, z) == tile_colour) << j;
+        mask |= (uint)(x < EDGE && layout_tile_colour(x, y, z) == tile_colour) << j;
     }
     return mask;
 }
@@ -721,7 +729,7 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
     clmc_philox_ctr kept = {{0, 0, 0, 0}};
     for (uint k = 0; k < count; k++) {
         m.sweep = first_sweep + k;
-        for (uint tile_colour = 0; tile_colour < RESIDENT_TILE_COLOURS; tile_colour++)
+        for (uint tile_colour = 0; tile_colour < LAYOUT_TILE_COLOURS; tile_colour++)
             for (uint hit = 0; hit < hits; hit++) {
                 m.hit = hit;
                 for (uint colour = 0; colour < 2; colour++) {
@@ -770,6 +778,10 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
     }
     for (uint i = lid; i < SITES; i += size) spins[i] = lattice[i];
 }
+#endif
+
+#ifdef TEMPORAL_BLOCK
+#include "ising/temporal_block.h"
 #endif
 
 /* Per-work-group partial sums of the bond sum (sum over +x,+y(,+z) bonds of

@@ -13,6 +13,7 @@
 #include "measure/measure.h"
 #include "models/lattice.h"
 #include "models/rng_streams.h"
+#include "models/ising/ising_blocked.h"
 #include "models/ising/ising_halo.h"
 #include "models/random_site.h"
 #include "runtime/ranks.h"
@@ -100,6 +101,7 @@ typedef struct {
     size_t resident_wg;
     uint64_t resident_launches, resident_sweeps;
     char resident_note[192];
+    ising_tblock tblock; /* algorithm.sweeps_per_launch: temporal blocking (ising_blocked.c) */
     cl_mem spins, partials, thresholds;
     cl_program members_program; /* population annealing: built on first use */
     cl_kernel member_totals;
@@ -179,6 +181,7 @@ static clmc_status ising_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d is for layout \"tiled\" only (give 0)", width);
     if (width != 0 && tile != 0 && tile % width != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide algorithm.tile = %d", width, tile);
+    CLMC_TRY(ising_tblock_validate(p));
     return clmc_rsite_validate(p, true, true);
 }
 
@@ -305,6 +308,9 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
     size_t n = sizeof s->resident_note;
     if (strcmp(mode, "off") == 0)
         snprintf(note, n, "off: algorithm.resident");
+    else if (ising_tblock_wanted(p))
+        snprintf(note, n, "off: algorithm.sweeps_per_launch %lld (temporal blocking)",
+                 clmc_preset_int(p, "algorithm.sweeps_per_launch"));
     else if (strcmp(layout, "naive") != 0 && strcmp(layout, "tiled") != 0)
         snprintf(note, n, "layout %s has no resident update", layout);
     else if (s->domain)
@@ -370,6 +376,7 @@ static clmc_status build_kernels(ising_state *s)
         clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
     }
     if (s->resident) clmc_defines_flag(&options, "RESIDENT");
+    ising_tblock_defines(&s->tblock, &options);
     s->rng.streams = rng_streams_per_config(s->dim, s->edge, s->tiled ? s->tile : 0, s->rng.kind);
     s->rng.configs = s->n_configs;
     clmc_rng_defines(&s->rng, &options);
@@ -523,8 +530,13 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
     else if (!clmc_rsite_wanted(p)) clmc_preset_set_int(p, "algorithm.tile", 0);
     s->resident = resident_fits(s, p);
+    if (!s->msc && !clmc_rsite_wanted(p))
+        CLMC_TRY(ising_tblock_plan(&s->tblock, p, clmc_runtime_device(s->rt), s->dim, s->edge,
+                                   2 * (s->tiled ? s->tile_colours * s->hits : 1)));
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate_buffers(s));
+    CLMC_TRY(ising_tblock_create(&s->tblock, s->rt, s->program, spin_bytes(s) * s->n_configs, s->seed_lo, s->seed_hi,
+                                 (cl_uint)s->hits, s->thresholds));
     CLMC_TRY(initialise_spins(s));
     return clmc_rsite_wanted(p) ? clmc_rsite_create(s->rt, p, &ising_rsite_model, s->spins, s->n_configs, &s->rsite) : CLMC_OK;
 }
@@ -563,6 +575,7 @@ static void ising_destroy(void *state)
     if (s->init) CLMC_CL_WARN(clReleaseKernel(s->init));
     if (s->update) CLMC_CL_WARN(clReleaseKernel(s->update));
     if (s->resident_update) CLMC_CL_WARN(clReleaseKernel(s->resident_update));
+    ising_tblock_release(&s->tblock);
     if (s->measure) CLMC_CL_WARN(clReleaseKernel(s->measure));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
     if (s->member_totals) CLMC_CL_WARN(clReleaseKernel(s->member_totals));
@@ -673,12 +686,30 @@ static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t coun
     return CLMC_OK;
 }
 
+/* Temporal blocking: sweeps [first, first + count) in launches of at most
+ * algorithm.sweeps_per_launch sweeps, each from the spins into the other
+ * buffer, which then holds the spins: the kernels reading them are bound anew. */
+static clmc_status blocked_sweeps(ising_state *s, uint64_t first, uint64_t count)
+{
+    while (count > 0) {
+        uint64_t n = count < (uint64_t)s->tblock.sweeps ? count : (uint64_t)s->tblock.sweeps;
+        CLMC_TRY(ising_tblock_launch(&s->tblock, s->rt, &s->spins, first, n, s->n_configs));
+        first += n;
+        count -= n;
+    }
+    CLMC_CL_TRY(clSetKernelArg(s->init, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
+    return CLMC_OK;
+}
+
 static clmc_status ising_sweep(void *state, uint64_t sweep_index);
 
 static clmc_status ising_sweeps(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured)
 {
     ising_state *s = state;
     *measured = s->resident && measure_slot >= 0;
+    if (s->tblock.used) return blocked_sweeps(s, first, count);
     if (s->resident) return resident_sweeps(s, first, count, measure_slot);
     for (uint64_t t = first; t < first + count; t++) CLMC_TRY(ising_sweep(s, t));
     return CLMC_OK;
@@ -689,6 +720,7 @@ static void ising_describe_update(void *state, cJSON *performance)
 {
     const ising_state *s = state;
     if (s->rsite) return;
+    ising_tblock_describe(&s->tblock, performance);
     cJSON *r = cJSON_AddObjectToObject(performance, "resident");
     cJSON_AddBoolToObject(r, "used", s->resident);
     if (!s->resident) {
@@ -705,6 +737,7 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
     if (s->rsite) return clmc_rsite_step(s->rsite, sweep_index);
+    if (s->tblock.used) return blocked_sweeps(s, sweep_index, 1);
     if (s->resident) return resident_sweeps(s, sweep_index, 1, -1);
     cl_uint sweep = (cl_uint)sweep_index;
     CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
@@ -969,6 +1002,7 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     *total = spins + partials + 3 * sizeof(cl_uint) * configs + states;
     if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "copies") == 0)
         *total += spins + 8 * sizeof(cl_uint) * configs; /* the copy-minor spins and the flip thresholds */
+    if (ising_tblock_wanted(p)) *total += spins; /* temporal blocking: the blocks write a second buffer */
     *largest = spins > partials ? spins : partials;
     if (states > *largest) *largest = states;
 }
@@ -1030,6 +1064,9 @@ static clmc_status ising_domain(const clmc_preset *p, int ranks, cJSON *record)
     int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
     const char *layout = clmc_preset_string(p, "algorithm.layout");
     const char *layers = dim == 2 ? "rows" : "planes";
+    if (ising_tblock_wanted(p))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.sweeps_per_launch: temporal blocking runs one lattice on one "
+                         "device, not cut over %d MPI ranks; give 0", ranks);
     if (strcmp(layout, "msc") != 0 && strcmp(layout, "tiled") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: \"%s\" cannot be decomposed over %d MPI ranks; one Ising "
                          "lattice is cut into slabs with layouts \"msc\" and \"tiled\" only (run \"%s\" in one "

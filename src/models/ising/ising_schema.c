@@ -33,6 +33,12 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "naive and tiled: auto runs many sweeps per launch, one work-group per configuration held in local memory, "
      "where a configuration fits a device's dedicated local memory; on: also where local memory is emulated (CPUs); "
      "off: one launch per colour per sweep (bit-identical results)"},
+    {"sweeps_per_launch", CLMC_FIELD_INT, 0, 65536, false, NULL, "0",
+     "naive and tiled: 0 (auto) keeps the ordinary or resident update; k >= 1: temporal blocking, blocks of "
+     "algorithm.block sites with a halo make up to k sweeps per launch in local memory (bit-identical results)"},
+    {"block", CLMC_FIELD_INT, 0, 262144, false, NULL, "0",
+     "temporal blocking: block edge in sites, 2 .. model.L (0 = 64 in 2D, 16 in 3D, at most L); results do not "
+     "depend on it"},
     CLMC_RNG_ALGORITHM_FIELDS,
     CLMC_RANDOM_SITE_ALGORITHM_FIELDS,
     {"shift_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1",

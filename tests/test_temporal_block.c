@@ -1,0 +1,210 @@
+/* algorithm.sweeps_per_launch (docs/models/ising.md#temporal-blocking-several-sweeps-per-launch):
+ * temporal blocking (blocks with a halo in local memory, k sweeps per launch,
+ * the blocks' own sites written to a second buffer) gives series.csv and the
+ * final configurations bit for bit equal to the layout's ordinary kernels:
+ * 2D naive with k = 1, 2, 3 and two block sizes (16 dividing L = 48; 12 on
+ * L = 50, neither a multiple of 8 nor dividing L, so box rows start off the
+ * block and octets straddle the periodic wrap), one block holding the whole
+ * lattice (its box wraps onto itself), tiled with three tile colours and
+ * multi-hit, 3D naive (Philox 4x32-7; and a box of more octets than a
+ * work-group has items) and tiled, several configurations,
+ * parallel tempering, population annealing, a resumed run; bad input exits 2
+ * naming the key. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "physics.h"
+#include "rerun.h"
+#include "testenv.h"
+
+static const char *fnv_of(const cJSON *result)
+{
+    const cJSON *hash = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), "configuration_fnv1a");
+    cr_assert(cJSON_IsString(hash));
+    return hash->valuestring;
+}
+
+/* performance.temporal_blocking of run DIR/NAME (result parsed into *result). */
+static const cJSON *blocking_record(const char *dir, const char *name, cJSON **result)
+{
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    *result = test_load_result(path);
+    cr_assert_not_null(*result, "%s: no result.json", path);
+    const cJSON *record = cJSON_GetObjectItem(cJSON_GetObjectItem(*result, "performance"), "temporal_blocking");
+    cr_assert_not_null(record, "%s: no performance.temporal_blocking", path);
+    return record;
+}
+
+typedef struct {
+    char label[32];
+    char json[640]; /* inline: parameters cross a process boundary */
+    int block;
+    int sweeps[3]; /* the k compared with the ordinary run; 0 ends the list */
+    bool rounds;   /* the box has more octets than a work-group has items: several per item */
+} blocking_case;
+
+/* Runs the case with the ordinary kernels (sweeps_per_launch 0, resident off)
+ * and with temporal blocking for each k; expects the blocked path taken with
+ * more than one sweep per launch for k > 1 and the same series and final
+ * configurations. */
+static void expect_blocked_identical(const blocking_case *c)
+{
+    char *dir = rerun_preset_dir(c->label, c->json), preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    char *ordinary = rerun_file(dir, preset, "ordinary", "--set algorithm.resident=off", "series.csv");
+    cJSON *reference;
+    const cJSON *off = blocking_record(dir, "ordinary", &reference);
+    cr_expect(cJSON_IsFalse(cJSON_GetObjectItem(off, "used")), "%s: blocked with sweeps_per_launch 0", c->label);
+    int rows = 0;
+    for (const char *at = ordinary; *at; at++) rows += *at == '\n';
+    cr_expect_gt(rows, 3, "%s: a series", c->label);
+    for (int i = 0; i < 3 && c->sweeps[i]; i++) {
+        char name[16], overrides[128];
+        snprintf(name, sizeof name, "k%d", c->sweeps[i]);
+        snprintf(overrides, sizeof overrides, "--set algorithm.sweeps_per_launch=%d --set algorithm.block=%d",
+                 c->sweeps[i], c->block);
+        char *blocked = rerun_file(dir, preset, name, overrides, "series.csv");
+        cJSON *result;
+        const cJSON *on = blocking_record(dir, name, &result);
+        cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")), "%s: not blocked", c->label);
+        double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
+        printf("%s k = %d, block %d: %d series lines, halo %d, %.2f sweeps per launch, %d items per group; fnv1a "
+               "blocked %s, ordinary %s\n", c->label, c->sweeps[i], c->block, rows - 1,
+               cJSON_GetObjectItem(on, "halo")->valueint, per_launch, cJSON_GetObjectItem(on, "work_group")->valueint,
+               fnv_of(result), fnv_of(reference));
+        if (c->sweeps[i] > 1) cr_expect_gt(per_launch, 1.0, "%s: %g sweeps per launch", c->label, per_launch);
+        double octets = cJSON_GetObjectItem(on, "box_bytes")->valuedouble / 8;
+        if (c->rounds)
+            cr_expect_gt(octets, cJSON_GetObjectItem(on, "work_group")->valuedouble, "%s: %g octets, one per item",
+                         c->label, octets);
+        cr_expect_str_eq(blocked, ordinary, "%s k = %d: series.csv differs from the ordinary kernels'", c->label,
+                         c->sweeps[i]);
+        cr_expect_str_eq(fnv_of(result), fnv_of(reference), "%s k = %d: final configurations differ", c->label,
+                         c->sweeps[i]);
+        cJSON_Delete(result);
+        free(blocked);
+    }
+    cJSON_Delete(reference);
+    free(ordinary);
+    free(dir);
+}
+
+static blocking_case make_case(const char *label, int dim, int L, const char *algorithm, const char *ensemble,
+                               int block, int k0, int k1, int k2)
+{
+    blocking_case c = {.block = block, .sweeps = {k0, k1, k2}};
+    snprintf(c.label, sizeof c.label, "%s", label);
+    snprintf(c.json, sizeof c.json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {%s}, \"ensemble\": {%s},"
+             " \"run\": {\"thermalization\": 7, \"sweeps\": 42, \"measure_every\": 6, \"seed\": 91}}",
+             dim, L, algorithm, ensemble);
+    return c;
+}
+
+ParameterizedTestParameters(temporal_block, equals_ordinary_kernels)
+{
+    static blocking_case cases[9];
+    const char *two = "\"type\": \"independent\", \"betas\": [0.3, 0.44], \"copies\": 2";
+    const char *naive = "\"layout\": \"naive\"";
+    int n = 0;
+    cases[n++] = make_case("2d-naive-b16", 2, 48, naive, two, 16, 1, 2, 3);
+    cases[n++] = make_case("2d-naive-L50-b12", 2, 50, naive, "\"beta\": 0.44", 12, 1, 2, 3);
+    cases[n++] = make_case("2d-one-block-wraps", 2, 12, naive, "\"beta\": 0.44", 12, 3, 0, 0);
+    cases[n++] = make_case("2d-tiled-t8-odd", 2, 24, "\"layout\": \"tiled\", \"tile\": 8", "\"beta\": 0.44", 10, 2, 0, 0);
+    cases[n++] = make_case("2d-tiled-t4-h2", 2, 16, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", two, 8, 1, 2, 0);
+    cases[n++] = make_case("3d-naive-philox7", 3, 12, "\"layout\": \"naive\", \"rng\": \"philox4x32_7\"",
+                           "\"beta\": 0.2216", 5, 2, 0, 0);
+    /* 6 x 36 x 36 octets beyond a work-group of 4096 (PoCL) or 1024 items. */
+    cases[n] = make_case("3d-naive-rounds", 3, 16, naive, "\"beta\": 0.2216", 16, 5, 0, 0);
+    cases[n++].rounds = true;
+    cases[n++] = make_case("3d-tiled-t4", 3, 8, "\"layout\": \"tiled\", \"tile\": 4", "\"beta\": 0.2216", 4, 1, 0, 0);
+    cases[n++] = make_case("2d-tempering", 2, 32, naive,
+                           "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3",
+                           16, 2, 0, 0);
+    return cr_make_param_array(blocking_case, cases, (size_t)n);
+}
+
+ParameterizedTest(blocking_case *c, temporal_block, equals_ordinary_kernels, .timeout = 120)
+{
+    expect_blocked_identical(c);
+}
+
+/* Blocks end at checkpoints too: a resumed blocked run equals the whole one. */
+Test(temporal_block, resumed_equals_uninterrupted, .timeout = 120)
+{
+    rerun_expect_resume_identical("tblock-resume",
+                                  "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 32}, \"algorithm\": "
+                                  "{\"layout\": \"naive\", \"sweeps_per_launch\": 4, \"block\": 16}, \"ensemble\": "
+                                  "{\"beta\": 0.44}, \"run\": {\"thermalization\": 5, \"sweeps\": 50, \"measure_every\": 6, "
+                                  "\"seed\": 3, \"checkpoint_every\": 17}}");
+}
+
+/* Population annealing: theta sweeps per step in blocked launches; the same
+ * observables (every step) and final members as the ordinary kernels. */
+Test(temporal_block, population_annealing_equals_ordinary, .timeout = 120)
+{
+    char *dir = rerun_preset_dir("tblock-pa",
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                 "{\"layout\": \"naive\", \"resident\": \"off\"}, \"ensemble\": {\"type\": "
+                                 "\"population_annealing\", \"population\": 16, \"beta_end\": 0.5, \"steps\": 4, "
+                                 "\"sweeps_per_step\": 3}, \"run\": {\"seed\": 8}}"),
+         preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    free(rerun_file(dir, preset, "blocked", "--set algorithm.sweeps_per_launch=3 --set algorithm.block=8", "result.json"));
+    free(rerun_file(dir, preset, "ordinary", "", "result.json"));
+    cJSON *x, *y;
+    const cJSON *on = blocking_record(dir, "blocked", &x);
+    blocking_record(dir, "ordinary", &y);
+    double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
+    printf("temporal blocking, population annealing: %.2f sweeps per launch; fnv1a blocked %s, ordinary %s\n",
+           per_launch, fnv_of(x), fnv_of(y));
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")));
+    cr_expect_gt(per_launch, 1.0);
+    cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true),
+              "observables differ between the blocked and the ordinary kernels");
+    cr_expect_str_eq(fnv_of(x), fnv_of(y), "final members differ");
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    free(dir);
+}
+
+#define BASE "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"ensemble\": {\"beta\": 0.44}, "
+
+Test(temporal_block, bad_input_names_the_key, .timeout = 120)
+{
+    expect_input_error("{" BASE "\"algorithm\": {\"layout\": \"msc\", \"sweeps_per_launch\": 2}}", "tblock-msc",
+                       "algorithm.sweeps_per_launch");
+    expect_input_error("{" BASE "\"algorithm\": {\"layout\": \"naive\", \"sweeps_per_launch\": 2, \"rng\": \"xorwow\"}}",
+                       "tblock-stateful", "algorithm.sweeps_per_launch");
+    expect_input_error("{" BASE "\"algorithm\": {\"layout\": \"naive\", \"sweeps_per_launch\": 2, \"resident\": \"on\"}}",
+                       "tblock-resident-on", "algorithm.resident");
+    expect_input_error("{" BASE "\"algorithm\": {\"layout\": \"naive\", \"block\": 16}}", "tblock-block-alone",
+                       "algorithm.block");
+    expect_input_error("{" BASE "\"algorithm\": {\"layout\": \"naive\", \"sweeps_per_launch\": 2, \"block\": 65}}",
+                       "tblock-block-beyond-L", "algorithm.block");
+    expect_input_error("{" BASE "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\", "
+                       "\"sweeps_per_launch\": 2}}", "tblock-random-site", "algorithm.sweeps_per_launch");
+}
+
+/* A box beyond the device's local memory (PoCL: 2 MiB; a 2D halo of 2000
+ * layers makes a box of 16 MB): exit 2 naming the key and both sizes. */
+Test(temporal_block, box_beyond_local_memory, .timeout = 120)
+{
+    char *dir = test_scratch_dir("tblock-box"), *output = NULL;
+    cr_assert_not_null(dir);
+    char *preset = test_write_preset(dir, "{" BASE "\"algorithm\": {\"layout\": \"naive\", \"sweeps_per_launch\": 1000}, "
+                                     "\"run\": {\"thermalization\": 0, \"sweeps\": 2, \"measure_every\": 1, \"seed\": 1}}");
+    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
+    printf("box beyond local memory: exit %d, %s\n", status, output ? output : "");
+    cr_expect_eq(status, 2);
+    cr_expect(output && strstr(output, "algorithm.sweeps_per_launch") && strstr(output, "local memory"),
+              "the message names the key and local memory");
+    free(output);
+    free(preset);
+    free(dir);
+}
