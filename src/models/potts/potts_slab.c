@@ -32,7 +32,7 @@ clmc_status potts_slab_create(clmc_runtime *rt, cl_program program, int dim, int
     for (h->capacity = 16; h->capacity < 2 * nodes; h->capacity *= 2) {}
     h->edges = malloc(record * sizeof *h->edges);
     h->all = malloc(nodes * sizeof *h->all);
-    h->bytes = malloc(h->layer);
+    h->bytes = malloc(2 * h->layer);
     h->keys = malloc(h->capacity * sizeof *h->keys);
     h->parent = malloc(h->capacity * sizeof *h->parent);
     h->emitted = malloc(h->capacity);
@@ -62,8 +62,7 @@ clmc_status potts_slab_halo(potts_slab *h, cl_mem spins)
     cl_command_queue queue = clmc_runtime_queue(h->rt);
     CLMC_CL_TRY(clFinish(queue)); /* the flips: device time, not the exchange's */
     double start = clmc_runtime_clock();
-    unsigned char *received = malloc(h->layer);
-    if (!received) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    unsigned char *received = h->bytes + h->layer;
     cl_int err = clEnqueueReadBuffer(queue, spins, CL_TRUE, 0, h->layer, h->bytes, 0, NULL, NULL);
     clmc_status status = err == CL_SUCCESS ? CLMC_OK : clmc_fail(CLMC_ERR_DEVICE, "clEnqueueReadBuffer(first layer): "
                                                                  "%s", clmc_cl_error_name(err));
@@ -75,7 +74,6 @@ clmc_status potts_slab_halo(potts_slab *h, cl_mem spins)
         if (err != CL_SUCCESS)
             status = clmc_fail(CLMC_ERR_DEVICE, "clEnqueueWriteBuffer(halo layer): %s", clmc_cl_error_name(err));
     }
-    free(received);
     h->halo_seconds += clmc_runtime_clock() - start;
     return status;
 }

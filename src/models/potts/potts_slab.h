@@ -17,7 +17,7 @@ typedef struct {
     cl_mem roots;               /* (local root, merged label) pairs for the device */
     cl_uint *edges;             /* this rank's boundary record: bottom labels, top labels (+ bond bit) */
     cl_uint *all;               /* every rank's record, rank after rank */
-    unsigned char *bytes;       /* a layer of spins or bonds */
+    unsigned char *bytes;       /* two layers: spins or bonds read back, spins received */
     cl_uint *keys, *parent;     /* host union-find over global labels, open addressing */
     unsigned char *emitted;
     size_t capacity;
