@@ -3,7 +3,9 @@
  * clmc_labeler, cluster flips; random-site Metropolis and heat bath through
  * models/random_site.c) and measurements of the energy and the Potts
  * order parameter, for one system or the copies x len(betas) systems of
- * ensemble.type "independent" (ensemble_hooks.h), held one after another. */
+ * ensemble.type "independent" (ensemble_hooks.h), held one after another;
+ * or, Swendsen-Wang under several MPI ranks, one system's slab, its clusters
+ * merged across ranks by models/potts/potts_slab.c (docs/mpi.md). */
 #include "models/potts/potts.h"
 
 #include <stdio.h>
