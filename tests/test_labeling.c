@@ -6,7 +6,9 @@
  * included; every case is labelled by both consolidation methods (label
  * relaxation and hierarchical sewing).  The device must give every site the
  * smallest site index of its cluster, i.e. exactly the partition of the host
- * union-find, with the same representatives. */
+ * union-find, with the same representatives.  Slabs (`layers`, the MPI
+ * domain decomposition's labelling: open along the last axis) likewise,
+ * against the host union-find without the bonds out of the last layer. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdio.h>
@@ -23,15 +25,20 @@ typedef struct {
     int dim, edge, tile;
     double p;
     int union_find;
+    int layers; /* 0: the torus; else a slab of that many layers along the last axis */
 } label_case;
 
 ParameterizedTestParameters(labeling, partition_equals_host_union_find)
 {
     static label_case cases[] = {
-        {2, 64, 8, 0.2, 0},  {2, 64, 8, 0.5, 0},  {2, 64, 8, 0.8, 0},  {2, 64, 16, 0.5, 0}, {2, 64, 32, 0.5, 0},
-        {2, 48, 16, 0.5, 0}, {2, 96, 32, 0.8, 0}, {3, 16, 4, 0.2, 0},  {3, 16, 4, 0.5, 0},  {3, 16, 8, 0.25, 0},
-        {3, 16, 8, 0.8, 0},  {3, 24, 8, 0.5, 0},  {2, 8, 8, 0.6, 0},   {3, 8, 8, 0.5, 0},   {2, 80, 16, 0.5, 0}, {2, 64, 8, 0.2, 1},
-        {2, 64, 16, 0.5, 1}, {2, 96, 32, 0.8, 1}, {3, 16, 4, 0.5, 1},  {3, 16, 8, 0.25, 1}, {3, 24, 8, 0.8, 1},
+        {2, 64, 8, 0.2, 0, 0},   {2, 64, 8, 0.5, 0, 0},   {2, 64, 8, 0.8, 0, 0},  {2, 64, 16, 0.5, 0, 0},
+        {2, 64, 32, 0.5, 0, 0},  {2, 48, 16, 0.5, 0, 0},  {2, 96, 32, 0.8, 0, 0}, {3, 16, 4, 0.2, 0, 0},
+        {3, 16, 4, 0.5, 0, 0},   {3, 16, 8, 0.25, 0, 0},  {3, 16, 8, 0.8, 0, 0},  {3, 24, 8, 0.5, 0, 0},
+        {2, 8, 8, 0.6, 0, 0},    {3, 8, 8, 0.5, 0, 0},    {2, 80, 16, 0.5, 0, 0}, {2, 64, 8, 0.2, 1, 0},
+        {2, 64, 16, 0.5, 1, 0},  {2, 96, 32, 0.8, 1, 0},  {3, 16, 4, 0.5, 1, 0},  {3, 16, 8, 0.25, 1, 0},
+        {3, 24, 8, 0.8, 1, 0},
+        {2, 64, 8, 0.5, 0, 24}, {2, 48, 16, 0.8, 1, 32}, {2, 96, 32, 0.8, 0, 32}, {3, 16, 4, 0.5, 0, 8},
+        {3, 24, 8, 0.8, 1, 16},
     };
     return cr_make_param_array(label_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -105,7 +112,8 @@ static int wraps_in_x(int dim, int edge, const uint8_t *bonds, size_t sites)
 
 ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .timeout = 300)
 {
-    size_t sites = c->dim == 2 ? (size_t)c->edge * c->edge : (size_t)c->edge * c->edge * c->edge;
+    size_t layer = c->dim == 2 ? (size_t)c->edge : (size_t)c->edge * c->edge;
+    size_t sites = layer * (size_t)(c->layers ? c->layers : c->edge);
     uint8_t *bonds = calloc(sites, 1);
     uint32_t *labels = malloc(sites * sizeof *labels), *parent = malloc(sites * sizeof *parent);
     cr_assert(bonds && labels && parent);
@@ -118,8 +126,10 @@ ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .ti
         parent[site] = site;
     }
     for (uint32_t site = 0; site < sites; site++)
-        for (int d = 0; d < c->dim; d++)
-            if ((bonds[site] >> d) & 1u) unite(parent, site, neighbour_up(c->dim, c->edge, site, d));
+        for (int d = 0; d < c->dim; d++) {
+            bool leaves = c->layers && d == c->dim - 1 && site / layer == (size_t)c->layers - 1;
+            if (((bonds[site] >> d) & 1u) && !leaves) unite(parent, site, neighbour_up(c->dim, c->edge, site, d));
+        }
     clmc_runtime *rt = NULL;
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
     size_t clusters = 0, largest = 0;
@@ -129,21 +139,21 @@ ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .ti
         clusters += root == site;
         if (++sizes[root] > largest) largest = sizes[root];
     }
-    int wraps = wraps_in_x(c->dim, c->edge, bonds, sites);
-    if (c->p >= 0.8) cr_expect(wraps, "p=%.2f should give a cluster wrapping the torus", c->p);
+    int wraps = c->layers ? 0 : wraps_in_x(c->dim, c->edge, bonds, sites);
+    if (c->p >= 0.8 && !c->layers) cr_expect(wraps, "p=%.2f should give a cluster wrapping the torus", c->p);
     const clmc_consolidation methods[] = {CLMC_CONSOLIDATE_RELAXATION, CLMC_CONSOLIDATE_SEWING};
     for (int k = 0; k < 2; k++) {
         clmc_consolidation method = methods[k];
-        clmc_label_lattice lattice = {c->dim, c->edge, c->tile, c->union_find, method};
+        clmc_label_lattice lattice = {c->dim, c->edge, c->tile, c->union_find, method, c->layers};
         clmc_label_report report = {0};
         memset(labels, 0xff, sites * sizeof *labels);
         cr_assert_eq(clmc_label_bonds(rt, lattice, bonds, labels, &report), CLMC_OK, "%s", clmc_error_message());
         size_t mismatches = 0;
         for (uint32_t site = 0; site < sites; site++) mismatches += labels[site] != find(parent, site);
-        printf("%s + %s, %dD L=%d tile %d p=%.2f: %zu clusters, largest %zu of %zu sites, %s in x; %u relaxation "
+        printf("%s + %s, %dD L=%d%s tile %d p=%.2f: %zu clusters, largest %zu of %zu sites, %s in x; %u relaxation "
                "passes, %u sewing levels; %zu labels differ from the host union-find\n",
                c->union_find ? "union-find" : "self-labeling", k ? "sewing" : "relaxation", c->dim, c->edge,
-               c->tile, c->p, clusters, largest, sites, wraps ? "a cluster wraps" : "none wraps", report.relax_passes,
+               c->layers ? " (a slab)" : "", c->tile, c->p, clusters, largest, sites, wraps ? "a cluster wraps" : "none wraps", report.relax_passes,
                report.sewing_levels, mismatches);
         cr_expect_eq(mismatches, 0, "%s: %zu sites labelled differently from the host union-find",
                      k ? "sewing" : "relaxation", mismatches);
@@ -162,11 +172,13 @@ Test(labeling, invalid_lattices_are_input_errors)
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
     uint8_t bonds[64] = {0};
     uint32_t labels[64];
-    clmc_label_lattice bad[] = {{4, 8, 0, 0, CLMC_CONSOLIDATE_RELAXATION},
-                                {2, 8, 3, 0, CLMC_CONSOLIDATE_SEWING},
-                                {2, 1, 0, 0, CLMC_CONSOLIDATE_RELAXATION},
-                                {3, 128, 32, 1, CLMC_CONSOLIDATE_RELAXATION},
-                                {2, 8, 0, 0, (clmc_consolidation)7}};
+    clmc_label_lattice bad[] = {{4, 8, 0, 0, CLMC_CONSOLIDATE_RELAXATION, 0},
+                                {2, 8, 3, 0, CLMC_CONSOLIDATE_SEWING, 0},
+                                {2, 1, 0, 0, CLMC_CONSOLIDATE_RELAXATION, 0},
+                                {3, 128, 32, 1, CLMC_CONSOLIDATE_RELAXATION, 0},
+                                {2, 8, 0, 0, (clmc_consolidation)7, 0},
+                                {2, 8, 0, 0, CLMC_CONSOLIDATE_SEWING, 8},   /* a slab as thick as the lattice */
+                                {2, 16, 4, 0, CLMC_CONSOLIDATE_SEWING, 6}}; /* a tile not dividing the slab */
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         clmc_status status = clmc_label_bonds(rt, bad[i], bonds, labels, NULL);
         printf("dim %d edge %d tile %d consolidation %d: %s\n", bad[i].dim, bad[i].edge, bad[i].tile,

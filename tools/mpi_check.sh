@@ -330,6 +330,61 @@ same_run "$tmp/dd2-one" "$tmp/dd2-resumed" &&
   echo "ok: 2D msc in 3 slabs resumed from the ranks' checkpoints (sweep 40) equals the single-process run" ||
   fail "2D msc in 3 slabs resumed differs"
 
+# Swendsen-Wang on one Potts lattice cut into slabs (docs/mpi.md): bonds
+# drawn by the global site, each slab labelled on its own, the clusters that
+# cross slab boundaries merged on the host (every cluster keeps its smallest
+# global site, the root one device draws its new state at).  2D q = 2 at
+# T_c and q = 3 far below T_c (one cluster wraps the lattice and crosses
+# every slab boundary; self-labeling and relaxation there), L = 36 under 2
+# and 3 ranks (1 with CLMC_LONG_TESTS=1), 3D q = 2 L = 16 under 2; series,
+# observables, hash and picture as one process; the 2-rank q = 2 run resumed
+# from its ranks' checkpoints.
+cat > "$tmp/sw2.json" <<'JSON'
+{ "model": { "type": "potts", "dim": 2, "L": 36, "q": 2 }, "algorithm": { "type": "swendsen_wang" },
+  "ensemble": { "beta": 0.881373587019543 },
+  "run": { "thermalization": 10, "sweeps": 60, "measure_every": 1, "seed": 5, "checkpoint_every": 30 },
+  "output": { "picture": true } }
+JSON
+cat > "$tmp/sw3cold.json" <<'JSON'
+{ "model": { "type": "potts", "dim": 2, "L": 36, "q": 3, "start": "random" },
+  "algorithm": { "type": "swendsen_wang", "labeling": "self_labeling", "consolidation": "relaxation", "tile": 6 },
+  "ensemble": { "beta": 1.6 }, "run": { "thermalization": 5, "sweeps": 40, "measure_every": 1, "seed": 8 },
+  "output": { "picture": true } }
+JSON
+cat > "$tmp/sw3d.json" <<'JSON'
+{ "model": { "type": "potts", "dim": 3, "L": 16, "q": 2 }, "algorithm": { "type": "swendsen_wang" },
+  "ensemble": { "beta": 0.443 }, "run": { "thermalization": 4, "sweeps": 20, "measure_every": 1, "seed": 5 } }
+JSON
+for name in sw2 sw3cold sw3d; do
+  "$clmc" run "$tmp/$name.json" --out "$tmp/$name-one" --quiet || fail "$name single-process run"
+done
+for run in sw2:1 sw2:2 sw2:3 sw3cold:2 sw3cold:3 sw3d:2; do
+  name=${run%:*} k=${run#*:}
+  [ "$run" = sw2:1 ] && [ $long_tests -eq 0 ] && continue # one slab: no decomposition (opt-in)
+  "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
+    { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
+  same_run "$tmp/$name-one" "$tmp/$name-np$k" &&
+    echo "ok: $name: one Potts lattice in $k slab(s), Swendsen-Wang, gives the single-process series, observables and configuration" ||
+    fail "$name in $k slabs differs from the single-process run"
+done
+python3 - "$tmp/sw3cold-one/result.json" "$tmp/sw3cold-np3/result.json" "$tmp/sw2-np2/result.json" <<'PY' || fail "Swendsen-Wang slabs: result.json"
+import json, sys
+one, three, two = (json.load(open(p)) for p in sys.argv[1:])
+m = one["observables"]["abs_magnetization"]["mean"]
+assert m > 0.9, f"q = 3 at beta 1.6 should be ordered: one cluster spans the lattice; order parameter {m}"
+c = three["performance"]["cross_rank"]
+assert c["merged_roots"] > 0, c
+d = two["performance"]["domain"]
+assert (d["axis"], d["slabs"], d["layers_per_rank"]) == ("y", 2, 18), d
+print(f"ok: q = 3 at beta 1.6: order parameter {m:.4f}; under 3 ranks {c['merged_roots']:.0f} roots relabelled "
+      f"across slabs; domain {d}")
+PY
+cp -r "$tmp/sw2-np2" "$tmp/sw2-resumed" && rm "$tmp/sw2-resumed/result.json" "$tmp/sw2-resumed/series.csv"
+"${launcher[@]}" -np 2 "$clmc" run --resume "$tmp/sw2-resumed" --quiet 2>"$tmp/sw2-resume.err" || { cat "$tmp/sw2-resume.err"; fail "Swendsen-Wang slabs resumed under 2 ranks"; }
+same_run "$tmp/sw2-one" "$tmp/sw2-resumed" &&
+  echo "ok: Swendsen-Wang in 2 slabs resumed from the ranks' checkpoints (sweep 60) equals the single-process run" ||
+  fail "Swendsen-Wang in 2 slabs resumed differs"
+
 # Multicanonical walkers and Wang-Landau windows shared by the ranks (whole
 # work-groups of walkers each, their random streams keyed by the run-wide
 # walker index; histograms and the energies for the window exchanges summed
@@ -397,6 +452,9 @@ refused "tile not dividing the slab" "algorithm.tile: 32 does not divide the 48 
 refused "slabs that do not divide L" "model.L: 192 rows cannot be cut into 5 slabs" "${launcher[@]}" -np 5 "$clmc" run "$tmp/dd2.json" --out "$tmp/dd-five" --quiet
 refused "more ranks than tempering temperatures" "ensemble.betas: 4 temperatures cannot be spread over 5 MPI ranks" "${launcher[@]}" -np 5 "$clmc" run "$tmp/ptmsc.json" --out "$tmp/pt-five" --quiet
 refused "stateful generator on slabs" "algorithm.rng: \"xorwow\" keeps per-site generator states" "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3.json" --out "$tmp/dd-rng" --quiet --set algorithm.rng=xorwow
+refused "Potts slabs that do not divide L" "model.L: 36 rows cannot be cut into 5 slabs" "${launcher[@]}" -np 5 "$clmc" run "$tmp/sw2.json" --out "$tmp/sw-five" --quiet
+refused "Potts labeling tile not dividing the slab" "algorithm.tile: 12 does not divide the 18 rows of a slab" "${launcher[@]}" -np 2 "$clmc" run "$tmp/sw2.json" --out "$tmp/sw-tile" --quiet --set algorithm.tile=12
+refused "Potts Metropolis lattice under ranks" "algorithm.type: \"metropolis\" cannot be decomposed over 2 MPI ranks" "${launcher[@]}" -np 2 "$clmc" run "$tmp/sw2.json" --out "$tmp/sw-metro" --quiet --set algorithm.type=metropolis
 refused "a ranks' run resumed by one process" "resume it with mpirun -np 2" "$clmc" run --resume "$tmp/np2" --quiet
 refused "more ranks than walkers' work-groups" "ensemble.walkers: 2 walkers run in 2 work-groups of 1, fewer than the 3 MPI ranks" "${launcher[@]}" -np 3 "$clmc" run "$tmp/muca.json" --out "$tmp/muca-three" --quiet --set ensemble.walkers=2
 refused "more ranks than window walkers' work-groups" "ensemble.walkers_per_window: 2 walkers run in 2 work-groups of 1" "${launcher[@]}" -np 3 "$clmc" run "$tmp/wlwin.json" --out "$tmp/wl-three" --quiet --set ensemble.windows=2 --set ensemble.walkers_per_window=1

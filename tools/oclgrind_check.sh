@@ -4,7 +4,9 @@
 # out-of-bounds, uninitialised-value and API checks.  Every diagnostic must
 # match a reviewed entry of tests/oclgrind.supp (kernel, kind, statements,
 # reason); anything else fails the test and is printed, as does a kernel in
-# cl/ that no case runs.  About 2.5 minutes on 2 busy cores.
+# cl/ that no case runs.  Where the build has MPI, one Swendsen-Wang lattice
+# in 2 slabs runs under mpirun, each rank simulated.  About 2.5 minutes on 2
+# busy cores.
 # Usage: tools/oclgrind_check.sh [BUILD_DIR, default build] [CASE...]
 #
 # Oclgrind is not an ICD: `oclgrind CMD` preloads its own OpenCL library, so
@@ -220,6 +222,42 @@ for entry in "${cases[@]}"; do
   fi
 done
 
+# Swendsen-Wang of one Potts lattice cut over 2 MPI ranks (potts.cl with
+# -DSLAB, labeling.cl with -DLAYERS, potts_merge_roots), each rank under
+# Oclgrind with its own log; where the build has MPI (else potts_merge_roots
+# is excused below).  Races, bounds and API only: with --uninitialized,
+# Oclgrind flags all the slab's spins once the host has written the halo
+# layer into the spin buffer at an offset (found by leaving out the flips,
+# the read-back of the first layer and that write in turn: only the write
+# matters), as it flags the Potts counts after a fill at an offset
+# (tests/oclgrind.supp); the runs equal one process bit for bit
+# (tools/mpi_check.sh).
+name=potts2d-sw-slabs
+mpi_built=0
+grep -q CLMC_HAVE_MPI "$build/build.ninja" 2>/dev/null && command -v mpirun >/dev/null && mpi_built=1
+if [ $mpi_built -eq 1 ] && { [ $# -eq 0 ] || [[ " $* " == *" $name "* ]]; }; then
+  printf '%s\n' "{$(potts 2 16 swendsen_wang ', "tile": 4'), \"run\": {\"thermalization\": 1, \"sweeps\": 2, \"measure_every\": 1, \"seed\": 7}}" >"$work/$name.json"
+  start=$SECONDS
+  launcher=(mpirun)
+  mpirun --version 2>/dev/null | grep -q "Open MPI" && launcher=(mpirun --oversubscribe)
+  # shellcheck disable=SC2016 # expanded by each rank's shell
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "${launcher[@]}" -np 2 bash -c \
+    'exec oclgrind $0 --max-errors 100000000 --log "$1.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}.log" "${@:2}"' \
+    "--data-races --check-api" "$work/$name" "$bin" run "$work/$name.json" --device oclgrind --out "$work/$name" --quiet --profile \
+    >"$work/$name.out" 2>&1
+  rc=$?
+  touch "$work/$name.0.log" "$work/$name.1.log"
+  cat "$work/$name.0.log" "$work/$name.1.log" >"$work/$name.log"
+  total=$(unsuppressed "$work/$name.log" 2>&1 >"$work/$name.left")
+  if [ $rc -ne 0 ]; then
+    echo "oclgrind check: $name: exit $rc"; tail -20 "$work/$name.out"; head -60 "$work/$name.left"; failures=$((failures + 1))
+  elif [ -s "$work/$name.left" ]; then
+    echo "oclgrind check: $name: diagnostics not in tests/oclgrind.supp:"; head -80 "$work/$name.left"; failures=$((failures + 1))
+  else
+    echo "oclgrind check: $name: clean ($total suppressed diagnostics, 2 ranks, $((SECONDS - start)) s)"
+  fi
+fi
+
 # Every kernel in cl/ must have run in some case (clmc --profile lists the
 # launched kernels), except those no preset launches: the RNG known-answer and
 # throughput kernels (test_rng_device, benchmarks/rng_throughput), the fault injection of heisenberg,
@@ -227,6 +265,7 @@ done
 if [ $# -eq 0 ]; then
   not_launched=(philox_known_answers philox_throughput heisenberg_fault tempering_reaches repro_math_values
                 philox4x32_10_numbers philox4x32_7_numbers lcg32_numbers lcg64_numbers xorwow_numbers lagfib_numbers)
+  [ $mpi_built -eq 1 ] || not_launched+=(potts_merge_roots) # slabs: MPI ranks only
   defined=$(grep -rh -A2 '^__kernel' cl | grep -oE 'void +[a-z_0-9]+ *\(' | sed -E 's/void +//; s/ *\(//' | sort -u)
   launched=$(sed -nE 's/^clmc profile: +([a-z_0-9]+) +[0-9]+ launches.*/\1/p' "$work"/*.out | sort -u)
   for k in $defined; do

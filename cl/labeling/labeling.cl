@@ -11,7 +11,10 @@
  *
  * Defines: DIM, EDGE, TILE (divides EDGE), LABEL_WG (work-group size,
  * dividing TILE^DIM), UNION_FIND (0: self-labeling in tiles; 1: union-find
- * in tiles, the same labels).  Sites are row-major, x fastest; bonds[site] bit d set
+ * in tiles, the same labels); LAYERS where a slab is labelled (MPI domain
+ * decomposition, docs/mpi.md): LAYERS < EDGE layers along the last axis
+ * (a multiple of TILE), open there: the bonds out of the last layer along it
+ * are left to the host (src/models/potts/potts_slab.c).  Sites are row-major, x fastest; bonds[site] bit d set
  * = the bond from the site to its +d neighbour (periodic) is active.
  *
  * Benign races, by design (each marked "Benign race" below and listed in
@@ -31,6 +34,16 @@
 #define TILE_SITES ((uint)TILE * TILE * TILE)
 #endif
 #define TILES_PER_EDGE (EDGE / TILE)
+#ifdef LAYERS
+#define LABEL_SITES (SITES / EDGE * LAYERS)
+#define LAYERS_OR_EDGE LAYERS
+/* The bond along +d from `site` leaves the slab (last axis, last layer). */
+#define LEAVES_SLAB(site, d) ((d) == DIM - 1 && (site) / lattice_stride(d) == LAYERS - 1)
+#else
+#define LABEL_SITES SITES
+#define LAYERS_OR_EDGE EDGE
+#define LEAVES_SLAB(site, d) false
+#endif
 
 /* Lattice site of site `i` of tile `tile` (both row-major, x fastest). */
 inline uint tile_site(uint tile, uint i)
@@ -153,10 +166,10 @@ inline bool crosses_tiles(uint site, uint d)
 __kernel void relax_tiles(__global const uchar *bonds, volatile __global uint *labels, __global int *changed)
 {
     uint site = get_global_id(0);
-    if (site >= SITES) return;
+    if (site >= LABEL_SITES) return;
     uint active = bonds[site];
     for (uint d = 0; d < DIM; d++) {
-        if (!((active >> d) & 1u) || !crosses_tiles(site, d)) continue;
+        if (!((active >> d) & 1u) || !crosses_tiles(site, d) || LEAVES_SLAB(site, d)) continue;
         uint a = find_root(labels, site), b = find_root(labels, lattice_up(site, d));
         if (a != b) {
             /* Benign race with the find_root reads of other work-items; a
@@ -187,15 +200,27 @@ inline void unite(volatile __global uint *labels, uint a, uint b)
 /* Hierarchical sewing, one level: the blocks of edge `block` (tiles at the
  * first level, then 2^dim of them merged per level) are sewn into blocks of
  * edge 2 block by inserting the active bonds across their seams, the planes
- * after coordinate (2 j + 1) block - 1 for j < seams in every direction.
+ * after coordinate (2 j + 1) block - 1 for j < seams in every direction
+ * (seams_last along the last axis: a slab's own count, else seams).
  * With block = EDGE and one seam it inserts the periodic wrap bonds, the
  * last step.  One work-item per seam site; the seams of one level are
  * disjoint and the unions lock-free, so all of a level runs at once. */
-__kernel void sew_seams(__global const uchar *bonds, volatile __global uint *labels, uint block, uint seams)
+__kernel void sew_seams(__global const uchar *bonds, volatile __global uint *labels, uint block, uint seams,
+                        uint seams_last)
 {
-    uint plane = SITES / EDGE, item = get_global_id(0);
-    if (item >= DIM * seams * plane) return;
-    uint d = item / (seams * plane), seam = item / plane % seams, p = item % plane;
+    uint plane = LABEL_SITES / EDGE, item = get_global_id(0), first = (DIM - 1) * seams * plane;
+    uint d, seam, p;
+    if (item < first) {
+        d = item / (seams * plane);
+        seam = item / plane % seams;
+        p = item % plane;
+    } else {
+        uint layer = LABEL_SITES / LAYERS_OR_EDGE, rest = item - first;
+        if (rest >= seams_last * layer) return;
+        d = DIM - 1;
+        seam = rest / layer;
+        p = rest % layer;
+    }
     uint across = (2 * seam + 1) * block - 1, a = p % EDGE, b = p / EDGE;
 #if DIM == 2
     uint site = d == 0 ? across + EDGE * a : a + EDGE * across;
@@ -214,5 +239,5 @@ __kernel void sew_seams(__global const uchar *bonds, volatile __global uint *lab
 __kernel void flatten_labels(volatile __global uint *labels)
 {
     uint site = get_global_id(0);
-    if (site < SITES) labels[site] = find_root(labels, site);
+    if (site < LABEL_SITES) labels[site] = find_root(labels, site);
 }

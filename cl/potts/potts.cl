@@ -21,9 +21,30 @@
  *                       (few-cluster: v[0] the new state among the others, v[1] whether it changes)
  *   few-cluster seeds   (tile, sweep, 0, CLUSTER_SEED).v[d]: the seed's coordinate d in its tile
  * Integers throughout (a uniform state is mul_hi(r, Q)), so runs are
- * bit-identical across devices. */
+ * bit-identical across devices.
+ *
+ * Domain decomposition over MPI ranks (Swendsen-Wang, docs/mpi.md) defines
+ * SLAB: this rank holds SLAB layers (rows in 2D, planes in 3D) from global
+ * site first_site (an argument of potts_init, potts_bonds and potts_flip,
+ * 0 on one device, so that the ranks of one run share one program), one
+ * system, followed by one halo layer, the first layer of the rank above (all
+ * the bonds and the measurement need: every site looks only at its +d
+ * neighbours).  Counters take the global site (first_site + local site), so
+ * a slab draws what the same sites draw on one device.  Labels are local sites; a root whose
+ * cluster the host merged across ranks (src/models/potts/potts_slab.c)
+ * holds ROOT_MERGED | the cluster's global smallest site instead. */
 #include "common/lattice.h"
 #include "common/philox.h"
+
+#ifdef SLAB
+#define LAYER_SITES (SITES / EDGE)
+#define OWN_SITES ((uint)SLAB * LAYER_SITES)
+#define STORED_SITES (OWN_SITES + LAYER_SITES)
+#define ROOT_MERGED 0x80000000u
+#else
+#define OWN_SITES SITES
+#define STORED_SITES SITES
+#endif
 
 /* The purpose word of the work-item's system. */
 #define STREAM(purpose) CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + (uint)get_global_id(1))
@@ -32,12 +53,12 @@
 
 /* run: population annealing's independent run (0 otherwise), the counter's
  * third word. */
-__kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
+__kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered, uint run, uint first_site)
 {
     uint site = get_global_id(0);
-    if (site >= SITES) return;
+    if (site >= STORED_SITES) return; /* a slab's halo layer too: the sites above it */
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint r = clmc_random4(key, site, 0, run, STREAM(CLMC_PURPOSE_INIT)).v[0];
+    uint r = clmc_random4(key, (site + first_site) % SITES, 0, run, STREAM(CLMC_PURPOSE_INIT)).v[0];
     OF_SYSTEM(spins)[site] = ordered ? 0 : (uchar)mul_hi(r, (uint)Q);
 }
 
@@ -67,14 +88,16 @@ __kernel void potts_metropolis(__global uchar *all_spins, __global const uint *a
  * active with probability p = 1 - exp(-beta), i.e. if r < thresholds[system]
  * = floor(p 2^32) at the system's beta. */
 __kernel void potts_bonds(__global const uchar *all_spins, __global uchar *bonds, __global const uint *thresholds,
-                          uint seed_lo, uint seed_hi, uint sweep)
+                          uint seed_lo, uint seed_hi, uint sweep, uint first_site)
 {
     uint site = get_global_id(0);
-    if (site >= SITES) return;
+    if (site >= OWN_SITES) return;
     __global const uchar *spins = OF_SYSTEM(all_spins);
     uint threshold = thresholds[get_global_id(1)];
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, site, sweep, 0, STREAM(CLMC_PURPOSE_CLUSTER_BONDS));
+    /* A slab: lattice_up along the last axis never wraps (local layers below
+     * SLAB <= EDGE / 2), so the last layer reads the halo. */
+    clmc_philox_ctr r = clmc_random4(key, site + first_site, sweep, 0, STREAM(CLMC_PURPOSE_CLUSTER_BONDS));
     uint own = spins[site], active = 0;
     for (uint d = 0; d < DIM; d++)
         if (spins[lattice_up(site, d)] == own && r.v[d] < threshold) active |= 1u << d;
@@ -82,13 +105,19 @@ __kernel void potts_bonds(__global const uchar *all_spins, __global uchar *bonds
 }
 
 /* Swendsen-Wang, step 3: every cluster (labelled by its smallest site, the
- * root) takes a new uniform state drawn at its root. */
-__kernel void potts_flip(__global uchar *spins, __global const uint *labels, uint seed_lo, uint seed_hi, uint sweep)
+ * root) takes a new uniform state drawn at its root (a slab: the cluster's
+ * global smallest site, merged across ranks where marked). */
+__kernel void potts_flip(__global uchar *spins, __global const uint *labels, uint seed_lo, uint seed_hi, uint sweep,
+                         uint first_site)
 {
     uint site = get_global_id(0);
-    if (site >= SITES) return;
+    if (site >= OWN_SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint root = OF_SYSTEM(labels)[site];
+#ifdef SLAB
+    uint at_root = root & ROOT_MERGED ? root : labels[root];
+    root = at_root & ROOT_MERGED ? at_root & ~ROOT_MERGED : root + first_site;
+#endif
     OF_SYSTEM(spins)[site] = (uchar)mul_hi(clmc_random4(key, root, sweep, 0, STREAM(CLMC_PURPOSE_CLUSTER_FLIP)).v[0],
                                            (uint)Q);
 }
@@ -142,7 +171,7 @@ void potts_measure(__global const uchar *all_spins, __global uint *counts, uint 
     for (uint k = lid; k <= Q; k += MEASURE_WG) local_counts[k] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint equal = 0;
-    for (uint site = get_global_id(0); site < SITES; site += get_global_size(0)) {
+    for (uint site = get_global_id(0); site < OWN_SITES; site += get_global_size(0)) {
         uint own = spins[site];
         atomic_inc(&local_counts[own]);
         for (uint d = 0; d < DIM; d++) equal += spins[lattice_up(site, d)] == own;
@@ -151,6 +180,16 @@ void potts_measure(__global const uchar *all_spins, __global uint *counts, uint 
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint k = lid; k <= Q; k += MEASURE_WG) atomic_add(&counts[(slot * CONFIGS + get_global_id(1)) * (Q + 1) + k], local_counts[k]);
 }
+
+#ifdef SLAB
+/* After the host's merge: roots[2 i] (a local root) takes roots[2 i + 1]
+ * (ROOT_MERGED | its cluster's global smallest site), i < n. */
+__kernel void potts_merge_roots(__global uint *labels, __global const uint *roots, uint n)
+{
+    uint i = get_global_id(0);
+    if (i < n) labels[roots[2 * i]] = roots[2 * i + 1];
+}
+#endif
 
 /* Population annealing: from one slot of potts_measure's counts, every
  * system's H = -(bonds joining equal states) and its order value Q max_k N_k

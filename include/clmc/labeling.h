@@ -27,6 +27,11 @@ typedef struct {
     int dim, edge, tile;
     int union_find; /* 0: self-labeling in tiles, 1: union-find in tiles (same labels) */
     clmc_consolidation consolidation; /* across tiles; every method gives the same labels */
+    /* 0: the periodic lattice above.  Else a slab (MPI domain decomposition,
+     * docs/mpi.md): `layers` (< edge, a multiple of the tile) layers along
+     * the last axis, open there (the bonds out of the last layer along it are
+     * not joined), periodic in the others; edge^(dim-1) x layers sites. */
+    int layers;
 } clmc_label_lattice;
 
 typedef struct {

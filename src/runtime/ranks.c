@@ -186,6 +186,21 @@ clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive)
     return CLMC_OK;
 }
 
+clmc_status clmc_ranks_allgather(const void *send, size_t bytes, void *receive)
+{
+    if (!clmc_ranks_many()) {
+        memmove(receive, send, bytes);
+        return CLMC_OK;
+    }
+#ifdef CLMC_HAVE_MPI
+    if (bytes > (size_t)INT32_MAX)
+        return clmc_fail(CLMC_ERR_OTHER, "allgather of %zu bytes per rank exceeds MPI's int count", bytes);
+    if (MPI_Allgather(send, (int)bytes, MPI_BYTE, receive, (int)bytes, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return clmc_fail(CLMC_ERR_OTHER, "MPI_Allgather of %zu bytes per rank failed", bytes);
+#endif
+    return CLMC_OK;
+}
+
 clmc_status clmc_ranks_gatherv(const void *send, size_t bytes, void *receive, size_t *counts)
 {
     if (!clmc_ranks_many()) {

@@ -9,11 +9,18 @@
 
 #define RELAX_PASSES_MAX 100000
 
-static int default_tile(int dim, int edge)
+static int default_tile(int dim, int edge, int layers)
 {
     int tile = dim == 2 ? 64 : 16; /* the largest tiles (4096 sites): fastest on the H200 with union-find */
-    while (tile > 1 && edge % tile != 0) tile /= 2;
+    while (tile > 1 && (edge % tile != 0 || layers % tile != 0)) tile /= 2;
     return tile;
+}
+
+/* Sites labelled: the lattice, or the slab. */
+static size_t lattice_sites(const clmc_label_lattice *l)
+{
+    size_t layer = l->dim == 2 ? (size_t)l->edge : (size_t)l->edge * l->edge;
+    return layer * (size_t)(l->layers ? l->layers : l->edge);
 }
 
 static clmc_status check_lattice(clmc_label_lattice *l)
@@ -23,11 +30,15 @@ static clmc_status check_lattice(clmc_label_lattice *l)
         return clmc_fail(CLMC_ERR_INPUT, "labeling: edge %d out of range (2 .. edge^dim < 2^31)", l->edge);
     if (l->consolidation != CLMC_CONSOLIDATE_RELAXATION && l->consolidation != CLMC_CONSOLIDATE_SEWING)
         return clmc_fail(CLMC_ERR_INPUT, "labeling: unknown consolidation method %d", (int)l->consolidation);
-    if (l->tile == 0) l->tile = default_tile(l->dim, l->edge);
+    if (l->layers < 0 || l->layers >= l->edge)
+        return clmc_fail(CLMC_ERR_INPUT, "labeling: a slab of %d layers must be thinner than the edge %d", l->layers,
+                         l->edge);
+    int layers = l->layers ? l->layers : l->edge;
+    if (l->tile == 0) l->tile = default_tile(l->dim, l->edge, layers);
     long long tile_sites = l->dim == 2 ? (long long)l->tile * l->tile : (long long)l->tile * l->tile * l->tile;
-    if (l->tile < 1 || l->edge % l->tile != 0 || tile_sites > CLMC_LABEL_TILE_SITES_MAX)
-        return clmc_fail(CLMC_ERR_INPUT, "labeling: tile %d must divide the edge %d with tile^%d <= %d", l->tile,
-                         l->edge, l->dim, CLMC_LABEL_TILE_SITES_MAX);
+    if (l->tile < 1 || l->edge % l->tile != 0 || layers % l->tile != 0 || tile_sites > CLMC_LABEL_TILE_SITES_MAX)
+        return clmc_fail(CLMC_ERR_INPUT, "labeling: tile %d must divide the edge %d (and a slab's %d layers) with "
+                         "tile^%d <= %d", l->tile, l->edge, layers, l->dim, CLMC_LABEL_TILE_SITES_MAX);
     return CLMC_OK;
 }
 
@@ -58,7 +69,7 @@ void clmc_labeler_destroy(clmc_labeler *w)
 static clmc_status build(clmc_labeler *w)
 {
     const clmc_label_lattice *l = &w->lattice;
-    w->sites = l->dim == 2 ? (size_t)l->edge * l->edge : (size_t)l->edge * l->edge * l->edge;
+    w->sites = lattice_sites(l);
     w->tile_sites = l->dim == 2 ? (size_t)l->tile * l->tile : (size_t)l->tile * l->tile * l->tile;
     w->wg = clmc_runtime_device(w->rt)->max_work_group_size;
     w->wg = w->wg > 256 ? 256 : w->wg;
@@ -70,6 +81,7 @@ static clmc_status build(clmc_labeler *w)
     clmc_defines_int(&options, "TILE", l->tile);
     clmc_defines_int(&options, "LABEL_WG", (long long)w->wg);
     clmc_defines_int(&options, "UNION_FIND", l->union_find != 0);
+    if (l->layers) clmc_defines_int(&options, "LAYERS", l->layers);
     CLMC_TRY(clmc_defines_build(w->rt, "labeling/labeling.cl", &options, &w->program));
     CLMC_TRY(clmc_kernel_create(w->program, "label_tiles", &w->tiles));
     CLMC_TRY(clmc_kernel_create(w->program, "relax_tiles", &w->relax));
@@ -136,17 +148,22 @@ static clmc_status relax(clmc_labeler *w, unsigned *passes)
  * into blocks of twice the edge, level by level, until one block covers the
  * lattice; then the periodic wrap bonds.  Where the tiles per edge are not
  * a power of two, the last block of a row is smaller; every seam is sewn at
- * exactly one level. */
+ * exactly one level.  A slab's last axis (`layers`) has its own seams, none
+ * once a block spans it, and no wrap. */
 static clmc_status sew(clmc_labeler *w, unsigned *levels)
 {
     cl_uint edge = (cl_uint)w->lattice.edge, plane = (cl_uint)(w->sites / edge);
+    cl_uint layers = (cl_uint)(w->lattice.layers ? w->lattice.layers : w->lattice.edge);
+    cl_uint layer = (cl_uint)(w->sites / layers);
     *levels = 0;
     for (cl_uint block = (cl_uint)w->lattice.tile;; block *= 2) {
         int wrap = block >= edge;
         cl_uint at = wrap ? edge : block, seams = wrap ? 1 : (edge + block - 1) / block / 2;
-        size_t items = (size_t)w->lattice.dim * seams * plane;
+        cl_uint seams_last = w->lattice.layers ? (block >= layers ? 0 : (layers + block - 1) / block / 2) : seams;
+        size_t items = (size_t)(w->lattice.dim - 1) * seams * plane + (size_t)seams_last * layer;
         CLMC_CL_TRY(clSetKernelArg(w->sew, 2, sizeof(cl_uint), &at));
         CLMC_CL_TRY(clSetKernelArg(w->sew, 3, sizeof(cl_uint), &seams));
+        CLMC_CL_TRY(clSetKernelArg(w->sew, 4, sizeof(cl_uint), &seams_last));
         CLMC_TRY(clmc_enqueue(w->rt, w->sew, 1, &items, NULL, CLMC_TIMED));
         (*levels)++;
         if (wrap) return CLMC_OK;

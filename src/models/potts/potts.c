@@ -3,7 +3,9 @@
  * clmc_labeler, cluster flips; random-site Metropolis and heat bath through
  * models/random_site.c) and measurements of the energy and the Potts
  * order parameter, for one system or the copies x len(betas) systems of
- * ensemble.type "independent" (ensemble_hooks.h), held one after another. */
+ * ensemble.type "independent" (ensemble_hooks.h), held one after another;
+ * or, Swendsen-Wang under several MPI ranks, one system's slab, its clusters
+ * merged across ranks by models/potts/potts_slab.c (docs/mpi.md). */
 #include "models/potts/potts.h"
 
 #include <stdio.h>
@@ -19,7 +21,9 @@
 #include "measure/measure.h"
 #include "models/ensemble_hooks.h"
 #include "models/lattice.h"
+#include "models/potts/potts_slab.h"
 #include "models/random_site.h"
+#include "runtime/ranks.h"
 
 #define MEASURE_WG_MAX 256
 #define MEASURE_GROUPS_MAX 1024
@@ -52,6 +56,13 @@ typedef struct {
     bool cluster;      /* Swendsen-Wang or few-cluster, else Metropolis */
     bool few_clusters; /* few-cluster: only seeded clusters change */
     clmc_rsite *rsite; /* layout random_site, else NULL */
+    /* Swendsen-Wang on one lattice cut over MPI ranks (docs/mpi.md): this rank
+     * holds `slab` layers from `first_layer` (n_sites of the lattice_sites)
+     * and a halo layer above them; bonds and labels cover the slab. */
+    bool domain;
+    int slab, first_layer;
+    cl_uint lattice_sites;
+    potts_slab merge;
     cl_uint flip_threshold, tile_edge, tiles; /* few-cluster */
     cl_program program;
     cl_kernel init, metropolis, bonds_kernel, flip, mark_seeds, flip_marked, measure, member_totals;
@@ -68,6 +79,16 @@ static bool cluster_update(const clmc_preset *p)
 {
     const char *type = clmc_preset_string(p, "algorithm.type");
     return strcmp(type, "swendsen_wang") == 0 || strcmp(type, "few_cluster") == 0;
+}
+
+/* Layers per rank where the run cuts one lattice over several MPI ranks
+ * (one system, not multicanonical walkers: src/engine/distribute.c), else 0. */
+static int slab_layers(const clmc_preset *p)
+{
+    if (!clmc_ranks_many() || clmc_preset_systems(p)->independent || clmc_preset_is_density(p) ||
+        clmc_preset_has(p, "ensemble.type"))
+        return 0;
+    return (int)clmc_preset_int(p, "model.L") / clmc_ranks()->size;
 }
 
 static clmc_status potts_validate(const clmc_preset *p)
@@ -93,6 +114,10 @@ static clmc_status potts_validate(const clmc_preset *p)
                          dim, CLMC_LABEL_TILE_SITES_MAX);
     if (!cluster && tile != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: only for swendsen_wang (labeling tiles); got %d", tile);
+    int slab = slab_layers(p);
+    if (cluster && tile != 0 && slab && slab % tile != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d does not divide the %d %s of a slab (model.L %d over %d "
+                         "MPI ranks)", tile, slab, dim == 2 ? "rows" : "planes", edge, clmc_ranks()->size);
     if (!(flip_probability > 0 && flip_probability < 1))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.flip_probability: must lie strictly between 0 and 1 (below one "
                          "for ergodicity), got %g", flip_probability);
@@ -121,6 +146,7 @@ static clmc_status build(potts_state *s, clmc_preset *p)
     clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
     clmc_defines_int(&options, "CONFIGS", s->n_configs);
     if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
+    if (s->domain) clmc_defines_int(&options, "SLAB", s->slab); /* the first site is an argument */
     CLMC_TRY(clmc_defines_build(s->rt, "potts/potts.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "potts_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, "potts_measure", &s->measure));
@@ -133,7 +159,7 @@ static clmc_status build(potts_state *s, clmc_preset *p)
         s->tile_edge = (cl_uint)clmc_labeler_tile(s->labeler);
         clmc_preset_set_int(p, "algorithm.tile", (long long)s->tile_edge); /* the resolved edge, echoed */
         s->tiles = (cl_uint)clmc_lattice_sites(s->dim, s->edge / (int)s->tile_edge);
-        return CLMC_OK;
+        return s->domain ? potts_slab_create(s->rt, s->program, s->dim, s->edge, &s->merge) : CLMC_OK;
     }
     return clmc_kernel_create(s->program, "potts_metropolis", &s->metropolis);
 }
@@ -144,6 +170,12 @@ static size_t all_sites(const potts_state *s)
     return (size_t)s->n_sites * s->n_configs;
 }
 
+/* Spin bytes on the device: all systems, or a slab and its halo layer. */
+static size_t stored_sites(const potts_state *s)
+{
+    return all_sites(s) + (s->domain ? s->lattice_sites / (size_t)s->edge : 0);
+}
+
 /* Measurement slots: the batch and one spare for the ensemble's energies. */
 static size_t counts_entries(const potts_state *s)
 {
@@ -152,7 +184,7 @@ static size_t counts_entries(const potts_state *s)
 
 static clmc_status allocate(potts_state *s)
 {
-    CLMC_TRY(create_buffer(s, all_sites(s), NULL, &s->spins));
+    CLMC_TRY(create_buffer(s, stored_sites(s), NULL, &s->spins));
     s->counts_host = calloc(counts_entries(s), sizeof *s->counts_host);
     s->thresholds_host = calloc((size_t)s->n_configs * 2 * s->dim, sizeof *s->thresholds_host);
     s->bond_thresholds_host = calloc(s->n_configs, sizeof *s->bond_thresholds_host);
@@ -218,8 +250,9 @@ static clmc_status set_arguments(potts_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 1, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered));
-    cl_uint run = 0;
+    cl_uint run = 0, first_site = (cl_uint)s->first_layer * (s->lattice_sites / (cl_uint)s->edge);
     CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 5, sizeof(cl_uint), &first_site));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->measure, 1, sizeof(cl_mem), &s->counts));
     if (!s->cluster) {
@@ -234,10 +267,12 @@ static clmc_status set_arguments(potts_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 2, sizeof(cl_mem), &s->bond_thresholds));
     CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 3, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 4, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->bonds_kernel, 6, sizeof(cl_uint), &first_site));
     CLMC_CL_TRY(clSetKernelArg(s->flip, 0, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->flip, 1, sizeof(cl_mem), &s->labels));
     CLMC_CL_TRY(clSetKernelArg(s->flip, 2, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->flip, 3, sizeof(cl_uint), &s->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(s->flip, 5, sizeof(cl_uint), &first_site));
     if (!s->few_clusters) return CLMC_OK;
     CLMC_CL_TRY(clSetKernelArg(s->mark_seeds, 0, sizeof(cl_mem), &s->labels));
     CLMC_CL_TRY(clSetKernelArg(s->mark_seeds, 1, sizeof(cl_mem), &s->marked));
@@ -268,6 +303,7 @@ static void potts_destroy(void *state)
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     clmc_labeler_destroy(s->labeler);
+    potts_slab_release(&s->merge);
     free(s->counts_host);
     free(s->thresholds_host);
     free(s->bond_thresholds_host);
@@ -296,8 +332,16 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->q = (int)clmc_preset_int(p, "model.q");
     s->labeling = clmc_label_lattice_from_preset(p, s->dim, s->edge);
-    s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
+    s->lattice_sites = s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     s->cluster = cluster_update(p);
+    /* One system under several ranks: the engine let it through potts_domain. */
+    s->slab = slab_layers(p);
+    s->domain = s->slab != 0;
+    if (s->domain) {
+        s->first_layer = clmc_ranks()->rank * s->slab;
+        s->n_sites = s->lattice_sites / (cl_uint)clmc_ranks()->size;
+        s->labeling.layers = s->slab;
+    }
     s->few_clusters = strcmp(clmc_preset_string(p, "algorithm.type"), "few_cluster") == 0;
     s->flip_threshold = (cl_uint)floor(clmc_preset_number(p, "algorithm.flip_probability") * 4294967296.0);
     s->ordered = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
@@ -311,7 +355,7 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     CLMC_TRY(build(s, p));
     CLMC_TRY(allocate(s));
     CLMC_TRY(set_arguments(s));
-    size_t global[2] = {s->n_sites, s->n_configs};
+    size_t global[2] = {stored_sites(s) / s->n_configs, s->n_configs}; /* a slab's halo drawn as its own sites */
     CLMC_TRY(clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED));
     if (clmc_rsite_wanted(p)) {
         clmc_rsite_model model = {"potts/random_site.cl", (unsigned)((2 * s->dim + 1) * (2 * s->dim + 1)), rsite_table,
@@ -380,10 +424,15 @@ static clmc_status potts_sweep(void *state, uint64_t sweep_index)
     clmc_runtime_set_phase(s->rt, "bond_activation");
     CLMC_TRY(launch_with_sweep(s, s->bonds_kernel, 5, sweep, sites));
     CLMC_TRY(clmc_labeler_run_systems(s->labeler, s->bonds, s->labels, s->n_configs)); /* each as alone */
+    if (s->domain) {
+        clmc_runtime_set_phase(s->rt, "cross_rank_merge");
+        CLMC_TRY(potts_slab_merge(&s->merge, s->bonds, s->labels));
+    }
     clmc_runtime_set_phase(s->rt, "flip");
     clmc_status status = s->few_clusters ? flip_seeded_clusters(s, sweep)
                                          : launch_with_sweep(s, s->flip, 4, sweep, sites);
     clmc_runtime_set_phase(s->rt, NULL);
+    if (status == CLMC_OK && s->domain) status = potts_slab_halo(&s->merge, s->spins);
     return status;
 }
 
@@ -406,6 +455,15 @@ static clmc_status read_counts(potts_state *s, unsigned first, unsigned n)
     size_t per_slot = (size_t)(s->q + 1) * s->n_configs * sizeof(cl_uint);
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->counts, CL_TRUE, first * per_slot, n * per_slot,
                                     s->counts_host, 0, NULL, NULL));
+    if (!s->domain) return CLMC_OK;
+    /* A slab's counts: the lattice's are their exact sum over the ranks (below 2^32: dim x sites < 3 x 2^30). */
+    size_t entries = n * per_slot / sizeof(cl_uint);
+    long long *sums = malloc(entries * sizeof *sums);
+    if (!sums) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    for (size_t i = 0; i < entries; i++) sums[i] = s->counts_host[i];
+    clmc_ranks_sum_int64(sums, (int)entries);
+    for (size_t i = 0; i < entries; i++) s->counts_host[i] = (cl_uint)sums[i];
+    free(sums);
     return CLMC_OK;
 }
 
@@ -420,8 +478,8 @@ static clmc_status potts_collect(void *state, unsigned n_slots, double *rows)
         const cl_uint *c = s->counts_host + row * width;
         cl_uint largest = 0;
         for (int k = 0; k < s->q; k++) largest = c[k] > largest ? c[k] : largest;
-        rows[2 * row] = -(double)c[s->q] / s->n_sites;
-        rows[2 * row + 1] = ((double)s->q * largest / s->n_sites - 1.0) / (s->q - 1);
+        rows[2 * row] = -(double)c[s->q] / s->lattice_sites;
+        rows[2 * row + 1] = ((double)s->q * largest / s->lattice_sites - 1.0) / (s->q - 1);
     }
     return CLMC_OK;
 }
@@ -440,12 +498,13 @@ static clmc_status potts_energies(void *state, double *energies)
 static clmc_status potts_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
 {
     potts_state *s = state;
-    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, beta, s->n_sites, observables);
+    clmc_ferromagnet_observables(rows, n_rows, 2, 0, 1, beta, s->lattice_sites, observables);
     return CLMC_OK;
 }
 
 /* FNV-1a of the final states (all systems in storage order), and the count
- * of states outside 0 .. q - 1. */
+ * of states outside 0 .. q - 1.  Slabs (collective): each rank continues the
+ * hash of the rank below over its sites, so the lattice's hash comes out. */
 static clmc_status potts_checks(void *state, cJSON *checks)
 {
     potts_state *s = state;
@@ -455,8 +514,11 @@ static clmc_status potts_checks(void *state, cJSON *checks)
     cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, all_sites(s), spins, 0, NULL,
                                      NULL);
     uint64_t hash = 0xcbf29ce484222325ULL;
-    unsigned long long invalid = 0;
-    bool chain = s->population && clmc_ranks_many(); /* the members of all ranks, in order (collective) */
+    long long invalid = 0;
+    /* Slabs (after the ranks' reads, side by side) and population annealing's
+     * members of all ranks, in order: the hash continues from rank to rank
+     * (collective). */
+    bool chain = s->domain || (s->population && clmc_ranks_many());
     if (chain) clmc_ranks_chain_receive(&hash);
     for (size_t i = 0; err == CL_SUCCESS && i < all_sites(s); i++) {
         invalid += spins[i] >= s->q;
@@ -466,28 +528,37 @@ static clmc_status potts_checks(void *state, cJSON *checks)
     if (chain) {
         clmc_ranks_chain_send(hash);
         clmc_ranks_chain_result(&hash);
-        long long all = (long long)invalid;
-        clmc_ranks_sum_int64(&all, 1);
-        invalid = (unsigned long long)all;
+        clmc_ranks_sum_int64(&invalid, 1);
     }
     CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
     char text[32];
     snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
     cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
     cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
-    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins outside 0 .. q - 1", invalid) : CLMC_OK;
+    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%lld spins outside 0 .. q - 1", invalid) : CLMC_OK;
 }
 
-/* State k as grey level 255 k / (q - 1); system 0. */
+/* State k as grey level 255 k / (q - 1); system 0.  Slabs (collective): in
+ * 2D rank 0 gathers the ranks' rows; in 3D plane z = 0 is rank 0's. */
 static clmc_status potts_picture(void *state, unsigned char **grey, int *width, int *height)
 {
     potts_state *s = state;
-    size_t plane = (size_t)s->edge * (size_t)s->edge;
+    size_t plane = (size_t)s->edge * (size_t)s->edge, own = plane < s->n_sites ? plane : s->n_sites;
     if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
-    CLMC_TRY(clmc_buffer_download(s->rt, s->spins, plane, grey));
-    for (size_t i = 0; i < plane; i++) (*grey)[i] = (unsigned char)((*grey)[i] * 255 / (s->q - 1));
+    unsigned char *mine = NULL;
+    clmc_status status = clmc_buffer_download(s->rt, s->spins, own, &mine);
+    for (size_t i = 0; status == CLMC_OK && i < own; i++) mine[i] = (unsigned char)(mine[i] * 255 / (s->q - 1));
     *width = *height = s->edge;
-    return CLMC_OK;
+    if (!(s->domain && s->dim == 2)) {
+        *grey = mine;
+        return status;
+    }
+    *grey = malloc(plane);
+    if (status == CLMC_OK && !*grey) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    status = clmc_ranks_agree(status);
+    if (status == CLMC_OK) status = clmc_ranks_gather(mine, own, *grey);
+    free(mine);
+    return status;
 }
 
 /* result.h5: every system's states 0 .. q - 1 as bytes, [config][z][y][x]. */
@@ -508,7 +579,7 @@ static clmc_status potts_snapshot(void *state, clmc_array *configuration)
 static clmc_status potts_save_state(void *state, unsigned char **blob, size_t *bytes)
 {
     potts_state *s = state;
-    *bytes = all_sites(s);
+    *bytes = stored_sites(s); /* a slab's halo layer too, so that a resume needs no exchange */
     if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
     return clmc_buffer_download(s->rt, s->spins, *bytes, blob);
 }
@@ -516,9 +587,9 @@ static clmc_status potts_save_state(void *state, unsigned char **blob, size_t *b
 static clmc_status potts_load_state(void *state, const unsigned char *blob, size_t bytes)
 {
     potts_state *s = state;
-    if (bytes != all_sites(s))
+    if (bytes != stored_sites(s))
         return clmc_fail(CLMC_ERR_INPUT, "checkpoint: %zu bytes of states; the preset has %zu sites", bytes,
-                         all_sites(s));
+                         stored_sites(s));
     for (size_t i = 0; i < bytes; i++)
         if (blob[i] >= s->q) return clmc_fail(CLMC_ERR_INPUT, "checkpoint: state %zu is outside 0 .. q - 1", i);
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, bytes, blob, 0, NULL, NULL));
@@ -534,6 +605,7 @@ static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     uint64_t configs = clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies;
     bool cluster = cluster_update(p);
     uint64_t q = (uint64_t)clmc_preset_int(p, "model.q");
+    if (slab_layers(p)) sites = sites / (uint64_t)clmc_ranks()->size; /* a slab (its halo layer not counted) */
     uint64_t counts = (batch_slots(p) + 1ULL) * configs * (q + 1) * sizeof(cl_uint);
     *total = sites * configs * (cluster ? 1 + 1 + 4 + 4 : 1) + (cluster ? sites * (1 + 4 + 4) : 0) + counts;
     if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "copies") == 0)
@@ -541,6 +613,53 @@ static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     if (clmc_preset_is_population(p)) *total += 2 * sizeof(cl_int) * configs; /* member energies and order values */
     *largest = sites * configs * (cluster ? 4 : 1);
     if (counts > *largest) *largest = counts;
+}
+
+/* ---- One lattice over MPI ranks (docs/mpi.md) ------------------------------- */
+
+/* Swendsen-Wang of one system cut into `ranks` slabs along the last axis:
+ * L a multiple of the ranks with at least 2 layers each, the tile (given)
+ * dividing the slab. */
+static clmc_status potts_domain(const clmc_preset *p, int ranks, cJSON *record)
+{
+    int dim = (int)clmc_preset_int(p, "model.dim"), edge = (int)clmc_preset_int(p, "model.L");
+    const char *type = clmc_preset_string(p, "algorithm.type"), *layers = dim == 2 ? "rows" : "planes";
+    if (strcmp(type, "swendsen_wang") != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.type: \"%s\" cannot be decomposed over %d MPI ranks; one Potts "
+                         "lattice is cut into slabs for \"swendsen_wang\" only (run \"%s\" in one process)", type,
+                         ranks, type);
+    if (clmc_preset_has(p, "ensemble.type"))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: \"%s\" is not spread over %d MPI ranks; one system at one "
+                         "temperature (ensemble.beta) is decomposed, independent copies are shared",
+                         clmc_preset_string(p, "ensemble.type"), ranks);
+    if (edge % ranks != 0 || edge / ranks < 2)
+        return clmc_fail(CLMC_ERR_INPUT, "model.L: %d %s cannot be cut into %d slabs of equal size with at least 2 %s "
+                         "each (L must be a multiple of the %d MPI ranks, L / K >= 2)", edge, layers, ranks, layers,
+                         ranks);
+    int tile = (int)clmc_preset_int(p, "algorithm.tile");
+    if (tile != 0 && (edge / ranks) % tile != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d does not divide the %d %s of a slab (model.L %d over %d "
+                         "MPI ranks)", tile, edge / ranks, layers, edge, ranks);
+    if (record) {
+        double layer = (double)edge * (dim == 3 ? edge : 1);
+        cJSON_AddStringToObject(record, "axis", dim == 2 ? "y" : "z");
+        cJSON_AddNumberToObject(record, "slabs", ranks);
+        cJSON_AddNumberToObject(record, "layers_per_rank", edge / ranks);
+        cJSON_AddNumberToObject(record, "halo_bytes_per_sweep", layer);
+        cJSON_AddNumberToObject(record, "merge_bytes_per_sweep", 8 * layer * ranks);
+    }
+    return CLMC_OK;
+}
+
+/* Slabs: rank 0's host time in the cross-rank merge and the halo exchange. */
+static void potts_describe_update(void *state, cJSON *performance)
+{
+    potts_state *s = state;
+    if (!s->domain) return;
+    cJSON *merge = cJSON_AddObjectToObject(performance, "cross_rank");
+    cJSON_AddNumberToObject(merge, "merge_seconds", s->merge.merge_seconds);
+    cJSON_AddNumberToObject(merge, "halo_seconds", s->merge.halo_seconds);
+    cJSON_AddNumberToObject(merge, "merged_roots", (double)s->merge.merged_roots);
 }
 
 /* ---- Population annealing (docs/ensembles.md) ------------------------------ */
@@ -651,4 +770,6 @@ const clmc_model_ops clmc_model_potts = {
     .tunables = clmc_labeling_tunables,
     .picture = potts_picture,
     .snapshot = potts_snapshot,
+    .domain = potts_domain,
+    .describe_update = potts_describe_update,
 };

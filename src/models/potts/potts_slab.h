@@ -1,0 +1,39 @@
+/* Swendsen-Wang on a slab of one lattice cut over MPI ranks (docs/mpi.md):
+ * the halo layer of spins each rank reads above its slab, and the merge of
+ * the clusters that cross slab boundaries, after each rank labelled its slab
+ * (cl/labeling/labeling.cl with LAYERS) and before the flips. */
+#ifndef CLMC_MODELS_POTTS_SLAB_H
+#define CLMC_MODELS_POTTS_SLAB_H
+
+#include <stdint.h>
+
+#include "clmc/runtime.h"
+
+typedef struct {
+    clmc_runtime *rt;
+    int dim, slab, rank, ranks; /* this rank holds layers [rank slab, (rank + 1) slab) */
+    size_t layer;               /* sites per layer */
+    cl_kernel merge_roots;      /* potts_merge_roots of cl/potts/potts.cl */
+    cl_mem roots;               /* (local root, merged label) pairs for the device */
+    cl_uint *edges;             /* this rank's boundary record: bottom labels, top labels (+ bond bit) */
+    cl_uint *all;               /* every rank's record, rank after rank */
+    unsigned char *bytes;       /* two layers: spins or bonds read back, spins received */
+    cl_uint *keys, *parent;     /* host union-find over global labels, open addressing */
+    unsigned char *emitted;
+    size_t capacity;
+    cl_uint *pairs;
+    double merge_seconds, halo_seconds; /* host wall time (reads, MPI, union-find, writes) */
+    uint64_t merged_roots;              /* roots relabelled across ranks, summed over sweeps */
+} potts_slab;
+
+clmc_status potts_slab_create(clmc_runtime *rt, cl_program program, int dim, int edge, potts_slab *h);
+void potts_slab_release(potts_slab *h);
+/* Writes the rank above's first layer of `spins` into this slab's halo
+ * layer (after layer slab - 1). Collective. */
+clmc_status potts_slab_halo(potts_slab *h, cl_mem spins);
+/* After the slab's labels (local smallest sites) and bonds are final: every
+ * cluster that crosses a slab boundary gets, at its local root, ROOT_MERGED
+ * | its global smallest site, the label one device gives it. Collective. */
+clmc_status potts_slab_merge(potts_slab *h, cl_mem bonds, cl_mem labels);
+
+#endif
