@@ -845,24 +845,29 @@ static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows
     return CLMC_OK;
 }
 
-/* Final configuration as +-1 bytes in site order, whatever the layout (a
- * slab: its own sites, n_sites from global site first_layer x layer sites). */
-static clmc_status read_configuration(ising_state *s, cl_uint config, signed char *spins)
+/* Configurations [first, first + count) as the device stores them
+ * (spin_bytes(s) bytes each), in one read. */
+static clmc_status read_stored(ising_state *s, cl_uint first, cl_uint count, unsigned char *raw)
 {
-    cl_command_queue queue = clmc_runtime_queue(s->rt);
     if (s->rsite) CLMC_TRY(clmc_rsite_sync(s->rsite));
-    size_t offset = spin_bytes(s) * config;
-    if (!s->msc) {
-        if (s->domain) offset += s->layer_sites; /* the slab after its lower halo */
-        CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, s->n_sites, spins, 0, NULL, NULL));
-        return CLMC_OK;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, spin_bytes(s) * first,
+                                    spin_bytes(s) * count, raw, 0, NULL, NULL));
+    return CLMC_OK;
+}
+
+/* One configuration's stored bytes as +-1 bytes in site order, whatever the
+ * layout (a slab: its own sites, n_sites from global site first_layer x
+ * layer sites). */
+static void decode_configuration(const ising_state *s, const unsigned char *raw, signed char *spins)
+{
+    if (!s->msc) { /* a slab's sites after its lower halo */
+        memcpy(spins, raw + (s->domain ? s->layer_sites : 0), s->n_sites);
+        return;
     }
-    cl_uint *words = malloc(spin_bytes(s));
-    if (!words) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    cl_int err = clEnqueueReadBuffer(queue, s->spins, CL_TRUE, offset, spin_bytes(s), words, 0, NULL, NULL);
+    const cl_uint *words = (const cl_uint *)(const void *)raw;
     size_t plane_words = s->stored_words / 2, edge = (size_t)s->edge, row_words = edge / 64;
     size_t halo = s->domain ? s->layer_words : 0, first_row = (size_t)s->first_layer * (s->layer_words / row_words);
-    for (size_t row = 0; err == CL_SUCCESS && row < s->n_sites / edge; row++) {
+    for (size_t row = 0; row < s->n_sites / edge; row++) {
         size_t global_row = first_row + row, parity = global_row % edge + global_row / edge;
         const cl_uint *own[2] = {words + halo + row * row_words, words + plane_words + halo + row * row_words};
         signed char *out = spins + row * edge;
@@ -871,9 +876,25 @@ static clmc_status read_configuration(ising_state *s, cl_uint config, signed cha
             out[x] = (own[(x + parity) & 1][j / 32] >> (j % 32)) & 1 ? 1 : -1;
         }
     }
-    free(words);
-    CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
-    return CLMC_OK;
+}
+
+/* Final configuration as +-1 bytes in site order (decode_configuration). */
+static clmc_status read_configuration(ising_state *s, cl_uint config, signed char *spins)
+{
+    unsigned char *raw = malloc(spin_bytes(s));
+    if (!raw) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = read_stored(s, config, 1, raw);
+    if (status == CLMC_OK) decode_configuration(s, raw, spins);
+    free(raw);
+    return status;
+}
+
+/* Configurations read per call of ising_checks: about 64 MiB (population
+ * annealing holds 10^6 and more; one read each took tens of seconds). */
+static cl_uint checks_batch(const ising_state *s)
+{
+    size_t batch = ((size_t)64 << 20) / spin_bytes(s);
+    return batch < 1 ? 1 : batch > s->n_configs ? s->n_configs : (cl_uint)batch;
 }
 
 /* Final configurations: every spin must be +-1; the FNV-1a hash over all
@@ -886,14 +907,17 @@ static clmc_status read_configuration(ising_state *s, cl_uint config, signed cha
 static clmc_status ising_checks(void *state, cJSON *checks)
 {
     ising_state *s = state;
+    cl_uint batch = checks_batch(s);
     signed char *spins = malloc(s->n_sites);
+    unsigned char *raw = malloc(spin_bytes(s) * batch);
     uint64_t hash = 0xcbf29ce484222325ULL;
     long long invalid = 0;
     bool received = false;
     bool chained = s->domain || (s->population_members && clmc_ranks_many()) || clmc_ranks_configs_chained();
-    clmc_status status = spins ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = spins && raw ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
-        status = read_configuration(s, c, spins);
+        if (c % batch == 0) status = read_stored(s, c, s->n_configs - c < batch ? s->n_configs - c : batch, raw);
+        if (status == CLMC_OK) decode_configuration(s, raw + spin_bytes(s) * (c % batch), spins);
         if (chained && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
             clmc_ranks_chain_receive(&hash);
             received = true;
@@ -904,6 +928,7 @@ static clmc_status ising_checks(void *state, cJSON *checks)
         }
     }
     free(spins);
+    free(raw);
     if (chained) {
         if (!received) clmc_ranks_chain_receive(&hash); /* failed before its turn */
         clmc_ranks_chain_send(hash);
