@@ -24,7 +24,10 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 launcher=(mpirun --oversubscribe)
 mpirun --version 2>/dev/null | grep -q "Open MPI" || launcher=(mpirun) # MPICH oversubscribes by default
-tmp=$(mktemp -d "${CLMC_TEST_TMP:-/tmp}/mpipa.XXXXXX")
+# The scratch folder's parent may not exist yet (meson sets CLMC_TEST_TMP; the
+# first test to run creates it): without it every run would write below /.
+mkdir -p "${CLMC_TEST_TMP:-/tmp}"
+tmp=$(mktemp -d "${CLMC_TEST_TMP:-/tmp}/mpipa.XXXXXX") && [ -n "$tmp" ] || { echo "mpi_population_check.sh: no scratch folder"; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 long_tests=0
