@@ -128,6 +128,12 @@ static clmc_status validate_density(const clmc_preset *p, bool msc, const char *
                          "give false", type);
     if (strcmp(clmc_preset_string(p, "model.start"), "random") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.start: the %s walkers start at random; give \"random\"", type);
+    /* One density of states per realization (units one after another): no
+     * checkpoint yet, refused here rather than when the first one is due. */
+    const clmc_run_settings *run = clmc_preset_run(p);
+    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
+        return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: the %s walkers of ea_ising (a density of states per "
+                         "realization) cannot checkpoint yet; remove the key (or give 0)", type);
     return CLMC_OK;
 }
 
