@@ -303,4 +303,16 @@ Test(muca_ea, keys_that_do_not_apply_exit_2_naming_the_key)
     expect_input_error(EA_WITH(", \"couplings\": \"gaussian\"", ""), "muca-ea-gaussian", "model.couplings");
     expect_input_error(EA_WITH("", ", \"shared_randoms\": true"), "muca-ea-shared", "algorithm.shared_randoms");
     expect_input_error(EA_WITH(", \"start\": \"ordered\"", ""), "muca-ea-ordered", "model.start");
+    /* No checkpoints of a density of states per realization yet: refused when
+     * the preset is read, not when the first checkpoint is due. */
+    const char *checkpointed = "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 4}, \"algorithm\": {\"type\": "
+                               "\"metropolis\"}, \"ensemble\": {\"type\": \"%s\", \"betas\": [0.5]}, \"run\": "
+                               "{\"sweeps\": 10, \"checkpoint_every\": \"%s\"}}";
+    const char *kinds[][3] = {{"multicanonical", "5", "muca-ea-checkpoint"},
+                              {"wang_landau", "30s", "muca-ea-wl-checkpoint"}};
+    for (int i = 0; i < 2; i++) {
+        char preset[600];
+        snprintf(preset, sizeof preset, checkpointed, kinds[i][0], kinds[i][1]);
+        expect_input_error(preset, kinds[i][2], "run.checkpoint_every");
+    }
 }

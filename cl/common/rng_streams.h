@@ -21,7 +21,7 @@
 
 #define RNG_TOTAL ((uint)RNG_STREAMS * RNG_CONFIGS)
 
-/* Philox stream id of stream g of a system (run-wide index, CLMC_FIRST_SYSTEM + config):
+/* Philox stream id of stream g of a system (run-wide index, first_system + config):
  * system i of a run seeds what a one-system run with first_system = i seeds. */
 inline uint rng_seed_stream(uint system, uint g)
 {
@@ -161,14 +161,14 @@ inline uint rng_draw_unit(__global uint *states, uint config, uint index, ulong 
 }
 
 /* Ring word i of stream g of configuration config, global size (RNG_STREAMS * LAGFIB_R, configs). */
-__kernel void rng_init(__global uint *states, uint seed_lo, uint seed_hi)
+__kernel void rng_init(__global uint *states, uint seed_lo, uint seed_hi, uint first_system)
 {
     uint index = get_global_id(0), config = get_global_id(1);
     if (index >= (uint)RNG_STREAMS * LAGFIB_R) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint g = index / LAGFIB_R, i = index % LAGFIB_R;
     states[(size_t)config * RNG_STREAMS * LAGFIB_R + index] =
-        clmc_lagfib_seed_word(key, rng_seed_stream(CLMC_FIRST_SYSTEM + config, g), i);
+        clmc_lagfib_seed_word(key, rng_seed_stream(first_system + config, g), i);
 #ifdef RNG_LAGFIB_OWN
     if (i == 0) states[RNG_POSITIONS + config * RNG_STREAMS + g] = 0; /* x_{n-r} at word 0 */
 #endif
@@ -185,12 +185,12 @@ inline uint rng_draw_unit(__global uint *states, uint config, uint index, ulong 
 }
 
 /* The state of stream g of configuration config, global size (RNG_STREAMS, configs). */
-__kernel void rng_init(__global uint *states, uint seed_lo, uint seed_hi)
+__kernel void rng_init(__global uint *states, uint seed_lo, uint seed_hi, uint first_system)
 {
     uint g = get_global_id(0), config = get_global_id(1);
     if (g >= RNG_STREAMS) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    rng_store(states, config * RNG_STREAMS + g, rng_seed(key, CLMC_FIRST_SYSTEM + config, g));
+    rng_store(states, config * RNG_STREAMS + g, rng_seed(key, first_system + config, g));
 }
 #endif
 

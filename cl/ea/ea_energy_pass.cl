@@ -41,7 +41,7 @@ __kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
 void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
                    __global const uint *thresholds, __global const word_t *lanes_below,
                    uint seed_lo, uint seed_hi, uint sweep, uint colour, __global int *energy_counts,
-                   TEMPERING_REACH_ARGUMENTS)
+                   TEMPERING_REACH_ARGUMENTS, uint first_realization /* ensemble.first_system */)
 {
     /* The reach pass of the device exchange that follows (none without one:
      * n_systems 0). */
@@ -57,7 +57,7 @@ void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds
         uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
         if (index < HALF_SITES)
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, place, index,
-                        satisfied);
+                        satisfied, first_realization);
     }
     fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
     if (lid == 0)

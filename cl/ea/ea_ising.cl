@@ -19,8 +19,8 @@ inline bool negative_coupling(clmc_philox_key key, uint realization, uint bond)
 
 #if MSC
 /* One work-item per (word, bond): bit b for realization W word + b (run-wide
- * CLMC_FIRST_SYSTEM + W word + b). */
-__kernel void ea_couplings(__global word_t *negative_bonds, uint seed_lo, uint seed_hi)
+ * first_system + W word + b). */
+__kernel void ea_couplings(__global word_t *negative_bonds, uint seed_lo, uint seed_hi, uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= WORDS * SITES * DIM) return;
@@ -28,18 +28,18 @@ __kernel void ea_couplings(__global word_t *negative_bonds, uint seed_lo, uint s
     uint word = item / (SITES * DIM), bond = item % (SITES * DIM);
     word_t negative = 0;
     for (uint lane = 0; lane < WORD_BITS; lane++)
-        if (negative_coupling(key, CLMC_FIRST_SYSTEM + WORD_BITS * word + lane, bond)) negative |= (word_t)1 << lane;
+        if (negative_coupling(key, first_system + WORD_BITS * word + lane, bond)) negative |= (word_t)1 << lane;
     negative_bonds[item] = negative;
 }
 #elif !GAUSSIAN
 /* One work-item per (realization, bond). */
-__kernel void ea_couplings(__global char *couplings, uint seed_lo, uint seed_hi)
+__kernel void ea_couplings(__global char *couplings, uint seed_lo, uint seed_hi, uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= REALIZATIONS * SITES * DIM) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     /* Population annealing: realization 0 whichever members this device holds. */
-    uint first = SHARED_DISORDER ? 0u : CLMC_FIRST_SYSTEM;
+    uint first = SHARED_DISORDER ? 0u : first_system;
     couplings[item] = negative_coupling(key, first + item / (SITES * DIM), item % (SITES * DIM)) ? -1 : 1;
 }
 #endif
@@ -56,31 +56,33 @@ typedef int local_field;
 /* Random numbers of configurations 4 quad .. 4 quad + 3 at one site: one
  * independent draw, or the shared number of each configuration's stack
  * (without tempering: realizations 2 quad and 2 quad + 1, which lie in one
- * word where CLMC_FIRST_SYSTEM is even, replicas 0 and 1, so one draw). */
-inline clmc_philox_ctr metropolis_randoms(clmc_philox_key key, uint site, uint sweep, uint quad)
+ * word where first_system is even, replicas 0 and 1, so one draw). */
+inline clmc_philox_ctr metropolis_randoms(clmc_philox_key key, uint site, uint sweep, uint quad, uint first_system)
 {
-#if SHARED_RANDOMS && TEMPERATURES == 1 && CLMC_FIRST_SYSTEM % 2 == 0
-    clmc_philox_ctr shared = shared_randoms(key, site, sweep, (CLMC_FIRST_SYSTEM + 2 * quad) / WORD_BITS, 0);
-    clmc_philox_ctr r = {{shared.v[0], shared.v[1], shared.v[0], shared.v[1]}};
-    return r;
-#elif SHARED_RANDOMS
+#if SHARED_RANDOMS
+    if (TEMPERATURES == 1 && first_system % 2 == 0) {
+        clmc_philox_ctr shared = shared_randoms(key, site, sweep, (first_system + 2 * quad) / WORD_BITS, 0);
+        clmc_philox_ctr r = {{shared.v[0], shared.v[1], shared.v[0], shared.v[1]}};
+        return r;
+    }
     clmc_philox_ctr r;
     for (uint c = 0; c < 4; c++) {
         uint config = 4 * quad + c, chain = config / TEMPERATURES;
-        uint word = (CLMC_FIRST_SYSTEM + chain / 2) / WORD_BITS; /* run-wide */
+        uint word = (first_system + chain / 2) / WORD_BITS; /* run-wide */
         r.v[c] = shared_randoms(key, site, sweep, word, config % TEMPERATURES).v[chain % 2];
     }
     return r;
-#elif FIRST_CONFIG % 4 == 0
-    return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (FIRST_CONFIG / 4 + quad)));
 #else
+    uint first_quad = FIRST_CONFIG(first_system) / 4;
+    if (FIRST_CONFIG(first_system) % 4 == 0)
+        return clmc_random4(key, site, sweep, 0, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (first_quad + quad)));
     /* Configurations 4 quad .. 4 quad + 3 are run-wide 4 quad + FIRST_CONFIG
      * .., two past a multiple of four: the upper half of one draw and the
      * lower half of the next. */
     clmc_philox_ctr low = clmc_random4(key, site, sweep, 0,
-                                       CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (FIRST_CONFIG / 4 + quad)));
+                                       CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (first_quad + quad)));
     clmc_philox_ctr high = clmc_random4(key, site, sweep, 0,
-                                        CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (FIRST_CONFIG / 4 + quad + 1)));
+                                        CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (first_quad + quad + 1)));
     clmc_philox_ctr r = {{low.v[2], low.v[3], high.v[0], high.v[1]}};
     return r;
 #endif
@@ -102,12 +104,13 @@ inline bool metropolis_accept(int spin, local_field field, uint r, __global cons
 #endif
 }
 
-__kernel void ea_naive_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
+__kernel void ea_naive_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered, uint run,
+                            uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= CONFIGURATIONS * SITES) return;
     uint config = item / SITES, site = item % SITES, chain = config / TEMPERATURES;
-    uint realization = CLMC_FIRST_SYSTEM + chain / 2; /* run-wide */
+    uint realization = first_system + chain / 2; /* run-wide */
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint bits = initial_bits32(key, site, config % TEMPERATURES, realization / 32, chain % 2, ordered, run);
     spins[item] = (bits >> (realization % 32)) & 1u ? 1 : -1;
@@ -127,7 +130,7 @@ inline void update_spin(__global char *own, __global const coupling *bonds, uint
  * the four share one Philox draw. */
 __kernel void ea_naive_update(__global char *spins, __global const coupling *couplings,
                               __global const uint *thresholds, __global const float *betas,
-                              uint seed_lo, uint seed_hi, uint sweep, uint colour)
+                              uint seed_lo, uint seed_hi, uint sweep, uint colour, uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= QUADS * HALF_SITES) return;
@@ -135,7 +138,7 @@ __kernel void ea_naive_update(__global char *spins, __global const coupling *cou
     uint site = site_of_colour(item % HALF_SITES, colour);
     neighbourhood n = neighbours_of(site);
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    clmc_philox_ctr r = metropolis_randoms(key, site, sweep, quad);
+    clmc_philox_ctr r = metropolis_randoms(key, site, sweep, quad, first_system);
 #pragma unroll
     for (uint c = 0; c < 4; c++) {
         uint config = 4 * quad + c;
@@ -146,7 +149,7 @@ __kernel void ea_naive_update(__global char *spins, __global const coupling *cou
     }
 }
 #else
-__kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, uint ordered)
+__kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, uint ordered, uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= STACKS * SITES) return;
@@ -154,11 +157,11 @@ __kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, ui
     uint site = item % SITES, stack = item / SITES, place = stack % TEMPERATURES;
     uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
 #if WORD_BITS == 64
-    uint part = 2 * word + CLMC_FIRST_SYSTEM / 32; /* run-wide; CLMC_FIRST_SYSTEM % WORD_BITS == 0 */
+    uint part = 2 * word + first_system / 32; /* run-wide; first_system % WORD_BITS == 0 */
     spins[item] = (ulong)initial_bits32(key, site, place, part, replica, ordered, 0)
                 | (ulong)initial_bits32(key, site, place, part + 1, replica, ordered, 0) << 32;
 #else
-    spins[item] = initial_bits32(key, site, place, word + CLMC_FIRST_SYSTEM / 32, replica, ordered, 0);
+    spins[item] = initial_bits32(key, site, place, word + first_system / 32, replica, ordered, 0);
 #endif
 }
 
@@ -167,14 +170,14 @@ __kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, ui
 /* One work-item per (word, place, site of colour `colour`). */
 __kernel void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds,
                             __global const uint *thresholds, __global const word_t *lanes_below,
-                            uint seed_lo, uint seed_hi, uint sweep, uint colour)
+                            uint seed_lo, uint seed_hi, uint sweep, uint colour, uint first_system)
 {
     uint item = launch_item(REVERSE_ODD && colour);
     if (item >= STACKS / 2 * HALF_SITES) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint pair = item / HALF_SITES;
     update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, pair / TEMPERATURES,
-                pair % TEMPERATURES, item % HALF_SITES, (word_t *)0);
+                pair % TEMPERATURES, item % HALF_SITES, (word_t *)0, first_system);
 }
 #endif
 

@@ -74,17 +74,19 @@
  * 2^23 (the host validates REALIZATIONS TEMPERATURES < 2^24). */
 #define INDEPENDENT 0x800000u
 /* ensemble.type "independent" (naive, no shared random numbers): realization
- * r is run-wide realization CLMC_FIRST_SYSTEM + r in its couplings, initial
+ * r is run-wide realization first_system + r in its couplings, initial
  * spins and Metropolis draws, whose configurations are then numbered from
- * FIRST_CONFIG (2 or 0 mod 4: the chains of a realization are 2 T
- * configurations). */
-#define FIRST_CONFIG (2u * TEMPERATURES * CLMC_FIRST_SYSTEM)
+ * FIRST_CONFIG(first_system) (2 or 0 mod 4: the chains of a realization are
+ * 2 T configurations).  first_system (ensemble.first_system): the last
+ * argument of every kernel that draws (cl/common/philox.h). */
+#define FIRST_CONFIG(first_system) (2u * TEMPERATURES * (first_system))
 /* With shared random numbers (msc, or naive with SHARED_RANDOMS) realization
- * r draws the shared numbers of its run-wide word (CLMC_FIRST_SYSTEM + r) /
- * WORD_BITS; msc needs CLMC_FIRST_SYSTEM to be a multiple of WORD_BITS (the
- * host validates), so that word w of the run is run-wide word FIRST_WORD + w
- * and holds run-wide realizations W (FIRST_WORD + w) .. + W - 1. */
-#define FIRST_WORD (CLMC_FIRST_SYSTEM / WORD_BITS)
+ * r draws the shared numbers of its run-wide word (first_system + r) /
+ * WORD_BITS; msc needs first_system to be a multiple of WORD_BITS (the host
+ * validates), so that word w of the run is run-wide word
+ * FIRST_WORD(first_system) + w and holds run-wide realizations
+ * W (FIRST_WORD(first_system) + w) .. + W - 1. */
+#define FIRST_WORD(first_system) ((first_system) / WORD_BITS)
 /* Gaussian bond energies are summed exactly as fixed point J 2^24. */
 #define COUPLING_FIXED_POINT 16777216.0f
 #ifndef SHARED_DISORDER

@@ -59,7 +59,8 @@ inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t 
  * the new spins, to its counter in `satisfied` ([replica][level]). */
 inline void update_site(__global word_t *spins, __global const word_t *negative_bonds,
                         __global const uint *thresholds, __global const word_t *lanes_below, clmc_philox_key key,
-                        uint sweep, uint colour, uint word, uint place, uint index, word_t *satisfied)
+                        uint sweep, uint colour, uint word, uint place, uint index, word_t *satisfied,
+                        uint first_system)
 {
     uint site = site_of_colour(index, colour);
     __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
@@ -69,7 +70,7 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
         negative[2 * d] = bonds[site * DIM + d];
         negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
     }
-    clmc_philox_ctr r = shared_randoms(key, site, sweep, FIRST_WORD + word, place);
+    clmc_philox_ctr r = shared_randoms(key, site, sweep, FIRST_WORD(first_system) + word, place);
     for (uint replica = 0; replica < 2; replica++) {
         uint stack = (2 * word + replica) * TEMPERATURES + place;
         __global word_t *own = spins + (size_t)stack * SITES;

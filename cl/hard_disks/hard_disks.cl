@@ -7,15 +7,16 @@
  * `margin` beyond their cell: the seed's pitfall 1), MOVES (n_M trial moves
  * per active cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2),
  * REPRODUCIBLE (IEEE-exact arithmetic and common/repro_math.h's sqrt and
- * sincos: the same bits on every device), CLMC_FIRST_SYSTEM (below).
+ * sincos: the same bits on every device).
  *
  * Systems (ensemble.type "independent", docs/ensembles.md): every kernel runs
  * over an NDRange whose second dimension is the system s; system s owns the
  * blocks s CELLS^2 SLOTS of the slots and s CELLS^2 of the counts and move
  * tallies (and s bins of the pair histograms), and draws every random number
- * with the purpose word CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + s), so it
- * is the same, bit for bit, as a run of that one system alone with
- * ensemble.first_system = CLMC_FIRST_SYSTEM + s.
+ * with the purpose word CLMC_STREAM(purpose, first_system + s), so it is
+ * the same, bit for bit, as a run of that one system alone with
+ * ensemble.first_system = first_system + s (first_system: the last argument
+ * of disks_subsweep, the kernel that draws; cl/common/philox.h).
  *
  * Layout (seed's Algorithm 3): slot i of cell (x, y) is at (i m + y) m + q
  * with q = x / 2 for even x and m / 2 + x / 2 for odd x, so the active cells
@@ -40,7 +41,7 @@
 #define SENTINEL ((float2)(-10.0f, -10.0f))
 #define SYSTEM ((uint)get_global_id(1))
 #define SYSTEM_CELLS ((size_t)CELLS * CELLS)
-#define STREAM(purpose) CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + SYSTEM)
+#define STREAM(purpose) CLMC_STREAM(purpose, first_system + SYSTEM)
 
 inline uint slot_index(uint x, uint y, uint slot)
 {
@@ -143,7 +144,8 @@ inline bool overlaps(float2 trial, const float2 *own, uint moving, const float2 
  * 1 << 16 when the cell made trial moves. */
 __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, __global uint *move_tally,
                              float width, float margin, float max_displacement, uint seed_lo, uint seed_hi,
-                             uint sweep, uint position, __global const uint2 *plans, uint plan_slot)
+                             uint sweep, uint position, __global const uint2 *plans, uint plan_slot,
+                             uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= HALF * HALF) return;

@@ -63,7 +63,7 @@ inline uint octet_unit(uint x, uint y, uint z)
 
 typedef struct {
     clmc_philox_key key;
-    uint sweep, hit, config;
+    uint sweep, hit, system; /* system: run-wide index (first_system + config) */
     uint thresholds[3]; /* floor(exp(-beta dE) 2^32) for dE = 4, 8, 12 */
     uint high[3];       /* their high halves, in place: thresholds & 0xFFFF0000 */
 } metropolis_stream;
@@ -80,7 +80,7 @@ inline bool metropolis_accept(uint aligned, uint r16, uint site, const metropoli
     uint threshold = excess == 1 ? m->thresholds[0] : (excess == 2 ? m->thresholds[1] : m->thresholds[2]);
     uint high = threshold >> 16;
     if (r16 != high) return r16 < high;
-    clmc_philox_ctr low = METROPOLIS_RANDOM4(m->key, site, m->sweep, m->hit, CLMC_STREAM(CLMC_PURPOSE_REFINE, CLMC_FIRST_SYSTEM + m->config));
+    clmc_philox_ctr low = METROPOLIS_RANDOM4(m->key, site, m->sweep, m->hit, CLMC_STREAM(CLMC_PURPOSE_REFINE, m->system));
     return (low.v[0] & 0xFFFFu) < (threshold & 0xFFFFu);
 }
 
@@ -119,11 +119,11 @@ inline uint step_last(uint c, int step)
 }
 
 /* Thresholds of configuration `config`, and the stream state for its updates. */
-inline metropolis_stream stream_of(uint seed_lo, uint seed_hi, uint sweep, uint config,
+inline metropolis_stream stream_of(uint seed_lo, uint seed_hi, uint sweep, uint config, uint first_system,
                                    __global const uint *thresholds)
 {
     __global const uint *t = thresholds + 3 * config;
-    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, config, {t[0], t[1], t[2]},
+    metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, first_system + config, {t[0], t[1], t[2]},
                            {t[0] & 0xFFFF0000u, t[1] & 0xFFFF0000u, t[2] & 0xFFFF0000u}};
     return m;
 }
@@ -150,7 +150,7 @@ inline uint naive_draw(__global uint *rng_states, uint item, uint config, uint s
 
 /* run: the counter's hit word (0 but for the independent runs of population
  * annealing, ensemble.runs). */
-__kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
+__kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint ordered, uint run, uint first_system)
 {
     uint site = get_global_id(0), config = get_global_id(1);
     if (site >= STORED_SITES) return;
@@ -164,7 +164,7 @@ __kernel void ising_init(__global char *spins, uint seed_lo, uint seed_hi, uint 
     uint row = (site / EDGE + (uint)FIRST_LAYER * (LAYER_SITES / EDGE) + rows - HALO_SITES / EDGE) % rows;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     clmc_philox_ctr r = clmc_random4(key, (x >> 3) + OCTETS_PER_ROW * row, 0, run,
-                                     CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config));
+                                     CLMC_STREAM(CLMC_PURPOSE_INIT, first_system + config));
     spins[site] = (clmc_chunk16(r, x & 7) >> 15) ? 1 : -1;
 }
 
@@ -174,7 +174,7 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
 #ifdef RNG_STATEFUL
                                  , __global uint *rng_states
 #endif
-                                 )
+                                 , uint first_system)
 {
     uint item = get_global_id(0), config = get_global_id(1);
 #ifdef RNG_STATEFUL
@@ -194,13 +194,13 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
     field += spins[x + EDGE * (y + EDGE * wrap((int)z - 1))]
            + spins[x + EDGE * (y + EDGE * wrap((int)z + 1))];
 #endif
-    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, first_system, thresholds);
 #ifdef RNG_STATEFUL
     uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
     if (accept_word(aligned, word, &m)) spins[site] = (char)-spin;
 #else
     clmc_philox_ctr r = METROPOLIS_RANDOM4(m.key, octet_unit(x, y, z), sweep, 0,
-                                     CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config));
+                                     CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config));
     uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
     if (metropolis_accept(aligned, clmc_chunk16(r, x & 7), site, &m)) spins[site] = (char)-spin;
 #endif
@@ -531,7 +531,7 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
 #ifdef SLAB
                         , uint first_group /* launches cover runs of the slab's tiles */
 #endif
-                        )
+                        , uint first_system)
 {
     uint config = get_global_id(1);
     spins += (size_t)config * STORED_SITES;
@@ -562,7 +562,7 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     uint colour0_offset = halo_colour(lx0 + 1, ly + 1, hz);
     load_tile(planes, spins, ox, oy, oz, first_stored, offset, colour0_offset);
     barrier(CLK_LOCAL_MEM_FENCE);
-    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, thresholds);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, first_system, thresholds);
 #if defined(RNG_LAGFIB)
     /* The tile's ring; the pairs of one colour take TILE_PAIRS consecutive numbers
      * per update, pair j (row-major in the tile) number j. */
@@ -597,7 +597,7 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     }
     for (uint i = 0; i < HALF_WIDTH; i++) rng_store(rng_states, first_stream + i, state[i]);
 #else
-    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
     uint unit = octet_unit(gx0, gy, gz);
 
     uint octet_start = ITEM_WIDTH == 8 ? 0 : gx0 & 7;
@@ -715,7 +715,7 @@ inline void resident_sites(__local char *lattice, uint unit, uint colour, uint m
  * `groups` (the others' pairs 0), `configs` configurations per slot. */
 __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uint first_sweep,
                                     uint count, uint hits, __global const uint *thresholds,
-                                    __global int *partials, uint slot, uint groups, uint configs)
+                                    __global int *partials, uint slot, uint groups, uint configs, uint first_system)
 {
     __local char lattice[SITES];
     __local int sums[2];
@@ -723,8 +723,8 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
     spins += (size_t)config * SITES;
     for (uint i = lid; i < SITES; i += size) lattice[i] = spins[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, thresholds);
-    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system, thresholds);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
     uint rounds = (RESIDENT_UNITS + size - 1) / size;
     clmc_philox_ctr kept = {{0, 0, 0, 0}};
     for (uint k = 0; k < count; k++) {

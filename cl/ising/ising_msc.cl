@@ -77,7 +77,8 @@ inline uint word_at(uint y, uint z, uint w)
     return (y + EDGE * z) * WORDS_PER_ROW + w;
 }
 
-__kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, uint ordered, uint run)
+__kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, uint ordered, uint run,
+                             uint first_system)
 {
     uint word = get_global_id(0), config = get_global_id(1);
     if (word >= 2 * PLANE_WORDS) return;
@@ -87,7 +88,7 @@ __kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, 
     uint global_word = colour * LATTICE_PLANE_WORDS + layer * LAYER_WORDS + stored % LAYER_WORDS;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     planes[(size_t)config * 2 * PLANE_WORDS + word] =
-        ordered ? 0xFFFFFFFFu : clmc_random4(key, global_word, 0, run, CLMC_STREAM(CLMC_PURPOSE_INIT, CLMC_FIRST_SYSTEM + config)).v[0];
+        ordered ? 0xFFFFFFFFu : clmc_random4(key, global_word, 0, run, CLMC_STREAM(CLMC_PURPOSE_INIT, first_system + config)).v[0];
 }
 
 /* Neighbours along x in the other plane: one of them is the aligned word, the
@@ -128,7 +129,7 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
 #ifdef SLAB
                                , uint first_item
 #endif
-                               )
+                               , uint first_system)
 {
     uint item = get_global_id(0), config = get_global_id(1);
 #ifdef SLAB
@@ -137,7 +138,7 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
     if (item >= UPDATE_WORDS) return;
     planes += (size_t)config * 2 * PLANE_WORDS;
     uint t4 = thresholds[3 * config], t8 = thresholds[3 * config + 1], t12 = thresholds[3 * config + 2];
-    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
     uint stored = item + HALO_WORDS;
     uint row = stored / WORDS_PER_ROW, w = stored % WORDS_PER_ROW;
     uint y = row % EDGE, z = row / EDGE;

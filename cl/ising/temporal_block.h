@@ -149,7 +149,8 @@ inline void box_phase(__local char *box, const box_frame *f, uint tile_colour, u
 /* `count` sweeps from `first_sweep` (count x phases of a sweep <= BLOCK_HALO,
  * which the host keeps) of configuration get_group_id(1), block get_group_id(0). */
 __kernel void ising_blocked_update(__global const char *src, __global char *dst, uint seed_lo, uint seed_hi,
-                                   uint first_sweep, uint count, uint hits, __global const uint *thresholds)
+                                   uint first_sweep, uint count, uint hits, __global const uint *thresholds,
+                                   uint first_system)
 {
     __local char box[BOX_SITES] __attribute__((aligned(8)));
     uint config = get_group_id(1);
@@ -167,8 +168,8 @@ __kernel void ising_blocked_update(__global const char *src, __global char *dst,
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, thresholds);
-    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, CLMC_FIRST_SYSTEM + config);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system, thresholds);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
     /* Phase p: colour p % 2, hit p / 2 % hits, tile colour p / (2 hits) % tile colours, then the sweep. */
     uint phases = count * LAYOUT_TILE_COLOURS * hits * 2, drawn_unit = 0xFFFFFFFFu;
     clmc_philox_ctr drawn = {{0, 0, 0, 0}};

@@ -5,15 +5,16 @@
  * plus the measurement of state counts and satisfied bonds.
  *
  * Defines: DIM, EDGE, Q (2 .. 255), MEASURE_WG, CONFIGS (systems held, 1
- * but for ensemble.type "independent"), CLMC_FIRST_SYSTEM where not 0.
+ * but for ensemble.type "independent").
  * Spins uchar 0 .. Q - 1, row-major, x fastest, SITES per system, system
  * after system; bonds[site] bit d = bond to the +d neighbour active; labels
  * and marks per system too (a label is the site index within its system).
  * Every kernel's second NDRange dimension is the system (config).
  *
  * Random numbers (Philox counter: unit, sweep, 0, purpose), the purpose
- * word CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + config), so that system i
- * draws what a one-system run with ensemble.first_system = i draws:
+ * word CLMC_STREAM(purpose, first_system + config), so that system i draws
+ * what a one-system run with ensemble.first_system = i draws (first_system:
+ * every drawing kernel's last argument, cl/common/philox.h):
  *   initial state       (site, 0, 0, INIT).v[0]
  *   Metropolis          (site, sweep, 0, METROPOLIS): v[0] proposal, v[1] acceptance
  *   bond activation     (site, sweep, 0, CLUSTER_BONDS).v[d] for the bond in +d
@@ -47,13 +48,14 @@
 #endif
 
 /* The purpose word of the work-item's system. */
-#define STREAM(purpose) CLMC_STREAM(purpose, CLMC_FIRST_SYSTEM + (uint)get_global_id(1))
+#define STREAM(purpose) CLMC_STREAM(purpose, first_system + (uint)get_global_id(1))
 /* The work-item's system's part of a per-site array. */
 #define OF_SYSTEM(array) ((array) + (size_t)get_global_id(1) * SITES)
 
 /* run: population annealing's independent run (0 otherwise), the counter's
  * third word. */
-__kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered, uint run, uint first_site)
+__kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint ordered, uint run, uint first_site,
+                         uint first_system)
 {
     uint site = get_global_id(0);
     if (site >= STORED_SITES) return; /* a slab's halo layer too: the sites above it */
@@ -66,7 +68,7 @@ __kernel void potts_init(__global uchar *spins, uint seed_lo, uint seed_hi, uint
  * neighbours after), accepted if dE <= 0 or r < thresholds[dE - 1] =
  * floor(exp(-beta dE) 2^32) (2 DIM thresholds per system, at its beta). */
 __kernel void potts_metropolis(__global uchar *all_spins, __global const uint *all_thresholds, uint seed_lo,
-                               uint seed_hi, uint sweep, uint colour)
+                               uint seed_hi, uint sweep, uint colour, uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= HALF_SITES) return;
@@ -88,7 +90,7 @@ __kernel void potts_metropolis(__global uchar *all_spins, __global const uint *a
  * active with probability p = 1 - exp(-beta), i.e. if r < thresholds[system]
  * = floor(p 2^32) at the system's beta. */
 __kernel void potts_bonds(__global const uchar *all_spins, __global uchar *bonds, __global const uint *thresholds,
-                          uint seed_lo, uint seed_hi, uint sweep, uint first_site)
+                          uint seed_lo, uint seed_hi, uint sweep, uint first_site, uint first_system)
 {
     uint site = get_global_id(0);
     if (site >= OWN_SITES) return;
@@ -108,7 +110,7 @@ __kernel void potts_bonds(__global const uchar *all_spins, __global uchar *bonds
  * root) takes a new uniform state drawn at its root (a slab: the cluster's
  * global smallest site, merged across ranks where marked). */
 __kernel void potts_flip(__global uchar *spins, __global const uint *labels, uint seed_lo, uint seed_hi, uint sweep,
-                         uint first_site)
+                         uint first_site, uint first_system)
 {
     uint site = get_global_id(0);
     if (site >= OWN_SITES) return;
@@ -127,7 +129,7 @@ __kernel void potts_flip(__global uchar *spins, __global const uint *labels, uin
  * uniform in each tile of edge tile_edge, marks its cluster's root with the
  * sweep's stamp.  Seeds in one cluster mark it once. */
 __kernel void potts_mark_seeds(__global const uint *labels, __global uint *marked, uint tile_edge, uint seed_lo,
-                               uint seed_hi, uint sweep)
+                               uint seed_hi, uint sweep, uint first_system)
 {
     uint tile = get_global_id(0), per_edge = EDGE / tile_edge, tiles = per_edge * per_edge;
 #if DIM == 3
@@ -146,7 +148,7 @@ __kernel void potts_mark_seeds(__global const uint *labels, __global uint *marke
  * one, so that the update stays ergodic), to a state drawn at its root among
  * the Q - 1 others; its sites all share one state, so they agree. */
 __kernel void potts_flip_marked(__global uchar *all_spins, __global const uint *labels, __global const uint *marked,
-                                uint flip_threshold, uint seed_lo, uint seed_hi, uint sweep)
+                                uint flip_threshold, uint seed_lo, uint seed_hi, uint sweep, uint first_system)
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;

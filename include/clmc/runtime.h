@@ -68,6 +68,10 @@ cl_command_queue clmc_runtime_queue(const clmc_runtime *rt);
 clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options,
                                cl_program *program);
 clmc_status clmc_kernel_create(cl_program program, const char *name, cl_kernel *kernel);
+/* Sets the kernel's last argument, `uint first_system`: the run-wide index of its
+ * configuration 0 (ensemble.first_system, cl/common/philox.h).  An argument, not
+ * a define, so that every first_system shares one program build. */
+clmc_status clmc_kernel_set_first_system(cl_kernel kernel, cl_uint first_system);
 /* FNV-1a hash of every kernel source (.cl files in cl/, .h files in cl/common/): what tuned
  * parameters are valid for. */
 clmc_status clmc_kernel_sources_hash(uint64_t *hash);

@@ -113,7 +113,7 @@ void clmc_rng_defines(const clmc_rng_streams *g, clmc_defines *d)
 }
 
 clmc_status clmc_rng_streams_create(clmc_runtime *rt, cl_program program, clmc_rng_streams *g, cl_uint seed_lo,
-                                    cl_uint seed_hi)
+                                    cl_uint seed_hi, cl_uint first_system)
 {
     size_t bytes = streams_bytes(g);
     if (!bytes) return CLMC_OK;
@@ -123,6 +123,7 @@ clmc_status clmc_rng_streams_create(clmc_runtime *rt, cl_program program, clmc_r
     cl_int err = clSetKernelArg(init, 0, sizeof(cl_mem), &g->states);
     if (err == CL_SUCCESS) err = clSetKernelArg(init, 1, sizeof(cl_uint), &seed_lo);
     if (err == CL_SUCCESS) err = clSetKernelArg(init, 2, sizeof(cl_uint), &seed_hi);
+    if (err == CL_SUCCESS) err = clSetKernelArg(init, 3, sizeof(cl_uint), &first_system);
     unsigned r;
     size_t global[2] = {(size_t)g->streams * (clmc_rng_lagfib(g->kind, &r, NULL, NULL) ? r : 1), g->configs};
     clmc_status status = err == CL_SUCCESS ? clmc_enqueue(rt, init, 2, global, NULL, CLMC_UNTIMED) : CLMC_OK;

@@ -61,9 +61,10 @@ size_t clmc_rng_own_ring_state_bytes(clmc_rng_kind kind, unsigned long long stre
 /* The kernel defines of the generator (none for philox4x32_10). */
 void clmc_rng_defines(const clmc_rng_streams *r, clmc_defines *d);
 /* Allocates the states and seeds them with the program's rng_init kernel from the
- * run's seed (no-op for the stateless generators). */
+ * run's seed, configuration c as run-wide system first_system + c (no-op for the
+ * stateless generators). */
 clmc_status clmc_rng_streams_create(clmc_runtime *rt, cl_program program, clmc_rng_streams *r, cl_uint seed_lo,
-                                    cl_uint seed_hi);
+                                    cl_uint seed_hi, cl_uint first_system);
 void clmc_rng_streams_release(clmc_rng_streams *r);
 /* Checkpoints: the states as stored, into blob + offset (bytes from clmc_rng_state_bytes,
  * or clmc_rng_own_ring_state_bytes with own_rings). */

@@ -349,3 +349,14 @@ clmc_status clmc_kernel_create(cl_program program, const char *name, cl_kernel *
         return clmc_fail(CLMC_ERR_DEVICE, "clCreateKernel(%s) failed: %s", name, clmc_cl_error_name(err));
     return CLMC_OK;
 }
+
+clmc_status clmc_kernel_set_first_system(cl_kernel kernel, cl_uint first_system)
+{
+    cl_uint args = 0;
+    cl_int err = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL);
+    if (err == CL_SUCCESS && args == 0) err = CL_INVALID_KERNEL_ARGS;
+    if (err == CL_SUCCESS) err = clSetKernelArg(kernel, args - 1, sizeof first_system, &first_system);
+    if (err != CL_SUCCESS)
+        return clmc_fail(CLMC_ERR_DEVICE, "first_system (the kernel's last argument): %s", clmc_cl_error_name(err));
+    return CLMC_OK;
+}

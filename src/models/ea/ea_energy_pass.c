@@ -99,6 +99,7 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
     clmc_defines_int(&options, "ENERGY_FOLD_ROUNDS", s->energy_fold_rounds);
     CLMC_TRY(clmc_defines_build(s->rt, "ea/ea_energy_pass.cl", &options, &s->energy_program));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
+    CLMC_TRY(clmc_kernel_set_first_system(s->energy_update, s->first_system));
     /* The device forms of the tempering hooks: the lane masks, and the fused
      * exchange where it fits (ea_exchange_fits). */
     CLMC_TRY(clmc_program_build(s->rt, "ea/ea_lane_masks.cl", base_options, &s->lane_masks_program));

@@ -129,6 +129,12 @@ static clmc_status validate_density(const clmc_preset *p, bool msc, const char *
                          "give false", type);
     if (strcmp(clmc_preset_string(p, "model.start"), "random") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.start: the %s walkers start at random; give \"random\"", type);
+    /* One density of states per realization (units one after another): no
+     * checkpoint yet, refused here rather than when the first one is due. */
+    const clmc_run_settings *run = clmc_preset_run(p);
+    if (run->checkpoint_every_sweeps || run->checkpoint_every_seconds > 0)
+        return clmc_fail(CLMC_ERR_INPUT, "run.checkpoint_every: the %s walkers of ea_ising (a density of states per "
+                         "realization) cannot checkpoint yet; remove the key (or give 0)", type);
     return CLMC_OK;
 }
 
@@ -246,12 +252,11 @@ static clmc_status build_kernels(ea_state *s, clmc_defines *options)
         {"MEASURE_GROUPS", (long long)s->measure_groups}, {"TALLY_LEVELS", s->tally_levels},
         {"FOLD_ROUNDS", s->fold_rounds}, {"REVERSE_ODD", s->reverse_odd},
         {"EXCHANGE_SPREAD", s->exchange_spread}, {"PLACE_BITS", s->place_bits},
-        {"CLMC_FIRST_SYSTEM", s->first_system}, {"SHARED_DISORDER", s->population},
+        {"SHARED_DISORDER", s->population},
     };
     clmc_defines_text(options, "-cl-std=CL1.2");
     for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++)
-        if (defines[i].value || (strcmp(defines[i].name, "CLMC_FIRST_SYSTEM") != 0 &&
-                                 strcmp(defines[i].name, "SHARED_DISORDER") != 0)) /* as before when 0 */
+        if (defines[i].value || strcmp(defines[i].name, "SHARED_DISORDER") != 0) /* as before when 0 */
             clmc_defines_int(options, defines[i].name, defines[i].value);
     CLMC_TRY(clmc_defines_status(options));
     clmc_defines main_options = {0};
@@ -260,6 +265,8 @@ static clmc_status build_kernels(ea_state *s, clmc_defines *options)
     CLMC_TRY(clmc_defines_build(s->rt, "ea/ea_ising.cl", &main_options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_init" : "ea_naive_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_update" : "ea_naive_update", &s->update));
+    CLMC_TRY(clmc_kernel_set_first_system(s->init, s->first_system));
+    CLMC_TRY(clmc_kernel_set_first_system(s->update, s->first_system));
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ea_msc_measure" : "ea_naive_measure", &s->measure));
     return clmc_kernel_create(s->program, "ea_sum_groups", &s->sum_groups);
 }
@@ -291,9 +298,11 @@ static clmc_status upload_couplings(ea_state *s)
         cl_int err = clSetKernelArg(fill, 0, sizeof(cl_mem), &s->bonds);
         if (err == CL_SUCCESS) err = clSetKernelArg(fill, 1, sizeof(cl_uint), &s->seed_lo);
         if (err == CL_SUCCESS) err = clSetKernelArg(fill, 2, sizeof(cl_uint), &s->seed_hi);
-        clmc_status status = err == CL_SUCCESS ? clmc_enqueue(s->rt, fill, 1, &global, NULL, CLMC_UNTIMED)
-                                               : clmc_fail(CLMC_ERR_DEVICE, "clSetKernelArg(ea_couplings): %s",
-                                                           clmc_cl_error_name(err));
+        clmc_status status = clmc_kernel_set_first_system(fill, s->first_system);
+        if (status == CLMC_OK)
+            status = err == CL_SUCCESS ? clmc_enqueue(s->rt, fill, 1, &global, NULL, CLMC_UNTIMED)
+                                       : clmc_fail(CLMC_ERR_DEVICE, "clSetKernelArg(ea_couplings): %s",
+                                                   clmc_cl_error_name(err));
         CLMC_CL_WARN(clReleaseKernel(fill));
         return status;
     }

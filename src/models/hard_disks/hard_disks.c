@@ -164,7 +164,6 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     clmc_defines_int(&options, "SLOTS", s->host.g.slots);
     clmc_defines_int(&options, "MOVES", s->moves);
     clmc_defines_int(&options, "SHUFFLE_PARTICLES", clmc_preset_bool(p, "algorithm.shuffle_particles"));
-    if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     clmc_status status = clmc_preset_bool(p, "algorithm.reproducible") ? clmc_defines_reproducible(s->rt, &options)
                                                                         : CLMC_OK;
     if (status != CLMC_OK) {
@@ -173,6 +172,7 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     }
     CLMC_TRY(clmc_defines_build(s->rt, "hard_disks/hard_disks.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_subsweep", &s->subsweep));
+    CLMC_TRY(clmc_kernel_set_first_system(s->subsweep, s->first_system));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_guard", &s->guard));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_pair_histogram", &s->histogram));

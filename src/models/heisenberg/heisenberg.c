@@ -249,7 +249,7 @@ static clmc_status allocate(heisenberg_state *s)
     cl_uint zero = 0;
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->max_deviation, CL_TRUE, 0, sizeof zero, &zero, 0,
                                      NULL, NULL));
-    CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi));
+    CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi, s->first_system));
     s->partials_host = malloc(partial_count * sizeof(cl_long));
     return s->partials_host ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }

@@ -336,6 +336,7 @@ static clmc_status resident_kernel(ising_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     CLMC_TRY(clmc_kernel_create(s->program, "ising_resident_update", &s->resident_update));
+    CLMC_TRY(clmc_kernel_set_first_system(s->resident_update, s->first_system));
     size_t limit = 0;
     cl_ulong local = 0;
     CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
@@ -364,7 +365,6 @@ static clmc_status build_kernels(ising_state *s)
     clmc_defines_int(&options, "DIM", s->dim);
     clmc_defines_int(&options, "EDGE", s->edge);
     clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
-    if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     if (s->domain) {
         clmc_defines_int(&options, "SLAB", s->slab);
         clmc_defines_int(&options, "FIRST_LAYER", s->first_layer);
@@ -384,11 +384,15 @@ static clmc_status build_kernels(ising_state *s)
         CLMC_TRY(clmc_defines_build(s->rt, "ising/ising_msc.cl", &options, &s->program));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_init", &s->init));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_update", &s->update));
+        CLMC_TRY(clmc_kernel_set_first_system(s->init, s->first_system));
+        CLMC_TRY(clmc_kernel_set_first_system(s->update, s->first_system));
         return clmc_kernel_create(s->program, "ising_msc_measure", &s->measure);
     }
     CLMC_TRY(clmc_defines_build(s->rt, "ising/ising.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "ising_init", &s->init));
     CLMC_TRY(clmc_kernel_create(s->program, s->tiled ? "ising_tiled_update" : "ising_naive_update", &s->update));
+    CLMC_TRY(clmc_kernel_set_first_system(s->init, s->first_system));
+    CLMC_TRY(clmc_kernel_set_first_system(s->update, s->first_system));
     CLMC_TRY(clmc_kernel_create(s->program, "ising_measure", &s->measure));
     return s->resident ? resident_kernel(s) : CLMC_OK;
 }
@@ -413,7 +417,7 @@ static clmc_status allocate_buffers(ising_state *s)
     /* One slot more than the batch: energies for tempering exchanges. */
     size_t partial_count = partials_per_slot(s) * (s->spare_slot + 1);
     CLMC_TRY(clmc_buffer_create(s->rt, partial_count * sizeof(cl_int), NULL, "partials", &s->partials));
-    CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi));
+    CLMC_TRY(clmc_rng_streams_create(s->rt, s->program, &s->rng, s->seed_lo, s->seed_hi, s->first_system));
     s->partials_host = malloc(partial_count * sizeof(cl_int));
     if (s->domain)
         CLMC_TRY(ising_halo_create(s->rt, s->msc ? s->layer_words * sizeof(cl_uint) : s->layer_sites, s->below, s->above,
@@ -536,7 +540,7 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
     CLMC_TRY(build_kernels(s));
     CLMC_TRY(allocate_buffers(s));
     CLMC_TRY(ising_tblock_create(&s->tblock, s->rt, s->program, spin_bytes(s) * s->n_configs, s->seed_lo, s->seed_hi,
-                                 (cl_uint)s->hits, s->thresholds));
+                                 (cl_uint)s->hits, s->thresholds, s->first_system));
     CLMC_TRY(initialise_spins(s));
     return clmc_rsite_wanted(p) ? clmc_rsite_create(s->rt, p, &ising_rsite_model, s->spins, s->n_configs, &s->rsite) : CLMC_OK;
 }

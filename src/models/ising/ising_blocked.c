@@ -98,7 +98,8 @@ void ising_tblock_defines(const ising_tblock *t, clmc_defines *options)
 }
 
 clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, cl_program program, size_t spin_bytes,
-                                cl_uint seed_lo, cl_uint seed_hi, cl_uint hits, cl_mem thresholds)
+                                cl_uint seed_lo, cl_uint seed_hi, cl_uint hits, cl_mem thresholds,
+                                cl_uint first_system)
 {
     if (!t->used) return CLMC_OK;
     const clmc_device_info *d = clmc_runtime_device(rt);
@@ -122,7 +123,7 @@ clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, cl_program pr
     CLMC_CL_TRY(clSetKernelArg(t->kernel, 3, sizeof(cl_uint), &seed_hi));
     CLMC_CL_TRY(clSetKernelArg(t->kernel, 6, sizeof(cl_uint), &hits));
     CLMC_CL_TRY(clSetKernelArg(t->kernel, 7, sizeof(cl_mem), &thresholds));
-    return CLMC_OK;
+    return clmc_kernel_set_first_system(t->kernel, first_system);
 }
 
 clmc_status ising_tblock_launch(ising_tblock *t, clmc_runtime *rt, cl_mem *spins, uint64_t first, uint64_t count,

@@ -37,9 +37,11 @@ clmc_status ising_tblock_plan(ising_tblock *t, clmc_preset *p, const clmc_device
 /* The kernel's defines (none unless t->used). */
 void ising_tblock_defines(const ising_tblock *t, clmc_defines *options);
 /* The kernel from the built program and the spare spin buffer (`spin_bytes` for
- * all configurations); the launch-independent arguments. */
+ * all configurations); the launch-independent arguments (first_system: the
+ * run-wide index of the first configuration, the kernel's last argument). */
 clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, cl_program program, size_t spin_bytes,
-                                cl_uint seed_lo, cl_uint seed_hi, cl_uint hits, cl_mem thresholds);
+                                cl_uint seed_lo, cl_uint seed_hi, cl_uint hits, cl_mem thresholds,
+                                cl_uint first_system);
 /* Sweeps [first, first + count), count <= t->sweeps, in one launch from *spins
  * into the spare buffer, which then becomes *spins. */
 clmc_status ising_tblock_launch(ising_tblock *t, clmc_runtime *rt, cl_mem *spins, uint64_t first, uint64_t count,

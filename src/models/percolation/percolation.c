@@ -97,9 +97,9 @@ static clmc_status setup(percolation_state *s, clmc_preset *p)
     clmc_defines_text(&options, "-cl-std=CL1.2");
     clmc_defines_int(&options, "DIM", s->dim);
     clmc_defines_int(&options, "EDGE", s->edge);
-    if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     CLMC_TRY(clmc_defines_build(s->rt, "percolation/percolation.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "percolation_sample", &s->sample));
+    CLMC_TRY(clmc_kernel_set_first_system(s->sample, s->first_system));
     CLMC_TRY(clmc_labeler_create(s->rt, clmc_label_lattice_from_preset(p, s->dim, s->edge), &s->labeler));
     clmc_preset_set_int(p, "algorithm.tile", clmc_labeler_tile(s->labeler)); /* the resolved edge, echoed */
     size_t n = s->n_sites, all = n * s->n_configs;

@@ -145,23 +145,27 @@ static clmc_status build(potts_state *s, clmc_preset *p)
     clmc_defines_int(&options, "Q", s->q);
     clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
     clmc_defines_int(&options, "CONFIGS", s->n_configs);
-    if (s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     if (s->domain) clmc_defines_int(&options, "SLAB", s->slab); /* the first site is an argument */
     CLMC_TRY(clmc_defines_build(s->rt, "potts/potts.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "potts_init", &s->init));
+    CLMC_TRY(clmc_kernel_set_first_system(s->init, s->first_system));
     CLMC_TRY(clmc_kernel_create(s->program, "potts_measure", &s->measure));
     if (s->cluster) {
         CLMC_TRY(clmc_kernel_create(s->program, "potts_bonds", &s->bonds_kernel));
         CLMC_TRY(clmc_kernel_create(s->program, "potts_flip", &s->flip));
         CLMC_TRY(clmc_kernel_create(s->program, "potts_mark_seeds", &s->mark_seeds));
         CLMC_TRY(clmc_kernel_create(s->program, "potts_flip_marked", &s->flip_marked));
+        cl_kernel drawing[] = {s->bonds_kernel, s->flip, s->mark_seeds, s->flip_marked};
+        for (size_t i = 0; i < sizeof drawing / sizeof drawing[0]; i++)
+            CLMC_TRY(clmc_kernel_set_first_system(drawing[i], s->first_system));
         CLMC_TRY(clmc_labeler_create(s->rt, s->labeling, &s->labeler));
         s->tile_edge = (cl_uint)clmc_labeler_tile(s->labeler);
         clmc_preset_set_int(p, "algorithm.tile", (long long)s->tile_edge); /* the resolved edge, echoed */
         s->tiles = (cl_uint)clmc_lattice_sites(s->dim, s->edge / (int)s->tile_edge);
         return s->domain ? potts_slab_create(s->rt, s->program, s->dim, s->edge, &s->merge) : CLMC_OK;
     }
-    return clmc_kernel_create(s->program, "potts_metropolis", &s->metropolis);
+    CLMC_TRY(clmc_kernel_create(s->program, "potts_metropolis", &s->metropolis));
+    return clmc_kernel_set_first_system(s->metropolis, s->first_system);
 }
 
 /* Sites of all systems. */
