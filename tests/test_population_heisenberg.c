@@ -21,26 +21,6 @@
 #define TOLERANCE_SIGMA 4.0
 #define MAX_STEPS 32
 
-static const cJSON *item_of(const cJSON *entry, const char *name)
-{
-    const cJSON *item = cJSON_GetObjectItem(entry, name);
-    cr_assert_not_null(item, "no %s in the result", name);
-    return item;
-}
-
-static double mean_of(const cJSON *entry, const char *name)
-{
-    return cJSON_GetObjectItem(item_of(entry, name), "mean")->valuedouble;
-}
-
-static double error_of(const cJSON *entry, const char *name)
-{
-    const cJSON *error = cJSON_GetObjectItem(item_of(entry, name), "error");
-    cr_assert_not_null(error, "%s: no error", name);
-    cr_assert_gt(error->valuedouble, 0, "%s: error %g", name, error->valuedouble);
-    return error->valuedouble;
-}
-
 static double beta_of(const cJSON *entry) { return cJSON_GetObjectItem(entry, "beta")->valuedouble; }
 
 static const cJSON *temperatures_of(const cJSON *result)
@@ -105,7 +85,7 @@ static void against_canonical(const char *label, const char *model, const char *
     cJSON *canonical = physics_run(json, "pa-heis-canonical");
     const cJSON *pa_t = temperatures_of(pa), *can_t = temperatures_of(canonical);
     cr_assert_eq(cJSON_GetArraySize(pa_t), steps + 1);
-    cr_expect_float_eq(mean_of(cJSON_GetArrayItem(pa_t, 0), "free_energy"), 0.0, 1e-15, "ln Z(0) = 0 exactly");
+    cr_expect_float_eq(physics_mean(cJSON_GetArrayItem(pa_t, 0), "free_energy"), 0.0, 1e-15, "ln Z(0) = 0 exactly");
     double h = beta_end / steps, can_energy[MAX_STEPS + 1] = {0}, can_var[MAX_STEPS + 1] = {0};
     int compared = 0;
     cr_assert(steps <= MAX_STEPS && (!simpson || (first == 1 && every == 1)), "Simpson needs every step");
@@ -117,15 +97,15 @@ static void against_canonical(const char *label, const char *model, const char *
         char what[256];
         if (beta <= series_beta + 1e-12) {
             snprintf(what, sizeof what, "%s beta=%.4f free_energy vs high-T series", label, beta);
-            double z = physics_compare(what, mean_of(a, "free_energy"), error_of(a, "free_energy"),
+            double z = physics_compare(what, physics_mean(a, "free_energy"), physics_error(a, "free_energy"),
                                        -high_temperature_log_z(n, dim, beta));
             cr_expect_leq(z, TOLERANCE_SIGMA, "%s", what);
         }
         if (k < first || (k - first) % every) continue;
         const cJSON *b = cJSON_GetArrayItem(can_t, (k - first) / every);
         cr_assert_float_eq(beta_of(b), beta, 1e-12);
-        double pa_e = mean_of(a, "energy"), pa_error = error_of(a, "energy");
-        double can_e = mean_of(b, "energy"), can_error = error_of(b, "energy");
+        double pa_e = physics_mean(a, "energy"), pa_error = physics_error(a, "energy");
+        double can_e = physics_mean(b, "energy"), can_error = physics_error(b, "energy");
         snprintf(what, sizeof what, "%s beta=%.4f energy: PA %.5f +- %.5f, canonical %.5f +- %.5f; difference", label,
                  beta, pa_e, pa_error, can_e, can_error);
         double z = physics_compare(what, pa_e - can_e, sqrt(pa_error * pa_error + can_error * can_error), 0);
@@ -144,7 +124,7 @@ static void against_canonical(const char *label, const char *model, const char *
             variance += (h / 3 * w) * (h / 3 * w) * can_var[j];
         }
         const cJSON *a = cJSON_GetArrayItem(pa_t, k);
-        double pa_f = mean_of(a, "free_energy"), pa_f_error = error_of(a, "free_energy");
+        double pa_f = physics_mean(a, "free_energy"), pa_f_error = physics_error(a, "free_energy");
         char what[256];
         snprintf(what, sizeof what,
                  "%s beta=%.4f free_energy: PA %.6f +- %.6f, Simpson of canonical e %.6f +- %.6f; difference", label,

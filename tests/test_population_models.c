@@ -21,32 +21,12 @@
 
 #define TOLERANCE_SIGMA 4.0
 
-static const cJSON *item_of(const cJSON *entry, const char *name)
-{
-    const cJSON *item = cJSON_GetObjectItem(entry, name);
-    cr_assert_not_null(item, "no %s in the result", name);
-    return item;
-}
-
-static double mean_of(const cJSON *entry, const char *name)
-{
-    return cJSON_GetObjectItem(item_of(entry, name), "mean")->valuedouble;
-}
-
-static double error_of(const cJSON *entry, const char *name)
-{
-    const cJSON *error = cJSON_GetObjectItem(item_of(entry, name), "error");
-    cr_assert_not_null(error, "%s: no error", name);
-    cr_assert_gt(error->valuedouble, 0, "%s: error %g", name, error->valuedouble);
-    return error->valuedouble;
-}
-
 /* One PA observable at a step against a reference value within 4 standard errors. */
 static void expect_exact(const char *label, const cJSON *entry, const char *name, double reference)
 {
     char what[128];
     snprintf(what, sizeof what, "%s beta=%.3f %s", label, cJSON_GetObjectItem(entry, "beta")->valuedouble, name);
-    cr_expect_leq(physics_compare(what, mean_of(entry, name), error_of(entry, name), reference), TOLERANCE_SIGMA, "%s",
+    cr_expect_leq(physics_compare(what, physics_mean(entry, name), physics_error(entry, name), reference), TOLERANCE_SIGMA, "%s",
                   what);
 }
 
@@ -69,7 +49,7 @@ static void potts_q2_against_ising(const char *algorithm, int edge, int populati
     cJSON *result = physics_run(json, "pa-potts");
     const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
     cr_assert_eq(cJSON_GetArraySize(temperatures), steps + 1);
-    cr_expect_float_eq(mean_of(cJSON_GetArrayItem(temperatures, 0), "free_energy"), -log(2.0), 1e-12,
+    cr_expect_float_eq(physics_mean(cJSON_GetArrayItem(temperatures, 0), "free_energy"), -log(2.0), 1e-12,
                        "beta 0: ln Z / N = ln 2 exactly");
     double sites = (double)edge * edge;
     for (int k = 1; k <= steps; k++) {
@@ -79,7 +59,7 @@ static void potts_q2_against_ising(const char *algorithm, int edge, int populati
         expect_exact(label, entry, "energy", -1.0 + e_ising / 2);
         expect_exact(label, entry, "specific_heat", c_ising);
         expect_exact(label, entry, "free_energy", -beta - ising2d_exact_log_z(edge, beta / 2) / sites);
-        double order = mean_of(entry, "abs_magnetization");
+        double order = physics_mean(entry, "abs_magnetization");
         cr_expect(order >= 0 && order <= 1, "order parameter %g in [0, 1]", order);
     }
     cJSON_Delete(result);
@@ -133,10 +113,10 @@ Test(population_models, ea_uniform_matches_exact_ising_L8, .timeout = 600)
         expect_exact("PA ea uniform L=8 R=400 x8", entry, "energy", e);
         expect_exact("PA ea uniform L=8 R=400 x8", entry, "specific_heat", c);
         expect_exact("PA ea uniform L=8 R=400 x8", entry, "free_energy", -ising2d_exact_log_z(8, beta) / 64.0);
-        double q2 = mean_of(entry, "q2"), q4 = mean_of(entry, "q4"), abs_q = mean_of(entry, "abs_overlap");
+        double q2 = physics_mean(entry, "q2"), q4 = physics_mean(entry, "q4"), abs_q = physics_mean(entry, "abs_overlap");
         cr_expect(q2 >= abs_q * abs_q - 1e-12 && q4 >= q2 * q2 - 1e-12 && q4 <= q2, "<|q|> = %g, <q^2> = %g, <q^4> = %g",
                   abs_q, q2, q4);
-        double binder_q = mean_of(entry, "binder_q"); /* <q^4> >= <q^2>^2; near 0 (Gaussian q) at high T */
+        double binder_q = physics_mean(entry, "binder_q"); /* <q^4> >= <q^2>^2; near 0 (Gaussian q) at high T */
         cr_expect(binder_q <= 1 + 1e-12, "binder_q = %g at most 1", binder_q);
     }
     cJSON_Delete(result);
@@ -179,8 +159,8 @@ static void ea_against_tempering(int population, int runs, int theta, long long 
         cr_assert_not_null(a, "PA has no step at beta %g", beta);
         const char *names[3] = {"energy", "q2", "binder_q"};
         for (int q = 0; q < 3; q++) {
-            double pa_mean = mean_of(a, names[q]), pa_error = error_of(a, names[q]);
-            double pt_mean = mean_of(b, names[q]), pt_error = error_of(b, names[q]);
+            double pa_mean = physics_mean(a, names[q]), pa_error = physics_error(a, names[q]);
+            double pt_mean = physics_mean(b, names[q]), pt_error = physics_error(b, names[q]);
             char what[160];
             snprintf(what, sizeof what, "EA3d L=4 beta=%.1f %s: PA R=%d x%d %.5f +- %.5f, PT %.5f +- %.5f; difference",
                      beta, names[q], population, runs, pa_mean, pa_error, pt_mean, pt_error);

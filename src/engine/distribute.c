@@ -22,6 +22,32 @@ static clmc_status dir_override(const char *dir, char *out, size_t size)
     return fits ? CLMC_OK : clmc_fail(CLMC_ERR_INPUT, "output.dir: path too long");
 }
 
+/* This rank's folder, OUT/rank-R, as an output.dir override. */
+static clmc_status rank_dir_override(const clmc_preset *global, char *out, size_t size)
+{
+    char rank_dir[4096];
+    snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, clmc_ranks()->rank);
+    return dir_override(rank_dir, out, size);
+}
+
+/* The run's preset for this rank: `global` with the n overrides and
+ * output.dir OUT/rank-R. */
+static clmc_status parse_for_rank(const clmc_preset *global, const char *const *overrides, size_t n,
+                                  clmc_preset **local)
+{
+    const char *all[4];
+    char dir[8300];
+    if (n + 1 > sizeof all / sizeof all[0]) return clmc_fail(CLMC_ERR_OTHER, "too many rank overrides");
+    CLMC_TRY(rank_dir_override(global, dir, sizeof dir));
+    for (size_t i = 0; i < n; i++) all[i] = overrides[i];
+    all[n] = dir;
+    char *json = clmc_preset_to_json(global);
+    if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    clmc_status status = clmc_preset_parse(json, strlen(json), "preset", all, n + 1, local);
+    free(json);
+    return status;
+}
+
 /* Rank r's share of n units: [r n / K, (r + 1) n / K). */
 static unsigned share_start(unsigned units, int rank, int ranks)
 {
@@ -138,15 +164,7 @@ static clmc_status domain_preset(const clmc_preset *global, clmc_preset **local)
                          "ensemble or cut one lattice into slabs; model \"%s\" has neither for this run (run it "
                          "without mpirun, or with -np 1)", ranks->size, clmc_preset_string(global, "model.type"));
     if (!walkers) CLMC_TRY(ops->domain(global, ranks->size, NULL));
-    char rank_dir[4096], dir[8300];
-    snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
-    CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
-    char *json = clmc_preset_to_json(global);
-    if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    const char *overrides[] = {dir};
-    clmc_status status = clmc_preset_parse(json, strlen(json), "preset", overrides, 1, local);
-    free(json);
-    return status;
+    return parse_for_rank(global, NULL, 0, local);
 }
 
 /* Population annealing: every rank runs the whole preset in OUT/rank-R,
@@ -168,14 +186,7 @@ static clmc_status population_preset(const clmc_preset *global, clmc_preset **lo
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %u members cannot be shared by %d MPI ranks: the ranks "
                          "hold whole chunks of 256 members (the resampling's sums), at least one each, so %d ranks "
                          "need more than %d members", target, ranks->size, ranks->size, 256 * (ranks->size - 1));
-    char rank_dir[4096], dir[8300];
-    snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
-    CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
-    char *json = clmc_preset_to_json(global);
-    if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    const char *overrides[] = {dir};
-    clmc_status status = clmc_preset_parse(json, strlen(json), "preset", overrides, 1, local);
-    free(json);
+    clmc_status status = parse_for_rank(global, NULL, 0, local);
     if (status == CLMC_OK) clmc_rank_population_share(global, *local);
     return status;
 }
@@ -186,9 +197,8 @@ clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
     const clmc_systems_settings *systems = clmc_preset_systems(global);
     if (clmc_preset_is_population(global)) return population_preset(global, local);
     if (clmc_rank_temperatures(global)) {
-        char rank_dir[4096], dir[8300];
-        snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
-        CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
+        char dir[8300];
+        CLMC_TRY(rank_dir_override(global, dir, sizeof dir));
         return temperatures_preset(global, dir, local);
     }
     if (!spreads_systems(global)) return domain_preset(global, local);
@@ -203,18 +213,12 @@ clmc_status clmc_rank_preset(const clmc_preset *global, clmc_preset **local)
                          "at least one block)", u.key, u.units, ranks->size, u.block);
     unsigned first = share_start(blocks, ranks->rank, ranks->size) * u.block;
     unsigned last = share_start(blocks, ranks->rank + 1, ranks->size) * u.block;
-    char count[192], first_system[64], rank_dir[4096], dir[8300];
+    char count[192], first_system[64];
     snprintf(count, sizeof count, "%s=%u", u.key, last - first);
     snprintf(first_system, sizeof first_system, "ensemble.first_system=%u",
              systems->first_system + first * u.systems_per_unit);
-    snprintf(rank_dir, sizeof rank_dir, "%s/rank-%d", clmc_preset_output(global)->dir, ranks->rank);
-    CLMC_TRY(dir_override(rank_dir, dir, sizeof dir));
-    char *json = clmc_preset_to_json(global);
-    if (!json) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    const char *overrides[] = {count, first_system, dir};
-    clmc_status status = clmc_preset_parse(json, strlen(json), "preset", overrides, 3, local);
-    free(json);
-    return status;
+    const char *overrides[] = {count, first_system};
+    return parse_for_rank(global, overrides, 2, local);
 }
 
 /* A comma-separated list: entry `index` into `out`, or false when shorter. */

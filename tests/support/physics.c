@@ -46,6 +46,26 @@ double physics_check(const cJSON *result, const char *name)
     return item->valuedouble;
 }
 
+const cJSON *physics_item(const cJSON *entry, const char *name)
+{
+    const cJSON *item = cJSON_GetObjectItem(entry, name);
+    cr_assert_not_null(item, "no %s in the result", name);
+    return item;
+}
+
+double physics_mean(const cJSON *entry, const char *name)
+{
+    return cJSON_GetObjectItem(physics_item(entry, name), "mean")->valuedouble;
+}
+
+double physics_error(const cJSON *entry, const char *name)
+{
+    const cJSON *error = cJSON_GetObjectItem(physics_item(entry, name), "error");
+    cr_assert_not_null(error, "%s: no error", name);
+    cr_assert_gt(error->valuedouble, 0, "%s: error %g", name, error->valuedouble);
+    return error->valuedouble;
+}
+
 double physics_compare(const char *what, double measured, double error, double reference)
 {
     double z = error > 0 ? (measured - reference) / error : INFINITY;

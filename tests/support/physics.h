@@ -12,6 +12,12 @@ cJSON *physics_run_in(const char *preset_json, const char *label, char **dir);
 /* checks.NAME of a parsed result (asserted to be a number). */
 double physics_check(const cJSON *result, const char *name);
 
+/* An observable of one entry of observables.temperatures (asserted present):
+ * the object, its mean, and its error (asserted positive). */
+const cJSON *physics_item(const cJSON *entry, const char *name);
+double physics_mean(const cJSON *entry, const char *name);
+double physics_error(const cJSON *entry, const char *name);
+
 /* Prints "what: measured +- error vs reference (z = ...)" and returns |z|. */
 double physics_compare(const char *what, double measured, double error, double reference);
 
