@@ -13,9 +13,9 @@
 # (tiled, msc) equal to one process, and resumed, also after a rank was
 # killed between the two phases of a checkpoint; bad input
 # exits 2 on every rank with one message.  CLMC_LONG_TESTS=1 adds the variants
-# that repeat a default case's code path (-np 1; Potts, Heisenberg and
+# that repeat a default case's code path (Potts, Heisenberg and
 # Heisenberg-glass copies, which share out like the Ising copies and EA
-# realizations; glass tempering, like EA tempering; 2D msc in one slab);
+# realizations; glass tempering, like EA tempering);
 # tests/README.md lists them.
 # Usage: tools/mpi_check.sh BUILD_DIR   (a skip, exit 77, without MPI in the build)
 # MPIRUN names the launcher (default mpirun), e.g. MPIRUN=mpiexec.mpich for a build
@@ -52,7 +52,6 @@ observables() { python3 -c "import json,sys; print(json.dumps(json.load(open(sys
 
 "$clmc" run "$preset" --out "$tmp/one" --quiet || fail "single-process run"
 for k in 1 2 3; do
-  [ $k -eq 1 ] && [ $long_tests -eq 0 ] && continue # one rank: the single-process path (opt-in)
   "${launcher[@]}" -np $k "$clmc" run "$preset" --out "$tmp/np$k" --quiet 2>"$tmp/np$k.err" || { cat "$tmp/np$k.err"; fail "mpirun -np $k"; continue; }
   if cmp -s "$tmp/one/series.csv" "$tmp/np$k/series.csv" && [ "$(observables "$tmp/one/result.json")" = "$(observables "$tmp/np$k/result.json")" ]; then
     echo "ok: mpirun -np $k: series.csv ($(wc -l < "$tmp/one/series.csv") lines) and observables identical to the single-process run"
@@ -143,6 +142,12 @@ for model in potts heisenberg percolation ea eamsc glass eapt eamscpt glasspt; d
     [ "$(observables "$tmp/$model-one/result.json")" = "$(observables "$tmp/$model-two/result.json")" ] &&
     echo "ok: $model: $k ranks give the single-process series and observables" || fail "$model differs under $k ranks"
 done
+for k in 1 2; do # EA tempering (above under 3 ranks) also under 1 and 2
+  "${launcher[@]}" -np $k "$clmc" run "$tmp/eapt.json" --out "$tmp/eapt-np$k" --quiet || fail "eapt under $k ranks"
+  cmp -s "$tmp/eapt-one/series.csv" "$tmp/eapt-np$k/series.csv" &&
+    [ "$(observables "$tmp/eapt-one/result.json")" = "$(observables "$tmp/eapt-np$k/result.json")" ] &&
+    echo "ok: eapt: $k rank(s) give the single-process series and observables" || fail "eapt differs under $k ranks"
+done
 python3 - "$tmp/eamsc-two/result.json" <<'PY' || fail "result.json of EA msc under 3 ranks"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -213,7 +218,6 @@ for name in ptising ptmsc; do
 done
 for run in ptising:1 ptising:2 ptising:3 ptmsc:3; do
   name=${run%:*} k=${run#*:}
-  [ "$run" = ptising:1 ] && [ $long_tests -eq 0 ] && continue # one rank: the single-process path (opt-in)
   "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
     { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
   summary=$(pt_same "$tmp/$name-one" "$tmp/$name-np$k") &&
@@ -301,17 +305,21 @@ cat > "$tmp/tiled3d.json" <<'JSON'
 { "model": { "type": "ising", "dim": 3, "L": 32 }, "algorithm": { "layout": "tiled", "tile": 8 },
   "ensemble": { "beta": 0.22 }, "run": { "thermalization": 4, "sweeps": 16, "measure_every": 2, "seed": 5 } }
 JSON
+# 3D under 1, 2 and 3 ranks (slabs of 24, 12 and 8 layers, tile 4)
+cat > "$tmp/tiled3dk.json" <<'JSON'
+{ "model": { "type": "ising", "dim": 3, "L": 24 }, "algorithm": { "layout": "tiled", "tile": 4 },
+  "ensemble": { "beta": 0.22 }, "run": { "thermalization": 4, "sweeps": 16, "measure_every": 2, "seed": 5 } }
+JSON
 same_run() { # ONE OTHER: series, observables, configuration hash (and picture where drawn)
   cmp -s "$1/series.csv" "$2/series.csv" && [ "$(observables "$1/result.json")" = "$(observables "$2/result.json")" ] &&
     python3 -c "import json,sys; h=[json.load(open(f+'/result.json'))['checks']['configuration_fnv1a'] for f in sys.argv[1:]]; sys.exit(h[0]!=h[1])" "$1" "$2" &&
     { [ ! -f "$1/configuration.pgm" ] || cmp -s "$1/configuration.pgm" "$2/configuration.pgm"; }
 }
-for name in dd2 dd3 tiled32 tiled16 tiled3d; do
+for name in dd2 dd3 tiled32 tiled16 tiled3d tiled3dk; do
   "$clmc" run "$tmp/$name.json" --out "$tmp/$name-one" --quiet || fail "$name single-process run"
 done
-for run in dd2:1 dd2:2 dd2:3 dd3:2 tiled32:3 tiled16:2 tiled3d:2; do
+for run in dd2:1 dd2:2 dd2:3 dd3:2 tiled32:3 tiled16:2 tiled3d:2 tiled3dk:1 tiled3dk:2 tiled3dk:3; do
   name=${run%:*} k=${run#*:}
-  [ "$run" = dd2:1 ] && [ $long_tests -eq 0 ] && continue # one slab: no decomposition (opt-in)
   "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
     { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
   same_run "$tmp/$name-one" "$tmp/$name-np$k" &&
@@ -363,7 +371,6 @@ for name in sw2 sw3cold sw3d; do
 done
 for run in sw2:1 sw2:2 sw2:3 sw3cold:2 sw3cold:3 sw3d:2; do
   name=${run%:*} k=${run#*:}
-  [ "$run" = sw2:1 ] && [ $long_tests -eq 0 ] && continue # one slab: no decomposition (opt-in)
   "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
     { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
   same_run "$tmp/$name-one" "$tmp/$name-np$k" &&
