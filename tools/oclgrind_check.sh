@@ -89,11 +89,21 @@ add ising2d-population-multinomial "$all" "$(pa tiled multinomial)"
 add ising2d-tiled-resident "$all" "$(ising 2 12 tiled ', "tile": 4, "hits": 2, "resident": "on"'), $beta" 1 3
 add ising3d-naive-resident "$all" "$(ising 3 4 naive ', "resident": "on"'), $beta"
 add ising2d-population-resident "$all" "$(pa naive systematic on)"
+# Temporal blocking (ising_blocked_update: blocks with a halo in local memory, 2
+# sweeps per launch, blocks of 8 on L = 12: the last block 4 wide).
+add ising2d-naive-blocked "$all" "$(ising 2 12 naive ', "sweeps_per_launch": 2, "block": 8, "resident": "off"'), $beta" 1 4
 # The EA's and Potts' member totals (ea_member_totals, potts_member_totals): members are
 # EA replica pairs on one disorder sample, Potts systems with Metropolis sweeps.
 pam() { echo "\"model\": {$1}, \"algorithm\": {$2}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"; }
 add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layout": "naive"')"
 add potts2d-population "$all" "$(pam '"type": "potts", "dim": 2, "L": 6, "q": 3' '"type": "metropolis"')"
+# XY members (heisenberg_member_totals: real energies and |M| from the exact sums).
+# Races, bounds and API only: a step whose members share one beta writes the betas
+# with clEnqueueFillBuffer and the member sums are zeroed by fills, which
+# Oclgrind does not mark initialised, so every update and total after them is
+# flagged; the run is reproduced bit for bit by Oclgrind in reproducible mode
+# (tools/oclgrind_reproducible.sh, its XY population-annealing case).
+add xy2d-population "--data-races --check-api" "$(pam '"type": "heisenberg", "dim": 2, "L": 4, "n": 2' '"type": "heatbath", "layout": "naive"')"
 rsite() { ising "$1" 8 random_site ", \"random_site\": \"$2\"${3:-}"; }
 add ising2d-rsite-sequential "$all" "$(rsite 2 sequential_reference ', "substeps": 4'), $beta"
 add ising2d-rsite-copies "$all" "$(rsite 2 copies ', "copies_memory": "global"'), \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3], \"copies\": 5}"
@@ -266,6 +276,9 @@ if [ $# -eq 0 ]; then
   not_launched=(philox_known_answers philox_throughput heisenberg_fault tempering_reaches repro_math_values
                 philox4x32_10_numbers philox4x32_7_numbers lcg32_numbers lcg64_numbers xorwow_numbers lagfib_numbers)
   [ $mpi_built -eq 1 ] || not_launched+=(potts_merge_roots) # slabs: MPI ranks only
+  # Population annealing's MPI kernels (members shared by ranks): no Oclgrind
+  # case yet; tools/mpi_population_check.sh runs them on PoCL, equal to one process.
+  not_launched+=(pa_family_edges pa_share_ranges pa_window_prefix)
   defined=$(grep -rh -A2 '^__kernel' cl | grep -oE 'void +[a-z_0-9]+ *\(' | sed -E 's/void +//; s/ *\(//' | sort -u)
   launched=$(sed -nE 's/^clmc profile: +([a-z_0-9]+) +[0-9]+ launches.*/\1/p' "$work"/*.out | sort -u)
   for k in $defined; do
