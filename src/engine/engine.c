@@ -194,17 +194,23 @@ static bool checkpoint_due(run_control *c, uint64_t done, uint64_t total)
 /* Whether to stop (a signal) or checkpoint after sweep `done`.  Under
  * several MPI ranks every rank gives the same answer: a checkpoint every N
  * sweeps needs no agreement; signals and checkpoints every so many seconds
- * are agreed on every AGREE_EVERY_SWEEPS sweeps. */
+ * are agreed on every AGREE_EVERY_SWEEPS sweeps.  The agreement does not
+ * wait for the slowest rank: what each rank saw at one agreement sweep is
+ * reduced in the background and acted on at the next (and at the run's
+ * end), so a launch-bound rank never idles in it. */
 static bool stop_or_checkpoint(run_control *c, uint64_t done, uint64_t total, int *signal_number)
 {
     *signal_number = clmc_interrupt_signal();
     if (!clmc_ranks_many()) return (*signal_number && done < total) || checkpoint_due(c, done, total);
     bool by_sweeps = c->plan.every_sweeps && checkpoint_due(c, done, total), by_time = false;
-    if (done % AGREE_EVERY_SWEEPS == 0) {
-        uint64_t agreed[2] = {(uint64_t)*signal_number, !c->plan.every_sweeps && checkpoint_due(c, done, total)};
-        clmc_ranks_max(agreed, 2);
-        *signal_number = (int)agreed[0];
+    if (done % AGREE_EVERY_SWEEPS == 0 || done == total) {
+        uint64_t agreed[2] = {0, 0};
+        clmc_ranks_max_end(agreed, 2); /* begun AGREE_EVERY_SWEEPS sweeps ago, if any */
         by_time = agreed[1] != 0;
+        /* What this rank sees now (a checkpoint written now is not due again). */
+        uint64_t local[2] = {(uint64_t)*signal_number, !by_time && !c->plan.every_sweeps && checkpoint_due(c, done, total)};
+        if (!agreed[0] && done < total) clmc_ranks_max_begin(local, 2);
+        *signal_number = (int)agreed[0];
     } else {
         *signal_number = 0;
     }

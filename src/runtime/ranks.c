@@ -16,6 +16,11 @@ static bool initialised;
 static bool reports = true;
 /* clmc_ranks_set_configs_chained */
 static bool configs_chained;
+#ifdef CLMC_HAVE_MPI
+static MPI_Request max_request = MPI_REQUEST_NULL;
+#endif
+static uint64_t max_values[4];
+static bool max_pending;
 
 /* Started by an MPI launcher (mpirun/mpiexec of Open MPI or MPICH, srun):
  * the variables they set in each rank.  Without one, clmc stays a single
@@ -51,6 +56,8 @@ void clmc_ranks_init(int *argc, char ***argv)
 
 void clmc_ranks_finalize(void)
 {
+    uint64_t unused[4];
+    clmc_ranks_max_end(unused, 4);
 #ifdef CLMC_HAVE_MPI
     if (initialised) MPI_Finalize();
 #endif
@@ -106,6 +113,26 @@ void clmc_ranks_max(uint64_t *values, int n)
     (void)values;
     (void)n;
 #endif
+}
+
+void clmc_ranks_max_begin(const uint64_t *values, int n)
+{
+    memcpy(max_values, values, (size_t)n * sizeof *values);
+    max_pending = true;
+#ifdef CLMC_HAVE_MPI
+    if (clmc_ranks_many()) MPI_Iallreduce(MPI_IN_PLACE, max_values, n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD, &max_request);
+#endif
+}
+
+bool clmc_ranks_max_end(uint64_t *values, int n)
+{
+    if (!max_pending) return false;
+#ifdef CLMC_HAVE_MPI
+    if (max_request != MPI_REQUEST_NULL) MPI_Wait(&max_request, MPI_STATUS_IGNORE);
+#endif
+    memcpy(values, max_values, (size_t)n * sizeof *values);
+    max_pending = false;
+    return true;
 }
 
 void clmc_ranks_sum(double *values, int n)

@@ -39,6 +39,13 @@ bool clmc_ranks_reports(void);
 /* In-place reductions over all ranks (collective). */
 void clmc_ranks_max(uint64_t *values, int n);
 void clmc_ranks_sum(double *values, int n);
+/* A maximum over all ranks that does not wait: clmc_ranks_max_begin starts
+ * it on n <= 4 values (collective, every rank at the same point of its
+ * run); clmc_ranks_max_end completes the one begun and gives its result
+ * (false: none pending).  One at a time; clmc_ranks_finalize completes a
+ * pending one. */
+void clmc_ranks_max_begin(const uint64_t *values, int n);
+bool clmc_ranks_max_end(uint64_t *values, int n);
 /* Exact in-place sums of 64-bit integers over all ranks (collective). */
 void clmc_ranks_sum_int64(long long *values, int n);
 /* Domain decomposition (docs/mpi.md): sends `bytes` to rank `to` while
