@@ -28,6 +28,9 @@ typedef struct clmc_density_settings {
     unsigned windows, walkers_per_window, n_window_values;
     double overlap;
     double window_energies[2 * CLMC_DENSITY_MAX_WINDOWS + 1];
+    /* ensemble.walker_variant: the sweep kernel's variant, the same results
+     * bit for bit (density_walkers.c, muca_variant_defines). */
+    enum { CLMC_WALKERS_PLAIN, CLMC_WALKERS_HALVES, CLMC_WALKERS_LEAN } walker_variant;
 } clmc_density_settings;
 
 #define MAX_BLOCKS 32 /* jackknife blocks of walkers */

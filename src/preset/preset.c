@@ -46,6 +46,7 @@ static const clmc_field single_beta_fields[] = {
 static const char *const ensemble_types[] = {"parallel_tempering", "independent", "multicanonical", "wang_landau",
                                              "population_annealing", NULL};
 static const char *const exchange_paths[] = {"auto", "general", "host", NULL};
+static const char *const walker_variants[] = {"auto", "plain", "halves", "lean", NULL};
 
 static const clmc_field tempering_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
@@ -94,6 +95,8 @@ static const clmc_field ensemble_multicanonical_fields[] = {
      "visited so far; strictly between 0 and 1"},
     {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "100", "sweeps of every walker per weight iteration"},
     {"max_iterations", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1000", "weight iterations before the run gives up"},
+    {"walker_variant", CLMC_FIELD_STRING, 0, 0, false, walker_variants, "\"auto\"",
+     "the walkers' sweep kernel: plain, halves (64-bit rows as 32-bit halves), lean (halves, no table read within a bin)"},
     FIELD_END,
 };
 
@@ -117,6 +120,8 @@ static const clmc_field ensemble_wang_landau_fields[] = {
      "the multicanonical production with the Wang-Landau weights (false: the result is the Wang-Landau ln g, no errors)"},
     {"window_energies", CLMC_FIELD_NUMBER_LIST, -1e9, 1e9, false, NULL, "[]",
      "explicit windows instead of windows and overlap: total energies lo, hi of each window, increasing"},
+    {"walker_variant", CLMC_FIELD_STRING, 0, 0, false, walker_variants, "\"auto\"",
+     "the walkers' sweep kernel: plain, halves (64-bit rows as 32-bit halves), lean (halves, no table read within a bin)"},
     FIELD_END,
 };
 
