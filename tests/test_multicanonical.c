@@ -171,6 +171,40 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_ma
     cJSON_Delete(wl);
 }
 
+#define WL_VISIT_PRESET(L, windows, per_window, sweeps, seed)                                                        \
+    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"wang_landau\","         \
+    " \"betas\": [0.3, 0.4406868, 0.6], \"windows\": " #windows ", \"walkers\": " #per_window ","                  \
+    " \"walkers_per_window\": " #per_window ", \"final_ln_f\": 1e-4, \"final_ln_f_per\": \"visit\"},"                \
+    " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
+
+static double wang_landau_sweeps(const cJSON *result)
+{
+    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(dos, "wang_landau"), "sweeps")->valuedouble;
+}
+
+/* ensemble.final_ln_f_per "visit" (wang_landau.c): the Wang-Landau phase
+ * ends after fewer sweeps per walker with 16 times the walkers (the device's
+ * time falling with walkers until it is full), and the production's ln g
+ * still matches the exact one within 4 standard errors, unwindowed and in 3
+ * windows of 256 walkers. */
+Test(multicanonical, wang_landau_per_visit_ends_sooner_with_more_walkers_and_matches_exact, .timeout = 900)
+{
+    cJSON *few = physics_run(WL_VISIT_PRESET(8, 1, 32, 2000, 41), "wl-visit-32");
+    expect_matches_exact(few, 8, "wang_landau per visit, 32 walkers");
+    cJSON *many = physics_run(WL_VISIT_PRESET(8, 1, 512, 500, 42), "wl-visit-512");
+    expect_matches_exact(many, 8, "wang_landau per visit, 512 walkers");
+    cJSON *windowed = physics_run(WL_VISIT_PRESET(8, 3, 256, 500, 43), "wl-visit-3x256");
+    expect_matches_exact(windowed, 8, "wang_landau per visit, 3 windows x 256 walkers");
+    double sweeps_few = wang_landau_sweeps(few), sweeps_many = wang_landau_sweeps(many);
+    printf("wang_landau per visit L=8: %.0f sweeps per walker with 32 walkers, %.0f with 512, %.0f in 3 windows x "
+           "256\n", sweeps_few, sweeps_many, wang_landau_sweeps(windowed));
+    cr_expect_lt(sweeps_many, sweeps_few, "512 walkers: %.0f sweeps each, 32 walkers: %.0f", sweeps_many, sweeps_few);
+    cJSON_Delete(few);
+    cJSON_Delete(many);
+    cJSON_Delete(windowed);
+}
+
 /* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
 Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 3600)
 {

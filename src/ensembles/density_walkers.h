@@ -21,6 +21,7 @@ typedef struct clmc_density_settings {
     uint64_t iteration_sweeps; /* ensemble.iteration_sweeps */
     long long max_iterations;  /* ensemble.max_iterations */
     double final_ln_f;         /* ensemble.final_ln_f (Wang-Landau) */
+    bool final_per_visit;      /* ensemble.final_ln_f_per "visit": final_ln_f bounds ln f / walkers_per_window */
     bool production;           /* ensemble.production (Wang-Landau; always with multicanonical) */
     /* Wang-Landau energy windows: ensemble.windows, ensemble.overlap and
      * ensemble.walkers_per_window, or the explicit ranges

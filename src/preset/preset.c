@@ -47,6 +47,7 @@ static const char *const ensemble_types[] = {"parallel_tempering", "independent"
                                              "population_annealing", NULL};
 static const char *const exchange_paths[] = {"auto", "general", "host", NULL};
 static const char *const walker_variants[] = {"auto", "plain", "halves", "lean", NULL};
+static const char *const final_ln_f_measures[] = {"walker", "visit", NULL};
 
 static const clmc_field tempering_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
@@ -110,6 +111,8 @@ static const clmc_field ensemble_wang_landau_fields[] = {
      "ln f halves when the histogram since its last change has min H >= flatness * mean H; strictly between 0 and 1"},
     {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1", "sweeps of every walker between updates of ln g"},
     {"final_ln_f", CLMC_FIELD_NUMBER, 1e-12, 1, false, NULL, "1e-4", "the Wang-Landau phase ends when ln f falls below"},
+    {"final_ln_f_per", CLMC_FIELD_STRING, 0, 0, false, final_ln_f_measures, "\"walker\"",
+     "what final_ln_f bounds: walker (ln f) or visit (ln f / walkers of the window, in the 1/t phase)"},
     {"max_iterations", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000000", "updates of ln g before the run gives up"},
     {"windows", CLMC_FIELD_INT, 1, 64, false, NULL, "1", "energy windows, each with its own ln g, joined at the end"},
     {"overlap", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.5",
