@@ -214,6 +214,11 @@ Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 360
     cJSON *wl = physics_run(WL_PRESET(16, 128, 20000, 16), "wl-L16");
     expect_matches_exact(wl, 16, "wang_landau");
     expect_agree(result, wl, "multicanonical vs wang_landau L=16 ln g");
+    /* final_ln_f_per visit: measured 6234 sweeps per walker (1/t from 3117), largest |z| 1.77 */
+    cJSON *visit = physics_run(WL_VISIT_PRESET(16, 1, 1024, 4000, 17), "wl-visit-L16");
+    expect_matches_exact(visit, 16, "wang_landau per visit, 1024 walkers");
+    printf("wang_landau per visit L=16, 1024 walkers: %.0f sweeps per walker\n", wang_landau_sweeps(visit));
+    cJSON_Delete(visit);
     cJSON_Delete(result);
     cJSON_Delete(wl);
 }
