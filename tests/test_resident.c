@@ -1,10 +1,12 @@
 /* algorithm.resident (docs/models/ising.md): the resident update (one
- * work-group per configuration in local memory, many sweeps per launch) gives
- * series.csv and the final configurations bit for bit equal to the layout's
- * ordinary kernels (algorithm.resident "off"): 2D and 3D, naive and tiled with
- * two tile edges each (an odd number of tiles per edge among them: three tile
- * colours), multi-hit, several configurations, parallel tempering, Philox
- * 4x32-7, a resumed run; a configuration too large for local memory falls back
+ * work-group per configuration in local memory, or several per work-group for
+ * msc, many sweeps per launch) gives series.csv and the final configurations
+ * bit for bit equal to the layout's ordinary kernels (algorithm.resident
+ * "off"): 2D and 3D, naive and tiled with two tile edges each (an odd number
+ * of tiles per edge among them: three tile colours), msc with 1 to 4
+ * configurations per work-group (a partly filled last group, several words per
+ * row, several words per work-item), multi-hit, several configurations,
+ * parallel tempering, Philox 4x32-7, population annealing, a resumed run; a configuration too large for local memory falls back
  * to the ordinary kernels and says so in result.json; "auto" takes the
  * resident path exactly where local memory is dedicated (GPUs, not PoCL). */
 #include <criterion/criterion.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "physics.h"
 #include "rerun.h"
 #include "testenv.h"
 
@@ -83,7 +86,7 @@ static resident_case make_case(const char *label, int dim, int L, const char *al
 
 ParameterizedTestParameters(resident, equals_ordinary_kernels)
 {
-    static resident_case cases[14];
+    static resident_case cases[20];
     const char *three = "\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.7], \"copies\": 2";
     const char *three_3d = "\"type\": \"independent\", \"betas\": [0.18, 0.2216, 0.3], \"copies\": 2";
     int n = 0;
@@ -104,6 +107,16 @@ ParameterizedTestParameters(resident, equals_ordinary_kernels)
     cases[n++] = make_case("2d-naive-L184-rounds", 2, 184, "\"layout\": \"naive\"", "\"beta\": 0.44");
     cases[n++] = make_case("2d-tiled-L184-rounds", 2, 184, "\"layout\": \"tiled\", \"tile\": 8, \"hits\": 2",
                            "\"beta\": 0.44");
+    /* msc: 6 configurations, 4 per group (auto; the second group half full), 3 per group
+     * (L = 128: 768 words in 3 rounds of 256 items), 2 per group (L = 192: 3 words per row,
+     * 1152 words in 5 rounds, the last partial); 3D L = 64: one per group, 16 rounds. */
+    cases[n++] = make_case("2d-msc-L64", 2, 64, "\"layout\": \"msc\"", three);
+    cases[n++] = make_case("2d-msc-L128-c3", 2, 128, "\"layout\": \"msc\", \"resident_configs\": 3", three);
+    cases[n++] = make_case("2d-msc-L192-c2-philox7", 2, 192,
+                           "\"layout\": \"msc\", \"resident_configs\": 2, \"rng\": \"philox4x32_7\"", three);
+    cases[n++] = make_case("3d-msc-L64", 3, 64, "\"layout\": \"msc\"", "\"beta\": 0.2216");
+    cases[n++] = make_case("2d-msc-tempering", 2, 64, "\"layout\": \"msc\", \"resident_configs\": 3",
+                           "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3");
     return cr_make_param_array(resident_case, cases, (size_t)n);
 }
 
@@ -170,16 +183,12 @@ Test(resident, auto_follows_local_memory_type, .timeout = 120)
     free(dir);
 }
 
-/* Population annealing: theta sweeps per step in one launch; the same
+/* Population annealing: theta sweeps per step in one launch (msc: the
+ * members' energies and magnetisations measured in it); the same
  * observables (every step) and final members as the ordinary kernels. */
-Test(resident, population_annealing_equals_ordinary, .timeout = 120)
+static void expect_population_identical(const char *label, const char *json)
 {
-    char *dir = rerun_preset_dir("resident-pa",
-                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": "
-                                 "{\"layout\": \"tiled\", \"tile\": 4}, \"ensemble\": {\"type\": \"population_annealing\", "
-                                 "\"population\": 64, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
-                                 "\"run\": {\"seed\": 8}}"),
-         preset[4200];
+    char *dir = rerun_preset_dir(label, json), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     free(rerun_file(dir, preset, "on", "--set algorithm.resident=on", "result.json"));
     free(rerun_file(dir, preset, "off", "--set algorithm.resident=off", "result.json"));
@@ -187,14 +196,60 @@ Test(resident, population_annealing_equals_ordinary, .timeout = 120)
     const cJSON *on = resident_record(dir, "on", &x);
     resident_record(dir, "off", &y);
     double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
-    printf("resident population annealing: %.2f sweeps per launch; fnv1a resident %s, ordinary %s\n", per_launch,
+    const cJSON *steps = cJSON_GetObjectItem(cJSON_GetObjectItem(x, "observables"), "temperatures");
+    const cJSON *last = cJSON_GetArrayItem(steps, cJSON_GetArraySize(steps) - 1);
+    const cJSON *energy = cJSON_GetObjectItem(last, "energy");
+    printf("%s: %.2f sweeps per launch, %d configurations per group; last step energy %.6f resident, "
+           "%.6f ordinary; fnv1a resident %s, ordinary %s\n", label, per_launch,
+           cJSON_GetObjectItem(on, "configs_per_group")->valueint, cJSON_GetNumberValue(cJSON_GetObjectItem(energy, "mean")),
+           cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(
+               cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(y, "observables"), "temperatures"),
+                                  cJSON_GetArraySize(steps) - 1), "energy"), "mean")),
            fnv_of(x), fnv_of(y));
-    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")));
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")), "%s: resident path not taken", label);
     cr_expect_gt(per_launch, 1.0);
     cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true),
-              "observables differ between the resident and the ordinary kernels");
-    cr_expect_str_eq(fnv_of(x), fnv_of(y), "final members differ");
+              "%s: observables differ between the resident and the ordinary kernels", label);
+    cr_expect_str_eq(fnv_of(x), fnv_of(y), "%s: final members differ", label);
     cJSON_Delete(x);
     cJSON_Delete(y);
     free(dir);
+}
+
+Test(resident, population_annealing_equals_ordinary, .timeout = 120)
+{
+    expect_population_identical("resident-pa",
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": "
+                                "{\"layout\": \"tiled\", \"tile\": 4}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 64, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
+                                "\"run\": {\"seed\": 8}}");
+}
+
+/* msc members: 50 in groups of 4 (the last holds 2), and in groups of 3;
+ * 3D L = 64, one per group. */
+Test(resident, population_annealing_msc_equals_ordinary, .timeout = 120)
+{
+    const char *pa = "\"ensemble\": {\"type\": \"population_annealing\", \"population\": 50, \"beta_end\": 0.5, "
+                     "\"steps\": 5, \"sweeps_per_step\": 3}, \"run\": {\"seed\": 8}}";
+    char json[640];
+    snprintf(json, sizeof json, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+             "{\"layout\": \"msc\"}, %s", pa);
+    expect_population_identical("resident-pa-msc", json);
+    snprintf(json, sizeof json, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+             "{\"layout\": \"msc\", \"resident_configs\": 3}, %s", pa);
+    expect_population_identical("resident-pa-msc-c3", json);
+    expect_population_identical("resident-pa-msc-3d",
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 64}, \"algorithm\": "
+                                "{\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 6, \"beta_end\": 0.25, \"steps\": 3, \"sweeps_per_step\": 2}, "
+                                "\"run\": {\"seed\": 8}}");
+}
+
+/* algorithm.resident_configs belongs to layout msc. */
+Test(resident, resident_configs_needs_msc, .timeout = 60)
+{
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                       "{\"layout\": \"naive\", \"resident_configs\": 2}, \"ensemble\": {\"beta\": 0.44}, "
+                       "\"run\": {\"sweeps\": 2, \"measure_every\": 1}}",
+                       "resident-configs-naive", "algorithm.resident_configs");
 }
