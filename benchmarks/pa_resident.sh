@@ -32,17 +32,16 @@ run() { # name dim L R steps resident
     --set ensemble.steps="$5" --set ensemble.sweeps_per_step=10 --set ensemble.beta_end="$beta_end" \
     --set algorithm.resident="\"$6\"" 2> "$out/$1.profile"
 }
-run warm-up 2 64 1000 2 on # compiles the kernels (program cache)
-run warm-up 2 64 1000 2 off
 names=()
 for c in $cases; do
   IFS=: read -r dim L R <<< "$c"
   n=$steps
   [ "$dim" = 3 ] && [ "$R" -ge 1000000 ] && n=$(( (steps + 4) / 5 ))
-  for mode in off on; do
+  for mode in off on; do # a small anneal first compiles the kernels (program cache)
+    run "warm-up-$dim-$L-$mode" "$dim" "$L" 1000 2 "$mode" || true
     name="pa-msc-${dim}d-L$L-R$R-$mode"
-    run "$name" "$dim" "$L" "$R" "$n" "$mode"
-    names+=("$name")
+    if run "$name" "$dim" "$L" "$R" "$n" "$mode"; then names+=("$name")
+    else echo "$name: clmc failed (exit $?): $(tail -1 "$out/$name.profile")"; fi
   done
 done
 python3 - "$out" "${names[@]}" <<'PY'

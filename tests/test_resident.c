@@ -135,6 +135,16 @@ Test(resident, resumed_equals_uninterrupted, .timeout = 120)
                                   "\"checkpoint_every\": 17}}");
 }
 
+/* msc: 6 configurations in groups of 4, blocks cut at the checkpoints. */
+Test(resident, resumed_msc_equals_uninterrupted, .timeout = 120)
+{
+    rerun_expect_resume_identical("resident-resume-msc",
+                                  "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                  "{\"layout\": \"msc\", \"resident\": \"on\"}, \"ensemble\": {\"type\": \"independent\", "
+                                  "\"betas\": [0.3, 0.44, 0.7], \"copies\": 2}, \"run\": {\"thermalization\": 5, \"sweeps\": 50, "
+                                  "\"measure_every\": 6, \"seed\": 3, \"checkpoint_every\": 17}}");
+}
+
 /* L = 1536 (2.4 MB of spins) exceeds any device's local memory (PoCL 2 MiB,
  * GPUs at most a few hundred KiB): the ordinary kernels run, and say why. */
 Test(resident, too_large_falls_back, .timeout = 120)
@@ -183,6 +193,14 @@ Test(resident, auto_follows_local_memory_type, .timeout = 120)
     free(dir);
 }
 
+/* The mean energy of population annealing's last step. */
+static double last_energy(const cJSON *result)
+{
+    const cJSON *steps = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    const cJSON *energy = cJSON_GetObjectItem(cJSON_GetArrayItem(steps, cJSON_GetArraySize(steps) - 1), "energy");
+    return cJSON_GetNumberValue(cJSON_GetObjectItem(energy, "mean"));
+}
+
 /* Population annealing: theta sweeps per step in one launch (msc: the
  * members' energies and magnetisations measured in it); the same
  * observables (every step) and final members as the ordinary kernels. */
@@ -196,16 +214,9 @@ static void expect_population_identical(const char *label, const char *json)
     const cJSON *on = resident_record(dir, "on", &x);
     resident_record(dir, "off", &y);
     double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
-    const cJSON *steps = cJSON_GetObjectItem(cJSON_GetObjectItem(x, "observables"), "temperatures");
-    const cJSON *last = cJSON_GetArrayItem(steps, cJSON_GetArraySize(steps) - 1);
-    const cJSON *energy = cJSON_GetObjectItem(last, "energy");
-    printf("%s: %.2f sweeps per launch, %d configurations per group; last step energy %.6f resident, "
-           "%.6f ordinary; fnv1a resident %s, ordinary %s\n", label, per_launch,
-           cJSON_GetObjectItem(on, "configs_per_group")->valueint, cJSON_GetNumberValue(cJSON_GetObjectItem(energy, "mean")),
-           cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(
-               cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(y, "observables"), "temperatures"),
-                                  cJSON_GetArraySize(steps) - 1), "energy"), "mean")),
-           fnv_of(x), fnv_of(y));
+    printf("%s: %.2f sweeps per launch, %d configurations per group; last step energy %.6f resident, %.6f "
+           "ordinary; fnv1a resident %s, ordinary %s\n", label, per_launch,
+           cJSON_GetObjectItem(on, "configs_per_group")->valueint, last_energy(x), last_energy(y), fnv_of(x), fnv_of(y));
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")), "%s: resident path not taken", label);
     cr_expect_gt(per_launch, 1.0);
     cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true),
@@ -225,19 +236,19 @@ Test(resident, population_annealing_equals_ordinary, .timeout = 120)
                                 "\"run\": {\"seed\": 8}}");
 }
 
-/* msc members: 50 in groups of 4 (the last holds 2), and in groups of 3;
- * 3D L = 64, one per group. */
+/* msc members: 50 in groups of 4 (the last holds 2); 3D L = 64, one per
+ * group (the programs of the equals_ordinary_kernels cases). */
 Test(resident, population_annealing_msc_equals_ordinary, .timeout = 120)
 {
-    const char *pa = "\"ensemble\": {\"type\": \"population_annealing\", \"population\": 50, \"beta_end\": 0.5, "
-                     "\"steps\": 5, \"sweeps_per_step\": 3}, \"run\": {\"seed\": 8}}";
-    char json[640];
-    snprintf(json, sizeof json, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
-             "{\"layout\": \"msc\"}, %s", pa);
-    expect_population_identical("resident-pa-msc", json);
-    snprintf(json, sizeof json, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
-             "{\"layout\": \"msc\", \"resident_configs\": 3}, %s", pa);
-    expect_population_identical("resident-pa-msc-c3", json);
+    expect_population_identical("resident-pa-msc",
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                "{\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 50, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
+                                "\"run\": {\"seed\": 8}}");
+}
+
+Test(resident, population_annealing_msc_3d_equals_ordinary, .timeout = 120)
+{
     expect_population_identical("resident-pa-msc-3d",
                                 "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 64}, \"algorithm\": "
                                 "{\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"population_annealing\", "

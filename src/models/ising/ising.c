@@ -326,6 +326,24 @@ static size_t resident_msc_configs(const ising_state *s, const clmc_preset *p, s
     return configs;
 }
 
+/* msc: resident work-groups, and rounds of words per colour pass in each.
+ * "auto" keeps the ordinary kernels where the work-groups do not fill the
+ * device's compute units and each pass takes more than
+ * RESIDENT_MSC_AUTO_ROUNDS rounds (a single 2D L >= 256 or 3D L = 64
+ * lattice): there one compute unit would go through the rounds one after
+ * another while the ordinary kernels spread the words over the device (an
+ * estimate from launch and round latencies, not measured). */
+#define RESIDENT_MSC_AUTO_ROUNDS 2
+static size_t resident_msc_groups(const ising_state *s)
+{
+    return (s->n_configs + s->resident_configs - 1) / s->resident_configs;
+}
+
+static size_t resident_msc_rounds(const ising_state *s)
+{
+    return (s->resident_configs * (s->stored_words / 2) + RESIDENT_MSC_ITEMS - 1) / RESIDENT_MSC_ITEMS;
+}
+
 /* The fit rule of algorithm.resident (docs/models/ising.md): layouts naive
  * and tiled with a Philox generator, one lattice on this device, one
  * configuration (a byte per site) within the device's local memory, and for
@@ -359,6 +377,11 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
                  (unsigned long long)d->local_mem_bytes);
     else if (!d->local_mem_dedicated && strcmp(mode, "on") != 0)
         snprintf(note, n, "auto: local memory emulated in global memory (%s device; \"on\" forces it)", d->type);
+    else if (s->msc && strcmp(mode, "on") != 0 && resident_msc_groups(s) < d->compute_units &&
+             resident_msc_rounds(s) > RESIDENT_MSC_AUTO_ROUNDS)
+        snprintf(note, n, "auto: %zu work-groups for %u compute units, each pass %zu rounds of words: the ordinary "
+                 "kernels spread the words over the device (\"on\" forces it)", resident_msc_groups(s),
+                 d->compute_units, resident_msc_rounds(s));
     else if (!s->msc && strcmp(mode, "on") != 0 && (unsigned long long)s->stored_sites * s->n_configs > RESIDENT_AUTO_SITES)
         snprintf(note, n, "auto: %u configurations of %zu sites hold more than 2^20 sites, where the ordinary kernels "
                  "are faster (\"on\" forces it)", s->n_configs, s->stored_sites);
