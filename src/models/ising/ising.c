@@ -344,12 +344,13 @@ static size_t resident_msc_rounds(const ising_state *s)
     return (s->resident_configs * (s->stored_words / 2) + RESIDENT_MSC_ITEMS - 1) / RESIDENT_MSC_ITEMS;
 }
 
-/* The fit rule of algorithm.resident (docs/models/ising.md): layouts naive
- * and tiled with a Philox generator, one lattice on this device, one
- * configuration (a byte per site) within the device's local memory, and for
- * "auto" dedicated local memory (GPUs; on PoCL's CPU device the resident
- * kernel took 2.6-8x the ordinary kernels' time).  False with the reason in
- * resident_note otherwise. */
+/* The fit rule of algorithm.resident (docs/models/ising.md): layouts naive,
+ * tiled and msc with a Philox generator, one lattice on this device, one
+ * configuration (a byte per site) or msc's work-group of them within the
+ * device's local memory, and for "auto" dedicated local memory (GPUs; on
+ * PoCL's CPU device the resident kernel took 2.6-8x the ordinary kernels'
+ * time) and the size rules above.  False with the reason in resident_note
+ * otherwise (msc: resident_configs chosen on the way). */
 static bool resident_fits(ising_state *s, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
