@@ -11,10 +11,12 @@
  * resident path exactly where local memory is dedicated (GPUs, not PoCL). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ising_exact.h"
 #include "physics.h"
 #include "rerun.h"
 #include "testenv.h"
@@ -254,6 +256,47 @@ Test(resident, population_annealing_msc_3d_equals_ordinary, .timeout = 120)
                                 "{\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"population_annealing\", "
                                 "\"population\": 6, \"beta_end\": 0.25, \"steps\": 3, \"sweeps_per_step\": 2}, "
                                 "\"run\": {\"seed\": 8}}");
+}
+
+/* Physics of the msc resident path: 10 runs of R = 300 members of L = 64
+ * (groups of 4 per work-group, each step's 10 sweeps and the measurement in
+ * one launch) from beta 0 to 0.25 in 25 steps (above beta_c: no critical
+ * slowing down; steps of 0.01, about a standard deviation of the energy in
+ * units of 1 / dbeta, keep the histograms overlapping): every fifth step's free
+ * energy, energy and specific heat within 4 standard errors (from the runs)
+ * of the exact L = 64 values (Ferdinand-Fisher). */
+Test(resident, population_annealing_msc_matches_exact, .timeout = 240)
+{
+    char *dir = rerun_preset_dir("resident-pa-msc-exact",
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                 "{\"layout\": \"msc\", \"resident\": \"on\"}, \"ensemble\": {\"type\": "
+                                 "\"population_annealing\", \"population\": 300, \"beta_end\": 0.25, \"steps\": 25, "
+                                 "\"sweeps_per_step\": 10, \"runs\": 10}, \"run\": {\"seed\": 17}}"),
+         preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    free(rerun_file(dir, preset, "run", "", "result.json"));
+    cJSON *result;
+    const cJSON *record = resident_record(dir, "run", &result);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(record, "used")), "resident path not taken");
+    const cJSON *steps = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(steps), 26);
+    for (int k = 5; k < 26; k += 5) {
+        const cJSON *step = cJSON_GetArrayItem(steps, k);
+        double beta = cJSON_GetNumberValue(cJSON_GetObjectItem(step, "beta")), exact[3];
+        ising2d_exact(64, beta, &exact[1], &exact[2]);
+        exact[0] = -ising2d_exact_log_z(64, beta) / (64.0 * 64.0);
+        const char *names[3] = {"free_energy", "energy", "specific_heat"};
+        for (int q = 0; q < 3; q++) {
+            const cJSON *o = cJSON_GetObjectItem(step, names[q]);
+            char what[96];
+            snprintf(what, sizeof what, "msc resident PA L=64 R=300 x10 beta=%.3f %s", beta, names[q]);
+            double z = physics_compare(what, cJSON_GetNumberValue(cJSON_GetObjectItem(o, "mean")),
+                                       cJSON_GetNumberValue(cJSON_GetObjectItem(o, "error")), exact[q]);
+            cr_expect_leq(z, 4.0, "%s", what);
+        }
+    }
+    cJSON_Delete(result);
+    free(dir);
 }
 
 /* algorithm.resident_configs belongs to layout msc. */
