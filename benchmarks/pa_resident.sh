@@ -68,6 +68,8 @@ for name in names:
           f'ps/flip device (updates), --profile outside the sweeps {100 * share:.1f}% of the wall time; resident '
           f'{row["resident"].get("used")} ({row["resident"].get("configs_per_group", "-")} per group); '
           f'final energy {row["final_energy"]:.6f}')
+if not rows:
+    sys.exit("no run finished")
 doc = {"schema": "clmc-pa-resident", "format_version": 1, "device": r["device"], "target_ps_per_flip": 0.4,
        "runs": rows}
 json.dump(doc, open(f"{out}/pa-resident.json", "w"), indent=1)
