@@ -1,18 +1,23 @@
 /* algorithm.resident (docs/models/ising.md): the resident update (one
- * work-group per configuration in local memory, many sweeps per launch) gives
- * series.csv and the final configurations bit for bit equal to the layout's
- * ordinary kernels (algorithm.resident "off"): 2D and 3D, naive and tiled with
- * two tile edges each (an odd number of tiles per edge among them: three tile
- * colours), multi-hit, several configurations, parallel tempering, Philox
- * 4x32-7, a resumed run; a configuration too large for local memory falls back
+ * work-group per configuration in local memory, or several per work-group for
+ * msc, many sweeps per launch) gives series.csv and the final configurations
+ * bit for bit equal to the layout's ordinary kernels (algorithm.resident
+ * "off"): 2D and 3D, naive and tiled with two tile edges each (an odd number
+ * of tiles per edge among them: three tile colours), msc with 1 to 4
+ * configurations per work-group (a partly filled last group, several words per
+ * row, several words per work-item), multi-hit, several configurations,
+ * parallel tempering, Philox 4x32-7, population annealing, a resumed run; a configuration too large for local memory falls back
  * to the ordinary kernels and says so in result.json; "auto" takes the
  * resident path exactly where local memory is dedicated (GPUs, not PoCL). */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ising_exact.h"
+#include "physics.h"
 #include "rerun.h"
 #include "testenv.h"
 
@@ -83,7 +88,7 @@ static resident_case make_case(const char *label, int dim, int L, const char *al
 
 ParameterizedTestParameters(resident, equals_ordinary_kernels)
 {
-    static resident_case cases[14];
+    static resident_case cases[20];
     const char *three = "\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.7], \"copies\": 2";
     const char *three_3d = "\"type\": \"independent\", \"betas\": [0.18, 0.2216, 0.3], \"copies\": 2";
     int n = 0;
@@ -104,6 +109,16 @@ ParameterizedTestParameters(resident, equals_ordinary_kernels)
     cases[n++] = make_case("2d-naive-L184-rounds", 2, 184, "\"layout\": \"naive\"", "\"beta\": 0.44");
     cases[n++] = make_case("2d-tiled-L184-rounds", 2, 184, "\"layout\": \"tiled\", \"tile\": 8, \"hits\": 2",
                            "\"beta\": 0.44");
+    /* msc: 6 configurations, 4 per group (auto; the second group half full), 3 per group
+     * (L = 128: 768 words in 3 rounds of 256 items), 2 per group (L = 192: 3 words per row,
+     * 1152 words in 5 rounds, the last partial); 3D L = 64: one per group, 16 rounds. */
+    cases[n++] = make_case("2d-msc-L64", 2, 64, "\"layout\": \"msc\"", three);
+    cases[n++] = make_case("2d-msc-L128-c3", 2, 128, "\"layout\": \"msc\", \"resident_configs\": 3", three);
+    cases[n++] = make_case("2d-msc-L192-c2-philox7", 2, 192,
+                           "\"layout\": \"msc\", \"resident_configs\": 2, \"rng\": \"philox4x32_7\"", three);
+    cases[n++] = make_case("3d-msc-L64", 3, 64, "\"layout\": \"msc\"", "\"beta\": 0.2216");
+    cases[n++] = make_case("2d-msc-tempering", 2, 64, "\"layout\": \"msc\", \"resident_configs\": 3",
+                           "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3");
     return cr_make_param_array(resident_case, cases, (size_t)n);
 }
 
@@ -120,6 +135,16 @@ Test(resident, resumed_equals_uninterrupted, .timeout = 120)
                                   "{\"layout\": \"tiled\", \"tile\": 4, \"resident\": \"on\"}, \"ensemble\": {\"beta\": 0.44}, \"run\": "
                                   "{\"thermalization\": 5, \"sweeps\": 50, \"measure_every\": 6, \"seed\": 3, "
                                   "\"checkpoint_every\": 17}}");
+}
+
+/* msc: 6 configurations in groups of 4, blocks cut at the checkpoints. */
+Test(resident, resumed_msc_equals_uninterrupted, .timeout = 120)
+{
+    rerun_expect_resume_identical("resident-resume-msc",
+                                  "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                  "{\"layout\": \"msc\", \"resident\": \"on\"}, \"ensemble\": {\"type\": \"independent\", "
+                                  "\"betas\": [0.3, 0.44, 0.7], \"copies\": 2}, \"run\": {\"thermalization\": 5, \"sweeps\": 50, "
+                                  "\"measure_every\": 6, \"seed\": 3, \"checkpoint_every\": 17}}");
 }
 
 /* L = 1536 (2.4 MB of spins) exceeds any device's local memory (PoCL 2 MiB,
@@ -170,16 +195,20 @@ Test(resident, auto_follows_local_memory_type, .timeout = 120)
     free(dir);
 }
 
-/* Population annealing: theta sweeps per step in one launch; the same
- * observables (every step) and final members as the ordinary kernels. */
-Test(resident, population_annealing_equals_ordinary, .timeout = 120)
+/* The mean energy of population annealing's last step. */
+static double last_energy(const cJSON *result)
 {
-    char *dir = rerun_preset_dir("resident-pa",
-                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": "
-                                 "{\"layout\": \"tiled\", \"tile\": 4}, \"ensemble\": {\"type\": \"population_annealing\", "
-                                 "\"population\": 64, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
-                                 "\"run\": {\"seed\": 8}}"),
-         preset[4200];
+    const cJSON *steps = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    const cJSON *energy = cJSON_GetObjectItem(cJSON_GetArrayItem(steps, cJSON_GetArraySize(steps) - 1), "energy");
+    return cJSON_GetNumberValue(cJSON_GetObjectItem(energy, "mean"));
+}
+
+/* Population annealing: theta sweeps per step in one launch (msc: the
+ * members' energies and magnetisations measured in it); the same
+ * observables (every step) and final members as the ordinary kernels. */
+static void expect_population_identical(const char *label, const char *json)
+{
+    char *dir = rerun_preset_dir(label, json), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     free(rerun_file(dir, preset, "on", "--set algorithm.resident=on", "result.json"));
     free(rerun_file(dir, preset, "off", "--set algorithm.resident=off", "result.json"));
@@ -187,14 +216,94 @@ Test(resident, population_annealing_equals_ordinary, .timeout = 120)
     const cJSON *on = resident_record(dir, "on", &x);
     resident_record(dir, "off", &y);
     double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
-    printf("resident population annealing: %.2f sweeps per launch; fnv1a resident %s, ordinary %s\n", per_launch,
-           fnv_of(x), fnv_of(y));
-    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")));
+    printf("%s: %.2f sweeps per launch, %d configurations per group; last step energy %.6f resident, %.6f "
+           "ordinary; fnv1a resident %s, ordinary %s\n", label, per_launch,
+           cJSON_GetObjectItem(on, "configs_per_group")->valueint, last_energy(x), last_energy(y), fnv_of(x), fnv_of(y));
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")), "%s: resident path not taken", label);
     cr_expect_gt(per_launch, 1.0);
     cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true),
-              "observables differ between the resident and the ordinary kernels");
-    cr_expect_str_eq(fnv_of(x), fnv_of(y), "final members differ");
+              "%s: observables differ between the resident and the ordinary kernels", label);
+    cr_expect_str_eq(fnv_of(x), fnv_of(y), "%s: final members differ", label);
     cJSON_Delete(x);
     cJSON_Delete(y);
     free(dir);
+}
+
+Test(resident, population_annealing_equals_ordinary, .timeout = 120)
+{
+    expect_population_identical("resident-pa",
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": "
+                                "{\"layout\": \"tiled\", \"tile\": 4}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 64, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
+                                "\"run\": {\"seed\": 8}}");
+}
+
+/* msc members: 50 in groups of 4 (the last holds 2); 3D L = 64, one per
+ * group (the programs of the equals_ordinary_kernels cases). */
+Test(resident, population_annealing_msc_equals_ordinary, .timeout = 120)
+{
+    expect_population_identical("resident-pa-msc",
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                "{\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 50, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
+                                "\"run\": {\"seed\": 8}}");
+}
+
+Test(resident, population_annealing_msc_3d_equals_ordinary, .timeout = 120)
+{
+    expect_population_identical("resident-pa-msc-3d",
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 64}, \"algorithm\": "
+                                "{\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 6, \"beta_end\": 0.25, \"steps\": 3, \"sweeps_per_step\": 2}, "
+                                "\"run\": {\"seed\": 8}}");
+}
+
+/* Physics of the msc resident path: 10 runs of R = 300 members of L = 64
+ * (groups of 4 per work-group, each step's 10 sweeps and the measurement in
+ * one launch) from beta 0 to 0.25 in 25 steps (above beta_c: no critical
+ * slowing down; steps of 0.01, about a standard deviation of the energy in
+ * units of 1 / dbeta, keep the histograms overlapping): every fifth step's free
+ * energy, energy and specific heat within 4 standard errors (from the runs)
+ * of the exact L = 64 values (Ferdinand-Fisher). */
+Test(resident, population_annealing_msc_matches_exact, .timeout = 240)
+{
+    char *dir = rerun_preset_dir("resident-pa-msc-exact",
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                 "{\"layout\": \"msc\", \"resident\": \"on\"}, \"ensemble\": {\"type\": "
+                                 "\"population_annealing\", \"population\": 300, \"beta_end\": 0.25, \"steps\": 25, "
+                                 "\"sweeps_per_step\": 10, \"runs\": 10}, \"run\": {\"seed\": 17}}"),
+         preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    free(rerun_file(dir, preset, "run", "", "result.json"));
+    cJSON *result;
+    const cJSON *record = resident_record(dir, "run", &result);
+    cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(record, "used")), "resident path not taken");
+    const cJSON *steps = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(steps), 26);
+    for (int k = 5; k < 26; k += 5) {
+        const cJSON *step = cJSON_GetArrayItem(steps, k);
+        double beta = cJSON_GetNumberValue(cJSON_GetObjectItem(step, "beta")), exact[3];
+        ising2d_exact(64, beta, &exact[1], &exact[2]);
+        exact[0] = -ising2d_exact_log_z(64, beta) / (64.0 * 64.0);
+        const char *names[3] = {"free_energy", "energy", "specific_heat"};
+        for (int q = 0; q < 3; q++) {
+            const cJSON *o = cJSON_GetObjectItem(step, names[q]);
+            char what[96];
+            snprintf(what, sizeof what, "msc resident PA L=64 R=300 x10 beta=%.3f %s", beta, names[q]);
+            double z = physics_compare(what, cJSON_GetNumberValue(cJSON_GetObjectItem(o, "mean")),
+                                       cJSON_GetNumberValue(cJSON_GetObjectItem(o, "error")), exact[q]);
+            cr_expect_leq(z, 4.0, "%s", what);
+        }
+    }
+    cJSON_Delete(result);
+    free(dir);
+}
+
+/* algorithm.resident_configs belongs to layout msc. */
+Test(resident, resident_configs_needs_msc, .timeout = 60)
+{
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                       "{\"layout\": \"naive\", \"resident_configs\": 2}, \"ensemble\": {\"beta\": 0.44}, "
+                       "\"run\": {\"sweeps\": 2, \"measure_every\": 1}}",
+                       "resident-configs-naive", "algorithm.resident_configs");
 }

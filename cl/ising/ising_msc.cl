@@ -92,20 +92,50 @@ __kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, 
 }
 
 /* Neighbours along x in the other plane: one of them is the aligned word, the
- * other is shifted by one site, taking a bit from the next or previous word. */
-inline void row_neighbours(__global const uint *other, uint y, uint z, uint w, uint first_in_pair,
-                           uint *left, uint *right)
-{
-    uint mid = other[word_at(y, z, w)];
-    if (first_in_pair) {
-        uint previous = other[word_at(y, z, (w + WORDS_PER_ROW - 1) % WORDS_PER_ROW)];
-        *left = (mid << 1) | (previous >> 31);
-        *right = mid;
-    } else {
-        uint next = other[word_at(y, z, (w + 1) % WORDS_PER_ROW)];
-        *left = mid;
-        *right = (mid >> 1) | (next << 31);
+ * other is shifted by one site, taking a bit from the next or previous word.
+ * Defined for global memory (the ordinary kernels) and local memory (the
+ * resident update). */
+#define MSC_ROW_NEIGHBOURS(name, space)                                                                   \
+    inline void name(space const uint *other, uint y, uint z, uint w, uint first_in_pair, uint *left,      \
+                     uint *right)                                                                          \
+    {                                                                                                      \
+        uint mid = other[word_at(y, z, w)];                                                                \
+        if (first_in_pair) {                                                                               \
+            uint previous = other[word_at(y, z, (w + WORDS_PER_ROW - 1) % WORDS_PER_ROW)];                 \
+            *left = (mid << 1) | (previous >> 31);                                                         \
+            *right = mid;                                                                                  \
+        } else {                                                                                           \
+            uint next = other[word_at(y, z, (w + 1) % WORDS_PER_ROW)];                                     \
+            *left = mid;                                                                                   \
+            *right = (mid >> 1) | (next << 31);                                                            \
+        }                                                                                                  \
     }
+MSC_ROW_NEIGHBOURS(row_neighbours, __global)
+#ifdef RESIDENT
+MSC_ROW_NEIGHBOURS(row_neighbours_local, __local)
+#endif
+
+/* The uphill lanes of a word by cost, from its neighbour words (along x, then
+ * the other axes; 2D ignores the last two): class k, aligned = NEIGHBOURS/2 +
+ * k, costs dE = 4k. */
+inline void msc_uphill_classes(uint spins, uint left, uint right, uint down, uint up, uint back, uint front,
+                               uint *class1, uint *class2, uint *class3)
+{
+    uint c0 = 0, c1 = 0, c2 = 0;
+    count_bit(~(spins ^ left), &c0, &c1, &c2);
+    count_bit(~(spins ^ right), &c0, &c1, &c2);
+    count_bit(~(spins ^ down), &c0, &c1, &c2);
+    count_bit(~(spins ^ up), &c0, &c1, &c2);
+#if DIM == 3
+    count_bit(~(spins ^ back), &c0, &c1, &c2);
+    count_bit(~(spins ^ front), &c0, &c1, &c2);
+#else
+    (void)back;
+    (void)front;
+#endif
+    *class1 = count_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
+    *class2 = count_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
+    *class3 = DIM == 3 ? count_equals(NEIGHBOURS / 2 + 3, c0, c1, c2) : 0u;
 }
 
 /* One bit plane of the bit-serial comparison r < t, most significant first:
@@ -115,6 +145,60 @@ inline void compare_plane(uint threshold, uint bit, uint random_bits, uint *less
     uint t_mask = ((threshold >> bit) & 1u) ? 0xFFFFFFFFu : 0u;
     *less |= *equal & ~random_bits & t_mask;
     *equal &= ~(random_bits ^ t_mask);
+}
+
+/* The state of the bit-serial comparisons of a word's uphill lanes (class
+ * k against t_k): `less` lanes already below t_k, `equal` lanes still tied. */
+typedef struct {
+    uint less1, less2, less3, equal1, equal2, equal3;
+} msc_comparison;
+
+inline msc_comparison msc_comparison_start(void)
+{
+    msc_comparison c = {0, 0, 0, ~0u, ~0u, ~0u};
+    return c;
+}
+
+/* Bit groups g = first .. end - 1 of the comparison (draw g: unit, sweep,
+ * hit = g, stream; 4 bits of every lane's random number, most significant
+ * first), stopping once no uphill lane is tied with its threshold; returns
+ * the lanes still tied. */
+inline uint msc_compare_groups(msc_comparison *c, uint class1, uint class2, uint class3, uint t4, uint t8,
+                               uint t12, clmc_philox_key key, uint unit, uint sweep, uint stream, uint first,
+                               uint end)
+{
+    uint tied = (c->equal1 & class1) | (c->equal2 & class2) | (c->equal3 & class3);
+    for (uint g = first; g < end && tied; g++) {
+        clmc_philox_ctr r = METROPOLIS_RANDOM4(key, unit, sweep, g, stream);
+        for (uint q = 0; q < 4; q++) {
+            uint bit = 31 - (4 * g + q);
+            compare_plane(t4, bit, r.v[q], &c->less1, &c->equal1);
+            compare_plane(t8, bit, r.v[q], &c->less2, &c->equal2);
+#if DIM == 3
+            compare_plane(t12, bit, r.v[q], &c->less3, &c->equal3);
+#endif
+        }
+        tied = (c->equal1 & class1) | (c->equal2 & class2) | (c->equal3 & class3);
+    }
+    return tied;
+}
+
+/* The new word once the comparison is decided: downhill lanes flip, an
+ * uphill lane of class k where its random number is below t_k. */
+inline uint msc_flipped(uint spins, uint class1, uint class2, uint class3, const msc_comparison *c)
+{
+    uint downhill = ~(class1 | class2 | class3);
+    return spins ^ (downhill | (c->less1 & class1) | (c->less2 & class2) | (c->less3 & class3));
+}
+
+/* The Philox path's new word: all 8 bit groups as needed, so each decision
+ * equals the exact 32-bit comparison r < t. */
+inline uint msc_philox_flip(uint spins, uint class1, uint class2, uint class3, uint t4, uint t8, uint t12,
+                            clmc_philox_key key, uint unit, uint sweep, uint stream)
+{
+    msc_comparison c = msc_comparison_start();
+    msc_compare_groups(&c, class1, class2, class3, t4, t8, t12, key, unit, sweep, stream, 0, 8);
+    return msc_flipped(spins, class1, class2, class3, &c);
 }
 
 /* One work-item per word of colour `colour`.  The random number of each lane
@@ -149,27 +233,20 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
     uint first_in_pair = ((y + z + colour + LAYER_PARITY) & 1) == 0;
     uint left, right;
     row_neighbours(other, y, z, w, first_in_pair, &left, &right);
-    uint c0 = 0, c1 = 0, c2 = 0;
-    count_bit(~(spins ^ left), &c0, &c1, &c2);
-    count_bit(~(spins ^ right), &c0, &c1, &c2);
 #if DIM == 2
-    count_bit(~(spins ^ other[word_at(step_last(y, -1), z, w)]), &c0, &c1, &c2);
-    count_bit(~(spins ^ other[word_at(step_last(y, 1), z, w)]), &c0, &c1, &c2);
+    uint down = other[word_at(step_last(y, -1), z, w)], up = other[word_at(step_last(y, 1), z, w)];
+    uint back = 0, front = 0;
 #else
-    count_bit(~(spins ^ other[word_at(wrap((int)y - 1), z, w)]), &c0, &c1, &c2);
-    count_bit(~(spins ^ other[word_at(wrap((int)y + 1), z, w)]), &c0, &c1, &c2);
-    count_bit(~(spins ^ other[word_at(y, step_last(z, -1), w)]), &c0, &c1, &c2);
-    count_bit(~(spins ^ other[word_at(y, step_last(z, 1), w)]), &c0, &c1, &c2);
+    uint down = other[word_at(wrap((int)y - 1), z, w)], up = other[word_at(wrap((int)y + 1), z, w)];
+    uint back = other[word_at(y, step_last(z, -1), w)], front = other[word_at(y, step_last(z, 1), w)];
 #endif
-    /* Uphill classes: aligned = NEIGHBOURS/2 + k costs dE = 4k. */
-    uint class1 = count_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
-    uint class2 = count_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
-    uint class3 = DIM == 3 ? count_equals(NEIGHBOURS / 2 + 3, c0, c1, c2) : 0u;
-    uint downhill = ~(class1 | class2 | class3);
+    uint class1, class2, class3;
+    msc_uphill_classes(spins, left, right, down, up, back, front, &class1, &class2, &class3);
 
 #ifdef RNG_STATEFUL
     /* Lane j is pair 32 w + j of the row; every pair draws, uphill or not. */
     ulong launch = 2ul * sweep + colour;
+    uint downhill = ~(class1 | class2 | class3);
     uint first_pair = row * (EDGE / 2) + 32 * w, flips = downhill;
     for (uint lane = 0; lane < 32; lane++) {
         uint word = rng_draw_unit(rng_states, config, first_pair + lane, launch), bit = 1u << lane;
@@ -186,23 +263,35 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
 #else
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint unit = colour * LATTICE_PLANE_WORDS + (uint)FIRST_LAYER * LAYER_WORDS + item;
-    uint less1 = 0, less2 = 0, less3 = 0, equal1 = ~0u, equal2 = ~0u, equal3 = ~0u;
-    uint tied = ~downhill;
-    for (uint g = 0; g < 8 && tied; g++) {
-        clmc_philox_ctr r = METROPOLIS_RANDOM4(key, unit, sweep, g, stream);
-        for (uint q = 0; q < 4; q++) {
-            uint bit = 31 - (4 * g + q);
-            compare_plane(t4, bit, r.v[q], &less1, &equal1);
-            compare_plane(t8, bit, r.v[q], &less2, &equal2);
-#if DIM == 3
-            compare_plane(t12, bit, r.v[q], &less3, &equal3);
-#endif
-        }
-        tied = (equal1 & class1) | (equal2 & class2) | (equal3 & class3);
-    }
-    own[stored] = spins ^ (downhill | (less1 & class1) | (less2 & class2) | (less3 & class3));
+    own[stored] = msc_philox_flip(spins, class1, class2, class3, t4, t8, t12, key, unit, sweep, stream);
 #endif
 }
+
+/* The bond sum (bonds to +x, +y(, +z)) and magnetisation of stored word
+ * `stored` of colour `colour`, added to the two sums; for global memory (the
+ * measurement kernel) and local memory (the resident update). */
+#if DIM == 2
+#define ABOVE_Y(y) step_last(y, 1)
+#else
+#define ABOVE_Y(y) wrap((int)(y) + 1) /* the slab's halo layers are along z */
+#endif
+#define MSC_WORD_SUMS(name, space, neighbours)                                                             \
+    inline void name(space const uint *planes, uint colour, uint stored, int *bond_sum, int *spin_sum)      \
+    {                                                                                                       \
+        uint row = stored / WORDS_PER_ROW, w = stored % WORDS_PER_ROW;                                      \
+        uint y = row % EDGE, z = row / EDGE;                                                                \
+        space const uint *other = planes + (1 - colour) * PLANE_WORDS;                                      \
+        uint spins = planes[colour * PLANE_WORDS + stored], left, right;                                    \
+        neighbours(other, y, z, w, ((y + z + colour + LAYER_PARITY) & 1) == 0, &left, &right);              \
+        int aligned = popcount(~(spins ^ right)) + popcount(~(spins ^ other[word_at(ABOVE_Y(y), z, w)]));   \
+        if (DIM == 3) aligned += popcount(~(spins ^ other[word_at(y, step_last(z, 1), w)]));                \
+        *bond_sum += 2 * aligned - 32 * DIM;                                                                \
+        *spin_sum += 2 * (int)popcount(spins) - 32;                                                         \
+    }
+MSC_WORD_SUMS(word_sums, __global, row_neighbours)
+#ifdef RESIDENT
+MSC_WORD_SUMS(word_sums_local, __local, row_neighbours_local)
+#endif
 
 /* Per-work-group partial sums of the bond sum (+x, +y(, +z) bonds) and the
  * magnetisation, stored at partials[2 * (slot * groups + g)], as in ising.cl. */
@@ -213,23 +302,185 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
     __local int bonds[MEASURE_WG];
     __local int magnetisation[MEASURE_WG];
     int bond_sum = 0, spin_sum = 0;
-    for (uint word = get_global_id(0); word < 2 * UPDATE_WORDS; word += get_global_size(0)) {
-        uint colour = word / UPDATE_WORDS, stored = word % UPDATE_WORDS + HALO_WORDS;
-        uint row = stored / WORDS_PER_ROW, w = stored % WORDS_PER_ROW;
-        uint y = row % EDGE, z = row / EDGE;
-        __global const uint *other = planes + (1 - colour) * PLANE_WORDS;
-        uint spins = planes[colour * PLANE_WORDS + stored], left, right;
-        row_neighbours(other, y, z, w, ((y + z + colour + LAYER_PARITY) & 1) == 0, &left, &right);
-        int bonds_counted = 64;
-#if DIM == 2
-        int aligned = popcount(~(spins ^ right)) + popcount(~(spins ^ other[word_at(step_last(y, 1), z, w)]));
-#else
-        int aligned = popcount(~(spins ^ right)) + popcount(~(spins ^ other[word_at(wrap((int)y + 1), z, w)]));
-        aligned += popcount(~(spins ^ other[word_at(y, step_last(z, 1), w)]));
-        bonds_counted = 96;
-#endif
-        bond_sum += 2 * aligned - bonds_counted;
-        spin_sum += 2 * (int)popcount(spins) - 32;
-    }
+    for (uint word = get_global_id(0); word < 2 * UPDATE_WORDS; word += get_global_size(0))
+        word_sums(planes, word / UPDATE_WORDS, word % UPDATE_WORDS + HALO_WORDS, &bond_sum, &spin_sum);
     reduce_pair_to(bonds, magnetisation, bond_sum, spin_sum, partials + partial_offset(slot));
 }
+
+#ifdef RESIDENT
+/* Resident update (algorithm.resident, docs/models/ising.md): a work-group of
+ * RESIDENT_ITEMS work-items holds CONFIGS_PER_GROUP whole configurations (both
+ * colour planes, in the layout of global memory) in local memory and makes
+ * `count` sweeps from `first_sweep`, each its two colour passes, colour 0
+ * first, as the ordinary kernel's launches.  A pass goes over the words of
+ * the colour in rounds of RESIDENT_ITEMS (word i % PLANE_WORDS of
+ * configuration i / PLANE_WORDS), with the ordinary kernel's Philox counters
+ * (unit = colour * PLANE_WORDS + word, sweep, bit group, stream of the
+ * configuration) and bit-serial comparison, so the result is bit-identical
+ * to it.  A pass reads only the other colour's plane, so barriers between
+ * rounds keep the order; every loop around a barrier has the same trip count
+ * in every work-item.  The last group may hold fewer configurations; its
+ * spare items only meet the barriers.
+ *
+ * A word is decided after the first FIRST_GROUPS bit groups unless one of its
+ * uphill lanes is still tied (about 6 % of the words); those go to a list in
+ * local memory with their comparison state and a second step of the round
+ * finishes them, one per work-item.  So a warp runs its 32 words' first
+ * groups in step and not the slowest word's 3 or 4 (the chance that one of
+ * 32 words needs a third group is above 80 %).
+ *
+ * slot < 0xFFFFFFFF: the launch ends at a measurement, whose exact sums
+ * (those of ising_msc_measure) go to batch slot `slot` of partials as the
+ * first of the measurement's `groups` pairs of each configuration (the
+ * others 0), `configs` configurations in all.  `hits` (1) keeps the
+ * argument list of ising.cl's resident kernel. */
+#define MEMBER_WORDS (2 * PLANE_WORDS)
+#define RESIDENT_ROUNDS ((CONFIGS_PER_GROUP * PLANE_WORDS + RESIDENT_ITEMS - 1) / RESIDENT_ITEMS)
+#define FIRST_GROUPS 2
+/* A pending word: its item and comparison state (2D: two classes). */
+#if DIM == 2
+#define PENDING_FIELDS 5
+#else
+#define PENDING_FIELDS 7
+#endif
+
+/* Word `item` (< CONFIGS_PER_GROUP * PLANE_WORDS) of colour `colour`: its
+ * spins and uphill classes. */
+inline uint resident_classes(__local const uint *lattice, uint item, uint colour, uint *class1, uint *class2,
+                             uint *class3)
+{
+    uint member = item / PLANE_WORDS, word = item % PLANE_WORDS;
+    __local const uint *other = lattice + member * MEMBER_WORDS + (1 - colour) * PLANE_WORDS;
+    uint row = word / WORDS_PER_ROW, w = word % WORDS_PER_ROW, y = row % EDGE, z = row / EDGE;
+    uint spins = lattice[member * MEMBER_WORDS + colour * PLANE_WORDS + word], left, right;
+    row_neighbours_local(other, y, z, w, ((y + z + colour) & 1) == 0, &left, &right);
+#if DIM == 2
+    uint back = 0, front = 0;
+#else
+    uint back = other[word_at(y, wrap((int)z - 1), w)], front = other[word_at(y, wrap((int)z + 1), w)];
+#endif
+    msc_uphill_classes(spins, left, right, other[word_at(wrap((int)y - 1), z, w)],
+                       other[word_at(wrap((int)y + 1), z, w)], back, front, class1, class2, class3);
+    return spins;
+}
+
+/* Bit groups [first, end) of word `item`; returns whether it is still tied,
+ * else stores its new spins. */
+inline bool resident_word(__local uint *lattice, __local const uint *limits, uint item, uint colour, uint sweep,
+                          clmc_philox_key key, uint stream_base, msc_comparison *c, uint first, uint end)
+{
+    uint class1, class2, class3, member = item / PLANE_WORDS, word = item % PLANE_WORDS;
+    uint spins = resident_classes(lattice, item, colour, &class1, &class2, &class3);
+    if (msc_compare_groups(c, class1, class2, class3, limits[3 * member], limits[3 * member + 1],
+                           limits[3 * member + 2], key, colour * PLANE_WORDS + word, sweep,
+                           CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + member), first, end))
+        return true;
+    lattice[member * MEMBER_WORDS + colour * PLANE_WORDS + word] = msc_flipped(spins, class1, class2, class3, c);
+    return false;
+}
+
+inline void pending_store(__local uint *pending, uint slot, uint item, const msc_comparison *c)
+{
+    pending[slot] = item;
+    pending[RESIDENT_ITEMS + slot] = c->less1;
+    pending[2 * RESIDENT_ITEMS + slot] = c->less2;
+    pending[3 * RESIDENT_ITEMS + slot] = c->equal1;
+    pending[4 * RESIDENT_ITEMS + slot] = c->equal2;
+#if DIM == 3
+    pending[5 * RESIDENT_ITEMS + slot] = c->less3;
+    pending[6 * RESIDENT_ITEMS + slot] = c->equal3;
+#endif
+}
+
+inline uint pending_load(__local const uint *pending, uint slot, msc_comparison *c)
+{
+    *c = msc_comparison_start();
+    c->less1 = pending[RESIDENT_ITEMS + slot];
+    c->less2 = pending[2 * RESIDENT_ITEMS + slot];
+    c->equal1 = pending[3 * RESIDENT_ITEMS + slot];
+    c->equal2 = pending[4 * RESIDENT_ITEMS + slot];
+#if DIM == 3
+    c->less3 = pending[5 * RESIDENT_ITEMS + slot];
+    c->equal3 = pending[6 * RESIDENT_ITEMS + slot];
+#endif
+    return pending[slot];
+}
+
+/* The measurement's sums of the group's configurations into sums[2 member]
+ * (bonds) and sums[2 member + 1] (spins); an item's words run through the
+ * members in order, one atomic per member it meets. */
+inline void resident_measure(__local const uint *lattice, __local int *sums, uint members)
+{
+    uint lid = get_local_id(0);
+    int bond_sum = 0, spin_sum = 0;
+    uint member = lid / MEMBER_WORDS;
+    for (uint item = lid; item < members * MEMBER_WORDS; item += RESIDENT_ITEMS) {
+        if (item / MEMBER_WORDS != member) {
+            atomic_add(&sums[2 * member], bond_sum);
+            atomic_add(&sums[2 * member + 1], spin_sum);
+            bond_sum = spin_sum = 0;
+            member = item / MEMBER_WORDS;
+        }
+        uint word = item % MEMBER_WORDS;
+        word_sums_local(lattice + member * MEMBER_WORDS, word / PLANE_WORDS, word % PLANE_WORDS, &bond_sum, &spin_sum);
+    }
+    if (member < members) {
+        atomic_add(&sums[2 * member], bond_sum);
+        atomic_add(&sums[2 * member + 1], spin_sum);
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(RESIDENT_ITEMS, 1, 1)))
+void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi, uint first_sweep, uint count,
+                               uint hits, __global const uint *thresholds, __global int *partials, uint slot,
+                               uint groups, uint configs, uint first_system)
+{
+    __local uint lattice[CONFIGS_PER_GROUP * MEMBER_WORDS];
+    __local uint pending[PENDING_FIELDS * RESIDENT_ITEMS];
+    __local uint limits[3 * CONFIGS_PER_GROUP];
+    __local int sums[2 * CONFIGS_PER_GROUP];
+    __local uint pending_count[2];
+    (void)hits;
+    uint lid = get_local_id(0);
+    uint first_config = get_group_id(0) * CONFIGS_PER_GROUP;
+    uint members = configs - first_config < CONFIGS_PER_GROUP ? configs - first_config : CONFIGS_PER_GROUP;
+    __global uint *group_planes = planes + (size_t)first_config * MEMBER_WORDS;
+    for (uint i = lid; i < members * MEMBER_WORDS; i += RESIDENT_ITEMS) lattice[i] = group_planes[i];
+    for (uint i = lid; i < 3 * members; i += RESIDENT_ITEMS) limits[i] = thresholds[3 * first_config + i];
+    for (uint i = lid; i < 2 * CONFIGS_PER_GROUP; i += RESIDENT_ITEMS) sums[i] = 0;
+    if (lid < 2) pending_count[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint stream_base = first_system + first_config, list = 0;
+    for (uint k = 0; k < count; k++)
+        for (uint colour = 0; colour < 2; colour++)
+            for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
+                /* The two lists alternate: the one the previous round read is cleared for the next. */
+                uint item = round * RESIDENT_ITEMS + lid;
+                msc_comparison c = msc_comparison_start();
+                if (item < members * PLANE_WORDS &&
+                    resident_word(lattice, limits, item, colour, first_sweep + k, key, stream_base, &c, 0,
+                                  FIRST_GROUPS))
+                    pending_store(pending, atomic_inc(&pending_count[list]), item, &c);
+                if (lid == 0) pending_count[list ^ 1] = 0;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (lid < pending_count[list]) {
+                    uint tied = pending_load(pending, lid, &c);
+                    resident_word(lattice, limits, tied, colour, first_sweep + k, key, stream_base, &c, FIRST_GROUPS,
+                                  8);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                list ^= 1;
+            }
+    if (slot != 0xFFFFFFFFu) resident_measure(lattice, sums, members);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slot != 0xFFFFFFFFu)
+        for (uint i = lid; i < members * groups; i += RESIDENT_ITEMS) {
+            uint member = i / groups, g = i % groups;
+            __global int *out = partials + 2 * (((size_t)slot * configs + first_config + member) * groups + g);
+            out[0] = g == 0 ? sums[2 * member] : 0;
+            out[1] = g == 0 ? sums[2 * member + 1] : 0;
+        }
+    for (uint i = lid; i < members * MEMBER_WORDS; i += RESIDENT_ITEMS) group_planes[i] = lattice[i];
+}
+#endif

@@ -1120,7 +1120,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         /* beta_start = 0: the random start is already an exact sample. */
         if ((k > 0 || p->betas[0] > 0) && e->ops->sweeps && p->theta > 0) { /* many per launch (Ising resident) */
             bool measured;
-            CLMC_TRY(e->ops->sweeps(e->state, p->sweep, p->theta, -1, &measured));
+            CLMC_TRY(e->ops->sweeps(e->state, p->sweep, p->theta, CLMC_MEASURE_MEMBERS, &measured));
             p->sweep += p->theta;
         }
         for (uint64_t t = 0; (k > 0 || p->betas[0] > 0) && !e->ops->sweeps && t < p->theta; t++)

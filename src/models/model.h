@@ -14,6 +14,10 @@
 #include "models/ensemble_hooks.h"
 #include "output/h5.h"
 
+/* clmc_model_ops.sweeps' measure_slot when population annealing's
+ * member_observables follows the sweeps. */
+#define CLMC_MEASURE_MEMBERS (-2)
+
 /* What a created model tells the engine about itself. */
 typedef struct clmc_model_shape {
     const char *const *series_columns; /* NULL-terminated names of raw values */
@@ -69,7 +73,10 @@ typedef struct clmc_model_ops {
      * where the host acts (a measurement, an exchange, a checkpoint, the end).
      * measure_slot >= 0: a measurement into that batch slot follows the last
      * sweep; the model may make it in the same launch and set *measured (else
-     * the engine calls measure). */
+     * the engine calls measure).  measure_slot CLMC_MEASURE_MEMBERS: population
+     * annealing's member_observables follows the last sweep; the model may
+     * measure the members in the same launch (then *measured) and not again
+     * in member_observables. */
     clmc_status (*sweeps)(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured);
     /* Enqueues one measurement into batch slot `slot` (< measure_batch). */
     clmc_status (*measure)(void *state, unsigned slot);

@@ -95,10 +95,12 @@ typedef struct {
     cl_program program;
     cl_kernel init, update, measure;
     /* algorithm.resident: many sweeps per launch, a work-group per configuration
-     * (cl/ising/ising.cl ising_resident_update); the note says why not. */
+     * (cl/ising/ising.cl ising_resident_update) or per resident_configs of them
+     * (msc: cl/ising/ising_msc.cl ising_msc_resident_update); the note says why not. */
     bool resident;
     cl_kernel resident_update;
-    size_t resident_wg;
+    size_t resident_wg, resident_configs, resident_groups;
+    bool members_measured; /* the last sweeps' launch measured population annealing's members */
     uint64_t resident_launches, resident_sweeps;
     char resident_note[192];
     ising_tblock tblock; /* algorithm.sweeps_per_launch: temporal blocking (ising_blocked.c) */
@@ -181,6 +183,9 @@ static clmc_status ising_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d is for layout \"tiled\" only (give 0)", width);
     if (width != 0 && tile != 0 && tile % width != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide algorithm.tile = %d", width, tile);
+    long long configs = clmc_preset_int(p, "algorithm.resident_configs");
+    if (configs != 0 && !msc)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.resident_configs: %lld is for layout \"msc\" only (give 0)", configs);
     CLMC_TRY(ising_tblock_validate(p));
     return clmc_rsite_validate(p, true, true);
 }
@@ -291,15 +296,61 @@ static cl_uint rng_streams_per_config(int dim, int edge, int tile, clmc_rng_kind
  * octets of all rows (cl/ising/ising.cl RESIDENT_UNITS). */
 static size_t resident_units(const ising_state *s)
 {
+    if (s->msc) return s->resident_configs * (s->stored_words / 2);
     return (size_t)(s->edge + 7) / 8 * (s->n_sites / (size_t)s->edge);
 }
 
-/* The fit rule of algorithm.resident (docs/models/ising.md): layouts naive
- * and tiled with a Philox generator, one lattice on this device, one
- * configuration (a byte per site) within the device's local memory, and for
- * "auto" dedicated local memory (GPUs; on PoCL's CPU device the resident
- * kernel took 2.6-8x the ordinary kernels' time).  False with the reason in
- * resident_note otherwise. */
+/* msc: work-items of a resident work-group at most (more words take rounds):
+ * 8 warps or 4 wavefronts, so that several groups share a compute unit; and
+ * the local memory of its list of undecided words (up to 7 words per item). */
+#define RESIDENT_MSC_ITEMS 256
+#define RESIDENT_MSC_LIST_BYTES (7 * 4 * RESIDENT_MSC_ITEMS + 64)
+
+/* Local memory of an msc resident work-group of `configs` configurations. */
+static size_t resident_msc_local(const ising_state *s, size_t configs)
+{
+    return configs * (s->stored_words * 4 + RESIDENT_LOCAL_EXTRA) + RESIDENT_MSC_LIST_BYTES;
+}
+
+/* msc: configurations per resident work-group, algorithm.resident_configs
+ * or 0 (automatic): enough to give RESIDENT_MSC_ITEMS words of a colour,
+ * at most the configurations there are, within local memory.  A
+ * configuration's bytes go to *bytes. */
+static size_t resident_msc_configs(const ising_state *s, const clmc_preset *p, size_t local_bytes)
+{
+    size_t plane = s->stored_words / 2, configs = (size_t)clmc_preset_int(p, "algorithm.resident_configs");
+    if (configs) return configs;
+    configs = plane >= RESIDENT_MSC_ITEMS ? 1 : RESIDENT_MSC_ITEMS / plane;
+    if (configs > s->n_configs) configs = s->n_configs;
+    while (configs > 1 && resident_msc_local(s, configs) > local_bytes) configs--;
+    return configs;
+}
+
+/* msc: resident work-groups, and rounds of words per colour pass in each.
+ * "auto" keeps the ordinary kernels where the work-groups do not fill the
+ * device's compute units and each pass takes more than
+ * RESIDENT_MSC_AUTO_ROUNDS rounds (a single 2D L >= 256 or 3D L = 64
+ * lattice): there one compute unit would go through the rounds one after
+ * another while the ordinary kernels spread the words over the device (an
+ * estimate from launch and round latencies, not measured). */
+#define RESIDENT_MSC_AUTO_ROUNDS 2
+static size_t resident_msc_groups(const ising_state *s)
+{
+    return (s->n_configs + s->resident_configs - 1) / s->resident_configs;
+}
+
+static size_t resident_msc_rounds(const ising_state *s)
+{
+    return (s->resident_configs * (s->stored_words / 2) + RESIDENT_MSC_ITEMS - 1) / RESIDENT_MSC_ITEMS;
+}
+
+/* The fit rule of algorithm.resident (docs/models/ising.md): layouts naive,
+ * tiled and msc with a Philox generator, one lattice on this device, one
+ * configuration (a byte per site) or msc's work-group of them within the
+ * device's local memory, and for "auto" dedicated local memory (GPUs; on
+ * PoCL's CPU device the resident kernel took 2.6-8x the ordinary kernels'
+ * time) and the size rules above.  False with the reason in resident_note
+ * otherwise (msc: resident_configs chosen on the way). */
 static bool resident_fits(ising_state *s, const clmc_preset *p)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
@@ -311,18 +362,28 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
     else if (ising_tblock_wanted(p))
         snprintf(note, n, "off: algorithm.sweeps_per_launch %lld (temporal blocking)",
                  clmc_preset_int(p, "algorithm.sweeps_per_launch"));
-    else if (strcmp(layout, "naive") != 0 && strcmp(layout, "tiled") != 0)
+    else if (strcmp(layout, "naive") != 0 && strcmp(layout, "tiled") != 0 && !s->msc)
         snprintf(note, n, "layout %s has no resident update", layout);
     else if (s->domain)
         snprintf(note, n, "one lattice decomposed over MPI ranks");
     else if (clmc_rng_stateful(s->rng.kind))
         snprintf(note, n, "algorithm.rng %s keeps generator states", clmc_rng_names[s->rng.kind]);
-    else if (s->stored_sites + RESIDENT_LOCAL_EXTRA > d->local_mem_bytes)
+    else if (s->msc && resident_msc_local(s, s->resident_configs = resident_msc_configs(s, p, d->local_mem_bytes)) >
+                           d->local_mem_bytes)
+        snprintf(note, n, "%zu configurations of %zu bytes (and a list of %d bytes) exceed the %llu bytes of local "
+                 "memory", s->resident_configs, s->stored_words * 4, RESIDENT_MSC_LIST_BYTES,
+                 (unsigned long long)d->local_mem_bytes);
+    else if (!s->msc && s->stored_sites + RESIDENT_LOCAL_EXTRA > d->local_mem_bytes)
         snprintf(note, n, "a configuration's %zu bytes exceed the %llu bytes of local memory", s->stored_sites,
                  (unsigned long long)d->local_mem_bytes);
     else if (!d->local_mem_dedicated && strcmp(mode, "on") != 0)
         snprintf(note, n, "auto: local memory emulated in global memory (%s device; \"on\" forces it)", d->type);
-    else if (strcmp(mode, "on") != 0 && (unsigned long long)s->stored_sites * s->n_configs > RESIDENT_AUTO_SITES)
+    else if (s->msc && strcmp(mode, "on") != 0 && resident_msc_groups(s) < d->compute_units &&
+             resident_msc_rounds(s) > RESIDENT_MSC_AUTO_ROUNDS)
+        snprintf(note, n, "auto: %zu work-groups for %u compute units, each pass %zu rounds of words: the ordinary "
+                 "kernels spread the words over the device (\"on\" forces it)", resident_msc_groups(s),
+                 d->compute_units, resident_msc_rounds(s));
+    else if (!s->msc && strcmp(mode, "on") != 0 && (unsigned long long)s->stored_sites * s->n_configs > RESIDENT_AUTO_SITES)
         snprintf(note, n, "auto: %u configurations of %zu sites hold more than 2^20 sites, where the ordinary kernels "
                  "are faster (\"on\" forces it)", s->n_configs, s->stored_sites);
     else
@@ -335,15 +396,20 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
 static clmc_status resident_kernel(ising_state *s)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
-    CLMC_TRY(clmc_kernel_create(s->program, "ising_resident_update", &s->resident_update));
+    CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ising_msc_resident_update" : "ising_resident_update",
+                                &s->resident_update));
     CLMC_TRY(clmc_kernel_set_first_system(s->resident_update, s->first_system));
     size_t limit = 0;
     cl_ulong local = 0;
     CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
     CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &local));
     if (limit > d->max_work_group_size) limit = d->max_work_group_size;
-    s->resident_wg = resident_units(s) < limit ? resident_units(s) : limit;
-    if (local > d->local_mem_bytes || s->resident_wg == 0) {
+    if (!s->msc) { /* msc: resident_wg, the kernel's required size, was chosen before the build */
+        s->resident_wg = resident_units(s) < limit ? resident_units(s) : limit;
+        s->resident_configs = 1;
+    }
+    s->resident_groups = (s->n_configs + s->resident_configs - 1) / s->resident_configs;
+    if (local > d->local_mem_bytes || s->resident_wg == 0 || s->resident_wg > limit) {
         snprintf(s->resident_note, sizeof s->resident_note, "the kernel needs %llu bytes of local memory and %zu "
                  "work-items; the device allows %llu and %zu", (unsigned long long)local, resident_units(s),
                  (unsigned long long)d->local_mem_bytes, limit);
@@ -376,6 +442,12 @@ static clmc_status build_kernels(ising_state *s)
         clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
     }
     if (s->resident) clmc_defines_flag(&options, "RESIDENT");
+    if (s->resident && s->msc) {
+        size_t items = resident_units(s) < RESIDENT_MSC_ITEMS ? resident_units(s) : RESIDENT_MSC_ITEMS;
+        s->resident_wg = items < d->max_work_group_size ? items : d->max_work_group_size;
+        clmc_defines_int(&options, "CONFIGS_PER_GROUP", (long long)s->resident_configs);
+        clmc_defines_int(&options, "RESIDENT_ITEMS", (long long)s->resident_wg);
+    }
     ising_tblock_defines(&s->tblock, &options);
     s->rng.streams = rng_streams_per_config(s->dim, s->edge, s->tiled ? s->tile : 0, s->rng.kind);
     s->rng.configs = s->n_configs;
@@ -386,7 +458,8 @@ static clmc_status build_kernels(ising_state *s)
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_update", &s->update));
         CLMC_TRY(clmc_kernel_set_first_system(s->init, s->first_system));
         CLMC_TRY(clmc_kernel_set_first_system(s->update, s->first_system));
-        return clmc_kernel_create(s->program, "ising_msc_measure", &s->measure);
+        CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_measure", &s->measure));
+        return s->resident ? resident_kernel(s) : CLMC_OK;
     }
     CLMC_TRY(clmc_defines_build(s->rt, "ising/ising.cl", &options, &s->program));
     CLMC_TRY(clmc_kernel_create(s->program, "ising_init", &s->init));
@@ -680,7 +753,7 @@ static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t coun
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 3, sizeof(cl_uint), &sweep));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 4, sizeof(cl_uint), &n));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 8, sizeof(cl_uint), &measure));
-        size_t global = s->resident_wg * s->n_configs, local = s->resident_wg;
+        size_t global = s->resident_wg * s->resident_groups, local = s->resident_wg;
         CLMC_TRY(clmc_enqueue(s->rt, s->resident_update, 1, &global, &local, CLMC_TIMED));
         s->resident_launches++;
         s->resident_sweeps += n;
@@ -712,7 +785,10 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index);
 static clmc_status ising_sweeps(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured)
 {
     ising_state *s = state;
+    bool members = measure_slot == CLMC_MEASURE_MEMBERS;
+    if (members) measure_slot = (int)s->spare_slot; /* where ising_member_observables measures */
     *measured = s->resident && measure_slot >= 0;
+    s->members_measured = members && *measured;
     if (s->tblock.used) return blocked_sweeps(s, first, count);
     if (s->resident) return resident_sweeps(s, first, count, measure_slot);
     for (uint64_t t = first; t < first + count; t++) CLMC_TRY(ising_sweep(s, t));
@@ -735,11 +811,13 @@ static void ising_describe_update(void *state, cJSON *performance)
     cJSON_AddNumberToObject(r, "sweeps_per_launch",
                             s->resident_launches ? (double)s->resident_sweeps / (double)s->resident_launches : 0.0);
     cJSON_AddNumberToObject(r, "work_group", (double)s->resident_wg);
+    cJSON_AddNumberToObject(r, "configs_per_group", (double)s->resident_configs);
 }
 
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
+    s->members_measured = false;
     if (s->rsite) return clmc_rsite_step(s->rsite, sweep_index);
     if (s->tblock.used) return blocked_sweeps(s, sweep_index, 1);
     if (s->resident) return resident_sweeps(s, sweep_index, 1, -1);
@@ -1056,7 +1134,8 @@ static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem 
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 4, sizeof(cl_mem), &s->member_energy));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 5, sizeof(cl_mem), &s->member_magnetisation));
     }
-    CLMC_TRY(ising_measure(s, s->spare_slot));
+    if (!s->members_measured) CLMC_TRY(ising_measure(s, s->spare_slot));
+    s->members_measured = false;
     size_t items = s->n_configs;
     CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
     *energy = s->member_energy;
@@ -1066,6 +1145,7 @@ static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem 
 
 static clmc_status ising_fresh_start(void *state, unsigned run)
 {
+    ((ising_state *)state)->members_measured = false;
     return start_spins(state, run);
 }
 

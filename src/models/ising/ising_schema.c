@@ -30,9 +30,11 @@ const clmc_field clmc_ising_algorithm_fields[] = {
     {"hits", CLMC_FIELD_INT, 1, 1000000, false, NULL, "1",
      "updates of each tile per visit (multi-hit); 1 for layout naive"},
     {"resident", CLMC_FIELD_STRING, 0, 0, false, resident_modes, "\"auto\"",
-     "naive and tiled: auto runs many sweeps per launch, one work-group per configuration held in local memory, "
+     "naive, tiled and msc: auto runs many sweeps per launch, whole configurations held in local memory, "
      "where a configuration fits a device's dedicated local memory; on: also where local memory is emulated (CPUs); "
      "off: one launch per colour per sweep (bit-identical results)"},
+    {"resident_configs", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
+     "msc with the resident update: configurations per work-group (0 = automatic); results do not depend on it"},
     {"sweeps_per_launch", CLMC_FIELD_INT, 0, 65536, false, NULL, "0",
      "naive and tiled: 0 (auto) keeps the ordinary or resident update; k >= 1: temporal blocking, blocks of "
      "algorithm.block sites with a halo make up to k sweeps per launch in local memory (bit-identical results)"},
