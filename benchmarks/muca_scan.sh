@@ -7,8 +7,7 @@
 # Usage: benchmarks/muca_scan.sh DEVICE OUTDIR [L:WALKERS...]
 #   default cases 16:26624 16:270336 32:26624 32:270336 64:26624;
 #   SWEEPS (default 200) production sweeps, ITERATION_SWEEPS (default 100),
-#   TYPE (default multicanonical; wang_landau for its weights instead),
-#   VARIANT (ensemble.walker_variant, default auto).
+#   TYPE (default multicanonical; wang_landau for its weights instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1 outdir=$2
@@ -16,16 +15,14 @@ shift 2
 cases=("$@")
 (( ${#cases[@]} )) || cases=(16:26624 16:270336 32:26624 32:270336 64:26624)
 clmc=${CLMC:-build/clmc} sweeps=${SWEEPS:-200} iteration=${ITERATION_SWEEPS:-100} type=${TYPE:-multicanonical}
-variant=${VARIANT:-auto}
 mkdir -p "$outdir"
 printf '%-6s %-8s %-10s %-12s %-14s %s\n' L walkers iterations weights_s production_s ps_per_update
 for case in "${cases[@]}"; do
-  L=${case%%:*} walkers=${case##*:} name="$type-ising2d-L$L-w$walkers-$variant"
+  L=${case%%:*} walkers=${case##*:} name="$type-ising2d-L$L-w$walkers"
   "$clmc" run presets/muca-ising2d-L16.json --quiet --overwrite --device "$device" --out "$outdir/$name" \
     --set model.L="$L" \
     --set ensemble='{"type": "'"$type"'", "betas": [0.4406868], "walkers": '"$walkers"',
-                     "iteration_sweeps": '"$iteration"', "max_iterations": 100000,
-                     "walker_variant": "'"$variant"'"}' \
+                     "iteration_sweeps": '"$iteration"', "max_iterations": 100000}' \
     --set run.thermalization=0 --set run.sweeps="$sweeps" || { echo "$name failed" >&2; continue; }
   python3 - "$outdir/$name/result.json" "$L" "$walkers" <<'PY'
 import json, sys

@@ -20,21 +20,11 @@
 #      seconds and the largest |ln g - exact| over the energies (exact ln g
 #      of tools/exact_dos.py 32 from the file EXACT32, default
 #      tests/data/ising2d_dos_L32.txt; the section is skipped without it).
-#  (5) the sweep kernel's variants (ensemble.walker_variant, VARIANTS, default
-#      "plain halves lean"; bit-identical results, so the same iterations) at
-#      VARIANT_CASES (default 16:270336 16:540672 32:270336 32:540672
-#      64:270336): the weights' wall time and production ps per update of
-#      each (weights from VARIANT_ITERATION_SWEEPS, default 100, sweeps per
-#      iteration; each case at most CASE_TIMEOUT seconds).  L = 64's weights
-#      take 90 s (270,336 walkers) and 186 s (540,672) on an H100, so
-#      64:540672 for the three variants needs a call of its own:
-#        SKIP="1 2 3 4" VARIANT_CASES=64:540672 benchmarks/muca_speed.sh nvidia OUT .peers
 # REF: a second clmc build (e.g. main's) timed on (1)'s cases too (or on
 # REF_CASES), the baseline on the same card.  SKIP: sections to leave out
 # (e.g. "1 2 3": only the accuracy table).  Every section names the device.
 # Usage: benchmarks/muca_speed.sh DEVICE OUTDIR PEERS
 #   e.g. benchmarks/muca_speed.sh nvidia /tmp/muca-speed .peers   (about 5 minutes on an H100)
-#   variants alone: SKIP="1 2 3 4" benchmarks/muca_speed.sh nvidia /tmp/muca-speed .peers
 set -uo pipefail
 cd "$(dirname "$0")/.."
 device=${1:?DEVICE} outdir=${2:?OUTDIR} peers=$(cd "${3:?PEERS}" && pwd)
@@ -99,13 +89,3 @@ print(f'walkers {sys.argv[3]:>7} sweeps {sys.argv[4]:>5} weights {t["weights_sec
 PY
   done
 fi
-
-skip 5 || echo "== (5) sweep kernel variants (ensemble.walker_variant): L walkers iterations weights_s production_s ps_per_update"
-skip 5 || for variant in ${VARIANTS:-plain halves lean}; do
-  for case in ${VARIANT_CASES:-16:270336 16:540672 32:270336 32:540672 64:270336}; do
-    line=$(VARIANT=$variant ITERATION_SWEEPS=${VARIANT_ITERATION_SWEEPS:-100} CLMC=$clmc \
-           timeout "${CASE_TIMEOUT:-200}" benchmarks/muca_scan.sh "$device" "$outdir/variants" "$case" | tail -1) ||
-      line="$case: no result within ${CASE_TIMEOUT:-200} s"
-    printf 'variant %-7s %s\n' "$variant" "$line"
-  done
-done

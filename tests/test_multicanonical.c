@@ -171,40 +171,6 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_ma
     cJSON_Delete(wl);
 }
 
-#define WL_VISIT_PRESET(L, windows, per_window, sweeps, seed)                                                        \
-    "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": " #L "}, \"ensemble\": {\"type\": \"wang_landau\","         \
-    " \"betas\": [0.3, 0.4406868, 0.6], \"windows\": " #windows ", \"walkers\": " #per_window ","                  \
-    " \"walkers_per_window\": " #per_window ", \"final_ln_f\": 1e-4, \"final_ln_f_per\": \"visit\"},"                \
-    " \"run\": {\"thermalization\": 100, \"sweeps\": " #sweeps ", \"seed\": " #seed "}}"
-
-static double wang_landau_sweeps(const cJSON *result)
-{
-    const cJSON *dos = cJSON_GetObjectItem(result, "density_of_states");
-    return cJSON_GetObjectItem(cJSON_GetObjectItem(dos, "wang_landau"), "sweeps")->valuedouble;
-}
-
-/* ensemble.final_ln_f_per "visit" (wang_landau.c): the Wang-Landau phase
- * ends after fewer sweeps per walker with 16 times the walkers (the device's
- * time falling with walkers until it is full), and the production's ln g
- * still matches the exact one within 4 standard errors, unwindowed and in 3
- * windows of 256 walkers. */
-Test(multicanonical, wang_landau_per_visit_ends_sooner_with_more_walkers_and_matches_exact, .timeout = 900)
-{
-    cJSON *few = physics_run(WL_VISIT_PRESET(8, 1, 32, 2000, 41), "wl-visit-32");
-    expect_matches_exact(few, 8, "wang_landau per visit, 32 walkers");
-    cJSON *many = physics_run(WL_VISIT_PRESET(8, 1, 512, 500, 42), "wl-visit-512");
-    expect_matches_exact(many, 8, "wang_landau per visit, 512 walkers");
-    cJSON *windowed = physics_run(WL_VISIT_PRESET(8, 3, 256, 500, 43), "wl-visit-3x256");
-    expect_matches_exact(windowed, 8, "wang_landau per visit, 3 windows x 256 walkers");
-    double sweeps_few = wang_landau_sweeps(few), sweeps_many = wang_landau_sweeps(many);
-    printf("wang_landau per visit L=8: %.0f sweeps per walker with 32 walkers, %.0f with 512, %.0f in 3 windows x "
-           "256\n", sweeps_few, sweeps_many, wang_landau_sweeps(windowed));
-    cr_expect_lt(sweeps_many, sweeps_few, "512 walkers: %.0f sweeps each, 32 walkers: %.0f", sweeps_many, sweeps_few);
-    cJSON_Delete(few);
-    cJSON_Delete(many);
-    cJSON_Delete(windowed);
-}
-
 /* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
 Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 3600)
 {
@@ -214,11 +180,6 @@ Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 360
     cJSON *wl = physics_run(WL_PRESET(16, 128, 20000, 16), "wl-L16");
     expect_matches_exact(wl, 16, "wang_landau");
     expect_agree(result, wl, "multicanonical vs wang_landau L=16 ln g");
-    /* final_ln_f_per visit: measured 6234 sweeps per walker (1/t from 3117), largest |z| 1.77 */
-    cJSON *visit = physics_run(WL_VISIT_PRESET(16, 1, 1024, 4000, 17), "wl-visit-L16");
-    expect_matches_exact(visit, 16, "wang_landau per visit, 1024 walkers");
-    printf("wang_landau per visit L=16, 1024 walkers: %.0f sweeps per walker\n", wang_landau_sweeps(visit));
-    cJSON_Delete(visit);
     cJSON_Delete(result);
     cJSON_Delete(wl);
 }
@@ -327,12 +288,10 @@ Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
 /* The 2D Ising walkers of cl/ising/muca_ising.cl at edge L as one char per
  * site, or as bit rows (WALKER_ROWS, the layout src/models/ising/ising.c
  * picks for 4 <= L <= 64), with the group histograms in local memory (the
- * rule of density_walkers.c) or forced global, in the sweep kernel's
- * `variant` (ensemble.walker_variant): 99 walkers (a padded last group)
- * under uneven weights, 3 sweeps unrecorded then 7 recorded; the block
- * histograms, the walkers' energies and (rows) configurations after them. */
-static void run_layout(int L, bool rows, bool global_histogram, int variant, double *hist, cl_int *energies,
-                       unsigned *bins, unsigned char *configurations)
+ * rule of density_walkers.c) or forced global: 99 walkers (a padded last
+ * group) under uneven weights, 3 sweeps unrecorded then 7 recorded; the
+ * block histograms and the walkers' energies after them. */
+static void run_layout(int L, bool rows, bool global_histogram, double *hist, cl_int *energies, unsigned *bins)
 {
     unsigned n = (unsigned)(L * L), walkers = 99;
     char defines[96];
@@ -345,7 +304,7 @@ static void run_layout(int L, bool rows, bool global_histogram, int variant, dou
     cr_assert_eq(clmc_preset_parse(json, strlen(json), "layouts", NULL, 0, &preset), CLMC_OK, "%s",
                  clmc_error_message());
     muca m = {.rt = rt,
-              .settings = {.walkers = walkers, .walker_variant = variant},
+              .settings = {.walkers = walkers},
               .model = {.program = "ising/muca_ising.cl",
                         .defines = defines,
                         .e_min = -2 * (int)n,
@@ -368,10 +327,6 @@ static void run_layout(int L, bool rows, bool global_histogram, int variant, dou
     cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), m.energy, CL_TRUE, 0, walkers * sizeof(cl_int), energies,
                                      0, NULL, NULL),
                  CL_SUCCESS);
-    if (rows)
-        cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), m.spins, CL_TRUE, 0, walkers * m.model.walker_bytes,
-                                         configurations, 0, NULL, NULL),
-                     CL_SUCCESS);
     *bins = m.blocks * (n + 1);
     free(ln_w);
     free(scratch);
@@ -380,52 +335,33 @@ static void run_layout(int L, bool rows, bool global_histogram, int variant, dou
     clmc_runtime_close(rt);
 }
 
-/* The layouts, histogram paths and kernel variants (plain, halves, lean:
- * src/ensembles/density_walkers.c) at L = 8 (32-bit rows) and 36, 64 (64-bit
- * rows, where halves differs; at 64 the row variants alone): the same
- * counts, energies and bit rows. */
 Test(multicanonical, walker_layouts_and_histogram_paths_count_bit_for_bit_alike, .timeout = 600)
 {
-    const int edges[] = {8, 36, 64};
-    enum { CASES = 5 };
-    const char *names[CASES] = {"one char per site", "bit rows", "bit rows, global histogram", "bit rows, halves",
-                                "bit rows, lean"};
-    const bool rows[CASES] = {false, true, true, true, true}, global[CASES] = {false, false, true, false, false};
-    const int variants[CASES] = {CLMC_WALKERS_PLAIN, CLMC_WALKERS_PLAIN, CLMC_WALKERS_PLAIN, CLMC_WALKERS_HALVES,
-                                 CLMC_WALKERS_LEAN};
+    const int edges[] = {8, 36}; /* 32-bit and 64-bit rows */
     for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
         int L = edges[k];
-        unsigned n = (unsigned)(L * L), bins[CASES];
-        size_t row_bytes = 99 * (size_t)L * (L <= 32 ? 4 : 8);
-        double *hist[CASES];
-        unsigned char *configurations[CASES];
-        cl_int energies[CASES][99];
-        int first = L == 64 ? 1 : 0; /* the reference: one char per site, or plain bit rows */
-        for (int v = 0; v < CASES; v++) {
+        unsigned n = (unsigned)(L * L), bins[3];
+        const char *names[3] = {"one char per site", "bit rows", "bit rows, global histogram"};
+        double *hist[3];
+        cl_int energies[3][99];
+        for (int v = 0; v < 3; v++) {
             hist[v] = calloc((size_t)32 * (n + 1), sizeof *hist[v]);
-            configurations[v] = calloc(row_bytes, 1);
-            if (v < first || (L == 64 && global[v])) continue;
-            run_layout(L, rows[v], global[v], variants[v], hist[v], energies[v], &bins[v], configurations[v]);
+            run_layout(L, v > 0, v == 2, hist[v], energies[v], &bins[v]);
         }
         double total = 0, changed = 0;
-        for (unsigned i = 0; i < bins[first]; i++) total += hist[first][i];
-        for (int w = 0; w < 99; w++) changed += energies[first][w] != -2 * (int)n;
-        printf("layouts L=%d: %.0f updates counted (99 walkers x %u sites x 7 sweeps = %.0f), walker 0 at E = %d, "
-               "walker 98 at E = %d; compared against %s\n", L, total, n, 99.0 * n * 7, energies[first][0],
-               energies[first][98], names[first]);
+        for (unsigned i = 0; i < bins[0]; i++) total += hist[0][i];
+        for (int w = 0; w < 99; w++) changed += energies[0][w] != -2 * (int)n;
+        printf("layouts L=%d: %.0f updates counted (99 walkers x %u sites x 7 sweeps = %.0f), walker 0 at E = %d\n", L,
+               total, n, 99.0 * n * 7, energies[0][0]);
         cr_expect_eq(total, 99.0 * n * 7, "L=%d: %.0f counts, one per update expected", L, total);
         cr_expect(changed > 0, "L=%d: every walker in a ground state", L);
-        for (int v = first + 1; v < CASES; v++) {
-            if (L == 64 && global[v]) continue;
-            cr_assert_eq(bins[v], bins[first]);
-            cr_expect(memcmp(hist[v], hist[first], bins[first] * sizeof(double)) == 0,
-                      "L=%d: histograms of %s and %s differ", L, names[v], names[first]);
-            cr_expect(memcmp(energies[v], energies[first], sizeof energies[0]) == 0,
-                      "L=%d: energies of %s and %s differ", L, names[v], names[first]);
-            if (v > 1)
-                cr_expect(memcmp(configurations[v], configurations[1], row_bytes) == 0,
-                          "L=%d: configurations of %s and %s differ", L, names[v], names[1]);
+        for (int v = 1; v < 3; v++) {
+            cr_assert_eq(bins[v], bins[0]);
+            cr_expect(memcmp(hist[v], hist[0], bins[0] * sizeof(double)) == 0, "L=%d: histograms of %s and %s differ",
+                      L, names[v], names[0]);
+            cr_expect(memcmp(energies[v], energies[0], sizeof energies[0]) == 0, "L=%d: energies of %s and %s differ",
+                      L, names[v], names[0]);
         }
-        for (int v = 0; v < CASES; v++) free(hist[v]), free(configurations[v]);
+        for (int v = 0; v < 3; v++) free(hist[v]);
     }
 }

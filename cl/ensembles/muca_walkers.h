@@ -35,9 +35,6 @@
  * e.g. the couplings; NULL for the others) and unit; walker w of unit u
  * draws as Philox unit u N_WALKERS + w (w where u = 0), and a model's
  * walker_* may be macros that read model_data and unit.
- * With SAME_BIN_ACCEPTED (variant "lean" of ensemble.walker_variant) an
- * update that stays in its bin is accepted without reading the table (whose
- * entry there is 2: the same outcome).
  * Histogram counts go in by runs: a walker adds the number of updates it
  * spent in a bin when its energy leaves the bin, and at the end of the
  * launch (the same counts as one per update, far fewer atomics). */
@@ -127,13 +124,8 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
                 int new_value;
                 walker_visit(&c, site);
                 uint bin_new = bin_now + walker_propose(&c, site, r.v[WORDS_PER_SITE * q], &new_value) / E_STEP;
-#ifdef SAME_BIN_ACCEPTED /* the table's entry is 2 there: no read */
-                bool accepted = bin_new == bin_now || (float)(accept_word >> 8) * 0x1p-24f <
-                                                          accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
-#else
                 bool accepted = (float)(accept_word >> 8) * 0x1p-24f <
                                 accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
-#endif
 #if WINDOWS > 1
                 if (bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
                     accepted = false;

@@ -8,11 +8,8 @@
  * is EDGE rows of EDGE bits (bit x of row y set: spin up at site y EDGE + x),
  * row y of walker w at y * N_WALKERS + w, and during a launch the row being
  * swept and its two neighbours stay in registers: one row read and one
- * written per EDGE updates.  With WALKER_HALVES and EDGE > 32 (variant
- * "halves" of ensemble.walker_variant) the same 64-bit rows are held as two
- * 32-bit halves in registers (x < 32 in the low one), so that no update
- * shifts a 64-bit value: the same bits, updates and random numbers.
- * Otherwise one char per site (ensembles/muca_sites.h). */
+ * written per EDGE updates.  Otherwise one char per site
+ * (ensembles/muca_sites.h). */
 #include "common/philox.h"
 
 #if DIM == 2
@@ -66,74 +63,6 @@ inline int walker_energy(global const walker_word *rows, uint w)
     return e;
 }
 
-#if defined(WALKER_HALVES) && EDGE > 32
-/* Rows y - 1, y and y + 1 as in the one-word walker below, each as its low
- * (bits 0 .. 31) and high (32 .. EDGE - 1) half. */
-typedef struct {
-    global walker_word *rows;
-    uint w, y;
-    uint prev_lo, prev_hi, cur_lo, cur_hi, next_lo, next_hi;
-} walker_t;
-
-inline void walker_open(walker_t *c, global walker_word *rows, uint w)
-{
-    c->rows = rows;
-    c->w = w;
-    c->y = EDGE;
-}
-
-inline void walker_visit(walker_t *c, uint site)
-{
-    if (site % EDGE) return;
-    uint y = site / EDGE;
-    if (c->y == EDGE) {
-        walker_word prev = row_at(c->rows, (y + EDGE - 1) % EDGE, c->w), cur = row_at(c->rows, y, c->w);
-        c->prev_lo = (uint)prev;
-        c->prev_hi = (uint)(prev >> 32);
-        c->cur_lo = (uint)cur;
-        c->cur_hi = (uint)(cur >> 32);
-    } else {
-        c->rows[(size_t)c->y * N_WALKERS + c->w] = (walker_word)c->cur_hi << 32 | c->cur_lo;
-        c->prev_lo = c->cur_lo;
-        c->prev_hi = c->cur_hi;
-        c->cur_lo = c->next_lo;
-        c->cur_hi = c->next_hi;
-    }
-    walker_word next = row_at(c->rows, (y + 1) % EDGE, c->w);
-    c->next_lo = (uint)next;
-    c->next_hi = (uint)(next >> 32);
-    c->y = y;
-}
-
-/* Site x is bit b of half `high`; its left neighbour x - 1 (EDGE - 1 at x =
- * 0) and right one x + 1 (0 at x = EDGE - 1) may lie in the other half.
- * Every walker is at the same site, so the selects do not diverge. */
-inline int walker_propose(const walker_t *c, uint site, uint choice, int *new_value)
-{
-    uint x = site % EDGE, high = x >= 32, b = x & 31;
-    uint cur = high ? c->cur_hi : c->cur_lo, other = high ? c->cur_lo : c->cur_hi;
-    uint s = (cur >> b) & 1;
-    uint left = b ? cur >> (b - 1) : high ? other >> 31 : other >> (EDGE - 33);
-    uint right = x == EDGE - 1 || b == 31 ? other : cur >> (b + 1);
-    uint up = (high ? c->prev_hi : c->prev_lo) >> b, down = (high ? c->next_hi : c->next_lo) >> b;
-    uint unlike = (s ^ (left & 1)) + (s ^ (right & 1)) + (s ^ (up & 1)) + (s ^ (down & 1));
-    *new_value = 0;
-    return 8 - 4 * (int)unlike;
-}
-
-inline void walker_set(walker_t *c, uint site, int new_value)
-{
-    uint x = site % EDGE, high = x >= 32;
-    c->cur_lo ^= (uint)!high << (x & 31);
-    c->cur_hi ^= high << (x & 31);
-}
-
-inline void walker_close(walker_t *c)
-{
-    if (c->y < EDGE) c->rows[(size_t)c->y * N_WALKERS + c->w] = (walker_word)c->cur_hi << 32 | c->cur_lo;
-}
-
-#else
 /* Rows y - 1 (prev, swept), y (cur, being swept) and y + 1 (next) of the
  * walker's row y (EDGE before the first). */
 typedef struct {
@@ -187,7 +116,6 @@ inline void walker_close(walker_t *c)
 {
     if (c->y < EDGE) c->rows[(size_t)c->y * N_WALKERS + c->w] = c->cur;
 }
-#endif
 
 #else
 #include "ensembles/muca_sites.h"

@@ -22,14 +22,13 @@ static void settings_of(const muca *m, const clmc_preset *preset, double *value,
     const char *names[N_SETTINGS] = {"ensemble.type", "ensemble.windows", "ensemble.walkers_per_window",
                                      "ensemble.walkers", "ensemble.window_energies (or ensemble.overlap)",
                                      "ensemble.flatness", "ensemble.iteration_sweeps", "ensemble.max_iterations",
-                                     "ensemble.final_ln_f (or ensemble.final_ln_f_per)", "ensemble.production", "run.seed",
+                                     "ensemble.final_ln_f", "ensemble.production", "run.seed",
                                      "run.thermalization and run.sweeps", "model (its energies and size)"};
     /* The walkers in all (ensemble.walkers is unused with windows, whose
      * walkers_per_window is compared first). */
     double values[N_SETTINGS] = {d->wang_landau, m->windows, m->windows > 1 ? m->walkers_per_window : 0, m->walkers,
                                  bounds,
-                                 d->flatness, (double)d->iteration_sweeps, (double)d->max_iterations,
-                                 d->final_per_visit ? -d->final_ln_f : d->final_ln_f,
+                                 d->flatness, (double)d->iteration_sweeps, (double)d->max_iterations, d->final_ln_f,
                                  d->production, (double)run->seed,
                                  (double)run->thermalization * 0x1p32 + (double)run->sweeps,
                                  m->model.n_bins * 1e6 + m->model.e_min * 1e3 + m->model.sites + m->model.walker_bytes};

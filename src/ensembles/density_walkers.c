@@ -151,11 +151,6 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     clmc_defines_int(&options, "GROUP", (long long)m->group);
     clmc_defines_int(&options, "WINDOWS", m->windows);
     clmc_defines_int(&options, "MAX_BIN_STEP", m->model.max_bin_step);
-    /* ensemble.walker_variant (auto: plain, until a GPU's timings pick): the
-     * models with 64-bit rows (cl/ising/muca_ising.cl) read WALKER_HALVES,
-     * the sweep kernel SAME_BIN_ACCEPTED; the same results either way. */
-    if (m->settings.walker_variant != CLMC_WALKERS_PLAIN) clmc_defines_flag(&options, "WALKER_HALVES");
-    if (m->settings.walker_variant == CLMC_WALKERS_LEAN) clmc_defines_flag(&options, "SAME_BIN_ACCEPTED");
     /* Per-group histograms in local memory where they take at most 1/8 of it
      * (2D Ising up to L = 39 on 48 KiB: more would cut the groups resident
      * and the cache left for the acceptance table; H100, L = 64 with 16 KiB:

@@ -21,7 +21,6 @@ typedef struct clmc_density_settings {
     uint64_t iteration_sweeps; /* ensemble.iteration_sweeps */
     long long max_iterations;  /* ensemble.max_iterations */
     double final_ln_f;         /* ensemble.final_ln_f (Wang-Landau) */
-    bool final_per_visit;      /* ensemble.final_ln_f_per "visit": final_ln_f bounds ln f / walkers_per_window */
     bool production;           /* ensemble.production (Wang-Landau; always with multicanonical) */
     /* Wang-Landau energy windows: ensemble.windows, ensemble.overlap and
      * ensemble.walkers_per_window, or the explicit ranges
@@ -29,9 +28,6 @@ typedef struct clmc_density_settings {
     unsigned windows, walkers_per_window, n_window_values;
     double overlap;
     double window_energies[2 * CLMC_DENSITY_MAX_WINDOWS + 1];
-    /* ensemble.walker_variant: the sweep kernel's variant, the same results
-     * bit for bit (density_walkers.c, muca_variant_defines). */
-    enum { CLMC_WALKERS_PLAIN, CLMC_WALKERS_HALVES, CLMC_WALKERS_LEAN } walker_variant;
 } clmc_density_settings;
 
 #define MAX_BLOCKS 32 /* jackknife blocks of walkers */

@@ -70,15 +70,10 @@ clmc_status clmc_ensemble_settings_read(const clmc_preset *preset, clmc_ensemble
         d->iteration_sweeps = (uint64_t)clmc_preset_int(preset, "ensemble.iteration_sweeps");
         d->max_iterations = clmc_preset_int(preset, "ensemble.max_iterations");
         d->final_ln_f = d->wang_landau ? clmc_preset_number(preset, "ensemble.final_ln_f") : 0;
-        d->final_per_visit = d->wang_landau && strcmp(clmc_preset_string(preset, "ensemble.final_ln_f_per"), "visit") == 0;
         d->production = d->wang_landau ? clmc_preset_bool(preset, "ensemble.production") : true;
         d->windows = d->wang_landau ? (unsigned)clmc_preset_int(preset, "ensemble.windows") : 1;
         d->walkers_per_window = d->wang_landau ? (unsigned)clmc_preset_int(preset, "ensemble.walkers_per_window") : 0;
         d->overlap = d->wang_landau ? clmc_preset_number(preset, "ensemble.overlap") : 0;
-        const char *variant = clmc_preset_string(preset, "ensemble.walker_variant");
-        d->walker_variant = strcmp(variant, "halves") == 0 ? CLMC_WALKERS_HALVES
-                            : strcmp(variant, "lean") == 0 ? CLMC_WALKERS_LEAN
-                                                           : CLMC_WALKERS_PLAIN; /* plain, and auto until GPU timings pick */
         const cJSON *ranges = cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(clmc_preset_tree(preset), "ensemble"), "window_energies");
         d->n_window_values = 0;

@@ -177,15 +177,7 @@ static void update_windows(wl_state *s, double sweeps, bool quiet)
                 if (!quiet) fprintf(stderr, "clmc: Wang-Landau window %u: ln f = 1/t from sweep %.0f on\n", k, sweeps);
             }
         }
-        /* final_ln_f_per "visit": a visit adds ln f / W to the window's ln g,
-         * W walkers sampling it at once; in the 1/t phase ln f / W = 1 / (W
-         * t) is 1/t of the window's time summed over its walkers.  The 1/t
-         * phase lasts at least as long as the halvings before it, so that
-         * the error left at the switch (which decays as 1/t, not with W) has
-         * halved. */
-        bool per_visit = m->settings.final_per_visit && win->switched_at >= 0 && sweeps >= 2 * win->switched_at;
-        double share = per_visit ? win->ln_f / m->walkers_per_window : win->ln_f;
-        if (share < m->settings.final_ln_f) win->done = true;
+        if (win->ln_f < m->settings.final_ln_f) win->done = true;
         /* Energies not yet seen start from their nearest seen neighbour's ln g (muca_fill_unseen). */
         if (m->model.edges_unknown)
             muca_fill_unseen(s->ln_g + row + m->window_lo[k], s->seen + row + m->window_lo[k],

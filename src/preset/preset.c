@@ -46,8 +46,6 @@ static const clmc_field single_beta_fields[] = {
 static const char *const ensemble_types[] = {"parallel_tempering", "independent", "multicanonical", "wang_landau",
                                              "population_annealing", NULL};
 static const char *const exchange_paths[] = {"auto", "general", "host", NULL};
-static const char *const walker_variants[] = {"auto", "plain", "halves", "lean", NULL};
-static const char *const final_ln_f_measures[] = {"walker", "visit", NULL};
 
 static const clmc_field tempering_fields[] = {
     {"type", CLMC_FIELD_STRING, 0, 0, false, ensemble_types, NULL, "ensemble form"},
@@ -96,8 +94,6 @@ static const clmc_field ensemble_multicanonical_fields[] = {
      "visited so far; strictly between 0 and 1"},
     {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "100", "sweeps of every walker per weight iteration"},
     {"max_iterations", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1000", "weight iterations before the run gives up"},
-    {"walker_variant", CLMC_FIELD_STRING, 0, 0, false, walker_variants, "\"auto\"",
-     "the walkers' sweep kernel: plain, halves (64-bit rows as 32-bit halves), lean (halves, no table read within a bin)"},
     FIELD_END,
 };
 
@@ -111,8 +107,6 @@ static const clmc_field ensemble_wang_landau_fields[] = {
      "ln f halves when the histogram since its last change has min H >= flatness * mean H; strictly between 0 and 1"},
     {"iteration_sweeps", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1", "sweeps of every walker between updates of ln g"},
     {"final_ln_f", CLMC_FIELD_NUMBER, 1e-12, 1, false, NULL, "1e-4", "the Wang-Landau phase ends when ln f falls below"},
-    {"final_ln_f_per", CLMC_FIELD_STRING, 0, 0, false, final_ln_f_measures, "\"walker\"",
-     "what final_ln_f bounds: walker (ln f) or visit (ln f / walkers of the window, in the 1/t phase)"},
     {"max_iterations", CLMC_FIELD_INT, 1, 1e12, false, NULL, "10000000", "updates of ln g before the run gives up"},
     {"windows", CLMC_FIELD_INT, 1, 64, false, NULL, "1", "energy windows, each with its own ln g, joined at the end"},
     {"overlap", CLMC_FIELD_NUMBER, 0, 1, false, NULL, "0.5",
@@ -123,8 +117,6 @@ static const clmc_field ensemble_wang_landau_fields[] = {
      "the multicanonical production with the Wang-Landau weights (false: the result is the Wang-Landau ln g, no errors)"},
     {"window_energies", CLMC_FIELD_NUMBER_LIST, -1e9, 1e9, false, NULL, "[]",
      "explicit windows instead of windows and overlap: total energies lo, hi of each window, increasing"},
-    {"walker_variant", CLMC_FIELD_STRING, 0, 0, false, walker_variants, "\"auto\"",
-     "the walkers' sweep kernel: plain, halves (64-bit rows as 32-bit halves), lean (halves, no table read within a bin)"},
     FIELD_END,
 };
 
