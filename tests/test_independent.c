@@ -258,8 +258,8 @@ static void expect_disk_copies_rerun_alone(const char *label, const char *start,
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     const char *header = "sweep,system,pressure,acceptance\n";
     cr_expect(strncmp(all, header, strlen(header)) == 0, "header: %.60s", all);
-    /* By default the first and the last system (each a program of its own:
-     * CLMC_FIRST_SYSTEM); CLMC_LONG_TESTS=1: all three. */
+    /* By default the first and the last system (each a run of its own);
+     * CLMC_LONG_TESTS=1: all three. */
     for (int k = 0; k < 3; k += test_long_enabled() ? 1 : 2)
         expect_rerun_alone(label, dir, preset, all, first + k, "--set ensemble.copies=1", 1, 30, "system");
     cJSON *result = load_athermal_pooled(dir, "pressure");
@@ -302,8 +302,8 @@ Test(independent, hard_disks_copies_pressure_matches_equation_of_state, .timeout
  * every beta) equals a one-realization run with first_system = i (EA: i = 1
  * takes the Metropolis draws two configurations past a multiple of four,
  * i = 2 at one).  `json` is the preset, `header` the series' first line;
- * by default from realization `first` (each is a program of its own,
- * CLMC_FIRST_SYSTEM; the glass's draws need no alignment, so 2 alone). */
+ * by default from realization `first` (each a run of its own; the glass's
+ * draws need no alignment, so 2 alone). */
 static void expect_realizations_rerun_alone(const char *label, const char *json, const char *header, int first)
 {
     char *dir = test_scratch_dir(label), preset[4200];
@@ -364,8 +364,8 @@ static void expect_msc_realizations_rerun_alone(const char *label, int word_bits
     test_write_file(preset, json);
     char *all = rerun_file(dir, preset, "all", "", "series.csv");
     cr_expect(strncmp(all, GLASS_HEADER, strlen(GLASS_HEADER)) == 0, "header: %.60s", all);
-    /* By default an odd lane of each word and the last lane (each pick is a
-     * program of its own, CLMC_FIRST_SYSTEM); CLMC_LONG_TESTS=1: all five. */
+    /* By default an odd lane of each word and the last lane (each pick a run
+     * of its own); CLMC_LONG_TESTS=1: all five. */
     const int picks[] = {1, word_bits + 5, 2 * word_bits - 1, 0, word_bits - 1};
     size_t n_picks = test_long_enabled() ? 5 : 3;
     for (size_t k = 0; k < n_picks; k++) {

@@ -99,14 +99,10 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
 /* The run-wide index of a kernel's configuration 0 (ensemble.first_system,
  * docs/ensembles.md): a kernel passes first_system + config as the config
  * above, so configuration i of a run draws what a one-system run with
- * first_system = i draws.  Ising, Potts, percolation, hard disks, EA and the
- * stateful generators' rng_init take first_system as their last kernel
- * argument (set by clmc_kernel_set_first_system), so every first_system
- * shares one program build; Heisenberg and random-site dynamics still take
- * the define CLMC_FIRST_SYSTEM, which the host sets only where it is not 0. */
-#ifndef CLMC_FIRST_SYSTEM
-#define CLMC_FIRST_SYSTEM 0u
-#endif
+ * first_system = i draws.  Every drawing kernel (and the stateful generators'
+ * rng_init) takes first_system as its last argument (set by
+ * clmc_kernel_set_first_system), so every first_system shares one program
+ * build. */
 
 /* Chunk q (0..7) of a draw as a 16-bit uniform: one draw serves eight sites. */
 CLMC_INLINE clmc_u32 clmc_chunk16(clmc_philox_ctr r, clmc_u32 q)

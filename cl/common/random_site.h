@@ -18,7 +18,7 @@
  * includes common/random_site_kernels.h (with the hooks it names for
  * RS_LOCAL and RS_LWG).  Built with DIM, EDGE, CONFIGS, ATTEMPTS,
  * SHARED_SITES (0|1), RS_WG and RS_LOCAL (0|1) (copies kernel),
- * CLMC_FIRST_SYSTEM (if not 0), RS_TILE (double_tiling, dead_border),
+ * RS_TILE (double_tiling, dead_border),
  * TILE_ATTEMPTS (dead_border), and RS_LWG, RS_GROUP_TILES, RS_CHUNK,
  * RS_WORKERS and RS_BUCKETS (the tiled variants' local-memory kernels; the
  * last two for parallel waves, RS_WORKERS > 1).
@@ -57,9 +57,11 @@
 #define RS_PROPOSALS 0
 #endif
 
-inline uint site_stream(uint config)
+/* first_system: ensemble.first_system, every drawing kernel's last argument
+ * (cl/common/philox.h); first_system + config is the run-wide system. */
+inline uint site_stream(uint first_system, uint config)
 {
-    return CLMC_STREAM(RS_PURPOSE_SITE_PICK, SHARED_SITES ? 0u : CLMC_FIRST_SYSTEM + config);
+    return CLMC_STREAM(RS_PURPOSE_SITE_PICK, SHARED_SITES ? 0u : first_system + config);
 }
 
 /* Uniform site from a 32-bit uniform: floor(r SITES / 2^32); the bias is at
@@ -84,11 +86,12 @@ inline void load_table(__global const uint *tables, uint config, uint *table)
 }
 
 /* The proposal words of one draw (zeros where the model takes none). */
-inline clmc_philox_ctr proposals(clmc_philox_key key, uint unit, uint lo, uint hi, uint config)
+inline clmc_philox_ctr proposals(clmc_philox_key key, uint unit, uint lo, uint hi, uint first_system, uint config)
 {
 #if RS_PROPOSALS
-    return clmc_random4(key, unit, lo, hi, CLMC_STREAM(RS_PURPOSE_PROPOSE, CLMC_FIRST_SYSTEM + config));
+    return clmc_random4(key, unit, lo, hi, CLMC_STREAM(RS_PURPOSE_PROPOSE, first_system + config));
 #else
+    (void)first_system;
     clmc_philox_ctr none = {{0u, 0u, 0u, 0u}};
     return none;
 #endif

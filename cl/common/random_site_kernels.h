@@ -16,7 +16,7 @@
 
 /* Exact serial random-site dynamics, one work-item per configuration. */
 __kernel void rsite_sequential(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
-                               __global const uint *tables)
+                               __global const uint *tables, uint first_system)
 {
     uint config = get_global_id(0);
     if (config >= CONFIGS) return;
@@ -24,12 +24,12 @@ __kernel void rsite_sequential(__global RS_SPIN *spins, uint seed_lo, uint seed_
     uint table[RS_TABLE];
     load_table(tables, config, table);
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint sites_stream = site_stream(config);
-    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+    uint sites_stream = site_stream(first_system, config);
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config);
     for (uint a = 0; a < ATTEMPTS; a += 4) {
         clmc_philox_ctr picks = clmc_random4(key, a / 4, step_lo, step_hi, sites_stream);
         clmc_philox_ctr u = clmc_random4(key, a / 4, step_lo, step_hi, accept_stream);
-        clmc_philox_ctr w = proposals(key, a / 4, step_lo, step_hi, config);
+        clmc_philox_ctr w = proposals(key, a / 4, step_lo, step_hi, first_system, config);
         for (uint k = 0; k < 4 && a + k < ATTEMPTS; k++) rs_attempt(spins, pick_site(picks.v[k]), 1, u.v[k], w.v[k], table);
     }
 }
@@ -51,10 +51,10 @@ __kernel void rsite_sequential(__global RS_SPIN *spins, uint seed_lo, uint seed_
 __kernel __attribute__((reqd_work_group_size(RS_WG, 1, 1)))
 #if RS_LOCAL
 void rsite_copies(__global uint *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
-                  __global const uint *tables)
+                  __global const uint *tables, uint first_system)
 #else
 void rsite_copies(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
-                  __global const uint *tables)
+                  __global const uint *tables, uint first_system)
 #endif
 {
     __local uint picks[4 * RS_WG];
@@ -63,7 +63,7 @@ void rsite_copies(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint step
     uint table[RS_TABLE];
     load_table(tables, active ? config : 0, table);
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config);
 #if RS_LOCAL
     __local uint lattice[32 * WORDS];
     __global uint *block = spins + (size_t)get_group_id(0) * 32 * WORDS;
@@ -74,7 +74,7 @@ void rsite_copies(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint step
     for (uint batch = 0; batch < ATTEMPTS; batch += 4 * RS_WG) {
         barrier(CLK_LOCAL_MEM_FENCE);
         if (batch + 4 * lid < ATTEMPTS) {
-            clmc_philox_ctr r = clmc_random4(key, batch / 4 + lid, step_lo, step_hi, site_stream(0));
+            clmc_philox_ctr r = clmc_random4(key, batch / 4 + lid, step_lo, step_hi, site_stream(0u, 0u));
             for (uint k = 0; k < 4; k++) picks[4 * lid + k] = pick_site(r.v[k]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -85,7 +85,7 @@ void rsite_copies(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint step
 #if RS_LOCAL
             for (uint k = 0; k < 4 && a + k < end; k++) rs_packed_attempt(lattice, picks[a + k], lid, u.v[k], table);
 #else
-            clmc_philox_ctr w = proposals(key, (batch + a) / 4, step_lo, step_hi, config);
+            clmc_philox_ctr w = proposals(key, (batch + a) / 4, step_lo, step_hi, first_system, config);
             for (uint k = 0; k < 4 && a + k < end; k++) rs_attempt(mine, picks[a + k], CONFIGS, u.v[k], w.v[k], table);
 #endif
         }
@@ -208,8 +208,8 @@ inline void tile_corner(uint tile, const uint *shift, uint *corner)
     do {                                                                                                        \
         uint table[RS_TABLE];                                                                                   \
         load_table(tables, config, table);                                                                      \
-        uint sites_stream = site_stream(config);                                                                \
-        uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);                        \
+        uint sites_stream = site_stream(first_system, config);                                                  \
+        uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config);                             \
         for (uint base = 0; base < (PER_TILE); base += RS_CHUNK) {                                              \
             barrier(CLK_LOCAL_MEM_FENCE);                                                                       \
             DRAW_PLAN(base, PER_TILE, UNIT, LO, HI, INDEX_OF)                                                   \
@@ -291,8 +291,8 @@ inline void predecessors(__local const uint2 *occupied, uint i, uint j, uint sy,
     do {                                                                                                        \
         uint table[RS_TABLE];                                                                                   \
         load_table(tables, config, table);                                                                      \
-        uint sites_stream = site_stream(config);                                                                \
-        uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);                        \
+        uint sites_stream = site_stream(first_system, config);                                                  \
+        uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config);                             \
         uint tl = lid / RS_WORKERS, worker = lid % RS_WORKERS, round = 0;                                       \
         bool real = first + tl < TILE_COUNT;                                                                    \
         __local RS_SPIN *box = boxes + tl * (BOX_SPINS);                                                        \
@@ -394,9 +394,9 @@ inline void predecessors(__local const uint2 *occupied, uint i, uint j, uint sy,
  * (digit p = floor(k / (PHASES - 1 - p)!) mod (PHASES - p) picks among the
  * sub-tiles not yet placed, in increasing order); the bias of r mod PHASES!
  * is below PHASES! / 2^32. */
-inline uint subtile_of(clmc_philox_key key, uint sweep_lo, uint sweep_hi, uint phase, uint config)
+inline uint subtile_of(clmc_philox_key key, uint sweep_lo, uint sweep_hi, uint phase, uint first_system, uint config)
 {
-    clmc_philox_ctr r = clmc_random4(key, 0, sweep_lo, sweep_hi, CLMC_STREAM(RS_PURPOSE_ORDER, CLMC_FIRST_SYSTEM + config));
+    clmc_philox_ctr r = clmc_random4(key, 0, sweep_lo, sweep_hi, CLMC_STREAM(RS_PURPOSE_ORDER, first_system + config));
     uint k = r.v[0] % PERMUTATIONS, order[PHASES], weight = PERMUTATIONS / PHASES;
     for (uint p = 0; p < PHASES; p++) order[p] = p;
     for (uint p = 0; p + 1 < PHASES; p++) {
@@ -420,7 +420,7 @@ inline void subtile_corner(uint tile, uint q, uint *corner)
  * multiple of 4); the site is r = floor(u SUB^DIM / 2^32) of the sub-tile,
  * (r mod SUB, floor(r / SUB) mod SUB, floor(r / SUB^2)). */
 __kernel void rsite_double_tiling(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint sweep_lo, uint sweep_hi,
-                                  __global const uint *tables, uint phase)
+                                  __global const uint *tables, uint phase, uint first_system)
 {
     uint tile = get_global_id(0), config = get_global_id(1);
     if (tile >= TILE_COUNT) return;
@@ -429,14 +429,14 @@ __kernel void rsite_double_tiling(__global RS_SPIN *spins, uint seed_lo, uint se
     load_table(tables, config, table);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint corner[3];
-    subtile_corner(tile, subtile_of(key, sweep_lo, sweep_hi, phase, config), corner);
-    uint sites_stream = site_stream(config), hit = PHASES * sweep_hi + phase;
-    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+    subtile_corner(tile, subtile_of(key, sweep_lo, sweep_hi, phase, first_system, config), corner);
+    uint sites_stream = site_stream(first_system, config), hit = PHASES * sweep_hi + phase;
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config);
     for (uint a = 0; a < SUB_SITES; a += 4) {
         uint unit = (tile * SUB_SITES + a) / 4;
         clmc_philox_ctr picks = clmc_random4(key, unit, sweep_lo, hit, sites_stream);
         clmc_philox_ctr u = clmc_random4(key, unit, sweep_lo, hit, accept_stream);
-        clmc_philox_ctr w = proposals(key, unit, sweep_lo, hit, config);
+        clmc_philox_ctr w = proposals(key, unit, sweep_lo, hit, first_system, config);
         for (uint k = 0; k < 4; k++) {
             uint r = mul_hi(picks.v[k], (uint)SUB_SITES);
             uint x = corner[0] + r % SUB, y = corner[1] + r / SUB % SUB, z = corner[2] + r / (SUB * SUB);
@@ -463,7 +463,7 @@ inline uint double_tiling_index(uint pick)
 
 __kernel __attribute__((reqd_work_group_size(RS_LWG, 1, 1)))
 void rsite_double_tiling_local(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint sweep_lo, uint sweep_hi,
-                               __global const uint *tables, uint phase)
+                               __global const uint *tables, uint phase, uint first_system)
 {
     __local RS_SPIN boxes[RS_GROUP_TILES * BOX_SITES];
     __local uint plan[PLAN_WORDS];
@@ -471,7 +471,7 @@ void rsite_double_tiling_local(__global RS_SPIN *spins, uint seed_lo, uint seed_
     uint lid = get_local_id(0), config = get_global_id(1), first = get_group_id(0) * RS_GROUP_TILES;
     spins += (size_t)config * SITES;
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint q = subtile_of(key, sweep_lo, sweep_hi, phase, config);
+    uint q = subtile_of(key, sweep_lo, sweep_hi, phase, first_system, config);
     for (uint i = lid; i < RS_GROUP_TILES * BOX_SITES; i += RS_LWG) {
         uint t = first + i / BOX_SITES, s = i % BOX_SITES, corner[3];
         if (t >= TILE_COUNT) continue;
@@ -513,10 +513,11 @@ void rsite_double_tiling_local(__global RS_SPIN *spins, uint seed_lo, uint seed_
 
 /* The origin of segment g is floor(u RS_TILE / 2^32) of words 0, 1, 2 at
  * (0, g low, g high, purpose ORIGIN). */
-inline void segment_origin(clmc_philox_key key, uint segment_lo, uint segment_hi, uint config, uint *origin)
+inline void segment_origin(clmc_philox_key key, uint segment_lo, uint segment_hi, uint first_system, uint config,
+                           uint *origin)
 {
     clmc_philox_ctr r = clmc_random4(key, 0, segment_lo, segment_hi,
-                                      CLMC_STREAM(RS_PURPOSE_ORIGIN, CLMC_FIRST_SYSTEM + config));
+                                      CLMC_STREAM(RS_PURPOSE_ORIGIN, first_system + config));
     for (uint d = 0; d < 3; d++) origin[d] = mul_hi(r.v[d], (uint)RS_TILE);
 }
 
@@ -525,7 +526,7 @@ inline void segment_origin(clmc_philox_key key, uint segment_lo, uint segment_hi
  * 2^32) of the interior, (1 + r mod INNER, 1 + floor(r / INNER) mod INNER,
  * 1 + floor(r / INNER^2)) from the tile's corner. */
 __kernel void rsite_dead_border(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
-                                __global const uint *tables, uint segment_lo, uint segment_hi)
+                                __global const uint *tables, uint segment_lo, uint segment_hi, uint first_system)
 {
     uint tile = get_global_id(0), config = get_global_id(1);
     if (tile >= TILE_COUNT) return;
@@ -534,15 +535,15 @@ __kernel void rsite_dead_border(__global RS_SPIN *spins, uint seed_lo, uint seed
     load_table(tables, config, table);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint origin[3], corner[3];
-    segment_origin(key, segment_lo, segment_hi, config, origin);
+    segment_origin(key, segment_lo, segment_hi, first_system, config, origin);
     tile_corner(tile, origin, corner);
-    uint sites_stream = site_stream(config);
-    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, CLMC_FIRST_SYSTEM + config);
+    uint sites_stream = site_stream(first_system, config);
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config);
     for (uint a = 0; a < TILE_ATTEMPTS; a += 4) {
         uint unit = tile * ((TILE_ATTEMPTS + 3) / 4) + a / 4;
         clmc_philox_ctr picks = clmc_random4(key, unit, step_lo, step_hi, sites_stream);
         clmc_philox_ctr u = clmc_random4(key, unit, step_lo, step_hi, accept_stream);
-        clmc_philox_ctr w = proposals(key, unit, step_lo, step_hi, config);
+        clmc_philox_ctr w = proposals(key, unit, step_lo, step_hi, first_system, config);
         for (uint k = 0; k < 4 && a + k < TILE_ATTEMPTS; k++) {
             uint r = mul_hi(picks.v[k], (uint)INNER_SITES);
             uint x = 1 + r % INNER, y = 1 + r / INNER % INNER, z = DIM == 3 ? 1 + r / (INNER * INNER) : 0;
@@ -562,7 +563,7 @@ inline uint dead_border_index(uint pick)
 
 __kernel __attribute__((reqd_work_group_size(RS_LWG, 1, 1)))
 void rsite_dead_border_local(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
-                             __global const uint *tables, uint segment_lo, uint segment_hi)
+                             __global const uint *tables, uint segment_lo, uint segment_hi, uint first_system)
 {
     __local RS_SPIN boxes[RS_GROUP_TILES * TILE_SITES];
     __local uint plan[PLAN_WORDS];
@@ -571,7 +572,7 @@ void rsite_dead_border_local(__global RS_SPIN *spins, uint seed_lo, uint seed_hi
     spins += (size_t)config * SITES;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint origin[3], corner[3];
-    segment_origin(key, segment_lo, segment_hi, config, origin);
+    segment_origin(key, segment_lo, segment_hi, first_system, config, origin);
     for (uint i = lid; i < RS_GROUP_TILES * TILE_SITES; i += RS_LWG) {
         uint t = first + i / TILE_SITES, s = i % TILE_SITES;
         if (t >= TILE_COUNT) continue;

@@ -166,8 +166,9 @@ inline uint packed_site(uint site)
 #define CONFIG_SPINS(spins) ((spins) + (size_t)get_global_id(1) * NCOMP * SITES)
 /* The run-wide number of configuration `config` in its random streams: the
  * glass's realizations (CONFIGS configurations each) are numbered from
- * CLMC_FIRST_SYSTEM (ensemble.first_system, cl/common/philox.h). */
-#define RUN_CONFIG(config) (CLMC_FIRST_SYSTEM * CONFIGS + (uint)(config))
+ * first_system (ensemble.first_system, every drawing kernel's last argument,
+ * cl/common/philox.h). */
+#define RUN_CONFIG(first_system, config) ((first_system) * CONFIGS + (uint)(config))
 
 /* Entry p of component-major vectors, component c at a[c * stride + p]:
  * spins in global memory (stride SITES) and tiles in local memory (BOX_SITES);
@@ -293,10 +294,10 @@ inline spin_t uniform_direction(real u0, real u1)
 
 /* Metropolis: a uniform new direction t, accepted with min(1, exp(beta (t - s).h)). */
 inline spin_t metropolis_move(spin_t s, spin_t h, real beta, draw_key key, uint site, uint sweep, uint hit,
-                              uint config)
+                              uint run_config)
 {
     real u[3];
-    update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, RUN_CONFIG(config)), u);
+    update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, run_config), u);
     spin_t t = uniform_direction(u[0], u[1]);
     real gain = beta * DOT(t - s, h);
     return (gain >= 0 || u[2] < EXP(gain)) ? t : s;
@@ -306,10 +307,10 @@ inline spin_t metropolis_move(spin_t s, spin_t h, real beta, draw_key key, uint 
 /* Heat-bath, n = 3: cos(theta) to the field has density exp(b x) on [-1, 1]
  * (b = beta |h|), drawn by inversion; the azimuth is uniform. */
 inline spin_t heatbath_move(spin_t s, spin_t h, real beta, draw_key key, uint site, uint sweep, uint hit,
-                            uint config)
+                            uint run_config)
 {
     real u[3];
-    update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
+    update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, run_config), u);
     real field = LENGTH(h), b = beta * field;
     (void)s;
     if (!(b > (real)1e-12)) return uniform_direction(u[0], u[1]);
@@ -327,19 +328,19 @@ inline spin_t heatbath_move(spin_t s, spin_t h, real beta, draw_key key, uint si
  * and Fisher (1979); each attempt has its own numbers.  rho is written in a
  * form free of cancellation for small kappa. */
 inline spin_t heatbath_move(spin_t s, spin_t h, real beta, draw_key key, uint site, uint sweep, uint hit,
-                            uint config)
+                            uint run_config)
 {
     real u[3];
     real field = LENGTH(h), kappa = beta * field;
     if (!(kappa > (real)1e-12)) {
-        update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
+        update_uniforms3(key, site, sweep, hit, CLMC_STREAM(CLMC_PURPOSE_HEATBATH, run_config), u);
         return uniform_direction(u[0], u[1]);
     }
     real root = SQRT(1 + 4 * kappa * kappa), tau = 1 + root;
     real rho = DIV(2 * kappa * tau, (root + 1) * (tau + SQRT(2 * tau)));
     real r = DIV(1 + rho * rho, 2 * rho);
     for (uint attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        update_uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_STREAM(CLMC_PURPOSE_HEATBATH, RUN_CONFIG(config)), u);
+        update_uniforms3(key, site, sweep, hit | (attempt << ATTEMPT_SHIFT), CLMC_STREAM(CLMC_PURPOSE_HEATBATH, run_config), u);
 #ifdef REPRODUCIBLE
         real z;
         repro_sincos_turns(0.5f * u[0], &z); /* cos(pi u) */
@@ -368,17 +369,19 @@ inline spin_t overrelaxation_move(spin_t s, spin_t h)
     return hh > 0 ? DIV(2 * DOT(s, h), hh) * h - s : s;
 }
 
+/* run_config: the configuration's run-wide number (RUN_CONFIG). */
 inline spin_t update_spin(spin_t s, spin_t h, uint move, real beta, draw_key key, uint site, uint sweep,
-                          uint hit, uint config)
+                          uint hit, uint run_config)
 {
     if (move == MOVE_OVERRELAXATION) return overrelaxation_move(s, h);
-    if (move == MOVE_HEATBATH) return heatbath_move(s, h, beta, key, site, sweep, hit, config);
-    return metropolis_move(s, h, beta, key, site, sweep, hit, config);
+    if (move == MOVE_HEATBATH) return heatbath_move(s, h, beta, key, site, sweep, hit, run_config);
+    return metropolis_move(s, h, beta, key, site, sweep, hit, run_config);
 }
 
 /* The start; `run`: population annealing's independent run (the counter's
  * second word; 0 otherwise). */
-__kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, uint ordered, uint run)
+__kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, uint ordered, uint run,
+                              uint first_system)
 {
     uint site = get_global_id(0);
     if (site >= SITES) return;
@@ -388,7 +391,7 @@ __kernel void heisenberg_init(__global real *spins, uint seed_lo, uint seed_hi, 
     if (!ordered) {
         clmc_philox_key key = {{seed_lo, seed_hi}};
         real u[3];
-        uniforms3(key, site, run, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, RUN_CONFIG(get_global_id(1))), u);
+        uniforms3(key, site, run, 0, CLMC_STREAM(CLMC_PURPOSE_INIT, RUN_CONFIG(first_system, get_global_id(1))), u);
         s = uniform_direction(u[0], u[1]);
     }
     store_spin(spins, site, s);
@@ -404,7 +407,7 @@ __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint s
 #ifdef RNG_STATEFUL
                                       , __global uint *rng_states
 #endif
-                                      )
+                                      , uint first_system)
 {
     (void)couplings;
     uint item = get_global_id(0);
@@ -421,12 +424,12 @@ __kernel void heisenberg_naive_update(__global real *spins, uint seed_lo, uint s
     uint stream_index = (uint)get_global_id(1) * (uint)RNG_STREAMS + item;
     rng_state stream = rng_load(rng_states, stream_index);
     store_packed(spins, own, update_spin(load_packed(spins, own), h, move, betas[get_global_id(1)], &stream, site, sweep,
-                                         hit, (uint)get_global_id(1)));
+                                         hit, RUN_CONFIG(first_system, get_global_id(1))));
     rng_store(rng_states, stream_index, stream);
 #else
     clmc_philox_key key = {{seed_lo, seed_hi}};
     store_packed(spins, own, update_spin(load_packed(spins, own), h, move, betas[get_global_id(1)], key, site, sweep,
-                                                   hit, (uint)get_global_id(1)));
+                                                   hit, RUN_CONFIG(first_system, get_global_id(1))));
 #endif
 }
 #endif
@@ -536,7 +539,7 @@ inline spin_t box_field(__local const real *box, __local const real *jbox, uint 
 __kernel __attribute__((reqd_work_group_size(TILE_ITEMS, 1, 1)))
 void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
                              uint mc_hits, uint or_steps, __global const real *betas, __global const real *couplings,
-                             uint mc_move)
+                             uint mc_move, uint first_system)
 {
     real beta = betas[get_global_id(1)];
     couplings = SAMPLE_COUPLINGS(couplings);
@@ -578,7 +581,7 @@ void heisenberg_tiled_update(__global real *spins, uint seed_lo, uint seed_hi, u
         uint move = step < mc_hits ? mc_move : MOVE_OVERRELAXATION;
         for (uint c = 0; c < 2; c++) {
             spin_t s = update_spin(box_spin(box, b[c]), box_field(box, jbox, b[c]), move, beta, key, site[c], sweep,
-                                   step, get_global_id(1));
+                                   step, RUN_CONFIG(first_system, get_global_id(1)));
             set_box_spin(box, b[c], s);
             barrier(CLK_LOCAL_MEM_FENCE);
         }
@@ -673,7 +676,7 @@ inline spin_t ring_field(__local const real *ring, __local const real *jring, in
 __kernel __attribute__((reqd_work_group_size(COLUMN_ITEMS, 1, 1)))
 void heisenberg_planes_update(__global real *spins, uint seed_lo, uint seed_hi, uint sweep, uint tile_colour,
                               uint mc_hits, uint or_steps, __global const real *betas,
-                              __global const real *couplings, uint mc_move)
+                              __global const real *couplings, uint mc_move, uint first_system)
 {
     real beta = betas[get_global_id(1)];
     couplings = SAMPLE_COUPLINGS(couplings);
@@ -710,7 +713,7 @@ void heisenberg_planes_update(__global real *spins, uint seed_lo, uint seed_hi, 
             uint move = step < mc_hits ? mc_move : MOVE_OVERRELAXATION;
             for (uint c = 0; c < 2; c++) {
                 spin_t s = update_spin(ring_spin(ring, ring_slot(z), b[c]), ring_field(ring, jring, z, b[c]), move, beta,
-                                       key, site[c], sweep, step, get_global_id(1));
+                                       key, site[c], sweep, step, RUN_CONFIG(first_system, get_global_id(1)));
                 set_ring_spin(ring, ring_slot(z), b[c], s);
                 barrier(CLK_LOCAL_MEM_FENCE);
             }

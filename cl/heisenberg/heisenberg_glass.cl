@@ -64,7 +64,7 @@ inline void store_spin_pair(__global real *spins, uint p, spin_t a, spin_t b)
  * 2 base + 1), two-wide loads where the pair's data are adjacent. */
 inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
                               uint move, uint hit, __global const real *restrict betas,
-                              __global const real *restrict couplings)
+                              __global const real *restrict couplings, uint first_system)
 {
     uint base = launch_item(colour != 0);
     if (base >= HALF_SITES / 2) return;
@@ -120,7 +120,8 @@ inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint 
     for (uint c = 0; c < CONFIGS; c++) {
         spin_t t[2];
         for (uint k = 0; k < 2; k++)
-            t[k] = update_spin(s[k][c], h[k][c], move, betas[first + c], key, site[k], sweep, hit, first + c);
+            t[k] = update_spin(s[k][c], h[k][c], move, betas[first + c], key, site[k], sweep, hit,
+                               RUN_CONFIG(first_system, first + c));
         store_spin_pair(spins + (size_t)c * NCOMP * SITES, own, t[0], t[1]);
     }
 }
@@ -128,7 +129,7 @@ inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint 
 /* One site of the colour per work-item. */
 inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep, uint colour,
                               uint move, uint hit, __global const real *restrict betas,
-                              __global const real *restrict couplings)
+                              __global const real *restrict couplings, uint first_system)
 {
     uint item = launch_item(colour != 0);
     if (item >= HALF_SITES) return;
@@ -156,7 +157,8 @@ inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint 
     clmc_philox_key key = {{seed_lo, seed_hi}};
     for (uint c = 0; c < CONFIGS; c++)
         store_packed(spins + (size_t)c * NCOMP * SITES, own,
-                     update_spin(s[c], h[c], move, betas[first + c], key, site, sweep, hit, first + c));
+                     update_spin(s[c], h[c], move, betas[first + c], key, site, sweep, hit,
+                                 RUN_CONFIG(first_system, first + c)));
 }
 #endif
 
@@ -164,19 +166,20 @@ inline void glass_update_body(__global real *restrict spins, uint seed_lo, uint 
  * sample get_global_id(1); `hit` the sub-sweep within the sweep. */
 __kernel void heisenberg_glass_update(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep,
                                       uint colour, uint move, uint hit, __global const real *restrict betas,
-                                      __global const real *restrict couplings)
+                                      __global const real *restrict couplings, uint first_system)
 {
-    glass_update_body(spins, seed_lo, seed_hi, sweep, colour, move, hit, betas, couplings);
+    glass_update_body(spins, seed_lo, seed_hi, sweep, colour, move, hit, betas, couplings, first_system);
 }
 
 /* The same with the move fixed to over-relaxation at compile time (no
  * random-number or heat-bath code, fewer registers); `move` is not read. */
 __kernel void heisenberg_glass_update_or(__global real *restrict spins, uint seed_lo, uint seed_hi, uint sweep,
                                          uint colour, uint move, uint hit, __global const real *restrict betas,
-                                         __global const real *restrict couplings)
+                                         __global const real *restrict couplings, uint first_system)
 {
     (void)move;
-    glass_update_body(spins, seed_lo, seed_hi, sweep, colour, MOVE_OVERRELAXATION, hit, betas, couplings);
+    glass_update_body(spins, seed_lo, seed_hi, sweep, colour, MOVE_OVERRELAXATION, hit, betas, couplings,
+                      first_system);
 }
 
 inline real spin_component(spin_t s, uint c)

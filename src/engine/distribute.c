@@ -112,7 +112,7 @@ bool clmc_rank_domain(const clmc_preset *global)
  * configurations of its share of the temperatures, [first, first + count),
  * as that many independent systems of one temperature each from
  * first_system + first on, which draw exactly the random numbers of
- * configurations first ... of the whole run (CLMC_FIRST_SYSTEM).  The
+ * configurations first ... of the whole run (cl/common/philox.h).  The
  * ensemble (the betas, the map, the exchanges) stays the run's
  * (src/engine/engine.c reads it from the global preset). */
 static clmc_status temperatures_preset(const clmc_preset *global, const char *dir, clmc_preset **local)

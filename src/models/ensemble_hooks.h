@@ -16,8 +16,8 @@
  * clmc_preset_systems(preset)->copies systems of len(betas) configurations
  * each (shape: n_systems = copies, n_temperatures = len(betas); config =
  * copy * T + t), and configuration c draws the random numbers of system
- * first_system + c, its config field of CLMC_STREAM (cl/common/philox.h,
- * CLMC_FIRST_SYSTEM).  Both are 1 and 0 otherwise. */
+ * first_system + c, its config field of CLMC_STREAM (cl/common/philox.h:
+ * first_system is every drawing kernel's last argument).  Both are 1 and 0 otherwise. */
 
 /* A model's own tempering exchange (clmc_ensemble_hooks.exchange_kernel),
  * kernels of the model's program, kept and released by the model:

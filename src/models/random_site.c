@@ -334,8 +334,6 @@ static clmc_status build(clmc_rsite *rs, clmc_preset *p)
     clmc_defines_int(&options, "HEATBATH", rs->heatbath);
     clmc_defines_int(&options, "RS_WG", (long long)rs->wg);
     clmc_defines_int(&options, "RS_LOCAL", rs->packed);
-    unsigned first_system = clmc_preset_systems(p)->first_system;
-    if (first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", first_system);
     if (rs->tile) clmc_defines_int(&options, "RS_TILE", rs->tile);
     long long tile_sites = (long long)rs->tile * rs->tile * (rs->dim == 3 ? rs->tile : 1);
     if (rs->dead_border) clmc_defines_int(&options, "TILE_ATTEMPTS", tile_sites / rs->substeps);
@@ -356,6 +354,8 @@ static clmc_status build(clmc_rsite *rs, clmc_preset *p)
                        : rs->copies    ? "rsite_copies"
                                        : "rsite_sequential";
     CLMC_TRY(clmc_kernel_create(rs->program, kernel, &rs->update));
+    /* ensemble.first_system: the update's last argument (one program for every value). */
+    CLMC_TRY(clmc_kernel_set_first_system(rs->update, clmc_preset_systems(p)->first_system));
     CLMC_TRY(clmc_kernel_create(rs->program, "rsite_to_copies", &rs->to_copies));
     return clmc_kernel_create(rs->program, "rsite_from_copies", &rs->from_copies);
 }

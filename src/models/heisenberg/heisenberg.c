@@ -193,7 +193,6 @@ static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
     clmc_defines_int(&options, "MEASURE_WG", (long long)s->measure_wg);
     /* The ferromagnet's independent systems are samples of one configuration. */
     clmc_defines_int(&options, "CONFIGS", s->glass ? s->n_configs / s->realizations : 1);
-    if (!s->glass && s->first_system) clmc_defines_int(&options, "CLMC_FIRST_SYSTEM", s->first_system);
     if (s->is_double) clmc_defines_flag(&options, "REAL_DOUBLE");
     if (s->population) clmc_defines_flag(&options, "MEMBER_TOTALS");
     if (s->fast_math) {
@@ -223,6 +222,10 @@ static clmc_status build_kernels(heisenberg_state *s, clmc_preset *p)
     CLMC_TRY(clmc_kernel_create(s->program, update, &s->update));
     if (!s->tiled && ext && ext->naive_update_or)
         CLMC_TRY(clmc_kernel_create(s->program, ext->naive_update_or, &s->update_or));
+    /* ensemble.first_system: the drawing kernels' last argument (one program for every value). */
+    CLMC_TRY(clmc_kernel_set_first_system(s->init, s->first_system));
+    CLMC_TRY(clmc_kernel_set_first_system(s->update, s->first_system));
+    if (s->update_or) CLMC_TRY(clmc_kernel_set_first_system(s->update_or, s->first_system));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_renormalize", &s->renormalize));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_norm_deviation", &s->norm_deviation));
     CLMC_TRY(clmc_kernel_create(s->program, "heisenberg_fault", &s->fault));

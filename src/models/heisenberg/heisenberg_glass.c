@@ -263,8 +263,6 @@ static clmc_status glass_validate(const clmc_preset *p)
  * results. */
 static clmc_status glass_configure(heisenberg_state *s, clmc_preset *p, clmc_defines *options)
 {
-    /* Realization r draws as run-wide realization first_system + r (heisenberg.cl RUN_CONFIG). */
-    if (s->first_system) clmc_defines_int(options, "CLMC_FIRST_SYSTEM", s->first_system);
     if (s->tiled) return CLMC_OK;
     const clmc_device_info *device = clmc_runtime_device(s->rt);
     long long sites_per_item = clmc_preset_int(p, "algorithm.sites_per_item");
