@@ -1,7 +1,8 @@
 /* Ising ferromagnet, random-site dynamics (algorithm.layout "random_site",
  * docs/models/ising.md): the flip of one attempt, on bytes, on packed copies
- * (RS_LOCAL) and on the boxes of the tiled local-memory kernels (RS_LWG); the
- * kernels, site picks and streams are common/random_site.h's.  Metropolis or
+ * (RS_LOCAL), on the boxes of the tiled local-memory kernels (RS_LWG) and on
+ * the bits of the private-memory tiles (RS_PRIVATE); the kernels, site picks
+ * and streams are common/random_site.h's.  Metropolis or
  * heat-bath (Glauber) probability, as the integer thresholds of the host:
  * table[a] for a spin with a aligned neighbours (a = 0 .. 2 DIM; eight per
  * configuration).
@@ -40,11 +41,17 @@ inline void rs_attempt(__global char *spins, uint site, uint stride, uint u, uin
     if (accept_flip(aligned, u, table)) *spin = (char)-s;
 }
 
-#if RS_LOCAL
-/* Packed copies: bit 1 for spin up. */
+/* Packed copies and tiles in private memory (two-state hooks of
+ * common/random_site_kernels.h): bit 1 for spin up, and the flip of a spin
+ * with `differ` antiparallel neighbours. */
 #define RS_SPIN_BIT(s) ((s) > 0)
 #define RS_BIT_SPIN(b) ((b) ? 1 : -1)
+inline uint rs_bits_flip(uint differ, uint u, const uint *table)
+{
+    return accept_flip(NEIGHBOURS - differ, u, table);
+}
 
+#if RS_LOCAL
 /* One attempt of copy `lane` at `site`: rs_attempt on packed spins. */
 inline void rs_packed_attempt(__local uint *lattice, uint site, uint lane, uint u, const uint *table)
 {
@@ -54,7 +61,7 @@ inline void rs_packed_attempt(__local uint *lattice, uint site, uint lane, uint 
     uint word = *own, spin = (word >> (site % 32)) & 1u, differ = 0;
     for (uint n = 0; n < NEIGHBOURS; n++)
         differ += ((lattice[32 * (neighbour[n] / 32) + lane] >> (neighbour[n] % 32)) & 1u) ^ spin;
-    if (accept_flip(NEIGHBOURS - differ, u, table)) *own = word ^ (1u << (site % 32));
+    if (rs_bits_flip(differ, u, table)) *own = word ^ (1u << (site % 32));
 }
 #endif
 
