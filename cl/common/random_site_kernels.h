@@ -447,7 +447,7 @@ inline void subtile_corner(uint tile, uint q, uint *corner)
         clmc_philox_ctr picks = clmc_random4(key, unit, sweep_lo, hit, sites_stream);                           \
         clmc_philox_ctr u = clmc_random4(key, unit, sweep_lo, hit, accept_stream);                              \
         clmc_philox_ctr w = proposals(key, unit, sweep_lo, hit, config);                                        \
-        for (uint k = 0; k < 4; k++) {                                                                          \
+        _Pragma("unroll") for (uint k = 0; k < 4; k++) {                                                        \
             uint r = mul_hi(picks.v[k], (uint)SUB_SITES);                                                       \
             uint x = r % SUB, y = r / SUB % SUB, z = r / (SUB * SUB);                                           \
             ATTEMPT;                                                                                            \
@@ -565,7 +565,7 @@ inline void segment_origin(clmc_philox_key key, uint segment_lo, uint segment_hi
         clmc_philox_ctr picks = clmc_random4(key, unit, step_lo, step_hi, sites_stream);                        \
         clmc_philox_ctr u = clmc_random4(key, unit, step_lo, step_hi, accept_stream);                           \
         clmc_philox_ctr w = proposals(key, unit, step_lo, step_hi, config);                                     \
-        for (uint k = 0; k < 4 && a + k < TILE_ATTEMPTS; k++) {                                                 \
+        _Pragma("unroll") for (uint k = 0; k < 4 && a + k < TILE_ATTEMPTS; k++) {                               \
             uint r = mul_hi(picks.v[k], (uint)INNER_SITES);                                                     \
             uint x = 1 + r % INNER, y = 1 + r / INNER % INNER, z = DIM == 3 ? 1 + r / (INNER * INNER) : 0;      \
             ATTEMPT;                                                                                            \

@@ -5,9 +5,10 @@
  * tile's attempts there, in the order and with the draws of the
  * global-memory kernels (DEAD_BORDER_ATTEMPTS, DOUBLE_TILING_ATTEMPTS): the
  * same configurations bit for bit.  Every access to the box uses constant
- * indices (unrolled loops; a variable word is a chain of selects), so the
+ * indices (unrolled loops; a variable word is an OR of masked words), so the
  * compiler can keep it in registers; a variable index would put it in
- * per-work-item memory on GPUs.  Row r of the box (r = y + PB_EDGE z) lies in
+ * per-work-item memory on GPUs (checked in clang 15's PTX: no local loads in
+ * the attempt loops).  Row r of the box (r = y + PB_EDGE z) lies in
  * word r / PB_PER_WORD from bit (r mod PB_PER_WORD) PB_EDGE up, bit x of the
  * row its site x.  Included by common/random_site_kernels.h with RS_PRIVATE;
  * the kernels take the run-wide index of configuration 0 as their last
@@ -32,12 +33,14 @@
  * lives in memory (seen with clang 15 at -O2). */
 #define PB_INLINE inline __attribute__((always_inline))
 
-/* Word q of the box. */
+/* Word q of the box, as an OR of masked words: a chain of selects of
+ * box[k] is turned back into a load at a variable index by LLVM (clang 15),
+ * which puts the box in memory. */
 PB_INLINE uint pb_word(const uint *box, uint q)
 {
-    uint word = box[0];
+    uint word = 0;
 #pragma unroll
-    for (uint k = 1; k < PB_WORDS; k++) word = q == k ? box[k] : word;
+    for (uint k = 0; k < PB_WORDS; k++) word |= box[k] & (0u - (uint)(q == k));
     return word;
 }
 

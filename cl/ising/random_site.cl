@@ -48,7 +48,17 @@ inline void rs_attempt(__global char *spins, uint site, uint stride, uint u, uin
 #define RS_BIT_SPIN(b) ((b) ? 1 : -1)
 inline uint rs_bits_flip(uint differ, uint u, const uint *table)
 {
-    return accept_flip(NEIGHBOURS - differ, u, table);
+    /* accept_flip(NEIGHBOURS - differ, u, table), the threshold an OR of
+     * masked entries: LLVM turns accept_flip's chain of selects into a load
+     * at a variable index (clang 15), which puts the table in memory. */
+    uint aligned = NEIGHBOURS - differ, chosen = 0;
+#if HEATBATH
+    for (uint a = 0; a <= NEIGHBOURS; a++) chosen |= table[a] & (0u - (uint)(aligned == a));
+    return u < chosen;
+#else
+    for (uint a = NEIGHBOURS / 2 + 1; a <= NEIGHBOURS; a++) chosen |= table[a] & (0u - (uint)(aligned == a));
+    return aligned <= NEIGHBOURS / 2 || u < chosen;
+#endif
 }
 
 #if RS_LOCAL
@@ -61,7 +71,7 @@ inline void rs_packed_attempt(__local uint *lattice, uint site, uint lane, uint 
     uint word = *own, spin = (word >> (site % 32)) & 1u, differ = 0;
     for (uint n = 0; n < NEIGHBOURS; n++)
         differ += ((lattice[32 * (neighbour[n] / 32) + lane] >> (neighbour[n] % 32)) & 1u) ^ spin;
-    if (rs_bits_flip(differ, u, table)) *own = word ^ (1u << (site % 32));
+    if (accept_flip(NEIGHBOURS - differ, u, table)) *own = word ^ (1u << (site % 32));
 }
 #endif
 
