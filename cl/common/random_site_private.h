@@ -50,18 +50,42 @@ PB_INLINE uint pb_row(const uint *box, uint row)
     return pb_word(box, row / PB_PER_WORD) >> (row % PB_PER_WORD * PB_EDGE);
 }
 
-/* One attempt at site x of row `row`, an interior site of the box. */
+/* One attempt at site x of row `row`, an interior site of the box.  Rows
+ * of at most 16 bits: rows row - 1 .. row + 1 lie in words q and q + 1
+ * (q = (row - 1) / PB_PER_WORD), read with one set of masks that also place
+ * the flip; wider rows: one word per row. */
 PB_INLINE void pb_attempt(uint *box, uint x, uint row, uint u, const uint *table)
 {
+#if PB_PER_WORD >= 2
+    uint q = (row - 1) / PB_PER_WORD, lo = 0, hi = 0, mask[PB_WORDS];
+#pragma unroll
+    for (uint k = 0; k < PB_WORDS; k++) {
+        mask[k] = 0u - (uint)(q == k);
+        lo |= box[k] & mask[k];
+        if (k + 1 < PB_WORDS) hi |= box[k + 1] & mask[k];
+    }
+    bool centre_high = row / PB_PER_WORD != q, up_high = (row + 1) / PB_PER_WORD != q;
+    uint centre = (centre_high ? hi : lo) >> (row % PB_PER_WORD * PB_EDGE), s = centre >> x & 1u;
+    uint down = lo >> ((row - 1) % PB_PER_WORD * PB_EDGE + x) & 1u;
+    uint up = (up_high ? hi : lo) >> ((row + 1) % PB_PER_WORD * PB_EDGE + x) & 1u;
+#else
     uint centre = pb_row(box, row), s = centre >> x & 1u;
-    uint differ = ((centre >> (x - 1) & 1u) ^ s) + ((centre >> (x + 1) & 1u) ^ s) +
-                  ((pb_row(box, row - 1) >> x & 1u) ^ s) + ((pb_row(box, row + 1) >> x & 1u) ^ s);
+    uint down = pb_row(box, row - 1) >> x & 1u, up = pb_row(box, row + 1) >> x & 1u;
+#endif
+    uint differ = ((centre >> (x - 1) & 1u) ^ s) + ((centre >> (x + 1) & 1u) ^ s) + (down ^ s) + (up ^ s);
 #if DIM == 3
     differ += ((pb_row(box, row - PB_EDGE) >> x & 1u) ^ s) + ((pb_row(box, row + PB_EDGE) >> x & 1u) ^ s);
 #endif
-    uint q = row / PB_PER_WORD, flip = rs_bits_flip(differ, u, table) << (row % PB_PER_WORD * PB_EDGE + x);
+    uint placed = rs_bits_flip(differ, u, table) << (row % PB_PER_WORD * PB_EDGE + x);
+#if PB_PER_WORD >= 2
+    uint placed_lo = centre_high ? 0u : placed, placed_hi = placed ^ placed_lo;
 #pragma unroll
-    for (uint k = 0; k < PB_WORDS; k++) box[k] ^= q == k ? flip : 0u;
+    for (uint k = 0; k < PB_WORDS; k++) box[k] ^= (placed_lo & mask[k]) | (k > 0 ? placed_hi & mask[k - 1] : 0u);
+#else
+    uint q = row / PB_PER_WORD;
+#pragma unroll
+    for (uint k = 0; k < PB_WORDS; k++) box[k] ^= placed & (0u - (uint)(q == k));
+#endif
 }
 
 /* Lattice index of the box's site (0, y, z) less the wrapped x of its
