@@ -16,11 +16,19 @@
 # waves"): dead_border and double_tiling at L = BIG, tiles 8, 16, 32, local
 # memory, tile_workers 1 (serial), 4, 8, 16 and auto; 3D at L = BIG3, tiles 8
 # and 16, tile_workers 1, 8, 16 and auto; the checkerboard (tiled, hits 1) at
-# both sizes.  CASES=all (default): everything, waves included.
+# both sizes.  CASES=registers: only tiles as bits in private memory
+# against local and global memory (algorithm.tile_memory private / local /
+# global, docs/models/ising.md "Tiles in registers"): dead_border and
+# double_tiling at L = BIG, tiles 8, 16, 32; 3D at L = BIG3, dead_border
+# tiles 4, 8, 10, double_tiling tiles 8, 12, 16 (those dividing BIG3: with
+# the default 256 not 10 and 12, BIG3=240 runs them); the checkerboard (tiled,
+# hits 1) at both sizes in the same run, and each variant's ratio to it.
+# CASES=all (default): everything, waves and registers included.
 # Usage: benchmarks/random_site.sh DEVICE   (a few minutes on an H100/H200;
 #        sources tools/gpu-env.sh unless NO_GPU_ENV is set, builds build/ if
 #        it has no clmc)
 #        CASES=waves benchmarks/random_site.sh DEVICE   (the waves only)
+#        CASES=registers benchmarks/random_site.sh DEVICE   (private against local and global only)
 # Sizes: BIG (default 4096), BIG3 (default 256), SMALL (default 64), MANY
 # (default "65536 262144 1048576", copies at SMALL; `copies` with
 # algorithm.copies_memory "local", packed in local memory, and "global"),
@@ -29,6 +37,7 @@
 # runs a sweep serially).
 # Smoke test on PoCL: NO_GPU_ENV=1 BIG=128 BIG3=32 SMALL=16 MANY="64" POTTS_MANY="64" SUBSTEPS_BIG=4 benchmarks/random_site.sh pocl
 #   (waves only: NO_GPU_ENV=1 CASES=waves BIG=64 BIG3=32 benchmarks/random_site.sh pocl)
+#   (registers only: NO_GPU_ENV=1 CASES=registers BIG=64 BIG3=48 benchmarks/random_site.sh pocl)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1
@@ -38,7 +47,7 @@ clmc=${CLMC:-build/clmc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 big=${BIG:-4096} big3=${BIG3:-256} small=${SMALL:-64} substeps_big=${SUBSTEPS_BIG:-256} cases=${CASES:-all}
-case $cases in all|waves) ;; *) echo "CASES: all or waves, got \"$cases\"" >&2; exit 2 ;; esac
+case $cases in all|waves|registers) ;; *) echo "CASES: all, waves or registers, got \"$cases\"" >&2; exit 2 ;; esac
 
 # point NAME L COPIES ALGORITHM_JSON STEPS [DIM, default 2] [BETA] [MODEL_TYPE: ising (default) or potts]
 point() {
@@ -52,11 +61,12 @@ point() {
 EOF
   if "$clmc" bench "$work/$name.json" --devices "$device" --quiet --repetitions 3 --json "$work/$name.out.json" \
        >/dev/null 2>"$work/$name.err"; then
-    python3 - "$work/$name.out.json" "$name" "$copies" "$L" <<'EOF'
+    python3 - "$work/$name.out.json" "$name" "$copies" "$L" "${reference_ps:-}" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))["devices"][0]
 ns = d["metrics"]["ns_per_update"]["value"]
-print(f"{sys.argv[2]:<34} {sys.argv[3]:>7} x L={sys.argv[4]:<5} {1e9 / ns:12.4g} attempts/s {ns * 1e3:12.3f} ps/attempt  ({d['device']['name']})")
+ratio = f"  {ns * 1e3 / float(sys.argv[5]):5.2f}x checkerboard" if sys.argv[5] else ""
+print(f"{sys.argv[2]:<34} {sys.argv[3]:>7} x L={sys.argv[4]:<5} {1e9 / ns:12.4g} attempts/s {ns * 1e3:12.3f} ps/attempt{ratio}  ({d['device']['name']})")
 EOF
   else
     echo "$name: failed: $(tail -1 "$work/$name.err")"
@@ -90,8 +100,43 @@ waves() {
   done
   echo "# workers0 = auto; workers1 = one serial chain per tile (the kernel before the waves)"
 }
+# ps per update of the point just run (for the ratios of `registers`).
+last_ps() {
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["devices"][0]["metrics"]["ns_per_update"]["value"] * 1e3)' \
+    "$work/$1.out.json" 2>/dev/null || true
+}
+
+# Tiles in registers (tile_memory private) against local and global memory, beside the checkerboard.
+registers() {
+  reference_ps=""
+  point "checkerboard-tiled-L$big" "$big" 1 "$checkerboard" 20
+  reference_ps=$(last_ps "checkerboard-tiled-L$big")
+  for variant in dead_border double_tiling; do
+    for tile in 8 16 32; do
+      for memory in private local global; do
+        point "$variant-L$big-tile$tile-$memory" "$big" 1 "$(tiled "$variant" "$tile" "$memory" 1)" 20
+      done
+    done
+  done
+  reference_ps=""
+  point "checkerboard-tiled-3d-L$big3" "$big3" 1 "$checkerboard" 20 3 0.2216544
+  reference_ps=$(last_ps "checkerboard-tiled-3d-L$big3")
+  for case in "dead_border 4" "dead_border 8" "dead_border 10" "double_tiling 8" "double_tiling 12" "double_tiling 16"; do
+    set -- $case
+    [ $((big3 % $2)) -eq 0 ] || continue
+    for memory in private local global; do
+      point "$1-3d-L$big3-tile$2-$memory" "$big3" 1 "$(tiled "$1" "$2" "$memory" 1)" 20 3 0.2216544
+    done
+  done
+  reference_ps=""
+  echo "# tile_workers 1 throughout (one serial chain per tile); ratios: ps per attempt over the checkerboard's at the same L"
+}
 if [ "$cases" = waves ]; then
   waves
+  exit 0
+fi
+if [ "$cases" = registers ]; then
+  registers
   exit 0
 fi
 point "checkerboard-tiled-L$big" "$big" 1 "$checkerboard" 20
@@ -126,3 +171,4 @@ for copies in ${POTTS_MANY:-4096 65536}; do
     '{"type": "heatbath", "layout": "random_site", "random_site": "copies"}' 20 2 "$potts_beta" potts
 done
 waves
+registers

@@ -275,6 +275,55 @@ Test(random_site, double_tiling_local_equals_global_3d)
     if (test_long_enabled()) expect_local_equals_global("double_tiling", 3, 24, 12, "heatbath", 2);
 }
 
+/* Tiles as bits in private memory (algorithm.tile_memory "private"), one
+ * work-item per tile, equal the global-memory kernels bit for bit (the
+ * presets of the local-memory comparisons above and of the waves below, so
+ * the global runs share their kernels): boxes of one word (double_tiling
+ * tile 4), of several rows per word with unused bits (2D edges 6, 10;
+ * 3D edges 4, 8: up to 16 words) and of one row a word (dead_border tile 32:
+ * 32 words), Metropolis and heat bath, substeps, shift_every, a
+ * first_system. */
+static void expect_private_equals_global(const char *variant, int dim, int edge, int tile, const char *type,
+                                         int substeps)
+{
+    expect_local_run_equals(variant, dim, edge, tile, type, substeps, "--set algorithm.tile_memory=private",
+                            "--set algorithm.tile_memory=global");
+}
+
+Test(random_site, dead_border_private_equals_global_2d)
+{
+    expect_private_equals_global("dead_border", 2, 24, 6, "metropolis", 3);
+    expect_private_equals_global("dead_border", 2, 20, 10, "heatbath", 1);
+}
+
+Test(random_site, dead_border_private_equals_global_32_bit_rows)
+{
+    expect_runs_equal("rsite-mem-dead_border-2d-L64-t32",
+                      "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64},"
+                      " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\", \"random_site\": \"dead_border\","
+                      " \"tile\": 32, \"substeps\": 4},"
+                      " \"ensemble\": {\"beta\": 0.45}, \"run\": {\"thermalization\": 4, \"sweeps\": 8, \"seed\": 13}}",
+                      "--set algorithm.tile_memory=private", "--set algorithm.tile_memory=global");
+}
+
+Test(random_site, dead_border_private_equals_global_3d)
+{
+    expect_private_equals_global("dead_border", 3, 12, 4, "heatbath", 2);
+    expect_private_equals_global("dead_border", 3, 16, 8, "metropolis", 1);
+}
+
+Test(random_site, double_tiling_private_equals_global_2d)
+{
+    expect_private_equals_global("double_tiling", 2, 24, 4, "heatbath", 2);
+    expect_private_equals_global("double_tiling", 2, 32, 16, "heatbath", 4);
+}
+
+Test(random_site, double_tiling_private_equals_global_3d)
+{
+    expect_private_equals_global("double_tiling", 3, 12, 4, "metropolis", 8);
+    expect_private_equals_global("double_tiling", 3, 24, 12, "heatbath", 2);
+}
+
 /* Waves of parallel attempts (algorithm.tile_workers 2 .. 32) equal the
  * serial chain bit for bit: tiles 4, 8, 16, 20 (2D) and 4, 8 (3D); partly
  * padded work-groups (36 tiles of 4^2 in groups of 32, 25 of 8^2 in groups
@@ -717,6 +766,11 @@ Test(random_site, bad_input_names_the_key)
                        " \"tile_workers\": 4}}", "rsite-workers-copies", "algorithm.tile_workers: is for random_site");
     expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"tiled\", \"tile_workers\": 1}}",
                        "rsite-workers-tiled", "algorithm.tile_workers: is for random_site");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\","
+                       " \"tile_memory\": \"private\", \"tile_workers\": 2}}", "rsite-workers-private",
+                       "algorithm.tile_workers: 2 workers per tile run in local memory; algorithm.tile_memory \"private\"");
+    expect_input_error("{" BASE_MODEL "\"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\","
+                       " \"tile_memory\": \"private\"}}", "rsite-private-copies", "algorithm.tile_memory: is for random_site");
 }
 
 /* copies_memory "local" where the packed lattice (4096^2 words, 64 MiB)
@@ -736,6 +790,40 @@ Test(random_site, copies_local_refused_when_too_large)
     cr_expect(output && strstr(output, "algorithm.copies_memory: \"local\" needs 67109376 bytes"), "%s", output);
     free(output);
     free(dir);
+}
+
+/* tile_memory "private" where a tile's box does not fit its words (rows of
+ * 64 bits: 2D dead_border tile 64; 72 words: 3D dead_border tile 12): exit 2
+ * naming the key (checked on the device, after parsing). */
+static void expect_private_refused(const char *label, const char *json, const char *needle)
+{
+    char *dir = test_scratch_dir(label), path[4200];
+    cr_assert_not_null(dir);
+    snprintf(path, sizeof path, "%s/preset.json", dir);
+    test_write_file(path, json);
+    char *output = NULL;
+    int rc = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", path, dir);
+    printf("%s: exit %d: %s", label, rc, output ? output : "(no output)\n");
+    cr_expect_eq(rc, 2);
+    cr_expect(output && strstr(output, needle), "%s", output);
+    free(output);
+    free(dir);
+}
+
+Test(random_site, private_refused_when_too_large)
+{
+    expect_private_refused("rsite-private-rows",
+                           "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 128}, \"ensemble\": {\"beta\": 0.4},"
+                           " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\", \"tile\": 64,"
+                           " \"tile_memory\": \"private\"}, \"run\": {\"sweeps\": 1}}",
+                           "algorithm.tile_memory: \"private\" holds a tile's box (algorithm.tile 64, 2D dead_border) as "
+                           "rows of at most 32 bits in at most 36 uints; it takes rows of more than 32 bits");
+    expect_private_refused("rsite-private-words",
+                           "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 24}, \"ensemble\": {\"beta\": 0.2},"
+                           " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\", \"tile\": 12,"
+                           " \"tile_memory\": \"private\"}, \"run\": {\"sweeps\": 1}}",
+                           "algorithm.tile_memory: \"private\" holds a tile's box (algorithm.tile 12, 3D dead_border) as "
+                           "rows of at most 32 bits in at most 36 uints; it takes more");
 }
 
 /* Checkpoints: a run resumed from its last checkpoint (step 260 of 300)

@@ -120,6 +120,9 @@ add ising2d-rsite-double-tiling-global "$all" "$(rsite 2 double_tiling ', "tile_
 add ising3d-rsite-double-tiling "$all" "$(rsite 3 double_tiling ', "substeps": 2'), $beta"
 add ising3d-rsite-dead-border "$all" "$(rsite 3 dead_border ', "shift_every": 2'), $beta"
 add ising2d-rsite-dead-border-global "$all" "$(rsite 2 dead_border ', "tile_memory": "global", "substeps": 4'), $beta"
+# Tiles as bits in private memory (one work-item per tile, tile_memory private).
+add ising2d-rsite-dead-border-private "$all" "$(rsite 2 dead_border ', "tile_memory": "private", "substeps": 2'), $beta"
+add ising3d-rsite-double-tiling-private "$all" "$(rsite 3 double_tiling ', "type": "heatbath", "tile_memory": "private"'), $beta"
 # Parallel attempts in waves (tile_workers > 1: local atomics on the occupancy
 # and done masks, a round loop ended by a uniform flag).
 add ising2d-rsite-dead-border-waves "$all" "$(rsite 2 dead_border ', "tile_workers": 4'), $beta"

@@ -21,7 +21,8 @@
  * RS_TILE (double_tiling, dead_border),
  * TILE_ATTEMPTS (dead_border), and RS_LWG, RS_GROUP_TILES, RS_CHUNK,
  * RS_WORKERS and RS_BUCKETS (the tiled variants' local-memory kernels; the
- * last two for parallel waves, RS_WORKERS > 1).
+ * last two for parallel waves, RS_WORKERS > 1), and RS_PRIVATE (their
+ * private-memory kernels, common/random_site_private.h).
  *
  * sequential_reference: one work-item per configuration, spins config-major
  * (the drivers' layout).  copies: spins site-major, copy-minor (the CONFIGS

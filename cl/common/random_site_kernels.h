@@ -10,7 +10,12 @@
  *   inline uint rs_plan_bits(uint u, const uint *table)
  *   inline void rs_planned_attempt(__local RS_SPIN *box, uint word, uint sy, uint sz)
  * (the decision bits of acceptance word u from bit 24 of a plan word up, and
- * the attempt of a plan word on a box; see PLANNED_ATTEMPTS). */
+ * the attempt of a plan word on a box; see PLANNED_ATTEMPTS).
+ * RS_PRIVATE (tiles in private memory, common/random_site_private.h; models
+ * with two states): the model defines RS_SPIN_BIT, RS_BIT_SPIN and
+ *   inline uint rs_bits_flip(uint differ, uint u, const uint *table)
+ * (1 where a spin with `differ` antiparallel neighbours flips for the
+ * acceptance word u, else 0). */
 #ifndef CLMC_RANDOM_SITE_KERNELS_H
 #define CLMC_RANDOM_SITE_KERNELS_H
 
@@ -419,41 +424,54 @@ inline void subtile_corner(uint tile, uint q, uint *corner)
  * ((tile SUB^DIM + a) / 4, t low, PHASES t high + p, purpose) (SUB^DIM is a
  * multiple of 4); the site is r = floor(u SUB^DIM / 2^32) of the sub-tile,
  * (r mod SUB, floor(r / SUB) mod SUB, floor(r / SUB^2)). */
+/* The serial attempts of one tile and phase, as the global-memory and
+ * private-memory kernels make them: after the kernel's prologue
+ * (DOUBLE_TILING_PROLOGUE: tile, config, key, table, corner of the active
+ * sub-tile, streams), ATTEMPT runs for each attempt in the order of its
+ * draws with the site (x, y, z) in the sub-tile (0 .. SUB - 1) and the words
+ * u.v[k], w.v[k]. */
+#define DOUBLE_TILING_PROLOGUE                                                                                  \
+    uint tile = get_global_id(0), config = get_global_id(1);                                                    \
+    if (tile >= TILE_COUNT) return;                                                                             \
+    spins += (size_t)config * SITES;                                                                            \
+    uint table[RS_TABLE];                                                                                       \
+    load_table(tables, config, table);                                                                          \
+    clmc_philox_key key = {{seed_lo, seed_hi}};                                                                 \
+    uint corner[3];                                                                                             \
+    subtile_corner(tile, subtile_of(key, sweep_lo, sweep_hi, phase, first_system, config), corner);                           \
+    uint sites_stream = site_stream(first_system, config), hit = PHASES * sweep_hi + phase;                                   \
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config)
+#define DOUBLE_TILING_ATTEMPTS(ATTEMPT)                                                                         \
+    for (uint a = 0; a < SUB_SITES; a += 4) {                                                                   \
+        uint unit = (tile * SUB_SITES + a) / 4;                                                                 \
+        clmc_philox_ctr picks = clmc_random4(key, unit, sweep_lo, hit, sites_stream);                           \
+        clmc_philox_ctr u = clmc_random4(key, unit, sweep_lo, hit, accept_stream);                              \
+        clmc_philox_ctr w = proposals(key, unit, sweep_lo, hit, first_system, config);                                        \
+        _Pragma("unroll") for (uint k = 0; k < 4; k++) {                                                        \
+            uint r = mul_hi(picks.v[k], (uint)SUB_SITES);                                                       \
+            uint x = r % SUB, y = r / SUB % SUB, z = r / (SUB * SUB);                                           \
+            ATTEMPT;                                                                                            \
+        }                                                                                                       \
+    }
+
 __kernel void rsite_double_tiling(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint sweep_lo, uint sweep_hi,
                                   __global const uint *tables, uint phase, uint first_system)
 {
-    uint tile = get_global_id(0), config = get_global_id(1);
-    if (tile >= TILE_COUNT) return;
-    spins += (size_t)config * SITES;
-    uint table[RS_TABLE];
-    load_table(tables, config, table);
-    clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint corner[3];
-    subtile_corner(tile, subtile_of(key, sweep_lo, sweep_hi, phase, first_system, config), corner);
-    uint sites_stream = site_stream(first_system, config), hit = PHASES * sweep_hi + phase;
-    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config);
-    for (uint a = 0; a < SUB_SITES; a += 4) {
-        uint unit = (tile * SUB_SITES + a) / 4;
-        clmc_philox_ctr picks = clmc_random4(key, unit, sweep_lo, hit, sites_stream);
-        clmc_philox_ctr u = clmc_random4(key, unit, sweep_lo, hit, accept_stream);
-        clmc_philox_ctr w = proposals(key, unit, sweep_lo, hit, first_system, config);
-        for (uint k = 0; k < 4; k++) {
-            uint r = mul_hi(picks.v[k], (uint)SUB_SITES);
-            uint x = corner[0] + r % SUB, y = corner[1] + r / SUB % SUB, z = corner[2] + r / (SUB * SUB);
-            rs_attempt(spins, x + EDGE * (y + EDGE * z), 1, u.v[k], w.v[k], table);
-        }
-    }
+    DOUBLE_TILING_PROLOGUE;
+    DOUBLE_TILING_ATTEMPTS(rs_attempt(spins, corner[0] + x + EDGE * (corner[1] + y + EDGE * (corner[2] + z)), 1,
+                                      u.v[k], w.v[k], table));
 }
 
-#ifdef RS_LWG
-/* Local memory: per tile the active sub-tile and its one-site halo, a box of
- * BOX^DIM sites; only the sub-tile is written back. */
+/* Local and private memory: per tile the active sub-tile and its one-site
+ * halo, a box of BOX^DIM sites; only the sub-tile is written back. */
 #define BOX (SUB + 2)
 #if DIM == 2
 #define BOX_SITES (BOX * BOX)
 #else
 #define BOX_SITES (BOX * BOX * BOX)
 #endif
+
+#ifdef RS_LWG
 inline uint double_tiling_index(uint pick)
 {
     uint r = mul_hi(pick, (uint)SUB_SITES);
@@ -525,31 +543,41 @@ inline void segment_origin(clmc_philox_key key, uint segment_lo, uint segment_hi
  * 4) + a / 4, t low, t high, purpose); the site is r = floor(u INNER^DIM /
  * 2^32) of the interior, (1 + r mod INNER, 1 + floor(r / INNER) mod INNER,
  * 1 + floor(r / INNER^2)) from the tile's corner. */
+/* The serial attempts of one tile and step, as the global-memory and
+ * private-memory kernels make them: after the prologue (DEAD_BORDER_PROLOGUE:
+ * tile, config, key, table, the tile's corner, streams), ATTEMPT runs for
+ * each attempt in the order of its draws with the site (x, y, z) from the
+ * tile's corner (interior: 1 .. INNER) and the words u.v[k], w.v[k]. */
+#define DEAD_BORDER_PROLOGUE                                                                                    \
+    uint tile = get_global_id(0), config = get_global_id(1);                                                    \
+    if (tile >= TILE_COUNT) return;                                                                             \
+    spins += (size_t)config * SITES;                                                                            \
+    uint table[RS_TABLE];                                                                                       \
+    load_table(tables, config, table);                                                                          \
+    clmc_philox_key key = {{seed_lo, seed_hi}};                                                                 \
+    uint origin[3], corner[3];                                                                                  \
+    segment_origin(key, segment_lo, segment_hi, first_system, config, origin);                                                \
+    tile_corner(tile, origin, corner);                                                                          \
+    uint sites_stream = site_stream(first_system, config);                                                                  \
+    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config)
+#define DEAD_BORDER_ATTEMPTS(ATTEMPT)                                                                           \
+    for (uint a = 0; a < TILE_ATTEMPTS; a += 4) {                                                               \
+        uint unit = tile * ((TILE_ATTEMPTS + 3) / 4) + a / 4;                                                   \
+        clmc_philox_ctr picks = clmc_random4(key, unit, step_lo, step_hi, sites_stream);                        \
+        clmc_philox_ctr u = clmc_random4(key, unit, step_lo, step_hi, accept_stream);                           \
+        clmc_philox_ctr w = proposals(key, unit, step_lo, step_hi, first_system, config);                                     \
+        _Pragma("unroll") for (uint k = 0; k < 4 && a + k < TILE_ATTEMPTS; k++) {                               \
+            uint r = mul_hi(picks.v[k], (uint)INNER_SITES);                                                     \
+            uint x = 1 + r % INNER, y = 1 + r / INNER % INNER, z = DIM == 3 ? 1 + r / (INNER * INNER) : 0;      \
+            ATTEMPT;                                                                                            \
+        }                                                                                                       \
+    }
+
 __kernel void rsite_dead_border(__global RS_SPIN *spins, uint seed_lo, uint seed_hi, uint step_lo, uint step_hi,
                                 __global const uint *tables, uint segment_lo, uint segment_hi, uint first_system)
 {
-    uint tile = get_global_id(0), config = get_global_id(1);
-    if (tile >= TILE_COUNT) return;
-    spins += (size_t)config * SITES;
-    uint table[RS_TABLE];
-    load_table(tables, config, table);
-    clmc_philox_key key = {{seed_lo, seed_hi}};
-    uint origin[3], corner[3];
-    segment_origin(key, segment_lo, segment_hi, first_system, config, origin);
-    tile_corner(tile, origin, corner);
-    uint sites_stream = site_stream(first_system, config);
-    uint accept_stream = CLMC_STREAM(RS_PURPOSE_ACCEPT, first_system + config);
-    for (uint a = 0; a < TILE_ATTEMPTS; a += 4) {
-        uint unit = tile * ((TILE_ATTEMPTS + 3) / 4) + a / 4;
-        clmc_philox_ctr picks = clmc_random4(key, unit, step_lo, step_hi, sites_stream);
-        clmc_philox_ctr u = clmc_random4(key, unit, step_lo, step_hi, accept_stream);
-        clmc_philox_ctr w = proposals(key, unit, step_lo, step_hi, first_system, config);
-        for (uint k = 0; k < 4 && a + k < TILE_ATTEMPTS; k++) {
-            uint r = mul_hi(picks.v[k], (uint)INNER_SITES);
-            uint x = 1 + r % INNER, y = 1 + r / INNER % INNER, z = DIM == 3 ? 1 + r / (INNER * INNER) : 0;
-            rs_attempt(spins, wrapped_site(corner, x, y, z), 1, u.v[k], w.v[k], table);
-        }
-    }
+    DEAD_BORDER_PROLOGUE;
+    DEAD_BORDER_ATTEMPTS(rs_attempt(spins, wrapped_site(corner, x, y, z), 1, u.v[k], w.v[k], table));
 }
 
 #ifdef RS_LWG
@@ -589,6 +617,10 @@ void rsite_dead_border_local(__global RS_SPIN *spins, uint seed_lo, uint seed_hi
     }
 }
 #endif
+#endif
+
+#ifdef RS_PRIVATE
+#include "common/random_site_private.h"
 #endif
 
 #endif

@@ -1,7 +1,8 @@
 /* Ising ferromagnet, random-site dynamics (algorithm.layout "random_site",
  * docs/models/ising.md): the flip of one attempt, on bytes, on packed copies
- * (RS_LOCAL) and on the boxes of the tiled local-memory kernels (RS_LWG); the
- * kernels, site picks and streams are common/random_site.h's.  Metropolis or
+ * (RS_LOCAL), on the boxes of the tiled local-memory kernels (RS_LWG) and on
+ * the bits of the private-memory tiles (RS_PRIVATE); the kernels, site picks
+ * and streams are common/random_site.h's.  Metropolis or
  * heat-bath (Glauber) probability, as the integer thresholds of the host:
  * table[a] for a spin with a aligned neighbours (a = 0 .. 2 DIM; eight per
  * configuration).
@@ -40,11 +41,27 @@ inline void rs_attempt(__global char *spins, uint site, uint stride, uint u, uin
     if (accept_flip(aligned, u, table)) *spin = (char)-s;
 }
 
-#if RS_LOCAL
-/* Packed copies: bit 1 for spin up. */
+/* Packed copies and tiles in private memory (two-state hooks of
+ * common/random_site_kernels.h): bit 1 for spin up, and the flip of a spin
+ * with `differ` antiparallel neighbours. */
 #define RS_SPIN_BIT(s) ((s) > 0)
 #define RS_BIT_SPIN(b) ((b) ? 1 : -1)
+inline uint rs_bits_flip(uint differ, uint u, const uint *table)
+{
+    /* accept_flip(NEIGHBOURS - differ, u, table), the threshold an OR of
+     * masked entries: LLVM turns accept_flip's chain of selects into a load
+     * at a variable index (clang 15), which puts the table in memory. */
+    uint aligned = NEIGHBOURS - differ, chosen = 0;
+#if HEATBATH
+    for (uint a = 0; a <= NEIGHBOURS; a++) chosen |= table[a] & (0u - (uint)(aligned == a));
+    return u < chosen;
+#else
+    for (uint a = NEIGHBOURS / 2 + 1; a <= NEIGHBOURS; a++) chosen |= table[a] & (0u - (uint)(aligned == a));
+    return aligned <= NEIGHBOURS / 2 || u < chosen;
+#endif
+}
 
+#if RS_LOCAL
 /* One attempt of copy `lane` at `site`: rs_attempt on packed spins. */
 inline void rs_packed_attempt(__local uint *lattice, uint site, uint lane, uint u, const uint *table)
 {

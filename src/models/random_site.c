@@ -3,6 +3,7 @@
 #include "models/random_site.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,11 +17,14 @@
 #define WORKERS_MAX 32 /* algorithm.tile_workers */
 #define WAVE_WG_MAX 128 /* items per work-group of the wave kernels (RS_WORKERS > 1) */
 #define BUCKETS_MAX 512 /* occupancy masks per tile of the wave kernels */
+#define PRIVATE_WORDS_MAX 36 /* uints of a tile's bits in private memory (3D double_tiling tile 16: 34) */
+#define PRIVATE_AUTO_WORDS 16 /* tile_memory "auto" takes private memory up to this many */
 
 const char *const clmc_random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling",
                                                  "dead_border", NULL};
 const char *const clmc_site_sequences[] = {"auto", "per_copy", "shared", NULL};
 const char *const clmc_rsite_memories[] = {"auto", "local", "global", NULL};
+const char *const clmc_tile_memories[] = {"auto", "local", "global", "private", NULL};
 
 struct clmc_rsite {
     clmc_runtime *rt;
@@ -29,6 +33,7 @@ struct clmc_rsite {
     bool copies, heatbath, dirty;
     bool packed;         /* copies in local memory, 32 sites per word (RS_LOCAL) */
     bool dead_border, local; /* local: the tiled variants' local-memory kernels */
+    bool registers;      /* the tiled variants' private-memory kernels (RS_PRIVATE) */
     int workers;         /* local: items per tile (1: serial chain; more: waves) */
     int tile, substeps;  /* tile: double_tiling's or dead_border's tile edge, else 0 */
     long long shift_every; /* dead_border: sweeps between origin shifts */
@@ -126,9 +131,10 @@ static clmc_status validate_workers(const clmc_preset *p)
     if (workers & (workers - 1))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: %lld is not 0 (auto), 1 (serial) or a power of two "
                          "up to %d", workers, WORKERS_MAX);
-    if (workers > 1 && strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "global") == 0)
+    const char *memory = clmc_preset_string(p, "algorithm.tile_memory");
+    if (workers > 1 && (strcmp(memory, "global") == 0 || strcmp(memory, "private") == 0))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: %lld workers per tile run in local memory; "
-                         "algorithm.tile_memory \"global\" takes 0 or 1", workers);
+                         "algorithm.tile_memory \"%s\" takes 0 or 1", workers, memory);
     return CLMC_OK;
 }
 
@@ -161,6 +167,9 @@ clmc_status clmc_rsite_validate(const clmc_preset *p, bool tiles, bool packed)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_workers: is for random_site \"double_tiling\" and "
                          "\"dead_border\" only (give 0)");
     if (dead_border || double_tiling) CLMC_TRY(validate_workers(p));
+    if (!packed && strcmp(clmc_preset_string(p, "algorithm.tile_memory"), "private") == 0)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: \"private\" holds one bit per spin, which cannot "
+                         "hold this model's states; give \"auto\", \"local\" or \"global\"");
     int edge = (int)clmc_preset_int(p, "model.L");
     if (tiles) {
         int tile = (int)clmc_preset_int(p, "algorithm.tile");
@@ -272,6 +281,41 @@ static size_t group_layout(clmc_rsite *rs, const clmc_device_info *d, size_t ser
     return bytes;
 }
 
+/* Uints of a tile's box as bits in private memory (RS_PRIVATE): rows of
+ * box-edge bits, 32 / edge rows a word; 0 where a row would exceed a word. */
+static size_t private_words(const clmc_rsite *rs)
+{
+    size_t edge = rs->dead_border ? (size_t)rs->tile : (size_t)rs->tile / 2 + 2;
+    if (edge > 32) return 0;
+    size_t rows = rs->dim == 3 ? edge * edge : edge, per_word = 32 / edge;
+    return (rows + per_word - 1) / per_word;
+}
+
+/* algorithm.tile_memory "private", or "auto" on a GPU with tile_workers 0 or
+ * 1 where the box takes at most PRIVATE_AUTO_WORDS words: one work-item per
+ * tile holding it in registers (*chosen); "private" exits 2 where the model
+ * has no bits (Potts, refused by clmc_rsite_validate) or the box takes more
+ * than PRIVATE_WORDS_MAX.  Records tile_workers 1. */
+static clmc_status choose_private(clmc_rsite *rs, clmc_preset *p, bool *chosen)
+{
+    const clmc_device_info *d = clmc_runtime_device(rs->rt);
+    const char *wanted = clmc_preset_string(p, "algorithm.tile_memory");
+    size_t words = private_words(rs);
+    bool fits = rs->model.packed && words > 0 && words <= PRIVATE_WORDS_MAX;
+    if (strcmp(wanted, "private") == 0 && !fits)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile_memory: \"private\" holds a tile's box (algorithm.tile %d, "
+                         "%dD %s) as rows of at most 32 bits in at most %d uints; it takes %s (give \"auto\", \"local\" "
+                         "or \"global\")", rs->tile, rs->dim, rs->dead_border ? "dead_border" : "double_tiling",
+                         PRIVATE_WORDS_MAX, words ? "more" : "rows of more than 32 bits");
+    bool gpu = strcmp(d->type, "GPU") == 0;
+    *chosen = strcmp(wanted, "private") == 0 ||
+              (strcmp(wanted, "auto") == 0 && gpu && fits && words <= PRIVATE_AUTO_WORDS &&
+               clmc_preset_int(p, "algorithm.tile_workers") <= 1);
+    if (*chosen) clmc_preset_set_int(p, "algorithm.tile_workers", 1);
+    rs->registers = *chosen;
+    return CLMC_OK;
+}
+
 /* algorithm.tile_memory and tile_workers: plan chunks of 64 attempts (fewer
  * where a tile makes fewer, rounded up to 4); auto workers fall back to the
  * serial kernel where a tile with the waves' masks does not fit, "auto"
@@ -285,6 +329,12 @@ static clmc_status choose_tile_memory(clmc_rsite *rs, clmc_preset *p)
     rs->chunk = attempts < CHUNK_MAX ? attempts : CHUNK_MAX;
     rs->buckets = box_sites(rs) < BUCKETS_MAX ? box_sites(rs) : BUCKETS_MAX;
     rs->tiles = (size_t)clmc_lattice_sites(rs->dim, rs->edge / rs->tile);
+    bool registers = false;
+    CLMC_TRY(choose_private(rs, p, &registers));
+    if (registers) {
+        rs->workers = 1;
+        return CLMC_OK;
+    }
     int asked = (int)clmc_preset_int(p, "algorithm.tile_workers");
     rs->workers = asked ? asked : auto_workers(rs, d);
     if ((size_t)rs->workers > d->max_work_group_size)
@@ -337,6 +387,7 @@ static clmc_status build(clmc_rsite *rs, clmc_preset *p)
     if (rs->tile) clmc_defines_int(&options, "RS_TILE", rs->tile);
     long long tile_sites = (long long)rs->tile * rs->tile * (rs->dim == 3 ? rs->tile : 1);
     if (rs->dead_border) clmc_defines_int(&options, "TILE_ATTEMPTS", tile_sites / rs->substeps);
+    if (rs->registers) clmc_defines_int(&options, "RS_PRIVATE", 1);
     if (rs->local) {
         clmc_defines_int(&options, "RS_LWG", (long long)rs->wg);
         clmc_defines_int(&options, "RS_GROUP_TILES", (long long)rs->group_tiles);
@@ -349,10 +400,12 @@ static clmc_status build(clmc_rsite *rs, clmc_preset *p)
     }
     if (rs->model.q) clmc_defines_int(&options, "Q", rs->model.q);
     CLMC_TRY(clmc_defines_build(rs->rt, rs->model.program, &options, &rs->program));
-    const char *kernel = rs->dead_border ? (rs->local ? "rsite_dead_border_local" : "rsite_dead_border")
-                       : rs->tile      ? (rs->local ? "rsite_double_tiling_local" : "rsite_double_tiling")
-                       : rs->copies    ? "rsite_copies"
-                                       : "rsite_sequential";
+    const char *memory = rs->registers ? "_private" : rs->local ? "_local" : "";
+    char kernel[64];
+    snprintf(kernel, sizeof kernel, "%s%s",
+             rs->dead_border ? "rsite_dead_border" : rs->tile ? "rsite_double_tiling"
+                           : rs->copies ? "rsite_copies" : "rsite_sequential",
+             rs->tile ? memory : "");
     CLMC_TRY(clmc_kernel_create(rs->program, kernel, &rs->update));
     /* ensemble.first_system: the update's last argument (one program for every value). */
     CLMC_TRY(clmc_kernel_set_first_system(rs->update, clmc_preset_systems(p)->first_system));
@@ -440,8 +493,8 @@ void clmc_rsite_destroy(clmc_rsite *rs)
     free(rs);
 }
 
-/* One launch of a tiled variant: a work-item per tile (global memory) or
- * work-groups of wg items per group_tiles tiles (local memory). */
+/* One launch of a tiled variant: a work-item per tile (global and private
+ * memory) or work-groups of wg items per group_tiles tiles (local memory). */
 static clmc_status tiled_launch(clmc_rsite *rs)
 {
     if (!rs->local) {

@@ -13,7 +13,8 @@
 
 extern const char *const clmc_random_site_variants[];
 extern const char *const clmc_site_sequences[];
-extern const char *const clmc_rsite_memories[]; /* copies_memory, tile_memory */
+extern const char *const clmc_rsite_memories[]; /* copies_memory */
+extern const char *const clmc_tile_memories[];  /* tile_memory */
 
 /* The keys every model with the layout takes (docs/models/ising.md). */
 #define CLMC_RANDOM_SITE_ALGORITHM_FIELDS                                                                          \
@@ -30,9 +31,10 @@ extern const char *const clmc_rsite_memories[]; /* copies_memory, tile_memory */
      "random_site copies: local (the copies of a work-group packed 32 per word in local memory for a step; Ising "  \
      "only), global (bytes in global memory) or auto (local on a GPU where the lattice fits and the model packs); " \
      "results do not depend on it"},                                                                                \
-    {"tile_memory", CLMC_FIELD_STRING, 0, 0, false, clmc_rsite_memories, "\"auto\"",                              \
-     "random_site double_tiling / dead_border: tiles in local memory (local), global memory (global) or local "     \
-     "where a tile fits the device (auto); results do not depend on it"},                                        \
+    {"tile_memory", CLMC_FIELD_STRING, 0, 0, false, clmc_tile_memories, "\"auto\"",                               \
+     "random_site double_tiling / dead_border: tiles as bits in private memory, one work-item per tile "          \
+     "(private), in local memory (local), in global memory (global) or auto (private on GPUs where the tile's "   \
+     "bits fit, else local where a tile fits the device, else global); results do not depend on it"},            \
     {"tile_workers", CLMC_FIELD_INT, 0, 32, false, NULL, "0",                                                     \
      "random_site double_tiling / dead_border in local memory: work-items per tile, 1 (one serial chain of "      \
      "attempts) or 2, 4, 8, 16, 32 (attempts in conflict-free waves); 0 = auto (serial on CPU devices, by the "    \
@@ -44,7 +46,9 @@ extern const char *const clmc_rsite_memories[]; /* copies_memory, tile_memory */
  * `tiles`: the model offers double_tiling and dead_border (keys
  * algorithm.tile and algorithm.shift_every) and their local-memory kernels
  * (RS_LWG); `packed`: its kernel file offers the packed copies kernel
- * (RS_LOCAL, one bit per spin: algorithm.copies_memory "local"). */
+ * (RS_LOCAL, one bit per spin: algorithm.copies_memory "local") and, with
+ * `tiles`, the tiles as bits in private memory (RS_PRIVATE:
+ * algorithm.tile_memory "private"). */
 typedef struct {
     const char *program;
     unsigned table_stride;
