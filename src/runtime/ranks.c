@@ -195,6 +195,7 @@ clmc_status clmc_ranks_allgather(const void *send, size_t bytes, void *receive)
 #ifdef CLMC_HAVE_MPI
     if (bytes > (size_t)INT32_MAX)
         return clmc_fail(CLMC_ERR_OTHER, "allgather of %zu bytes per rank exceeds MPI's int count", bytes);
+    if (send == (const char *)receive + (size_t)info.rank * bytes) send = MPI_IN_PLACE; /* its own slot */
     if (MPI_Allgather(send, (int)bytes, MPI_BYTE, receive, (int)bytes, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
         return clmc_fail(CLMC_ERR_OTHER, "MPI_Allgather of %zu bytes per rank failed", bytes);
 #endif

@@ -55,7 +55,8 @@ void clmc_ranks_chain_result(uint64_t *value);
  * order into `receive` (size x bytes; ignored elsewhere).  Collective. */
 clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive);
 /* Every rank receives every rank's `bytes` bytes in rank order into
- * `receive` (size x bytes).  Collective. */
+ * `receive` (size x bytes); `send` may be this rank's own slot of `receive`
+ * (in place).  Collective. */
 clmc_status clmc_ranks_allgather(const void *send, size_t bytes, void *receive);
 /* As clmc_ranks_gather with per-rank sizes: counts[r] bytes from rank r
  * (rank 0 reads them into `counts`, size entries). */

@@ -664,6 +664,9 @@ static void potts_describe_update(void *state, cJSON *performance)
     cJSON_AddNumberToObject(merge, "merge_seconds", s->merge.merge_seconds);
     cJSON_AddNumberToObject(merge, "halo_seconds", s->merge.halo_seconds);
     cJSON_AddNumberToObject(merge, "merged_roots", (double)s->merge.merged_roots);
+    cJSON_AddNumberToObject(merge, "allgather_seconds", s->merge.allgather_seconds);
+    cJSON_AddNumberToObject(merge, "union_find_seconds", s->merge.union_find_seconds);
+    cJSON_AddNumberToObject(merge, "upload_seconds", s->merge.upload_seconds);
 }
 
 /* ---- Population annealing (docs/ensembles.md) ------------------------------ */
