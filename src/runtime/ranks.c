@@ -14,8 +14,6 @@ static bool initialised;
 /* Whether this rank prints the error it returns: rank 0, unless
  * clmc_ranks_agree chose the failed rank. */
 static bool reports = true;
-/* clmc_ranks_set_configs_chained */
-static bool configs_chained;
 
 /* Started by an MPI launcher (mpirun/mpiexec of Open MPI or MPICH, srun):
  * the variables they set in each rank.  Without one, clmc stays a single
@@ -330,9 +328,6 @@ void clmc_ranks_sum_uint32(uint32_t *values, size_t n)
 #endif
 }
 
-void clmc_ranks_set_configs_chained(bool chained) { configs_chained = chained; }
-
-bool clmc_ranks_configs_chained(void) { return configs_chained && clmc_ranks_many(); }
 
 _Noreturn void clmc_ranks_abort(clmc_status status)
 {

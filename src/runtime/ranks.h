@@ -78,12 +78,6 @@ void clmc_ranks_sum_uint32(uint32_t *values, size_t n);
 /* Rank r's share of `units` units cut into contiguous shares: [start(r),
  * start(r + 1)) with start(r) = r units / size (start(size) = units). */
 unsigned clmc_ranks_share_start(unsigned units, int rank);
-/* Parallel tempering of one system across the ranks (docs/mpi.md): the
- * ranks hold consecutive configurations of one run, so a model's checks over
- * its configurations continue from rank to rank (clmc_ranks_chain_*).  Set
- * by src/engine/distribute.c before the model is created. */
-void clmc_ranks_set_configs_chained(bool chained);
-bool clmc_ranks_configs_chained(void);
 
 /* A failure on one rank after the ranks have parted (inside the sweep loop):
  * prints the message and ends every rank (MPI_Abort), so none waits forever
