@@ -48,6 +48,7 @@ clmc_status potts_slab_create(clmc_runtime *rt, cl_program program, int dim, int
 
 void potts_slab_release(potts_slab *h)
 {
+    if (h->rt && h->roots) CLMC_CL_WARN(clFinish(clmc_runtime_queue(h->rt))); /* the unwaited uploads from host memory */
     if (h->mark_top_parts) CLMC_CL_WARN(clReleaseKernel(h->mark_top_parts));
     if (h->boundary_record) CLMC_CL_WARN(clReleaseKernel(h->boundary_record));
     if (h->merge_roots) CLMC_CL_WARN(clReleaseKernel(h->merge_roots));
