@@ -15,9 +15,10 @@
 # exchanges and merges included) and per GPU (x K), from the ranks' summed
 # device time, the weak-scaling efficiency (ns per update per GPU at K = 1
 # over that at K), the share of the wall time in the cross-rank merge (host:
-# boundary labels read back, MPI_Allgather, union-find, merged roots written)
-# and in the halo exchange of spins (performance.cross_rank), and the device
-# names.  K = 2 needs 2 GPUs (nvidia-smi -L).
+# MPI_Allgather of the boundary records, union-find, merged roots queued)
+# and in the halo exchange of spins (performance.cross_rank), the merge's
+# pieces per sweep (allgather with its waits for the slower rank, host
+# union-find, upload), and the device names.  K = 2 needs 2 GPUs (nvidia-smi -L).
 # Usage: benchmarks/sw_ranks.sh [OUT] [SWEEPS]   (SWEEPS 200 by default; a few minutes on 2 H100)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,6 +64,9 @@ if c := p.get("cross_rank"):
     print(f"    cross-rank merge {c['merge_seconds']:.3f} s ({100 * c['merge_seconds'] / p['wall_seconds']:.1f} % of wall), "
           f"halo {c['halo_seconds']:.3f} s ({100 * c['halo_seconds'] / p['wall_seconds']:.1f} %), "
           f"{c['merged_roots'] / sweeps:.0f} roots merged per sweep on rank 0; domain {p.get('domain')}")
+    if "union_find_seconds" in c:
+        print("    merge per sweep (ms): " + ", ".join(f"{k.removesuffix('_seconds')} {1e3 * c[k] / sweeps:.3f}" for k in
+              ("merge_seconds", "allgather_seconds", "union_find_seconds", "upload_seconds")))
 if phases := p.get("phases"):
     print("    device phases (s): " + ", ".join(f"{n} {v['seconds']:.3f}" for n, v in phases.items()))
 PY

@@ -240,9 +240,9 @@ for entry in "${cases[@]}"; do
 done
 
 # Swendsen-Wang of one Potts lattice cut over 2 MPI ranks (potts.cl with
-# -DSLAB, labeling.cl with -DLAYERS, potts_merge_roots), each rank under
-# Oclgrind with its own log; where the build has MPI (else potts_merge_roots
-# is excused below).  Races, bounds and API only: with --uninitialized,
+# -DSLAB, labeling.cl with -DLAYERS, the merge's boundary record and roots), each rank under
+# Oclgrind with its own log; where the build has MPI (else those kernels
+# are excused below).  Races, bounds and API only: with --uninitialized,
 # Oclgrind flags all the slab's spins once the host has written the halo
 # layer into the spin buffer at an offset (found by leaving out the flips,
 # the read-back of the first layer and that write in turn: only the write
@@ -282,7 +282,7 @@ fi
 if [ $# -eq 0 ]; then
   not_launched=(philox_known_answers philox_throughput heisenberg_fault tempering_reaches repro_math_values
                 philox4x32_10_numbers philox4x32_7_numbers lcg32_numbers lcg64_numbers xorwow_numbers lagfib_numbers)
-  [ $mpi_built -eq 1 ] || not_launched+=(potts_merge_roots) # slabs: MPI ranks only
+  [ $mpi_built -eq 1 ] || not_launched+=(potts_mark_top_parts potts_boundary_record potts_merge_roots) # slabs: MPI ranks only
   # Population annealing's MPI kernels (members shared by ranks): no Oclgrind
   # case yet; tools/mpi_population_check.sh runs them on PoCL, equal to one process.
   not_launched+=(pa_family_edges pa_share_ranges pa_window_prefix)

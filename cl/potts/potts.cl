@@ -42,6 +42,7 @@
 #define OWN_SITES ((uint)SLAB * LAYER_SITES)
 #define STORED_SITES (OWN_SITES + LAYER_SITES)
 #define ROOT_MERGED 0x80000000u
+#define PART_MARK 0x40000000u
 #else
 #define OWN_SITES SITES
 #define STORED_SITES SITES
@@ -117,6 +118,7 @@ __kernel void potts_flip(__global uchar *spins, __global const uint *labels, uin
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint root = OF_SYSTEM(labels)[site];
 #ifdef SLAB
+    if (root & PART_MARK) root = site; /* a root potts_mark_top_parts marked */
     uint at_root = root & ROOT_MERGED ? root : labels[root];
     root = at_root & ROOT_MERGED ? at_root & ~ROOT_MERGED : root + first_site;
 #endif
@@ -184,6 +186,41 @@ void potts_measure(__global const uchar *all_spins, __global uint *counts, uint 
 }
 
 #ifdef SLAB
+/* The merge's boundary record, positions 0 .. LAYER_SITES - 1 the first
+ * layer's sites, LAYER_SITES + x the last layer's site x.  Every part of a
+ * cluster in the slab that touches either layer is represented by one
+ * position: its root where the root lies in a boundary layer (a part touching
+ * the first layer has its root there), else the smallest last-layer position
+ * it touches.  Step 1 (over the last layer): a part whose root lies between
+ * the two layers marks that root with its smallest position, PART_MARK |
+ * (LAYER_SITES - 1 - x) by atomic_max (the root's own label becomes the
+ * mark; potts_flip knows it). */
+__kernel void potts_mark_top_parts(__global uint *labels)
+{
+    uint x = get_global_id(0);
+    if (x >= LAYER_SITES) return;
+    uint root = labels[OWN_SITES - LAYER_SITES + x];
+    if (root >= LAYER_SITES && root < OWN_SITES - LAYER_SITES)
+        atomic_max(&labels[root], PART_MARK | (LAYER_SITES - 1 - x));
+}
+
+/* Step 2: record[i] = the part's local root where position i represents its
+ * part, else PART_MARK | the representing position; bit 31 of a last-layer
+ * position: its bond along the last axis to the rank above is active. */
+__kernel void potts_boundary_record(__global const uint *labels, __global const uchar *bonds, __global uint *record)
+{
+    uint i = get_global_id(0);
+    if (i >= 2 * LAYER_SITES) return;
+    uint top = OWN_SITES - LAYER_SITES, x = i % LAYER_SITES, site = i < LAYER_SITES ? x : top + x;
+    uint root = labels[site], at;
+    if (root < LAYER_SITES) at = root;
+    else if (root >= top) at = LAYER_SITES + root - top;
+    else at = 2 * LAYER_SITES - 1 - (labels[root] & ~PART_MARK);
+    uint entry = at == i ? root : PART_MARK | at;
+    if (i >= LAYER_SITES && (bonds[site] >> (DIM - 1)) & 1u) entry |= ROOT_MERGED; /* the bond bit */
+    record[i] = entry;
+}
+
 /* After the host's merge: roots[2 i] (a local root) takes roots[2 i + 1]
  * (ROOT_MERGED | its cluster's global smallest site), i < n. */
 __kernel void potts_merge_roots(__global uint *labels, __global const uint *roots, uint n)

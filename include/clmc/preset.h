@@ -51,6 +51,11 @@ typedef struct clmc_output_settings {
 typedef struct clmc_systems_settings {
     bool independent;
     unsigned copies, first_system;
+    /* Under MPI ranks, set by the engine: these systems are this rank's share
+     * of one run's configurations, continuing those of the rank below (the
+     * temperatures of one parallel tempering run); the configuration hash
+     * continues from rank to rank. */
+    bool ranks_chained;
 } clmc_systems_settings;
 
 /* Parses and validates against the models of the registry (defined above the
@@ -105,6 +110,8 @@ bool clmc_preset_population_adaptive(const clmc_preset *preset, double *beta_end
  * rank's model holds `copies` member slots, the first of them the run's
  * member `first_system` (clmc_preset_systems). */
 void clmc_preset_population_share(clmc_preset *preset, unsigned copies, unsigned first_system);
+/* Marks the systems as a rank's share of one run's configurations (clmc_systems_settings.ranks_chained). */
+void clmc_preset_chain_ranks(clmc_preset *preset);
 /* Engine-side resolution of automatic values (e.g. a per-device tile edge). */
 void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value);
 

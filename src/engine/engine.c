@@ -120,7 +120,7 @@ static clmc_status instance_open(clmc_preset *preset, const clmc_preset *global,
     bool temperatures = global && clmc_rank_temperatures(global);
     CLMC_TRY(clmc_ensemble_settings_read(temperatures ? global : preset, &ensemble));
     if (temperatures) clmc_rank_temperature_share(global, &ensemble.share_first, &ensemble.share_count);
-    clmc_ranks_set_configs_chained(temperatures);
+    if (temperatures) clmc_preset_chain_ranks(preset); /* the model's share of the configurations */
     m->ops = clmc_model_find(clmc_preset_string(preset, "model.type"));
     if (!m->ops) return clmc_fail(CLMC_ERR_INPUT, "model.type: unknown model");
     m->tuning = cJSON_CreateObject();

@@ -1157,6 +1157,8 @@ void clmc_preset_population_share(clmc_preset *preset, unsigned copies, unsigned
     preset->systems.first_system = first_system;
 }
 
+void clmc_preset_chain_ranks(clmc_preset *preset) { preset->systems.ranks_chained = true; }
+
 void clmc_preset_set_int(clmc_preset *preset, const char *path, long long value)
 {
     cJSON *item = find_path(preset, path);

@@ -14,8 +14,6 @@ static bool initialised;
 /* Whether this rank prints the error it returns: rank 0, unless
  * clmc_ranks_agree chose the failed rank. */
 static bool reports = true;
-/* clmc_ranks_set_configs_chained */
-static bool configs_chained;
 #ifdef CLMC_HAVE_MPI
 static MPI_Request max_request = MPI_REQUEST_NULL;
 #endif
@@ -222,6 +220,7 @@ clmc_status clmc_ranks_allgather(const void *send, size_t bytes, void *receive)
 #ifdef CLMC_HAVE_MPI
     if (bytes > (size_t)INT32_MAX)
         return clmc_fail(CLMC_ERR_OTHER, "allgather of %zu bytes per rank exceeds MPI's int count", bytes);
+    if (send == (const char *)receive + (size_t)info.rank * bytes) send = MPI_IN_PLACE; /* its own slot */
     if (MPI_Allgather(send, (int)bytes, MPI_BYTE, receive, (int)bytes, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
         return clmc_fail(CLMC_ERR_OTHER, "MPI_Allgather of %zu bytes per rank failed", bytes);
 #endif
@@ -356,9 +355,6 @@ void clmc_ranks_sum_uint32(uint32_t *values, size_t n)
 #endif
 }
 
-void clmc_ranks_set_configs_chained(bool chained) { configs_chained = chained; }
-
-bool clmc_ranks_configs_chained(void) { return configs_chained && clmc_ranks_many(); }
 
 _Noreturn void clmc_ranks_abort(clmc_status status)
 {

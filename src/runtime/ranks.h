@@ -62,7 +62,8 @@ void clmc_ranks_chain_result(uint64_t *value);
  * order into `receive` (size x bytes; ignored elsewhere).  Collective. */
 clmc_status clmc_ranks_gather(const void *send, size_t bytes, void *receive);
 /* Every rank receives every rank's `bytes` bytes in rank order into
- * `receive` (size x bytes).  Collective. */
+ * `receive` (size x bytes); `send` may be this rank's own slot of `receive`
+ * (in place).  Collective. */
 clmc_status clmc_ranks_allgather(const void *send, size_t bytes, void *receive);
 /* As clmc_ranks_gather with per-rank sizes: counts[r] bytes from rank r
  * (rank 0 reads them into `counts`, size entries). */
@@ -84,12 +85,6 @@ void clmc_ranks_sum_uint32(uint32_t *values, size_t n);
 /* Rank r's share of `units` units cut into contiguous shares: [start(r),
  * start(r + 1)) with start(r) = r units / size (start(size) = units). */
 unsigned clmc_ranks_share_start(unsigned units, int rank);
-/* Parallel tempering of one system across the ranks (docs/mpi.md): the
- * ranks hold consecutive configurations of one run, so a model's checks over
- * its configurations continue from rank to rank (clmc_ranks_chain_*).  Set
- * by src/engine/distribute.c before the model is created. */
-void clmc_ranks_set_configs_chained(bool chained);
-bool clmc_ranks_configs_chained(void);
 
 /* A failure on one rank after the ranks have parted (inside the sweep loop):
  * prints the message and ends every rank (MPI_Abort), so none waits forever

@@ -24,6 +24,7 @@
 #include "runtime/defines.h"
 #include "runtime/ranks.h"
 #include "measure/measure.h"
+#include "models/configuration_hash.h"
 #include "models/lattice.h"
 
 
@@ -826,11 +827,6 @@ static clmc_status ea_set_betas(void *state, const double *betas, const unsigned
 
 /* ---- Checks ---------------------------------------------------------------- */
 
-/* All configurations as +-1 bytes in the canonical order (realization,
- * replica, tempering slot, site), whatever the layout. */
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-#define FNV_PRIME 0x100000001b3ULL
-
 /* All configurations' spins as +-1 bytes, config major: the naive layout's
  * buffer as stored; msc words unpacked (configuration c's spins are one bit
  * of one stack's words, site after site). */
@@ -876,36 +872,25 @@ static clmc_status ea_snapshot(void *state, clmc_array *configuration)
 static clmc_status ea_checks(void *state, cJSON *checks)
 {
     ea_state *s = state;
-    uint64_t hash = FNV_OFFSET;
-    unsigned long long invalid = 0;
+    clmc_configuration_hash hash;
+    clmc_configuration_hash_start(&hash, s->population && clmc_ranks_many()); /* the members of all ranks, in order */
     size_t n = (size_t)s->configurations * s->n_sites;
     signed char *spins = malloc(n ? n : 1);
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     clmc_status status = read_spins(s, spins);
-    bool chain = s->population && clmc_ranks_many(); /* the members of all ranks, in order (collective) */
-    if (chain) clmc_ranks_chain_receive(&hash);
+    clmc_configuration_hash_receive(&hash);
     for (size_t i = 0; status == CLMC_OK && i < n; i++) {
-        invalid += spins[i] != 1 && spins[i] != -1;
-        hash = (hash ^ (unsigned char)spins[i]) * FNV_PRIME;
+        hash.invalid += spins[i] != 1 && spins[i] != -1;
+        clmc_configuration_hash_byte(&hash, (unsigned char)spins[i]);
     }
     free(spins);
-    if (chain) {
-        clmc_ranks_chain_send(hash);
-        clmc_ranks_chain_result(&hash);
-        long long all = (long long)invalid;
-        clmc_ranks_sum_int64(&all, 1);
-        invalid = (unsigned long long)all;
-    }
+    clmc_configuration_hash_finish(&hash, status == CLMC_OK ? checks : NULL);
     CLMC_TRY(status);
-    char text[32];
-    snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
-    cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
-    cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
     if (s->energy_mode == EA_ENERGIES_CHECK) {
         cJSON_AddNumberToObject(checks, "energy_pass_checked", (double)s->energies_checked);
         cJSON_AddNumberToObject(checks, "energy_pass_mismatches", (double)s->energy_mismatches);
     }
-    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%llu spins are not +-1", invalid) : CLMC_OK;
+    return hash.invalid ? clmc_fail(CLMC_ERR_OTHER, "%lld spins are not +-1", hash.invalid) : CLMC_OK;
 }
 
 /* MPI ranks share msc realizations in whole words. */

@@ -11,6 +11,7 @@
 
 #include "runtime/defines.h"
 #include "measure/measure.h"
+#include "models/configuration_hash.h"
 #include "models/lattice.h"
 #include "models/rng_streams.h"
 #include "models/ising/ising_blocked.h"
@@ -78,6 +79,7 @@ typedef struct {
      * with ranks `below` and `above` after every colour pass. */
     bool domain;
     bool population_members; /* population annealing's members (under MPI ranks: a share of them) */
+    bool ranks_chained;      /* a share of one tempering run's configurations (clmc_systems_settings) */
     int slab, first_layer, below, above;
     size_t layer_words;     /* msc: words of one layer of one colour */
     size_t stored_words;    /* msc: words per configuration, halos included */
@@ -556,6 +558,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
                 !clmc_preset_is_density(p) && /* multicanonical walkers: the ranks share the walkers */
                 !clmc_preset_is_population(p); /* population annealing: the ranks share the members */
     s->population_members = clmc_preset_is_population(p);
+    s->ranks_chained = clmc_preset_systems(p)->ranks_chained;
     s->layer_sites = (size_t)s->edge * (s->dim == 3 ? (size_t)s->edge : 1);
     s->layer_words = s->layer_sites / 64;
     s->stored_words = s->n_sites / 32;
@@ -985,44 +988,31 @@ static cl_uint checks_batch(const ising_state *s)
  * of the rank below over its sites, so the lattice's hash comes out;
  * population annealing's members under MPI ranks the same over its members
  * (the run's, in order), and the temperatures of one tempering run across
- * ranks (clmc_ranks_configs_chained: consecutive configurations). */
+ * ranks (ranks_chained: consecutive configurations). */
 static clmc_status ising_checks(void *state, cJSON *checks)
 {
     ising_state *s = state;
     cl_uint batch = checks_batch(s);
     signed char *spins = malloc(s->n_sites);
     unsigned char *raw = malloc(spin_bytes(s) * batch);
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    long long invalid = 0;
-    bool received = false;
-    bool chained = s->domain || (s->population_members && clmc_ranks_many()) || clmc_ranks_configs_chained();
+    clmc_configuration_hash hash;
+    clmc_configuration_hash_start(&hash, s->domain || (s->population_members && clmc_ranks_many()) ||
+                                             s->ranks_chained);
     clmc_status status = spins && raw ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
         if (c % batch == 0) status = read_stored(s, c, s->n_configs - c < batch ? s->n_configs - c : batch, raw);
         if (status == CLMC_OK) decode_configuration(s, raw + spin_bytes(s) * (c % batch), spins);
-        if (chained && status == CLMC_OK && !received) { /* after the ranks' reads, side by side */
-            clmc_ranks_chain_receive(&hash);
-            received = true;
-        }
+        if (status == CLMC_OK) clmc_configuration_hash_receive(&hash); /* after the ranks' reads, side by side */
         for (size_t i = 0; status == CLMC_OK && i < s->n_sites; i++) {
-            invalid += spins[i] != 1 && spins[i] != -1;
-            hash = (hash ^ (unsigned char)spins[i]) * 0x100000001b3ULL;
+            hash.invalid += spins[i] != 1 && spins[i] != -1;
+            clmc_configuration_hash_byte(&hash, (unsigned char)spins[i]);
         }
     }
     free(spins);
     free(raw);
-    if (chained) {
-        if (!received) clmc_ranks_chain_receive(&hash); /* failed before its turn */
-        clmc_ranks_chain_send(hash);
-        clmc_ranks_chain_result(&hash);
-        clmc_ranks_sum_int64(&invalid, 1);
-    }
+    clmc_configuration_hash_finish(&hash, status == CLMC_OK ? checks : NULL);
     if (status != CLMC_OK) return status;
-    char text[32];
-    snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
-    cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
-    cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
-    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%lld spins are not +-1", invalid) : CLMC_OK;
+    return hash.invalid ? clmc_fail(CLMC_ERR_OTHER, "%lld spins are not +-1", hash.invalid) : CLMC_OK;
 }
 
 /* Spin up white, down black.  Slabs (collective): in 2D rank 0 gathers

@@ -21,6 +21,7 @@
 #include "measure/measure.h"
 #include "models/ensemble_hooks.h"
 #include "models/lattice.h"
+#include "models/configuration_hash.h"
 #include "models/potts/potts_slab.h"
 #include "models/random_site.h"
 #include "runtime/ranks.h"
@@ -517,29 +518,19 @@ static clmc_status potts_checks(void *state, cJSON *checks)
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     cl_int err = clEnqueueReadBuffer(clmc_runtime_queue(s->rt), s->spins, CL_TRUE, 0, all_sites(s), spins, 0, NULL,
                                      NULL);
-    uint64_t hash = 0xcbf29ce484222325ULL;
-    long long invalid = 0;
-    /* Slabs (after the ranks' reads, side by side) and population annealing's
-     * members of all ranks, in order: the hash continues from rank to rank
-     * (collective). */
-    bool chain = s->domain || (s->population && clmc_ranks_many());
-    if (chain) clmc_ranks_chain_receive(&hash);
+    /* Slabs and population annealing's members of all ranks, in order
+     * (collective, after the ranks' reads, side by side). */
+    clmc_configuration_hash hash;
+    clmc_configuration_hash_start(&hash, s->domain || (s->population && clmc_ranks_many()));
+    clmc_configuration_hash_receive(&hash);
     for (size_t i = 0; err == CL_SUCCESS && i < all_sites(s); i++) {
-        invalid += spins[i] >= s->q;
-        hash = (hash ^ spins[i]) * 0x100000001b3ULL;
+        hash.invalid += spins[i] >= s->q;
+        clmc_configuration_hash_byte(&hash, spins[i]);
     }
     free(spins);
-    if (chain) {
-        clmc_ranks_chain_send(hash);
-        clmc_ranks_chain_result(&hash);
-        clmc_ranks_sum_int64(&invalid, 1);
-    }
+    clmc_configuration_hash_finish(&hash, err == CL_SUCCESS ? checks : NULL);
     CLMC_CL_CHECK(err, "clEnqueueReadBuffer(spins)");
-    char text[32];
-    snprintf(text, sizeof text, "%016llx", (unsigned long long)hash);
-    cJSON_AddStringToObject(checks, "configuration_fnv1a", text);
-    cJSON_AddNumberToObject(checks, "invalid_spins", (double)invalid);
-    return invalid ? clmc_fail(CLMC_ERR_OTHER, "%lld spins outside 0 .. q - 1", invalid) : CLMC_OK;
+    return hash.invalid ? clmc_fail(CLMC_ERR_OTHER, "%lld spins outside 0 .. q - 1", hash.invalid) : CLMC_OK;
 }
 
 /* State k as grey level 255 k / (q - 1); system 0.  Slabs (collective): in
@@ -664,6 +655,9 @@ static void potts_describe_update(void *state, cJSON *performance)
     cJSON_AddNumberToObject(merge, "merge_seconds", s->merge.merge_seconds);
     cJSON_AddNumberToObject(merge, "halo_seconds", s->merge.halo_seconds);
     cJSON_AddNumberToObject(merge, "merged_roots", (double)s->merge.merged_roots);
+    cJSON_AddNumberToObject(merge, "allgather_seconds", s->merge.allgather_seconds);
+    cJSON_AddNumberToObject(merge, "union_find_seconds", s->merge.union_find_seconds);
+    cJSON_AddNumberToObject(merge, "upload_seconds", s->merge.upload_seconds);
 }
 
 /* ---- Population annealing (docs/ensembles.md) ------------------------------ */

@@ -13,17 +13,17 @@ typedef struct {
     clmc_runtime *rt;
     int dim, slab, rank, ranks; /* this rank holds layers [rank slab, (rank + 1) slab) */
     size_t layer;               /* sites per layer */
-    cl_kernel merge_roots;      /* potts_merge_roots of cl/potts/potts.cl */
+    cl_kernel mark_top_parts, boundary_record, merge_roots; /* of cl/potts/potts.cl */
+    cl_mem record;              /* this rank's boundary record on the device */
     cl_mem roots;               /* (local root, merged label) pairs for the device */
-    cl_uint *edges;             /* this rank's boundary record: bottom labels, top labels (+ bond bit) */
-    cl_uint *all;               /* every rank's record, rank after rank */
-    unsigned char *bytes;       /* two layers: spins or bonds read back, spins received */
-    cl_uint *keys, *parent;     /* host union-find over global labels, open addressing */
-    unsigned char *emitted;
-    size_t capacity;
+    cl_uint *all;               /* every rank's boundary record, rank after rank (this rank's read into its place) */
+    cl_uint *parent, *smallest; /* host union-find over the records' positions; a set's smallest global label */
     cl_uint *pairs;
-    double merge_seconds, halo_seconds; /* host wall time (reads, MPI, union-find, writes) */
-    uint64_t merged_roots;              /* roots relabelled across ranks, summed over sweeps */
+    unsigned char *bytes; /* two layers of spins: read back, received */
+    /* host wall time: merge (MPI, union-find, upload) and halo exchange; the
+     * merge's pieces: allgather, union-find, upload */
+    double merge_seconds, halo_seconds, allgather_seconds, union_find_seconds, upload_seconds;
+    uint64_t merged_roots; /* roots relabelled across ranks, summed over sweeps */
 } potts_slab;
 
 clmc_status potts_slab_create(clmc_runtime *rt, cl_program program, int dim, int edge, potts_slab *h);
