@@ -2,15 +2,17 @@
 # Population annealing shared by MPI ranks (docs/mpi.md, issue 25: "population
 # annealing with 1e6 x K members: throughput per GPU within 3 % of one GPU"):
 # 2D Ising, multi-spin coded, L = 64, theta = 10 sweeps per step, R = 10^6
-# members per GPU, on K = 1 GPU (the plain single-process run) and K = 2 GPUs
-# (mpirun -np 2, one GPU per rank; more with KS="1 2 4").  Each run prints
+# members per GPU, on K = 1 GPU (the plain single-process run) and K = 2 and 4
+# GPUs (mpirun -np K, one GPU per rank; KS="1 2" or "1 2 4 8" to choose; K
+# above the machine's GPUs is left out).  Each run prints
 # the wall ps per spin flip over the anneal (performance.wall_seconds of rank
 # 0: resampling, measurement and the members' transfers included), the
 # flips per ns per GPU and the efficiency against K = 1 (weak scaling: the
 # same R per GPU), then a --profile run of the same anneal gives the share of
 # the wall time between the sweeps (K = 1: the device time outside the
 # sweeps; K > 1: each rank's wall time from its sweeps' end to the next
-# step's sweeps, with the MPI time and the members and bytes sent).  The
+# step's sweeps, with the MPI time and the members and bytes sent), and the
+# host's blocking waits for the device in the steps.  The
 # K-GPU result is compared with a 1-GPU run of the same total population
 # R = K x 10^6 (observables of every step and the final configuration hash:
 # bit-identical expected).
@@ -29,7 +31,7 @@ gpus=$(nvidia-smi -L | grep -c '^GPU' || true)
 nvidia-smi -L
 mpirun --version | head -1
 ks=()
-for k in ${KS:-1 2}; do [ "$k" -le "$gpus" ] && ks+=("$k"); done
+for k in ${KS:-1 2 4}; do [ "$k" -le "$gpus" ] && ks+=("$k"); done
 echo "GPUs: $gpus; K = ${ks[*]}; 2D Ising msc L = 64, theta = 10, $steps steps to beta 1, R = $per_gpu per GPU"
 cat > "$out/preset.json" <<JSON
 { "name": "pa-ranks", "model": { "type": "ising", "dim": 2, "L": 64 },

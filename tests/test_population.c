@@ -447,8 +447,8 @@ Test(population, prefix_sum_and_copy_on_irregular_copy_numbers, .timeout = 300)
     clSetKernelArg(k, 5, 8, &b_from);
     clSetKernelArg(k, 6, 4, &n_lower);
     clSetKernelArg(k, 7, 4, &n_own);
-    size_t global[2] = {3, total};
-    cr_assert_eq(clmc_enqueue(rt, k, 2, global, NULL, CLMC_UNTIMED), CLMC_OK);
+    size_t global = 3 * (size_t)total; /* one work-item per word of the new members */
+    cr_assert_eq(clmc_enqueue(rt, k, 1, &global, NULL, CLMC_UNTIMED), CLMC_OK);
     read(b_to, 3 * 4 * total, to);
     for (cl_uint j = 0; j < total; j++)
         for (cl_uint w = 0; w < 3; w++)
@@ -463,6 +463,59 @@ Test(population, prefix_sum_and_copy_on_irregular_copy_numbers, .timeout = 300)
     total = device_prefix_and_sources(N, one, prefix, source);
     cr_assert_eq(total, N);
     for (cl_uint j = 0; j < total; j++) cr_assert_eq(source[j], N / 2);
+    close_program();
+}
+
+/* pa_histogram against the host's counts: energies over 1000 values (the
+ * work-group-local bins) and over 9000 (more than the 4096 local bins: the
+ * global ones), each with 1, 3 and 8 work-groups (members per work-item 1 to
+ * 24) and members not a multiple of the group; the histogram is the host's
+ * exactly (integer counts). */
+Test(population, histogram_counts_every_member_in_local_and_global_bins, .timeout = 120)
+{
+    open_program();
+    enum { N = 6000 };
+    static cl_int energy[N];
+    static cl_uint expected[9000], got[9000];
+    const int widths[] = {1000, 9000};
+    for (int t = 0; t < 2; t++) {
+        int width = widths[t], e_min = -3 * width / 4;
+        memset(expected, 0, sizeof expected);
+        for (cl_uint i = 0; i < N; i++) {
+            /* skewed: most members in a few bins (a cold population), the ends reached */
+            cl_uint h = (i * 2654435761u) >> 8;
+            int e = i == 0 ? e_min : i == 1 ? e_min + width - 1 : e_min + (int)(h % 7 == 0 ? h % (cl_uint)width : h % 5);
+            energy[i] = e;
+            expected[e - e_min]++;
+        }
+        double records[12] = {0};
+        records[0] = e_min, records[1] = e_min + width - 1; /* PA_E_MIN, PA_E_MAX */
+        cl_mem b_energy = buffer(sizeof energy, energy), b_records = buffer(sizeof records, records);
+        cl_uint n = N - 17, at = 0;
+        for (cl_uint i = n; i < N; i++) expected[energy[i] - e_min]--; /* members past n are not counted */
+        const size_t group_counts[] = {1, 3, 8};
+        for (int g = 0; g < 3; g++) {
+            cl_mem b_histogram = buffer(sizeof got, NULL);
+            cl_uint zero_value = 0;
+            cr_assert_eq(clEnqueueFillBuffer(clmc_runtime_queue(rt), b_histogram, &zero_value, 4, 0, sizeof got, 0, NULL,
+                                             NULL), CL_SUCCESS);
+            run_groups("pa_histogram", group_counts[g], 256, 5, (size_t[]){8, 4, 8, 4, 8},
+                       (const void *[]){&b_energy, &n, &b_records, &at, &b_histogram});
+            read(b_histogram, sizeof got, got);
+            cl_uint counted = 0;
+            for (int b = 0; b < width; b++) {
+                cr_assert_eq(got[b], expected[b], "width %d, %zu groups: bin %d: %u, host %u", width,
+                             group_counts[g], b, got[b], expected[b]);
+                counted += got[b];
+            }
+            cr_assert_eq(counted, n);
+            printf("pa_histogram: %d energy values, %zu work-groups: %u members counted, bin 0 %u, bin 2 %u, "
+                   "as the host\n", width, group_counts[g], counted, got[0], got[2]);
+            clReleaseMemObject(b_histogram);
+        }
+        clReleaseMemObject(b_energy);
+        clReleaseMemObject(b_records);
+    }
     close_program();
 }
 

@@ -139,15 +139,36 @@ inline uint pa_bins(__global const double *record)
 }
 
 /* histogram[floor E - floor E_min] += 1 for every member (histogram zero
- * before), the range from the step's record (pa_step_record). */
-__kernel void pa_histogram(__global const pa_value *energy, uint n, __global const double *records, uint at,
-                           __global uint *histogram)
+ * before), the range from the step's record (pa_step_record).  Work-groups
+ * of PA_CHUNK work-items, launched over whole groups (PA_HISTOGRAM_GROUPS at
+ * most), each taking every (groups x PA_CHUNK)-th member from its items'
+ * ids: where the step's bins fit PA_LOCAL_BINS the group counts into local
+ * bins and adds each non-empty one to the histogram once (no contention on
+ * the few bins of a cold population); else every member adds to the global
+ * bin.  Counts are integers: the same histogram in any order.  Every
+ * work-item reaches both barriers (the loops around them have trip counts
+ * of their own but no barrier inside). */
+#define PA_LOCAL_BINS 4096u
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_histogram(__global const pa_value *energy, uint n, __global const double *records, uint at,
+                  __global uint *histogram)
 {
-    uint i = get_global_id(0);
-    if (i >= n) return;
+    __local uint local_bins[PA_LOCAL_BINS];
     __global const double *record = records + at;
-    uint bin = (uint)((long)floor((double)energy[i]) - (long)floor(record[PA_E_MIN]));
-    if (bin < pa_bins(record)) atomic_inc(&histogram[bin]);
+    uint l = get_local_id(0), bins = pa_bins(record), stride = get_global_size(0);
+    long floor_min = (long)floor(record[PA_E_MIN]);
+    bool in_local = bins <= PA_LOCAL_BINS;
+    for (uint b = l; in_local && b < bins; b += PA_CHUNK) local_bins[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = get_global_id(0); i < n; i += stride) {
+        uint bin = (uint)((long)floor((double)energy[i]) - floor_min);
+        if (bin >= bins) continue;
+        if (in_local) atomic_inc(&local_bins[bin]);
+        else atomic_inc(&histogram[bin]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint b = l; in_local && b < bins; b += PA_CHUNK)
+        if (local_bins[b]) atomic_add(&histogram[b], local_bins[b]);
 }
 
 /* The overlap of step k's histogram `now` (n_now members) with step k-1's
@@ -373,17 +394,20 @@ __kernel void pa_sources(__global const uint *prefix, uint n, uint n_new, __glob
 /* to[j] = the member source[j] of the window (pa_sources), `words` 32-bit
  * words per member: window entries [0, n_lower) are received[0 ..), the next
  * n_own are from[0 ..) (this rank's own; all of them in one process), the
- * rest received[n_lower ..). */
+ * rest received[n_lower ..).  One work-item per word of the new members
+ * (global size words x n_new, 1D): consecutive work-items write consecutive
+ * words, whatever `words` is (one for the ancestors). */
 __kernel void pa_gather(__global const uint *from, __global uint *to, uint words, __global const uint *source,
                         uint n_new, __global const uint *received, uint n_lower, uint n_own)
 {
-    uint w = get_global_id(0), j = get_global_id(1);
-    if (w >= words || j >= n_new) return;
+    size_t id = get_global_id(0);
+    if (id >= (size_t)words * n_new) return;
+    uint j = (uint)(id / words), w = (uint)(id - (size_t)j * words);
     uint s = source[j];
     __global const uint *member = s < n_lower            ? received + (size_t)s * words
                                   : s - n_lower < n_own ? from + (size_t)(s - n_lower) * words
                                                         : received + (size_t)(s - n_own) * words;
-    to[(size_t)j * words + w] = member[w];
+    to[id] = member[w];
 }
 
 /* MPI ranks: for every rank s, the range [ranges[2s], ranges[2s+1]) of this

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/philox.h"
 #include "output/state_blob.h"
 #include "runtime/defines.h"
 #include "runtime/ranks.h"
@@ -25,6 +26,7 @@
 #define CHUNK 256 /* PA_CHUNK of cl/ensembles/population.cl */
 #define STATS 7   /* values per chunk of pa_member_stats */
 #define HISTOGRAM_BINS (1u << 20) /* PA_HISTOGRAM_BINS: wider energy ranges keep no histogram (no overlap) */
+#define HISTOGRAM_GROUPS 512 /* pa_histogram's work-groups at most (each with its local bins) */
 /* A step's device record, PA_RECORD doubles (cl/ensembles/population.cl). */
 enum { RECORD = 12, E_MIN = 0, E_MAX = 1, SUMS = 2, FAMILY_SQUARES = 7, LARGEST = 8, WEIGHT_TOTAL = 9, OVERLAP = 10 };
 #define PROFILE_MARKS 256 /* --profile: markers settled in batches of this many */
@@ -72,8 +74,16 @@ typedef struct {
     size_t staging_bytes;
     double *chunk_host, *chunk_all, *stats_all; /* chunk sums of the ranks' members */
     cl_uint *histogram_sum;
+    /* MPI ranks: the step whose energy histogram is on its way to
+     * histogram_sum (read without waiting, summed over the ranks at the next
+     * wait for the device: histogram_flush); -1: none. */
+    long histogram_pending;
+    cl_uint *in_heads; /* received members' prefix sums and ancestors, and their bytes: the uploads' */
+    unsigned char *in_data; /* host copies, kept until the next step's first wait */
+    size_t in_room;     /* members in_heads and in_data hold room for */
     double between_seconds, mpi_seconds; /* --profile: wall time between the sweeps; in MPI calls */
     uint64_t sent_bytes, sent_members;
+    uint64_t waits, steps_done; /* --profile: the steps' blocking waits for the device (read-backs, finishes), steps */
     unsigned current; /* which ancestor buffer holds the members' ancestors */
     size_t group; /* work-group size of the one-group kernels (scans, step record, overlap) */
     double *records_host, *betas_host;
@@ -248,6 +258,7 @@ static clmc_status begin_run(population *p, clmc_runtime *rt)
     p->n = p->target;
     p->local = local_of(p, p->n);
     p->ln_z = p->log_states;
+    p->histogram_pending = -1;
     return CLMC_OK;
 }
 
@@ -261,6 +272,7 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->target = settings->population;
     p->capacity = e->map.n_configs;
     p->n = p->target;
+    p->histogram_pending = -1;
     p->rank = clmc_ranks()->rank;
     p->ranks = clmc_ranks()->size;
     p->first = settings->first_system;
@@ -348,6 +360,7 @@ static clmc_status measure_ranks(clmc_ensemble *e, population *p, unsigned k)
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->member_stats, CL_FALSE, 0, sizeof(double) * STATS * local_chunks,
                                     p->chunk_host, 0, NULL, NULL));
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->edges, CL_FALSE, 0, sizeof edges, edges, 0, NULL, NULL));
+    p->waits++;
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->records, CL_TRUE, sizeof(double) * record_at(k, 0),
                                     sizeof(double) * (LARGEST + 1), own, 0, NULL, NULL));
     size_t *counts = malloc(2 * k_ranks * sizeof *counts);
@@ -420,24 +433,74 @@ static clmc_status measure_ranks(clmc_ensemble *e, population *p, unsigned k)
     return CLMC_OK;
 }
 
-/* MPI ranks: step k's energy histogram summed over the ranks (exact counts),
- * so that every rank holds the run's (its overlap, the adaptive schedule). */
-static clmc_status histogram_ranks(clmc_ensemble *e, population *p, unsigned k)
+/* MPI ranks: step k's energy histogram is read back without waiting
+ * (histogram_ranks) and summed over the ranks at the next wait for the device
+ * (histogram_flush: the weights' chunk sums of the next step, or before the
+ * adaptive schedule, a checkpoint or the run's records need it), so that
+ * every rank holds the run's (its overlap, the adaptive schedule); the
+ * overlap with step k-1's follows there.  Exact counts. */
+static size_t histogram_bins(const population *p, unsigned k)
 {
     const double *record = p->records_host + record_at(k, 0);
-    double width = record[E_MAX] - record[E_MIN] + 1;
-    if (width > HISTOGRAM_BINS) return CLMC_OK;
-    size_t bins = (size_t)width;
-    cl_command_queue queue = clmc_runtime_queue(e->rt);
-    CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->histogram_buf[k % 2], CL_TRUE, 0, sizeof(cl_uint) * bins,
-                                    p->histogram_sum, 0, NULL, NULL));
-    double started = clmc_runtime_clock();
-    clmc_ranks_sum_uint32(p->histogram_sum, bins);
-    p->mpi_seconds += clmc_runtime_clock() - started;
-    /* Not waited for: histogram_sum stays until the next step's (read-backs come between). */
-    CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->histogram_buf[k % 2], CL_FALSE, 0, sizeof(cl_uint) * bins,
-                                     p->histogram_sum, 0, NULL, NULL));
+    double width = floor(record[E_MAX]) - floor(record[E_MIN]) + 1; /* pa_bins */
+    return width > HISTOGRAM_BINS ? 0 : (size_t)width;
+}
+
+static clmc_status histogram_ranks(clmc_ensemble *e, population *p, unsigned k)
+{
+    size_t bins = histogram_bins(p, k);
+    p->histogram_pending = k;
+    if (bins == 0) return CLMC_OK;
+    CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(e->rt), p->histogram_buf[k % 2], CL_FALSE, 0,
+                                    sizeof(cl_uint) * bins, p->histogram_sum, 0, NULL, NULL));
     return CLMC_OK;
+}
+
+static clmc_status overlap(clmc_ensemble *e, population *p, unsigned k);
+
+/* The pending histogram summed and written back, and its overlap enqueued;
+ * the device has finished its read-back (a blocking call came between). */
+static clmc_status histogram_flush(clmc_ensemble *e, population *p)
+{
+    if (p->histogram_pending < 0) return CLMC_OK;
+    unsigned k = (unsigned)p->histogram_pending;
+    size_t bins = histogram_bins(p, k);
+    p->histogram_pending = -1;
+    if (bins) {
+        double started = clmc_runtime_clock();
+        clmc_ranks_sum_uint32(p->histogram_sum, bins);
+        p->mpi_seconds += clmc_runtime_clock() - started;
+        /* Not waited for: histogram_sum stays until the next step's read-back
+         * (enqueued after this write). */
+        CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(e->rt), p->histogram_buf[k % 2], CL_FALSE, 0,
+                                         sizeof(cl_uint) * bins, p->histogram_sum, 0, NULL, NULL));
+    }
+    return overlap(e, p, k);
+}
+
+/* The pending histogram flushed after a wait for the device (before the
+ * adaptive schedule, a checkpoint or the run's records read it). */
+static clmc_status histogram_settle(clmc_ensemble *e, population *p)
+{
+    if (p->histogram_pending < 0) return CLMC_OK;
+    p->waits++;
+    CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
+    return histogram_flush(e, p);
+}
+
+/* The overlap of step k's histogram with step k-1's into step k's record
+ * (pa_overlap, which then clears step k-1's for step k+1). */
+static clmc_status overlap(clmc_ensemble *e, population *p, unsigned k)
+{
+    if (k == 0) return CLMC_OK;
+    ARG(p->overlap, 0, cl_mem, p->histogram_buf[k % 2]);
+    ARG(p->overlap, 1, cl_mem, p->histogram_buf[1 - k % 2]);
+    ARG(p->overlap, 2, cl_mem, p->records);
+    ARG(p->overlap, 3, cl_uint, (cl_uint)record_at(k, 0));
+    ARG(p->overlap, 4, cl_uint, (cl_uint)record_at(k - 1, 0));
+    ARG(p->overlap, 5, cl_ulong, (cl_ulong)record(p, k)->members);
+    ARG(p->overlap, 6, cl_ulong, (cl_ulong)record(p, k - 1)->members);
+    return clmc_enqueue(e->rt, p->overlap, 1, &p->group, &p->group, CLMC_UNTIMED);
 }
 
 static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k)
@@ -470,20 +533,13 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->histogram, 2, cl_mem, p->records);
     ARG(p->histogram, 3, cl_uint, (cl_uint)record_at(k, 0));
     ARG(p->histogram, 4, cl_mem, p->histogram_buf[k % 2]);
-    CLMC_TRY(launch(e->rt, p->histogram, p->local));
-    if (p->ranks > 1) CLMC_TRY(histogram_ranks(e, p, k));
+    size_t groups = chunks(p->local) < HISTOGRAM_GROUPS ? chunks(p->local) : HISTOGRAM_GROUPS;
+    CLMC_TRY(launch_chunks(e->rt, p->histogram, groups));
     step_record *r = record(p, k);
     r->beta = p->betas[k];
     r->members = p->n;
-    if (k == 0) return CLMC_OK;
-    ARG(p->overlap, 0, cl_mem, p->histogram_buf[k % 2]);
-    ARG(p->overlap, 1, cl_mem, p->histogram_buf[1 - k % 2]);
-    ARG(p->overlap, 2, cl_mem, p->records);
-    ARG(p->overlap, 3, cl_uint, (cl_uint)record_at(k, 0));
-    ARG(p->overlap, 4, cl_uint, (cl_uint)record_at(k - 1, 0));
-    ARG(p->overlap, 5, cl_ulong, (cl_ulong)p->n);
-    ARG(p->overlap, 6, cl_ulong, (cl_ulong)record(p, k - 1)->members);
-    return clmc_enqueue(e->rt, p->overlap, 1, &p->group, &p->group, CLMC_UNTIMED);
+    if (p->ranks > 1) return histogram_ranks(e, p, k);
+    return overlap(e, p, k);
 }
 
 /* The run's step records from the device (once, at its end): the sums, the
@@ -582,8 +638,10 @@ static clmc_status weigh_ranks(clmc_ensemble *e, population *p, unsigned k, doub
 {
     cl_command_queue queue = clmc_runtime_queue(e->rt);
     size_t local_chunks = chunks(p->local), all_chunks = chunks(p->n), c0 = p->first / CHUNK;
+    p->waits++;
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->chunk_d, CL_TRUE, 0, sizeof(double) * local_chunks, p->chunk_host, 0,
                                     NULL, NULL));
+    CLMC_TRY(histogram_flush(e, p)); /* the last step's histogram came back with this wait */
     size_t *counts = malloc((size_t)p->ranks * sizeof *counts);
     if (!counts) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     chunk_counts(p, 1, counts);
@@ -620,6 +678,22 @@ static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigne
     if (p->ranks > 1) return weigh_ranks(e, p, k, cum_before);
     return finish_prefix_sums(e, p, p->scan_d, p->add_d, p->cum, p->chunk_d, p->records,
                               (cl_uint)record_at(k, WEIGHT_TOTAL));
+}
+
+/* MPI ranks, systematic resampling: the copies of the members before this
+ * rank's first, computed on the host as pa_copy_numbers computes them.  Their
+ * sum telescopes: sum_i<first floor(x_i + u) - floor(x_i-1 + u) = floor(x + u)
+ * - floor(u) with x = target cum_before / total (the same IEEE operations as
+ * the device's, so the same bits) and floor(u) = 0; the run's total is
+ * target (x = target at the last member, cum = total bit for bit).  So no
+ * rank reads its copy total back nor gathers the others'. */
+static cl_uint systematic_base(const population *p, unsigned step, double cum_before)
+{
+    clmc_philox_key key = {{p->seed_lo, p->seed_hi}};
+    clmc_philox_ctr r = clmc_random4(key, 0, step, p->run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, 0u));
+    double u = ((double)(r.v[0] >> 5) * 67108864.0 + (double)(r.v[1] >> 6)) * 0x1.0p-53; /* uniform53 */
+    double total = p->records_host[record_at(step, WEIGHT_TOTAL)];
+    return (cl_uint)floor(cum_before / total * (double)p->target + u);
 }
 
 /* Copy numbers by the scheme, then their prefix sums; the new size: R for
@@ -674,6 +748,12 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         *n_new = p->target;
         return CLMC_OK;
     }
+    if (p->resampling == 0) { /* systematic under ranks: no wait (below) */
+        *n_new = p->target;
+        *base = systematic_base(p, step, cum_before);
+        return CLMC_OK;
+    }
+    p->waits++;
     CLMC_TRY(read_back(e->rt, p->total_u, sizeof(cl_uint), n_new));
     if (p->ranks == 1) return CLMC_OK;
     uint64_t mine = *n_new, *all = calloc((size_t)p->ranks, sizeof *all);
@@ -707,8 +787,7 @@ static clmc_status gather(clmc_ensemble *e, population *p, cl_mem from, cl_mem r
     ARG(p->gather, 5, cl_mem, received);
     ARG(p->gather, 6, cl_uint, n_lower);
     ARG(p->gather, 7, cl_uint, p->local);
-    size_t global[2] = {words, n_new};
-    return clmc_enqueue(e->rt, p->gather, 2, global, NULL, CLMC_UNTIMED);
+    return launch(e->rt, p->gather, (size_t)words * n_new);
 }
 
 /* Writes `bytes` from host memory into `buffer` at `offset`, or reads them;
@@ -777,6 +856,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     ARG(p->share_ranges, 5, cl_mem, p->ranges);
     if (status == CLMC_OK) status = launch(e->rt, p->share_ranges, k);
     if (status == CLMC_OK) status = fetch(e->rt, p->ranges, 0, 2 * k * sizeof *ranges, ranges);
+    p->waits++;
     if (status == CLMC_OK) status = finish(e->rt);
     /* Outgoing records, peer by peer, after the slices read back (copies,
      * prefix sums, ancestors, members of each peer's range). */
@@ -800,6 +880,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
             status = fetch(e->rt, p->ancestor[p->current], lo * sizeof(cl_uint), n * sizeof(cl_uint), ancestors);
         if (status == CLMC_OK) status = fetch(e->rt, members, lo * bytes, n * bytes, data);
     }
+    p->waits++;
     if (status == CLMC_OK) status = finish(e->rt); /* every peer's slices, read back at once */
     at = 0;
     for (size_t r = 0; status == CLMC_OK && r < k; r++) {
@@ -837,13 +918,18 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     if (n_in > p->capacity && status == CLMC_OK)
         status = clmc_fail(CLMC_ERR_OTHER, "population annealing: rank %d received %zu members, room for %u", p->rank,
                            n_in, p->capacity);
-    cl_uint *heads = NULL;
-    unsigned char *data = NULL;
-    if (status == CLMC_OK) {
-        heads = malloc(2 * (n_in + 1) * sizeof *heads);
-        data = malloc(n_in * bytes + 1);
-        if (!heads || !data) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    /* Kept until the next exchange (its first wait comes before they change
+     * again), so the uploads are not waited for here. */
+    if (status == CLMC_OK && n_in > p->in_room) {
+        cl_uint *grown_heads = realloc(p->in_heads, 2 * (n_in + 1) * sizeof *grown_heads);
+        if (grown_heads) p->in_heads = grown_heads;
+        unsigned char *grown_data = realloc(p->in_data, n_in * bytes + 1);
+        if (grown_data) p->in_data = grown_data;
+        if (grown_heads && grown_data) p->in_room = n_in;
+        else status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     }
+    cl_uint *heads = p->in_heads;
+    unsigned char *data = p->in_data;
     for (size_t i = 0; status == CLMC_OK && i < n_in; i++) {
         memcpy(&heads[i], in + i * record, sizeof(cl_uint));                          /* prefix sums */
         memcpy(&heads[n_in + i], in + i * record + sizeof(cl_uint), sizeof(cl_uint)); /* ancestors */
@@ -861,12 +947,9 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     if (status == CLMC_OK)
         status = upload(e->rt, p->window, (lower + p->local) * sizeof(cl_uint), (n_in - lower) * sizeof(cl_uint),
                         heads + lower);
-    if (status == CLMC_OK) status = finish(e->rt); /* the uploads done before their host copies go */
     *n_window = (cl_uint)(n_in + p->local);
     *n_lower = (cl_uint)lower;
     free(in);
-    free(heads);
-    free(data);
     free(bounds);
     free(counts);
     return status;
@@ -907,8 +990,19 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
     ARG(p->sources, 4, cl_uint, p->first);
     CLMC_TRY(launch(e->rt, p->sources, local_new));
     CLMC_TRY(gather(e, p, members, received, p->scratch, (cl_uint)(member_bytes / 4), local_new, n_lower));
-    CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), p->scratch, members, 0, 0, member_bytes * local_new, 0,
-                                    NULL, NULL));
+    /* Ping-pong: the gathered members become the model's buffer and its old
+     * one the next step's scratch; a model that cannot swap gets them copied. */
+    cl_mem gathered = p->scratch, swapped = gathered;
+    if (e->ops->ensemble->swap_members) CLMC_TRY(e->ops->ensemble->swap_members(e->state, &swapped));
+    size_t tail = (size_t)(p->capacity - local_new) * member_bytes; /* slots past the new members (nearest_integer) */
+    if (swapped != gathered) { /* they keep what they held, as when copied back */
+        p->scratch = swapped;
+        if (tail)
+            CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), swapped, gathered, member_bytes * local_new,
+                                            member_bytes * local_new, tail, 0, NULL, NULL));
+    } else
+        CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), gathered, members, 0, 0, member_bytes * local_new, 0,
+                                        NULL, NULL));
     CLMC_TRY(gather(e, p, p->ancestor[p->current], received_ancestor, p->ancestor[1 - p->current], 1, local_new,
                     n_lower));
     p->current = 1 - p->current;
@@ -1031,8 +1125,10 @@ static clmc_status pa_run(clmc_ensemble *e)
     p->wall_seconds = clmc_runtime_clock() - started;
     if (clmc_runtime_profiling(e->rt))
         fprintf(stderr, "clmc profile: population annealing: %.6f s wall, %.6f s device outside the sweeps "
-                "(resampling, temperature change, measurement, launch gaps): %.2f%% of the wall time\n",
-                p->wall_seconds, p->outside_ns * 1e-9, 100 * p->outside_ns * 1e-9 / p->wall_seconds);
+                "(resampling, temperature change, measurement, launch gaps): %.2f%% of the wall time; %llu host "
+                "waits for the device in %llu steps\n", p->wall_seconds, p->outside_ns * 1e-9,
+                100 * p->outside_ns * 1e-9 / p->wall_seconds, (unsigned long long)p->waits,
+                (unsigned long long)p->steps_done);
     if (clmc_runtime_profiling(e->rt) && p->ranks > 1)
         fprintf(stderr, "clmc profile: population annealing rank %d of %d: %.6f s wall between the sweeps "
                 "(measurement, resampling, transfers): %.2f%% of the wall time; %.6f s in MPI calls; %llu members "
@@ -1072,7 +1168,9 @@ static clmc_status choose_next_beta(clmc_ensemble *e, population *p, unsigned k)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.max_steps: the adaptive schedule reached beta %g after %u steps, "
                          "short of ensemble.beta_end = %g; allow more steps or lower ensemble.target_overlap",
                          p->betas[k], k, p->beta_end);
+    CLMC_TRY(histogram_settle(e, p)); /* MPI ranks: the run's histogram */
     double range[2];
+    p->waits += 2; /* the range, then the histogram */
     CLMC_CL_TRY(clEnqueueReadBuffer(clmc_runtime_queue(e->rt), p->records, CL_TRUE, sizeof(double) * record_at(k, E_MIN),
                                     sizeof range, range, 0, NULL, NULL));
     double width = floor(range[1]) - floor(range[0]) + 1; /* pa_bins */
@@ -1109,6 +1207,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             CLMC_TRY(e->between_steps(e->between_context, p->sweep));
         }
         CLMC_TRY(mark(e, p));
+        p->steps_done++;
         double started = clmc_runtime_clock();
         if (k > 0) CLMC_TRY(resample(e, p, energy, k));
         CLMC_TRY(set_beta(e, p, p->betas[k]));
@@ -1139,6 +1238,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             p->between_seconds += clmc_runtime_clock() - started;
         }
     }
+    CLMC_TRY(histogram_settle(e, p)); /* the last step's overlap */
     *energy_out = energy;
     *magnetisation_out = magnetisation;
     return CLMC_OK;
@@ -1248,6 +1348,8 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
 static clmc_status pa_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes)
 {
     population *p = e->kind_state;
+    /* MPI ranks: the run's histogram (every rank saves at the same step). */
+    CLMC_TRY(histogram_settle(e, p));
     clmc_blob_writer w = {0};
     const uint64_t header[] = {p->run,  p->first_step, p->n,         p->sweep,
                                p->n_steps, p->runs,    p->capacity, p->max_steps, p->choosing};
@@ -1326,6 +1428,7 @@ static void pa_close(clmc_ensemble *e)
                         p->ranges,  p->edges};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
+    if (p->in_heads || p->in_data) CLMC_CL_WARN(clFinish(clmc_runtime_queue(e->rt))); /* uploads from them */
     if (p->program) CLMC_CL_WARN(clReleaseProgram(p->program));
     if (p->beta_written) CLMC_CL_WARN(clReleaseEvent(p->beta_written));
     for (unsigned i = 0; i < p->n_marks; i++) CLMC_CL_WARN(clReleaseEvent(p->marks[i]));
@@ -1341,6 +1444,8 @@ static void pa_close(clmc_ensemble *e)
     free(p->chunk_all);
     free(p->stats_all);
     free(p->histogram_sum);
+    free(p->in_heads);
+    free(p->in_data);
     free(p);
     e->kind_state = NULL;
 }

@@ -139,6 +139,13 @@ typedef struct clmc_ensemble_hooks {
      * configurations into other slots). */
     clmc_status (*member_observables)(void *state, cl_mem *energy, cl_mem *magnetisation);
     clmc_status (*members_buffer)(void *state, cl_mem *buffer, size_t *bytes_per_member);
+    /* Optional: population annealing's resampling gathers the new members
+     * into a second buffer of the same size (the members buffer's bytes) and
+     * hands it over in *buffer: the model takes it as its members buffer
+     * (binding its kernels anew) and returns its old buffer in *buffer, which
+     * the ensemble then owns; leaving *buffer unchanged declines (the
+     * members are copied back).  NULL: always copied. */
+    clmc_status (*swap_members)(void *state, cl_mem *buffer);
     /* The sites N of one system (observables per site) and ln of its number
      * of configurations, ln Z at beta = 0 (Ising: N ln 2). */
     void (*member_size)(void *state, double *sites, double *log_states);

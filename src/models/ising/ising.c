@@ -1147,6 +1147,27 @@ static clmc_status ising_members_buffer(void *state, cl_mem *buffer, size_t *byt
     return CLMC_OK;
 }
 
+/* Population annealing's ping-pong resampling (clmc_ensemble_hooks.swap_members):
+ * *buffer becomes the spins and the kernels reading them are bound anew;
+ * declined (buffer unchanged) for the random-site layout, which keeps its
+ * own binding, and for a buffer of another size. */
+static clmc_status ising_swap_members(void *state, cl_mem *buffer)
+{
+    ising_state *s = state;
+    size_t mine = 0, theirs = 0;
+    CLMC_CL_TRY(clGetMemObjectInfo(s->spins, CL_MEM_SIZE, sizeof mine, &mine, NULL));
+    CLMC_CL_TRY(clGetMemObjectInfo(*buffer, CL_MEM_SIZE, sizeof theirs, &theirs, NULL));
+    if (s->rsite || mine != theirs) return CLMC_OK;
+    cl_mem old = s->spins;
+    s->spins = *buffer;
+    *buffer = old;
+    CLMC_CL_TRY(clSetKernelArg(s->init, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->update, 0, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->measure, 0, sizeof(cl_mem), &s->spins));
+    if (s->resident) CLMC_CL_TRY(clSetKernelArg(s->resident_update, 0, sizeof(cl_mem), &s->spins));
+    return CLMC_OK;
+}
+
 static void ising_member_size(void *state, double *sites, double *log_states)
 {
     const ising_state *s = state;
@@ -1232,6 +1253,7 @@ static const clmc_ensemble_hooks ising_ensemble_hooks = {
     .density_walkers = ising_density_walkers,
     .member_observables = ising_member_observables,
     .members_buffer = ising_members_buffer,
+    .swap_members = ising_swap_members,
     .member_size = ising_member_size,
     .fresh_start = ising_fresh_start,
 };
