@@ -14,6 +14,7 @@
 #include "clmc/runtime.h"
 #include "ising_exact.h"
 #include "physics.h"
+#include "rerun.h"
 #include "testenv.h"
 
 #define TOLERANCE_SIGMA 4.0
@@ -186,4 +187,36 @@ Test(population_msc, ea_uniform_matches_exact_ising_L8, .timeout = 600)
                                       -ising2d_exact_log_z(8, beta) / 64.0), TOLERANCE_SIGMA, "%s", what);
     }
     cJSON_Delete(result);
+}
+
+/* ---- Checkpoints and bad input ------------------------------------------- */
+
+/* nearest_integer (the size fluctuates, so the last word is partly filled
+ * and lanes past the members are zeroed by the gather), two runs, a
+ * checkpoint every 4 sweeps: resumed from the last one, the observables
+ * and the final configurations (every lane) equal the uninterrupted run's. */
+Test(population_msc, checkpoint_resume_bit_identical, .timeout = 600)
+{
+    rerun_expect_resume_identical("pa-ea-msc-resume",
+                                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": "
+                                  "\"metropolis\", \"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\": "
+                                  "\"population_annealing\", \"population\": 96, \"beta_end\": 1.0, \"steps\": 5, "
+                                  "\"sweeps_per_step\": 2, \"resampling\": \"nearest_integer\", \"runs\": 2}, "
+                                  "\"run\": {\"seed\": 5, \"checkpoint_every\": 4}}");
+}
+
+#define EA_MSC_PA(model, algorithm, population)                                                                  \
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4" model "}, \"algorithm\": {\"type\": \"metropolis\", " \
+    "\"layout\": \"msc\"" algorithm "}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": "      \
+    population ", \"beta_end\": 1, \"steps\": 4}}"
+
+Test(population_msc, bad_input_exits_2_naming_the_key)
+{
+    expect_input_error(EA_MSC_PA("", "", "100"), "pa-ea-msc-population", "ensemble.population");
+    expect_input_error(EA_MSC_PA("", ", \"word_bits\": 32", "48"), "pa-ea-msc-population-32", "ensemble.population");
+    expect_input_error(EA_MSC_PA("", "", "96"), "pa-ea-msc-population-hint", "word_bits to 32");
+    expect_input_error(EA_MSC_PA(", \"couplings\": \"gaussian\"", "", "64"), "pa-ea-msc-gaussian", "model.couplings");
+    expect_input_error(EA_MSC_PA("", ", \"shared_randoms\": true", "64"), "pa-ea-msc-shared", "algorithm.shared_randoms");
+    expect_input_error(EA_MSC_PA(", \"realizations\": 64", "", "64"), "pa-ea-msc-realizations", "model.realizations");
+    expect_input_error(EA_MSC_PA("", ", \"update_group\": 48", "64"), "pa-ea-msc-group", "algorithm.update_group");
 }

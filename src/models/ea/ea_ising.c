@@ -339,7 +339,8 @@ static void map_stack(ea_state *s, size_t stack)
     size_t word = stack / (2 * t_count), replica = stack / t_count % 2, place = stack % t_count;
     clear_lanes(s, s->lanes_below_host, below, t_count + 1);
     clear_lanes(s, s->partner_lanes_host, partner, t_count);
-    for (unsigned lane = 0; lane < s->word_bits; lane++) {
+    for (unsigned lane = 0; lane < s->word_bits && s->word_bits * word + lane < s->realizations; lane++) {
+        /* (population annealing's last word may hold fewer) */
         size_t chain = 2 * (s->word_bits * word + lane) + replica, other = chain ^ 1;
         cl_uint t = s->temperature_of[chain * t_count + place];
         set_lane(s, s->lanes_below_host, below + t + 1, lane);
