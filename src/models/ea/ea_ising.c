@@ -159,9 +159,13 @@ static clmc_status ea_validate(const clmc_preset *p)
     if (word_bits != 32 && word_bits != 64)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.word_bits: must be 32 or 64, got %lld", word_bits);
     unsigned long long bonds_per_site = (unsigned long long)(dim > 2 ? dim : 2);
-    if (population && (unsigned long long)realizations * sites * bonds_per_site >= (1ULL << 32))
+    unsigned long long words = ((unsigned long long)realizations + (unsigned long long)word_bits - 1) /
+                               (unsigned long long)word_bits; /* population annealing's room: the last word partly */
+    /* msc members: the kernels index words (2 per member word and site; one set of couplings) */
+    unsigned long long indexed = msc ? 2 * words * sites : (unsigned long long)realizations * sites * bonds_per_site;
+    if (population && indexed >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %lld members (replica pairs) of %llu sites exceed the "
-                         "2^32 spins the kernels index", realizations, sites);
+                         "2^32 %s the kernels index", realizations, sites, msc ? "words" : "spins");
     if (population && realizations >= (1LL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %lld members (replica pairs) exceed the 2^24 - 1 the "
                          "random streams number", realizations);
@@ -186,11 +190,10 @@ static clmc_status ea_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: layout \"msc\" packs algorithm.word_bits = %lld "
                          "realizations per word and needs a multiple of %lld, got %lld%s", word_bits, word_bits,
                          realizations, word_bits == 64 && realizations % 32 == 0 ? " (or set algorithm.word_bits to 32)" : "");
-    if ((unsigned long long)realizations * temperatures * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
+    if (!(msc && population) &&
+        (unsigned long long)realizations * temperatures * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: %lld realizations x %llu temperatures of %llu sites "
                          "exceed the 2^32 spins and couplings the kernels index", realizations, temperatures, sites);
-    unsigned long long words = ((unsigned long long)realizations + (unsigned long long)word_bits - 1) /
-                               (unsigned long long)word_bits; /* population annealing's room: the last word partly */
     return validate_launch_keys(p, msc, temperatures, words * temperatures * (sites / 2));
 }
 
