@@ -793,8 +793,9 @@ static clmc_status population_beta(ea_state *s, double beta)
     s->temperature_betas[0] = beta;
     fill_acceptance(s);
     cl_command_queue queue = clmc_runtime_queue(s->rt);
-    if (s->msc) { /* one row of thresholds, [k][0] */
-        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_TRUE, 0, THRESHOLD_CLASSES * sizeof *s->thresholds_host,
+    if (s->msc) { /* one row of thresholds, [k][0]; not waited for: the ensemble waits for it before the next
+                   * call rewrites the host row (population_annealing.c, set_beta) */
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0, THRESHOLD_CLASSES * sizeof *s->thresholds_host,
                                          s->thresholds_host, 0, NULL, NULL));
         return CLMC_OK;
     }
@@ -1010,7 +1011,8 @@ static void ea_member_order(void *state, clmc_member_order *out)
 
 /* Device bytes of the naive layout (spins, couplings, thresholds, betas,
  * partners, one measurement slot's partials and totals; population
- * annealing's member values); msc counts its spins and couplings only. */
+ * annealing's member values); msc counts its spins and couplings only (and
+ * population annealing's measurement of every member). */
 static void ea_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
     int dim = (int)clmc_preset_int(p, "model.dim");
@@ -1027,6 +1029,7 @@ static void ea_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *lar
                              : disorders * sites * dim * (gaussian ? 4 : 1);
     *total = spins + couplings;
     if (!msc) *total += configs * (THRESHOLD_CLASSES * 4 + 4 + 4 + 2 * 3 * sizeof(cl_long));
+    else if (population) *total += configs * 2 * 3 * sizeof(cl_long); /* every member's partials and totals */
     if (population) *total += 2 * sizeof(cl_int) * realizations;
     *largest = spins > couplings ? spins : couplings;
 }
