@@ -4,7 +4,8 @@
  * Potts at beta is Ising at beta / 2); the EA spin glass with uniform
  * couplings (the ferromagnet) against the exact 2D Ising values; the 3D EA
  * spin glass at L = 4 against parallel tempering on the same disorder
- * realization at the lowest temperatures; bad input exits 2 naming the key.
+ * realization at the lowest temperatures; bad input exits 2 naming the key
+ * (the msc layout's: tests/test_population_msc.c).
  * Errors of PA from ensemble.runs; tolerance 4 (combined) standard errors.
  * Larger lattices and longer runs are opt-in: CLMC_LONG_TESTS=1. */
 #include <criterion/criterion.h>
@@ -226,7 +227,6 @@ Test(population_models, reruns_are_bit_identical, .timeout = 600)
 
 Test(population_models, bad_input_exits_2_naming_the_key)
 {
-    expect_input_error(EA_PA("", ", \"layout\": \"msc\""), "pa-ea-msc", "algorithm.layout");
     expect_input_error(EA_PA(", \"realizations\": 2", ""), "pa-ea-realizations", "model.realizations");
     expect_input_error(EA_PA(", \"couplings\": \"gaussian\"", ""), "pa-ea-gaussian", "model.couplings");
     expect_input_error(EA_PA("", ", \"shared_randoms\": true"), "pa-ea-shared", "algorithm.shared_randoms");

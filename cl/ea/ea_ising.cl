@@ -19,16 +19,22 @@ inline bool negative_coupling(clmc_philox_key key, uint realization, uint bond)
 
 #if MSC
 /* One work-item per (word, bond): bit b for realization W word + b (run-wide
- * first_system + W word + b). */
+ * first_system + W word + b); population annealing (SHARED_DISORDER): one
+ * word per bond, realization 0's coupling in every lane. */
 __kernel void ea_couplings(__global word_t *negative_bonds, uint seed_lo, uint seed_hi, uint first_system)
 {
     uint item = get_global_id(0);
-    if (item >= WORDS * SITES * DIM) return;
+    if (item >= COUPLING_WORDS * SITES * DIM) return;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint word = item / (SITES * DIM), bond = item % (SITES * DIM);
     word_t negative = 0;
+#if SHARED_DISORDER
+    (void)word, (void)first_system;
+    negative = all_lanes_if(negative_coupling(key, 0, bond));
+#else
     for (uint lane = 0; lane < WORD_BITS; lane++)
         if (negative_coupling(key, first_system + WORD_BITS * word + lane, bond)) negative |= (word_t)1 << lane;
+#endif
     negative_bonds[item] = negative;
 }
 #elif !GAUSSIAN
@@ -149,7 +155,9 @@ __kernel void ea_naive_update(__global char *spins, __global const coupling *cou
     }
 }
 #else
-__kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, uint ordered, uint first_system)
+/* run: population annealing's independent run (as ea_naive_init), else 0. */
+__kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, uint ordered, uint run,
+                          uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= STACKS * SITES) return;
@@ -158,10 +166,10 @@ __kernel void ea_msc_init(__global word_t *spins, uint seed_lo, uint seed_hi, ui
     uint word = stack / (2 * TEMPERATURES), replica = (stack / TEMPERATURES) % 2;
 #if WORD_BITS == 64
     uint part = 2 * word + first_system / 32; /* run-wide; first_system % WORD_BITS == 0 */
-    spins[item] = (ulong)initial_bits32(key, site, place, part, replica, ordered, 0)
-                | (ulong)initial_bits32(key, site, place, part + 1, replica, ordered, 0) << 32;
+    spins[item] = (ulong)initial_bits32(key, site, place, part, replica, ordered, run)
+                | (ulong)initial_bits32(key, site, place, part + 1, replica, ordered, run) << 32;
 #else
-    spins[item] = initial_bits32(key, site, place, word + first_system / 32, replica, ordered, 0);
+    spins[item] = initial_bits32(key, site, place, word + first_system / 32, replica, ordered, run);
 #endif
 }
 
@@ -289,7 +297,7 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
     __global const word_t *others = spins + (size_t)(2 * word + 1 - replica) * TEMPERATURES * SITES;
     __global const word_t *partner_lanes = lane_masks + (size_t)STACKS * (TEMPERATURES + 1);
     __global const word_t *partner_mask = partner_lanes + (size_t)stack * TEMPERATURES;
-    __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
+    __global const word_t *bonds = negative_bonds + (size_t)BOND_WORD(word) * SITES * DIM;
     word_t satisfied[TALLY_LEVELS], agreeing[TALLY_LEVELS];
     for (uint k = 0; k < TALLY_LEVELS; k++) satisfied[k] = agreeing[k] = 0;
     uint sites = 0;
@@ -325,7 +333,8 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
             if (with_overlap) atomic_add(&lane_sums[WORD_BITS + lane], tally_of(agreeing, lane));
         }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint lane = lid; lane < WORD_BITS; lane += MEASURE_WG) {
+    /* Population annealing's last word may hold fewer members (nearest_integer's room). */
+    for (uint lane = lid; lane < WORD_BITS && WORD_BITS * word + lane < REALIZATIONS; lane += MEASURE_WG) {
         uint config = (2 * (WORD_BITS * word + lane) + replica) * TEMPERATURES + stack % TEMPERATURES;
         __global long *out = partials + 3 * ((size_t)config * MEASURE_GROUPS + group);
         out[0] = 2 * (long)lane_sums[lane] - DIM * (long)group_sites;
@@ -335,7 +344,7 @@ void ea_msc_measure(__global const word_t *spins, __global const word_t *negativ
 }
 #endif
 
-#if !MSC && TEMPERATURES == 1
+#if TEMPERATURES == 1
 /* Population annealing: member r is the replica pair (2 r, 2 r + 1); from
  * one slot of totals, its H = -(both bond sums) and overlap sum_i s_i s'_i. */
 __kernel void ea_member_totals(__global const long *totals, uint slot, __global int *energy, __global int *overlap)

@@ -20,9 +20,11 @@
  * in reverse order, launch_group in common/lattice.h; results unchanged),
  * and for ensembles/ea_msc_exchange.cl (built where its maps fit local memory)
  * EXCHANGE_SPREAD work-items per system and PLACE_BITS, the bits of a place or
- * temperature 0 .. TEMPERATURES - 1; SHARED_DISORDER (0|1, naive only):
- * population annealing, whose REALIZATIONS members (replica pairs) all take
- * the couplings of realization 0.
+ * temperature 0 .. TEMPERATURES - 1; SHARED_DISORDER (0|1): population
+ * annealing, whose REALIZATIONS members (replica pairs) all take the
+ * couplings of realization 0 (msc: one word per bond, all lanes alike);
+ * LANE_RANDOMS (0|1, msc with SHARED_DISORDER): every lane (member) draws
+ * its own Metropolis numbers (ea_msc_update.h, flipping_lanes_own).
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering
@@ -51,6 +53,9 @@
  *                          .v[replica], one number for the W configurations of a
  *                          stack (the msc kernel's, which updates both replicas of a
  *                          word at once); word run-wide (FIRST_WORD, below)
+ *   per-lane Metropolis    (site, sweep, g, STREAM(METROPOLIS, INDEPENDENT | run-wide stack)):
+ *                          LANE_RANDOMS, bit planes of every lane's own number, draw g
+ *                          (flipping_lanes_own)
  *   independent Metropolis (site, sweep, 0, STREAM(METROPOLIS, INDEPENDENT | config / 4))
  *                          .v[config % 4]: one draw serves four configurations
  *                          (config run-wide: FIRST_CONFIG + config, below);
@@ -92,9 +97,16 @@
 #ifndef SHARED_DISORDER
 #define SHARED_DISORDER 0
 #endif
+#ifndef LANE_RANDOMS
+#define LANE_RANDOMS 0
+#endif
 /* The couplings (naive) of configuration `config`: its realization's, or
  * realization 0's for population annealing's members. */
 #define DISORDER_OF(config) (SHARED_DISORDER ? 0u : (config) / (2u * TEMPERATURES))
+/* msc: the coupling words of word `word`, and how many there are (one set
+ * for population annealing's members). */
+#define BOND_WORD(word) (SHARED_DISORDER ? 0u : (word))
+#define COUPLING_WORDS (SHARED_DISORDER ? 1u : WORDS)
 
 #if WORD_BITS == 64
 typedef ulong word_t;

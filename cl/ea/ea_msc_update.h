@@ -53,8 +53,66 @@ inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t 
     return flips | ~(class1 | class2 | class3);
 }
 
+#if LANE_RANDOMS
+/* One bit plane of the bit-serial comparison r < t over the lanes, most
+ * significant first (as cl/ising/ising_msc.cl): `less` collects the lanes
+ * already below t, `equal` those still tied. */
+inline void compare_lane_plane(uint threshold, uint bit, word_t random_bits, word_t *less, word_t *equal)
+{
+    word_t t_mask = all_lanes_if((threshold >> bit) & 1u);
+    *less |= *equal & ~random_bits & t_mask;
+    *equal &= ~(random_bits ^ t_mask);
+}
+
+/* Population annealing: the lanes are members, each drawing its own 32-bit
+ * number r per site and sweep, compared with its class's threshold
+ * floor(exp(-4 k beta) 2^32) bit by bit from the most significant: draw g
+ * (counter site, sweep, hit g, `stream`) gives bit planes 31 - P g ..
+ * 31 - P g - P + 1 of every lane (P = 128 / WORD_BITS: a plane is one
+ * 32-bit value, or two for 64 lanes, v[2q] the low lanes), and drawing
+ * stops as soon as no uphill lane is still tied with its threshold, so every
+ * decision equals the exact comparison r < t.  T = 1: thresholds[k - 1]. */
+#define LANE_PLANES (128 / WORD_BITS)
+inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const word_t *negative, clmc_philox_key key,
+                                 uint site, uint sweep, uint stream, __global const uint *thresholds)
+{
+    word_t c0 = 0, c1 = 0, c2 = 0;
+    for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
+    word_t class1 = count_word_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
+    word_t class2 = count_word_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
+#if DIM == 3
+    word_t class3 = count_word_equals(NEIGHBOURS / 2 + 3, c0, c1, c2);
+#else
+    word_t class3 = 0;
+#endif
+    uint t1 = thresholds[0], t2 = thresholds[1], t3 = thresholds[2];
+    word_t less1 = 0, less2 = 0, less3 = 0, equal1 = ALL_LANES, equal2 = ALL_LANES, equal3 = ALL_LANES;
+    word_t tied = class1 | class2 | class3;
+    for (uint g = 0; g < 32 / LANE_PLANES && tied; g++) {
+        clmc_philox_ctr r = clmc_random4(key, site, sweep, g, stream);
+        for (uint q = 0; q < LANE_PLANES; q++) {
+#if WORD_BITS == 64
+            word_t plane = (ulong)r.v[2 * q] | (ulong)r.v[2 * q + 1] << 32;
+#else
+            word_t plane = r.v[q];
+#endif
+            uint bit = 31 - (LANE_PLANES * g + q);
+            compare_lane_plane(t1, bit, plane, &less1, &equal1);
+            compare_lane_plane(t2, bit, plane, &less2, &equal2);
+#if DIM == 3
+            compare_lane_plane(t3, bit, plane, &less3, &equal3);
+#endif
+        }
+        tied = (equal1 & class1) | (equal2 & class2) | (equal3 & class3);
+    }
+    (void)t3;
+    return ~(class1 | class2 | class3) | (less1 & class1) | (less2 & class2) | (less3 & class3);
+}
+#endif
+
 /* Updates the words of both replicas' stacks of (word, place) at site number
- * `index` of colour `colour`: they share the couplings and one Philox draw.
+ * `index` of colour `colour`: they share the couplings and one Philox draw
+ * (LANE_RANDOMS: each lane its own numbers, flipping_lanes_own).
  * ENERGY_PASS: adds each replica's satisfied bonds at the site, counted with
  * the new spins, to its counter in `satisfied` ([replica][level]). */
 inline void update_site(__global word_t *spins, __global const word_t *negative_bonds,
@@ -63,14 +121,16 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
                         uint first_system)
 {
     uint site = site_of_colour(index, colour);
-    __global const word_t *bonds = negative_bonds + (size_t)word * SITES * DIM;
+    __global const word_t *bonds = negative_bonds + (size_t)BOND_WORD(word) * SITES * DIM;
     neighbourhood n = neighbours_of(site);
     word_t negative[NEIGHBOURS];
     for (uint d = 0; d < DIM; d++) {
         negative[2 * d] = bonds[site * DIM + d];
         negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
     }
+#if !LANE_RANDOMS
     clmc_philox_ctr r = shared_randoms(key, site, sweep, FIRST_WORD(first_system) + word, place);
+#endif
     for (uint replica = 0; replica < 2; replica++) {
         uint stack = (2 * word + replica) * TEMPERATURES + place;
         __global word_t *own = spins + (size_t)stack * SITES;
@@ -80,8 +140,13 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
             neighbour[2 * d + 1] = own[n.down[d]];
         }
         word_t spin = own[site];
+#if LANE_RANDOMS
+        uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_system) + stack));
+        spin ^= flipping_lanes_own(spin, neighbour, negative, key, site, sweep, stream, thresholds);
+#else
         spin ^= flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
                                lanes_below + (size_t)stack * (TEMPERATURES + 1));
+#endif
         own[site] = spin;
 #if ENERGY_PASS
         word_t c0 = 0, c1 = 0, c2 = 0;

@@ -12,6 +12,7 @@
  * copies land on another rank travel (exchange), and every rank holds the
  * run's step records, so the results equal one process's. */
 #include "ensemble.h"
+#include "population_lanes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -62,6 +63,7 @@ typedef struct {
     cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
         family_buf, scratch, histogram_buf[2], records;
     size_t member_bytes, count_slots; /* count_slots: family counts (ancestors up to max(target, capacity)) */
+    clmc_population_lanes lanes; /* members packed into lanes (member_lanes): member_bytes per group of them */
     /* MPI ranks (docs/mpi.md): this rank holds the run's members [first,
      * first + local) of n (first = starts[rank], fixed; the last rank's
      * share takes nearest_integer's fluctuation), capacity of them at most
@@ -212,7 +214,7 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
                    {sizeof(cl_uint) * cap, &p->ancestor[0]},     {sizeof(cl_uint) * cap, &p->ancestor[1]},
                    {sizeof(cl_uint) * p->count_slots, &p->counts},
                    {2 * sizeof(cl_double) * chunks(p->count_slots), &p->family_buf},
-                   {member_bytes * cap, &p->scratch}};
+                   {p->lanes.lanes ? clmc_population_lanes_bytes(&p->lanes) : member_bytes * cap, &p->scratch}};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         CLMC_TRY(clmc_buffer_create(rt, buffers[i].bytes, NULL, "population", buffers[i].buffer));
     /* Fields no step writes (step 0's weight total and overlap, the steps to
@@ -313,6 +315,13 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: a system of model \"%s\" takes %zu bytes, not whole 32-bit "
                          "words, which population annealing copies", e->ops->type, member_bytes);
     CLMC_TRY(build(p, e));
+    if (e->ops->ensemble->member_lanes) {
+        unsigned lanes = e->ops->ensemble->member_lanes(e->state);
+        if (lanes && p->ranks > 1) /* members travel between ranks in whole blocks of bytes */
+            return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: population annealing of model \"%s\" with %u members per "
+                             "word runs in one process, not under %d MPI ranks", e->ops->type, lanes, p->ranks);
+        CLMC_TRY(clmc_population_lanes_open(e->rt, lanes, member_bytes, p->capacity, &p->lanes));
+    }
     return allocate(p, e->rt, member_bytes);
 }
 
@@ -989,20 +998,26 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
     ARG(p->sources, 3, cl_mem, p->source);
     ARG(p->sources, 4, cl_uint, p->first);
     CLMC_TRY(launch(e->rt, p->sources, local_new));
-    CLMC_TRY(gather(e, p, members, received, p->scratch, (cl_uint)(member_bytes / 4), local_new, n_lower));
+    size_t new_bytes = member_bytes * local_new;
+    if (p->lanes.lanes) { /* packed members: a bit gather of every group (lanes past the population zeroed) */
+        CLMC_TRY(clmc_population_lanes_gather(e->rt, &p->lanes, members, p->scratch, p->source, local_new));
+        new_bytes = clmc_population_lanes_bytes(&p->lanes);
+    } else {
+        CLMC_TRY(gather(e, p, members, received, p->scratch, (cl_uint)(member_bytes / 4), local_new, n_lower));
+    }
     /* Ping-pong: the gathered members become the model's buffer and its old
      * one the next step's scratch; a model that cannot swap gets them copied. */
     cl_mem gathered = p->scratch, swapped = gathered;
     if (e->ops->ensemble->swap_members) CLMC_TRY(e->ops->ensemble->swap_members(e->state, &swapped));
-    size_t tail = (size_t)(p->capacity - local_new) * member_bytes; /* slots past the new members (nearest_integer) */
+    /* slots past the new members (nearest_integer; packed lanes are gathered whole) */
+    size_t tail = p->lanes.lanes ? 0 : (size_t)(p->capacity - local_new) * member_bytes;
     if (swapped != gathered) { /* they keep what they held, as when copied back */
         p->scratch = swapped;
         if (tail)
-            CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), swapped, gathered, member_bytes * local_new,
-                                            member_bytes * local_new, tail, 0, NULL, NULL));
+            CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), swapped, gathered, new_bytes, new_bytes, tail, 0,
+                                            NULL, NULL));
     } else
-        CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), gathered, members, 0, 0, member_bytes * local_new, 0,
-                                        NULL, NULL));
+        CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), gathered, members, 0, 0, new_bytes, 0, NULL, NULL));
     CLMC_TRY(gather(e, p, p->ancestor[p->current], received_ancestor, p->ancestor[1 - p->current], 1, local_new,
                     n_lower));
     p->current = 1 - p->current;
@@ -1430,6 +1445,7 @@ static void pa_close(clmc_ensemble *e)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
     if (p->in_heads || p->in_data) CLMC_CL_WARN(clFinish(clmc_runtime_queue(e->rt))); /* uploads from them */
     if (p->program) CLMC_CL_WARN(clReleaseProgram(p->program));
+    clmc_population_lanes_close(&p->lanes);
     if (p->beta_written) CLMC_CL_WARN(clReleaseEvent(p->beta_written));
     for (unsigned i = 0; i < p->n_marks; i++) CLMC_CL_WARN(clReleaseEvent(p->marks[i]));
     free(p->records_host);

@@ -160,6 +160,15 @@ typedef struct clmc_ensemble_hooks {
      * cl_double instead of cl_int (the energy histogram then bins the unit
      * intervals [floor E, floor E + 1)). */
     bool real_members;
+    /* Optional: members packed into the lanes of words (the EA spin glass's
+     * msc layout): member_lanes returns 32 or 64 (0: one member per block of
+     * bytes, as above), and members_buffer's *bytes_per_member is then the
+     * bytes of one group of that many members, lane b of each of the
+     * group's words (of member_lanes bits) holding member lanes g + b.  The
+     * population is then copied at bit granularity
+     * (cl/ensembles/population_lanes.cl) and kept in one process (no MPI
+     * ranks); swap_members (above) then takes the bit-gathered population. */
+    unsigned (*member_lanes)(void *state);
     /* Optional: true where the model computes the same bits on every device
      * (algorithm.reproducible): population annealing then weighs with its own
      * exp of IEEE operations and contracts nothing (cl/ensembles/population.cl,

@@ -15,12 +15,19 @@ size_t ea_word_bytes(const ea_state *s)
     return s->word_bits == 64 ? sizeof(cl_ulong) : sizeof(cl_uint);
 }
 
+/* msc: the words of couplings per bond, one per word of realizations, or
+ * one for population annealing's members (realization 0's in every lane). */
+size_t ea_coupling_words(const ea_state *s)
+{
+    return s->population ? 1 : s->realizations / s->word_bits;
+}
+
 /* Coupling buffer as the kernels read it: naive [disorder][site][d] as
  * char or float, msc [word][site][d] (words of word_bits realizations) with
  * bit b set where J = -1 in realization word_bits word + b. */
 size_t ea_coupling_bytes(const ea_state *s)
 {
-    if (s->msc) return (size_t)(s->realizations / s->word_bits) * ea_bond_count(s) * ea_word_bytes(s);
+    if (s->msc) return ea_coupling_words(s) * ea_bond_count(s) * ea_word_bytes(s);
     size_t element = s->couplings == CLMC_EA_GAUSSIAN ? sizeof(cl_float) : 1;
     return (size_t)s->disorders * ea_bond_count(s) * element;
 }

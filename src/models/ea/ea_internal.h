@@ -29,7 +29,9 @@ typedef struct {
     cl_uint n_sites, realizations, temperatures, configurations, stacks;
     /* Population annealing (ensemble_hooks.h): realizations are the R
      * members, each a pair of replicas, all with the couplings of realization
-     * 0 (disorders = 1; otherwise disorders = realizations). */
+     * 0 (disorders = 1; otherwise disorders = realizations); msc: word_bits
+     * members per word (the last word partly, with nearest_integer's room),
+     * each drawing its own numbers (LANE_RANDOMS). */
     bool population;
     cl_uint disorders;
     cl_kernel member_totals;
@@ -97,6 +99,7 @@ typedef struct {
 size_t ea_bond_count(const ea_state *s);
 size_t ea_coupling_bytes(const ea_state *s);
 size_t ea_word_bytes(const ea_state *s);
+size_t ea_coupling_words(const ea_state *s);
 void ea_fill_couplings(const ea_state *s, void *out);
 
 /* ea_energy_pass.c: built only for msc tempering unless algorithm.tempering_energies is

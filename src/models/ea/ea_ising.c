@@ -86,15 +86,18 @@ static clmc_status validate_independent(const clmc_preset *p, bool msc, long lon
 }
 
 /* Population annealing (docs/ensembles.md): the members share one disorder
- * realization, so model.realizations is 1; one byte per spin (naive) with
- * integer couplings (the members' energies are integers) and a random number
- * of its own for every member. */
+ * realization, so model.realizations is 1; integer couplings (the members'
+ * energies are integers) and a random number of its own for every member
+ * (msc: of every lane, LANE_RANDOMS); msc packs word_bits members per word,
+ * so the population is a multiple of word_bits. */
 static clmc_status validate_population(const clmc_preset *p, bool msc, const char *couplings)
 {
     long long realizations = clmc_preset_int(p, "model.realizations");
-    if (msc)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.layout: population annealing of ea_ising runs layout \"naive\" "
-                         "only (many members per msc word is not implemented yet)");
+    long long population = clmc_preset_int(p, "ensemble.population"), word_bits = clmc_preset_int(p, "algorithm.word_bits");
+    if (msc && (word_bits == 32 || word_bits == 64) && population % word_bits != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: layout \"msc\" packs algorithm.word_bits = %lld "
+                         "members per word and needs a multiple of %lld, got %lld%s", word_bits, word_bits, population,
+                         word_bits == 64 && population % 32 == 0 ? " (or set algorithm.word_bits to 32)" : "");
     if (realizations != 1)
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: population annealing anneals one disorder realization "
                          "(its ensemble.population members share it); give 1, got %lld", realizations);
@@ -157,9 +160,13 @@ static clmc_status ea_validate(const clmc_preset *p)
     if (word_bits != 32 && word_bits != 64)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.word_bits: must be 32 or 64, got %lld", word_bits);
     unsigned long long bonds_per_site = (unsigned long long)(dim > 2 ? dim : 2);
-    if (population && (unsigned long long)realizations * sites * bonds_per_site >= (1ULL << 32))
+    unsigned long long words = ((unsigned long long)realizations + (unsigned long long)word_bits - 1) /
+                               (unsigned long long)word_bits; /* population annealing's room: the last word partly */
+    /* msc members: the kernels index words (2 per member word and site; one set of couplings) */
+    unsigned long long indexed = msc ? 2 * words * sites : (unsigned long long)realizations * sites * bonds_per_site;
+    if (population && indexed >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %lld members (replica pairs) of %llu sites exceed the "
-                         "2^32 spins the kernels index", realizations, sites);
+                         "2^32 %s the kernels index", realizations, sites, msc ? "words" : "spins");
     if (population && realizations >= (1LL << 24))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %lld members (replica pairs) exceed the 2^24 - 1 the "
                          "random streams number", realizations);
@@ -172,7 +179,7 @@ static clmc_status ea_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "model.L: must be even for the checkerboard update, got %d", edge);
     if (sites >= (1ULL << 31))
         return clmc_fail(CLMC_ERR_INPUT, "model.L: %d^%d sites exceed the 2^31 - 1 the kernels index", edge, dim);
-    if ((msc || clmc_preset_bool(p, "algorithm.shared_randoms")) && strcmp(couplings, "uniform") == 0)
+    if (((msc && !population) || clmc_preset_bool(p, "algorithm.shared_randoms")) && strcmp(couplings, "uniform") == 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.couplings: \"uniform\" makes every realization the same system, and "
                          "the realizations of a word share their random numbers (layout \"msc\" or shared_randoms), "
                          "so they would merge into identical copies and the errors over realizations would mean "
@@ -180,15 +187,15 @@ static clmc_status ea_validate(const clmc_preset *p)
     if (msc && strcmp(couplings, "gaussian") == 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.couplings: bimodal couplings required for msc "
                          "(algorithm.layout \"msc\" packs one bit per coupling); got \"%s\"", couplings);
-    if (msc && realizations % word_bits != 0)
+    if (msc && !population && realizations % word_bits != 0)
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: layout \"msc\" packs algorithm.word_bits = %lld "
                          "realizations per word and needs a multiple of %lld, got %lld%s", word_bits, word_bits,
                          realizations, word_bits == 64 && realizations % 32 == 0 ? " (or set algorithm.word_bits to 32)" : "");
-    if ((unsigned long long)realizations * temperatures * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
+    if (!(msc && population) &&
+        (unsigned long long)realizations * temperatures * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: %lld realizations x %llu temperatures of %llu sites "
                          "exceed the 2^32 spins and couplings the kernels index", realizations, temperatures, sites);
-    return validate_launch_keys(p, msc, temperatures, (unsigned long long)realizations / (unsigned long long)word_bits *
-                                                          temperatures * (sites / 2));
+    return validate_launch_keys(p, msc, temperatures, words * temperatures * (sites / 2));
 }
 
 /* ---- Device set-up ---------------------------------------------------------- */
@@ -253,11 +260,11 @@ static clmc_status build_kernels(ea_state *s, clmc_defines *options)
         {"MEASURE_GROUPS", (long long)s->measure_groups}, {"TALLY_LEVELS", s->tally_levels},
         {"FOLD_ROUNDS", s->fold_rounds}, {"REVERSE_ODD", s->reverse_odd},
         {"EXCHANGE_SPREAD", s->exchange_spread}, {"PLACE_BITS", s->place_bits},
-        {"SHARED_DISORDER", s->population},
+        {"SHARED_DISORDER", s->population}, {"LANE_RANDOMS", s->population && s->msc},
     };
     clmc_defines_text(options, "-cl-std=CL1.2");
-    for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++)
-        if (defines[i].value || strcmp(defines[i].name, "SHARED_DISORDER") != 0) /* as before when 0 */
+    for (size_t i = 0; i < sizeof defines / sizeof defines[0]; i++) /* the last two: as before when 0 */
+        if (defines[i].value || (strcmp(defines[i].name, "SHARED_DISORDER") != 0 && strcmp(defines[i].name, "LANE_RANDOMS") != 0))
             clmc_defines_int(options, defines[i].name, defines[i].value);
     CLMC_TRY(clmc_defines_status(options));
     clmc_defines main_options = {0};
@@ -294,7 +301,7 @@ static clmc_status upload_couplings(ea_state *s)
         cl_kernel fill;
         CLMC_TRY(create_buffer(s, ea_coupling_bytes(s), NULL, &s->bonds, "couplings"));
         CLMC_TRY(clmc_kernel_create(s->program, "ea_couplings", &fill));
-        size_t words = s->msc ? s->realizations / s->word_bits : s->disorders;
+        size_t words = s->msc ? ea_coupling_words(s) : s->disorders;
         size_t global = words * ea_bond_count(s);
         cl_int err = clSetKernelArg(fill, 0, sizeof(cl_mem), &s->bonds);
         if (err == CL_SUCCESS) err = clSetKernelArg(fill, 1, sizeof(cl_uint), &s->seed_lo);
@@ -336,7 +343,8 @@ static void map_stack(ea_state *s, size_t stack)
     size_t word = stack / (2 * t_count), replica = stack / t_count % 2, place = stack % t_count;
     clear_lanes(s, s->lanes_below_host, below, t_count + 1);
     clear_lanes(s, s->partner_lanes_host, partner, t_count);
-    for (unsigned lane = 0; lane < s->word_bits; lane++) {
+    for (unsigned lane = 0; lane < s->word_bits && s->word_bits * word + lane < s->realizations; lane++) {
+        /* (population annealing's last word may hold fewer) */
         size_t chain = 2 * (s->word_bits * word + lane) + replica, other = chain ^ 1;
         cl_uint t = s->temperature_of[chain * t_count + place];
         set_lane(s, s->lanes_below_host, below + t + 1, lane);
@@ -461,7 +469,7 @@ static clmc_status set_kernel_arguments(ea_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->init, 2, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->init, 3, sizeof(cl_uint), &s->ordered_start));
     cl_uint run = 0;
-    if (!s->msc) CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
+    CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run));
     cl_uint arg = 0;
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->update, arg++, sizeof(cl_mem), &s->bonds));
@@ -786,6 +794,12 @@ static clmc_status population_beta(ea_state *s, double beta)
     s->temperature_betas[0] = beta;
     fill_acceptance(s);
     cl_command_queue queue = clmc_runtime_queue(s->rt);
+    if (s->msc) { /* one row of thresholds, [k][0]; not waited for: the ensemble waits for it before the next
+                   * call rewrites the host row (population_annealing.c, set_beta) */
+        CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0, THRESHOLD_CLASSES * sizeof *s->thresholds_host,
+                                         s->thresholds_host, 0, NULL, NULL));
+        return CLMC_OK;
+    }
     size_t n = s->configurations;
     size_t threshold_bytes = n * THRESHOLD_CLASSES * sizeof *s->thresholds_host;
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_TRUE, 0, threshold_bytes, s->thresholds_host, 0, NULL,
@@ -935,12 +949,35 @@ static clmc_status ea_fresh_start(void *state, unsigned run)
 }
 
 /* A member is both replicas: configurations 2 r and 2 r + 1, one byte per
- * spin (L even, so whole words). */
+ * spin (L even, so whole words); msc: the words of stacks 2 w and 2 w + 1
+ * hold the members of word w, one per lane (ea_member_lanes). */
 static clmc_status ea_members_buffer(void *state, cl_mem *buffer, size_t *bytes_per_member)
 {
     ea_state *s = state;
     *buffer = s->spins;
-    *bytes_per_member = 2 * (size_t)s->n_sites;
+    *bytes_per_member = 2 * (size_t)s->n_sites * (s->msc ? ea_word_bytes(s) : 1);
+    return CLMC_OK;
+}
+
+static unsigned ea_member_lanes(void *state)
+{
+    const ea_state *s = state;
+    return s->msc ? s->word_bits : 0;
+}
+
+/* msc population annealing: the resampled population in *other becomes the
+ * spins, the old spins the ensemble's next scratch buffer; declined (copied
+ * back) in the naive layout, whose spins more kernels hold. */
+static clmc_status ea_swap_members(void *state, cl_mem *other)
+{
+    ea_state *s = state;
+    if (!s->msc) return CLMC_OK;
+    cl_mem old = s->spins;
+    s->spins = *other;
+    *other = old;
+    cl_kernel kernels[] = {s->init, s->update, s->measure};
+    for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
+        CLMC_CL_TRY(clSetKernelArg(kernels[i], 0, sizeof(cl_mem), &s->spins));
     return CLMC_OK;
 }
 
@@ -961,7 +998,8 @@ static void ea_member_order(void *state, clmc_member_order *out)
 
 /* Device bytes of the naive layout (spins, couplings, thresholds, betas,
  * partners, one measurement slot's partials and totals; population
- * annealing's member values); msc counts its spins and couplings only. */
+ * annealing's member values); msc counts its spins and couplings only (and
+ * population annealing's measurement of every member). */
 static void ea_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
     int dim = (int)clmc_preset_int(p, "model.dim");
@@ -973,9 +1011,12 @@ static void ea_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *lar
     uint64_t configs = 2 * realizations * clmc_preset_betas(p, NULL, 0);
     bool gaussian = strcmp(clmc_preset_string(p, "model.couplings"), "gaussian") == 0;
     uint64_t spins = msc ? configs * sites / 8 : configs * sites;
-    uint64_t couplings = msc ? disorders * sites * dim / 8 : disorders * sites * dim * (gaussian ? 4 : 1);
+    uint64_t word_bytes = (uint64_t)clmc_preset_int(p, "algorithm.word_bits") / 8;
+    uint64_t couplings = msc ? (population ? word_bytes : realizations / 8) * sites * dim
+                             : disorders * sites * dim * (gaussian ? 4 : 1);
     *total = spins + couplings;
     if (!msc) *total += configs * (THRESHOLD_CLASSES * 4 + 4 + 4 + 2 * 3 * sizeof(cl_long));
+    else if (population) *total += configs * 2 * 3 * sizeof(cl_long); /* every member's partials and totals */
     if (population) *total += 2 * sizeof(cl_int) * realizations;
     *largest = spins > couplings ? spins : couplings;
 }
@@ -1020,6 +1061,8 @@ static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .exchange_kernel = ea_exchange_kernel,
     .member_observables = ea_member_observables,
     .members_buffer = ea_members_buffer,
+    .member_lanes = ea_member_lanes,
+    .swap_members = ea_swap_members,
     .member_size = ea_member_size,
     .fresh_start = ea_fresh_start,
     .member_order = ea_member_order,

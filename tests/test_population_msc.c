@@ -1,0 +1,222 @@
+/* Population annealing of the EA spin glass with many members per
+ * multi-spin word (algorithm.layout "msc", docs/ensembles.md): the bit
+ * gather of cl/ensembles/population_lanes.cl on irregular copy numbers
+ * against the host at two work-group sizes; energies and free energy at
+ * every step against the naive layout on the same disorder (different
+ * random numbers: within standard errors), uniform couplings against exact
+ * 2D Ising; bad input exits 2 naming the key; checkpoint/resume bit for bit. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clmc/runtime.h"
+#include "ising_exact.h"
+#include "physics.h"
+#include "rerun.h"
+#include "testenv.h"
+
+#define TOLERANCE_SIGMA 4.0
+
+/* ---- The bit gather ----------------------------------------------------- */
+
+/* Member m's bit at word w of its group: a hash, so wrong lanes or words show. */
+static unsigned member_bit(unsigned m, unsigned w)
+{
+    unsigned x = (m + 1) * 2654435761u ^ (w + 7) * 40503u;
+    x ^= x >> 13;
+    x *= 0x5bd1e995u;
+    return (x >> 15) & 1u;
+}
+
+/* Copy numbers with zeros (a whole group of them), single copies, a family
+ * of 150 and families of 2 and 3; new member j = old source[j]; every lane
+ * of the gathered words (lanes past n_new: 0) as on the host, for words of
+ * `lanes` bits, groups of `group_words` words, work-groups of `wg`. */
+static void gather_case(unsigned lanes, unsigned group_words, unsigned wg)
+{
+    enum { N = 640 }; /* old members; capacity N, 10 groups of 64 or 20 of 32 */
+    unsigned copies[N], n_new = 0;
+    static unsigned source[N];
+    for (unsigned i = 0; i < N; i++) copies[i] = i < 70 ? 0 : (i % 7 == 0 ? 3 : (i % 5 == 0 ? 0 : (i % 11 == 0 ? 2 : 1)));
+    copies[333] = 150;
+    for (unsigned i = 0; i < N && n_new < N; i++)
+        for (unsigned c = 0; c < copies[i] && n_new < N - 17; c++) source[n_new++] = i; /* the last group partly */
+    unsigned groups = N / lanes, word_bytes = lanes / 8;
+    size_t bytes = (size_t)groups * group_words * word_bytes;
+    unsigned char *from = calloc(1, bytes), *to = calloc(1, bytes);
+    for (unsigned m = 0; m < N; m++)
+        for (unsigned w = 0; w < group_words; w++) {
+            size_t word = (size_t)(m / lanes) * group_words + w;
+            unsigned bit = m % lanes;
+            if (member_bit(m, w)) from[word * word_bytes + bit / 8] |= (unsigned char)(1u << (bit % 8));
+        }
+    clmc_runtime *rt;
+    cl_program program;
+    cl_kernel kernel;
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    char options[160];
+    snprintf(options, sizeof options, "-cl-std=CL1.2 -DLANE_BITS=%u -DGROUP_WORDS=%u -DGATHER_WG=%u", lanes,
+             group_words, wg);
+    cr_assert_eq(clmc_program_build(rt, "ensembles/population_lanes.cl", options, &program), CLMC_OK, "%s",
+                 clmc_error_message());
+    cr_assert_eq(clmc_kernel_create(program, "pa_gather_lanes", &kernel), CLMC_OK);
+    cl_mem b_from, b_to, b_source;
+    cr_assert_eq(clmc_buffer_create(rt, bytes, from, "test", &b_from), CLMC_OK);
+    cr_assert_eq(clmc_buffer_create(rt, bytes, NULL, "test", &b_to), CLMC_OK);
+    cr_assert_eq(clmc_buffer_create(rt, sizeof source, source, "test", &b_source), CLMC_OK);
+    clSetKernelArg(kernel, 0, sizeof b_from, &b_from);
+    clSetKernelArg(kernel, 1, sizeof b_to, &b_to);
+    clSetKernelArg(kernel, 2, sizeof b_source, &b_source);
+    clSetKernelArg(kernel, 3, sizeof n_new, &n_new);
+    size_t global[2] = {(group_words + wg - 1) / wg * wg, groups}, local[2] = {wg, 1};
+    cr_assert_eq(clmc_enqueue(rt, kernel, 2, global, local, CLMC_UNTIMED), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), b_to, CL_TRUE, 0, bytes, to, 0, NULL, NULL), CL_SUCCESS);
+    unsigned wrong = 0;
+    for (unsigned j = 0; j < N; j++)
+        for (unsigned w = 0; w < group_words; w++) {
+            size_t word = (size_t)(j / lanes) * group_words + w;
+            unsigned bit = j % lanes, got = (to[word * word_bytes + bit / 8] >> (bit % 8)) & 1u;
+            unsigned expected = j < n_new ? member_bit(source[j], w) : 0;
+            if (got != expected && wrong++ < 5) printf("member %u word %u: %u, expected %u\n", j, w, got, expected);
+        }
+    printf("bit gather: %u-bit lanes, %u words per group, work-groups of %u: %u of %u new members, %u wrong bits\n",
+           lanes, group_words, wg, n_new, N, wrong);
+    cr_expect_eq(wrong, 0);
+    clReleaseMemObject(b_from), clReleaseMemObject(b_to), clReleaseMemObject(b_source);
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    clmc_runtime_close(rt);
+    free(from), free(to);
+}
+
+Test(population_msc, bit_gather_on_irregular_copy_numbers, .timeout = 300)
+{
+    gather_case(64, 24, 8);
+    gather_case(64, 24, 32); /* 8 work-items past the group's words */
+    gather_case(32, 40, 8);
+    gather_case(32, 40, 64);
+}
+
+/* ---- Physics ------------------------------------------------------------ */
+
+/* Anneals of one 3D EA disorder realization (L = 4, the couplings of
+ * run.seed) in both layouts, beta 0 to 1 in 20 steps: energy and free
+ * energy at every step within 4 combined standard errors (errors from the
+ * runs); different random numbers, so not bit for bit.  Steps of 0.05
+ * keep enough families (coarse steps collapse the population onto a few,
+ * and the runs' Z-weighted errors then mean little). */
+static void msc_against_naive(int word_bits, int population, int runs, int seed)
+{
+    const char *layouts[2] = {"msc", "naive"};
+    cJSON *result[2];
+    for (int l = 0; l < 2; l++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": \"metropolis\", "
+                 "\"layout\": \"%s\", \"word_bits\": %d}, \"ensemble\": {\"type\": \"population_annealing\", "
+                 "\"population\": %d, \"beta_end\": 1.0, \"steps\": 20, \"sweeps_per_step\": 5, \"runs\": %d}, "
+                 "\"run\": {\"seed\": %d}}",
+                 layouts[l], word_bits, population, runs, seed);
+        result[l] = physics_run(json, "pa-ea-msc-naive");
+    }
+    const cJSON *t[2];
+    for (int l = 0; l < 2; l++) t[l] = cJSON_GetObjectItem(cJSON_GetObjectItem(result[l], "observables"), "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(t[0]), 21);
+    cr_assert_eq(cJSON_GetArraySize(t[1]), 21);
+    double worst = 0;
+    for (int k = 0; k <= 20; k++) {
+        const cJSON *a = cJSON_GetArrayItem(t[0], k), *b = cJSON_GetArrayItem(t[1], k);
+        double beta = cJSON_GetObjectItem(a, "beta")->valuedouble;
+        const char *names[2] = {"energy", "free_energy"};
+        for (int q = 0; q < 2; q++) {
+            double ma = physics_mean(a, names[q]), mb = physics_mean(b, names[q]);
+            if (k == 0) { /* the same random start in both layouts; ln Z(0) exact */
+                cr_expect(ma == mb, "beta 0 %s: msc %.17g, naive %.17g", names[q], ma, mb);
+                continue;
+            }
+            double ea = physics_error(a, names[q]), eb = physics_error(b, names[q]);
+            char what[200];
+            snprintf(what, sizeof what, "EA3d L=4 W=%d R=%d x%d beta=%.3f %s: msc %.5f +- %.5f, naive %.5f +- %.5f; "
+                     "difference", word_bits, population, runs, beta, names[q], ma, ea, mb, eb);
+            double z = physics_compare(what, ma - mb, sqrt(ea * ea + eb * eb), 0);
+            worst = fmax(worst, z);
+            cr_expect_leq(z, TOLERANCE_SIGMA, "%s", what);
+        }
+    }
+    printf("EA3d msc against naive, W=%d: largest |z| %.2f over 20 steps x 2 observables\n", word_bits, worst);
+    cJSON_Delete(result[0]);
+    cJSON_Delete(result[1]);
+}
+
+Test(population_msc, ea3d_matches_naive_layout, .timeout = 600)
+{
+    msc_against_naive(64, 512, 10, 7);
+}
+
+/* Uniform couplings (the ferromagnet; refused for msc without population
+ * annealing, whose lanes share their numbers there) against exact 2D Ising
+ * at L = 8: energy, specific heat and free energy per spin of one replica
+ * at every step. */
+Test(population_msc, ea_uniform_matches_exact_ising_L8, .timeout = 600)
+{
+    enum { STEPS = 12 };
+    cJSON *result = physics_run("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"couplings\": \"uniform\"}, "
+                                "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"msc\", \"word_bits\": 32}, "
+                                "\"ensemble\": {\"type\": \"population_annealing\", \"population\": 384, "
+                                "\"beta_end\": 0.6, \"steps\": 12, \"sweeps_per_step\": 10, \"runs\": 8}, "
+                                "\"run\": {\"seed\": 23}}",
+                                "pa-ea-msc-uniform");
+    const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
+    cr_assert_eq(cJSON_GetArraySize(temperatures), STEPS + 1);
+    for (int k = 1; k <= STEPS; k++) {
+        const cJSON *entry = cJSON_GetArrayItem(temperatures, k);
+        double beta = cJSON_GetObjectItem(entry, "beta")->valuedouble, e, c;
+        ising2d_exact(8, beta, &e, &c);
+        const char *label = "PA ea uniform msc L=8 R=384 x8";
+        char what[128];
+        snprintf(what, sizeof what, "%s beta=%.3f energy", label, beta);
+        cr_expect_leq(physics_compare(what, physics_mean(entry, "energy"), physics_error(entry, "energy"), e),
+                      TOLERANCE_SIGMA, "%s", what);
+        snprintf(what, sizeof what, "%s beta=%.3f specific_heat", label, beta);
+        cr_expect_leq(physics_compare(what, physics_mean(entry, "specific_heat"), physics_error(entry, "specific_heat"),
+                                      c), TOLERANCE_SIGMA, "%s", what);
+        snprintf(what, sizeof what, "%s beta=%.3f free_energy", label, beta);
+        cr_expect_leq(physics_compare(what, physics_mean(entry, "free_energy"), physics_error(entry, "free_energy"),
+                                      -ising2d_exact_log_z(8, beta) / 64.0), TOLERANCE_SIGMA, "%s", what);
+    }
+    cJSON_Delete(result);
+}
+
+/* ---- Checkpoints and bad input ------------------------------------------- */
+
+/* nearest_integer (the size fluctuates, so the last word is partly filled
+ * and lanes past the members are zeroed by the gather), two runs, a
+ * checkpoint every 4 sweeps: resumed from the last one, the observables
+ * and the final configurations (every lane) equal the uninterrupted run's. */
+Test(population_msc, checkpoint_resume_bit_identical, .timeout = 600)
+{
+    rerun_expect_resume_identical("pa-ea-msc-resume",
+                                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": "
+                                  "\"metropolis\", \"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\": "
+                                  "\"population_annealing\", \"population\": 96, \"beta_end\": 1.0, \"steps\": 5, "
+                                  "\"sweeps_per_step\": 2, \"resampling\": \"nearest_integer\", \"runs\": 2}, "
+                                  "\"run\": {\"seed\": 5, \"checkpoint_every\": 4}}");
+}
+
+#define EA_MSC_PA(model, algorithm, population)                                                                  \
+    "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4" model "}, \"algorithm\": {\"type\": \"metropolis\", " \
+    "\"layout\": \"msc\"" algorithm "}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": "      \
+    population ", \"beta_end\": 1, \"steps\": 4}}"
+
+Test(population_msc, bad_input_exits_2_naming_the_key)
+{
+    expect_input_error(EA_MSC_PA("", "", "100"), "pa-ea-msc-population", "ensemble.population");
+    expect_input_error(EA_MSC_PA("", ", \"word_bits\": 32", "48"), "pa-ea-msc-population-32", "ensemble.population");
+    expect_input_error(EA_MSC_PA("", "", "96"), "pa-ea-msc-population-hint", "word_bits to 32");
+    expect_input_error(EA_MSC_PA(", \"couplings\": \"gaussian\"", "", "64"), "pa-ea-msc-gaussian", "model.couplings");
+    expect_input_error(EA_MSC_PA("", ", \"shared_randoms\": true", "64"), "pa-ea-msc-shared", "algorithm.shared_randoms");
+    expect_input_error(EA_MSC_PA(", \"realizations\": 64", "", "64"), "pa-ea-msc-realizations", "model.realizations");
+    expect_input_error(EA_MSC_PA("", ", \"update_group\": 48", "64"), "pa-ea-msc-group", "algorithm.update_group");
+}
