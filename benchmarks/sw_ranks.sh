@@ -8,7 +8,7 @@
 # of 128 (slabs of whole tiles): 23168 (268378112 sites per GPU against
 # 268435456, 0.02 % fewer).  K = 4 would need L = 32768, 2^30 sites, beyond the
 # 2^30 the Potts kernels count (model.L's limit): not run.  Strong scaling:
-# L = 16384 on 2 GPUs.  L = 23168 also runs on one GPU, as the reference for
+# L = 16384 on 2 GPUs (and 4 where nvidia-smi lists 4).  L = 23168 also runs on one GPU, as the reference for
 # the bit-identity check of the weak K = 2 run (and the strong run against
 # L = 16384 on one GPU).
 # Per run: ns per update from the wall time of the sweep loop (rank 0's,
@@ -97,3 +97,9 @@ echo "== strong scaling: K = 2, L = 16384"
 run k2-L16384 2 16384
 report k2-L16384 2 k1-L16384
 same k2-L16384 k1-L16384
+if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 4 ]; then
+  echo "== strong scaling: K = 4, L = 16384"
+  run k4-L16384 4 16384
+  report k4-L16384 4 k1-L16384
+  same k4-L16384 k1-L16384
+fi
