@@ -18,7 +18,7 @@
 #define WAVE_WG_MAX 128 /* items per work-group of the wave kernels (RS_WORKERS > 1) */
 #define BUCKETS_MAX 512 /* occupancy masks per tile of the wave kernels */
 #define PRIVATE_WORDS_MAX 36 /* uints of a tile's bits in private memory (3D double_tiling tile 16: 34) */
-#define PRIVATE_AUTO_WORDS 16 /* tile_memory "auto" takes private memory up to this many */
+#define PRIVATE_AUTO_EDGE 6 /* tile_memory "auto" takes private memory for double_tiling boxes up to this edge */
 
 const char *const clmc_random_site_variants[] = {"none", "sequential_reference", "copies", "double_tiling",
                                                  "dead_border", NULL};
@@ -292,7 +292,9 @@ static size_t private_words(const clmc_rsite *rs)
 }
 
 /* algorithm.tile_memory "private", or "auto" on a GPU with tile_workers 0 or
- * 1 where the box takes at most PRIVATE_AUTO_WORDS words: one work-item per
+ * 1 for double_tiling boxes of edge at most PRIVATE_AUTO_EDGE (tile 8, 2D and
+ * 3D: the only cases where an H100 measured private faster than local and
+ * global, docs/models/ising.md "Tiles in registers"): one work-item per
  * tile holding it in registers (*chosen); "private" exits 2 where the model
  * has no bits (Potts, refused by clmc_rsite_validate) or the box takes more
  * than PRIVATE_WORDS_MAX.  Records tile_workers 1. */
@@ -309,7 +311,7 @@ static clmc_status choose_private(clmc_rsite *rs, clmc_preset *p, bool *chosen)
                          PRIVATE_WORDS_MAX, words ? "more" : "rows of more than 32 bits");
     bool gpu = strcmp(d->type, "GPU") == 0;
     *chosen = strcmp(wanted, "private") == 0 ||
-              (strcmp(wanted, "auto") == 0 && gpu && fits && words <= PRIVATE_AUTO_WORDS &&
+              (strcmp(wanted, "auto") == 0 && gpu && fits && !rs->dead_border && rs->tile / 2 + 2 <= PRIVATE_AUTO_EDGE &&
                clmc_preset_int(p, "algorithm.tile_workers") <= 1);
     if (*chosen) clmc_preset_set_int(p, "algorithm.tile_workers", 1);
     rs->registers = *chosen;
