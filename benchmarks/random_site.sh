@@ -23,7 +23,10 @@
 # tiles 4, 8, 10, double_tiling tiles 8, 12, 16 (those dividing BIG3: with
 # the default 256 not 10 and 12, BIG3=240 runs them); the checkerboard (tiled,
 # hits 1) at both sizes in the same run, and each variant's ratio to it.
-# CASES=all (default): everything, waves and registers included.
+# CASES=copies: only copies (global and local memory) at L = SMALL against
+# the checkerboard at the same number of copies, MANY default 2^20, 2^21,
+# 2^22 (the device filled further than the default list's 2^20).
+# CASES=all (default): everything, waves and registers included (not copies).
 # Usage: benchmarks/random_site.sh DEVICE   (a few minutes on an H100/H200;
 #        sources tools/gpu-env.sh unless NO_GPU_ENV is set, builds build/ if
 #        it has no clmc)
@@ -47,7 +50,7 @@ clmc=${CLMC:-build/clmc}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 big=${BIG:-4096} big3=${BIG3:-256} small=${SMALL:-64} substeps_big=${SUBSTEPS_BIG:-256} cases=${CASES:-all}
-case $cases in all|waves|registers) ;; *) echo "CASES: all, waves or registers, got \"$cases\"" >&2; exit 2 ;; esac
+case $cases in all|waves|registers|copies) ;; *) echo "CASES: all, waves, registers or copies, got \"$cases\"" >&2; exit 2 ;; esac
 
 # point NAME L COPIES ALGORITHM_JSON STEPS [DIM, default 2] [BETA] [MODEL_TYPE: ising (default) or potts]
 point() {
@@ -137,6 +140,16 @@ if [ "$cases" = waves ]; then
 fi
 if [ "$cases" = registers ]; then
   registers
+  exit 0
+fi
+if [ "$cases" = copies ]; then # copies at L = SMALL against the checkerboard at the same copies (MANY)
+  for copies in ${MANY:-1048576 2097152 4194304}; do
+    point "checkerboard-tiled-L$small" "$small" "$copies" "$checkerboard" 20
+    reference_ps=$(last_ps "checkerboard-tiled-L$small")
+    point "copies-global-L$small" "$small" "$copies" "$(rs copies 1 ', "copies_memory": "global"')" 20
+    point "copies-local-L$small" "$small" "$copies" "$(rs copies 1 ', "copies_memory": "local"')" 20
+    reference_ps=
+  done
   exit 0
 fi
 point "checkerboard-tiled-L$big" "$big" 1 "$checkerboard" 20
