@@ -492,7 +492,7 @@ static double *series_energies(const char *text, int first, int steps, int syste
 
 /* Mean energy per time point over copies, and its standard error. */
 typedef struct {
-    double mean[64], error[64];
+    double mean[80], error[80];
 } curve;
 
 static curve curve_over_copies(const double *energy, int steps, int copies)
@@ -517,17 +517,22 @@ static curve curve_over_copies(const double *energy, int steps, int copies)
 #define QUENCH_COPIES 256
 #define QUENCH_BETA 0.6
 
-static char *quench_preset(const char *variant, int copies)
+/* A quench from a random start at L and beta, `steps` quarter sweeps. */
+static char *quench_preset_at(const char *variant, int copies, int L, double beta, int steps)
 {
     char *json = malloc(1024);
     snprintf(json, 1024,
              "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": %d, \"start\": \"random\"},"
              " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"%s\", \"substeps\": %d, \"tile\": %d},"
-             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%g], \"copies\": %d},"
+             " \"ensemble\": {\"type\": \"independent\", \"betas\": [%.9g], \"copies\": %d},"
              " \"run\": {\"thermalization\": 0, \"sweeps\": %d, \"seed\": 1}}",
-             QUENCH_L, variant, QUENCH_SUBSTEPS, strcmp(variant, "double_tiling") == 0 ? 8 : 0, QUENCH_BETA, copies,
-             QUENCH_STEPS);
+             L, variant, QUENCH_SUBSTEPS, strcmp(variant, "double_tiling") == 0 ? 8 : 0, beta, copies, steps);
     return json;
+}
+
+static char *quench_preset(const char *variant, int copies)
+{
+    return quench_preset_at(variant, copies, QUENCH_L, QUENCH_BETA, QUENCH_STEPS);
 }
 
 static curve device_curve(const char *label, const char *json, const char *overrides, int steps, int copies)
@@ -551,67 +556,82 @@ static uint64_t splitmix(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-static curve host_curve(int copies)
+static curve host_curve_at(int copies, int L, double beta, int steps)
 {
-    enum { L = QUENCH_L, N = L * L };
-    double *energy = calloc((size_t)QUENCH_STEPS * copies, sizeof *energy);
+    int N = L * L;
+    double *energy = calloc((size_t)steps * copies, sizeof *energy);
+    signed char *s = malloc((size_t)N);
     uint64_t state = 0x5eed;
     for (int k = 0; k < copies; k++) {
-        signed char s[N];
         for (int i = 0; i < N; i++) s[i] = (splitmix(&state) >> 63) ? 1 : -1;
-        for (int step = 0; step < QUENCH_STEPS; step++) {
+        for (int step = 0; step < steps; step++) {
             for (int a = 0; a < N / QUENCH_SUBSTEPS; a++) {
                 int i = (int)((splitmix(&state) >> 32) * N >> 32), x = i % L, y = i / L;
                 int h = s[(x + 1) % L + L * y] + s[(x + L - 1) % L + L * y] + s[x + L * ((y + 1) % L)] +
                         s[x + L * ((y + L - 1) % L)];
                 double dE = 2.0 * s[i] * h;
-                if (dE <= 0 || (double)(splitmix(&state) >> 11) * 0x1p-53 < exp(-QUENCH_BETA * dE)) s[i] = -s[i];
+                if (dE <= 0 || (double)(splitmix(&state) >> 11) * 0x1p-53 < exp(-beta * dE)) s[i] = -s[i];
             }
             long bonds = 0;
             for (int i = 0; i < N; i++) bonds += s[i] * (s[(i % L + 1) % L + L * (i / L)] + s[(i + L) % N]);
             energy[step * copies + k] = -(double)bonds / N;
         }
     }
-    curve c = curve_over_copies(energy, QUENCH_STEPS, copies);
+    curve c = curve_over_copies(energy, steps, copies);
+    free(s);
     free(energy);
     return c;
+}
+
+static curve host_curve(int copies)
+{
+    return host_curve_at(copies, QUENCH_L, QUENCH_BETA, QUENCH_STEPS);
 }
 
 /* Largest |z| between two curves over the first `steps` points (stride `every`
  * in b: a's point s compared with b's point (s + 1) every - 1). */
 static double largest_z(const char *what, const curve *a, const curve *b, int steps, int every)
 {
-    double worst = 0;
+    double worst = 0, at = 0;
     for (int s = 0; s < steps; s++) {
         int t = (s + 1) * every - 1;
         double z = fabs(a->mean[s] - b->mean[t]) / sqrt(a->error[s] * a->error[s] + b->error[t] * b->error[t]);
         if (s < 4 || s == steps - 1)
             printf("%s t=%.2f: %.5f +- %.5f vs %.5f +- %.5f (z = %.2f)\n", what, (t + 1.0) / QUENCH_SUBSTEPS,
                    a->mean[s], a->error[s], b->mean[t], b->error[t], z);
-        if (z > worst) worst = z;
+        if (z > worst) {
+            worst = z;
+            at = (t + 1.0) / QUENCH_SUBSTEPS;
+        }
     }
-    printf("%s: largest |z| %.2f over %d times\n", what, worst, steps);
+    printf("%s: largest |z| %.2f over %d times (at t = %.2f)\n", what, worst, steps, at);
     return worst;
 }
 
 /* Copies share one site sequence, so their mean at a fixed time carries the
- * sequence's own fluctuation: its error comes from 8 runs of 32 copies with
- * different seeds (8 sequences), the spread of the run means. */
-static curve copies_curve(void)
+ * sequence's own fluctuation: its error comes from `runs` runs of
+ * QUENCH_COPIES / runs copies with different seeds (as many sequences), the
+ * spread of the run means. */
+static curve copies_curve_at(int L, double beta, int steps, int runs)
 {
-    enum { RUNS = 8, PER_RUN = 32 };
-    char *json = quench_preset("copies", PER_RUN);
-    double *run_means = calloc((size_t)RUNS * QUENCH_STEPS, sizeof *run_means);
-    for (int r = 0; r < RUNS; r++) {
+    int per_run = QUENCH_COPIES / runs;
+    char *json = quench_preset_at("copies", per_run, L, beta, steps);
+    double *run_means = calloc((size_t)runs * steps, sizeof *run_means);
+    for (int r = 0; r < runs; r++) {
         char overrides[64];
         snprintf(overrides, sizeof overrides, "--set run.seed=%d", 100 + r);
-        curve c = device_curve("rsite-quench-copies", json, overrides, QUENCH_STEPS, PER_RUN);
-        for (int s = 0; s < QUENCH_STEPS; s++) run_means[s * RUNS + r] = c.mean[s];
+        curve c = device_curve("rsite-quench-copies", json, overrides, steps, per_run);
+        for (int s = 0; s < steps; s++) run_means[s * runs + r] = c.mean[s];
     }
-    curve c = curve_over_copies(run_means, QUENCH_STEPS, RUNS);
+    curve c = curve_over_copies(run_means, steps, runs);
     free(run_means);
     free(json);
     return c;
+}
+
+static curve copies_curve(void)
+{
+    return copies_curve_at(QUENCH_L, QUENCH_BETA, QUENCH_STEPS, 8);
 }
 
 /* After a quench, against one sequential_reference run (256 copies): `copies`
@@ -653,6 +673,33 @@ Test(random_site, quench_relaxation_agrees, .timeout = 900)
     cr_expect_lt(largest_z("double_tiling vs sequential_reference, whole sweeps", &whole, &sequential,
                            QUENCH_STEPS / QUENCH_SUBSTEPS, QUENCH_SUBSTEPS), 4.5);
     cr_expect_gt(largest_z("double_tiling vs sequential_reference, 0.25 sweeps", &tiles, &sequential, 1, 1), 6.0);
+}
+
+/* The issue's whole dynamics check (CLMC_LONG_TESTS=1): after a quench at
+ * L = 32 and 64, beta 0.3 (above Tc), 0.4406868 (at) and 0.6 (below), at
+ * 0.25 .. 20 sweeps, `copies` (16 runs of 16, one site sequence each: the
+ * error of their mean from 15 degrees of freedom) and the
+ * host's serial code (256 copies) against one sequential_reference run of
+ * 256 copies; largest |z| < 4.5 over the 80 times (960 comparisons). */
+Test(random_site, quench_relaxation_agrees_long, .timeout = 3600)
+{
+    if (!test_long_enabled()) cr_skip_test("CLMC_LONG_TESTS=1 runs it");
+    static const int edges[] = {32, 64};
+    static const double betas[] = {0.3, 0.4406868, 0.6};
+    enum { STEPS = 80 }; /* 0.25 .. 20 sweeps */
+    for (int e = 0; e < 2; e++)
+        for (int b = 0; b < 3; b++) {
+            char *json = quench_preset_at("sequential_reference", QUENCH_COPIES, edges[e], betas[b], STEPS);
+            curve sequential = device_curve("rsite-quench-seq-long", json, "", STEPS, QUENCH_COPIES);
+            free(json);
+            curve copies = copies_curve_at(edges[e], betas[b], STEPS, 16);
+            curve host = host_curve_at(QUENCH_COPIES, edges[e], betas[b], STEPS);
+            char what[96];
+            snprintf(what, sizeof what, "L = %d, beta %g: copies vs sequential_reference", edges[e], betas[b]);
+            cr_expect_lt(largest_z(what, &copies, &sequential, STEPS, 1), 4.5, "%s", what);
+            snprintf(what, sizeof what, "L = %d, beta %g: host vs sequential_reference", edges[e], betas[b]);
+            cr_expect_lt(largest_z(what, &host, &sequential, STEPS, 1), 4.5, "%s", what);
+        }
 }
 
 /* dead_border's documented artefact (frozen tile borders between origin
