@@ -99,6 +99,8 @@ add ising2d-naive-blocked "$all" "$(ising 2 12 naive ', "sweeps_per_launch": 2, 
 # EA replica pairs on one disorder sample, Potts systems with Metropolis sweeps.
 pam() { echo "\"model\": {$1}, \"algorithm\": {$2}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"; }
 add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layout": "naive"')"
+# EA msc members, 32 per word (two words): the lanes' bit gather (pa_gather_lanes) and the swap.
+add ea3d-population-msc "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 64, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"
 add potts2d-population "$all" "$(pam '"type": "potts", "dim": 2, "L": 6, "q": 3' '"type": "metropolis"')"
 # XY members (heisenberg_member_totals: real energies and |M| from the exact sums).
 # Races, bounds and API only: a step whose members share one beta writes the betas
