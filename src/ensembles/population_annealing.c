@@ -30,6 +30,11 @@
 #define HISTOGRAM_GROUPS 512 /* pa_histogram's work-groups at most (each with its local bins) */
 /* A step's device record, PA_RECORD doubles (cl/ensembles/population.cl). */
 enum { RECORD = 12, E_MIN = 0, E_MAX = 1, SUMS = 2, FAMILY_SQUARES = 7, LARGEST = 8, WEIGHT_TOTAL = 9, OVERLAP = 10 };
+/* --profile under MPI ranks: the phases of the wall time between the sweeps. */
+enum { LAP_MEASURE, LAP_RECORDS_WAIT, LAP_RECORDS, LAP_WEIGHTS_WAIT, LAP_WEIGHTS, LAP_COPIES, LAP_RANGES_WAIT,
+       LAP_SLICES_WAIT, LAP_PACK, LAP_MPI_EXCHANGE, LAP_UPLOAD, LAP_GATHER, N_PHASES };
+static const char *const phase_names[N_PHASES] = {"measure", "records_wait", "records", "weights_wait", "weights",
+    "copies", "ranges_wait", "slices_wait", "pack", "alltoall", "upload", "gather"};
 #define PROFILE_MARKS 256 /* --profile: markers settled in batches of this many */
 
 /* What one temperature step leaves for the results. */
@@ -84,6 +89,9 @@ typedef struct {
     unsigned char *in_data; /* host copies, kept until the next step's first wait */
     size_t in_room;     /* members in_heads and in_data hold room for */
     double between_seconds, mpi_seconds; /* --profile: wall time between the sweeps; in MPI calls */
+    /* --profile under MPI ranks: the wall time between the sweeps by phase
+     * (each lap: the time since the previous one, PHASES below). */
+    double phase_seconds[N_PHASES], lap_at;
     uint64_t sent_bytes, sent_members;
     uint64_t waits, steps_done; /* --profile: the steps' blocking waits for the device (read-backs, finishes), steps */
     unsigned current; /* which ancestor buffer holds the members' ancestors */
@@ -103,6 +111,15 @@ typedef struct {
 } population;
 
 static step_record *record(population *p, unsigned k) { return &p->steps[(size_t)p->run * p->max_steps + k]; }
+
+/* --profile under MPI ranks: the wall time since the last lap into phase `phase`. */
+static void lap(population *p, int phase)
+{
+    if (p->ranks < 2) return;
+    double now = clmc_runtime_clock();
+    p->phase_seconds[phase] += now - p->lap_at;
+    p->lap_at = now;
+}
 
 static size_t chunks(size_t n) { return (n + CHUNK - 1) / CHUNK; }
 
@@ -364,6 +381,7 @@ static clmc_status measure_ranks(clmc_ensemble *e, population *p, unsigned k)
     ARG(p->family_edges, 2, cl_mem, p->counts);
     ARG(p->family_edges, 3, cl_mem, p->edges);
     CLMC_TRY(launch(e->rt, p->family_edges, 1));
+    lap(p, LAP_MEASURE);
     cl_uint edges[4];
     double own[RECORD];
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->member_stats, CL_FALSE, 0, sizeof(double) * STATS * local_chunks,
@@ -372,6 +390,7 @@ static clmc_status measure_ranks(clmc_ensemble *e, population *p, unsigned k)
     p->waits++;
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->records, CL_TRUE, sizeof(double) * record_at(k, 0),
                                     sizeof(double) * (LARGEST + 1), own, 0, NULL, NULL));
+    lap(p, LAP_RECORDS_WAIT);
     size_t *counts = malloc(2 * k_ranks * sizeof *counts);
     double family[6] = {own[FAMILY_SQUARES], own[LARGEST], edges[0], edges[1], edges[2], edges[3]};
     double *families = malloc(6 * k_ranks * sizeof *families);
@@ -439,6 +458,7 @@ static clmc_status measure_ranks(clmc_ensemble *e, population *p, unsigned k)
     /* Not waited for: records_host keeps it (the histogram's read-back follows). */
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->records, CL_FALSE, sizeof(double) * record_at(k, 0),
                                      sizeof(double) * (LARGEST + 1), record, 0, NULL, NULL));
+    lap(p, LAP_RECORDS);
     return CLMC_OK;
 }
 
@@ -650,6 +670,7 @@ static clmc_status weigh_ranks(clmc_ensemble *e, population *p, unsigned k, doub
     p->waits++;
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, p->chunk_d, CL_TRUE, 0, sizeof(double) * local_chunks, p->chunk_host, 0,
                                     NULL, NULL));
+    lap(p, LAP_WEIGHTS_WAIT);
     CLMC_TRY(histogram_flush(e, p)); /* the last step's histogram came back with this wait */
     size_t *counts = malloc((size_t)p->ranks * sizeof *counts);
     if (!counts) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
@@ -668,7 +689,9 @@ static clmc_status weigh_ranks(clmc_ensemble *e, population *p, unsigned k, doub
                                      p->chunk_all + c0, 0, NULL, NULL));
     CLMC_CL_TRY(clEnqueueWriteBuffer(queue, p->records, CL_FALSE, sizeof(double) * record_at(k, WEIGHT_TOTAL),
                                      sizeof(double), total, 0, NULL, NULL));
-    return add_offsets(e, p, p->add_d, p->cum, p->chunk_d);
+    CLMC_TRY(add_offsets(e, p, p->add_d, p->cum, p->chunk_d));
+    lap(p, LAP_WEIGHTS);
+    return CLMC_OK;
 }
 
 /* Cumulative weights exp(-(beta_k - beta_k-1)(E_i - E_min)) of the members
@@ -867,6 +890,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     if (status == CLMC_OK) status = fetch(e->rt, p->ranges, 0, 2 * k * sizeof *ranges, ranges);
     p->waits++;
     if (status == CLMC_OK) status = finish(e->rt);
+    lap(p, LAP_RANGES_WAIT);
     /* Outgoing records, peer by peer, after the slices read back (copies,
      * prefix sums, ancestors, members of each peer's range). */
     size_t slice_total = 0, outgoing = 0;
@@ -891,6 +915,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     }
     p->waits++;
     if (status == CLMC_OK) status = finish(e->rt); /* every peer's slices, read back at once */
+    lap(p, LAP_SLICES_WAIT);
     at = 0;
     for (size_t r = 0; status == CLMC_OK && r < k; r++) {
         size_t lo = ranges[2 * r], n = ranges[2 * r + 1] - lo;
@@ -909,6 +934,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     }
     p->sent_bytes += outgoing;
     p->sent_members += outgoing / record;
+    lap(p, LAP_PACK);
     double started = clmc_runtime_clock();
     if (status == CLMC_OK) status = clmc_ranks_alltoall_counts(counts, received);
     size_t incoming = 0;
@@ -920,6 +946,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     }
     if (status == CLMC_OK) status = clmc_ranks_alltoallv(out, counts, in, received);
     p->mpi_seconds += clmc_runtime_clock() - started;
+    lap(p, LAP_MPI_EXCHANGE);
     /* Unpacked in rank order: [lower ranks' members][higher ranks'], with
      * their prefix sums and ancestors. */
     size_t n_in = incoming / record, lower = 0;
@@ -958,6 +985,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
                         heads + lower);
     *n_window = (cl_uint)(n_in + p->local);
     *n_lower = (cl_uint)lower;
+    lap(p, LAP_UPLOAD);
     free(in);
     free(bounds);
     free(counts);
@@ -973,6 +1001,7 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
     CLMC_TRY(weigh(e, p, energy, step, &cum_before));
     cl_uint n_new, base = 0;
     CLMC_TRY(copy_numbers(e, p, step, cum_before, &n_new, &base));
+    lap(p, LAP_COPIES);
     size_t last = rank_members(p, p->ranks - 1, n_new);
     if (n_new == 0 || last == 0 || last > p->slots[p->ranks - 1]) {
         if (p->ranks == 1)
@@ -1150,6 +1179,12 @@ static clmc_status pa_run(clmc_ensemble *e)
                 "(%llu bytes) sent\n", p->rank, p->ranks, p->between_seconds,
                 100 * p->between_seconds / p->wall_seconds, p->mpi_seconds, (unsigned long long)p->sent_members,
                 (unsigned long long)p->sent_bytes);
+    if (clmc_runtime_profiling(e->rt) && p->ranks > 1) {
+        fprintf(stderr, "clmc profile: population annealing rank %d: ms per step between the sweeps:", p->rank);
+        for (int i = 0; i < N_PHASES; i++)
+            fprintf(stderr, " %s %.3f", phase_names[i], 1e3 * p->phase_seconds[i] / (double)(p->steps_done ? p->steps_done : 1));
+        fprintf(stderr, "\n");
+    }
     return CLMC_OK;
 }
 
@@ -1223,12 +1258,13 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         }
         CLMC_TRY(mark(e, p));
         p->steps_done++;
-        double started = clmc_runtime_clock();
+        double started = p->lap_at = clmc_runtime_clock();
         if (k > 0) CLMC_TRY(resample(e, p, energy, k));
         CLMC_TRY(set_beta(e, p, p->betas[k]));
         if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) { /* the wall time up to the sweeps */
             CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
             p->between_seconds += clmc_runtime_clock() - started;
+            lap(p, LAP_GATHER);
         }
         CLMC_TRY(mark(e, p));
         /* beta_start = 0: the random start is already an exact sample. */
@@ -1242,7 +1278,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         CLMC_TRY(mark(e, p));
         if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) { /* the wall time from the sweeps' end */
             CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
-            started = clmc_runtime_clock();
+            started = p->lap_at = clmc_runtime_clock();
         }
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
         CLMC_TRY(measure(e, p, energy, magnetisation, k));
@@ -1251,6 +1287,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) {
             CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
             p->between_seconds += clmc_runtime_clock() - started;
+            lap(p, LAP_MEASURE);
         }
     }
     CLMC_TRY(histogram_settle(e, p)); /* the last step's overlap */
