@@ -1067,8 +1067,12 @@ static clmc_status set_beta(clmc_ensemble *e, population *p, double beta)
         p->beta_written = NULL;
         CLMC_CL_CHECK(err, "clWaitForEvents(set_betas)");
     }
-    for (unsigned i = 0; i < p->capacity; i++) p->betas_host[i] = beta;
-    CLMC_TRY(e->ops->ensemble->set_betas(e->state, p->betas_host, p->temperature_host));
+    if (e->ops->ensemble->set_beta_all) {
+        CLMC_TRY(e->ops->ensemble->set_beta_all(e->state, beta));
+    } else {
+        for (unsigned i = 0; i < p->capacity; i++) p->betas_host[i] = beta;
+        CLMC_TRY(e->ops->ensemble->set_betas(e->state, p->betas_host, p->temperature_host));
+    }
     CLMC_CL_TRY(clEnqueueMarkerWithWaitList(clmc_runtime_queue(e->rt), 0, NULL, &p->beta_written));
     return CLMC_OK;
 }

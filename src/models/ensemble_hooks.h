@@ -103,6 +103,13 @@ typedef struct clmc_ensemble_hooks {
     /* The inverse temperature each configuration is simulated at, and its
      * index in the ensemble's increasing betas. */
     clmc_status (*set_betas)(void *state, const double *betas, const unsigned *temperature_of);
+    /* Optional: every configuration at the one inverse temperature beta
+     * (population annealing), as set_betas with all betas equal and every
+     * temperature_of 0 would set them, without work per configuration on the
+     * host (clmc_write_repeated).  Not waited for: the host values written
+     * from stay unchanged until the ensemble has waited for the queue to pass
+     * the write (population_annealing.c, set_beta).  NULL: set_betas. */
+    clmc_status (*set_beta_all)(void *state, double beta);
     /* Optional: like clmc_model_ops.sweep, for a sweep after which the
      * ensemble asks for the energies before any other sweep, so the model may
      * compute them during the sweep.  NULL: the sweep callback runs. */

@@ -393,6 +393,24 @@ void clmc_runtime_close(clmc_runtime *rt)
 }
 
 const clmc_device_info *clmc_runtime_device(const clmc_runtime *rt) { return &rt->info; }
+
+clmc_status clmc_write_repeated(clmc_runtime *rt, cl_mem buffer, void *host, size_t unit_bytes, size_t count)
+{
+    if (count == 0) return CLMC_OK;
+    if (unit_bytes <= 128 && (unit_bytes & (unit_bytes - 1)) == 0) {
+        CLMC_CL_TRY(clEnqueueFillBuffer(rt->queue, buffer, host, unit_bytes, 0, unit_bytes * count, 0, NULL, NULL));
+        return CLMC_OK;
+    }
+    size_t done = count < 1024 ? count : 1024;
+    for (size_t i = 1; i < done; i++) memcpy((unsigned char *)host + i * unit_bytes, host, unit_bytes);
+    CLMC_CL_TRY(clEnqueueWriteBuffer(rt->queue, buffer, CL_FALSE, 0, done * unit_bytes, host, 0, NULL, NULL));
+    for (; done < count; done *= 2) {
+        size_t more = done < count - done ? done : count - done;
+        CLMC_CL_TRY(clEnqueueCopyBuffer(rt->queue, buffer, buffer, 0, done * unit_bytes, more * unit_bytes, 0, NULL,
+                                        NULL));
+    }
+    return CLMC_OK;
+}
 cl_context clmc_runtime_context(const clmc_runtime *rt) { return rt->context; }
 cl_command_queue clmc_runtime_queue(const clmc_runtime *rt) { return rt->queue; }
 

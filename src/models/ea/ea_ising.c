@@ -839,6 +839,10 @@ static clmc_status ea_set_betas(void *state, const double *betas, const unsigned
     return CLMC_OK;
 }
 
+/* Population annealing (the only caller: s->population is set): its beta
+ * without the per-configuration arrays of set_betas. */
+static clmc_status ea_set_beta_all(void *state, double beta) { return population_beta(state, beta); }
+
 /* ---- Checks ---------------------------------------------------------------- */
 
 /* All configurations' spins as +-1 bytes, config major: the naive layout's
@@ -1055,6 +1059,7 @@ static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .independent_block = ea_independent_block,
     .energies = ea_energies,
     .set_betas = ea_set_betas,
+    .set_beta_all = ea_set_beta_all,
     .sweep_before_energies = ea_sweep_before_energies,
     .energies_device = ea_energies_device,
     .set_temperatures_device = ea_set_temperatures_device,

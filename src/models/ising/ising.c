@@ -923,6 +923,23 @@ static clmc_status ising_set_betas(void *state, const double *betas, const unsig
     return CLMC_OK;
 }
 
+/* Population annealing: every configuration's thresholds those of beta,
+ * written as copies of one row (clmc_write_repeated). */
+static clmc_status ising_set_beta_all(void *state, double beta)
+{
+    ising_state *s = state;
+    if (s->rsite) { /* random-site dynamics keeps its own tables per configuration */
+        double *betas = malloc(s->n_configs * sizeof *betas);
+        if (!betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        for (cl_uint c = 0; c < s->n_configs; c++) betas[c] = beta;
+        clmc_status status = ising_set_betas(s, betas, NULL);
+        free(betas);
+        return status;
+    }
+    clmc_metropolis_thresholds(beta, s->thresholds_host);
+    return clmc_write_repeated(s->rt, s->thresholds, s->thresholds_host, 3 * sizeof *s->thresholds_host, s->n_configs);
+}
+
 static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
 {
     ising_state *s = state;
@@ -1250,6 +1267,7 @@ static const clmc_ensemble_hooks ising_ensemble_hooks = {
     .independent = true,
     .energies = ising_energies,
     .set_betas = ising_set_betas,
+    .set_beta_all = ising_set_beta_all,
     .density_walkers = ising_density_walkers,
     .member_observables = ising_member_observables,
     .members_buffer = ising_members_buffer,

@@ -233,6 +233,26 @@ static clmc_status potts_set_betas(void *state, const double *betas, const unsig
     return CLMC_OK;
 }
 
+/* Population annealing: every system's thresholds those of beta, written as
+ * copies of system 0's (clmc_write_repeated, not waited for). */
+static clmc_status potts_set_beta_all(void *state, double beta)
+{
+    potts_state *s = state;
+    if (s->rsite) { /* random-site dynamics keeps its own tables per system */
+        double *betas = malloc(s->n_configs * sizeof *betas);
+        if (!betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        for (cl_uint c = 0; c < s->n_configs; c++) betas[c] = beta;
+        clmc_status status = potts_set_betas(s, betas, NULL);
+        free(betas);
+        return status;
+    }
+    for (int k = 1; k <= 2 * s->dim; k++) s->thresholds_host[k - 1] = (cl_uint)floor(exp(-beta * k) * 4294967296.0);
+    s->bond_thresholds_host[0] = (cl_uint)floor(-expm1(-beta) * 4294967296.0);
+    if (s->cluster) return clmc_write_repeated(s->rt, s->bond_thresholds, s->bond_thresholds_host, sizeof(cl_uint), s->n_configs);
+    return clmc_write_repeated(s->rt, s->thresholds, s->thresholds_host, 2 * (size_t)s->dim * sizeof(cl_uint),
+                               s->n_configs);
+}
+
 /* Before the ensemble sets them: system c at betas[c % len(betas)]. */
 static clmc_status set_preset_betas(potts_state *s, const clmc_preset *p)
 {
@@ -741,6 +761,7 @@ static const clmc_ensemble_hooks potts_ensemble_hooks = {
     .independent = true,
     .energies = potts_energies,
     .set_betas = potts_set_betas,
+    .set_beta_all = potts_set_beta_all,
     .member_observables = potts_member_observables,
     .members_buffer = potts_members_buffer,
     .member_size = potts_member_size,
