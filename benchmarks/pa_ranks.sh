@@ -16,6 +16,8 @@
 # K-GPU result is compared with a 1-GPU run of the same total population
 # R = K x 10^6 (observables of every step and the final configuration hash:
 # bit-identical expected).
+# MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none"); SAME=0 leaves out
+# the bit-identity runs.
 # Usage: benchmarks/pa_ranks.sh [OUT] [STEPS] [R_PER_GPU]   (defaults out/pa-ranks, 100, 1000000:
 # 4e12 flips per GPU and run; a few minutes on 2 H100, most of it start-up and warm-up)
 set -euo pipefail
@@ -48,7 +50,7 @@ run() { # NAME K R [--profile]
     build/clmc run "$out/preset.json" --device nvidia --out "$out/$name" --quiet --overwrite \
       --set ensemble.population="$r" "$@" 2> "$out/$name.err"
   else
-    mpirun -np "$k" -x HWLOC_COMPONENTS build/clmc run "$out/preset.json" --device nvidia --out "$out/$name" \
+    mpirun -np "$k" -x HWLOC_COMPONENTS ${MPIRUN_ARGS:-} build/clmc run "$out/preset.json" --device nvidia --out "$out/$name" \
       --quiet --overwrite --set ensemble.population="$r" "$@" 2> "$out/$name.err"
   fi
 }
@@ -101,7 +103,7 @@ for k in "${ks[@]}"; do
   run "k$k" "$k" "$r"
   run "k$k-profile" "$k" "$r" --profile
   report "k$k" "$k" k1
-  if [ "$k" != 1 ]; then
+  if [ "$k" != 1 ] && [ "${SAME:-1}" = 1 ]; then
     run "warm-one-$k" 1 "$r" --set ensemble.steps=2
     run "one-$k" 1 "$r" # the same population on one GPU: the reference for bit-identity
     report "one-$k" 1 k1
