@@ -103,6 +103,18 @@ clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items,
  * unchanged until the queue has passed the write (as for any non-blocking
  * write). */
 clmc_status clmc_write_repeated(clmc_runtime *rt, cl_mem buffer, void *host, size_t unit_bytes, size_t count);
+/* Host memory the device reads and writes at full speed (pinned): a buffer
+ * made with CL_MEM_ALLOC_HOST_PTR, mapped for as long as it lives; host is
+ * for transfers to and from other buffers (and any host use). */
+typedef struct {
+    cl_mem buffer;
+    void *host;
+    size_t bytes;
+} clmc_pinned;
+/* At least `bytes` of it; what it held is not kept where it grows (no
+ * transfer from or to it may be pending then). */
+clmc_status clmc_pinned_reserve(clmc_runtime *rt, clmc_pinned *pinned, size_t bytes);
+void clmc_pinned_release(clmc_runtime *rt, clmc_pinned *pinned);
 /* The first `bytes` of a device buffer in a fresh host array (blocking read;
  * the caller frees *copy). */
 clmc_status clmc_buffer_download(clmc_runtime *rt, cl_mem buffer, size_t bytes, unsigned char **copy);

@@ -77,8 +77,7 @@ typedef struct {
     unsigned first, local;
     unsigned *starts, *slots;
     cl_mem received, received_ancestor, window, bounds, ranges, edges; /* the members that change rank */
-    unsigned char *staging; /* host copies of them (sent and received) */
-    size_t staging_bytes;
+    clmc_pinned staging; /* host copies of them (sent), in pinned memory */
     double *chunk_host, *chunk_all, *stats_all; /* chunk sums of the ranks' members */
     cl_uint *histogram_sum;
     /* MPI ranks: the step whose energy histogram is on its way to
@@ -86,7 +85,7 @@ typedef struct {
      * wait for the device: histogram_flush); -1: none. */
     long histogram_pending;
     cl_uint *in_heads; /* received members' prefix sums and ancestors, and their bytes: the uploads' */
-    unsigned char *in_data; /* host copies, kept until the next step's first wait */
+    clmc_pinned in_data; /* host copies (pinned), kept until the next step's first wait */
     size_t in_room;     /* members in_heads and in_data hold room for */
     double between_seconds, mpi_seconds; /* --profile: wall time between the sweeps; in MPI calls */
     /* --profile under MPI ranks: the wall time between the sweeps by phase
@@ -845,16 +844,6 @@ static clmc_status finish(clmc_runtime *rt)
     return CLMC_OK;
 }
 
-static clmc_status grow_staging(population *p, size_t bytes)
-{
-    if (bytes <= p->staging_bytes) return CLMC_OK;
-    unsigned char *grown = realloc(p->staging, bytes);
-    if (!grown) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-    p->staging = grown;
-    p->staging_bytes = bytes;
-    return CLMC_OK;
-}
-
 /* MPI ranks: the old members whose copies belong to other ranks' new shares
  * travel there.  Rank s's new members are the run's [starts[s], starts[s+1])
  * (the last rank's to n_new); this rank's members i with copies in that
@@ -897,14 +886,14 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     for (size_t r = 0; r < k; r++)
         if (r != (size_t)p->rank) slice_total += ranges[2 * r + 1] - ranges[2 * r];
     size_t slice_bytes = slice_total * (3 * sizeof(cl_uint) + bytes);
-    if (status == CLMC_OK) status = grow_staging(p, 2 * slice_bytes + 1);
-    unsigned char *out = p->staging + slice_bytes; /* records built behind the slices */
+    if (status == CLMC_OK) status = clmc_pinned_reserve(e->rt, &p->staging, 2 * slice_bytes + 1);
+    unsigned char *staging = p->staging.host, *out = staging + slice_bytes; /* records built behind the slices */
     size_t at = 0;
     for (size_t r = 0; status == CLMC_OK && r < k; r++) {
         counts[r] = 0;
         size_t lo = ranges[2 * r], n = ranges[2 * r + 1] - lo;
         if (r == (size_t)p->rank || n == 0) continue;
-        cl_uint *copies = (cl_uint *)(p->staging + at), *prefix = copies + n, *ancestors = prefix + n;
+        cl_uint *copies = (cl_uint *)(staging + at), *prefix = copies + n, *ancestors = prefix + n;
         unsigned char *data = (unsigned char *)(ancestors + n);
         at += n * (3 * sizeof(cl_uint) + bytes);
         status = fetch(e->rt, p->copies, lo * sizeof(cl_uint), n * sizeof(cl_uint), copies);
@@ -920,7 +909,7 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     for (size_t r = 0; status == CLMC_OK && r < k; r++) {
         size_t lo = ranges[2 * r], n = ranges[2 * r + 1] - lo;
         if (r == (size_t)p->rank || n == 0) continue;
-        cl_uint *copies = (cl_uint *)(p->staging + at), *prefix = copies + n, *ancestors = prefix + n;
+        cl_uint *copies = (cl_uint *)(staging + at), *prefix = copies + n, *ancestors = prefix + n;
         unsigned char *data = (unsigned char *)(ancestors + n);
         at += n * (3 * sizeof(cl_uint) + bytes);
         for (size_t i = 0; i < n; i++) {
@@ -959,13 +948,12 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     if (status == CLMC_OK && n_in > p->in_room) {
         cl_uint *grown_heads = realloc(p->in_heads, 2 * (n_in + 1) * sizeof *grown_heads);
         if (grown_heads) p->in_heads = grown_heads;
-        unsigned char *grown_data = realloc(p->in_data, n_in * bytes + 1);
-        if (grown_data) p->in_data = grown_data;
-        if (grown_heads && grown_data) p->in_room = n_in;
-        else status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        status = grown_heads ? clmc_pinned_reserve(e->rt, &p->in_data, n_in * bytes + 1)
+                             : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        if (status == CLMC_OK) p->in_room = n_in;
     }
     cl_uint *heads = p->in_heads;
-    unsigned char *data = p->in_data;
+    unsigned char *data = p->in_data.host;
     for (size_t i = 0; status == CLMC_OK && i < n_in; i++) {
         memcpy(&heads[i], in + i * record, sizeof(cl_uint));                          /* prefix sums */
         memcpy(&heads[n_in + i], in + i * record + sizeof(cl_uint), sizeof(cl_uint)); /* ancestors */
@@ -1484,7 +1472,9 @@ static void pa_close(clmc_ensemble *e)
                         p->ranges,  p->edges};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i]) CLMC_CL_WARN(clReleaseMemObject(buffers[i]));
-    if (p->in_heads || p->in_data) CLMC_CL_WARN(clFinish(clmc_runtime_queue(e->rt))); /* uploads from them */
+    if (p->in_heads || p->in_data.buffer) CLMC_CL_WARN(clFinish(clmc_runtime_queue(e->rt))); /* uploads from them */
+    clmc_pinned_release(e->rt, &p->staging);
+    clmc_pinned_release(e->rt, &p->in_data);
     if (p->program) CLMC_CL_WARN(clReleaseProgram(p->program));
     clmc_population_lanes_close(&p->lanes);
     if (p->beta_written) CLMC_CL_WARN(clReleaseEvent(p->beta_written));
@@ -1496,13 +1486,11 @@ static void pa_close(clmc_ensemble *e)
     free(p->steps);
     free(p->starts);
     free(p->slots);
-    free(p->staging);
     free(p->chunk_host);
     free(p->chunk_all);
     free(p->stats_all);
     free(p->histogram_sum);
     free(p->in_heads);
-    free(p->in_data);
     free(p);
     e->kind_state = NULL;
 }

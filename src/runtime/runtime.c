@@ -394,6 +394,32 @@ void clmc_runtime_close(clmc_runtime *rt)
 
 const clmc_device_info *clmc_runtime_device(const clmc_runtime *rt) { return &rt->info; }
 
+clmc_status clmc_pinned_reserve(clmc_runtime *rt, clmc_pinned *pinned, size_t bytes)
+{
+    if (bytes <= pinned->bytes) return CLMC_OK;
+    clmc_pinned_release(rt, pinned);
+    cl_int err;
+    pinned->buffer = clCreateBuffer(rt->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
+    CLMC_CL_CHECK(err, "clCreateBuffer(pinned host memory)");
+    pinned->host = clEnqueueMapBuffer(rt->queue, pinned->buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
+                                      NULL, &err);
+    if (err != CL_SUCCESS) {
+        CLMC_CL_WARN(clReleaseMemObject(pinned->buffer));
+        pinned->buffer = NULL;
+        CLMC_CL_CHECK(err, "clEnqueueMapBuffer(pinned host memory)");
+    }
+    pinned->bytes = bytes;
+    return CLMC_OK;
+}
+
+void clmc_pinned_release(clmc_runtime *rt, clmc_pinned *pinned)
+{
+    if (!pinned->buffer) return;
+    CLMC_CL_WARN(clEnqueueUnmapMemObject(rt->queue, pinned->buffer, pinned->host, 0, NULL, NULL));
+    CLMC_CL_WARN(clReleaseMemObject(pinned->buffer));
+    *pinned = (clmc_pinned){0};
+}
+
 clmc_status clmc_write_repeated(clmc_runtime *rt, cl_mem buffer, void *host, size_t unit_bytes, size_t count)
 {
     if (count == 0) return CLMC_OK;
