@@ -8,6 +8,7 @@
 # parallel tempering (exchange every 10 sweeps), the ranks sharing the
 # realizations.  NAMES="ising ea eapt" picks cases.
 # Usage: benchmarks/independent_ranks.sh [OUT]   (build/ with MPI, tools/gpu-env.sh sourced)
+# MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none", docs/mpi.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/independent-ranks}
@@ -40,7 +41,7 @@ for name in ${NAMES:-ising ea eapt}; do
     [ "$k" -le "$gpus" ] || continue
     preset $name $k > "$out/$name-k$k.json"
     if [ "$k" = 1 ]; then build/clmc run "$out/$name-k$k.json" --device nvidia --out "$out/$name-k$k" --quiet --overwrite
-    else mpirun -np "$k" build/clmc run "$out/$name-k$k.json" --device nvidia --out "$out/$name-k$k" --quiet --overwrite; fi
+    else mpirun -np "$k" ${MPIRUN_ARGS:-} build/clmc run "$out/$name-k$k.json" --device nvidia --out "$out/$name-k$k" --quiet --overwrite; fi
     r=$(rate "$out/$name-k$k")
     [ -n "$one" ] || one=$r
     python3 -c "import sys; k, r, one = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]); print(f'{sys.argv[1]:<6} K={k}  {r:9.1f} updates/ns (wall)  {r / k:8.1f} per GPU  {100 * r / k / one:6.1f} % of one GPU')" $name $k "$r" "$one"

@@ -13,6 +13,7 @@
 # and the configuration hash of the K-rank run are compared with the 1-rank run.
 # Usage: benchmarks/mpi_domain.sh [OUT] [SWEEPS]   (SWEEPS 500 by default; about 4 minutes on 4 H100,
 # most of it the start-up and the configuration hash of each run, not the sweeps)
+# MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none", docs/mpi.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/mpi-domain} sweeps=${2:-500}
@@ -39,7 +40,7 @@ JSON
   if [ "$k" = 1 ]; then
     build/clmc run "$out/$name.json" --device nvidia --out "$out/$name" --quiet --overwrite
   else
-    mpirun -np "$k" build/clmc run "$out/$name.json" --device nvidia --out "$out/$name" --quiet --overwrite
+    mpirun -np "$k" ${MPIRUN_ARGS:-} build/clmc run "$out/$name.json" --device nvidia --out "$out/$name" --quiet --overwrite
   fi
 }
 

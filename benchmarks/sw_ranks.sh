@@ -20,6 +20,7 @@
 # pieces per sweep (allgather with its waits for the slower rank, host
 # union-find, upload), and the device names.  K = 2 needs 2 GPUs (nvidia-smi -L).
 # Usage: benchmarks/sw_ranks.sh [OUT] [SWEEPS]   (SWEEPS 200 by default; a few minutes on 2 H100)
+# MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none", docs/mpi.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/sw-ranks} sweeps=${2:-200}
@@ -39,7 +40,7 @@ run() { # NAME K L
   local name=$1 k=$2 L=$3
   local args=(run "$preset" --device nvidia --out "$out/$name" --quiet --overwrite --set "model.L=$L"
               --set "run.sweeps=$sweeps")
-  if [ "$k" = 1 ]; then build/clmc "${args[@]}"; else mpirun -np "$k" build/clmc "${args[@]}"; fi
+  if [ "$k" = 1 ]; then build/clmc "${args[@]}"; else mpirun -np "$k" ${MPIRUN_ARGS:-} build/clmc "${args[@]}"; fi
 }
 
 report() { # NAME K BASELINE_NAME
