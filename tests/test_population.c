@@ -519,6 +519,48 @@ Test(population, histogram_counts_every_member_in_local_and_global_bins, .timeou
     close_program();
 }
 
+/* clmc_write_repeated, the temperature change's writer (Ising 12-byte rows,
+ * Potts 16 and 24): every one of `count` units equal to the first, for units
+ * filled (16 bytes) and copied doubling (12, 24), counts below, at and past
+ * the 1024 written from the host, and the bytes past them untouched; then
+ * pinned host memory (clmc_pinned) round-trips a buffer. */
+Test(population, write_repeated_and_pinned_memory, .timeout = 120)
+{
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    const size_t units[] = {12, 16, 24}, counts[] = {1, 5, 1024, 1025, 3001};
+    enum { MOST = 3001 * 24 + 64 };
+    static unsigned char host[MOST], got[MOST];
+    for (int u = 0; u < 3; u++)
+        for (int c = 0; c < 5; c++) {
+            size_t unit = units[u], count = counts[c], bytes = unit * count;
+            memset(got, 0xA5, sizeof got);
+            cl_mem b = buffer(MOST, got);
+            for (size_t i = 0; i < unit; i++) host[i] = (unsigned char)(17 * i + 3 * u + c + 1);
+            cr_assert_eq(clmc_write_repeated(rt, b, host, unit, count), CLMC_OK, "%s", clmc_error_message());
+            read(b, MOST, got);
+            for (size_t i = 0; i < bytes; i++)
+                cr_assert_eq(got[i], host[i % unit], "unit %zu, count %zu: byte %zu is %u, not %u", unit, count, i,
+                             got[i], host[i % unit]);
+            for (size_t i = bytes; i < MOST; i++) cr_assert_eq(got[i], 0xA5, "unit %zu, count %zu: byte %zu written", unit, count, i);
+            clReleaseMemObject(b);
+        }
+    printf("clmc_write_repeated: 12-, 16- and 24-byte units, 1 to 3001 copies, every byte as the first unit's\n");
+    clmc_pinned pinned = {0};
+    cr_assert_eq(clmc_pinned_reserve(rt, &pinned, 100), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(clmc_pinned_reserve(rt, &pinned, 5000), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_geq(pinned.bytes, 5000);
+    for (int i = 0; i < 5000; i++) ((unsigned char *)pinned.host)[i] = (unsigned char)(i * 7);
+    cl_mem b = buffer(5000, NULL);
+    cr_assert_eq(clEnqueueWriteBuffer(clmc_runtime_queue(rt), b, CL_TRUE, 0, 5000, pinned.host, 0, NULL, NULL), CL_SUCCESS);
+    memset(pinned.host, 0, 5000);
+    cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), b, CL_TRUE, 0, 5000, pinned.host, 0, NULL, NULL), CL_SUCCESS);
+    for (int i = 0; i < 5000; i++) cr_assert_eq(((unsigned char *)pinned.host)[i], (unsigned char)(i * 7));
+    clReleaseMemObject(b);
+    clmc_pinned_release(rt, &pinned);
+    cr_assert_null(pinned.buffer);
+    clmc_runtime_close(rt);
+}
+
 /* Each scheme's copy numbers from the device weights of random energies,
  * over 2000 steps (their step counters): systematic and multinomial give
  * exactly R each time, nearest_integer R on average; every member's mean
