@@ -36,15 +36,16 @@ static double mean_of(const cJSON *entry, const char *name)
     return cJSON_GetObjectItem(cJSON_GetObjectItem(entry, name), "mean")->valuedouble;
 }
 
-static void run_anneal(anneal *a, int population, const char *scheme, int steps, int theta, double beta_end,
-                       int seed)
+/* The same with the algorithm object `algorithm` (JSON). */
+static void run_anneal_with(anneal *a, const char *algorithm, int population, const char *scheme, int steps, int theta,
+                            double beta_end, int seed)
 {
     char json[1024];
     snprintf(json, sizeof json,
-             "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": {\"layout\": \"naive\"},"
+             "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": %s,"
              " \"ensemble\": {\"type\": \"population_annealing\", \"population\": %d, \"beta_end\": %g,"
              " \"steps\": %d, \"sweeps_per_step\": %d, \"resampling\": \"%s\"}, \"run\": {\"seed\": %d}}",
-             population, beta_end, steps, theta, scheme, seed);
+             algorithm, population, beta_end, steps, theta, scheme, seed);
     cJSON *result = physics_run(json, "population");
     const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
     a->n = cJSON_GetArraySize(temperatures);
@@ -63,6 +64,12 @@ static void run_anneal(anneal *a, int population, const char *scheme, int steps,
         a->overlap[k] = overlap ? overlap->valuedouble : 0;
     }
     cJSON_Delete(result);
+}
+
+static void run_anneal(anneal *a, int population, const char *scheme, int steps, int theta, double beta_end,
+                       int seed)
+{
+    run_anneal_with(a, "{\"layout\": \"naive\"}", population, scheme, steps, theta, beta_end, seed);
 }
 
 /* Mean and standard error over runs of one quantity at step k. */
@@ -113,6 +120,28 @@ Test(population, ising2d_L16_matches_exact_at_every_step, .timeout = 1200)
             cr_expect(runs[r].overlap[k] > 0 && runs[r].overlap[k] <= 1 + 1e-12, "overlap %g", runs[r].overlap[k]);
             cr_expect(runs[r].rho_t[k] >= 1 && runs[r].rho_t[k] <= 1000, "rho_t %g", runs[r].rho_t[k]);
         }
+    }
+}
+
+/* Random-site members (sequential_reference): 8 runs of R = 1500 (past the
+ * 1024 thresholds rows the temperature change writes from the host; the
+ * rest are copied on the device) from beta 0 to 0.4 in 8 steps of 10
+ * sweeps: every step's energy within 4 standard errors of the exact L = 16
+ * value. */
+Test(population, random_site_members_match_exact, .timeout = 600)
+{
+    enum { RUNS = 8 };
+    static anneal runs[RUNS];
+    for (int r = 0; r < RUNS; r++)
+        run_anneal_with(&runs[r], "{\"layout\": \"random_site\", \"random_site\": \"sequential_reference\"}", 1500,
+                        "systematic", 8, 10, 0.4, 300 + r);
+    for (int k = 1; k < runs[0].n; k++) {
+        double exact[3], mean, error;
+        exact_values(runs[0].beta[k], &exact[0], &exact[1], &exact[2]);
+        over_runs(runs, RUNS, offsetof(anneal, e), k, &mean, &error);
+        char what[96];
+        snprintf(what, sizeof what, "PA random-site R=1500 x%d beta=%.3f energy", RUNS, runs[0].beta[k]);
+        cr_expect_leq(physics_compare(what, mean, error, exact[1]), TOLERANCE_SIGMA, "%s", what);
     }
 }
 

@@ -564,6 +564,13 @@ clmc_status clmc_rsite_set_betas(clmc_rsite *rs, const double *betas)
     return CLMC_OK;
 }
 
+clmc_status clmc_rsite_set_beta_all(clmc_rsite *rs, double beta)
+{
+    size_t row = rs->model.table_stride * sizeof(cl_uint);
+    rs->model.table(beta, rs->dim, rs->model.q, rs->heatbath, rs->thresholds_host);
+    return clmc_write_repeated(rs->rt, rs->thresholds, rs->thresholds_host, row, rs->n_configs);
+}
+
 clmc_status clmc_rsite_sync(clmc_rsite *rs)
 {
     if (!rs->dirty) return CLMC_OK;

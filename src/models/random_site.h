@@ -74,6 +74,8 @@ clmc_status clmc_rsite_create(clmc_runtime *rt, clmc_preset *p, const clmc_rsite
 void clmc_rsite_destroy(clmc_rsite *rs);
 clmc_status clmc_rsite_step(clmc_rsite *rs, uint64_t step);
 clmc_status clmc_rsite_set_betas(clmc_rsite *rs, const double *betas);
+/* The same with every configuration at beta (population annealing). */
+clmc_status clmc_rsite_set_beta_all(clmc_rsite *rs, double beta);
 /* Brings the driver's buffer up to date (before measuring or reading it). */
 clmc_status clmc_rsite_sync(clmc_rsite *rs);
 /* The driver's buffer was rewritten (checkpoint load): take it over. */

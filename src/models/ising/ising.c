@@ -928,14 +928,7 @@ static clmc_status ising_set_betas(void *state, const double *betas, const unsig
 static clmc_status ising_set_beta_all(void *state, double beta)
 {
     ising_state *s = state;
-    if (s->rsite) { /* random-site dynamics keeps its own tables per configuration */
-        double *betas = malloc(s->n_configs * sizeof *betas);
-        if (!betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-        for (cl_uint c = 0; c < s->n_configs; c++) betas[c] = beta;
-        clmc_status status = ising_set_betas(s, betas, NULL);
-        free(betas);
-        return status;
-    }
+    if (s->rsite) CLMC_TRY(clmc_rsite_set_beta_all(s->rsite, beta));
     clmc_metropolis_thresholds(beta, s->thresholds_host);
     return clmc_write_repeated(s->rt, s->thresholds, s->thresholds_host, 3 * sizeof *s->thresholds_host, s->n_configs);
 }

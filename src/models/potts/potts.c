@@ -238,14 +238,7 @@ static clmc_status potts_set_betas(void *state, const double *betas, const unsig
 static clmc_status potts_set_beta_all(void *state, double beta)
 {
     potts_state *s = state;
-    if (s->rsite) { /* random-site dynamics keeps its own tables per system */
-        double *betas = malloc(s->n_configs * sizeof *betas);
-        if (!betas) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
-        for (cl_uint c = 0; c < s->n_configs; c++) betas[c] = beta;
-        clmc_status status = potts_set_betas(s, betas, NULL);
-        free(betas);
-        return status;
-    }
+    if (s->rsite) CLMC_TRY(clmc_rsite_set_beta_all(s->rsite, beta));
     for (int k = 1; k <= 2 * s->dim; k++) s->thresholds_host[k - 1] = (cl_uint)floor(exp(-beta * k) * 4294967296.0);
     s->bond_thresholds_host[0] = (cl_uint)floor(-expm1(-beta) * 4294967296.0);
     if (s->cluster) return clmc_write_repeated(s->rt, s->bond_thresholds, s->bond_thresholds_host, sizeof(cl_uint), s->n_configs);
