@@ -30,12 +30,16 @@
  * layout and of the other sites).  WORDS_PER_SITE 2 (Potts): one draw
  * serves 2 sites, words 2q (the proposal's choice) and 2q + 1 (the
  * acceptance word, compared whole).
- * Energy windows (WINDOWS > 1, Wang-Landau): walker w uses the weights
- * ln_w[window_of[w] * N_BINS ...] (through muca_acceptance), a walker
- * inside its window's bins window_bounds[2 window] .. window_bounds[2
- * window + 1] rejects every move
- * out of it (outside, the weights lead it in), and with record 2 it counts
- * in the histogram row of its window.
+ * Energy windows (WINDOWS > 1, Wang-Landau), with record 2 (the Wang-Landau
+ * phase): walker w uses the weights ln_w[window_of[w] * N_BINS ...]
+ * (through muca_acceptance), a walker inside its window's bins
+ * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
+ * out of it (outside, the weights lead it in), and it counts in the
+ * histogram row of its window.  Records 0 and 1 with WINDOWS > 1 are the
+ * production after it, where every window has the same weights and open
+ * bounds (muca_set_weights): the walkers use window 0's table, no bounds,
+ * and the group histograms as without windows (the same decisions and
+ * counts, fewer table entries in the cache).
  * Models with a density of states per unit (clmc_density_walkers.units,
  * the EA spin glass's disorder realizations, run one unit after another):
  * muca_init and muca_sweeps take last model_data (clmc_density_walkers.data,
@@ -49,9 +53,6 @@
 
 #ifndef WINDOWS
 #define WINDOWS 1
-#endif
-#if WINDOWS > 1
-#undef LOCAL_HISTOGRAM /* the walkers of one group use different weights */
 #endif
 #define SITES_PER_DRAW (WORDS_PER_SITE == 1 ? 8 : 4 / WORDS_PER_SITE)
 #define TABLE_WIDTH (2 * MAX_BIN_STEP + 1)
@@ -118,7 +119,7 @@ inline bool muca_accept(uint threshold, uint r16, clmc_philox_key key, uint unit
  * the walker's jackknife block, histogram[block * N_BINS + bin], block =
  * work-group % BLOCKS (work-groups of GROUP walkers, the last one padded);
  * with record 2 in the row of its window.  With LOCAL_HISTOGRAM the group
- * counts in local memory first.  An update is accepted where its 32-bit
+ * counts in local memory first (not with record 2).  An update is accepted where its 32-bit
  * uniform (WORDS_PER_SITE 1: its 16-bit chunk, refined on a tie:
  * muca_accept) is below the threshold of muca_acceptance, floor(min(1,
  * W(E') / W(E)) 2^32) (always for MUCA_ALWAYS): integer comparisons. */
@@ -130,18 +131,24 @@ muca_sweeps(global walker_word *spins, global int *energy, global const uint *ac
     uint w = get_global_id(0);
     bool active = w < N_WALKERS;
     global uint *block = histogram + (get_group_id(0) % BLOCKS) * N_BINS;
-    uint window = active && WINDOWS > 1 ? window_of[w] : 0;
+    /* windowed: the walkers kept in their windows, counting in the windows' rows (record 2) */
+    bool windowed = WINDOWS > 1 && record == 2;
+    uint window = active && windowed ? window_of[w] : 0;
     /* accept[bin (TABLE_WIDTH - 1) + new bin + MAX_BIN_STEP]: the table of the walker's window */
     global const uint *accept = acceptance + (size_t)window * N_BINS * TABLE_WIDTH;
+    global uint *row = windowed ? histogram + window * N_BINS : block;
 #ifdef LOCAL_HISTOGRAM
-    local uint counts[N_BINS];
-    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) counts[i] = 0;
+    local uint group_counts[N_BINS];
+    for (uint i = get_local_id(0); i < N_BINS; i += GROUP) group_counts[i] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
+/* n more updates in `bin`: in the window's row (windowed), else in the group's histogram */
+#define MUCA_COUNT(bin, n) (windowed ? atomic_add(row + (bin), n) : atomic_add(group_counts + (bin), n))
 #else
-    global uint *counts = record == 2 ? histogram + window * N_BINS : block;
+#define MUCA_COUNT(bin, n) atomic_add(row + (bin), n)
 #endif
 #if WINDOWS > 1
-    uint lowest = active ? window_bounds[2 * window] : 0, highest = active ? window_bounds[2 * window + 1] : 0;
+    uint lowest = active && windowed ? window_bounds[2 * window] : 0;
+    uint highest = active && windowed ? window_bounds[2 * window + 1] : 0;
 #endif
     clmc_philox_key key = {{seed_lo, seed_hi}};
     /* The energy E_MIN + E_STEP bin_now; run: updates spent in bin_now, not yet counted. */
@@ -168,13 +175,13 @@ muca_sweeps(global walker_word *spins, global int *energy, global const uint *ac
                 bool accepted = r.v[2 * q + 1] < threshold || threshold == MUCA_ALWAYS;
 #endif
 #if WINDOWS > 1
-                if (bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
+                if (windowed && bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
                     accepted = false;
 #endif
                 if (accepted) {
                     walker_set(&c, site, new_value);
                     if (record && bin_new != bin_now && run) {
-                        atomic_add(counts + bin_now, run);
+                        MUCA_COUNT(bin_now, run);
                         run = 0;
                     }
                     bin_now = bin_new;
@@ -185,11 +192,12 @@ muca_sweeps(global walker_word *spins, global int *energy, global const uint *ac
     if (active) {
         walker_close(&c);
         energy[w] = E_MIN + E_STEP * (int)bin_now;
-        if (record && run) atomic_add(counts + bin_now, run);
+        if (record && run) MUCA_COUNT(bin_now, run);
     }
 #ifdef LOCAL_HISTOGRAM
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint i = get_local_id(0); record && i < N_BINS; i += GROUP)
-        if (counts[i]) atomic_add(block + i, counts[i]);
+    for (uint i = get_local_id(0); record && !windowed && i < N_BINS; i += GROUP)
+        if (group_counts[i]) atomic_add(block + i, group_counts[i]);
 #endif
+#undef MUCA_COUNT
 }
