@@ -1,5 +1,5 @@
 /* ensemble.type "multicanonical": the 2D Ising density of states at L = 8
- * (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
+ * and 6 (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
  * tools/exact_dos.py) within 4 standard errors at every energy, from
  * multicanonical and from Wang-Landau weights (one window, and 3 windows
  * with replica exchange), all agreeing, Wang-Landau without production, the
@@ -170,6 +170,17 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_ma
     cJSON_Delete(windowed);
     cJSON_Delete(muca);
     cJSON_Delete(wl);
+}
+
+/* L = 6: 36 sites, so every sweep ends with a random draw serving 4 of its
+ * 8 sites (the partial last draw of cl/ensembles/muca_walkers.h), in the
+ * bit-row layout with 6-bit rows: ln g and the thermodynamics against the
+ * exact values. */
+Test(multicanonical, ising2d_L6_partial_last_draw_matches_exact, .timeout = 600)
+{
+    cJSON *muca = physics_run(MUCA_PRESET(6, 64, 4000, 7), "muca-L6");
+    expect_matches_exact(muca, 6, "multicanonical");
+    cJSON_Delete(muca);
 }
 
 /* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
@@ -347,7 +358,7 @@ static void run_layout(int L, bool rows, bool global_histogram, unsigned windows
 
 Test(multicanonical, walker_layouts_and_histogram_paths_count_bit_for_bit_alike, .timeout = 600)
 {
-    const int edges[] = {8, 36}; /* 32-bit and 64-bit rows */
+    const int edges[] = {6, 8, 36}; /* 32-bit rows (6: a partial last draw per sweep) and 64-bit rows */
     for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
         int L = edges[k];
         enum { VARIANTS = 5 };
