@@ -20,7 +20,9 @@
 #    update after it (the windowed program with every window's weights the
 #    same).
 # Each run is cut at CASE_TIMEOUT seconds (default 150).  About 3 minutes on
-# an H100 for both builds with the defaults.
+# an H100 for both builds with the defaults (an estimate from the 2026-11-26
+# records, not yet run: L = 64 weights took 90 s there with 100-sweep
+# iterations).
 # Usage: [REF=CLMC_BINARY | REF_TREE=SOURCE_TREE] benchmarks/muca_variants.sh [DEVICE, default nvidia] [OUTDIR, default out/muca-variants]
 # e.g.   REF_TREE=MAIN_TREE benchmarks/muca_variants.sh nvidia out/muca-variants
 # REF: the reference clmc binary (it reads the kernels of the tree it was
