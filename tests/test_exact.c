@@ -254,7 +254,7 @@ static thermo thermo_from_log_dos(const int *energies, const double *ln_g, int n
 
 Test(exact, density_of_states_data_matches_kaufman)
 {
-    static const int EDGES[] = {4, 8, 16};
+    static const int EDGES[] = {4, 6, 8, 16};
     for (unsigned l = 0; l < sizeof EDGES / sizeof EDGES[0]; l++) {
         int L = EDGES[l], sites = L * L, energies[DOS_CAPACITY];
         double ln_g[DOS_CAPACITY];

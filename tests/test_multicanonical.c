@@ -1,13 +1,14 @@
 /* ensemble.type "multicanonical": the 2D Ising density of states at L = 8
- * (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
+ * and 6 (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
  * tools/exact_dos.py) within 4 standard errors at every energy, from
  * multicanonical and from Wang-Landau weights (one window, and 3 windows
  * with replica exchange), all agreeing, Wang-Landau without production, the
  * reweighted energy, specific heat, free energy and entropy against Kaufman's
  * finite-lattice values, 3D ground states and symmetry, bad input
  * exiting 2 naming the key, and the walker layouts (2D bit rows or one char
- * per site) and histogram paths (group histograms in local or global
- * memory) of src/ensembles/density_walkers.c counting bit for bit alike. */
+ * per site), histogram paths (group histograms in local or global memory)
+ * and the production program of energy windows of
+ * src/ensembles/density_walkers.c counting bit for bit alike. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -171,6 +172,17 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_ma
     cJSON_Delete(wl);
 }
 
+/* L = 6: 36 sites, so every sweep ends with a random draw serving 4 of its
+ * 8 sites (the partial last draw of cl/ensembles/muca_walkers.h), in the
+ * bit-row layout with 6-bit rows: ln g and the thermodynamics against the
+ * exact values. */
+Test(multicanonical, ising2d_L6_partial_last_draw_matches_exact, .timeout = 600)
+{
+    cJSON *muca = physics_run(MUCA_PRESET(6, 64, 4000, 7), "muca-L6");
+    expect_matches_exact(muca, 6, "multicanonical");
+    cJSON_Delete(muca);
+}
+
 /* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
 Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 3600)
 {
@@ -288,10 +300,14 @@ Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
 /* The 2D Ising walkers of cl/ising/muca_ising.cl at edge L as one char per
  * site, or as bit rows (WALKER_ROWS, the layout src/models/ising/ising.c
  * picks for 4 <= L <= 64), with the group histograms in local memory (the
- * rule of density_walkers.c) or forced global: 99 walkers (a padded last
- * group) under uneven weights, 3 sweeps unrecorded then 7 recorded; the
- * block histograms and the walkers' energies after them. */
-static void run_layout(int L, bool rows, bool global_histogram, double *hist, cl_int *energies, unsigned *bins)
+ * rule of density_walkers.c) or forced global, and with `windows` > 1 the
+ * program of a Wang-Landau run with that many energy windows in its
+ * production (muca_set_weights: every window the same weights, open
+ * bounds): 99 walkers (a padded last group) under uneven weights, 3 sweeps
+ * unrecorded then 7 recorded; the block histograms and the walkers'
+ * energies after them. */
+static void run_layout(int L, bool rows, bool global_histogram, unsigned windows, double *hist, cl_int *energies,
+                       unsigned *bins)
 {
     unsigned n = (unsigned)(L * L), walkers = 99;
     char defines[96];
@@ -304,7 +320,11 @@ static void run_layout(int L, bool rows, bool global_histogram, double *hist, cl
     cr_assert_eq(clmc_preset_parse(json, strlen(json), "layouts", NULL, 0, &preset), CLMC_OK, "%s",
                  clmc_error_message());
     muca m = {.rt = rt,
-              .settings = {.walkers = walkers},
+              .settings = {.walkers = walkers,
+                           .wang_landau = windows > 1,
+                           .windows = windows > 1 ? windows : 1,
+                           .overlap = 0.5,
+                           .walkers_per_window = walkers / (windows > 1 ? windows : 1)},
               .model = {.program = "ising/muca_ising.cl",
                         .defines = defines,
                         .e_min = -2 * (int)n,
@@ -316,10 +336,11 @@ static void run_layout(int L, bool rows, bool global_histogram, double *hist, cl
                         .walker_bytes = rows ? (size_t)L * (L <= 32 ? 4 : 8) : n},
               .global_histogram = global_histogram};
     cr_assert_eq(muca_layout(&m), CLMC_OK, "%s", clmc_error_message());
+    cr_assert_eq(m.windows, windows > 1 ? windows : 1);
     cr_assert_eq(muca_check(&m), CLMC_OK, "%s", clmc_error_message());
     cr_assert_eq(muca_open(&m, preset), CLMC_OK, "%s", clmc_error_message());
     double *ln_w = malloc((n + 1) * sizeof *ln_w);
-    float *scratch = malloc((n + 1) * sizeof *scratch);
+    float *scratch = malloc((size_t)m.windows * (n + 1) * sizeof *scratch); /* muca_set_weights: every window */
     for (unsigned i = 0; i <= n; i++) ln_w[i] = 0.8 * sin(0.37 * i) - 0.004 * i;
     cr_assert_eq(muca_set_weights(&m, ln_w, scratch), CLMC_OK, "%s", clmc_error_message());
     cr_assert_eq(muca_sweep(&m, 3, 0, NULL), CLMC_OK, "%s", clmc_error_message());
@@ -337,16 +358,19 @@ static void run_layout(int L, bool rows, bool global_histogram, double *hist, cl
 
 Test(multicanonical, walker_layouts_and_histogram_paths_count_bit_for_bit_alike, .timeout = 600)
 {
-    const int edges[] = {8, 36}; /* 32-bit and 64-bit rows */
+    const int edges[] = {6, 8, 36}; /* 32-bit rows (6: a partial last draw per sweep) and 64-bit rows */
     for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
         int L = edges[k];
-        unsigned n = (unsigned)(L * L), bins[3];
-        const char *names[3] = {"one char per site", "bit rows", "bit rows, global histogram"};
-        double *hist[3];
-        cl_int energies[3][99];
-        for (int v = 0; v < 3; v++) {
+        enum { VARIANTS = 5 };
+        unsigned n = (unsigned)(L * L), bins[VARIANTS];
+        const char *names[VARIANTS] = {"one char per site", "bit rows", "bit rows, global histogram",
+                                       "bit rows, 3 windows in production",
+                                       "bit rows, 3 windows in production, global histogram"};
+        double *hist[VARIANTS];
+        cl_int energies[VARIANTS][99];
+        for (int v = 0; v < VARIANTS; v++) {
             hist[v] = calloc((size_t)32 * (n + 1), sizeof *hist[v]);
-            run_layout(L, v > 0, v == 2, hist[v], energies[v], &bins[v]);
+            run_layout(L, v > 0, v == 2 || v == 4, v >= 3 ? 3 : 1, hist[v], energies[v], &bins[v]);
         }
         double total = 0, changed = 0;
         for (unsigned i = 0; i < bins[0]; i++) total += hist[0][i];
@@ -355,13 +379,13 @@ Test(multicanonical, walker_layouts_and_histogram_paths_count_bit_for_bit_alike,
                total, n, 99.0 * n * 7, energies[0][0]);
         cr_expect_eq(total, 99.0 * n * 7, "L=%d: %.0f counts, one per update expected", L, total);
         cr_expect(changed > 0, "L=%d: every walker in a ground state", L);
-        for (int v = 1; v < 3; v++) {
+        for (int v = 1; v < VARIANTS; v++) {
             cr_assert_eq(bins[v], bins[0]);
             cr_expect(memcmp(hist[v], hist[0], bins[0] * sizeof(double)) == 0, "L=%d: histograms of %s and %s differ",
                       L, names[v], names[0]);
             cr_expect(memcmp(energies[v], energies[0], sizeof energies[0]) == 0, "L=%d: energies of %s and %s differ",
                       L, names[v], names[0]);
         }
-        for (int v = 0; v < 3; v++) free(hist[v]);
+        for (int v = 0; v < VARIANTS; v++) free(hist[v]);
     }
 }

@@ -16,7 +16,7 @@ has 2N states, and for L = 4 the counts equal a brute-force enumeration.
 Usage: tools/exact_dos.py L [L ...] > file; one block per L:
   # L <L> N <N>
   <E> <g(E)>       (only energies with g > 0, increasing)
-tests/data/ising2d_dos.txt holds L = 4, 8, 16; tests/data/ising2d_dos_L32.txt
+tests/data/ising2d_dos.txt holds L = 4, 6, 8, 16; tests/data/ising2d_dos_L32.txt
 L = 32 (about 20 minutes of one busy core).
 """
 import sys

@@ -151,13 +151,16 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     clmc_defines_int(&options, "GROUP", (long long)m->group);
     clmc_defines_int(&options, "WINDOWS", m->windows);
     clmc_defines_int(&options, "MAX_BIN_STEP", m->model.max_bin_step);
-    /* Per-group histograms in local memory where they take at most 1/8 of it
-     * (2D Ising up to L = 39 on 48 KiB: more would cut the groups resident
-     * and the cache left for the acceptance table; H100, L = 64 with 16 KiB:
-     * 10.5 ps per update) and the walkers share one window; otherwise the
-     * runs go to the global histogram.  The same counts either way. */
-    if (m->windows == 1 && !m->global_histogram &&
-        m->model.n_bins * sizeof(cl_uint) <= clmc_runtime_device(m->rt)->local_mem_bytes / 8)
+    /* Per-group histograms in local memory where they take at most 1/4 of it
+     * (2D Ising up to L = 55 on 48 KiB; 1/8, L <= 39, before 2026-11-27),
+     * with energy windows too (used outside the Wang-Landau phase, where all
+     * windows are the same: ensembles/muca_walkers.h); otherwise the runs go
+     * to the global histogram.  The same counts either way.  2D Ising L = 64 (4097 bins,
+     * 16,388 bytes) stays global: 16 KiB group histograms there cut the
+     * groups resident and the cache left for the acceptance table (H100:
+     * 10.5 ps per update). */
+    if (!m->global_histogram &&
+        m->model.n_bins * sizeof(cl_uint) <= clmc_runtime_device(m->rt)->local_mem_bytes / 4)
         clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
     clmc_defines_int(&options, "N_BINS", m->model.n_bins);
     clmc_defines_int(&options, "E_MIN", m->model.e_min);
@@ -176,7 +179,7 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
                                     "multicanonical weights", &m->ln_w);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, (size_t)m->windows * m->model.n_bins * (2 * m->model.max_bin_step + 1) *
-                                               sizeof(float), NULL, "multicanonical acceptance", &m->acceptance);
+                                               sizeof(cl_uint), NULL, "multicanonical acceptance", &m->acceptance);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, histogram_bytes, NULL, "multicanonical histogram", &m->histogram);
     if (status == CLMC_OK)
