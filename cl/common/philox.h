@@ -89,7 +89,7 @@ CLMC_INLINE clmc_philox_ctr clmc_random4(clmc_philox_key seed, clmc_u32 unit, cl
 #define CLMC_PURPOSE_CLUSTER_SEED 10u
 #define CLMC_PURPOSE_HEATBATH 11u
 #define CLMC_PURPOSE_GENERATOR_SEED 12u /* seeds of the stateful generators (rng_*.h) */
-#define CLMC_PURPOSE_MULTICANONICAL 13u /* multicanonical walkers (config 0: updates, 1: start, 2: window exchanges, 3: tie refinement) */
+#define CLMC_PURPOSE_MULTICANONICAL 13u /* walkers of multicanonical runs (config 0: updates, 1: start) */
 #define CLMC_PURPOSE_RESAMPLE 14u /* population annealing copy numbers (cl/ensembles/population.cl) */
 
 /* The counter word naming a purpose for configuration `config` of a model

@@ -3,8 +3,7 @@
  * system of N_SITES sites swept in typewriter order with single-site
  * Metropolis updates accepted with probability min(1, W(E') / W(E)).  The
  * including model file defines, before including this one:
- *   N_SITES, WORDS_PER_SITE (1: an update needs only its acceptance
- *     uniform; 2: also a 32-bit word choosing the new value),
+ *   N_SITES, WORDS_PER_SITE (random 32-bit words one update uses: 1 or 2),
  *   walker_word: the element type of the walkers' buffer,
  *   walker_start(spins, w, key): the random start of walker w (draws of
  *     CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, 1));
@@ -22,14 +21,8 @@
  * cl/ising/muca_ising.cl keeps 2D lattices as bit rows.  MAX_BIN_STEP: the
  * largest |bin change| of one update (the acceptance table's reach).
  * Random numbers: purpose CLMC_PURPOSE_MULTICANONICAL, unit = walker, sweep = the walker's sweep
- * number, hit = site / SITES_PER_DRAW.  WORDS_PER_SITE 1 (Ising, EA): one
- * draw serves 8 sites, site i + q deciding from the 16-bit chunk q
- * (clmc_chunk16) and, only where that chunk ties with its threshold's high
- * half, from the low 16 bits of word 0 of the draw of config
- * MUCA_REFINE_CONFIG (same unit and sweep, hit = site: independent of the
- * layout and of the other sites).  WORDS_PER_SITE 2 (Potts): one draw
- * serves 2 sites, words 2q (the proposal's choice) and 2q + 1 (the
- * acceptance word, compared whole).
+ * number, hit = site / (4 / WORDS_PER_SITE): one draw serves 4 /
+ * WORDS_PER_SITE sites, the acceptance word last.
  * Energy windows (WINDOWS > 1, Wang-Landau), with record 2 (the Wang-Landau
  * phase): walker w uses the weights ln_w[window_of[w] * N_BINS ...]
  * (through muca_acceptance), a walker inside its window's bins
@@ -54,13 +47,8 @@
 #ifndef WINDOWS
 #define WINDOWS 1
 #endif
-#define SITES_PER_DRAW (WORDS_PER_SITE == 1 ? 8 : 4 / WORDS_PER_SITE)
+#define SITES_PER_DRAW (4 / WORDS_PER_SITE)
 #define TABLE_WIDTH (2 * MAX_BIN_STEP + 1)
-/* The threshold of an update that is always accepted (W(E') >= W(E)). */
-#define MUCA_ALWAYS 0xFFFFFFFFu
-/* The config of CLMC_PURPOSE_MULTICANONICAL whose draws settle ties of a
- * 16-bit chunk (0: updates, 1: start, 2: Wang-Landau window exchanges). */
-#define MUCA_REFINE_CONFIG 3
 
 /* Random start of every walker and its energy. */
 kernel void muca_init(global walker_word *spins, global int *energy, uint seed_lo, uint seed_hi,
@@ -74,57 +62,34 @@ kernel void muca_init(global walker_word *spins, global int *energy, uint seed_l
 }
 
 /* acceptance[(window N_BINS + bin) TABLE_WIDTH + k], k = 0 .. 2
- * MAX_BIN_STEP: the integer threshold an update from `bin` to bin + k -
- * MAX_BIN_STEP is accepted against, from p = exp(difference) of the window's
- * weights ln_w (float, as before): MUCA_ALWAYS where the difference is >= 0
- * or p rounds to 1, else floor(p 2^32) (exact: p 2^32 is a float below 2^32),
- * 0 outside the bins.  An update is accepted where its 32-bit uniform r is
- * below the threshold, or always with MUCA_ALWAYS: probability
- * floor(p 2^32) / 2^32, within 2^-32 of p.  The exp of every update,
+ * MAX_BIN_STEP: what an update from `bin` to bin + k - MAX_BIN_STEP is
+ * accepted against, exp(difference) of the window's weights ln_w (2 where
+ * the difference is >= 0, 0 outside the bins): the exp of every update,
  * computed once per set of weights. */
-kernel void muca_acceptance(global const float *ln_w, global uint *acceptance)
+kernel void muca_acceptance(global const float *ln_w, global float *acceptance)
 {
     uint g = get_global_id(0);
     if (g >= WINDOWS * N_BINS * TABLE_WIDTH) return;
     uint k = g % TABLE_WIDTH, bin = g / TABLE_WIDTH % N_BINS, row = g / TABLE_WIDTH - bin;
     uint target = bin + k - MAX_BIN_STEP;
-    uint value = 0;
+    float value = 0.0f;
     if (target < N_BINS) {
         float difference = ln_w[row + target] - ln_w[row + bin];
-        float p = difference >= 0.0f ? 1.0f : exp(difference);
-        value = p >= 1.0f ? MUCA_ALWAYS : (uint)(p * 0x1p32f);
+        value = difference >= 0.0f ? 2.0f : exp(difference);
     }
     acceptance[g] = value;
 }
-
-#if WORDS_PER_SITE == 1
-/* Whether an update at `site` with threshold t (muca_acceptance) is
- * accepted, from the 16-bit chunk r16 taken as the high half of its 32-bit
- * uniform: decided by r16 against t's high half unless they tie (chance
- * 2^-16), then by the low half drawn from config MUCA_REFINE_CONFIG.  The
- * same decision as one 32-bit uniform below t, 8 updates per draw. */
-inline bool muca_accept(uint threshold, uint r16, clmc_philox_key key, uint unit_walker, uint sweep, uint site)
-{
-    uint high = threshold >> 16;
-    if (r16 != high) return r16 < high;
-    if (threshold == MUCA_ALWAYS) return true;
-    clmc_philox_ctr low =
-        clmc_random4(key, unit_walker, sweep, site, CLMC_STREAM(CLMC_PURPOSE_MULTICANONICAL, MUCA_REFINE_CONFIG));
-    return (low.v[0] & 0xFFFFu) < (threshold & 0xFFFFu);
-}
-#endif
 
 /* `sweeps` sweeps of every walker from sweep number first_sweep on; with
  * `record` 1, the energy after every update is counted in the histogram of
  * the walker's jackknife block, histogram[block * N_BINS + bin], block =
  * work-group % BLOCKS (work-groups of GROUP walkers, the last one padded);
  * with record 2 in the row of its window.  With LOCAL_HISTOGRAM the group
- * counts in local memory first (not with record 2).  An update is accepted where its 32-bit
- * uniform (WORDS_PER_SITE 1: its 16-bit chunk, refined on a tie:
- * muca_accept) is below the threshold of muca_acceptance, floor(min(1,
- * W(E') / W(E)) 2^32) (always for MUCA_ALWAYS): integer comparisons. */
+ * counts in local memory first (not with record 2).  An update is accepted where the uniform of
+ * its acceptance word is below the entry of muca_acceptance: min(1, W(E') /
+ * W(E)), the same numbers as exp of the weights' difference in the sweep. */
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-muca_sweeps(global walker_word *spins, global int *energy, global const uint *acceptance, global uint *histogram,
+muca_sweeps(global walker_word *spins, global int *energy, global const float *acceptance, global uint *histogram,
             uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi, global const uint *window_of,
             global const uint *window_bounds, global const char *model_data, uint unit)
 {
@@ -135,7 +100,7 @@ muca_sweeps(global walker_word *spins, global int *energy, global const uint *ac
     bool windowed = WINDOWS > 1 && record == 2;
     uint window = active && windowed ? window_of[w] : 0;
     /* accept[bin (TABLE_WIDTH - 1) + new bin + MAX_BIN_STEP]: the table of the walker's window */
-    global const uint *accept = acceptance + (size_t)window * N_BINS * TABLE_WIDTH;
+    global const float *accept = acceptance + (size_t)window * N_BINS * TABLE_WIDTH;
     global uint *row = windowed ? histogram + window * N_BINS : block;
 #ifdef LOCAL_HISTOGRAM
     local uint group_counts[N_BINS];
@@ -162,18 +127,12 @@ muca_sweeps(global walker_word *spins, global int *energy, global const uint *ac
             /* sites of this draw: SITES_PER_DRAW (a constant the loop unrolls by) but at the end */
             uint draw_sites = N_SITES % SITES_PER_DRAW == 0 ? SITES_PER_DRAW : min((uint)SITES_PER_DRAW, N_SITES - i);
             for (uint q = 0; q < draw_sites; q++) {
-                uint site = i + q;
+                uint site = i + q, accept_word = r.v[WORDS_PER_SITE * q + WORDS_PER_SITE - 1];
                 int new_value;
                 walker_visit(&c, site);
-#if WORDS_PER_SITE == 1
-                uint bin_new = bin_now + walker_propose(&c, site, 0, &new_value) / E_STEP;
-                bool accepted = muca_accept(accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP],
-                                            clmc_chunk16(r, q), key, unit * N_WALKERS + w, first_sweep + t, site);
-#else
-                uint bin_new = bin_now + walker_propose(&c, site, r.v[2 * q], &new_value) / E_STEP;
-                uint threshold = accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
-                bool accepted = r.v[2 * q + 1] < threshold || threshold == MUCA_ALWAYS;
-#endif
+                uint bin_new = bin_now + walker_propose(&c, site, r.v[WORDS_PER_SITE * q], &new_value) / E_STEP;
+                bool accepted = (float)(accept_word >> 8) * 0x1p-24f <
+                                accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
 #if WINDOWS > 1
                 if (windowed && bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
                     accepted = false;

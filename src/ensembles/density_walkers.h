@@ -48,7 +48,7 @@ typedef struct {
     cl_program program;
     cl_kernel init, sweeps, accept;
     cl_mem spins, energy, ln_w, histogram;
-    cl_mem acceptance; /* muca_acceptance's integer thresholds from ln_w, read by the sweeps */
+    cl_mem acceptance; /* muca_acceptance's table from ln_w, read by the sweeps */
     /* Energy windows (Wang-Landau): bins window_lo [k] .. window_hi [k] of
      * window k, window_of [walker] on the device (window_bounds: lo, hi).
      * One window [0, n_bins - 1] otherwise, and in production. */
@@ -119,7 +119,7 @@ void muca_window_weights(const muca *m, unsigned k, const double *ln_w, float *s
 clmc_status muca_refresh_acceptance(muca *m);
 /* Puts values [window][bin] on the device as every window's weights (one
  * write: Oclgrind mis-tracks writes at an offset) and tabulates their
- * acceptance thresholds (muca_acceptance). */
+ * acceptance probabilities (muca_acceptance). */
 clmc_status muca_set_all_weights(muca *m, const float *values);
 
 /* values [i] of the n bins not seen (seen [i] 0) set to those of the
