@@ -6,7 +6,10 @@
  * (and sets them back to 0), or the host path reads them back.
  * algorithm.tempering_energies selects "pass" (default), "measure" (the
  * measurement kernel, as before) or "check" (both, counting configurations
- * whose energies differ). */
+ * whose energies differ).  msc population annealing's member pass is the
+ * same kernel built with MEMBER_PASS = 1 (ea_msc_member_update): the
+ * colour-1 pass of a step's last sweep, writing every member's energy and
+ * overlap; the same three modes choose it, the measurement, or both. */
 #include "runtime/defines.h"
 #include "models/ea/ea_internal.h"
 
