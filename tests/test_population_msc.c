@@ -4,7 +4,9 @@
  * against the host at two work-group sizes; energies and free energy at
  * every step against the naive layout on the same disorder (different
  * random numbers: within standard errors), uniform couplings against exact
- * 2D Ising; bad input exits 2 naming the key; checkpoint/resume bit for bit. */
+ * 2D Ising; the members measured by the last sweep's colour-1 pass equal
+ * the measurement kernels' bit for bit; bad input exits 2 naming the key;
+ * checkpoint/resume bit for bit. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -187,6 +189,62 @@ Test(population_msc, ea_uniform_matches_exact_ising_L8, .timeout = 600)
                                       -ising2d_exact_log_z(8, beta) / 64.0), TOLERANCE_SIGMA, "%s", what);
     }
     cJSON_Delete(result);
+}
+
+/* ---- The member pass ------------------------------------------------------ */
+
+/* The members' energies and overlaps come from the colour-1 pass of each
+ * step's last sweep (ea_msc_member_update).  algorithm.tempering_energies
+ * "check" measures them again with the measurement kernels
+ * (ea_msc_measure, ea_sum_groups, ea_member_totals) and counts the members
+ * whose energy or overlap differ (must be none); "measure" (the separate
+ * measurement only) must give the same run bit for bit: observables and
+ * final configurations.  Cases: one work-group per word storing (3D L = 8,
+ * energy_sites 2), two adding atomically (energy_sites 1), four in 2D
+ * L = 32 with 32-bit words and nearest_integer (the last word partly
+ * filled). */
+static void member_pass_case(int dim, int edge, int word_bits, int sites, const char *resampling)
+{
+    enum { POPULATION = 128, STEPS = 4 };
+    const char *modes[2] = {"check", "measure"};
+    cJSON *result[2];
+    char *observables[2];
+    for (int i = 0; i < 2; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {\"type\": "
+                 "\"metropolis\", \"layout\": \"msc\", \"word_bits\": %d, \"tempering_energies\": \"%s\", "
+                 "\"energy_sites\": %d}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": %d, "
+                 "\"beta_end\": 1.5, \"steps\": %d, \"sweeps_per_step\": 3, \"resampling\": \"%s\"}, "
+                 "\"run\": {\"seed\": 19}}",
+                 dim, edge, word_bits, modes[i], i == 0 ? sites : 0, POPULATION, STEPS, resampling);
+        result[i] = physics_run(json, i == 0 ? "pa-ea-msc-member-check" : "pa-ea-msc-member-measure");
+        observables[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(result[i], "observables"));
+    }
+    const cJSON *checks[2] = {cJSON_GetObjectItem(result[0], "checks"), cJSON_GetObjectItem(result[1], "checks")};
+    double checked = cJSON_GetObjectItem(checks[0], "energy_pass_checked")->valuedouble;
+    double mismatches = cJSON_GetObjectItem(checks[0], "energy_pass_mismatches")->valuedouble;
+    const char *hash[2] = {cJSON_GetObjectItem(checks[0], "configuration_fnv1a")->valuestring,
+                           cJSON_GetObjectItem(checks[1], "configuration_fnv1a")->valuestring};
+    printf("member pass %dD L=%d W=%d energy_sites %d %s: %g member measurements checked over %d steps, %g differ "
+           "from the measurement kernels; against the measured run: hashes %s %s, observables %s\n",
+           dim, edge, word_bits, sites, resampling, checked, STEPS, mismatches, hash[0], hash[1],
+           strcmp(observables[0], observables[1]) == 0 ? "identical" : "different");
+    cr_expect_geq(checked, (double)POPULATION * STEPS, "the member pass ran at fewer steps");
+    cr_expect_eq(mismatches, 0, "%g members' energy or overlap differ", mismatches);
+    cr_expect_str_eq(hash[0], hash[1], "final configurations differ");
+    cr_expect_str_eq(observables[0], observables[1], "observables differ");
+    for (int i = 0; i < 2; i++) {
+        free(observables[i]);
+        cJSON_Delete(result[i]);
+    }
+}
+
+Test(population_msc, member_pass_equals_measurement, .timeout = 300)
+{
+    member_pass_case(3, 8, 64, 2, "systematic");
+    member_pass_case(3, 8, 64, 1, "systematic");
+    member_pass_case(2, 32, 32, 1, "nearest_integer");
 }
 
 /* ---- Checkpoints and bad input ------------------------------------------- */

@@ -1,13 +1,20 @@
 /* The energy pass of EA msc tempering: the last colour pass of a sweep that an
  * exchange follows, counting every configuration's satisfied bonds and
- * drawing the next exchange's reaches (built with MSC = 1, ENERGY_PASS = 1). */
+ * drawing the next exchange's reaches (built with MSC = 1, ENERGY_PASS = 1);
+ * with MEMBER_PASS = 1 the member pass of EA msc population annealing: the
+ * last colour pass of a step's sweeps, measuring every member's energy and
+ * overlap (ea_msc_member_update). */
 #include "ea/ea_ising.h"
 #include "ensembles/tempering_exchange.h"
 
 /* Levels that hold a work-item's count before the fold (at most
  * NEIGHBOURS ENERGY_SITES satisfied bonds): the higher levels stay zero, so
  * compilers need not keep them in registers during the updates. */
+#if MEMBER_PASS
+#define ENERGY_ITEM_COUNT (2 * NEIGHBOURS * ENERGY_SITES) /* both replicas in one counter */
+#else
 #define ENERGY_ITEM_COUNT (NEIGHBOURS * ENERGY_SITES)
+#endif
 #define ENERGY_ITEM_LEVELS (ENERGY_ITEM_COUNT < 8 ? 3 : ENERGY_ITEM_COUNT < 16 ? 4 : ENERGY_ITEM_COUNT < 32 ? 5 : \
                             ENERGY_ITEM_COUNT < 64 ? 6 : ENERGY_ITEM_COUNT < 128 ? 7 : ENERGY_ITEM_COUNT < 256 ? 8 : \
                             ENERGY_LEVELS)
@@ -28,6 +35,58 @@ inline void add_site_count(word_t *c, word_t c0, word_t c1, word_t c2)
 
 #include "ea/ea_msc_update.h"
 
+#if MEMBER_PASS
+/* Population annealing (T = 1): the same update as the colour-1 pass of a
+ * step's last sweep, launched as the energy pass (ENERGY_GROUPS work-groups
+ * of ENERGY_WG work-items per word, ENERGY_SITES sites each), which also
+ * measures the members of the word: every bond joins a site of each colour,
+ * so the satisfied bonds of the updated sites, counted with their new spins,
+ * are all of them, and the replicas' agreement at the updated sites and at
+ * their other-colour partners (unchanged since the colour-0 pass) covers
+ * every site.  Member m = W word + lane gets the integers ea_member_totals
+ * gives: energy[m] = -(sum of both replicas' bond sums) = 2 DIM N - 2
+ * (satisfied bonds), overlap[m] = 2 (agreeing sites) - N.  One group per
+ * word stores them; several add their shares atomically (group 0 adds the
+ * constants) into buffers the host zeroed. */
+__kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
+void ea_msc_member_update(__global word_t *spins, __global const word_t *negative_bonds,
+                          __global const uint *thresholds, __global const word_t *lanes_below,
+                          uint seed_lo, uint seed_hi, uint sweep, uint colour, __global int *energy,
+                          __global int *overlap, uint first_realization /* ensemble.first_system */)
+{
+    __local word_t fold_buffer[ENERGY_WG / 2 * 2 * ENERGY_LEVELS];
+    word_t counts[2 * ENERGY_LEVELS]; /* [satisfied bonds, agreeing sites][level] */
+    for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) counts[k] = 0;
+    uint lid = get_local_id(0), launched = launch_group(REVERSE_ODD && colour);
+    uint group = launched % ENERGY_GROUPS, word = launched / ENERGY_GROUPS;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    for (uint k = 0; k < ENERGY_SITES; k++) {
+        uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
+        if (index < HALF_SITES)
+            update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, 0, index, counts,
+                        first_realization);
+    }
+    fold_tallies(counts, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
+    if (lid == 0)
+        for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) fold_buffer[k] = counts[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint lane = lid; lane < WORD_BITS; lane += ENERGY_WG) {
+        uint member = WORD_BITS * word + lane, satisfied = 0, agreeing = 0;
+        if (member >= REALIZATIONS) continue; /* the last word may hold fewer (nearest_integer's room) */
+        for (uint level = 0; level < ENERGY_LEVELS; level++) {
+            satisfied |= (uint)((fold_buffer[level] >> lane) & 1u) << level;
+            agreeing |= (uint)((fold_buffer[ENERGY_LEVELS + level] >> lane) & 1u) << level;
+        }
+#if ENERGY_GROUPS == 1
+        energy[member] = 2 * DIM * (int)SITES - 2 * (int)satisfied;
+        overlap[member] = 2 * (int)agreeing - (int)SITES;
+#else
+        atomic_add(&energy[member], (group == 0 ? 2 * DIM * (int)SITES : 0) - 2 * (int)satisfied);
+        atomic_add(&overlap[member], 2 * (int)agreeing - (group == 0 ? (int)SITES : 0));
+#endif
+    }
+}
+#else
 /* The same update as the last colour pass of a sweep that an exchange
  * follows (built as a second program): every bond joins a site of each
  * colour, so the satisfied bonds of the updated sites, counted with their new
@@ -71,3 +130,4 @@ void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds
         atomic_add(&energy_counts[config], (int)count);
     }
 }
+#endif

@@ -15,7 +15,9 @@
  * stack (msc)), TALLY_LEVELS and FOLD_ROUNDS (msc measurement counters),
  * ENERGY_PASS (0|1: ea_msc_update also counts the satisfied bonds, for the
  * tempering energies; then ENERGY_WG, ENERGY_GROUPS, ENERGY_SITES,
- * ENERGY_LEVELS, ENERGY_FOLD_ROUNDS size its work-groups and counters),
+ * ENERGY_LEVELS, ENERGY_FOLD_ROUNDS size its work-groups and counters;
+ * MEMBER_PASS (0|1, with ENERGY_PASS, population annealing's msc members):
+ * the pass measures every member's energy and overlap instead),
  * REVERSE_ODD (0|1: the msc update's colour-1 launches take their work-groups
  * in reverse order, launch_group in common/lattice.h; results unchanged),
  * and for ensembles/ea_msc_exchange.cl (built where its maps fit local memory)
@@ -99,6 +101,9 @@
 #endif
 #ifndef LANE_RANDOMS
 #define LANE_RANDOMS 0
+#endif
+#ifndef MEMBER_PASS
+#define MEMBER_PASS 0
 #endif
 /* The couplings (naive) of configuration `config`: its realization's, or
  * realization 0's for population annealing's members. */

@@ -1,6 +1,7 @@
 /* The msc update of one site (both replicas of a stack pair), shared by
- * ea_msc_update in ea_ising.cl and its energy-pass form in ea_energy_pass.cl
- * (ENERGY_PASS = 1, which defines add_site_count first).  Needs ea_ising.h. */
+ * ea_msc_update in ea_ising.cl and its energy-pass forms in ea_energy_pass.cl
+ * (ENERGY_PASS = 1, which defines add_site_count first; with MEMBER_PASS = 1
+ * population annealing's member measurement).  Needs ea_ising.h. */
 #ifndef CLMC_EA_MSC_UPDATE_H
 #define CLMC_EA_MSC_UPDATE_H
 
@@ -114,7 +115,11 @@ inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const wor
  * `index` of colour `colour`: they share the couplings and one Philox draw
  * (LANE_RANDOMS: each lane its own numbers, flipping_lanes_own).
  * ENERGY_PASS: adds each replica's satisfied bonds at the site, counted with
- * the new spins, to its counter in `satisfied` ([replica][level]). */
+ * the new spins, to its counter in `satisfied` ([replica][level]);
+ * MEMBER_PASS (population annealing's members, colour 1, T = 1): both
+ * replicas' satisfied bonds into satisfied[0 ..], and the number of sites
+ * among this one and its other-colour partner where the replicas agree into
+ * satisfied[ENERGY_LEVELS ..]. */
 inline void update_site(__global word_t *spins, __global const word_t *negative_bonds,
                         __global const uint *thresholds, __global const word_t *lanes_below, clmc_philox_key key,
                         uint sweep, uint colour, uint word, uint place, uint index, word_t *satisfied,
@@ -124,6 +129,9 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
     __global const word_t *bonds = negative_bonds + (size_t)BOND_WORD(word) * SITES * DIM;
     neighbourhood n = neighbours_of(site);
     word_t negative[NEIGHBOURS];
+#if MEMBER_PASS
+    word_t new_spin[2], other_colour[2];
+#endif
     for (uint d = 0; d < DIM; d++) {
         negative[2 * d] = bonds[site * DIM + d];
         negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
@@ -151,11 +159,25 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
 #if ENERGY_PASS
         word_t c0 = 0, c1 = 0, c2 = 0;
         for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
+#if MEMBER_PASS
+        add_site_count(satisfied, c0, c1, c2); /* both replicas into one counter */
+        /* The site of the other colour at the same index: x differs in its
+         * lowest bit only (site_of_colour), so it is neighbour +x (even x)
+         * or -x (odd x), whose word was just loaded. */
+        new_spin[replica] = spin;
+        other_colour[replica] = neighbour[site & 1u];
+#else
         add_site_count(satisfied + replica * ENERGY_LEVELS, c0, c1, c2);
+#endif
 #else
         (void)satisfied;
 #endif
     }
+#if MEMBER_PASS
+    /* The replicas' agreeing spins at both sites, into the second counter. */
+    word_t here = ~(new_spin[0] ^ new_spin[1]), there = ~(other_colour[0] ^ other_colour[1]);
+    add_site_count(satisfied + ENERGY_LEVELS, here ^ there, here & there, 0);
+#endif
 }
 
 #endif

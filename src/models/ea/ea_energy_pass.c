@@ -6,7 +6,10 @@
  * (and sets them back to 0), or the host path reads them back.
  * algorithm.tempering_energies selects "pass" (default), "measure" (the
  * measurement kernel, as before) or "check" (both, counting configurations
- * whose energies differ). */
+ * whose energies differ).  msc population annealing's member pass is the
+ * same kernel built with MEMBER_PASS = 1 (ea_msc_member_update): the
+ * colour-1 pass of a step's last sweep, writing every member's energy and
+ * overlap; the same three modes choose it, the measurement, or both. */
 #include "runtime/defines.h"
 #include "models/ea/ea_internal.h"
 
@@ -37,8 +40,9 @@ static unsigned default_energy_sites(const ea_state *s)
 
 /* Work-groups of a power of two work-items of ENERGY_SITES sites each (the
  * smallest group covering the colour's sites, at most ENERGY_WG_MAX), folded
- * completely; counters wide enough for 2 DIM satisfied bonds per site. */
-static void plan_energy_pass(ea_state *s, unsigned sites)
+ * completely; counters wide enough for 2 DIM satisfied bonds per site
+ * (`replicas` of them: the member pass counts both replicas in one). */
+static void plan_energy_pass(ea_state *s, unsigned sites, unsigned replicas)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     size_t half = s->n_sites / 2;
@@ -49,7 +53,7 @@ static void plan_energy_pass(ea_state *s, unsigned sites)
     s->energy_fold_rounds = 0;
     while (((size_t)1 << s->energy_fold_rounds) < wg) s->energy_fold_rounds++;
     s->energy_levels = 1;
-    while (((size_t)1 << s->energy_levels) <= 2 * (size_t)s->dim * sites * wg) s->energy_levels++;
+    while (((size_t)1 << s->energy_levels) <= 2 * (size_t)s->dim * sites * wg * replicas) s->energy_levels++;
 }
 
 static clmc_status set_energy_arguments(ea_state *s)
@@ -88,7 +92,7 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
     if (!s->msc || s->temperatures < 2 || s->independent || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
     if (!s->energy_sites) s->energy_sites = default_energy_sites(s);
     unsigned sites = s->energy_sites;
-    plan_energy_pass(s, sites);
+    plan_energy_pass(s, sites, 1);
     clmc_defines options = {0};
     clmc_defines_text(&options, base_options);
     clmc_defines_int(&options, "ENERGY_PASS", 1);
@@ -110,6 +114,62 @@ clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
     if (!s->energy_counts_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     CLMC_TRY(create_device_buffer(s, n * sizeof(cl_int), s->energy_counts_host, &s->energy_counts, "energy counts"));
     return set_energy_arguments(s);
+}
+
+/* The member pass: the energy pass's plan and program, built with
+ * MEMBER_PASS = 1; its colour and output buffers are set once. */
+clmc_status ea_member_pass_create(ea_state *s, const char *base_options)
+{
+    if (!s->msc || !s->population || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
+    if (!s->energy_sites) s->energy_sites = default_energy_sites(s);
+    plan_energy_pass(s, s->energy_sites, 2);
+    clmc_defines options = {0};
+    clmc_defines_text(&options, base_options);
+    clmc_defines_int(&options, "ENERGY_PASS", 1);
+    clmc_defines_int(&options, "MEMBER_PASS", 1);
+    clmc_defines_int(&options, "ENERGY_WG", (long long)s->energy_wg);
+    clmc_defines_int(&options, "ENERGY_GROUPS", (long long)s->energy_groups);
+    clmc_defines_int(&options, "ENERGY_SITES", s->energy_sites);
+    clmc_defines_int(&options, "ENERGY_LEVELS", s->energy_levels);
+    clmc_defines_int(&options, "ENERGY_FOLD_ROUNDS", s->energy_fold_rounds);
+    CLMC_TRY(clmc_defines_build(s->rt, "ea/ea_energy_pass.cl", &options, &s->member_program));
+    CLMC_TRY(clmc_kernel_create(s->member_program, "ea_msc_member_update", &s->member_update));
+    CLMC_TRY(clmc_kernel_set_first_system(s->member_update, s->first_system));
+    size_t bytes = sizeof(cl_int) * s->realizations;
+    CLMC_TRY(create_device_buffer(s, bytes, NULL, &s->member_energy, "member energies"));
+    CLMC_TRY(create_device_buffer(s, bytes, NULL, &s->member_overlap, "member overlaps"));
+    if (s->energy_mode == EA_ENERGIES_CHECK) {
+        s->member_check_host = malloc(4 * bytes);
+        if (!s->member_check_host) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    cl_uint arg = 0, last_colour = 1;
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_mem), &s->bonds));
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_mem), &s->thresholds));
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_mem), &s->lane_masks));
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_uint), &s->seed_hi));
+    arg++; /* sweep, per launch */
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_uint), &last_colour));
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_mem), &s->member_energy));
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, arg++, sizeof(cl_mem), &s->member_overlap));
+    return CLMC_OK;
+}
+
+/* Several groups per word add into the buffers, zeroed first (one group,
+ * the usual case, stores). */
+clmc_status ea_member_pass_enqueue(ea_state *s, cl_uint sweep)
+{
+    if (s->energy_groups > 1) {
+        cl_command_queue queue = clmc_runtime_queue(s->rt);
+        cl_int zero = 0;
+        size_t bytes = sizeof(cl_int) * s->realizations;
+        CLMC_CL_TRY(clEnqueueFillBuffer(queue, s->member_energy, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+        CLMC_CL_TRY(clEnqueueFillBuffer(queue, s->member_overlap, &zero, sizeof zero, 0, bytes, 0, NULL, NULL));
+    }
+    CLMC_CL_TRY(clSetKernelArg(s->member_update, 6, sizeof(cl_uint), &sweep));
+    size_t global = (size_t)s->stacks / 2 * s->energy_groups * s->energy_wg;
+    return clmc_enqueue(s->rt, s->member_update, 1, &global, &s->energy_wg, CLMC_TIMED);
 }
 
 bool ea_energy_pass_available(const ea_state *s)
@@ -223,6 +283,9 @@ void ea_energy_pass_destroy(ea_state *s)
     if (s->lane_masks_update) CLMC_CL_WARN(clReleaseKernel(s->lane_masks_update));
     if (s->exchange) CLMC_CL_WARN(clReleaseKernel(s->exchange));
     if (s->energy_update) CLMC_CL_WARN(clReleaseKernel(s->energy_update));
+    if (s->member_update) CLMC_CL_WARN(clReleaseKernel(s->member_update));
+    if (s->member_program) CLMC_CL_WARN(clReleaseProgram(s->member_program));
+    free(s->member_check_host);
     if (s->energy_program) CLMC_CL_WARN(clReleaseProgram(s->energy_program));
     if (s->lane_masks_program) CLMC_CL_WARN(clReleaseProgram(s->lane_masks_program));
     if (s->exchange_program) CLMC_CL_WARN(clReleaseProgram(s->exchange_program));

@@ -93,6 +93,15 @@ typedef struct {
     cl_kernel exchange;    /* ea_msc_exchange, created when the engine asks for it */
     unsigned long long energies_checked, energy_mismatches; /* tempering_energies "check" */
     char muca_defines[64]; /* clmc_density_walkers.defines (multicanonical and Wang-Landau walkers) */
+    /* msc population annealing: the member pass (ea_msc_member_update, the
+     * colour-1 pass of a step's last sweep measuring every member) and
+     * whether it measured the members that member_observables returns next;
+     * tempering_energies "check" then measures them again and counts
+     * differences in energies_checked and energy_mismatches. */
+    cl_program member_program;
+    cl_kernel member_update;
+    bool members_measured;
+    cl_int *member_check_host; /* "check": [pass energy, pass overlap, energy, overlap][member] */
 } ea_state;
 
 /* ea_couplings.c */
@@ -111,6 +120,12 @@ clmc_status ea_energy_pass_enqueue(ea_state *s, cl_uint sweep);
 /* Total energies H of all configurations after that pass (blocking read). */
 clmc_status ea_energy_pass_read(ea_state *s, double *energies);
 void ea_energy_pass_destroy(ea_state *s);
+/* msc population annealing's member pass (built unless tempering_energies
+ * is "measure"): ea_member_pass_create also makes the member buffers;
+ * ea_member_pass_enqueue runs the colour-1 pass of sweep `sweep`, writing
+ * every member's energy and overlap into them (as ea_member_totals). */
+clmc_status ea_member_pass_create(ea_state *s, const char *base_options);
+clmc_status ea_member_pass_enqueue(ea_state *s, cl_uint sweep);
 /* Tempering on the device (clmc_ensemble_hooks energies_device, set_temperatures_device,
  * exchange_kernel); ea_exchange_fits: whether the device can run
  * ea_msc_exchange (cl/ensembles/ea_msc_exchange.cl), also choosing its

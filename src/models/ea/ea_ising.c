@@ -42,11 +42,11 @@ static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned
     const char *energies = clmc_preset_string(p, "algorithm.tempering_energies");
     long long group = clmc_preset_int(p, "algorithm.update_group");
     long long sites = clmc_preset_int(p, "algorithm.energy_sites"), reverse = clmc_preset_int(p, "algorithm.reverse_odd");
-    bool tempering = msc && temperatures > 1 && !clmc_preset_systems(p)->independent;
+    bool tempering = msc && ((temperatures > 1 && !clmc_preset_systems(p)->independent) || clmc_preset_is_population(p));
     bool pass = tempering && strcmp(energies, "measure") != 0;
     if (!tempering && strcmp(energies, "pass") != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tempering_energies: \"%s\" is for layout \"msc\" with parallel "
-                         "tempering only (give \"pass\")", energies);
+                         "tempering or population annealing only (give \"pass\")", energies);
     if (!msc && group != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %lld is for layout \"msc\" only (give 0)", group);
     if (!msc && reverse != -1)
@@ -56,7 +56,7 @@ static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned
                          "((realizations / word_bits) x temperatures x sites / 2)", group, update_items);
     if (!pass && sites != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.energy_sites: %lld is for layout \"msc\" with parallel tempering "
-                         "and tempering_energies \"pass\" or \"check\" only (give 0)", sites);
+                         "or population annealing and tempering_energies \"pass\" or \"check\" only (give 0)", sites);
     return CLMC_OK;
 }
 
@@ -554,6 +554,7 @@ static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
     if (status == CLMC_OK) status = allocate_buffers(s);
     if (status == CLMC_OK) status = set_kernel_arguments(s);
     if (status == CLMC_OK) status = ea_energy_pass_create(s, clmc_defines_string(&options));
+    if (status == CLMC_OK) status = ea_member_pass_create(s, clmc_defines_string(&options));
     clmc_defines_free(&options);
     CLMC_TRY(status);
     return initialise_spins(s);
@@ -571,7 +572,7 @@ static clmc_status ea_create(clmc_runtime *rt, clmc_preset *p, void **state, clm
     }
     /* The launch keys as resolved, for result.json. */
     if (s->msc) clmc_preset_set_int(p, "algorithm.reverse_odd", s->reverse_odd);
-    if (s->energy_update) clmc_preset_set_int(p, "algorithm.energy_sites", s->energy_sites);
+    if (s->energy_update || s->member_update) clmc_preset_set_int(p, "algorithm.energy_sites", s->energy_sites);
     /* Compulsory traffic per spin update, neighbours and repeated couplings
      * coming from caches: the spin is read, written and read again as a
      * neighbour in the other colour's pass; the dim couplings of a site are
@@ -643,7 +644,25 @@ static clmc_status ea_sweep(void *state, uint64_t sweep_index)
 {
     ea_state *s = state;
     s->pass_energies_ready = false;
+    s->members_measured = false;
     for (cl_uint colour = 0; colour < 2; colour++) CLMC_TRY(update_colour(s, (cl_uint)sweep_index, colour));
+    return CLMC_OK;
+}
+
+/* Sweeps [first, first + count), one at a time; before population
+ * annealing's member_observables (CLMC_MEASURE_MEMBERS) the last one's
+ * colour-1 pass is the member pass where it was built (msc), which measures
+ * the members on the way (the same integers as ea_member_totals). */
+static clmc_status ea_sweeps(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured)
+{
+    ea_state *s = state;
+    bool members = measure_slot == CLMC_MEASURE_MEMBERS && s->member_update && count > 0;
+    *measured = false;
+    for (uint64_t t = first; t < first + count - members; t++) CLMC_TRY(ea_sweep(s, t));
+    if (!members) return CLMC_OK;
+    CLMC_TRY(update_colour(s, (cl_uint)(first + count - 1), 0));
+    CLMC_TRY(ea_member_pass_enqueue(s, (cl_uint)(first + count - 1)));
+    s->members_measured = *measured = true;
     return CLMC_OK;
 }
 
@@ -920,21 +939,49 @@ static unsigned ea_independent_block(const clmc_preset *p)
 
 /* ---- Population annealing (docs/ensembles.md) ------------------------------ */
 
+/* tempering_energies "check": the member pass's values (in the member
+ * buffers), then the measurement's, counting members whose energy or
+ * overlap differ. */
+static clmc_status check_member_pass(ea_state *s)
+{
+    cl_command_queue queue = clmc_runtime_queue(s->rt);
+    size_t n = s->realizations, bytes = n * sizeof(cl_int);
+    cl_int *v = s->member_check_host;
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->member_energy, CL_TRUE, 0, bytes, v, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->member_overlap, CL_TRUE, 0, bytes, v + n, 0, NULL, NULL));
+    CLMC_TRY(measure_into(s, s->measure_batch, true));
+    size_t items = s->realizations;
+    CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->member_energy, CL_TRUE, 0, bytes, v + 2 * n, 0, NULL, NULL));
+    CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->member_overlap, CL_TRUE, 0, bytes, v + 3 * n, 0, NULL, NULL));
+    for (size_t m = 0; m < n; m++) s->energy_mismatches += v[m] != v[2 * n + m] || v[n + m] != v[3 * n + m];
+    s->energies_checked += n;
+    return CLMC_OK;
+}
+
 /* Every member's H (both replicas) and overlap Q = sum_i s_i s'_i of its
- * replicas as cl_int, from the spare measurement slot (ea_member_totals). */
+ * replicas as cl_int: measured by the member pass of the last sweep
+ * (ea_sweeps), else from the spare measurement slot (ea_member_totals). */
 static clmc_status ea_member_observables(void *state, cl_mem *energy, cl_mem *overlap)
 {
     ea_state *s = state;
-    if (!s->member_totals) {
-        CLMC_TRY(clmc_kernel_create(s->program, "ea_member_totals", &s->member_totals));
+    if (!s->member_energy) {
         CLMC_TRY(create_buffer(s, sizeof(cl_int) * s->realizations, NULL, &s->member_energy, "member energies"));
         CLMC_TRY(create_buffer(s, sizeof(cl_int) * s->realizations, NULL, &s->member_overlap, "member overlaps"));
+    }
+    if (!s->member_totals) {
+        CLMC_TRY(clmc_kernel_create(s->program, "ea_member_totals", &s->member_totals));
         cl_uint slot = s->measure_batch;
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 0, sizeof(cl_mem), &s->totals));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 1, sizeof(cl_uint), &slot));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 2, sizeof(cl_mem), &s->member_energy));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 3, sizeof(cl_mem), &s->member_overlap));
     }
+    bool measured = s->members_measured;
+    s->members_measured = false;
+    *energy = s->member_energy;
+    *overlap = s->member_overlap;
+    if (measured) return s->energy_mode == EA_ENERGIES_CHECK ? check_member_pass(s) : CLMC_OK;
     CLMC_TRY(measure_into(s, s->measure_batch, true));
     size_t items = s->realizations;
     CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
@@ -947,6 +994,7 @@ static clmc_status ea_member_observables(void *state, cl_mem *energy, cl_mem *ov
 static clmc_status ea_fresh_start(void *state, unsigned run)
 {
     ea_state *s = state;
+    s->members_measured = false;
     cl_uint run_arg = run;
     CLMC_CL_TRY(clSetKernelArg(s->init, 4, sizeof(cl_uint), &run_arg));
     return initialise_spins(s);
@@ -979,9 +1027,9 @@ static clmc_status ea_swap_members(void *state, cl_mem *other)
     cl_mem old = s->spins;
     s->spins = *other;
     *other = old;
-    cl_kernel kernels[] = {s->init, s->update, s->measure};
+    cl_kernel kernels[] = {s->init, s->update, s->measure, s->member_update};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
-        CLMC_CL_TRY(clSetKernelArg(kernels[i], 0, sizeof(cl_mem), &s->spins));
+        if (kernels[i]) CLMC_CL_TRY(clSetKernelArg(kernels[i], 0, sizeof(cl_mem), &s->spins));
     return CLMC_OK;
 }
 
@@ -1082,6 +1130,7 @@ const clmc_model_ops clmc_model_ea_ising = {
     .create = ea_create,
     .destroy = ea_destroy,
     .sweep = ea_sweep,
+    .sweeps = ea_sweeps,
     .measure = ea_measure,
     .collect = ea_collect,
     .estimate = ea_estimate,

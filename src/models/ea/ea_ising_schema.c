@@ -34,12 +34,13 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
     {"tempering_energies", CLMC_FIELD_STRING, 0, 0, false, tempering_energies, "\"pass\"",
      "msc tempering: the exchange energies counted by the last colour pass before an exchange (pass), "
      "measured by the measurement kernel (measure), or both, counting differences in "
-     "checks.energy_pass_mismatches (check); the same results"},
+     "checks.energy_pass_mismatches (check); msc population annealing: the same for the members' energies and "
+     "overlaps after each step's sweeps; the same results"},
     {"update_group", CLMC_FIELD_INT, 0, 1024, false, NULL, "0",
      "msc: work-items per work-group of the update, dividing its (realizations / word_bits) x temperatures x "
      "sites / 2 work-items; 0 = the driver's choice; the same results (clmc tune searches it)"},
     {"energy_sites", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
-     "msc tempering with the energy pass: sites per work-item of that pass; 0 = the model's default (8, "
+     "msc tempering or population annealing with the energy (member) pass: sites per work-item of that pass; 0 = the model's default (8, "
      "halved while the device would be short of work-items); the same results (clmc tune searches it)"},
     {"reverse_odd", CLMC_FIELD_INT, -1, 1, false, NULL, "-1",
      "msc: colour-1 update launches take their work-groups last to first (1) or in order (0); -1 = the "
