@@ -256,6 +256,18 @@ static clmc_status program_from_source(clmc_runtime *rt, const char *file, const
     return CLMC_OK;
 }
 
+/* $CLMC_BUILD_TRACE: append one line per program (file, options, where it came
+ * from, seconds) to that file: which -D sets a test suite builds (tests/README.md). */
+static void trace_build(const char *file, const char *options, const char *how, double seconds)
+{
+    const char *path = getenv("CLMC_BUILD_TRACE");
+    if (!path || !*path) return;
+    FILE *f = fopen(path, "a");
+    if (!f) return;
+    fprintf(f, "%s\t%s\t%s\t%.3f\n", file, options, how, seconds);
+    fclose(f);
+}
+
 clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options, cl_program *out)
 {
     double started = clmc_runtime_clock(); /* reading the sources and the cache included */
@@ -287,6 +299,7 @@ clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *o
     double seconds = clmc_runtime_clock() - started;
     rt->program_seconds += seconds;
     if (clmc_runtime_profiling(rt)) fprintf(stderr, "clmc profile: program %s built %s in %.3f s\n", file, how, seconds);
+    trace_build(file, options, how, seconds);
     free(key);
     free(source.text);
     return status;
