@@ -113,11 +113,12 @@ ParameterizedTestParameters(temporal_block, equals_ordinary_kernels)
     const char *naive = "\"layout\": \"naive\"";
     int n = 0;
     /* Each k is a program of its own (the halo is compiled in): k = 1 and 3 on
-     * L = 48 (3 also population annealing's), 2 and 3 on L = 50 (box rows of
-     * 24 and 32 bytes). */
+     * L = 48 (3 also tempering's, population annealing's and the resume's:
+     * one ordinary and one blocked program for all of them), 2 and 3 on
+     * L = 50 (box rows of 24 and 32 bytes). */
     cases[n++] = make_case("2d-naive-b16", 2, 48, naive, two, 16, 1, 3, 0);
     cases[n++] = make_case("2d-naive-L50-b12", 2, 50, naive, "\"beta\": 0.44", 12, 2, 3, 0);
-    cases[n++] = make_case("2d-one-block-wraps", 2, 12, naive, "\"beta\": 0.44", 12, 3, 0, 0);
+    cases[n++] = make_case("2d-one-block-wraps", 2, 48, naive, "\"beta\": 0.44", 48, 3, 0, 0);
     cases[n++] = make_case("2d-tiled-t8-odd", 2, 24, "\"layout\": \"tiled\", \"tile\": 8", "\"beta\": 0.44", 10, 2, 0, 0);
     cases[n++] = make_case("2d-tiled-t4-h2", 2, 16, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", two, 8, 2, 0, 0);
     cases[n++] = make_case("3d-naive-philox7", 3, 12, "\"layout\": \"naive\", \"rng\": \"philox4x32_7\"",
@@ -126,9 +127,9 @@ ParameterizedTestParameters(temporal_block, equals_ordinary_kernels)
     cases[n] = make_case("3d-naive-rounds", 3, 16, naive, "\"beta\": 0.2216", 16, 5, 0, 0);
     cases[n++].rounds = true;
     cases[n++] = make_case("3d-tiled-t4", 3, 8, "\"layout\": \"tiled\", \"tile\": 4", "\"beta\": 0.2216", 4, 1, 0, 0);
-    cases[n++] = make_case("2d-tempering", 2, 32, naive,
+    cases[n++] = make_case("2d-tempering", 2, 48, naive,
                            "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3",
-                           16, 2, 0, 0);
+                           16, 3, 0, 0);
     return cr_make_param_array(blocking_case, cases, (size_t)n);
 }
 
@@ -138,12 +139,12 @@ ParameterizedTest(blocking_case *c, temporal_block, equals_ordinary_kernels, .ti
 }
 
 /* Blocks end at checkpoints too: a resumed blocked run equals the whole one
- * (k = 2 on L = 32 with block 16: the tempering case's program). */
+ * (k = 3 on L = 48 with block 16: the 2d-naive-b16 case's programs). */
 Test(temporal_block, resumed_equals_uninterrupted, .timeout = 120)
 {
     rerun_expect_resume_identical("tblock-resume",
-                                  "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 32}, \"algorithm\": "
-                                  "{\"layout\": \"naive\", \"sweeps_per_launch\": 2, \"block\": 16}, \"ensemble\": "
+                                  "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 48}, \"algorithm\": "
+                                  "{\"layout\": \"naive\", \"sweeps_per_launch\": 3, \"block\": 16}, \"ensemble\": "
                                   "{\"beta\": 0.44}, \"run\": {\"thermalization\": 5, \"sweeps\": 50, \"measure_every\": 6, "
                                   "\"seed\": 3, \"checkpoint_every\": 17}}");
 }
