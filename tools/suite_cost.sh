@@ -26,7 +26,7 @@ for suite in "$@"; do
   read -r wall user sys < "$times"
   rm -f "$times"
   cp "$build/meson-logs/testlog.txt" "$traces/$suite.log" 2>/dev/null
-  programs=$(find "$build/test-cache/clmc" -type f 2>/dev/null | wc -l)
+  programs=$(find "$build/test-cache/clmc" -name '*.bin' 2>/dev/null | wc -l)
   so=$(find "$build/test-cache/pocl" -name '*.so' 2>/dev/null | wc -l)
   printf '%-24s %4s %8s %8.1f %9s %8s\n' "$suite" "$rc" "$wall" "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" "$programs" "$so"
 done
