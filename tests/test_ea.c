@@ -151,10 +151,10 @@ static const char *configuration_hash(const cJSON *result)
 }
 
 typedef struct {
-    int dim, word_bits;
+    int dim, word_bits, edge;
 } msc_case;
 
-/* The same preset (2 word_bits realizations on L = 8, i.e. two words) run
+/* The same preset (2 word_bits realizations on L = edge, i.e. two words) run
  * with the msc layout and with the naive one fed msc's shared random
  * numbers: series.csv and the parsed results of both. */
 static void run_msc_and_shared(const msc_case *c, const char *ensemble, const char *run, const char *label,
@@ -164,9 +164,9 @@ static void run_msc_and_shared(const msc_case *c, const char *ensemble, const ch
     for (int i = 0; i < 2; i++) {
         char preset[1024], name[64];
         snprintf(preset, sizeof preset,
-                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": 8, \"realizations\": %d},"
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d, \"realizations\": %d},"
                  " \"algorithm\": {%s, \"word_bits\": %d}, \"ensemble\": {%s}, \"run\": {%s}}",
-                 c->dim, 2 * c->word_bits, layouts[i], c->word_bits, ensemble, run);
+                 c->dim, c->edge, 2 * c->word_bits, layouts[i], c->word_bits, ensemble, run);
         snprintf(name, sizeof name, "%s-%s", label, i == 0 ? "msc" : "shared");
         series[i] = run_dir_preset(preset, name, &results[i]);
     }
@@ -175,7 +175,7 @@ static void run_msc_and_shared(const msc_case *c, const char *ensemble, const ch
 ParameterizedTestParameters(ea, msc_equals_naive_with_shared_randoms)
 {
     /* The first two by default; all four with CLMC_LONG_TESTS=1 (CI budget). */
-    static msc_case cases[] = {{2, 32}, {3, 64}, {3, 32}, {2, 64}};
+    static msc_case cases[] = {{2, 32, 8}, {3, 64, 8}, {3, 32, 8}, {2, 64, 8}};
     return cr_make_param_array(msc_case, cases, test_long_enabled() ? 4 : 2);
 }
 
@@ -319,7 +319,10 @@ Test(ea, tempering_sample_4x4_against_enumeration, .timeout = 300)
 
 ParameterizedTestParameters(ea, msc_tempering_equals_naive_with_shared_randoms)
 {
-    static msc_case cases[] = {{2, 32}, {3, 64}}; /* 3D with CLMC_LONG_TESTS=1 (CI budget) */
+    /* 3D with CLMC_LONG_TESTS=1 (CI budget).  2D on L = 4: the msc programs of
+     * energy_pass_equals_measurement's 2D L = 4 case (the same realizations,
+     * temperatures and word bits), one program build set fewer. */
+    static msc_case cases[] = {{2, 32, 4}, {3, 64, 8}};
     return cr_make_param_array(msc_case, cases, test_long_enabled() ? 2 : 1);
 }
 
@@ -342,9 +345,9 @@ ParameterizedTest(msc_case *c, ea, msc_tempering_equals_naive_with_shared_random
     char *maps[2];
     for (int i = 0; i < 2; i++) maps[i] = cJSON_PrintUnformatted(reports[i]);
     const cJSON *acceptance = cJSON_GetObjectItem(reports[0], "acceptance");
-    printf("%dD L=8, word_bits %d, %d realizations, 4 temperatures, 180 sweeps: configuration hash msc %s, naive "
+    printf("%dD L=%d, word_bits %d, %d realizations, 4 temperatures, 180 sweeps: configuration hash msc %s, naive "
            "shared %s; acceptance %.3f %.3f %.3f; series.csv %zu vs %zu bytes, %s; tempering reports %s\n",
-           c->dim, c->word_bits, realizations, configuration_hash(results[0]), configuration_hash(results[1]),
+           c->dim, c->edge, c->word_bits, realizations, configuration_hash(results[0]), configuration_hash(results[1]),
            cJSON_GetArrayItem(acceptance, 0)->valuedouble, cJSON_GetArrayItem(acceptance, 1)->valuedouble,
            cJSON_GetArrayItem(acceptance, 2)->valuedouble, strlen(series[0]), strlen(series[1]),
            strcmp(series[0], series[1]) == 0 ? "identical" : "different",
@@ -415,11 +418,13 @@ typedef struct {
 
 ParameterizedTestParameters(ea, energy_pass_equals_measurement)
 {
-    /* Half-lattices of 8, 800, 108 and 864 sites, four sites per work-item:
+    /* Half-lattices of 8, 800, 256 and 864 sites, four sites per work-item:
      * one group of 2 work-items (fewer than the lanes), two groups of 128
-     * (the second partly idle), one group of 32 partly idle, two of 128 (the
-     * last repeats the second's path in 3D: CLMC_LONG_TESTS=1). */
-    static energy_pass_case cases[] = {{2, 4, 32}, {2, 40, 64}, {3, 6, 32}, {3, 12, 64}};
+     * (the second partly idle), one full group of 64, two of 128 (the last
+     * repeats the second's path in 3D: CLMC_LONG_TESTS=1).  3D L = 8 with 64
+     * realizations and these temperatures are launch_keys_keep_the_results'
+     * programs (was L = 6, programs of its own). */
+    static energy_pass_case cases[] = {{2, 4, 32}, {2, 40, 64}, {3, 8, 32}, {3, 12, 64}};
     return cr_make_param_array(energy_pass_case, cases, test_long_enabled() ? 4 : 3);
 }
 

@@ -2,10 +2,10 @@
  * work-group per configuration in local memory, or several per work-group for
  * msc, many sweeps per launch) gives series.csv and the final configurations
  * bit for bit equal to the layout's ordinary kernels (algorithm.resident
- * "off"): 2D and 3D, naive and tiled with two tile edges each (an odd number
- * of tiles per edge among them: three tile colours), msc with 1 to 4
- * configurations per work-group (a partly filled last group, several words per
- * row, several words per work-item), multi-hit, several configurations,
+ * "off"): 2D and 3D, naive and tiled (2D tile edges 4, 8 and 10, 3D 4; an odd
+ * number of tiles per edge among them: three tile colours), msc with 1, 3 and
+ * 4 configurations per work-group (a partly filled last group, several words
+ * per row, several words per work-item), multi-hit, several configurations,
  * parallel tempering, Philox 4x32-7, population annealing, a resumed run; a configuration too large for local memory falls back
  * to the ordinary kernels and says so in result.json; "auto" takes the
  * resident path exactly where local memory is dedicated (GPUs, not PoCL). */
@@ -88,36 +88,40 @@ static resident_case make_case(const char *label, int dim, int L, const char *al
 
 ParameterizedTestParameters(resident, equals_ordinary_kernels)
 {
+    /* Each distinct lattice, tile, generator and msc grouping is a program
+     * pair (resident and ordinary) of its own, most of the suite's time on
+     * PoCL: the cases share them where a feature needs no lattice of its own
+     * (tempering on the odd t8 lattice, 3D hits 2 on the odd t4 one, the
+     * partial octet and the rounds in one L = 190, msc tempering with the
+     * L = 192 grouping). */
     static resident_case cases[20];
     const char *three = "\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.7], \"copies\": 2";
     const char *three_3d = "\"type\": \"independent\", \"betas\": [0.18, 0.2216, 0.3], \"copies\": 2";
     int n = 0;
-    cases[n++] = make_case("2d-naive", 2, 16, "\"layout\": \"naive\"", three);
-    cases[n++] = make_case("2d-naive-L18", 2, 18, "\"layout\": \"naive\"", "\"beta\": 0.44"); /* a partial octet */
+    cases[n++] = make_case("2d-naive-philox7", 2, 16, "\"layout\": \"naive\", \"rng\": \"philox4x32_7\"", three);
     cases[n++] = make_case("2d-tiled-t4-h2", 2, 16, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", three);
     cases[n++] = make_case("2d-tiled-t8-odd", 2, 24, "\"layout\": \"tiled\", \"tile\": 8", three); /* 3 tiles per edge */
-    cases[n++] = make_case("2d-tiled-t10-odd-h3", 2, 30, "\"layout\": \"tiled\", \"tile\": 10, \"hits\": 3",
-                           "\"beta\": 0.44");
-    cases[n++] = make_case("3d-naive", 3, 8, "\"layout\": \"naive\"", three_3d);
-    cases[n++] = make_case("3d-tiled-t4-h2", 3, 8, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", three_3d);
-    cases[n++] = make_case("3d-tiled-t4-odd", 3, 12, "\"layout\": \"tiled\", \"tile\": 4", "\"beta\": 0.2216");
-    cases[n++] = make_case("2d-tempering", 2, 16, "\"layout\": \"tiled\", \"tile\": 8",
+    cases[n++] = make_case("2d-tempering", 2, 24, "\"layout\": \"tiled\", \"tile\": 8",
                            "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3");
-    cases[n++] = make_case("2d-philox7", 2, 16, "\"layout\": \"naive\", \"rng\": \"philox4x32_7\"", three);
-    /* 23 x 184 octets exceed a work-group of 4096 (PoCL) or 1024 items: several per item,
-     * each phase drawing anew (tiled: 23 tiles per edge, three tile colours). */
-    cases[n++] = make_case("2d-naive-L184-rounds", 2, 184, "\"layout\": \"naive\"", "\"beta\": 0.44");
-    cases[n++] = make_case("2d-tiled-L184-rounds", 2, 184, "\"layout\": \"tiled\", \"tile\": 8, \"hits\": 2",
+    cases[n++] = make_case("3d-naive", 3, 8, "\"layout\": \"naive\"", three_3d);
+    cases[n++] = make_case("3d-tiled-t4-odd-h2", 3, 12, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", three_3d);
+    /* L = 190: 24 octets per row, the last partial (6 sites), x 190 rows = 4560
+     * exceed a work-group of 4096 (PoCL) or 1024 items: several per item, each
+     * phase drawing anew (tiled: tile 10, 19 tiles per edge, three tile colours,
+     * hits 3). */
+    cases[n++] = make_case("2d-naive-L190-rounds", 2, 190, "\"layout\": \"naive\"", "\"beta\": 0.44");
+    cases[n++] = make_case("2d-tiled-t10-h3-L190-rounds", 2, 190, "\"layout\": \"tiled\", \"tile\": 10, \"hits\": 3",
                            "\"beta\": 0.44");
-    /* msc: 6 configurations, 4 per group (auto; the second group half full), 3 per group
-     * (L = 128: 768 words in 3 rounds of 256 items), 2 per group (L = 192: 3 words per row,
-     * 1152 words in 5 rounds, the last partial); 3D L = 64: one per group, 16 rounds. */
+    /* msc: 6 configurations, 4 per group (auto; the second group half full); 3 per group
+     * at L = 192 (3 words per row, 1728 words in 7 rounds of 256 items, the last partial;
+     * tempering: 4 temperatures, the second group a third full); 3D L = 64: one per group,
+     * 16 rounds. */
     cases[n++] = make_case("2d-msc-L64", 2, 64, "\"layout\": \"msc\"", three);
-    cases[n++] = make_case("2d-msc-L128-c3", 2, 128, "\"layout\": \"msc\", \"resident_configs\": 3", three);
-    cases[n++] = make_case("2d-msc-L192-c2-philox7", 2, 192,
-                           "\"layout\": \"msc\", \"resident_configs\": 2, \"rng\": \"philox4x32_7\"", three);
+    cases[n++] = make_case("2d-msc-L192-c3-philox7", 2, 192,
+                           "\"layout\": \"msc\", \"resident_configs\": 3, \"rng\": \"philox4x32_7\"", three);
     cases[n++] = make_case("3d-msc-L64", 3, 64, "\"layout\": \"msc\"", "\"beta\": 0.2216");
-    cases[n++] = make_case("2d-msc-tempering", 2, 64, "\"layout\": \"msc\", \"resident_configs\": 3",
+    cases[n++] = make_case("2d-msc-tempering", 2, 192,
+                           "\"layout\": \"msc\", \"resident_configs\": 3, \"rng\": \"philox4x32_7\"",
                            "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3");
     return cr_make_param_array(resident_case, cases, (size_t)n);
 }
@@ -171,11 +175,11 @@ Test(resident, too_large_falls_back, .timeout = 120)
 
 /* "auto" on a small lattice: resident where the device's local memory is
  * dedicated (GPUs); on PoCL's emulated local memory the ordinary kernels,
- * with that reason. */
+ * with that reason (L = 190: the programs of the 2d-naive-L190-rounds case). */
 Test(resident, auto_follows_local_memory_type, .timeout = 120)
 {
     char *dir = rerun_preset_dir("resident-auto",
-                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 190}, \"algorithm\": "
                                  "{\"layout\": \"naive\"}, \"ensemble\": {\"beta\": 0.44}, \"run\": "
                                  "{\"thermalization\": 0, \"sweeps\": 20, \"measure_every\": 10, \"seed\": 3}}"),
          preset[4200];
@@ -229,10 +233,11 @@ static void expect_population_identical(const char *label, const char *json)
     free(dir);
 }
 
+/* Tiled members on L = 16 with tile 4 (the programs of the 2d-tiled-t4-h2 case). */
 Test(resident, population_annealing_equals_ordinary, .timeout = 120)
 {
     expect_population_identical("resident-pa",
-                                "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": "
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
                                 "{\"layout\": \"tiled\", \"tile\": 4}, \"ensemble\": {\"type\": \"population_annealing\", "
                                 "\"population\": 64, \"beta_end\": 0.5, \"steps\": 5, \"sweeps_per_step\": 3}, "
                                 "\"run\": {\"seed\": 8}}");

@@ -120,10 +120,11 @@ Test(rng_models, lcg64_tiled_resume_bit_identical)
     expect_resume_bit_identical("rng-resume-lcg64", "lcg64", "tiled", NULL);
 }
 
+/* L = 16: the program of heisenberg_generators_agree_with_philox's xorwow run. */
 Test(rng_models, heisenberg_xorwow_resume_bit_identical)
 {
     expect_resume_bit_identical("rng-resume-heisenberg", "xorwow", "naive",
-                                "{\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 3}");
+                                "{\"type\": \"heisenberg\", \"dim\": 2, \"L\": 16, \"n\": 3}");
 }
 
 /* Heisenberg lagged Fibonacci: each work-item's ring and its position come back. */
@@ -255,7 +256,8 @@ Test(rng_models, msc_equals_naive_for_stateful_generators)
     free(dir);
 }
 
-/* Naming the default changes nothing, in every layout. */
+/* Naming the default changes nothing, in every layout (naive and tiled on
+ * L = 16, whose naive philox4x32_7 program the exact test built; msc on 64). */
 Test(rng_models, explicit_default_equals_no_key)
 {
     char *dir = rerun_preset_dir("rng-default", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64},"
@@ -267,15 +269,18 @@ Test(rng_models, explicit_default_equals_no_key)
     for (int l = 0; l < 3; l++) {
         char name[32], overrides[128];
         snprintf(name, sizeof name, "%s-none", layouts[l]);
-        snprintf(overrides, sizeof overrides, "--set algorithm.layout=%s", layouts[l]);
+        const char *edge = l < 2 ? " --set model.L=16" : "";
+        snprintf(overrides, sizeof overrides, "--set algorithm.layout=%s%s", layouts[l], edge);
         char *plain = configuration_hash(dir, preset, name, overrides);
         snprintf(name, sizeof name, "%s-philox", layouts[l]);
-        snprintf(overrides, sizeof overrides, "--set algorithm.layout=%s --set algorithm.rng=philox4x32_10", layouts[l]);
+        snprintf(overrides, sizeof overrides, "--set algorithm.layout=%s --set algorithm.rng=philox4x32_10%s", layouts[l],
+                 edge);
         char *named = configuration_hash(dir, preset, name, overrides);
         cr_expect_str_eq(plain, named, "%s: naming philox4x32_10 changed the run", layouts[l]);
         snprintf(name, sizeof name, "%s-seven", layouts[l]);
         {
-            snprintf(overrides, sizeof overrides, "--set algorithm.layout=%s --set algorithm.rng=philox4x32_7", layouts[l]);
+            snprintf(overrides, sizeof overrides, "--set algorithm.layout=%s --set algorithm.rng=philox4x32_7%s",
+                     layouts[l], edge);
             char *seven = configuration_hash(dir, preset, name, overrides);
             cr_expect_str_neq(plain, seven, "%s: philox4x32_7 gave the 10-round run", layouts[l]);
             free(seven);
@@ -290,8 +295,10 @@ Test(rng_models, explicit_default_equals_no_key)
  * run with first_system = 5, every measured row. */
 Test(rng_models, stateful_systems_rerun_alone)
 {
+    /* The one-system runs are the item-width test's lcg32 tiled program
+     * (tile 8, width 8) and the exact test's naive lagged_fibonacci_1279 one. */
     const char *generators[] = {"lcg32", "lagged_fibonacci_1279"};
-    const char *layouts[] = {"naive", "tiled"};
+    const char *layouts[] = {"tiled", "naive"};
     for (int g = 0; g < 2; g++) {
         char json[1024], label[64];
         snprintf(json, sizeof json,
@@ -320,11 +327,12 @@ Test(rng_models, stateful_systems_rerun_alone)
 }
 
 /* Heisenberg with a ring per work-item: system 3 of 2 betas x 2 copies equals
- * its one-system run with first_system = 3, every measured row. */
+ * its one-system run with first_system = 3, every measured row (L = 16: the
+ * one-system run is heisenberg_generators_agree_with_philox's program). */
 Test(rng_models, heisenberg_lagged_fibonacci_systems_rerun_alone)
 {
     char *dir = rerun_preset_dir("rng-systems-heisenberg",
-                             "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 3},"
+                             "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 16, \"n\": 3},"
                              " \"algorithm\": {\"layout\": \"naive\", \"rng\": \"lagged_fibonacci_1279\"},"
                              " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.5, 0.9], \"copies\": 2},"
                              " \"run\": {\"thermalization\": 20, \"sweeps\": 100, \"seed\": 5}}");

@@ -2,7 +2,7 @@
  * temporal blocking (blocks with a halo in local memory, k sweeps per launch,
  * the blocks' own sites written to a second buffer) gives series.csv and the
  * final configurations bit for bit equal to the layout's ordinary kernels:
- * 2D naive with k = 1, 2, 3 and two block sizes (16 dividing L = 48; 12 on
+ * 2D naive with k = 1, 2, 3 over two block sizes (16 dividing L = 48; 12 on
  * L = 50, neither a multiple of 8 nor dividing L, so box rows start off the
  * block and octets straddle the periodic wrap), one block holding the whole
  * lattice (its box wraps onto itself), tiled with three tile colours and
@@ -112,20 +112,24 @@ ParameterizedTestParameters(temporal_block, equals_ordinary_kernels)
     const char *two = "\"type\": \"independent\", \"betas\": [0.3, 0.44], \"copies\": 2";
     const char *naive = "\"layout\": \"naive\"";
     int n = 0;
-    cases[n++] = make_case("2d-naive-b16", 2, 48, naive, two, 16, 1, 2, 3);
-    cases[n++] = make_case("2d-naive-L50-b12", 2, 50, naive, "\"beta\": 0.44", 12, 1, 2, 3);
-    cases[n++] = make_case("2d-one-block-wraps", 2, 12, naive, "\"beta\": 0.44", 12, 3, 0, 0);
+    /* Each k is a program of its own (the halo is compiled in): k = 1 and 3 on
+     * L = 48 (3 also tempering's, population annealing's and the resume's:
+     * one ordinary and one blocked program for all of them), 2 and 3 on
+     * L = 50 (box rows of 24 and 32 bytes). */
+    cases[n++] = make_case("2d-naive-b16", 2, 48, naive, two, 16, 1, 3, 0);
+    cases[n++] = make_case("2d-naive-L50-b12", 2, 50, naive, "\"beta\": 0.44", 12, 2, 3, 0);
+    cases[n++] = make_case("2d-one-block-wraps", 2, 48, naive, "\"beta\": 0.44", 48, 3, 0, 0);
     cases[n++] = make_case("2d-tiled-t8-odd", 2, 24, "\"layout\": \"tiled\", \"tile\": 8", "\"beta\": 0.44", 10, 2, 0, 0);
-    cases[n++] = make_case("2d-tiled-t4-h2", 2, 16, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", two, 8, 1, 2, 0);
+    cases[n++] = make_case("2d-tiled-t4-h2", 2, 16, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", two, 8, 2, 0, 0);
     cases[n++] = make_case("3d-naive-philox7", 3, 12, "\"layout\": \"naive\", \"rng\": \"philox4x32_7\"",
                            "\"beta\": 0.2216", 5, 2, 0, 0);
     /* 6 x 36 x 36 octets beyond a work-group of 4096 (PoCL) or 1024 items. */
     cases[n] = make_case("3d-naive-rounds", 3, 16, naive, "\"beta\": 0.2216", 16, 5, 0, 0);
     cases[n++].rounds = true;
     cases[n++] = make_case("3d-tiled-t4", 3, 8, "\"layout\": \"tiled\", \"tile\": 4", "\"beta\": 0.2216", 4, 1, 0, 0);
-    cases[n++] = make_case("2d-tempering", 2, 32, naive,
+    cases[n++] = make_case("2d-tempering", 2, 48, naive,
                            "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3",
-                           16, 2, 0, 0);
+                           16, 3, 0, 0);
     return cr_make_param_array(blocking_case, cases, (size_t)n);
 }
 
@@ -134,28 +138,30 @@ ParameterizedTest(blocking_case *c, temporal_block, equals_ordinary_kernels, .ti
     expect_blocked_identical(c);
 }
 
-/* Blocks end at checkpoints too: a resumed blocked run equals the whole one. */
+/* Blocks end at checkpoints too: a resumed blocked run equals the whole one
+ * (k = 3 on L = 48 with block 16: the 2d-naive-b16 case's programs). */
 Test(temporal_block, resumed_equals_uninterrupted, .timeout = 120)
 {
     rerun_expect_resume_identical("tblock-resume",
-                                  "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 32}, \"algorithm\": "
-                                  "{\"layout\": \"naive\", \"sweeps_per_launch\": 4, \"block\": 16}, \"ensemble\": "
+                                  "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 48}, \"algorithm\": "
+                                  "{\"layout\": \"naive\", \"sweeps_per_launch\": 3, \"block\": 16}, \"ensemble\": "
                                   "{\"beta\": 0.44}, \"run\": {\"thermalization\": 5, \"sweeps\": 50, \"measure_every\": 6, "
                                   "\"seed\": 3, \"checkpoint_every\": 17}}");
 }
 
 /* Population annealing: theta sweeps per step in blocked launches; the same
- * observables (every step) and final members as the ordinary kernels. */
+ * observables (every step) and final members as the ordinary kernels (L = 48,
+ * block 16, k = 3: the programs of the 2d-naive-b16 case). */
 Test(temporal_block, population_annealing_equals_ordinary, .timeout = 120)
 {
     char *dir = rerun_preset_dir("tblock-pa",
-                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 48}, \"algorithm\": "
                                  "{\"layout\": \"naive\", \"resident\": \"off\"}, \"ensemble\": {\"type\": "
                                  "\"population_annealing\", \"population\": 16, \"beta_end\": 0.5, \"steps\": 4, "
                                  "\"sweeps_per_step\": 3}, \"run\": {\"seed\": 8}}"),
          preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    free(rerun_file(dir, preset, "blocked", "--set algorithm.sweeps_per_launch=3 --set algorithm.block=8", "result.json"));
+    free(rerun_file(dir, preset, "blocked", "--set algorithm.sweeps_per_launch=3 --set algorithm.block=16", "result.json"));
     free(rerun_file(dir, preset, "ordinary", "", "result.json"));
     cJSON *x, *y;
     const cJSON *on = blocking_record(dir, "blocked", &x);

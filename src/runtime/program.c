@@ -2,6 +2,7 @@
  * keyed by everything that can change the compiled code (STYLE.md 3). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,28 @@ static void cache_store(const char *key, const unsigned char *binary, size_t bin
     if (!ok || rename(temp, path) != 0) remove(temp);
 }
 
+/* Processes that need the same program at the same time (the ranks of an MPI
+ * launch) build it once: the first holds an fcntl lock on the entry's .lock
+ * file while it builds and stores; the others wait, then load the stored
+ * binary.  -1 (no lock: no cache directory, a file system without locks):
+ * each builds its own, as before.  Closing the descriptor releases it. */
+static int cache_lock(const char *key)
+{
+    char path[4096], dir[3072], lock[4200];
+    if (!cache_path(key, path, sizeof path) || !cache_dir(dir, sizeof dir)) return -1;
+    make_dirs(dir);
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    int fd = open(lock, O_RDWR | O_CREAT, 0644);
+    if (fd < 0) return -1;
+    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(fd, F_SETLKW, &whole) != 0) {
+        if (errno == EINTR) continue;
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 static clmc_status build_log_failure(clmc_runtime *rt, cl_program program, const char *file, cl_int err)
 {
     size_t n = 0;
@@ -256,6 +279,18 @@ static clmc_status program_from_source(clmc_runtime *rt, const char *file, const
     return CLMC_OK;
 }
 
+/* $CLMC_BUILD_TRACE: append one line per program (file, options, where it came
+ * from, seconds) to that file: which -D sets a test suite builds (tests/README.md). */
+static void trace_build(const char *file, const char *options, const char *how, double seconds)
+{
+    const char *path = getenv("CLMC_BUILD_TRACE");
+    if (!path || !*path) return;
+    FILE *f = fopen(path, "a");
+    if (!f) return;
+    fprintf(f, "%s\t%s\t%s\t%.3f\n", file, options, how, seconds);
+    fclose(f);
+}
+
 clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *options, cl_program *out)
 {
     double started = clmc_runtime_clock(); /* reading the sources and the cache included */
@@ -276,6 +311,7 @@ clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *o
     bool use_cache = !getenv("CLMC_NO_CACHE") || !*getenv("CLMC_NO_CACHE");
     char *key = use_cache ? cache_key_text(rt, source.text, options) : NULL;
     size_t binary_length = 0;
+    int lock = key ? cache_lock(key) : -1;
     unsigned char *binary = key ? cache_load(key, &binary_length) : NULL;
     *out = binary ? program_from_binary(rt, binary, binary_length, options) : NULL;
     free(binary);
@@ -284,9 +320,11 @@ clmc_status clmc_program_build(clmc_runtime *rt, const char *file, const char *o
         status = program_from_source(rt, file, source.text, options, out);
         if (status == CLMC_OK && key) store_program_binary(rt, *out, key);
     }
+    if (lock >= 0) close(lock);
     double seconds = clmc_runtime_clock() - started;
     rt->program_seconds += seconds;
     if (clmc_runtime_profiling(rt)) fprintf(stderr, "clmc profile: program %s built %s in %.3f s\n", file, how, seconds);
+    trace_build(file, options, how, seconds);
     free(key);
     free(source.text);
     return status;
