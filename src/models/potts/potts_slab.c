@@ -6,14 +6,16 @@
  * them is represented by one position, which holds the part's local root,
  * the others pointing to it; bit 31 of a last-layer entry is its bond to the
  * rank above.  One read, one MPI_Allgather, and every rank runs the same
- * union-find over the K records' positions (flat arrays, no hashing: a
- * record is a forest of depth one), joining the last layer of rank r with the
- * first of rank r + 1 (mod K) where the bond is active, the set with the
+ * union-find over the K records (flat arrays, no hashing: a record is a
+ * forest of depth one), joining the last layer of rank r with the first of
+ * rank r + 1 (mod K) where the bond is active: only the representatives of
+ * parts so bonded enter it, made sets at their first touch (per-position
+ * stamps, nothing reset per sweep), the set with the
  * smaller global label (local root + the rank's first site) always the root,
  * so each set's root is the smallest global site of its cluster: the label
  * one device gives it (a cluster's smallest site lies in a slab where the
  * cluster's part has it as its local root).  Each rank writes the merged
- * label into its own roots whose set has a smaller root elsewhere. */
+ * label into its own touched roots whose set has a smaller root elsewhere. */
 #include "models/potts/potts_slab.h"
 
 #include <stdlib.h>
@@ -35,9 +37,13 @@ clmc_status potts_slab_create(clmc_runtime *rt, cl_program program, int dim, int
     h->all = malloc(nodes * sizeof *h->all);
     h->parent = malloc(nodes * sizeof *h->parent);
     h->smallest = malloc(nodes * sizeof *h->smallest);
+    h->stamp = calloc(nodes, sizeof *h->stamp);
+    h->touched = malloc(record * sizeof *h->touched);
+    h->bonded = malloc(h->layer * sizeof *h->bonded);
+    h->own = (cl_uint)(record * (size_t)h->rank);
     h->pairs = malloc(2 * record * sizeof *h->pairs);
     h->bytes = malloc(2 * h->layer);
-    if (!h->all || !h->parent || !h->smallest || !h->pairs || !h->bytes)
+    if (!h->all || !h->parent || !h->smallest || !h->stamp || !h->touched || !h->bonded || !h->pairs || !h->bytes)
         return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     CLMC_TRY(clmc_kernel_create(program, "potts_mark_top_parts", &h->mark_top_parts));
     CLMC_TRY(clmc_kernel_create(program, "potts_boundary_record", &h->boundary_record));
@@ -57,6 +63,9 @@ void potts_slab_release(potts_slab *h)
     free(h->all);
     free(h->parent);
     free(h->smallest);
+    free(h->stamp);
+    free(h->touched);
+    free(h->bonded);
     free(h->pairs);
     free(h->bytes);
     *h = (potts_slab){0};
@@ -95,14 +104,28 @@ static cl_uint root_of(cl_uint *parent, cl_uint node)
     return node;
 }
 
-/* The set with the larger smallest label goes under the other. */
-static void unite(potts_slab *h, cl_uint a, cl_uint b)
+/* A representative's set, made a set of its own at its first touch this
+ * merge (stamp != epoch; this rank's own listed in `touched`): nothing over
+ * all K x 2 L^(d-1) positions is reset per sweep.  `label`: its part's global
+ * label, local root + the rank's first site. */
+static cl_uint touch(potts_slab *h, cl_uint node, cl_uint label)
 {
-    a = root_of(h->parent, a);
-    b = root_of(h->parent, b);
-    if (a == b) return;
-    if (h->smallest[a] < h->smallest[b]) h->parent[b] = a;
-    else h->parent[a] = b;
+    if (h->stamp[node] != h->epoch) {
+        h->stamp[node] = h->epoch;
+        h->parent[node] = node;
+        h->smallest[node] = label;
+        if (node - h->own < 2 * h->layer) h->touched[h->touched_count++] = node;
+        return node;
+    }
+    return root_of(h->parent, node);
+}
+
+/* The position representing position `at`'s part (records are forests of
+ * depth one). */
+static cl_uint representative(const cl_uint *all, cl_uint base, cl_uint at)
+{
+    cl_uint entry = all[base + at];
+    return entry & PART_MARK ? base + (entry & ~(BOND_BIT | PART_MARK)) : base + at;
 }
 
 /* Device: the record of this rank's boundary, read into its place in `all`
@@ -126,24 +149,45 @@ static clmc_status read_record(potts_slab *h, cl_mem bonds, cl_mem labels)
     return CLMC_OK;
 }
 
-/* The K records as one forest (each position under its part's
- * representative, which carries the part's global label), joined across the
- * slab boundaries where the bond is active. */
+/* The K records' parts joined across the slab boundaries where the bond is
+ * active: only the representatives of parts with such a bond enter the
+ * union-find (the bonded positions listed first, without branches), each
+ * pair once per run of equal pairs along the boundary (the neighbouring
+ * sites of one part pair mostly share it), the set with the larger smallest
+ * label going under the other. */
 static void union_find(potts_slab *h)
 {
     size_t n = h->layer, record = 2 * n, slab_sites = (size_t)h->slab * n;
-    for (int r = 0; r < h->ranks; r++) {
-        cl_uint base = (cl_uint)(record * (size_t)r), offset = (cl_uint)(slab_sites * (size_t)r);
-        for (cl_uint i = 0; i < record; i++) {
-            cl_uint entry = h->all[base + i] & ~BOND_BIT;
-            h->parent[base + i] = entry & PART_MARK ? base + (entry & ~PART_MARK) : base + i;
-            h->smallest[base + i] = entry + offset; /* read at representatives only */
-        }
+    if (++h->epoch == 0) { /* wrapped: every stamp could read as current */
+        memset(h->stamp, 0, record * (size_t)h->ranks * sizeof *h->stamp);
+        h->epoch = 1;
     }
+    h->touched_count = 0;
+    const cl_uint *all = h->all;
+    cl_uint *bonded = h->bonded;
     for (int r = 0; r < h->ranks; r++) {
-        cl_uint last = (cl_uint)(record * (size_t)r + n), next = (cl_uint)(record * (size_t)((r + 1) % h->ranks));
-        for (cl_uint x = 0; x < n; x++)
-            if (h->all[last + x] & BOND_BIT) unite(h, last + x, next + x);
+        int up = (r + 1) % h->ranks;
+        cl_uint below = (cl_uint)(record * (size_t)r), above = (cl_uint)(record * (size_t)up);
+        cl_uint offset_below = (cl_uint)(slab_sites * (size_t)r), offset_above = (cl_uint)(slab_sites * (size_t)up);
+        const cl_uint *last = all + below + n;
+        size_t count = 0;
+        for (cl_uint x = 0; x < n; x++) {
+            bonded[count] = x;
+            count += last[x] >> 31; /* BOND_BIT */
+        }
+        cl_uint last_a = UINT32_MAX, last_b = UINT32_MAX;
+        for (size_t k = 0; k < count; k++) {
+            cl_uint x = bonded[k];
+            cl_uint a = representative(all, below, (cl_uint)n + x), b = representative(all, above, x);
+            if (a == last_a && b == last_b) continue;
+            last_a = a;
+            last_b = b;
+            a = touch(h, a, (all[a] & ~BOND_BIT) + offset_below);
+            b = touch(h, b, (all[b] & ~BOND_BIT) + offset_above);
+            if (a == b) continue;
+            if (h->smallest[a] < h->smallest[b]) h->parent[b] = a;
+            else h->parent[a] = b;
+        }
     }
 }
 
@@ -156,13 +200,13 @@ clmc_status potts_slab_merge(potts_slab *h, cl_mem bonds, cl_mem labels)
     CLMC_TRY(clmc_ranks_allgather(mine, record * sizeof(cl_uint), h->all));
     double gathered = clmc_runtime_clock();
     union_find(h);
-    /* This rank's representatives whose set's smallest label is another. */
-    cl_uint base = (cl_uint)(record * (size_t)h->rank), count = 0;
-    for (cl_uint i = 0; i < record; i++) {
-        if (h->all[base + i] & PART_MARK) continue;
-        cl_uint smallest = h->smallest[root_of(h->parent, base + i)];
-        if (smallest == h->smallest[base + i]) continue;
-        h->pairs[2 * count] = h->all[base + i] & ~(BOND_BIT | PART_MARK);
+    /* This rank's representatives whose set's smallest label is another
+     * (those untouched are sets of their own). */
+    cl_uint count = 0;
+    for (cl_uint k = 0; k < h->touched_count; k++) {
+        cl_uint node = h->touched[k], smallest = h->smallest[root_of(h->parent, node)];
+        if (smallest == h->smallest[node]) continue;
+        h->pairs[2 * count] = h->all[node] & ~(BOND_BIT | PART_MARK);
         h->pairs[2 * count + 1] = ROOT_MERGED | smallest;
         count++;
     }

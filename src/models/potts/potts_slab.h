@@ -18,6 +18,9 @@ typedef struct {
     cl_mem roots;               /* (local root, merged label) pairs for the device */
     cl_uint *all;               /* every rank's boundary record, rank after rank (this rank's read into its place) */
     cl_uint *parent, *smallest; /* host union-find over the records' positions; a set's smallest global label */
+    cl_uint *stamp, epoch;      /* positions in the union-find this merge: stamp == epoch (one per merge) */
+    cl_uint *touched, touched_count, own; /* those of this rank (its record from position `own`) */
+    cl_uint *bonded;                      /* the last layer's positions with an active bond, one boundary's */
     cl_uint *pairs;
     unsigned char *bytes; /* two layers of spins: read back, received */
     /* host wall time: merge (MPI, union-find, upload) and halo exchange; the
