@@ -549,8 +549,8 @@ Test(population, histogram_counts_every_member_in_local_and_global_bins, .timeou
 }
 
 /* clmc_write_repeated, the temperature change's writer (Ising 12-byte rows,
- * Potts 16 and 24): every one of `count` units equal to the first, for units
- * filled (16 bytes) and copied doubling (12, 24), counts below, at and past
+ * Potts 16 and 24): every one of `count` units equal to the first (12, 16 and 24 bytes,
+ * copied doubling), counts below, at and past
  * the 1024 written from the host, and the bytes past them untouched; then
  * pinned host memory (clmc_pinned) round-trips a buffer. */
 Test(population, write_repeated_and_pinned_memory, .timeout = 120)

@@ -97,9 +97,9 @@ clmc_status clmc_kernel_local_bytes(const clmc_runtime *rt, cl_kernel kernel, cl
 clmc_status clmc_enqueue_items(clmc_runtime *rt, cl_kernel kernel, size_t items, clmc_timing timing);
 /* `count` copies of the unit of `unit_bytes` bytes at host[0] written into
  * `buffer` from its start, without waiting and without work per copy on the
- * host: a fill where the unit's size is a power of two up to 128 bytes, else
- * the first min(count, 1024) units from host (copied there from the first;
- * host has room for that many) and device copies doubling them.  host stays
+ * host: the first min(count, 1024) units from host (copied there from the
+ * first; host has room for that many) and device copies doubling them (not a
+ * fill: Oclgrind 21.10 leaves filled memory marked uninitialised).  host stays
  * unchanged until the queue has passed the write (as for any non-blocking
  * write). */
 clmc_status clmc_write_repeated(clmc_runtime *rt, cl_mem buffer, void *host, size_t unit_bytes, size_t count);

@@ -423,10 +423,6 @@ void clmc_pinned_release(clmc_runtime *rt, clmc_pinned *pinned)
 clmc_status clmc_write_repeated(clmc_runtime *rt, cl_mem buffer, void *host, size_t unit_bytes, size_t count)
 {
     if (count == 0) return CLMC_OK;
-    if (unit_bytes <= 128 && (unit_bytes & (unit_bytes - 1)) == 0) {
-        CLMC_CL_TRY(clEnqueueFillBuffer(rt->queue, buffer, host, unit_bytes, 0, unit_bytes * count, 0, NULL, NULL));
-        return CLMC_OK;
-    }
     size_t done = count < 1024 ? count : 1024;
     for (size_t i = 1; i < done; i++) memcpy((unsigned char *)host + i * unit_bytes, host, unit_bytes);
     CLMC_CL_TRY(clEnqueueWriteBuffer(rt->queue, buffer, CL_FALSE, 0, done * unit_bytes, host, 0, NULL, NULL));
