@@ -87,21 +87,29 @@ static clmc_status create_device_buffer(ea_state *s, size_t bytes, const void *i
     return clmc_buffer_create(s->rt, bytes, initial, what, out);
 }
 
+/* The pass's plan and program for `replicas` counted per work-item: 1 the
+ * energy pass (tempering), 2 the member pass (population annealing,
+ * MEMBER_PASS: both replicas and their overlap). */
+static clmc_status build_pass(ea_state *s, const char *base_options, unsigned replicas, cl_program *program)
+{
+    plan_energy_pass(s, s->energy_sites, replicas);
+    clmc_defines options = {0};
+    clmc_defines_text(&options, base_options);
+    clmc_defines_int(&options, "ENERGY_PASS", 1);
+    if (replicas == 2) clmc_defines_int(&options, "MEMBER_PASS", 1);
+    clmc_defines_int(&options, "ENERGY_WG", (long long)s->energy_wg);
+    clmc_defines_int(&options, "ENERGY_GROUPS", (long long)s->energy_groups);
+    clmc_defines_int(&options, "ENERGY_SITES", s->energy_sites);
+    clmc_defines_int(&options, "ENERGY_LEVELS", s->energy_levels);
+    clmc_defines_int(&options, "ENERGY_FOLD_ROUNDS", s->energy_fold_rounds);
+    return clmc_defines_build(s->rt, "ea/ea_energy_pass.cl", &options, program);
+}
+
 clmc_status ea_energy_pass_create(ea_state *s, const char *base_options)
 {
     if (!s->msc || s->temperatures < 2 || s->independent || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
     if (!s->energy_sites) s->energy_sites = default_energy_sites(s);
-    unsigned sites = s->energy_sites;
-    plan_energy_pass(s, sites, 1);
-    clmc_defines options = {0};
-    clmc_defines_text(&options, base_options);
-    clmc_defines_int(&options, "ENERGY_PASS", 1);
-    clmc_defines_int(&options, "ENERGY_WG", (long long)s->energy_wg);
-    clmc_defines_int(&options, "ENERGY_GROUPS", (long long)s->energy_groups);
-    clmc_defines_int(&options, "ENERGY_SITES", sites);
-    clmc_defines_int(&options, "ENERGY_LEVELS", s->energy_levels);
-    clmc_defines_int(&options, "ENERGY_FOLD_ROUNDS", s->energy_fold_rounds);
-    CLMC_TRY(clmc_defines_build(s->rt, "ea/ea_energy_pass.cl", &options, &s->energy_program));
+    CLMC_TRY(build_pass(s, base_options, 1, &s->energy_program));
     CLMC_TRY(clmc_kernel_create(s->energy_program, "ea_msc_update", &s->energy_update));
     CLMC_TRY(clmc_kernel_set_first_system(s->energy_update, s->first_system));
     /* The device forms of the tempering hooks: the lane masks, and the fused
@@ -122,17 +130,7 @@ clmc_status ea_member_pass_create(ea_state *s, const char *base_options)
 {
     if (!s->msc || !s->population || s->energy_mode == EA_ENERGIES_MEASURE) return CLMC_OK;
     if (!s->energy_sites) s->energy_sites = default_energy_sites(s);
-    plan_energy_pass(s, s->energy_sites, 2);
-    clmc_defines options = {0};
-    clmc_defines_text(&options, base_options);
-    clmc_defines_int(&options, "ENERGY_PASS", 1);
-    clmc_defines_int(&options, "MEMBER_PASS", 1);
-    clmc_defines_int(&options, "ENERGY_WG", (long long)s->energy_wg);
-    clmc_defines_int(&options, "ENERGY_GROUPS", (long long)s->energy_groups);
-    clmc_defines_int(&options, "ENERGY_SITES", s->energy_sites);
-    clmc_defines_int(&options, "ENERGY_LEVELS", s->energy_levels);
-    clmc_defines_int(&options, "ENERGY_FOLD_ROUNDS", s->energy_fold_rounds);
-    CLMC_TRY(clmc_defines_build(s->rt, "ea/ea_energy_pass.cl", &options, &s->member_program));
+    CLMC_TRY(build_pass(s, base_options, 2, &s->member_program));
     CLMC_TRY(clmc_kernel_create(s->member_program, "ea_msc_member_update", &s->member_update));
     CLMC_TRY(clmc_kernel_set_first_system(s->member_update, s->first_system));
     size_t bytes = sizeof(cl_int) * s->realizations;

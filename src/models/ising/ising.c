@@ -909,8 +909,9 @@ static clmc_status ising_set_betas(void *state, const double *betas, const unsig
     ising_state *s = state;
     (void)temperature_of;
     if (s->rsite) CLMC_TRY(clmc_rsite_set_betas(s->rsite, betas));
-    /* A run of equal betas (population annealing: all R members) takes the
-     * thresholds once: three exp() per system made the host the bottleneck. */
+    /* A run of equal betas (many copies at one temperature) takes the
+     * thresholds once: three exp() per system made the host the bottleneck
+     * (population annealing writes one row instead: ising_set_beta_all). */
     for (cl_uint c = 0; c < s->n_configs; c++) {
         if (c > 0 && betas[c] == betas[c - 1])
             memcpy(s->thresholds_host + 3 * c, s->thresholds_host + 3 * (c - 1), 3 * sizeof *s->thresholds_host);

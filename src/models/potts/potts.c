@@ -209,20 +209,25 @@ static clmc_status allocate(potts_state *s)
     return CLMC_OK;
 }
 
-/* The thresholds of every system at its beta (Metropolis: floor(exp(-beta
- * dE) 2^32) for dE = 1 .. 2 dim; Swendsen-Wang: the bond probability 1 -
- * exp(-beta) as floor(p 2^32)), written before the next sweep. */
+/* System c's host thresholds at beta (Metropolis: floor(exp(-beta dE) 2^32)
+ * for dE = 1 .. 2 dim; Swendsen-Wang: the bond probability 1 - exp(-beta)
+ * as floor(p 2^32)). */
+static void thresholds_at(const potts_state *s, double beta, cl_uint c)
+{
+    for (int k = 1; k <= 2 * s->dim; k++)
+        s->thresholds_host[c * 2 * s->dim + k - 1] = (cl_uint)floor(exp(-beta * k) * 4294967296.0);
+    s->bond_thresholds_host[c] = (cl_uint)floor(-expm1(-beta) * 4294967296.0);
+}
+
+/* The thresholds of every system at its beta, written before the next sweep. */
+
 static clmc_status potts_set_betas(void *state, const double *betas, const unsigned *temperature_of)
 {
     potts_state *s = state;
     (void)temperature_of;
     if (s->rsite) CLMC_TRY(clmc_rsite_set_betas(s->rsite, betas));
     cl_command_queue queue = clmc_runtime_queue(s->rt);
-    for (cl_uint c = 0; c < s->n_configs; c++) {
-        for (int k = 1; k <= 2 * s->dim; k++)
-            s->thresholds_host[c * 2 * s->dim + k - 1] = (cl_uint)floor(exp(-betas[c] * k) * 4294967296.0);
-        s->bond_thresholds_host[c] = (cl_uint)floor(-expm1(-betas[c]) * 4294967296.0);
-    }
+    for (cl_uint c = 0; c < s->n_configs; c++) thresholds_at(s, betas[c], c);
     if (!s->cluster)
         CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_TRUE, 0,
                                          (size_t)s->n_configs * 2 * s->dim * sizeof(cl_uint), s->thresholds_host, 0,
@@ -239,8 +244,7 @@ static clmc_status potts_set_beta_all(void *state, double beta)
 {
     potts_state *s = state;
     if (s->rsite) CLMC_TRY(clmc_rsite_set_beta_all(s->rsite, beta));
-    for (int k = 1; k <= 2 * s->dim; k++) s->thresholds_host[k - 1] = (cl_uint)floor(exp(-beta * k) * 4294967296.0);
-    s->bond_thresholds_host[0] = (cl_uint)floor(-expm1(-beta) * 4294967296.0);
+    thresholds_at(s, beta, 0);
     if (s->cluster) return clmc_write_repeated(s->rt, s->bond_thresholds, s->bond_thresholds_host, sizeof(cl_uint), s->n_configs);
     return clmc_write_repeated(s->rt, s->thresholds, s->thresholds_host, 2 * (size_t)s->dim * sizeof(cl_uint),
                                s->n_configs);
