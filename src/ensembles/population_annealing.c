@@ -89,7 +89,7 @@ typedef struct {
     size_t in_room;     /* members in_heads and in_data hold room for */
     double between_seconds, mpi_seconds; /* --profile: wall time between the sweeps; in MPI calls */
     /* --profile under MPI ranks: the wall time between the sweeps by phase
-     * (each lap: the time since the previous one, PHASES below). */
+     * (each lap: the time since the previous one, the LAP_ phases above). */
     double phase_seconds[N_PHASES], lap_at;
     uint64_t sent_bytes, sent_members;
     uint64_t waits, steps_done; /* --profile: the steps' blocking waits for the device (read-backs, finishes), steps */
