@@ -58,6 +58,27 @@ static clmc_status window_bins(muca *m)
     return CLMC_OK;
 }
 
+/* Whether the model's histogram of one work-group takes at most 1/divisor
+ * of the device's local memory. */
+static bool histogram_fits(const muca *m, unsigned divisor)
+{
+    return m->model.n_bins * sizeof(cl_uint) <= clmc_runtime_device(m->rt)->local_mem_bytes / divisor;
+}
+
+/* Walkers per work-group: a power of two up to 64, or up to 256 where the
+ * group histogram needs more than 1/4 of local memory but at most 1/2 (2D
+ * Ising L = 56 ... 72 on 48 KiB), so that it still goes into local memory
+ * (muca_open) with as many walkers resident as before (H100, L = 64:
+ * 3.19 ps per update with groups of 64 and the histogram in global memory,
+ * 2.90 with 256 and local histograms; the weights in 14.1 s against 25.8).
+ * Every jackknife block keeps at least one group. */
+static size_t group_limit(const muca *m)
+{
+    size_t limit = !histogram_fits(m, 4) && histogram_fits(m, 2) ? 256 : 64;
+    size_t device = clmc_runtime_device(m->rt)->max_work_group_size;
+    return limit < device ? limit : device;
+}
+
 clmc_status muca_layout(muca *m)
 {
     if (m->model.max_bin_step == 0)
@@ -76,7 +97,8 @@ clmc_status muca_layout(muca *m)
     m->walkers_per_window = m->walkers / m->windows;
     m->blocks = m->walkers < MAX_BLOCKS ? m->walkers : MAX_BLOCKS;
     m->group = 1;
-    while (m->group * 2 <= 64 && m->group * 2 * m->blocks <= m->walkers) m->group *= 2;
+    size_t limit = group_limit(m);
+    while (m->group * 2 <= limit && m->group * 2 * m->blocks <= m->walkers) m->group *= 2;
     return muca_share(m);
 }
 
@@ -136,6 +158,48 @@ static size_t table_entries(const muca *m)
     return (size_t)m->windows * m->model.n_bins * (2 * m->model.max_bin_step + 1);
 }
 
+/* The walkers' program (the model's file with muca_walkers.h) for
+ * `windows` energy windows. */
+static clmc_status build_walkers(muca *m, unsigned windows, cl_program *program)
+{
+    clmc_defines options = {0};
+    clmc_defines_text(&options, m->model.defines);
+    clmc_defines_int(&options, "N_WALKERS", m->walkers);
+    clmc_defines_int(&options, "BLOCKS", m->blocks);
+    clmc_defines_int(&options, "GROUP", (long long)m->group);
+    clmc_defines_int(&options, "WINDOWS", windows);
+    clmc_defines_int(&options, "MAX_BIN_STEP", m->model.max_bin_step);
+    /* Per-group histograms in local memory where they take at most 1/4 of it
+     * (2D Ising up to L = 55 on 48 KiB; 1/8, L <= 39, before 2026-11-27), or
+     * at most 1/2 with groups of 256 walkers (group_limit: L = 64);
+     * otherwise the runs go to the global histogram (and always the
+     * Wang-Landau phase's, record 2: ensembles/muca_walkers.h).  The same counts either way.  (L = 64's 16 KiB
+     * group histograms with groups of 64 walkers cut the groups resident and
+     * the cache left for the acceptance table: 10.5 ps per update on an
+     * H100.) */
+    if (!m->global_histogram && (histogram_fits(m, 4) || (m->group >= 256 && histogram_fits(m, 2))))
+        clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
+    clmc_defines_int(&options, "N_BINS", m->model.n_bins);
+    clmc_defines_int(&options, "E_MIN", m->model.e_min);
+    clmc_defines_int(&options, "E_STEP", m->model.e_step);
+    return clmc_defines_build(m->rt, m->model.program, &options, program);
+}
+
+/* The arguments of a muca_sweeps kernel that stay for the run. */
+static clmc_status set_sweeps_arguments(muca *m, cl_kernel sweeps)
+{
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 0, sizeof(cl_mem), &m->spins));
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 1, sizeof(cl_mem), &m->energy));
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 2, sizeof(cl_mem), &m->acceptance));
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 3, sizeof(cl_mem), &m->histogram));
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 7, sizeof(cl_uint), &m->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 8, sizeof(cl_uint), &m->seed_hi));
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 9, sizeof(cl_mem), &m->window_of));
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 10, sizeof(cl_mem), &m->window_bounds));
+    CLMC_CL_TRY(clSetKernelArg(sweeps, 11, sizeof(cl_mem), &m->model.data));
+    return CLMC_OK;
+}
+
 clmc_status muca_open(muca *m, const clmc_preset *preset)
 {
     size_t spin_bytes = (size_t)m->walkers * m->model.walker_bytes;
@@ -144,31 +208,19 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     uint64_t seed = clmc_preset_run(preset)->seed;
     m->seed_lo = (cl_uint)seed;
     m->seed_hi = (cl_uint)(seed >> 32);
-    clmc_defines options = {0};
-    clmc_defines_text(&options, m->model.defines);
-    clmc_defines_int(&options, "N_WALKERS", m->walkers);
-    clmc_defines_int(&options, "BLOCKS", m->blocks);
-    clmc_defines_int(&options, "GROUP", (long long)m->group);
-    clmc_defines_int(&options, "WINDOWS", m->windows);
-    clmc_defines_int(&options, "MAX_BIN_STEP", m->model.max_bin_step);
-    /* Per-group histograms in local memory where they take at most 1/4 of it
-     * (2D Ising up to L = 55 on 48 KiB; 1/8, L <= 39, before 2026-11-27),
-     * with energy windows too (used outside the Wang-Landau phase, where all
-     * windows are the same: ensembles/muca_walkers.h); otherwise the runs go
-     * to the global histogram.  The same counts either way.  2D Ising L = 64 (4097 bins,
-     * 16,388 bytes) stays global: 16 KiB group histograms there cut the
-     * groups resident and the cache left for the acceptance table (H100:
-     * 10.5 ps per update). */
-    if (!m->global_histogram &&
-        m->model.n_bins * sizeof(cl_uint) <= clmc_runtime_device(m->rt)->local_mem_bytes / 4)
-        clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
-    clmc_defines_int(&options, "N_BINS", m->model.n_bins);
-    clmc_defines_int(&options, "E_MIN", m->model.e_min);
-    clmc_defines_int(&options, "E_STEP", m->model.e_step);
-    CLMC_TRY(clmc_defines_build(m->rt, m->model.program, &options, &m->program));
+    CLMC_TRY(build_walkers(m, m->windows, &m->program));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_init", &m->init));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_sweeps", &m->sweeps));
     CLMC_TRY(clmc_kernel_create(m->program, "muca_acceptance", &m->accept));
+    /* With windows, the launches that keep no walker in its window (records
+     * 0 and 1: thermalization and production, every window the same
+     * weights) run the program of one window: the same decisions and counts
+     * without the window code (H100, L = 16: 3.40 against 2.87 ps per
+     * update). */
+    if (m->windows > 1) {
+        CLMC_TRY(build_walkers(m, 1, &m->free_program));
+        CLMC_TRY(clmc_kernel_create(m->free_program, "muca_sweeps", &m->free_sweeps));
+    }
     m->counts = calloc(rows * m->model.n_bins, sizeof *m->counts);
     if (!m->counts) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     clmc_status status = clmc_buffer_create(m->rt, spin_bytes, NULL, "multicanonical walkers", &m->spins);
@@ -193,17 +245,10 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
     CLMC_CL_TRY(clSetKernelArg(m->init, 2, sizeof(cl_uint), &m->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(m->init, 3, sizeof(cl_uint), &m->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(m->init, 4, sizeof(cl_mem), &m->model.data));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 0, sizeof(cl_mem), &m->spins));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 1, sizeof(cl_mem), &m->energy));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 2, sizeof(cl_mem), &m->acceptance));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 3, sizeof(cl_mem), &m->histogram));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 7, sizeof(cl_uint), &m->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 8, sizeof(cl_uint), &m->seed_hi));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 9, sizeof(cl_mem), &m->window_of));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 10, sizeof(cl_mem), &m->window_bounds));
+    CLMC_TRY(set_sweeps_arguments(m, m->sweeps));
+    if (m->free_sweeps) CLMC_TRY(set_sweeps_arguments(m, m->free_sweeps));
     CLMC_CL_TRY(clSetKernelArg(m->accept, 0, sizeof(cl_mem), &m->ln_w));
     CLMC_CL_TRY(clSetKernelArg(m->accept, 1, sizeof(cl_mem), &m->acceptance));
-    CLMC_CL_TRY(clSetKernelArg(m->sweeps, 11, sizeof(cl_mem), &m->model.data));
     return muca_start(m, 0);
 }
 
@@ -236,6 +281,7 @@ clmc_status muca_start(muca *m, unsigned unit)
     cl_uint unit_arg = unit;
     CLMC_CL_TRY(clSetKernelArg(m->init, 5, sizeof(cl_uint), &unit_arg));
     CLMC_CL_TRY(clSetKernelArg(m->sweeps, 12, sizeof(cl_uint), &unit_arg));
+    if (m->free_sweeps) CLMC_CL_TRY(clSetKernelArg(m->free_sweeps, 12, sizeof(cl_uint), &unit_arg));
     return clmc_enqueue_items(m->rt, m->init, m->walkers, CLMC_UNTIMED);
 }
 
@@ -243,6 +289,8 @@ void muca_close(muca *m)
 {
     if (m->init) clReleaseKernel(m->init);
     if (m->sweeps) clReleaseKernel(m->sweeps);
+    if (m->free_sweeps) clReleaseKernel(m->free_sweeps);
+    if (m->free_program) clReleaseProgram(m->free_program);
     if (m->accept) clReleaseKernel(m->accept);
     if (m->program) clReleaseProgram(m->program);
     cl_mem buffers[] = {m->spins, m->energy, m->ln_w, m->acceptance, m->histogram, m->window_of, m->window_bounds};
@@ -282,6 +330,7 @@ clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
     /* No 32-bit count overflows; at most 256 sweeps between polls of the signals. */
     uint64_t chunk = (uint64_t)fmax(1, fmin(256, floor(2e9 / per_sweep)));
     cl_command_queue queue = clmc_runtime_queue(m->rt);
+    cl_kernel kernel = record != 2 && m->free_sweeps ? m->free_sweeps : m->sweeps;
     uint64_t done = 0;
     bool continued = m->resume_call; /* the call a checkpoint was taken in */
     if (continued) {
@@ -308,10 +357,10 @@ clmc_status muca_sweep(muca *m, uint64_t sweeps, cl_uint record, double *hist)
             CLMC_CL_TRY(clEnqueueFillBuffer(queue, m->histogram, &zero, sizeof zero, 0, entries * sizeof zero, 0,
                                             NULL, NULL));
         }
-        CLMC_CL_TRY(clSetKernelArg(m->sweeps, 4, sizeof(cl_uint), &m->sweep));
-        CLMC_CL_TRY(clSetKernelArg(m->sweeps, 5, sizeof(cl_uint), &n));
-        CLMC_CL_TRY(clSetKernelArg(m->sweeps, 6, sizeof(cl_uint), &record));
-        CLMC_TRY(clmc_enqueue_offset(m->rt, m->sweeps, 1, &offset, &global, &m->group, CLMC_TIMED));
+        CLMC_CL_TRY(clSetKernelArg(kernel, 4, sizeof(cl_uint), &m->sweep));
+        CLMC_CL_TRY(clSetKernelArg(kernel, 5, sizeof(cl_uint), &n));
+        CLMC_CL_TRY(clSetKernelArg(kernel, 6, sizeof(cl_uint), &record));
+        CLMC_TRY(clmc_enqueue_offset(m->rt, kernel, 1, &offset, &global, &m->group, CLMC_TIMED));
         if (record) {
             CLMC_CL_TRY(clEnqueueReadBuffer(queue, m->histogram, CL_TRUE, 0, entries * sizeof(cl_uint), m->counts, 0,
                                             NULL, NULL));

@@ -47,6 +47,10 @@ typedef struct {
     unsigned unit;                   /* the model's unit (EA realization) the walkers simulate (muca_start) */
     cl_program program;
     cl_kernel init, sweeps, accept;
+    /* With windows: muca_sweeps of the program of one window, for the
+     * launches that keep no walker in its window (records 0 and 1). */
+    cl_program free_program;
+    cl_kernel free_sweeps;
     cl_mem spins, energy, ln_w, histogram;
     cl_mem acceptance; /* muca_acceptance's table from ln_w, read by the sweeps */
     /* Energy windows (Wang-Landau): bins window_lo [k] .. window_hi [k] of
