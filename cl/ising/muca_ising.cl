@@ -71,9 +71,17 @@ inline int walker_energy(global const walker_word *rows, uint w)
  * 2.79 at L = 32; with 64-bit rows 3.18 -> 3.17 at L = 64 and 3.67 -> 3.81
  * at L = 48, so those read row y + 1 at the start of row y as before). */
 #define READ_AHEAD (EDGE <= 32)
+/* The site's column: site % EDGE, a mask where EDGE is a power of two;
+ * otherwise counted along in x (no division per update). */
+#if (EDGE & (EDGE - 1)) == 0
+#define WALKER_X(c, site) ((site) % EDGE)
+#else
+#define COUNTED_X
+#define WALKER_X(c, site) ((c)->x)
+#endif
 typedef struct {
     global walker_word *rows;
-    uint w, y;
+    uint w, y, x;
     walker_word prev, cur, next, ahead;
 } walker_t;
 
@@ -82,6 +90,7 @@ inline void walker_open(walker_t *c, global walker_word *rows, uint w)
     c->rows = rows;
     c->w = w;
     c->y = EDGE;
+    c->x = EDGE - 1; /* the first visit (site 0) starts a row */
 }
 
 /* At the start of row y (sites in typewriter order): row y - 1 back to the
@@ -93,7 +102,10 @@ inline void walker_open(walker_t *c, global walker_word *rows, uint w)
  * the start of row y + 3. */
 inline void walker_visit(walker_t *c, uint site)
 {
-    if (site % EDGE) return;
+#ifdef COUNTED_X
+    c->x = c->x == EDGE - 1 ? 0 : c->x + 1;
+#endif
+    if (WALKER_X(c, site)) return;
     uint y = site / EDGE;
     if (c->y == EDGE) {
         c->prev = row_at(c->rows, (y + EDGE - 1) % EDGE, c->w);
@@ -115,7 +127,7 @@ inline void walker_visit(walker_t *c, uint site)
 /* 2 s (sum of the neighbours) = 8 - 4 (neighbours unlike s). */
 inline int walker_propose(const walker_t *c, uint site, uint choice, int *new_value)
 {
-    uint x = site % EDGE, s = bit_at(c->cur, x);
+    uint x = WALKER_X(c, site), s = bit_at(c->cur, x);
     uint unlike = (s ^ bit_at(c->cur, x == 0 ? EDGE - 1 : x - 1)) + (s ^ bit_at(c->cur, x == EDGE - 1 ? 0 : x + 1)) +
                   (s ^ bit_at(c->prev, x)) + (s ^ bit_at(c->next, x));
     *new_value = 0;
@@ -124,7 +136,7 @@ inline int walker_propose(const walker_t *c, uint site, uint choice, int *new_va
 
 inline void walker_set(walker_t *c, uint site, int new_value)
 {
-    c->cur ^= (walker_word)1 << (site % EDGE);
+    c->cur ^= (walker_word)1 << WALKER_X(c, site);
 }
 
 inline void walker_close(walker_t *c)
