@@ -12,7 +12,8 @@
 #    weight iterations (50, 25 sweeps) to keep the call short: coarser
 #    weights (the flatness column says how coarse), the same kernel.  L = 48
 #    is the size whose group histograms moved into local memory (1/4 of it,
-#    was 1/8); L = 64 stays global.
+#    was 1/8); L = 64 moved into local memory with groups of 256 walkers
+#    (2026-11-27).
 #  - Wang-Landau with energy windows and replica exchange, WL cases
 #    L:windows:walkers_per_window:final_ln_f (default 16:8:67584:1e-3
 #    32:8:67584:1e-3, 540,672 walkers): wall seconds to the joined weights,

@@ -32,7 +32,8 @@
  * production after it, where every window has the same weights and open
  * bounds (muca_set_weights): the walkers use window 0's table, no bounds,
  * and the group histograms as without windows (the same decisions and
- * counts, fewer table entries in the cache).
+ * counts, fewer table entries in the cache); the host runs those launches
+ * on the program of one window (src/ensembles/density_walkers.c).
  * Models with a density of states per unit (clmc_density_walkers.units,
  * the EA spin glass's disorder realizations, run one unit after another):
  * muca_init and muca_sweeps take last model_data (clmc_density_walkers.data,
