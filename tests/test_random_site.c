@@ -748,15 +748,18 @@ Test(random_site, dead_border_artefact_shrinks_with_tile, .timeout = 900)
     cr_expect_lt(fabs(lag32_late), 0.015);
 }
 
-/* System i of a `copies` run equals a one-system run with first_system = i. */
+/* System i of a `copies` run equals a one-system run with first_system = i
+ * (system 4: copy 2 at beta 0.3; the shape of copies_resume_bit_identical,
+ * whose program the six-system run loads). */
 Test(random_site, copies_system_reruns_alone)
 {
     const char *json = "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8},"
-                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\"},"
-                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.44], \"copies\": 6},"
+                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\", \"substeps\": 2},"
+                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3},"
                        " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 4}}";
     char *all_dir = run_preset("rsite-alone", json, ""), *all = read_out(all_dir, "series.csv");
-    char *one_dir = run_preset("rsite-alone", json, "--set ensemble.copies=1 --set ensemble.first_system=4");
+    char *one_dir = run_preset("rsite-alone", json,
+                               "--set 'ensemble.betas=[0.3]' --set ensemble.copies=1 --set ensemble.first_system=4");
     char *one = read_out(one_dir, "series.csv");
     double *e_all = series_energies(all, 6, 30, 6, 0), *e_one = series_energies(one, 6, 30, 1, 4);
     for (int s = 0; s < 30; s++) cr_expect_eq(e_all[s * 6 + 4], e_one[s], "step %d", s + 6);
@@ -1027,15 +1030,20 @@ Test(random_site, potts_copies_equal_sequential_reference_3d_heatbath)
         " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 9}}", "global");
 }
 
-/* System i of a Potts `copies` run equals a one-system run with first_system = i. */
+/* System i of a Potts `copies` run equals a one-system run with first_system
+ * = i (system 4: copy 2 at beta 0.8; the shape of
+ * potts_copies_resume_bit_identical, whose programs the six-system run loads;
+ * the heat bath's first_system: the 3D bit-identity above). */
 Test(random_site, potts_copies_system_reruns_alone)
 {
-    const char *json = "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 4},"
-                       " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\", \"random_site\": \"copies\"},"
-                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [1.1], \"copies\": 6},"
+    const char *json = "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 3},"
+                       " \"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\", \"random_site\": \"copies\","
+                       " \"substeps\": 2},"
+                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2], \"copies\": 3},"
                        " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 4}}";
     char *all_dir = run_preset("rsite-potts-alone", json, ""), *all = read_out(all_dir, "series.csv");
-    char *one_dir = run_preset("rsite-potts-alone", json, "--set ensemble.copies=1 --set ensemble.first_system=4");
+    char *one_dir = run_preset("rsite-potts-alone", json,
+                               "--set 'ensemble.betas=[0.8]' --set ensemble.copies=1 --set ensemble.first_system=4");
     char *one = read_out(one_dir, "series.csv");
     double *e_all = series_energies(all, 6, 30, 6, 0), *e_one = series_energies(one, 6, 30, 1, 4);
     int equal = 0;
