@@ -909,9 +909,17 @@ Test(random_site, copies_resume_bit_identical)
 {
     expect_resume_bit_identical("rsite-resume-copies", "copies", "global");
 }
+/* Packed copies in local memory: the shape of
+ * copies_local_equal_sequential_reference_2d_metropolis (42 copies: two
+ * packed blocks, the second partial), whose program the runs load. */
 Test(random_site, copies_local_resume_bit_identical)
 {
-    expect_resume_bit_identical("rsite-resume-copies-local", "copies", "local");
+    rerun_expect_resume_identical("rsite-resume-copies-local",
+        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 12},"
+        " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\", \"substeps\": 4,"
+        " \"copies_memory\": \"local\"},"
+        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.6], \"copies\": 14},"
+        " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}");
 }
 Test(random_site, sequential_resume_bit_identical)
 {
