@@ -334,7 +334,7 @@ Test(random_site, double_tiling_private_equals_global_3d)
 }
 
 /* Waves of parallel attempts (algorithm.tile_workers 2 .. 32) equal the
- * serial chain bit for bit: tiles 4, 8, 10, 20, 32 (2D) and 4, 8 (3D); partly
+ * serial chain bit for bit: tiles 4, 8, 10, 32 (2D; 20 opt-in) and 4, 8 (3D); partly
  * padded work-groups (100 tiles of 4^2 in groups of 32, 25 of 8^2 in groups
  * of 4, 216 of 4^3 in groups of 16); chunks of 4 .. 64 attempts and tiles of
  * several chunks (dead_border 10^2: 100 attempts a step, the last chunk of
@@ -343,7 +343,8 @@ Test(random_site, double_tiling_private_equals_global_3d)
  * attempts (double_tiling tile 8: 16 attempts, 32 workers). */
 Test(random_site, dead_border_waves_equal_serial_2d)
 {
-    expect_waves_equal_global("dead_border", 2, 40, 4, "metropolis", 2, 4);
+    /* opt-in: tile 4, partly filled groups as 3D tile 4's (216 tiles in groups of 16) */
+    if (test_long_enabled()) expect_waves_equal_global("dead_border", 2, 40, 4, "metropolis", 2, 4);
     /* tile 10: 100 attempts a step, chunks of 64 and 36 */
     expect_waves_equal_global("dead_border", 2, 40, 10, "heatbath", 1, 8);
     /* opt-in: tile 8 on its own lattice */
@@ -388,10 +389,12 @@ Test(random_site, double_tiling_waves_equal_serial_2d)
     expect_waves_equal_global("double_tiling", 2, 40, 8, "metropolis", 1, 32);
 }
 
+/* Opt-in: tile 16, between tile 8 and 20, and tile 20 (several chunks a
+ * sub-tile, as dead_border tile 10 and 3D tile 8 by default). */
 Test(random_site, double_tiling_waves_equal_serial_large_tiles)
 {
-    /* opt-in: tile 16, between tile 8 and 20 */
-    if (test_long_enabled()) expect_waves_equal_global("double_tiling", 2, 32, 16, "heatbath", 4, 8);
+    TEST_LONG_ONLY();
+    expect_waves_equal_global("double_tiling", 2, 32, 16, "heatbath", 4, 8);
     expect_waves_equal_global("double_tiling", 2, 40, 20, "metropolis", 4, 16);
 }
 
@@ -406,9 +409,11 @@ Test(random_site, double_tiling_waves_equal_serial_3d)
  * the serial chain, or the comparisons above could not fail. */
 Test(random_site, waves_ignoring_conflicts_differ)
 {
+    /* the shape of dead_border_waves_equal_serial_2d's tile 10 (its serial program) */
     const char *json = "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 40},"
-                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\", \"tile\": 8},"
-                       " \"ensemble\": {\"beta\": 0.44},"
+                       " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\","
+                       " \"random_site\": \"dead_border\", \"tile\": 10, \"shift_every\": 2},"
+                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.35, 0.5], \"copies\": 3},"
                        " \"run\": {\"thermalization\": 0, \"sweeps\": 10, \"seed\": 5}}";
     char *serial = run_preset("rsite-fault-serial", json, "--set algorithm.tile_memory=global");
     setenv("CLMC_FAULT_RSITE_NO_CONFLICTS", "1", 1);
