@@ -122,49 +122,59 @@ static unsigned random_delay_ms(void)
     return (unsigned)(rand_r(&seed) % 400);
 }
 
-/* Reference run, then the same run killed by `signal_number` at a random
- * point after its first checkpoint, resumed, and compared by `compare`
- * (reference and resumed output directories). */
-static void interrupt_resume_compare(const char *label, const char *preset_json, int signal_number,
-                                     void (*compare)(const char *reference, const char *resumed))
+/* Reference run, then for each of the `n` signals the same run killed by
+ * it at a random point after its first checkpoint (in a directory of its
+ * own), resumed, and compared by `compare` (reference and resumed output
+ * directories): the signals share the reference run. */
+static void interrupt_resume_compare_each(const char *label, const char *preset_json, const int *signals, int n,
+                                          void (*compare)(const char *reference, const char *resumed))
 {
     char *dir = test_scratch_dir(label), *preset = test_write_preset(dir, preset_json), args[8400], log[8400];
     cr_assert_eq(test_run_clmc(NULL, "run '%s' --quiet --out '%s/reference'", preset, dir), 0, "reference run");
-    snprintf(args, sizeof args, "run '%s' --out '%s/resumed'", preset, dir);
-    snprintf(log, sizeof log, "%s/interrupted.log", dir);
-    pid_t pid = test_spawn_clmc(args, log);
-    char checkpoint[4200];
-    snprintf(checkpoint, sizeof checkpoint, "%s/resumed/checkpoint.clmc", dir);
-    test_wait_for_file(checkpoint, pid);
-    unsigned delay = random_delay_ms();
-    test_sleep_ms(delay);
-    kill(pid, signal_number);
-    int status;
-    cr_assert_eq(waitpid(pid, &status, 0), pid);
-    char *stderr_text = test_read_file(log);
-    printf("%s: signal %d %u ms after the first checkpoint; clmc %s %d\n", label, signal_number, delay,
-           WIFSIGNALED(status) ? "killed by signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status)
-                                                                                      : WEXITSTATUS(status));
-    if (signal_number == SIGKILL) {
-        cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "run ended before the kill");
-    } else {
-        printf("stderr: %s\n", stderr_text ? strrchr(stderr_text, '\n') ? stderr_text : stderr_text : "");
-        cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status after signal %d", signal_number);
-        cr_expect(stderr_text && strstr(stderr_text, "--resume"), "no resume hint on stderr");
+    for (int i = 0; i < n; i++) {
+        int signal_number = signals[i];
+        snprintf(args, sizeof args, "run '%s' --out '%s/resumed%d'", preset, dir, i);
+        snprintf(log, sizeof log, "%s/interrupted%d.log", dir, i);
+        pid_t pid = test_spawn_clmc(args, log);
+        char checkpoint[4200];
+        snprintf(checkpoint, sizeof checkpoint, "%s/resumed%d/checkpoint.clmc", dir, i);
+        test_wait_for_file(checkpoint, pid);
+        unsigned delay = random_delay_ms();
+        test_sleep_ms(delay);
+        kill(pid, signal_number);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        char *stderr_text = test_read_file(log);
+        printf("%s: signal %d %u ms after the first checkpoint; clmc %s %d\n", label, signal_number, delay,
+               WIFSIGNALED(status) ? "killed by signal" : "exited with", WIFSIGNALED(status) ? WTERMSIG(status)
+                                                                                          : WEXITSTATUS(status));
+        if (signal_number == SIGKILL) {
+            cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "run ended before the kill");
+        } else {
+            printf("stderr: %s\n", stderr_text ? strrchr(stderr_text, '\n') ? stderr_text : stderr_text : "");
+            cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status after signal %d", signal_number);
+            cr_expect(stderr_text && strstr(stderr_text, "--resume"), "no resume hint on stderr");
+        }
+        free(stderr_text);
+        snprintf(args, sizeof args, "%s/resumed%d/result.json", dir, i);
+        cr_assert(!test_path_exists(args), "an interrupted run wrote result.json");
+        char *output = NULL;
+        int rc = test_run_clmc(&output, "run --resume '%s/resumed%d'", dir, i);
+        printf("resume: exit %d: %s\n", rc, output ? output : "");
+        free(output);
+        cr_assert_eq(rc, 0, "resume failed");
+        snprintf(args, sizeof args, "%s/reference", dir);
+        snprintf(log, sizeof log, "%s/resumed%d", dir, i);
+        compare(args, log);
     }
-    free(stderr_text);
-    snprintf(args, sizeof args, "%s/resumed/result.json", dir);
-    cr_assert(!test_path_exists(args), "an interrupted run wrote result.json");
-    char *output = NULL;
-    int rc = test_run_clmc(&output, "run --resume '%s/resumed'", dir);
-    printf("resume: exit %d: %s\n", rc, output ? output : "");
-    free(output);
-    cr_assert_eq(rc, 0, "resume failed");
-    snprintf(args, sizeof args, "%s/reference", dir);
-    snprintf(log, sizeof log, "%s/resumed", dir);
-    compare(args, log);
     free(preset);
     free(dir);
+}
+
+static void interrupt_resume_compare(const char *label, const char *preset_json, int signal_number,
+                                     void (*compare)(const char *reference, const char *resumed))
+{
+    interrupt_resume_compare_each(label, preset_json, &signal_number, 1, compare);
 }
 
 static void interrupt_and_resume(const char *label, const char *preset_json, int signal_number)
@@ -172,7 +182,19 @@ static void interrupt_and_resume(const char *label, const char *preset_json, int
     interrupt_resume_compare(label, preset_json, signal_number, expect_same_results);
 }
 
-Test(checkpoint, ising_sigkill_resume_bit_identical) { interrupt_and_resume("ckpt-ising", ising_preset, SIGKILL); }
+/* SIGKILL and a second signal (SIGTERM, SIGINT) of the same preset against
+ * one reference run. */
+static void interrupt_and_resume_both(const char *label, const char *preset_json, int second_signal)
+{
+    const int signals[] = {SIGKILL, second_signal};
+    interrupt_resume_compare_each(label, preset_json, signals, 2, expect_same_results);
+}
+
+/* Ising: SIGKILL, and SIGTERM leaving a resumable checkpoint (exit 1). */
+Test(checkpoint, ising_sigkill_and_sigterm_resume_bit_identical)
+{
+    interrupt_and_resume_both("ckpt-ising", ising_preset, SIGTERM);
+}
 Test(checkpoint, potts_sigkill_resume_bit_identical) { interrupt_and_resume("ckpt-potts", potts_preset, SIGKILL); }
 Test(checkpoint, tempering_sigkill_resume_bit_identical)
 {
@@ -204,17 +226,14 @@ Test(checkpoint, percolation_sigkill_resume_bit_identical)
 {
     interrupt_and_resume("ckpt-percolation", percolation_preset, SIGKILL);
 }
-Test(checkpoint, population_annealing_sigkill_resume_bit_identical)
+/* SIGKILL, and SIGINT leaving a resumable checkpoint (exit 1). */
+Test(checkpoint, population_annealing_sigkill_and_sigint_resume_bit_identical)
 {
-    interrupt_and_resume("ckpt-population", population_preset, SIGKILL);
+    interrupt_and_resume_both("ckpt-population", population_preset, SIGINT);
 }
 Test(checkpoint, population_annealing_adaptive_sigkill_resume_bit_identical)
 {
     interrupt_and_resume("ckpt-population-adaptive", population_adaptive_preset, SIGKILL);
-}
-Test(checkpoint, population_annealing_sigint_leaves_resumable_checkpoint)
-{
-    interrupt_and_resume("ckpt-population-sigint", population_preset, SIGINT);
 }
 /* SIGINT and SIGHUP take SIGTERM's handler (src/engine/interrupt.c); the
  * population-annealing case covers SIGINT by default (CLMC_LONG_TESTS=1: both). */
@@ -223,7 +242,6 @@ Test(checkpoint, sigint_leaves_resumable_checkpoint)
     TEST_LONG_ONLY();
     interrupt_and_resume("ckpt-sigint", ising_preset, SIGINT);
 }
-Test(checkpoint, sigterm_leaves_resumable_checkpoint) { interrupt_and_resume("ckpt-sigterm", ising_preset, SIGTERM); }
 
 /* Numerical guard (issue 8 item 7) by fault injection: CLMC_FAULT_SPIN_AFTER
  * doubles one spin at the end of sweep 300 (a heat-bath sweep would draw it

@@ -206,11 +206,15 @@ Test(random_site, copies_local_equal_sequential_reference_3d_heatbath)
 /* The tiled variants' local-memory kernels make the same decisions as the
  * global-memory ones (algorithm.tile_memory): series and final
  * configurations bit for bit, Metropolis and heat bath, two or more tile
- * sizes each, tile counts that leave work-groups partly padded (36 tiles of
- * 4^2 at L = 24, 27 of 4^3 at L = 12), tiles making more attempts than one
- * plan chunk of 64 (dead_border 10^2 and 6^3, double_tiling 20^2 and 12^3)
- * and fewer, substeps, shift_every, several temperatures and copies (one per
- * temperature in 3D beyond L = 12), a first_system; 8 sweeps.  `local` names the local-memory run's
+ * sizes each, tile counts that leave work-groups partly padded (100 tiles of
+ * 4^2 at L = 40, 216 of 4^3 at L = 24), tiles making more attempts than one
+ * plan chunk of 64 (dead_border 10^2, double_tiling 20^2; 3D dead_border 6^3
+ * and double_tiling 12^3 opt-in) and fewer, substeps, shift_every, several
+ * temperatures and copies (one per temperature in 3D beyond L = 12), a
+ * first_system; 8 sweeps.  The cases of one variant share lattices (2D
+ * L = 40, 3D L = 24) and, where their checks allow, shapes, so that the
+ * local, private and waves comparisons of a shape share its global-memory
+ * program and every case its measurement program.  `local` names the local-memory run's
  * overrides (the workers per tile, algorithm.tile_workers, beside tile_memory local).  Each case builds
  * programs of its own (most of its time on PoCL): the cases marked opt-in repeat a default case's
  * code path with another tile or chunk count (CLMC_LONG_TESTS=1). */
@@ -250,27 +254,27 @@ static void expect_waves_equal_global(const char *variant, int dim, int edge, in
 
 Test(random_site, dead_border_local_equals_global_2d)
 {
-    expect_local_equals_global("dead_border", 2, 24, 4, "metropolis", 2);
+    expect_local_equals_global("dead_border", 2, 40, 4, "metropolis", 2);
     if (test_long_enabled()) expect_local_equals_global("dead_border", 2, 24, 6, "metropolis", 3);
-    expect_local_equals_global("dead_border", 2, 20, 10, "heatbath", 1);
+    expect_local_equals_global("dead_border", 2, 40, 10, "heatbath", 1);
 }
 
 Test(random_site, dead_border_local_equals_global_3d)
 {
-    expect_local_equals_global("dead_border", 3, 12, 4, "heatbath", 2);
+    expect_local_equals_global("dead_border", 3, 24, 4, "heatbath", 2);
     /* opt-in: several chunks per tile, as 2D tile 10 (and the 3D waves' tile 8) */
     if (test_long_enabled()) expect_local_equals_global("dead_border", 3, 12, 6, "metropolis", 1);
 }
 
 Test(random_site, double_tiling_local_equals_global_2d)
 {
-    expect_local_equals_global("double_tiling", 2, 24, 4, "heatbath", 2);
+    expect_local_equals_global("double_tiling", 2, 40, 4, "heatbath", 2);
     expect_local_equals_global("double_tiling", 2, 40, 20, "metropolis", 4);
 }
 
 Test(random_site, double_tiling_local_equals_global_3d)
 {
-    expect_local_equals_global("double_tiling", 3, 12, 4, "metropolis", 8);
+    expect_local_equals_global("double_tiling", 3, 24, 4, "metropolis", 8);
     /* opt-in: several chunks per sub-tile, as 2D tile 20 (3D tile 8 in the waves) */
     if (test_long_enabled()) expect_local_equals_global("double_tiling", 3, 24, 12, "heatbath", 2);
 }
@@ -279,9 +283,9 @@ Test(random_site, double_tiling_local_equals_global_3d)
  * work-item per tile, equal the global-memory kernels bit for bit (the
  * presets of the local-memory comparisons above and of the waves below, so
  * the global runs share their kernels): boxes of one word (double_tiling
- * tile 4), of several rows per word with unused bits (2D edges 6, 10;
- * 3D edges 4, 8: up to 16 words) and of one row a word (dead_border tile 32:
- * 32 words), Metropolis and heat bath, substeps, shift_every, a
+ * tile 4), of several rows per word with unused bits (2D edges 10, 12;
+ * 3D edges 4, 6, 8: up to 16 words) and of one row a word (dead_border tile
+ * 32: 32 words), Metropolis and heat bath, substeps, shift_every, a
  * first_system. */
 static void expect_private_equals_global(const char *variant, int dim, int edge, int tile, const char *type,
                                          int substeps)
@@ -292,8 +296,9 @@ static void expect_private_equals_global(const char *variant, int dim, int edge,
 
 Test(random_site, dead_border_private_equals_global_2d)
 {
-    expect_private_equals_global("dead_border", 2, 24, 6, "metropolis", 3);
-    expect_private_equals_global("dead_border", 2, 20, 10, "heatbath", 1);
+    /* opt-in: tile 6 (two words), the same rows-per-word path as tile 10 */
+    if (test_long_enabled()) expect_private_equals_global("dead_border", 2, 24, 6, "metropolis", 3);
+    expect_private_equals_global("dead_border", 2, 40, 10, "heatbath", 1);
 }
 
 Test(random_site, dead_border_private_equals_global_32_bit_rows)
@@ -308,41 +313,50 @@ Test(random_site, dead_border_private_equals_global_32_bit_rows)
 
 Test(random_site, dead_border_private_equals_global_3d)
 {
-    expect_private_equals_global("dead_border", 3, 12, 4, "heatbath", 2);
-    expect_private_equals_global("dead_border", 3, 16, 8, "metropolis", 1);
+    expect_private_equals_global("dead_border", 3, 24, 4, "heatbath", 2);
+    expect_private_equals_global("dead_border", 3, 24, 8, "metropolis", 1);
 }
 
 Test(random_site, double_tiling_private_equals_global_2d)
 {
-    expect_private_equals_global("double_tiling", 2, 24, 4, "heatbath", 2);
-    expect_private_equals_global("double_tiling", 2, 32, 16, "heatbath", 4);
+    expect_private_equals_global("double_tiling", 2, 40, 4, "heatbath", 2);
+    expect_private_equals_global("double_tiling", 2, 40, 20, "metropolis", 4);
+    /* opt-in: tile 16 (box edge 10, 3 rows a word), the path of tile 20's (edge 12, 2 rows a word) */
+    if (test_long_enabled()) expect_private_equals_global("double_tiling", 2, 32, 16, "heatbath", 4);
 }
 
 Test(random_site, double_tiling_private_equals_global_3d)
 {
-    expect_private_equals_global("double_tiling", 3, 12, 4, "metropolis", 8);
-    expect_private_equals_global("double_tiling", 3, 24, 12, "heatbath", 2);
+    expect_private_equals_global("double_tiling", 3, 24, 4, "metropolis", 8);
+    expect_private_equals_global("double_tiling", 3, 24, 8, "heatbath", 2);
+    /* opt-in: tile 12 (box edge 8, 16 words: dead_border 3D tile 8's box above) */
+    if (test_long_enabled()) expect_private_equals_global("double_tiling", 3, 24, 12, "heatbath", 2);
 }
 
 /* Waves of parallel attempts (algorithm.tile_workers 2 .. 32) equal the
- * serial chain bit for bit: tiles 4, 8, 16, 20 (2D) and 4, 8 (3D); partly
- * padded work-groups (36 tiles of 4^2 in groups of 32, 25 of 8^2 in groups
- * of 16, 27 of 4^3 in groups of 16); chunks of 4 .. 64 attempts and tiles of
- * several chunks (dead_border 20^2: 400 attempts a step, the last chunk of
- * 16; 3D 8^3: 512); occupancy buckets shared by several sites (dead_border
+ * serial chain bit for bit: tiles 4, 8, 10, 32 (2D; 20 opt-in) and 4, 8 (3D); partly
+ * padded work-groups (100 tiles of 4^2 in groups of 32, 25 of 8^2 in groups
+ * of 4, 216 of 4^3 in groups of 16); chunks of 4 .. 64 attempts and tiles of
+ * several chunks (dead_border 10^2: 100 attempts a step, the last chunk of
+ * 36; 3D 8^3: 512); occupancy buckets shared by several sites (dead_border
  * 32^2: 1024 box sites in 512 buckets); more workers than a chunk has
  * attempts (double_tiling tile 8: 16 attempts, 32 workers). */
 Test(random_site, dead_border_waves_equal_serial_2d)
 {
-    expect_waves_equal_global("dead_border", 2, 24, 4, "metropolis", 2, 4);
-    expect_waves_equal_global("dead_border", 2, 40, 8, "heatbath", 1, 8);
+    /* opt-in: tile 4, partly filled groups as 3D tile 4's (216 tiles in groups of 16) */
+    if (test_long_enabled()) expect_waves_equal_global("dead_border", 2, 40, 4, "metropolis", 2, 4);
+    /* tile 10: 100 attempts a step, chunks of 64 and 36 */
+    expect_waves_equal_global("dead_border", 2, 40, 10, "heatbath", 1, 8);
+    /* opt-in: tile 8 on its own lattice */
+    if (test_long_enabled()) expect_waves_equal_global("dead_border", 2, 40, 8, "heatbath", 1, 8);
     /* opt-in: a partial last chunk, as tile 16 below */
     if (test_long_enabled()) expect_waves_equal_global("dead_border", 2, 40, 20, "heatbath", 1, 2);
 }
 
 Test(random_site, dead_border_waves_equal_serial_large_tiles)
 {
-    expect_waves_equal_global("dead_border", 2, 32, 16, "metropolis", 1, 16);
+    /* opt-in: 16 workers on tile 16, as on tile 32 (shared masks, below) */
+    if (test_long_enabled()) expect_waves_equal_global("dead_border", 2, 32, 16, "metropolis", 1, 16);
     /* against the serial local-memory kernel too (opt-in) */
     if (test_long_enabled())
         expect_local_run_equals("dead_border", 2, 32, 16, "heatbath", 1,
@@ -365,27 +379,29 @@ Test(random_site, dead_border_waves_shared_masks_equal_serial)
 
 Test(random_site, dead_border_waves_equal_serial_3d)
 {
-    expect_waves_equal_global("dead_border", 3, 12, 4, "heatbath", 2, 8);
-    expect_waves_equal_global("dead_border", 3, 16, 8, "metropolis", 1, 16);
+    expect_waves_equal_global("dead_border", 3, 24, 4, "heatbath", 2, 8);
+    expect_waves_equal_global("dead_border", 3, 24, 8, "metropolis", 1, 16);
 }
 
 Test(random_site, double_tiling_waves_equal_serial_2d)
 {
-    expect_waves_equal_global("double_tiling", 2, 24, 4, "heatbath", 2, 4);
-    expect_waves_equal_global("double_tiling", 2, 32, 8, "metropolis", 1, 32);
+    expect_waves_equal_global("double_tiling", 2, 40, 4, "heatbath", 2, 4);
+    expect_waves_equal_global("double_tiling", 2, 40, 8, "metropolis", 1, 32);
 }
 
+/* Opt-in: tile 16, between tile 8 and 20, and tile 20 (several chunks a
+ * sub-tile, as dead_border tile 10 and 3D tile 8 by default). */
 Test(random_site, double_tiling_waves_equal_serial_large_tiles)
 {
-    /* opt-in: tile 16, between tile 8 and 20 */
-    if (test_long_enabled()) expect_waves_equal_global("double_tiling", 2, 32, 16, "heatbath", 4, 8);
+    TEST_LONG_ONLY();
+    expect_waves_equal_global("double_tiling", 2, 32, 16, "heatbath", 4, 8);
     expect_waves_equal_global("double_tiling", 2, 40, 20, "metropolis", 4, 16);
 }
 
 Test(random_site, double_tiling_waves_equal_serial_3d)
 {
-    expect_waves_equal_global("double_tiling", 3, 12, 4, "metropolis", 8, 2);
-    expect_waves_equal_global("double_tiling", 3, 16, 8, "heatbath", 2, 16);
+    expect_waves_equal_global("double_tiling", 3, 24, 4, "metropolis", 8, 2);
+    expect_waves_equal_global("double_tiling", 3, 24, 8, "heatbath", 2, 16);
 }
 
 /* The guard: waves that ignore conflicts (every attempt of a chunk in the
@@ -393,9 +409,11 @@ Test(random_site, double_tiling_waves_equal_serial_3d)
  * the serial chain, or the comparisons above could not fail. */
 Test(random_site, waves_ignoring_conflicts_differ)
 {
-    const char *json = "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 32},"
-                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"dead_border\", \"tile\": 8},"
-                       " \"ensemble\": {\"beta\": 0.44},"
+    /* the shape of dead_border_waves_equal_serial_2d's tile 10 (its serial program) */
+    const char *json = "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 40},"
+                       " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\","
+                       " \"random_site\": \"dead_border\", \"tile\": 10, \"shift_every\": 2},"
+                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.35, 0.5], \"copies\": 3},"
                        " \"run\": {\"thermalization\": 0, \"sweeps\": 10, \"seed\": 5}}";
     char *serial = run_preset("rsite-fault-serial", json, "--set algorithm.tile_memory=global");
     setenv("CLMC_FAULT_RSITE_NO_CONFLICTS", "1", 1);
@@ -735,15 +753,18 @@ Test(random_site, dead_border_artefact_shrinks_with_tile, .timeout = 900)
     cr_expect_lt(fabs(lag32_late), 0.015);
 }
 
-/* System i of a `copies` run equals a one-system run with first_system = i. */
+/* System i of a `copies` run equals a one-system run with first_system = i
+ * (system 4: copy 2 at beta 0.3; the shape of copies_resume_bit_identical,
+ * whose program the six-system run loads). */
 Test(random_site, copies_system_reruns_alone)
 {
     const char *json = "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8},"
-                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\"},"
-                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.44], \"copies\": 6},"
+                       " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\", \"substeps\": 2},"
+                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.5], \"copies\": 3},"
                        " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 4}}";
     char *all_dir = run_preset("rsite-alone", json, ""), *all = read_out(all_dir, "series.csv");
-    char *one_dir = run_preset("rsite-alone", json, "--set ensemble.copies=1 --set ensemble.first_system=4");
+    char *one_dir = run_preset("rsite-alone", json,
+                               "--set 'ensemble.betas=[0.3]' --set ensemble.copies=1 --set ensemble.first_system=4");
     char *one = read_out(one_dir, "series.csv");
     double *e_all = series_energies(all, 6, 30, 6, 0), *e_one = series_energies(one, 6, 30, 1, 4);
     for (int s = 0; s < 30; s++) cr_expect_eq(e_all[s * 6 + 4], e_one[s], "step %d", s + 6);
@@ -893,9 +914,17 @@ Test(random_site, copies_resume_bit_identical)
 {
     expect_resume_bit_identical("rsite-resume-copies", "copies", "global");
 }
+/* Packed copies in local memory: the shape of
+ * copies_local_equal_sequential_reference_2d_metropolis (42 copies: two
+ * packed blocks, the second partial), whose program the runs load. */
 Test(random_site, copies_local_resume_bit_identical)
 {
-    expect_resume_bit_identical("rsite-resume-copies-local", "copies", "local");
+    rerun_expect_resume_identical("rsite-resume-copies-local",
+        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 12},"
+        " \"algorithm\": {\"layout\": \"random_site\", \"random_site\": \"copies\", \"substeps\": 4,"
+        " \"copies_memory\": \"local\"},"
+        " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.3, 0.44, 0.6], \"copies\": 14},"
+        " \"run\": {\"thermalization\": 100, \"sweeps\": 200, \"seed\": 3, \"checkpoint_every\": 130}}");
 }
 Test(random_site, sequential_resume_bit_identical)
 {
@@ -1014,15 +1043,20 @@ Test(random_site, potts_copies_equal_sequential_reference_3d_heatbath)
         " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 9}}", "global");
 }
 
-/* System i of a Potts `copies` run equals a one-system run with first_system = i. */
+/* System i of a Potts `copies` run equals a one-system run with first_system
+ * = i (system 4: copy 2 at beta 0.8; the shape of
+ * potts_copies_resume_bit_identical, whose programs the six-system run loads;
+ * the heat bath's first_system: the 3D bit-identity above). */
 Test(random_site, potts_copies_system_reruns_alone)
 {
-    const char *json = "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 4},"
-                       " \"algorithm\": {\"type\": \"heatbath\", \"layout\": \"random_site\", \"random_site\": \"copies\"},"
-                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [1.1], \"copies\": 6},"
+    const char *json = "{\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 6, \"q\": 3},"
+                       " \"algorithm\": {\"type\": \"metropolis\", \"layout\": \"random_site\", \"random_site\": \"copies\","
+                       " \"substeps\": 2},"
+                       " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.8, 1.2], \"copies\": 3},"
                        " \"run\": {\"thermalization\": 5, \"sweeps\": 30, \"seed\": 4}}";
     char *all_dir = run_preset("rsite-potts-alone", json, ""), *all = read_out(all_dir, "series.csv");
-    char *one_dir = run_preset("rsite-potts-alone", json, "--set ensemble.copies=1 --set ensemble.first_system=4");
+    char *one_dir = run_preset("rsite-potts-alone", json,
+                               "--set 'ensemble.betas=[0.8]' --set ensemble.copies=1 --set ensemble.first_system=4");
     char *one = read_out(one_dir, "series.csv");
     double *e_all = series_energies(all, 6, 30, 6, 0), *e_one = series_energies(one, 6, 30, 1, 4);
     int equal = 0;

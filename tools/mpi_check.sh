@@ -6,7 +6,8 @@
 # ranks, EA msc under 3); an interrupted 2-rank run
 # resumed under 2 ranks too; result.h5 under 2 ranks equals series.csv (where
 # the build has HDF5); one Ising lattice decomposed into slabs (msc 2D
-# under 2 and 3 ranks, 3D under 2; tiled 2D with 3 and 2 tile colours, 3D)
+# under 3 ranks (2 opt-in), 3D under 2; tiled 2D with 3 and 2 tile colours, 3D
+# under 2 (3 opt-in))
 # equal to one process, and resumed; multicanonical walkers and Wang-Landau
 # windows under 2 and 3 ranks equal to one process, and resumed; parallel
 # tempering of one Ising lattice with the temperatures over 2 and 3 ranks
@@ -18,8 +19,10 @@
 # realizations; glass tempering, like EA tempering; the -np 1 repeats of
 # EA tempering, the slabs, Ising tempering, Swendsen-Wang and the walkers:
 # one rank takes the single-process path, clmc_ranks_many, so the Ising
-# copies' -np 1 run stays as the one check that mpirun -np 1 works);
-# tests/README.md lists them.
+# copies' -np 1 run stays as the one check that mpirun -np 1 works; EA
+# tempering under 2 ranks, even shares as under 3; 2D msc in 2 slabs, 3D
+# tiled in 3 slabs and 3D tiled L = 32 in 2, slab counts and dimensions
+# that other slab runs take); tests/README.md lists them.
 # Usage: tools/mpi_check.sh BUILD_DIR   (a skip, exit 77, without MPI in the build)
 # MPIRUN names the launcher (default mpirun), e.g. MPIRUN=mpiexec.mpich for a build
 # against MPICH (meson -Dmpi_implementation=mpich; tools/mpich_check.sh).
@@ -147,8 +150,8 @@ for model in potts heisenberg percolation ea eamsc glass eapt eamscpt glasspt; d
     [ "$(observables "$tmp/$model-one/result.json")" = "$(observables "$tmp/$model-two/result.json")" ] &&
     echo "ok: $model: $k ranks give the single-process series and observables" || fail "$model differs under $k ranks"
 done
-for k in 1 2; do # EA tempering (above under 3 ranks) also under 2 (and 1, opt-in)
-  [ $k -eq 1 ] && [ $long_tests -eq 0 ] && continue
+for k in 1 2; do # EA tempering (above under 3 ranks) also under 2 and 1, opt-in: even shares as under 3
+  [ $long_tests -eq 0 ] && continue
   "${launcher[@]}" -np $k "$clmc" run "$tmp/eapt.json" --out "$tmp/eapt-np$k" --quiet || fail "eapt under $k ranks"
   cmp -s "$tmp/eapt-one/series.csv" "$tmp/eapt-np$k/series.csv" &&
     [ "$(observables "$tmp/eapt-one/result.json")" = "$(observables "$tmp/eapt-np$k/result.json")" ] &&
@@ -289,10 +292,11 @@ fi
 # the last axis.  msc: 2D L = 192 (1 slab, 2 of 96 rows, 3 of 64) and 3D
 # L = 64 (2 slabs of 32 planes); tiled: 2D L = 96 with tile 32 (3 tile colours,
 # 2 hits; 3 slabs of one tile row) and tile 16 (2 colours; 2 slabs of three
-# tile rows: boundary rows and interior), 3D L = 32 with tile 8 (2 slabs of
-# two tile planes).  series.csv, observables, the configuration hash and
-# picture identical to the single-process run; the 3-rank 2D msc run resumed
-# from its ranks' checkpoints too.
+# tile rows: boundary rows and interior), 3D L = 24 with tile 4 (2 slabs of
+# 3 tile planes; opt-in, CLMC_LONG_TESTS=1: 3 slabs of 2, L = 32 with tile 8
+# in 2 slabs of two tile planes, and 2D msc in 2 slabs).  series.csv, observables,
+# the configuration hash and picture identical to the single-process run; the
+# 3-rank 2D msc run resumed from its ranks' checkpoints too.
 cat > "$tmp/dd2.json" <<'JSON'
 { "model": { "type": "ising", "dim": 2, "L": 192 }, "algorithm": { "layout": "msc" }, "ensemble": { "beta": 0.44 },
   "run": { "thermalization": 10, "sweeps": 60, "measure_every": 2, "seed": 5, "checkpoint_every": 40 },
@@ -323,11 +327,16 @@ same_run() { # ONE OTHER: series, observables, configuration hash (and picture w
     { [ ! -f "$1/configuration.pgm" ] || cmp -s "$1/configuration.pgm" "$2/configuration.pgm"; }
 }
 for name in dd2 dd3 tiled32 tiled16 tiled3d tiled3dk; do
+  [ $name = tiled3d ] && [ $long_tests -eq 0 ] && continue # opt-in: 3D tiled in 2 slabs, as tiled3dk:2
   "$clmc" run "$tmp/$name.json" --out "$tmp/$name-one" --quiet || fail "$name single-process run"
 done
 for run in dd2:1 dd2:2 dd2:3 dd3:2 tiled32:3 tiled16:2 tiled3d:2 tiled3dk:1 tiled3dk:2 tiled3dk:3; do
   name=${run%:*} k=${run#*:}
   [ "$k" = 1 ] && [ $long_tests -eq 0 ] && continue # one rank: the single-process path (clmc_ranks_many)
+  # opt-in: 2D msc in 2 slabs (msc in 2 slabs: dd3; 2D in 2 slabs: tiled16; 2D msc
+  # in 3: dd2:3), 3D tiled L = 32 in 2 (3D tiled in 2 slabs: tiled3dk:2) and 3D
+  # tiled in 3 (3 slabs: tiled32 and dd2 in 2D; 3D slabs: tiled3dk:2 and dd3)
+  case $run in dd2:2|tiled3d:2|tiled3dk:3) [ $long_tests -eq 0 ] && continue ;; esac
   "${launcher[@]}" -np $k "$clmc" run "$tmp/$name.json" --out "$tmp/$name-np$k" --quiet 2>"$tmp/$name-np$k.err" ||
     { cat "$tmp/$name-np$k.err"; fail "$name under $k ranks"; continue; }
   same_run "$tmp/$name-one" "$tmp/$name-np$k" &&

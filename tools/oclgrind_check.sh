@@ -83,8 +83,12 @@ add ising2d-wang-landau-windows "$all" "\"model\": {\"type\": \"ising\", \"dim\"
 add potts2d-wang-landau "$all" "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 4, \"q\": 3}, \"algorithm\": {\"type\": \"metropolis\"}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [0.4], \"walkers\": 8, \"iteration_sweeps\": 2, \"flatness\": 0.5, \"final_ln_f\": 0.6}"
 # Population annealing: systematic copy numbers (pa_copy_numbers) and multinomial ones
 # (pa_multinomial), the prefix sums, copies and family statistics (population.cl).
-pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\", \"resident\": \"${3:-off}\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 24, \"steps\": 2, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"}"; }
-add ising2d-population-systematic "$all" "$(pa naive systematic)"
+# One temperature step (one resampling) launches every kernel of a case; the
+# systematic case takes two, the second resampling reading the families and
+# members the first wrote.  12 members: the measurement kernel's work-groups of
+# 256 per member are most of Oclgrind's time (24 before 2026-11-27).
+pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\", \"resident\": \"${3:-off}\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": ${4:-1}, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"}"; }
+add ising2d-population-systematic "$all" "$(pa naive systematic off 2)"
 add ising2d-population-multinomial "$all" "$(pa tiled multinomial)"
 # The resident update (ising_resident_update: one work-group per configuration in
 # local memory, many sweeps per launch, the measurement fused): 2D tiled with
@@ -96,11 +100,12 @@ add ising2d-population-resident "$all" "$(pa naive systematic on)"
 # sweeps per launch, blocks of 8 on L = 12: the last block 4 wide).
 add ising2d-naive-blocked "$all" "$(ising 2 12 naive ', "sweeps_per_launch": 2, "block": 8, "resident": "off"'), $beta" 1 4
 # The EA's and Potts' member totals (ea_member_totals, potts_member_totals): members are
-# EA replica pairs on one disorder sample, Potts systems with Metropolis sweeps.
-pam() { echo "\"model\": {$1}, \"algorithm\": {$2}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"; }
+# EA replica pairs on one disorder sample, Potts systems with Metropolis sweeps (one
+# temperature step, as above).
+pam() { echo "\"model\": {$1}, \"algorithm\": {$2}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": 1, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"; }
 add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layout": "naive"')"
 # EA msc members, 32 per word (two words): the lanes' bit gather (pa_gather_lanes) and the swap.
-add ea3d-population-msc "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 64, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"
+add ea3d-population-msc "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 64, \"steps\": 1, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"
 add potts2d-population "$all" "$(pam '"type": "potts", "dim": 2, "L": 6, "q": 3' '"type": "metropolis"')"
 # XY members (heisenberg_member_totals: real energies and |M| from the exact sums).
 # Races, bounds and API only: a step whose members share one beta writes the betas
