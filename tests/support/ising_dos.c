@@ -1,4 +1,4 @@
-/* Reads tests/data/ising2d_dos.txt ($CLMC_TEST_DATA, set by tests/meson.build). */
+/* Reads tests/data/ising2d_dos.txt and ising2d_dos_L32.txt ($CLMC_TEST_DATA, set by tests/meson.build). */
 #include "ising_dos.h"
 
 #include <math.h>
@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ising2d_exact_dos(int L, int *energies, double *ln_g, int capacity)
+/* The block of L in the file `name` of the test data (0: none). */
+static int read_block(const char *name, int L, int *energies, double *ln_g, int capacity)
 {
     const char *dir = getenv("CLMC_TEST_DATA");
     char path[4096], line[1024];
-    snprintf(path, sizeof path, "%s/ising2d_dos.txt", dir ? dir : "tests/data");
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/data", name);
     FILE *f = fopen(path, "r");
     if (!f) return 0;
     int n = 0, in_block = 0;
@@ -32,5 +33,16 @@ int ising2d_exact_dos(int L, int *energies, double *ln_g, int capacity)
         n++;
     }
     fclose(f);
+    return n;
+}
+
+int ising2d_exact_dos(int L, int *energies, double *ln_g, int capacity)
+{
+    int n = read_block("ising2d_dos.txt", L, energies, ln_g, capacity);
+    if (n == 0) { /* larger lattices have a file each (L = 32) */
+        char name[64];
+        snprintf(name, sizeof name, "ising2d_dos_L%d.txt", L);
+        n = read_block(name, L, energies, ln_g, capacity);
+    }
     return n;
 }

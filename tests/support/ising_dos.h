@@ -1,5 +1,6 @@
 /* The exact density of states of the L x L periodic 2D Ising model (J = 1) from
- * tests/data/ising2d_dos.txt (tools/exact_dos.py: exact integers for L = 4, 6, 8, 16). */
+ * tests/data/ising2d_dos.txt (tools/exact_dos.py: exact integers for L = 4, 6, 8, 16)
+ * and tests/data/ising2d_dos_L32.txt (L = 32). */
 #ifndef CLMC_TESTS_ISING_DOS_H
 #define CLMC_TESTS_ISING_DOS_H
 
