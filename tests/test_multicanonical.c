@@ -323,10 +323,16 @@ Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
  * bounds): 99 walkers (a padded last group) under uneven weights, 3 sweeps
  * unrecorded then 7 recorded; the block histograms and the walkers'
  * energies after them. */
-static void run_layout(int L, bool rows, bool global_histogram, unsigned windows, double *hist, cl_int *energies,
-                       unsigned *bins)
+typedef struct {
+    unsigned walkers;    /* 99 in the layouts test */
+    size_t local_memory; /* muca.local_memory: the local memory the group rule assumes (0: the device's) */
+    size_t group;        /* out: walkers per work-group */
+} layout_options;
+
+static void run_layout_with(int L, bool rows, bool global_histogram, unsigned windows, layout_options *o,
+                            double *hist, cl_int *energies, unsigned *bins)
 {
-    unsigned n = (unsigned)(L * L), walkers = 99;
+    unsigned n = (unsigned)(L * L), walkers = o->walkers;
     char defines[96];
     snprintf(defines, sizeof defines, "-cl-std=CL1.2 -DDIM=2 -DEDGE=%d%s", L, rows ? " -DWALKER_ROWS" : "");
     clmc_runtime *rt = NULL;
@@ -351,8 +357,10 @@ static void run_layout(int L, bool rows, bool global_histogram, unsigned windows
                         .sites = n,
                         .log_states = n * log(2.0),
                         .walker_bytes = rows ? (size_t)L * (L <= 32 ? 4 : 8) : n},
-              .global_histogram = global_histogram};
+              .global_histogram = global_histogram,
+              .local_memory = o->local_memory};
     cr_assert_eq(muca_layout(&m), CLMC_OK, "%s", clmc_error_message());
+    o->group = m.group;
     cr_assert_eq(m.windows, windows > 1 ? windows : 1);
     cr_assert_eq(muca_check(&m), CLMC_OK, "%s", clmc_error_message());
     cr_assert_eq(muca_open(&m, preset), CLMC_OK, "%s", clmc_error_message());
@@ -371,6 +379,50 @@ static void run_layout(int L, bool rows, bool global_histogram, unsigned windows
     muca_close(&m);
     clmc_preset_free(preset);
     clmc_runtime_close(rt);
+}
+
+static void run_layout(int L, bool rows, bool global_histogram, unsigned windows, double *hist, cl_int *energies,
+                       unsigned *bins)
+{
+    layout_options o = {.walkers = 99};
+    run_layout_with(L, rows, global_histogram, windows, &o, hist, energies, bins);
+}
+
+/* The group rule of density_walkers.c on a device whose local memory takes
+ * the histogram only at 1/2 (as 2D Ising L = 64 on 48 KiB): groups of 256
+ * walkers with the histogram in local memory count block for block as the
+ * same groups with the global histogram, and the walkers end where groups
+ * of 64 (the device's own rule here) leave them; 8291 walkers, so the last
+ * group is partly filled. */
+Test(multicanonical, groups_of_256_with_local_histograms_count_alike, .timeout = 600)
+{
+    const int L = 8;
+    enum { VARIANTS = 3, WALKERS = 8291 };
+    unsigned n = (unsigned)(L * L), bins[VARIANTS];
+    size_t half = 2 * (n + 1) * sizeof(cl_uint); /* the histogram takes half of it */
+    layout_options options[VARIANTS] = {{WALKERS, half, 0}, {WALKERS, half, 0}, {WALKERS, 0, 0}};
+    const char *names[VARIANTS] = {"groups of 256, local histograms", "groups of 256, global histogram",
+                                   "the device's groups"};
+    double *hist[VARIANTS], total[VARIANTS] = {0};
+    cl_int *energies[VARIANTS];
+    for (int v = 0; v < VARIANTS; v++) {
+        hist[v] = calloc((size_t)32 * (n + 1), sizeof *hist[v]);
+        energies[v] = malloc(WALKERS * sizeof *energies[v]);
+        run_layout_with(L, true, v == 1, 1, &options[v], hist[v], energies[v], &bins[v]);
+        for (unsigned i = 0; i < bins[v]; i++) total[v] += hist[v][i];
+        printf("%s: %zu walkers per group, %.0f updates counted (%d walkers x %u sites x 7 sweeps = %.0f)\n", names[v],
+               options[v].group, total[v], WALKERS, n, (double)WALKERS * n * 7);
+        cr_expect_eq(total[v], (double)WALKERS * n * 7, "%s: one count per update expected", names[v]);
+    }
+    cr_expect_eq(options[0].group, 256, "the rule gave groups of %zu", options[0].group);
+    cr_expect_lt(options[2].group, 256, "the device's rule gave groups of %zu", options[2].group);
+    cr_assert_eq(bins[1], bins[0]);
+    cr_expect(memcmp(hist[1], hist[0], bins[0] * sizeof(double)) == 0, "block histograms of %s and %s differ", names[1],
+              names[0]);
+    for (int v = 1; v < VARIANTS; v++)
+        cr_expect(memcmp(energies[v], energies[0], WALKERS * sizeof(cl_int)) == 0, "energies of %s and %s differ",
+                  names[v], names[0]);
+    for (int v = 0; v < VARIANTS; v++) free(hist[v]), free(energies[v]);
 }
 
 Test(multicanonical, walker_layouts_and_histogram_paths_count_bit_for_bit_alike, .timeout = 600)

@@ -62,7 +62,8 @@ static clmc_status window_bins(muca *m)
  * of the device's local memory. */
 static bool histogram_fits(const muca *m, unsigned divisor)
 {
-    return m->model.n_bins * sizeof(cl_uint) <= clmc_runtime_device(m->rt)->local_mem_bytes / divisor;
+    size_t local = m->local_memory ? m->local_memory : clmc_runtime_device(m->rt)->local_mem_bytes;
+    return m->model.n_bins * sizeof(cl_uint) <= local / divisor;
 }
 
 /* Walkers per work-group: a power of two up to 64, or up to 256 where the

@@ -81,6 +81,7 @@ typedef struct {
     bool resume_call;
     double *resume_hist;
     bool global_histogram; /* the group histograms in global memory whatever the local-memory rule (tests) */
+    size_t local_memory;   /* the local memory the rule assumes, bytes (tests; 0: the device's) */
 } muca;
 
 enum muca_phase { MUCA_WEIGHTS, MUCA_THERMALIZATION, MUCA_PRODUCTION };
