@@ -69,10 +69,10 @@ static bool histogram_fits(const muca *m, unsigned divisor)
 /* Walkers per work-group: a power of two up to 64, or up to 256 where the
  * group histogram needs more than 1/4 of local memory but at most 1/2 (2D
  * Ising L = 56 ... 78 on 48 KiB), so that it still goes into local memory
- * (muca_open) with a quarter of the groups per compute unit, and their
- * local memory, that groups of 64 would need (H100, L = 64: 3.19 ps per
- * update with groups of 64 and the histogram in global memory, 2.90 with
- * 256 and local histograms; the weights in 14.1 s against 25.8).
+ * (muca_open) while the walkers' histograms take a quarter of the local
+ * memory that groups of 64 would (H100, L = 64: 3.19 ps per update with
+ * groups of 64 and the histogram in global memory, 2.90 with 256 and local
+ * histograms; the weights in 14.1 s against 25.8).
  * Every jackknife block keeps at least one group. */
 static size_t group_limit(const muca *m)
 {
