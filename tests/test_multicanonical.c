@@ -318,9 +318,11 @@ Test(multicanonical, ising3d_L4_ground_states_and_symmetry, .timeout = 900)
  * site, or as bit rows (WALKER_ROWS, the layout src/models/ising/ising.c
  * picks for 4 <= L <= 64), with the group histograms in local memory (the
  * rule of density_walkers.c) or forced global, and with `windows` > 1 the
- * program of a Wang-Landau run with that many energy windows in its
+ * walkers of a Wang-Landau run with that many energy windows in its
  * production (muca_set_weights: every window the same weights, open
- * bounds): 99 walkers (a padded last group) under uneven weights, 3 sweeps
+ * bounds; the launches go to the program of one window that muca_open
+ * builds beside the windowed one): 99 walkers (a padded last group) under
+ * uneven weights, 3 sweeps
  * unrecorded then 7 recorded; the block histograms and the walkers'
  * energies after them. */
 typedef struct {

@@ -28,12 +28,11 @@
  * (through muca_acceptance), a walker inside its window's bins
  * window_bounds[2 window] .. window_bounds[2 window + 1] rejects every move
  * out of it (outside, the weights lead it in), and it counts in the
- * histogram row of its window.  Records 0 and 1 with WINDOWS > 1 are the
- * production after it, where every window has the same weights and open
- * bounds (muca_set_weights): the walkers use window 0's table, no bounds,
- * and the group histograms as without windows (the same decisions and
- * counts, fewer table entries in the cache); the host runs those launches
- * on the program of one window (src/ensembles/density_walkers.c).
+ * histogram row of its window.  Records 0 and 1 (thermalization and
+ * production after it, every window with the same weights and open bounds:
+ * muca_set_weights) keep no walker in a window, so the host runs them on
+ * the program of one window (src/ensembles/density_walkers.c): window 0's
+ * table and the group histograms, the same decisions and counts.
  * Models with a density of states per unit (clmc_density_walkers.units,
  * the EA spin glass's disorder realizations, run one unit after another):
  * muca_init and muca_sweeps take last model_data (clmc_density_walkers.data,

@@ -175,10 +175,10 @@ static clmc_status build_walkers(muca *m, unsigned windows, cl_program *program)
      * (2D Ising up to L = 55 on 48 KiB; 1/8, L <= 39, before 2026-11-27), or
      * at most 1/2 with groups of 256 walkers (group_limit: L = 64);
      * otherwise the runs go to the global histogram (and always the
-     * Wang-Landau phase's, record 2: ensembles/muca_walkers.h).  The same counts either way.  (L = 64's 16 KiB
-     * group histograms with groups of 64 walkers cut the groups resident and
-     * the cache left for the acceptance table: 10.5 ps per update on an
-     * H100.) */
+     * Wang-Landau phase's, record 2: ensembles/muca_walkers.h).  The same
+     * counts either way.  (L = 64's 16 KiB group histograms with groups of 64
+     * walkers cut the groups resident and the cache left for the acceptance
+     * table: 10.5 ps per update on an H100.) */
     if (!m->global_histogram && (histogram_fits(m, 4) || (m->group >= 256 && histogram_fits(m, 2))))
         clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
     clmc_defines_int(&options, "N_BINS", m->model.n_bins);

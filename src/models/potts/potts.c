@@ -220,7 +220,6 @@ static void thresholds_at(const potts_state *s, double beta, cl_uint c)
 }
 
 /* The thresholds of every system at its beta, written before the next sweep. */
-
 static clmc_status potts_set_betas(void *state, const double *betas, const unsigned *temperature_of)
 {
     potts_state *s = state;
