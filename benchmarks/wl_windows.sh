@@ -12,6 +12,8 @@
 # Usage: benchmarks/wl_windows.sh [DEVICE, default nvidia] [OUTDIR, default out/wl-windows]
 # e.g.   benchmarks/wl_windows.sh nvidia out/wl-windows      (about 10-20 minutes on an H100)
 # SIZES, WINDOWS, WALKERS, POTTS (space-separated lists) pick a subset: defaults "16 32", "1 4 8", "256 2048", "16 32".
+# POTTS sizes without a preset of their own run presets/muca-potts10-L32.json at that edge; each Potts run is cut
+# at POTTS_TIMEOUT seconds (default 600).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/gpu-env.sh
@@ -66,9 +68,10 @@ for L in ${SIZES:-16 32}; do
 done
 
 for L in ${POTTS:-16 32}; do
-  name=muca-potts10-L$L
-  "$clmc" run presets/muca-potts10-L$L.json --quiet --overwrite --device "$device" --out "$outdir/$name" \
-    || { echo "$name failed" >&2; continue; }
+  name=muca-potts10-L$L preset=presets/muca-potts10-L$L.json
+  [ -f "$preset" ] || preset=presets/muca-potts10-L32.json  # other sizes: the L = 32 set-up at edge L
+  timeout "${POTTS_TIMEOUT:-600}" "$clmc" run "$preset" --quiet --overwrite --device "$device" --out "$outdir/$name" \
+    --set model.L="$L" || { echo "$name failed or over ${POTTS_TIMEOUT:-600} s" >&2; continue; }
   python3 - "$outdir/$name/result.json" $L <<'PY'
 import json, math, sys
 r = json.load(open(sys.argv[1])); L = int(sys.argv[2]); N = L * L

@@ -429,7 +429,10 @@ Test(multicanonical, groups_of_256_with_local_histograms_count_alike, .timeout =
 
 Test(multicanonical, walker_layouts_and_histogram_paths_count_bit_for_bit_alike, .timeout = 600)
 {
-    const int edges[] = {6, 8, 36}; /* 32-bit rows (6: a partial last draw per sweep) and 64-bit rows */
+    /* 32-bit rows (6: a partial last draw per sweep and the column counted
+     * per site; 8: a power of two) and 64-bit rows (36: the column counted
+     * per draw, DRAW_X in cl/ising/muca_ising.cl) */
+    const int edges[] = {6, 8, 36};
     for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
         int L = edges[k];
         enum { VARIANTS = 5 };

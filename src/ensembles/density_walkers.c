@@ -58,25 +58,32 @@ static clmc_status window_bins(muca *m)
     return CLMC_OK;
 }
 
-/* Whether the model's histogram of one work-group takes at most 1/divisor
- * of the device's local memory. */
-static bool histogram_fits(const muca *m, unsigned divisor)
+/* Whether a work-group of `group` walkers counts in a histogram in local
+ * memory: where it takes at most 1/2 of the local memory and at most 1/6 of
+ * it per 64 walkers (groups of fewer count as 64).  Larger shares fill the
+ * shared memory an SM splits with its L1 cache, so that the acceptance table
+ * no longer stays in L1 (H100, 48 KiB, 2D Ising, 2026-11-27: L = 48, 9 KiB
+ * per 64 walkers, 10.3 ps per update against 3.22 with groups of 128 where
+ * the walkers took 48 registers; L = 50, 10 KiB per 64, 10.3 against 3.26
+ * with 128; L = 64, 16 KiB per 64, 10.5 against 2.90 with 256). */
+static bool histogram_local(const muca *m, size_t group)
 {
     size_t local = m->local_memory ? m->local_memory : clmc_runtime_device(m->rt)->local_mem_bytes;
-    return m->model.n_bins * sizeof(cl_uint) <= local / divisor;
+    size_t bytes = m->model.n_bins * sizeof(cl_uint);
+    return bytes <= local / 2 && bytes * 6 * 64 <= local * (group > 64 ? group : 64);
 }
 
-/* Walkers per work-group: a power of two up to 64, or up to 256 where the
- * group histogram needs more than 1/4 of local memory but at most 1/2 (2D
- * Ising L = 56 ... 78 on 48 KiB), so that it still goes into local memory
- * (muca_open) while the walkers' histograms take a quarter of the local
- * memory that groups of 64 would (H100, L = 64: 3.19 ps per update with
- * groups of 64 and the histogram in global memory, 2.90 with 256 and local
- * histograms; the weights in 14.1 s against 25.8).
- * Every jackknife block keeps at least one group. */
+/* Walkers per work-group: a power of two up to 64, or up to 128 or 256
+ * where that lets the group histogram into local memory (histogram_local:
+ * 2D Ising L = 46 ... 63 and 64 ... 78 on 48 KiB); every jackknife block
+ * keeps at least one group.  (H100, L = 64: 3.19 ps per update with groups
+ * of 64 and the histogram in global memory, 2.90 with 256 and local
+ * histograms; the weights in 14.1 s against 25.8.) */
 static size_t group_limit(const muca *m)
 {
-    size_t limit = !histogram_fits(m, 4) && histogram_fits(m, 2) ? 256 : 64;
+    size_t limit = 64;
+    while (limit < 256 && !histogram_local(m, limit)) limit *= 2;
+    if (!histogram_local(m, limit)) limit = 64;
     size_t device = clmc_runtime_device(m->rt)->max_work_group_size;
     return limit < device ? limit : device;
 }
@@ -171,15 +178,11 @@ static clmc_status build_walkers(muca *m, unsigned windows, cl_program *program)
     clmc_defines_int(&options, "GROUP", (long long)m->group);
     clmc_defines_int(&options, "WINDOWS", windows);
     clmc_defines_int(&options, "MAX_BIN_STEP", m->model.max_bin_step);
-    /* Per-group histograms in local memory where they take at most 1/4 of it
-     * (2D Ising up to L = 55 on 48 KiB; 1/8, L <= 39, before 2026-11-27), or
-     * at most 1/2 with groups of 256 walkers (group_limit: L = 64);
+    /* Per-group histograms in local memory where histogram_local allows;
      * otherwise the runs go to the global histogram (and always the
      * Wang-Landau phase's, record 2: ensembles/muca_walkers.h).  The same
-     * counts either way.  (L = 64's 16 KiB group histograms with groups of 64
-     * walkers cut the groups resident and the cache left for the acceptance
-     * table: 10.5 ps per update on an H100.) */
-    if (!m->global_histogram && (histogram_fits(m, 4) || (m->group >= 256 && histogram_fits(m, 2))))
+     * counts either way. */
+    if (!m->global_histogram && histogram_local(m, m->group))
         clmc_defines_flag(&options, "LOCAL_HISTOGRAM");
     clmc_defines_int(&options, "N_BINS", m->model.n_bins);
     clmc_defines_int(&options, "E_MIN", m->model.e_min);
