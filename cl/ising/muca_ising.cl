@@ -77,11 +77,11 @@ inline int walker_energy(global const walker_word *rows, uint w)
  * site's is x + site % 4, where site % 4 is a constant in the unrolled draw
  * (its first site is a multiple of 4), so that only the draw's first site
  * checks for a row start, and x - 1 and x + 1 wrap only where they can.
- * (H100, 2026-11-27, 540,672 walkers, with density_walkers.c's groups of
- * 128 where the histogram takes more than 1/6 of local memory: 3.49 -> 2.89
- * ps per update at L = 24, 3.42 -> 2.97 at L = 40, 3.44 -> 2.93 at L = 48,
- * 3.41 -> 2.97 at L = 56; 64 -> 56 registers at L = 40 and 48.)  Else x is
- * counted along per site (no division per update; L = 50: 3.26 ps). */
+ * (H100, 2026-11-27, 540,672 walkers, with density_walkers.c's group rule:
+ * 3.49 -> 2.89 ps per update at L = 24, 3.42 -> 2.97 at L = 40, 3.44 ->
+ * 2.93 at L = 48, 3.41 -> 2.97 at L = 56; 64 -> 56 registers at L = 40 and
+ * 48.)  Else x is counted along per site (no division per update; L = 50:
+ * 3.26 ps). */
 #if (EDGE & (EDGE - 1)) == 0
 #define WALKER_X(c, site) ((site) % EDGE)
 #elif EDGE % 4 == 0
