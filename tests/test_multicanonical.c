@@ -429,10 +429,10 @@ Test(multicanonical, groups_of_256_with_local_histograms_count_alike, .timeout =
 
 Test(multicanonical, walker_layouts_and_histogram_paths_count_bit_for_bit_alike, .timeout = 600)
 {
-    /* 32-bit rows (6: a partial last draw per sweep and the column counted
-     * per site; 8: a power of two) and 64-bit rows (36: the column counted
-     * per draw, DRAW_X in cl/ising/muca_ising.cl) */
-    const int edges[] = {6, 8, 36};
+    /* 32-bit rows (the column counted along in cl/ising/muca_ising.cl in
+     * steps of 2 at L = 6; of 1 at L = 7, with a partial last draw per
+     * sweep; 8: a power of two) and 64-bit rows (36: steps of 4) */
+    const int edges[] = {6, 7, 8, 36};
     for (size_t k = 0; k < sizeof edges / sizeof edges[0]; k++) {
         int L = edges[k];
         enum { VARIANTS = 5 };

@@ -72,24 +72,24 @@ inline int walker_energy(global const walker_word *rows, uint w)
  * at L = 48, so those read row y + 1 at the start of row y as before). */
 #define READ_AHEAD (EDGE <= 32)
 /* The site's column: site % EDGE, a mask where EDGE is a power of two.
- * Otherwise, where EDGE % 4 == 0 (DRAW_X), a draw's 4 sites lie in one row:
- * x holds the draw's first column, counted along once per draw, and the
- * site's is x + site % 4, where site % 4 is a constant in the unrolled draw
- * (its first site is a multiple of 4), so that only the draw's first site
- * checks for a row start, and x - 1 and x + 1 wrap only where they can.
- * (H100, 2026-11-27, 540,672 walkers, with density_walkers.c's group rule:
- * 3.49 -> 2.89 ps per update at L = 24, 3.42 -> 2.97 at L = 40, 3.44 ->
- * 2.93 at L = 48, 3.41 -> 2.97 at L = 56; 64 -> 56 registers at L = 40 and
- * 48.)  Else x is counted along per site (no division per update; L = 50:
- * 3.26 ps). */
+ * Otherwise x is counted along (no division per update) in steps of X_STEP
+ * sites, the sites of a random draw (4, at multiples of 4) that lie in one
+ * row: 4 where EDGE % 4 == 0, 2 where EDGE % 4 == 2, else 1.  x holds the
+ * column of the step's first site and the site's is x + site % X_STEP,
+ * where site % X_STEP is a constant in the unrolled draw, so that only a
+ * step's first site checks for a row start, and x - 1 and x + 1 wrap only
+ * where they can.  (H100, 2026-11-27, 540,672 walkers, with
+ * density_walkers.c's group rule, steps of 4: 3.49 -> 2.89 ps per update at
+ * L = 24, 3.42 -> 2.97 at L = 40, 3.44 -> 2.93 at L = 48, 3.41 -> 2.97 at L
+ * = 56; 64 -> 56 registers at L = 40 and 48; steps of 2 against 1: 3.27
+ * -> 3.10 at L = 42, 3.27 -> 3.04 at L = 50.  A flag for draws inside a row
+ * instead, checked per site, took L = 42 and 50 to 3.49 and 3.46.) */
 #if (EDGE & (EDGE - 1)) == 0
 #define WALKER_X(c, site) ((site) % EDGE)
-#elif EDGE % 4 == 0
-#define DRAW_X
-#define WALKER_X(c, site) (((c)->x & ~3u) | (site) % 4)
 #else
 #define COUNTED_X
-#define WALKER_X(c, site) ((c)->x)
+#define X_STEP (EDGE % 4 == 0 ? 4 : EDGE % 2 == 0 ? 2 : 1)
+#define WALKER_X(c, site) (((c)->x & ~(X_STEP - 1u)) | (site) % X_STEP)
 #endif
 typedef struct {
     global walker_word *rows;
@@ -102,10 +102,8 @@ inline void walker_open(walker_t *c, global walker_word *rows, uint w)
     c->rows = rows;
     c->w = w;
     c->y = EDGE;
-#ifdef DRAW_X
-    c->x = EDGE - 4; /* the first visit (site 0) starts a row */
-#else
-    c->x = EDGE - 1;
+#ifdef COUNTED_X
+    c->x = EDGE - X_STEP; /* the first visit (site 0) starts a row */
 #endif
 }
 
@@ -118,11 +116,9 @@ inline void walker_open(walker_t *c, global walker_word *rows, uint w)
  * the start of row y + 3. */
 inline void walker_visit(walker_t *c, uint site)
 {
-#ifdef DRAW_X
-    if (site % 4) return;
-    c->x = c->x == EDGE - 4 ? 0 : c->x + 4;
-#elif defined(COUNTED_X)
-    c->x = c->x == EDGE - 1 ? 0 : c->x + 1;
+#ifdef COUNTED_X
+    if (site % X_STEP) return;
+    c->x = c->x == EDGE - X_STEP ? 0 : c->x + X_STEP;
 #endif
     if (WALKER_X(c, site)) return;
     uint y = site / EDGE;
