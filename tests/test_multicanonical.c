@@ -1,5 +1,5 @@
-/* ensemble.type "multicanonical": the 2D Ising density of states at L = 8
- * and 6 (L = 16 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
+/* ensemble.type "multicanonical": the 2D Ising density of states at L = 8,
+ * 6 and 16 (L = 32 opt-in, CLMC_LONG_TESTS=1) against the exact one (tests/data,
  * tools/exact_dos.py) within 4 standard errors at every energy, from
  * multicanonical and from Wang-Landau weights (one window, and 3 windows
  * with replica exchange), all agreeing, Wang-Landau without production, the
@@ -172,10 +172,10 @@ Test(multicanonical, ising2d_L8_muca_and_wang_landau_with_and_without_windows_ma
     cJSON_Delete(wl);
 }
 
-/* L = 6: 36 sites, so every sweep ends with a random draw serving 4 of its
- * 8 sites (the partial last draw of cl/ensembles/muca_walkers.h), in the
- * bit-row layout with 6-bit rows: ln g and the thermodynamics against the
- * exact values. */
+/* L = 6: the bit-row layout with 6-bit rows, the column counted in steps of
+ * 2 (cl/ising/muca_ising.cl): ln g and the thermodynamics against the exact
+ * values.  (A partial last draw per sweep, which no even L has, is covered
+ * by the layouts test at L = 7.) */
 Test(multicanonical, ising2d_L6_partial_last_draw_matches_exact, .timeout = 600)
 {
     cJSON *muca = physics_run(MUCA_PRESET(6, 64, 4000, 7), "muca-L6");
@@ -183,10 +183,10 @@ Test(multicanonical, ising2d_L6_partial_last_draw_matches_exact, .timeout = 600)
     cJSON_Delete(muca);
 }
 
-/* Opt-in: CLMC_LONG_TESTS=1 (several minutes on PoCL). */
+/* L = 16 (about 25 s on 2 PoCL cores): multicanonical and Wang-Landau
+ * against the exact density of states and thermodynamics, and each other. */
 Test(multicanonical, ising2d_L16_matches_exact_density_of_states, .timeout = 3600)
 {
-    TEST_LONG_ONLY();
     cJSON *result = physics_run(MUCA_PRESET(16, 128, 20000, 6), "muca-L16");
     expect_matches_exact(result, 16, "multicanonical");
     cJSON *wl = physics_run(WL_PRESET(16, 128, 20000, 16), "wl-L16");
