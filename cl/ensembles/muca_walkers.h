@@ -62,20 +62,24 @@ kernel void muca_init(global walker_word *spins, global int *energy, uint seed_l
 }
 
 /* acceptance[(window N_BINS + bin) TABLE_WIDTH + k], k = 0 .. 2
- * MAX_BIN_STEP: what an update from `bin` to bin + k - MAX_BIN_STEP is
- * accepted against, exp(difference) of the window's weights ln_w (2 where
- * the difference is >= 0, 0 outside the bins): the exp of every update,
- * computed once per set of weights. */
-kernel void muca_acceptance(global const float *ln_w, global float *acceptance)
+ * MAX_BIN_STEP: the threshold an update from `bin` to bin + k -
+ * MAX_BIN_STEP is accepted below, from p = exp(difference) of the window's
+ * weights ln_w, computed once per set of weights: an acceptance word's top
+ * 24 bits u are below ceil(p 2^24) exactly where the float u 2^-24 is below
+ * p (both sides exact: u < 2^24, p 2^24 a float scaled by a power of two),
+ * so the decisions are those of the float comparison, without a conversion
+ * per update.  2^24 (every u) where the difference is >= 0, 0 outside the
+ * bins.  (H100, 2026-11-27: see muca_sweeps.) */
+kernel void muca_acceptance(global const float *ln_w, global uint *acceptance)
 {
     uint g = get_global_id(0);
     if (g >= WINDOWS * N_BINS * TABLE_WIDTH) return;
     uint k = g % TABLE_WIDTH, bin = g / TABLE_WIDTH % N_BINS, row = g / TABLE_WIDTH - bin;
     uint target = bin + k - MAX_BIN_STEP;
-    float value = 0.0f;
+    uint value = 0;
     if (target < N_BINS) {
         float difference = ln_w[row + target] - ln_w[row + bin];
-        value = difference >= 0.0f ? 2.0f : exp(difference);
+        value = difference >= 0.0f ? 0x1000000u : (uint)ceil(exp(difference) * 0x1p24f);
     }
     acceptance[g] = value;
 }
@@ -85,11 +89,12 @@ kernel void muca_acceptance(global const float *ln_w, global float *acceptance)
  * the walker's jackknife block, histogram[block * N_BINS + bin], block =
  * work-group % BLOCKS (work-groups of GROUP walkers, the last one padded);
  * with record 2 in the row of its window.  With LOCAL_HISTOGRAM the group
- * counts in local memory first (not with record 2).  An update is accepted where the uniform of
- * its acceptance word is below the entry of muca_acceptance: min(1, W(E') /
- * W(E)), the same numbers as exp of the weights' difference in the sweep. */
+ * counts in local memory first (not with record 2).  An update is accepted where the top 24
+ * bits of its acceptance word are below the threshold of muca_acceptance:
+ * with probability min(1, W(E') / W(E)), the same decisions as the uniform
+ * (word >> 8) 2^-24 against exp of the weights' difference. */
 kernel __attribute__((reqd_work_group_size(GROUP, 1, 1))) void
-muca_sweeps(global walker_word *spins, global int *energy, global const float *acceptance, global uint *histogram,
+muca_sweeps(global walker_word *spins, global int *energy, global const uint *acceptance, global uint *histogram,
             uint first_sweep, uint sweeps, uint record, uint seed_lo, uint seed_hi, global const uint *window_of,
             global const uint *window_bounds, global const char *model_data, uint unit)
 {
@@ -100,7 +105,7 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
     bool windowed = WINDOWS > 1 && record == 2;
     uint window = active && windowed ? window_of[w] : 0;
     /* accept[bin (TABLE_WIDTH - 1) + new bin + MAX_BIN_STEP]: the table of the walker's window */
-    global const float *accept = acceptance + (size_t)window * N_BINS * TABLE_WIDTH;
+    global const uint *accept = acceptance + (size_t)window * N_BINS * TABLE_WIDTH;
     global uint *row = windowed ? histogram + window * N_BINS : block;
 #ifdef LOCAL_HISTOGRAM
     local uint group_counts[N_BINS];
@@ -131,8 +136,7 @@ muca_sweeps(global walker_word *spins, global int *energy, global const float *a
                 int new_value;
                 walker_visit(&c, site);
                 uint bin_new = bin_now + walker_propose(&c, site, r.v[WORDS_PER_SITE * q], &new_value) / E_STEP;
-                bool accepted = (float)(accept_word >> 8) * 0x1p-24f <
-                                accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
+                bool accepted = accept_word >> 8 < accept[bin_now * (TABLE_WIDTH - 1) + bin_new + MAX_BIN_STEP];
 #if WINDOWS > 1
                 if (windowed && bin_now >= lowest && bin_now <= highest && (bin_new < lowest || bin_new > highest))
                     accepted = false;

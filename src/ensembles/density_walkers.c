@@ -239,7 +239,7 @@ clmc_status muca_open(muca *m, const clmc_preset *preset)
                                     "multicanonical weights", &m->ln_w);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, (size_t)m->windows * m->model.n_bins * (2 * m->model.max_bin_step + 1) *
-                                               sizeof(float), NULL, "multicanonical acceptance", &m->acceptance);
+                                               sizeof(cl_uint), NULL, "multicanonical acceptance", &m->acceptance);
     if (status == CLMC_OK)
         status = clmc_buffer_create(m->rt, histogram_bytes, NULL, "multicanonical histogram", &m->histogram);
     if (status == CLMC_OK)
