@@ -60,25 +60,27 @@ static clmc_status window_bins(muca *m)
 
 /* Whether a work-group of `group` walkers counts in a histogram in local
  * memory: where it takes at most 1/2 of the local memory, and (below 256
- * walkers, the largest groups) at most 1/12 of it per 64 walkers (groups of
+ * walkers, the largest groups) at most 1/24 of it per 64 walkers (groups of
  * fewer count as 64).  Larger shares fill the shared memory an SM splits
  * with its L1 cache, so that the acceptance table no longer stays in L1
  * (H100, 48 KiB, 2D Ising, 2026-11-27, 540,672 walkers: L = 48, 9 KiB per
  * 64 walkers, 10.3 ps per update against 3.22 with groups of 128 where the
  * walkers took 48 registers; L = 50, 10 KiB per 64, 10.3 against 3.26 with
- * 128; L = 64, 16 KiB per 64, 10.5 against 2.90 with 256; at 1/12 rather
- * than 1/6, L = 40 2.99 -> 2.95 with 128 walkers, L = 56 2.99 -> 2.96 with
- * 256). */
+ * 128; L = 64, 16 KiB per 64, 10.5 against 2.90 with 256).  Smaller shares
+ * still gain a little: 1/12 rather than 1/6 took L = 40 from 2.99 to 2.95
+ * and L = 56 from 2.99 to 2.96, 1/24 rather than 1/12 L = 42 from 3.03 to
+ * 2.96, L = 40 from 2.90 to 2.88 and L = 32 from 2.72 to 2.70 (L = 24 2.82
+ * both). */
 static bool histogram_local(const muca *m, size_t group)
 {
     size_t local = m->local_memory ? m->local_memory : clmc_runtime_device(m->rt)->local_mem_bytes;
     size_t bytes = m->model.n_bins * sizeof(cl_uint);
-    return bytes <= local / 2 && (group >= 256 || bytes * 12 * 64 <= local * (group > 64 ? group : 64));
+    return bytes <= local / 2 && (group >= 256 || bytes * 24 * 64 <= local * (group > 64 ? group : 64));
 }
 
 /* Walkers per work-group: a power of two up to 64, or up to 128 or 256
  * where that lets the group histogram into local memory (histogram_local:
- * 2D Ising L = 32 ... 45 and 46 ... 78 on 48 KiB); every jackknife block
+ * 2D Ising L = 24 ... 31 and 32 ... 78 on 48 KiB); every jackknife block
  * keeps at least one group.  (H100, L = 64: 3.19 ps per update with groups
  * of 64 and the histogram in global memory, 2.90 with 256 and local
  * histograms; the weights in 14.1 s against 25.8.) */
