@@ -76,6 +76,12 @@ add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow"'), $beta" 0 1
 add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8, "resident": "off"'), $pt}"
 # 64 walkers: work-groups of 2 with local histograms (muca_ising.cl).
 add ising2d-multicanonical "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"
+# Bit rows whose edge is no power of two (muca_ising.cl: the column counted in
+# steps of 2 at L = 6, multicanonical (22 s), and opt-in of 4 at L = 12, 8
+# Wang-Landau walkers, one halving (60 s; the same code, X_STEP 4); L = 4 above
+# takes the mask).
+add ising2d-multicanonical-steps2 "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 6}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"
+[ "${CLMC_LONG_TESTS:-}" = 1 ] && add ising2d-wang-landau-steps4 "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 12}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [0.4], \"walkers\": 8, \"iteration_sweeps\": 2, \"flatness\": 0.5, \"final_ln_f\": 0.6}"
 # Wang-Landau in 2 windows of 4 walkers (one halving of ln f each): per-window weights and
 # histograms, walkers kept in their window, exchanges (muca_walkers.h).
 add ising2d-wang-landau-windows "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [0.4], \"windows\": 2, \"walkers_per_window\": 4, \"flatness\": 0.5, \"final_ln_f\": 0.6}"
