@@ -62,16 +62,16 @@ static clmc_status window_bins(muca *m)
  * memory: groups of fewer than 64 walkers (runs of fewer than 2048 walkers:
  * few groups resident) where it takes at most 1/4 of the local memory;
  * others where it takes at most 1/2 of it and (below 256 walkers, the
- * largest groups) at most 1/24 of it per 64 walkers.  Larger shares fill the shared memory an SM splits
- * with its L1 cache, so that the acceptance table no longer stays in L1
- * (H100, 48 KiB, 2D Ising, 2026-11-27, 540,672 walkers: L = 48, 9 KiB per
- * 64 walkers, 10.3 ps per update against 3.22 with groups of 128 where the
- * walkers took 48 registers; L = 50, 10 KiB per 64, 10.3 against 3.26 with
- * 128; L = 64, 16 KiB per 64, 10.5 against 2.90 with 256).  Smaller shares
- * still gain a little: 1/12 rather than 1/6 took L = 40 from 2.99 to 2.95
- * and L = 56 from 2.99 to 2.96, 1/24 rather than 1/12 L = 42 from 3.03 to
- * 2.96, L = 40 from 2.90 to 2.88 and L = 32 from 2.72 to 2.70 (L = 24 2.82
- * both). */
+ * largest groups) at most 1/24 of it per 64 walkers.  Larger shares fill
+ * the shared memory an SM splits with its L1 cache, so that the acceptance
+ * table no longer stays in L1 (H100, 48 KiB, 2D Ising, 2026-11-27, 540,672
+ * walkers: L = 48, 9 KiB per 64 walkers, 10.3 ps per update against 3.22
+ * with groups of 128 where the walkers took 48 registers; L = 50, 10 KiB per
+ * 64, 10.3 against 3.26 with 128; L = 64, 16 KiB per 64, 10.5 against 2.90
+ * with 256).  Smaller shares still gain a little: 1/12 rather than 1/6 took
+ * L = 40 from 2.99 to 2.95 and L = 56 from 2.99 to 2.96, 1/24 rather than
+ * 1/12 L = 42 from 3.03 to 2.96, L = 40 from 2.90 to 2.88 and L = 32 from
+ * 2.72 to 2.70 (L = 24 2.82 both). */
 static bool histogram_local(const muca *m, size_t group)
 {
     size_t local = m->local_memory ? m->local_memory : clmc_runtime_device(m->rt)->local_mem_bytes;
