@@ -384,6 +384,8 @@ int main(int argc, char **argv)
     command_started = clmc_runtime_clock();
     clmc_ranks_init(&argc, &argv);
     int rc = dispatch(argc, argv);
+    clmc_interrupt_release(); /* a launcher's SIGTERM from here on is not a request to checkpoint */
+    if (rc != 0) clmc_ranks_settle(10.0);
     clmc_ranks_finalize();
     return rc;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef CLMC_HAVE_MPI
 #include <mpi.h>
@@ -60,6 +61,24 @@ void clmc_ranks_finalize(void)
     if (initialised) MPI_Finalize();
 #endif
     initialised = false;
+}
+
+void clmc_ranks_settle(double seconds)
+{
+#ifdef CLMC_HAVE_MPI
+    if (!initialised || !clmc_ranks_many()) return;
+    MPI_Request request;
+    MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    const struct timespec pause = {0, 2000000}; /* 2 ms */
+    int done = 0;
+    for (double waited = 0; !done && waited < seconds; waited += 0.002) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (!done) nanosleep(&pause, NULL);
+    }
+    fflush(stderr);
+#else
+    (void)seconds;
+#endif
 }
 
 const clmc_ranks_info *clmc_ranks(void) { return &info; }

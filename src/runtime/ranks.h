@@ -19,6 +19,12 @@ typedef struct clmc_ranks_info {
 /* MPI_Init where clmc was built with MPI; call once, first thing in main. */
 void clmc_ranks_init(int *argc, char ***argv);
 void clmc_ranks_finalize(void);
+/* On a failed exit: waits (at most `seconds`) until every rank has reached
+ * this point, so a rank that fails silently does not end before the one
+ * that prints the message (the launcher ends the others when one process
+ * exits with an error).  Bounded, so a rank that never arrives (it failed
+ * alone, inside a collective step) cannot hang the rest. */
+void clmc_ranks_settle(double seconds);
 const clmc_ranks_info *clmc_ranks(void);
 /* More than one rank: the run is distributed. */
 bool clmc_ranks_many(void);
