@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # ensemble.type "independent" beyond Ising (issue 19): kernel ps per update of
 # many small systems per launch against one large system, for Potts
-# (Swendsen-Wang q = 2, whose labeling runs once per system and sweep, and
+# (Swendsen-Wang q = 2, all systems labelled in the same launches, and
 # Metropolis q = 3), the 3D Heisenberg ferromagnet (tiled heat-bath) and bond
-# percolation (labelled once per system).  Each line: the point, R systems x
+# percolation (likewise labelled together).  Each line: the point, R systems x
 # L^dim sites (about 2^24 sites in all, SITES_LOG2 changes it), ps/update.
 # Usage: benchmarks/independent_models.sh DEVICE   (a few minutes on an H100)
 # L2D (default "4096 256 128 64") and L3D (default "256 64 32 16") set the
-# edges; smoke test on PoCL: SITES_LOG2=12 L2D="64 16" L3D="16 8" benchmarks/independent_models.sh pocl
+# edges; MODELS (default "potts-sw potts-metropolis heisenberg percolation")
+# picks the models; CLMC the binary (e.g. a reference build's, to compare).
+# Smoke test on PoCL: SITES_LOG2=12 L2D="64 16" L3D="16 8" benchmarks/independent_models.sh pocl
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=$1
@@ -46,11 +48,17 @@ EOF
   fi
 }
 
+models=" ${MODELS:-potts-sw potts-metropolis heisenberg percolation} "
 potts_sw='"type": "potts", "q": 2' sw='{"type": "swendsen_wang"}'
-for L in ${L2D:-4096 256 128 64}; do point "potts-sw-q2-L$L" 2 "$L" "$potts_sw" "$sw" 0.8813736 50; done
+[[ $models == *" potts-sw "* ]] &&
+  for L in ${L2D:-4096 256 128 64}; do point "potts-sw-q2-L$L" 2 "$L" "$potts_sw" "$sw" 0.8813736 50; done
 potts_m='"type": "potts", "q": 3' metro='{"type": "metropolis"}'
-for L in ${L2D:-4096 256 128 64}; do point "potts-metropolis-q3-L$L" 2 "$L" "$potts_m" "$metro" 1.0 100; done
+[[ $models == *" potts-metropolis "* ]] &&
+  for L in ${L2D:-4096 256 128 64}; do point "potts-metropolis-q3-L$L" 2 "$L" "$potts_m" "$metro" 1.0 100; done
 heis='"type": "heisenberg", "n": 3' hb='{"type": "heatbath", "layout": "tiled", "overrelaxation_steps": 1}'
-for L in ${L3D:-256 64 32 16}; do point "heisenberg3d-L$L" 3 "$L" "$heis" "$hb" 0.693 20; done
+[[ $models == *" heisenberg "* ]] &&
+  for L in ${L3D:-256 64 32 16}; do point "heisenberg3d-L$L" 3 "$L" "$heis" "$hb" 0.693 20; done
 perc='"type": "percolation", "p": 0.5' labeling='{}'
-for L in ${L2D:-4096 256 128 64}; do point "percolation2d-bond-L$L" 2 "$L" "$perc" "$labeling" none 20; done
+[[ $models == *" percolation "* ]] &&
+  for L in ${L2D:-4096 256 128 64}; do point "percolation2d-bond-L$L" 2 "$L" "$perc" "$labeling" none 20; done
+exit 0

@@ -165,6 +165,78 @@ ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .ti
     clmc_runtime_close(rt);
 }
 
+/* Several systems in one pair of buffers (clmc_labeler_run_systems, as
+ * Potts Swendsen-Wang and percolation copies use it): each system, with its
+ * own bond density (0.2 ... 0.8, so clusters from single sites to wrapping
+ * ones side by side), must be labelled exactly as the host union-find of
+ * that system alone labels it: site indices within the system, nothing
+ * joined across systems.  2D with 4 tiles per edge and 3D with 2, every
+ * labeling and consolidation method. */
+Test(labeling, systems_label_as_if_alone, .timeout = 120)
+{
+    enum { SYSTEMS = 5 };
+    const int shapes[][3] = {{2, 32, 8}, {3, 8, 4}}; /* dim, edge, tile */
+    clmc_runtime *rt = NULL;
+    cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
+    for (int shape = 0; shape < 2; shape++) {
+        int dim = shapes[shape][0], edge = shapes[shape][1], tile = shapes[shape][2];
+        size_t sites = dim == 2 ? (size_t)edge * edge : (size_t)edge * edge * edge, all = SYSTEMS * sites;
+        uint8_t *bonds = calloc(all, 1);
+        uint32_t *labels = malloc(all * sizeof *labels), *parent = malloc(all * sizeof *parent);
+        cr_assert(bonds && labels && parent);
+        for (size_t i = 0; i < SYSTEMS; i++) {
+            double p = 0.2 + 0.15 * (double)i;
+            uint32_t threshold = (uint32_t)(p * 4294967296.0);
+            clmc_philox_key key = {{(uint32_t)i + 41u, (uint32_t)edge}};
+            uint8_t *b = bonds + i * sites;
+            uint32_t *up = parent + i * sites;
+            for (uint32_t site = 0; site < sites; site++) {
+                clmc_philox_ctr r = clmc_random4(key, site, (uint32_t)dim, 0, 7u);
+                for (int d = 0; d < dim; d++)
+                    if (r.v[d] < threshold) b[site] |= (uint8_t)(1u << d);
+                up[site] = site;
+            }
+            for (uint32_t site = 0; site < sites; site++)
+                for (int d = 0; d < dim; d++)
+                    if ((b[site] >> d) & 1u) unite(up, site, neighbour_up(dim, edge, site, d));
+        }
+        for (int method = 0; method < 4; method++) {
+            clmc_label_lattice lattice = {dim, edge, tile, method / 2,
+                                          method % 2 ? CLMC_CONSOLIDATE_SEWING : CLMC_CONSOLIDATE_RELAXATION, 0};
+            clmc_labeler *labeler = NULL;
+            cl_mem bond_buffer = NULL, label_buffer = NULL;
+            cr_assert_eq(clmc_labeler_create(rt, lattice, &labeler), CLMC_OK, "%s", clmc_error_message());
+            cr_assert_eq(clmc_buffer_create(rt, all, bonds, "bonds", &bond_buffer), CLMC_OK);
+            cr_assert_eq(clmc_buffer_create(rt, all * sizeof *labels, NULL, "labels", &label_buffer), CLMC_OK);
+            cr_assert_eq(clmc_labeler_run_systems(labeler, bond_buffer, label_buffer, SYSTEMS), CLMC_OK, "%s",
+                         clmc_error_message());
+            memset(labels, 0xff, all * sizeof *labels);
+            cr_assert_eq(clEnqueueReadBuffer(clmc_runtime_queue(rt), label_buffer, CL_TRUE, 0, all * sizeof *labels,
+                                             labels, 0, NULL, NULL), CL_SUCCESS);
+            for (size_t i = 0; i < SYSTEMS; i++) {
+                size_t mismatches = 0, clusters = 0;
+                for (uint32_t site = 0; site < sites; site++) {
+                    uint32_t root = find(parent + i * sites, site);
+                    clusters += root == site;
+                    mismatches += labels[i * sites + site] != root;
+                }
+                printf("%s + %s, %dD L=%d tile %d, system %zu of %d (p=%.2f): %zu clusters; %zu of %zu labels differ "
+                       "from the host union-find of the system alone\n", method / 2 ? "union-find" : "self-labeling",
+                       method % 2 ? "sewing" : "relaxation", dim, edge, tile, i, SYSTEMS, 0.2 + 0.15 * (double)i,
+                       clusters, mismatches, sites);
+                cr_expect_eq(mismatches, 0, "system %zu: %zu labels differ", i, mismatches);
+            }
+            clReleaseMemObject(bond_buffer);
+            clReleaseMemObject(label_buffer);
+            clmc_labeler_destroy(labeler);
+        }
+        free(bonds);
+        free(labels);
+        free(parent);
+    }
+    clmc_runtime_close(rt);
+}
+
 /* Bad lattices are input errors that name the problem. */
 Test(labeling, invalid_lattices_are_input_errors)
 {

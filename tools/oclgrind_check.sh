@@ -149,7 +149,9 @@ add ea3d-msc-tempering "$all" "$(ea 3 4 ', "realizations": 64' msc), $pt}"
 add ea2d-msc-tempering-general "$all" "$(ea 2 4 ', "realizations": 32' msc ', "word_bits": 32'), $pt, \"exchanges\": \"general\"}"
 add ea2d-msc-tempering-check "$all" "$(ea 2 4 ', "realizations": 32' msc ', "word_bits": 32, "tempering_energies": "check"'), $pt}"
 potts() { echo "\"model\": {\"type\": \"potts\", \"dim\": $1, \"L\": $2, \"q\": 3}, \"algorithm\": {\"type\": \"$3\"${4:-}}, \"ensemble\": {\"beta\": 1.0}"; }
-add potts2d-sw "$all" "$(potts 2 16 swendsen_wang ', "tile": 4')"
+# Two systems labelled in the same launches (the labeling kernels' second NDRange
+# dimension), 3 tiles per edge.
+add potts2d-sw-copies "$all" "$(potts 2 12 swendsen_wang ', "tile": 4' | sed 's/"ensemble": {"beta": 1.0}/"ensemble": {"type": "independent", "betas": [1.0], "copies": 2}/')"
 add potts2d-few-cluster "$all" "$(potts 2 16 few_cluster ', "tile": 4')"
 add potts2d-metropolis "$all" "$(potts 2 16 metropolis)"
 add potts3d-sw "$all" "$(potts 3 8 swendsen_wang ', "tile": 4')"

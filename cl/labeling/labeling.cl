@@ -17,6 +17,11 @@
  * are left to the host (src/models/potts/potts_slab.c).  Sites are row-major, x fastest; bonds[site] bit d set
  * = the bond from the site to its +d neighbour (periodic) is active.
  *
+ * Systems: every kernel's second NDRange dimension counts lattices stored
+ * one after another (LABEL_SITES bonds and labels each), each labelled as
+ * if alone, so many small systems share one launch per step; labels are
+ * site indices within the system.
+ *
  * Benign races, by design (each marked "Benign race" below and listed in
  * tests/oclgrind.supp, which the Oclgrind test reads): plain reads of labels
  * race with atomic minima (and, in flatten_labels, with stores of roots) by
@@ -44,6 +49,9 @@
 #define LAYERS_OR_EDGE EDGE
 #define LEAVES_SLAB(site, d) false
 #endif
+
+/* The bonds and labels of system get_global_id(1). */
+#define SYSTEM_OFFSET ((size_t)get_global_id(1) * LABEL_SITES)
 
 /* Lattice site of site `i` of tile `tile` (both row-major, x fastest). */
 inline uint tile_site(uint tile, uint i)
@@ -78,6 +86,8 @@ inline uint local_root(volatile __local uint *parent, uint i)
 __kernel __attribute__((reqd_work_group_size(LABEL_WG, 1, 1)))
 void label_tiles(__global const uchar *bonds, __global uint *labels)
 {
+    bonds += SYSTEM_OFFSET;
+    labels += SYSTEM_OFFSET;
     __local uint label[TILE_SITES];
     __local uchar bond[TILE_SITES];
     __local int changed; /* self-labeling: a label moved in this pass */
@@ -167,6 +177,8 @@ __kernel void relax_tiles(__global const uchar *bonds, volatile __global uint *l
 {
     uint site = get_global_id(0);
     if (site >= LABEL_SITES) return;
+    bonds += SYSTEM_OFFSET;
+    labels += SYSTEM_OFFSET;
     uint active = bonds[site];
     for (uint d = 0; d < DIM; d++) {
         if (!((active >> d) & 1u) || !crosses_tiles(site, d) || LEAVES_SLAB(site, d)) continue;
@@ -210,6 +222,8 @@ __kernel void sew_seams(__global const uchar *bonds, volatile __global uint *lab
 {
     uint plane = LABEL_SITES / EDGE, item = get_global_id(0), first = (DIM - 1) * seams * plane;
     uint d, seam, p;
+    bonds += SYSTEM_OFFSET;
+    labels += SYSTEM_OFFSET;
     if (item < first) {
         d = item / (seams * plane);
         seam = item / plane % seams;
@@ -239,5 +253,6 @@ __kernel void sew_seams(__global const uchar *bonds, volatile __global uint *lab
 __kernel void flatten_labels(volatile __global uint *labels)
 {
     uint site = get_global_id(0);
+    labels += SYSTEM_OFFSET;
     if (site < LABEL_SITES) labels[site] = find_root(labels, site);
 }

@@ -55,9 +55,9 @@ clmc_status clmc_labeler_run(clmc_labeler *labeler, cl_mem bonds, cl_mem labels,
 void clmc_labeler_destroy(clmc_labeler *labeler);
 /* n_systems lattices one after another in bonds and labels (n_systems x
  * edge^dim entries each), each labelled as if alone (labels are site
- * indices within its system): one clmc_labeler_run per system, through one
- * system's buffers that the labeler creates on first use (edge^dim x 5
- * bytes more).  Not timed as a phase of its own. */
+ * indices within its system), all in the launches of one lattice (the
+ * kernels' second NDRange dimension counts the systems).  Timed as
+ * clmc_labeler_run. */
 clmc_status clmc_labeler_run_systems(clmc_labeler *labeler, cl_mem bonds, cl_mem labels, size_t n_systems);
 /* The tile edge in use (the default resolved). */
 int clmc_labeler_tile(const clmc_labeler *labeler);

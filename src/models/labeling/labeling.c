@@ -49,7 +49,7 @@ struct clmc_labeler {
     cl_program program;
     cl_kernel tiles, relax, sew, flatten;
     cl_mem changed;
-    cl_mem one_bonds, one_labels; /* clmc_labeler_run_systems: one system's, created on first use */
+    size_t systems; /* lattices labelled per launch (the kernels' second NDRange dimension) */
 };
 
 void clmc_labeler_destroy(clmc_labeler *w)
@@ -61,8 +61,6 @@ void clmc_labeler_destroy(clmc_labeler *w)
     if (w->flatten) CLMC_CL_WARN(clReleaseKernel(w->flatten));
     if (w->program) CLMC_CL_WARN(clReleaseProgram(w->program));
     if (w->changed) CLMC_CL_WARN(clReleaseMemObject(w->changed));
-    if (w->one_bonds) CLMC_CL_WARN(clReleaseMemObject(w->one_bonds));
-    if (w->one_labels) CLMC_CL_WARN(clReleaseMemObject(w->one_labels));
     free(w);
 }
 
@@ -137,7 +135,8 @@ static clmc_status relax(clmc_labeler *w, unsigned *passes)
     for (*passes = 1; *passes <= RELAX_PASSES_MAX; (*passes)++) {
         cl_int changed = 0;
         CLMC_CL_TRY(clEnqueueWriteBuffer(queue, w->changed, CL_FALSE, 0, sizeof changed, &changed, 0, NULL, NULL));
-        CLMC_TRY(clmc_enqueue(w->rt, w->relax, 1, &w->sites, NULL, CLMC_TIMED));
+        size_t global[2] = {w->sites, w->systems};
+        CLMC_TRY(clmc_enqueue(w->rt, w->relax, 2, global, NULL, CLMC_TIMED));
         CLMC_CL_TRY(clEnqueueReadBuffer(queue, w->changed, CL_TRUE, 0, sizeof changed, &changed, 0, NULL, NULL));
         if (!changed) return CLMC_OK;
     }
@@ -164,7 +163,8 @@ static clmc_status sew(clmc_labeler *w, unsigned *levels)
         CLMC_CL_TRY(clSetKernelArg(w->sew, 2, sizeof(cl_uint), &at));
         CLMC_CL_TRY(clSetKernelArg(w->sew, 3, sizeof(cl_uint), &seams));
         CLMC_CL_TRY(clSetKernelArg(w->sew, 4, sizeof(cl_uint), &seams_last));
-        CLMC_TRY(clmc_enqueue(w->rt, w->sew, 1, &items, NULL, CLMC_TIMED));
+        size_t global[2] = {items, w->systems};
+        CLMC_TRY(clmc_enqueue(w->rt, w->sew, 2, global, NULL, CLMC_TIMED));
         (*levels)++;
         if (wrap) return CLMC_OK;
     }
@@ -183,17 +183,22 @@ static clmc_status set_arguments(clmc_labeler *w, cl_mem bonds, cl_mem labels)
     return CLMC_OK;
 }
 
-clmc_status clmc_labeler_run(clmc_labeler *w, cl_mem bonds, cl_mem labels, clmc_label_report *report)
+/* Every system's tiles in one launch, then each consolidation step and the
+ * flattening for all systems at once: the launches of one lattice. */
+static clmc_status label_systems(clmc_labeler *w, cl_mem bonds, cl_mem labels, size_t n_systems,
+                                 clmc_label_report *report)
 {
     CLMC_TRY(set_arguments(w, bonds, labels));
-    size_t global = w->sites / w->tile_sites * w->wg;
+    w->systems = n_systems;
+    size_t global[2] = {w->sites / w->tile_sites * w->wg, n_systems}, local[2] = {w->wg, 1};
     clmc_runtime_set_phase(w->rt, "local_labeling");
-    CLMC_TRY(clmc_enqueue(w->rt, w->tiles, 1, &global, &w->wg, CLMC_TIMED));
+    CLMC_TRY(clmc_enqueue(w->rt, w->tiles, 2, global, local, CLMC_TIMED));
     clmc_runtime_set_phase(w->rt, "consolidation");
     unsigned passes = 0, levels = 0;
     if (w->lattice.consolidation == CLMC_CONSOLIDATE_SEWING) CLMC_TRY(sew(w, &levels));
     else CLMC_TRY(relax(w, &passes));
-    CLMC_TRY(clmc_enqueue(w->rt, w->flatten, 1, &w->sites, NULL, CLMC_TIMED));
+    size_t sites[2] = {w->sites, n_systems};
+    CLMC_TRY(clmc_enqueue(w->rt, w->flatten, 2, sites, NULL, CLMC_TIMED));
     clmc_runtime_set_phase(w->rt, NULL);
     if (report) {
         report->relax_passes = passes;
@@ -203,19 +208,15 @@ clmc_status clmc_labeler_run(clmc_labeler *w, cl_mem bonds, cl_mem labels, clmc_
     return CLMC_OK;
 }
 
+clmc_status clmc_labeler_run(clmc_labeler *w, cl_mem bonds, cl_mem labels, clmc_label_report *report)
+{
+    return label_systems(w, bonds, labels, 1, report);
+}
+
 clmc_status clmc_labeler_run_systems(clmc_labeler *w, cl_mem bonds, cl_mem labels, size_t n_systems)
 {
-    if (n_systems == 1) return clmc_labeler_run(w, bonds, labels, NULL);
-    size_t label_bytes = w->sites * sizeof(cl_uint);
-    if (!w->one_bonds) CLMC_TRY(clmc_buffer_create(w->rt, w->sites, NULL, "labeling", &w->one_bonds));
-    if (!w->one_labels) CLMC_TRY(clmc_buffer_create(w->rt, label_bytes, NULL, "labeling", &w->one_labels));
-    cl_command_queue queue = clmc_runtime_queue(w->rt);
-    for (size_t i = 0; i < n_systems; i++) {
-        CLMC_CL_TRY(clEnqueueCopyBuffer(queue, bonds, w->one_bonds, i * w->sites, 0, w->sites, 0, NULL, NULL));
-        CLMC_TRY(clmc_labeler_run(w, w->one_bonds, w->one_labels, NULL));
-        CLMC_CL_TRY(clEnqueueCopyBuffer(queue, w->one_labels, labels, 0, i * label_bytes, label_bytes, 0, NULL, NULL));
-    }
-    return CLMC_OK;
+    if (n_systems == 0) return CLMC_OK;
+    return label_systems(w, bonds, labels, n_systems, NULL);
 }
 
 clmc_status clmc_label_bonds(clmc_runtime *rt, clmc_label_lattice lattice, const uint8_t *bonds, uint32_t *labels,

@@ -304,14 +304,14 @@ static clmc_status percolation_load_state(void *state, const unsigned char *blob
     return clmc_buffer_upload(s->rt, s->labels, labels, n * sizeof(cl_uint));
 }
 
-/* Bonds, occupation and labels of every system, plus one system's bonds
- * and labels for the labeler when there are several, and about as much
- * again as one system's labels for the labeler's tiles. */
+/* Bonds, occupation and labels of every system, plus about one system's
+ * labels for the labeler (all systems are labelled in place, in the same
+ * launches). */
 static void percolation_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
     uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
     uint64_t copies = clmc_preset_systems(p)->copies;
-    *total = sites * copies * (1 + 1 + 4) + sites * (copies > 1 ? 1 + 4 + 4 : 4);
+    *total = sites * copies * (1 + 1 + 4) + sites * 4;
     *largest = sites * copies * 4;
 }
 

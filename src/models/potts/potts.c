@@ -444,7 +444,7 @@ static clmc_status potts_sweep(void *state, uint64_t sweep_index)
     }
     clmc_runtime_set_phase(s->rt, "bond_activation");
     CLMC_TRY(launch_with_sweep(s, s->bonds_kernel, 5, sweep, sites));
-    CLMC_TRY(clmc_labeler_run_systems(s->labeler, s->bonds, s->labels, s->n_configs)); /* each as alone */
+    CLMC_TRY(clmc_labeler_run_systems(s->labeler, s->bonds, s->labels, s->n_configs)); /* all at once, each as alone */
     if (s->domain) {
         clmc_runtime_set_phase(s->rt, "cross_rank_merge");
         CLMC_TRY(potts_slab_merge(&s->merge, s->bonds, s->labels));
@@ -608,8 +608,8 @@ static clmc_status potts_load_state(void *state, const unsigned char *blob, size
 }
 
 /* States of every system, and for cluster updates their bonds, labels and
- * marks, plus one system's bonds and labels and about as much again for the
- * labeler's tiles. */
+ * marks, plus about one system's labels for the labeler (all systems are
+ * labelled in place, in the same launches). */
 static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *largest)
 {
     uint64_t sites = clmc_lattice_sites((int)clmc_preset_int(p, "model.dim"), (int)clmc_preset_int(p, "model.L"));
@@ -618,7 +618,7 @@ static void potts_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     uint64_t q = (uint64_t)clmc_preset_int(p, "model.q");
     if (slab_layers(p)) sites = sites / (uint64_t)clmc_ranks()->size; /* a slab (its halo layer not counted) */
     uint64_t counts = (batch_slots(p) + 1ULL) * configs * (q + 1) * sizeof(cl_uint);
-    *total = sites * configs * (cluster ? 1 + 1 + 4 + 4 : 1) + (cluster ? sites * (1 + 4 + 4) : 0) + counts;
+    *total = sites * configs * (cluster ? 1 + 1 + 4 + 4 : 1) + (cluster ? sites * 4 : 0) + counts;
     if (strcmp(clmc_preset_string(p, "algorithm.random_site"), "copies") == 0)
         *total += sites * configs + 49 * sizeof(cl_uint) * configs; /* the copy-minor states and the tables */
     if (clmc_preset_is_population(p)) *total += 2 * sizeof(cl_int) * configs; /* member energies and order values */
