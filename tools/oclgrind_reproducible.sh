@@ -26,12 +26,15 @@ unset CLMC_DEVICE
 work=$(mktemp -d "${TMPDIR:-/tmp}/clmc-reproducible.XXXXXX")
 failures=0 fast_differences=0 default_runs=0
 
-run_both() { # name preset mode: PoCL and Oclgrind runs into $work/NAME-MODE-{pocl,oclgrind}
+run_both() { # name preset mode: PoCL and Oclgrind runs (side by side) into $work/NAME-MODE-{pocl,oclgrind}
   printf '%s\n' "$2" >"$work/$1.json"
   local out="$work/$1-$3" set=(--set "algorithm.reproducible=$([ "$3" = reproducible ] && echo true || echo false)")
-  "$bin" run "$work/$1.json" "${set[@]}" --device pocl --out "$out-pocl" --quiet >"$out-pocl.log" 2>&1 || return 1
+  "$bin" run "$work/$1.json" "${set[@]}" --device pocl --out "$out-pocl" --quiet >"$out-pocl.log" 2>&1 &
+  local pocl=$!
   CLMC_NO_CACHE=1 CLMC_BUILD_OPTIONS=-cl-opt-disable oclgrind "$bin" run "$work/$1.json" "${set[@]}" \
     --device oclgrind --out "$out-oclgrind" --quiet >"$out-oclgrind.log" 2>&1
+  local simulated=$?
+  wait "$pocl" && [ $simulated -eq 0 ]
 }
 
 for entry in "${repro_cases[@]}"; do
