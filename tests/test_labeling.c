@@ -36,7 +36,7 @@ ParameterizedTestParameters(labeling, partition_equals_host_union_find)
         {3, 16, 4, 0.5, 0, 0},   {3, 16, 8, 0.25, 0, 0},  {3, 16, 8, 0.8, 0, 0},  {3, 24, 8, 0.5, 0, 0},
         {2, 8, 8, 0.6, 0, 0},    {3, 8, 8, 0.5, 0, 0},    {2, 80, 16, 0.5, 0, 0}, {2, 64, 8, 0.2, 1, 0},
         {2, 64, 16, 0.5, 1, 0},  {2, 96, 32, 0.8, 1, 0},  {3, 16, 4, 0.5, 1, 0},  {3, 16, 8, 0.25, 1, 0},
-        {3, 24, 8, 0.8, 1, 0},
+        {3, 24, 8, 0.8, 1, 0},   {2, 16, 16, 0.5, 1, 0},  {3, 8, 8, 0.8, 1, 0}, /* one tile: wrap bonds in it */
         {2, 64, 8, 0.5, 0, 24}, {2, 48, 16, 0.8, 1, 32}, {2, 96, 32, 0.8, 0, 32}, {3, 16, 4, 0.5, 0, 8},
         {3, 24, 8, 0.8, 1, 16},
     };
@@ -170,15 +170,16 @@ ParameterizedTest(label_case *c, labeling, partition_equals_host_union_find, .ti
  * own bond density (0.2 ... 0.8, so clusters from single sites to wrapping
  * ones side by side), must be labelled exactly as the host union-find of
  * that system alone labels it: site indices within the system, nothing
- * joined across systems.  2D with 4 tiles per edge and 3D with 2, every
+ * joined across systems.  2D with 4 tiles per edge and 3D with 2, and 2D
+ * with one tile per lattice (its wrap bonds joined in the tile), every
  * labeling and consolidation method. */
 Test(labeling, systems_label_as_if_alone, .timeout = 120)
 {
     enum { SYSTEMS = 5 };
-    const int shapes[][3] = {{2, 32, 8}, {3, 8, 4}}; /* dim, edge, tile */
+    const int shapes[][3] = {{2, 32, 8}, {3, 8, 4}, {2, 16, 16}}; /* dim, edge, tile (one tile: wraps in it) */
     clmc_runtime *rt = NULL;
     cr_assert_eq(clmc_runtime_open(NULL, &rt), CLMC_OK, "%s", clmc_error_message());
-    for (int shape = 0; shape < 2; shape++) {
+    for (int shape = 0; shape < 3; shape++) {
         int dim = shapes[shape][0], edge = shapes[shape][1], tile = shapes[shape][2];
         size_t sites = dim == 2 ? (size_t)edge * edge : (size_t)edge * edge * edge, all = SYSTEMS * sites;
         uint8_t *bonds = calloc(all, 1);

@@ -153,6 +153,9 @@ potts() { echo "\"model\": {\"type\": \"potts\", \"dim\": $1, \"L\": $2, \"q\": 
 # Two systems labelled in the same launches (the labeling kernels' second NDRange
 # dimension), 3 tiles per edge.
 add potts2d-sw-copies "$all" "$(potts 2 12 swendsen_wang ', "tile": 4' | sed 's/"ensemble": {"beta": 1.0}/"ensemble": {"type": "independent", "betas": [1.0], "copies": 2}/')"
+# One tile per lattice (tile = L): the tiles' launch joins the wrap bonds, nothing to consolidate.
+add potts2d-sw-one-tile "$all" "$(potts 2 8 swendsen_wang ', "tile": 8, "labeling": "self_labeling"' | sed 's/"ensemble": {"beta": 1.0}/"ensemble": {"type": "independent", "betas": [1.0], "copies": 2}/')"
+add potts3d-sw-one-tile "$all" "$(potts 3 4 swendsen_wang ', "tile": 4')"
 add potts2d-few-cluster "$all" "$(potts 2 16 few_cluster ', "tile": 4')"
 add potts2d-metropolis "$all" "$(potts 2 16 metropolis)"
 add potts3d-sw "$all" "$(potts 3 8 swendsen_wang ', "tile": 4')"

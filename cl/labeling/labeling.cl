@@ -50,6 +50,23 @@
 #define LEAVES_SLAB(site, d) false
 #endif
 
+/* One tile holds the whole (periodic) lattice: label_tiles joins its wrap
+ * bonds too, and its labels are final (the host skips the consolidation
+ * and the flattening: clmc_labeler_run). */
+#if TILE == EDGE && !defined(LAYERS)
+#define TILE_WRAPS 1
+#else
+#define TILE_WRAPS 0
+#endif
+
+/* The tile index of the +d neighbour (stride TILE^d) of tile index i, or
+ * TILE_SITES where the bond leaves the tile (none when the tile wraps). */
+inline uint tile_up(uint i, uint stride)
+{
+    if ((i / stride) % TILE != TILE - 1) return i + stride;
+    return TILE_WRAPS ? i - (TILE - 1) * stride : TILE_SITES;
+}
+
 /* The bonds and labels of system get_global_id(1). */
 #define SYSTEM_OFFSET ((size_t)get_global_id(1) * LABEL_SITES)
 
@@ -105,8 +122,9 @@ void label_tiles(__global const uchar *bonds, __global uint *labels)
     for (uint i = lid; i < TILE_SITES; i += LABEL_WG) {
         uint stride = 1;
         for (uint d = 0; d < DIM; d++, stride *= TILE) {
-            if (!((bond[i] >> d) & 1u) || (i / stride) % TILE == TILE - 1) continue;
-            uint a = local_root(label, i), b = local_root(label, i + stride);
+            uint up = tile_up(i, stride);
+            if (!((bond[i] >> d) & 1u) || up == TILE_SITES) continue;
+            uint a = local_root(label, i), b = local_root(label, up);
             /* A root found stale was hooked meanwhile: atomic_min returns
              * what it found, and the loop unites from there. */
             while (a != b) {
@@ -127,15 +145,16 @@ void label_tiles(__global const uchar *bonds, __global uint *labels)
         for (uint i = lid; i < TILE_SITES; i += LABEL_WG) {
             uint stride = 1;
             for (uint d = 0; d < DIM; d++, stride *= TILE) {
-                if (!((bond[i] >> d) & 1u) || (i / stride) % TILE == TILE - 1) continue;
+                uint up = tile_up(i, stride);
+                if (!((bond[i] >> d) & 1u) || up == TILE_SITES) continue;
                 /* Benign race: read while neighbours lower these labels by
                  * atomic_min; a stale (larger) value only delays the change
                  * to the next pass, and the passes go on until none changes. */
-                uint a = label[i], b = label[i + stride];
+                uint a = label[i], b = label[up];
                 if (a != b) {
                     uint low = min(a, b);
                     atomic_min(&label[i], low);
-                    atomic_min(&label[i + stride], low);
+                    atomic_min(&label[up], low);
                     changed = 1;
                 }
             }

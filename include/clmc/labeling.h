@@ -37,6 +37,8 @@ typedef struct {
 typedef struct {
     unsigned relax_passes; /* relaxation passes until no root changed (0 with sewing) */
     unsigned sewing_levels; /* sewing launches, the wrap bonds' included (0 with relaxation) */
+    /* both 0 where one tile holds the whole periodic lattice: the tiles'
+     * launch joins the wrap bonds, and nothing is left to consolidate */
     int tile;               /* the tile edge used */
 } clmc_label_report;
 

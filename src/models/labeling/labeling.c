@@ -184,7 +184,10 @@ static clmc_status set_arguments(clmc_labeler *w, cl_mem bonds, cl_mem labels)
 }
 
 /* Every system's tiles in one launch, then each consolidation step and the
- * flattening for all systems at once: the launches of one lattice. */
+ * flattening for all systems at once: the launches of one lattice.  Where
+ * one tile holds the whole periodic lattice, the tiles' launch joins the
+ * wrap bonds too and its labels are final (cl/labeling/labeling.cl,
+ * TILE_WRAPS): one launch in all. */
 static clmc_status label_systems(clmc_labeler *w, cl_mem bonds, cl_mem labels, size_t n_systems,
                                  clmc_label_report *report)
 {
@@ -193,12 +196,14 @@ static clmc_status label_systems(clmc_labeler *w, cl_mem bonds, cl_mem labels, s
     size_t global[2] = {w->sites / w->tile_sites * w->wg, n_systems}, local[2] = {w->wg, 1};
     clmc_runtime_set_phase(w->rt, "local_labeling");
     CLMC_TRY(clmc_enqueue(w->rt, w->tiles, 2, global, local, CLMC_TIMED));
-    clmc_runtime_set_phase(w->rt, "consolidation");
     unsigned passes = 0, levels = 0;
-    if (w->lattice.consolidation == CLMC_CONSOLIDATE_SEWING) CLMC_TRY(sew(w, &levels));
-    else CLMC_TRY(relax(w, &passes));
-    size_t sites[2] = {w->sites, n_systems};
-    CLMC_TRY(clmc_enqueue(w->rt, w->flatten, 2, sites, NULL, CLMC_TIMED));
+    if (w->lattice.tile < w->lattice.edge || w->lattice.layers) {
+        clmc_runtime_set_phase(w->rt, "consolidation");
+        if (w->lattice.consolidation == CLMC_CONSOLIDATE_SEWING) CLMC_TRY(sew(w, &levels));
+        else CLMC_TRY(relax(w, &passes));
+        size_t sites[2] = {w->sites, n_systems};
+        CLMC_TRY(clmc_enqueue(w->rt, w->flatten, 2, sites, NULL, CLMC_TIMED));
+    }
     clmc_runtime_set_phase(w->rt, NULL);
     if (report) {
         report->relax_passes = passes;
