@@ -11,7 +11,10 @@
  *
  * Defines: DIM, EDGE, TILE (divides EDGE), LABEL_WG (work-group size,
  * dividing TILE^DIM), UNION_FIND (0: self-labeling in tiles; 1: union-find
- * in tiles, the same labels); LAYERS where a slab is labelled (MPI domain
+ * in tiles, the same labels), TILE_WRAPS (1 where one tile holds the
+ * whole periodic lattice, TILE == EDGE without LAYERS: label_tiles joins
+ * the wrap bonds too and its labels are final, the host launches nothing
+ * after it); LAYERS where a slab is labelled (MPI domain
  * decomposition, docs/mpi.md): LAYERS < EDGE layers along the last axis
  * (a multiple of TILE), open there: the bonds out of the last layer along it
  * are left to the host (src/models/potts/potts_slab.c).  Sites are row-major, x fastest; bonds[site] bit d set
@@ -48,15 +51,6 @@
 #define LABEL_SITES SITES
 #define LAYERS_OR_EDGE EDGE
 #define LEAVES_SLAB(site, d) false
-#endif
-
-/* One tile holds the whole (periodic) lattice: label_tiles joins its wrap
- * bonds too, and its labels are final (the host skips the consolidation
- * and the flattening: clmc_labeler_run). */
-#if TILE == EDGE && !defined(LAYERS)
-#define TILE_WRAPS 1
-#else
-#define TILE_WRAPS 0
 #endif
 
 /* The tile index of the +d neighbour (stride TILE^d) of tile index i, or

@@ -49,7 +49,7 @@ struct clmc_labeler {
     cl_program program;
     cl_kernel tiles, relax, sew, flatten;
     cl_mem changed;
-    size_t systems; /* lattices labelled per launch (the kernels' second NDRange dimension) */
+    bool wraps; /* one tile holds the whole periodic lattice: labelled in label_tiles alone (TILE_WRAPS) */
 };
 
 void clmc_labeler_destroy(clmc_labeler *w)
@@ -79,6 +79,8 @@ static clmc_status build(clmc_labeler *w)
     clmc_defines_int(&options, "TILE", l->tile);
     clmc_defines_int(&options, "LABEL_WG", (long long)w->wg);
     clmc_defines_int(&options, "UNION_FIND", l->union_find != 0);
+    w->wraps = l->tile == l->edge && !l->layers;
+    clmc_defines_int(&options, "TILE_WRAPS", w->wraps);
     if (l->layers) clmc_defines_int(&options, "LAYERS", l->layers);
     CLMC_TRY(clmc_defines_build(w->rt, "labeling/labeling.cl", &options, &w->program));
     CLMC_TRY(clmc_kernel_create(w->program, "label_tiles", &w->tiles));
@@ -129,13 +131,13 @@ clmc_status clmc_labeler_create(clmc_runtime *rt, clmc_label_lattice lattice, cl
 int clmc_labeler_tile(const clmc_labeler *w) { return w->lattice.tile; }
 
 /* Relaxation passes until no bond across tiles joins two roots. */
-static clmc_status relax(clmc_labeler *w, unsigned *passes)
+static clmc_status relax(clmc_labeler *w, size_t n_systems, unsigned *passes)
 {
     cl_command_queue queue = clmc_runtime_queue(w->rt);
     for (*passes = 1; *passes <= RELAX_PASSES_MAX; (*passes)++) {
         cl_int changed = 0;
         CLMC_CL_TRY(clEnqueueWriteBuffer(queue, w->changed, CL_FALSE, 0, sizeof changed, &changed, 0, NULL, NULL));
-        size_t global[2] = {w->sites, w->systems};
+        size_t global[2] = {w->sites, n_systems};
         CLMC_TRY(clmc_enqueue(w->rt, w->relax, 2, global, NULL, CLMC_TIMED));
         CLMC_CL_TRY(clEnqueueReadBuffer(queue, w->changed, CL_TRUE, 0, sizeof changed, &changed, 0, NULL, NULL));
         if (!changed) return CLMC_OK;
@@ -149,7 +151,7 @@ static clmc_status relax(clmc_labeler *w, unsigned *passes)
  * a power of two, the last block of a row is smaller; every seam is sewn at
  * exactly one level.  A slab's last axis (`layers`) has its own seams, none
  * once a block spans it, and no wrap. */
-static clmc_status sew(clmc_labeler *w, unsigned *levels)
+static clmc_status sew(clmc_labeler *w, size_t n_systems, unsigned *levels)
 {
     cl_uint edge = (cl_uint)w->lattice.edge, plane = (cl_uint)(w->sites / edge);
     cl_uint layers = (cl_uint)(w->lattice.layers ? w->lattice.layers : w->lattice.edge);
@@ -163,7 +165,7 @@ static clmc_status sew(clmc_labeler *w, unsigned *levels)
         CLMC_CL_TRY(clSetKernelArg(w->sew, 2, sizeof(cl_uint), &at));
         CLMC_CL_TRY(clSetKernelArg(w->sew, 3, sizeof(cl_uint), &seams));
         CLMC_CL_TRY(clSetKernelArg(w->sew, 4, sizeof(cl_uint), &seams_last));
-        size_t global[2] = {items, w->systems};
+        size_t global[2] = {items, n_systems};
         CLMC_TRY(clmc_enqueue(w->rt, w->sew, 2, global, NULL, CLMC_TIMED));
         (*levels)++;
         if (wrap) return CLMC_OK;
@@ -192,15 +194,14 @@ static clmc_status label_systems(clmc_labeler *w, cl_mem bonds, cl_mem labels, s
                                  clmc_label_report *report)
 {
     CLMC_TRY(set_arguments(w, bonds, labels));
-    w->systems = n_systems;
     size_t global[2] = {w->sites / w->tile_sites * w->wg, n_systems}, local[2] = {w->wg, 1};
     clmc_runtime_set_phase(w->rt, "local_labeling");
     CLMC_TRY(clmc_enqueue(w->rt, w->tiles, 2, global, local, CLMC_TIMED));
     unsigned passes = 0, levels = 0;
-    if (w->lattice.tile < w->lattice.edge || w->lattice.layers) {
+    if (!w->wraps) {
         clmc_runtime_set_phase(w->rt, "consolidation");
-        if (w->lattice.consolidation == CLMC_CONSOLIDATE_SEWING) CLMC_TRY(sew(w, &levels));
-        else CLMC_TRY(relax(w, &passes));
+        if (w->lattice.consolidation == CLMC_CONSOLIDATE_SEWING) CLMC_TRY(sew(w, n_systems, &levels));
+        else CLMC_TRY(relax(w, n_systems, &passes));
         size_t sites[2] = {w->sites, n_systems};
         CLMC_TRY(clmc_enqueue(w->rt, w->flatten, 2, sites, NULL, CLMC_TIMED));
     }
