@@ -222,7 +222,6 @@ static int resume_run(const cli_args *a)
     clmc_run_options options = {.device = a->device, .quiet = a->quiet, .launch = a->launch,
                                 .started = command_started};
     int rc = report(clmc_resume(a->resume_dir, &options));
-    clmc_interrupt_release();
     if (rc == 0 && !a->quiet && clmc_ranks()->rank == 0) fprintf(stderr, "clmc: results in %s/\n", a->resume_dir);
     return rc;
 }
@@ -240,7 +239,6 @@ static int cmd_run(int argc, char **argv)
     clmc_run_options options = {.device = a.device, .quiet = a.quiet, .overwrite = a.overwrite, .launch = a.launch,
                                 .started = command_started};
     rc = report(clmc_run(preset, &options));
-    clmc_interrupt_release();
     if (rc == 0 && !a.quiet && clmc_ranks()->rank == 0)
         fprintf(stderr, "clmc: results in %s/\n", clmc_preset_output(preset)->dir);
     clmc_preset_free(preset);
@@ -384,7 +382,7 @@ int main(int argc, char **argv)
     command_started = clmc_runtime_clock();
     clmc_ranks_init(&argc, &argv);
     int rc = dispatch(argc, argv);
-    clmc_interrupt_release(); /* a launcher's SIGTERM from here on is not a request to checkpoint */
+    clmc_interrupt_release(); /* clmc run's handlers: a launcher's SIGTERM from here on is no request to checkpoint */
     if (rc != 0) clmc_ranks_settle(10.0);
     clmc_ranks_finalize();
     return rc;
