@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Domain decomposition of one Ising msc lattice over the GPUs of one host
 # (docs/mpi.md, issue 25): weak scaling in 2D with about 65536^2 sites per GPU
-# (L = 65536 sqrt(K) rounded to a multiple of 64 K: 65536, 92672, 131072,
-# 185344 on K = 1, 2, 4, 8), strong scaling of 2D L = 65536 and of 3D
+# (L = 65536 sqrt(K) rounded to a multiple of 2048, so that a row of a colour
+# plane, L / 64 words, is a whole number of 128-byte lines: 65536, 92160,
+# 131072, 186368 on K = 1, 2, 4, 8; WEAK_ROUND=64 rounds to a multiple of
+# 64 K instead, the earlier 92672 and 185344), strong scaling of 2D L = 65536 and of 3D
 # L = 1024 on K = 1, 2, 4 (8).  K runs over 1, 2, 4, 8 up to the GPUs that
 # nvidia-smi -L lists; K = 1 is the plain single-process run.  Each run prints
 # the spin flips per ns from the wall time of its sweep loop (measurements and
@@ -13,7 +15,8 @@
 # and the configuration hash of the K-rank run are compared with the 1-rank run.
 # Usage: benchmarks/mpi_domain.sh [OUT] [SWEEPS]   (SWEEPS 500 by default; about 4 minutes on 4 H100,
 # most of it the start-up and the configuration hash of each run, not the sweeps)
-# MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none", docs/mpi.md).
+# MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none", docs/mpi.md); PARTS: which
+# series to run (default "weak strong 3d").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/mpi-domain} sweeps=${2:-500}
@@ -77,21 +80,25 @@ same() { # NAME BASELINE_NAME
   fi
 }
 
-echo "== weak scaling, 2D msc, about 65536^2 sites per GPU"
+parts=" ${PARTS:-weak strong 3d} "
+[[ $parts == *" weak "* || $parts == *" strong "* ]] && echo "== weak scaling, 2D msc, about 65536^2 sites per GPU"
 for k in "${ks[@]}"; do
-  L=$(python3 -c "import math; k=$k; m=64*k; print(round(65536*math.sqrt(k)/m)*m)")
+  [[ $parts == *" weak "* || $k == 1 ]] || continue
+  L=$(python3 -c "import math; k=$k; m=${WEAK_ROUND:-2048}; m=64*k if m==64 else m; print(round(65536*math.sqrt(k)/m)*m)")
   run "weak2d-k$k" "$k" 2 "$L" "$sweeps"
   report "weak2d-k$k" "$k" weak2d-k1 weak
 done
-echo "== strong scaling, 2D msc, L = 65536"
+[[ $parts == *" strong "* ]] && echo "== strong scaling, 2D msc, L = 65536"
 for k in "${ks[@]}"; do
+  [[ $parts == *" strong "* ]] || break
   [ "$k" = 1 ] && { report weak2d-k1 1 weak2d-k1 strong; continue; }  # the weak series' K = 1 run
   run "strong2d-k$k" "$k" 2 65536 "$sweeps"
   report "strong2d-k$k" "$k" weak2d-k1 strong
   same "strong2d-k$k" weak2d-k1
 done
-echo "== strong scaling, 3D msc, L = 1024"
+[[ $parts == *" 3d "* ]] && echo "== strong scaling, 3D msc, L = 1024"
 for k in "${ks[@]}"; do
+  [[ $parts == *" 3d "* ]] || break
   run "strong3d-k$k" "$k" 3 1024 $((2 * sweeps))
   report "strong3d-k$k" "$k" strong3d-k1 strong
   [ "$k" = 1 ] || same "strong3d-k$k" strong3d-k1
