@@ -224,6 +224,36 @@ Test(rng_models, tiled_results_independent_of_item_width)
     free(dir);
 }
 
+/* algorithm.update_wg only groups the msc update's work-items (the global
+ * size rounded up, the items past the words skipped): counter-based and
+ * stateful generators give the same run for every size. */
+Test(rng_models, msc_results_independent_of_update_wg)
+{
+    char *dir = rerun_preset_dir("rng-update-wg", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 192},"
+                                               " \"algorithm\": {\"layout\": \"msc\", \"resident\": \"off\"},"
+                                               " \"ensemble\": {\"type\": \"independent\", \"betas\": [0.4, 0.44]},"
+                                               " \"run\": {\"thermalization\": 0, \"sweeps\": 30, \"seed\": 8}}");
+    char preset[4200];
+    snprintf(preset, sizeof preset, "%s/preset.json", dir);
+    const char *generators[] = {"philox4x32_10", "xorwow"};
+    const int sizes[] = {0, 64, 100}; /* 576 words per colour: 100 leaves 24 items past them */
+    for (int g = 0; g < 2; g++) {
+        char *hashes[3];
+        for (int w = 0; w < 3; w++) {
+            char name[64], overrides[128];
+            snprintf(name, sizeof name, "%s-wg%d", generators[g], sizes[w]);
+            snprintf(overrides, sizeof overrides, "--set algorithm.rng=%s --set algorithm.update_wg=%d", generators[g],
+                     sizes[w]);
+            hashes[w] = configuration_hash(dir, preset, name, overrides);
+        }
+        printf("%s: update_wg 0, 64, 100: %s %s %s\n", generators[g], hashes[0], hashes[1], hashes[2]);
+        cr_expect_str_eq(hashes[0], hashes[1], "%s: update_wg 0 and 64 differ", generators[g]);
+        cr_expect_str_eq(hashes[0], hashes[2], "%s: update_wg 0 and 100 differ", generators[g]);
+        for (int w = 0; w < 3; w++) free(hashes[w]);
+    }
+    free(dir);
+}
+
 /* Multi-spin coding draws one word per site from the stream (or ring batch) of
  * its pair exactly as the naive kernel does: from an ordered start (the two
  * layouts' random starts differ) the runs are equal bit for bit, 2D and 3D. */

@@ -211,13 +211,14 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
                                , __global uint *rng_states
 #endif
 #ifdef SLAB
-                               , uint first_item
+                               , uint first_item, uint end_item
 #endif
                                , uint first_system)
 {
     uint item = get_global_id(0), config = get_global_id(1);
 #ifdef SLAB
     item += first_item;
+    if (item >= end_item) return; /* a launch's global size may be rounded up (algorithm.update_wg) */
 #endif
     if (item >= UPDATE_WORDS) return;
     planes += (size_t)config * 2 * PLANE_WORDS;

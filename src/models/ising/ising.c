@@ -89,6 +89,7 @@ typedef struct {
     bool tiled, msc;
     cl_uint ordered_start;
     int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
+    size_t update_wg; /* msc: algorithm.update_wg, 0 = the implementation's choice */
     size_t tile_items, tile_groups[3];
     cl_uint n_temperatures, n_configs; /* copies x temperatures configurations, copy-major */
     cl_uint spare_slot;                /* the slot after the batch (batch_slots) */
@@ -185,6 +186,9 @@ static clmc_status ising_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d is for layout \"tiled\" only (give 0)", width);
     if (width != 0 && tile != 0 && tile % width != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide algorithm.tile = %d", width, tile);
+    long long update_wg = clmc_preset_int(p, "algorithm.update_wg");
+    if (update_wg != 0 && !msc)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_wg: %lld is for layout \"msc\" only (give 0)", update_wg);
     long long configs = clmc_preset_int(p, "algorithm.resident_configs");
     if (configs != 0 && !msc)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.resident_configs: %lld is for layout \"msc\" only (give 0)", configs);
@@ -458,6 +462,12 @@ static clmc_status build_kernels(ising_state *s)
         CLMC_TRY(clmc_defines_build(s->rt, "ising/ising_msc.cl", &options, &s->program));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_init", &s->init));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_update", &s->update));
+        size_t limit;
+        CLMC_TRY(clmc_kernel_group_limit(s->rt, s->update, &limit));
+        if (s->update_wg > limit)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_wg: %zu work-items per work-group, more than the %zu "
+                             "that the update kernel allows on %s", s->update_wg, limit,
+                             clmc_runtime_device(s->rt)->name);
         CLMC_TRY(clmc_kernel_set_first_system(s->init, s->first_system));
         CLMC_TRY(clmc_kernel_set_first_system(s->update, s->first_system));
         CLMC_TRY(clmc_kernel_create(s->program, "ising_msc_measure", &s->measure));
@@ -575,6 +585,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
     s->item_width = (int)clmc_preset_int(p, "algorithm.item_width");
+    s->update_wg = (size_t)clmc_preset_int(p, "algorithm.update_wg");
     s->hits = (int)clmc_preset_int(p, "algorithm.hits");
     s->n_temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);
     s->copies = clmc_preset_systems(p)->copies;
@@ -682,14 +693,25 @@ static size_t naive_items(const ising_state *s)
     return s->n_sites / 2;
 }
 
+/* An msc update launch of `items` words per configuration: the work-group
+ * size algorithm.update_wg with the global size rounded up to a multiple of
+ * it (the kernel skips the items past its words), or the implementation's
+ * choice. */
+static clmc_status enqueue_msc_update(ising_state *s, size_t items)
+{
+    size_t wg = s->update_wg, global[2] = {wg ? (items + wg - 1) / wg * wg : items, s->n_configs};
+    size_t local[2] = {wg, 1};
+    return clmc_enqueue(s->rt, s->update, 2, global, wg ? local : NULL, CLMC_TIMED);
+}
+
 /* Domain decomposition: words [first, first + count) of the slab's colour
  * (argument 4, set by the caller). */
 static clmc_status update_words(ising_state *s, size_t first, size_t count)
 {
-    cl_uint first_arg = (cl_uint)first;
+    cl_uint first_arg = (cl_uint)first, end_arg = (cl_uint)(first + count);
     CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &first_arg));
-    size_t global[2] = {count, s->n_configs};
-    return clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED);
+    CLMC_CL_TRY(clSetKernelArg(s->update, 7, sizeof(cl_uint), &end_arg));
+    return enqueue_msc_update(s, count);
 }
 
 /* Tiled slabs: work-groups [first, first + count) of the tile colour set
@@ -833,8 +855,10 @@ static clmc_status ising_sweep(void *state, uint64_t sweep_index)
         if (s->tiled) {
             size_t global[2] = {s->tile_groups[colour] * s->tile_items, s->n_configs}, local[2] = {s->tile_items, 1};
             CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, local, CLMC_TIMED));
+        } else if (s->msc) {
+            CLMC_TRY(enqueue_msc_update(s, s->n_sites / 64));
         } else {
-            size_t global[2] = {s->msc ? s->n_sites / 64 : naive_items(s), s->n_configs};
+            size_t global[2] = {naive_items(s), s->n_configs};
             CLMC_TRY(clmc_enqueue(s->rt, s->update, 2, global, NULL, CLMC_TIMED));
         }
     }

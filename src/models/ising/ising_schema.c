@@ -35,6 +35,9 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "off: one launch per colour per sweep (bit-identical results)"},
     {"resident_configs", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
      "msc with the resident update: configurations per work-group (0 = automatic); results do not depend on it"},
+    {"update_wg", CLMC_FIELD_INT, 0, 1024, false, NULL, "0",
+     "msc: work-items per work-group of the ordinary update launches, the global size rounded up to a multiple "
+     "(0 = the OpenCL implementation chooses); results do not depend on it"},
     {"sweeps_per_launch", CLMC_FIELD_INT, 0, 65536, false, NULL, "0",
      "naive and tiled: 0 (auto) keeps the ordinary or resident update; k >= 1: temporal blocking, blocks of "
      "algorithm.block sites with a halo make up to k sweeps per launch in local memory (bit-identical results)"},
