@@ -16,7 +16,8 @@
 # Usage: benchmarks/mpi_domain.sh [OUT] [SWEEPS]   (SWEEPS 500 by default; about 4 minutes on 4 H100,
 # most of it the start-up and the configuration hash of each run, not the sweeps)
 # MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none", docs/mpi.md); PARTS: which
-# series to run (default "weak strong 3d").
+# series to run (default "weak strong 3d"); SET: more clmc options for every run (e.g.
+# "--set algorithm.update_wg=256", docs/models/ising.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/mpi-domain} sweeps=${2:-500}
@@ -41,9 +42,9 @@ run() { # NAME K DIM L SWEEPS
   "run": { "thermalization": 0, "sweeps": $n, "measure_every": $((n / 4)), "seed": 11 } }
 JSON
   if [ "$k" = 1 ]; then
-    build/clmc run "$out/$name.json" --device nvidia --out "$out/$name" --quiet --overwrite
+    build/clmc run "$out/$name.json" --device nvidia --out "$out/$name" --quiet --overwrite ${SET:-}
   else
-    mpirun -np "$k" ${MPIRUN_ARGS:-} build/clmc run "$out/$name.json" --device nvidia --out "$out/$name" --quiet --overwrite
+    mpirun -np "$k" ${MPIRUN_ARGS:-} build/clmc run "$out/$name.json" --device nvidia --out "$out/$name" --quiet --overwrite ${SET:-}
   fi
 }
 
