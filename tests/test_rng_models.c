@@ -197,6 +197,25 @@ static char *configuration_hash(const char *dir, const char *preset, const char 
     return copy;
 }
 
+/* Runs of PRESET with generator `generator` and KEY = each of values[0 .. 2]
+ * must end in the same configuration (a key that only regroups the work). */
+static void expect_same_run_for_values(const char *dir, const char *preset, const char *generator, const char *key,
+                                       const int values[3])
+{
+    char *hashes[3];
+    for (int v = 0; v < 3; v++) {
+        char name[96], overrides[160];
+        snprintf(name, sizeof name, "%s-%s-%d", generator, strrchr(key, '.') + 1, values[v]);
+        snprintf(overrides, sizeof overrides, "--set algorithm.rng=%s --set %s=%d", generator, key, values[v]);
+        hashes[v] = configuration_hash(dir, preset, name, overrides);
+    }
+    printf("%s: %s %d, %d, %d: %s %s %s\n", generator, key, values[0], values[1], values[2], hashes[0], hashes[1],
+           hashes[2]);
+    for (int v = 1; v < 3; v++)
+        cr_expect_str_eq(hashes[0], hashes[v], "%s: %s %d and %d differ", generator, key, values[0], values[v]);
+    for (int v = 0; v < 3; v++) free(hashes[v]);
+}
+
 /* The numbers follow the sites (per-pair streams, tile rings by pair), not the
  * work-items: item widths 2, 4 and 8 give the same run. */
 Test(rng_models, tiled_results_independent_of_item_width)
@@ -207,20 +226,9 @@ Test(rng_models, tiled_results_independent_of_item_width)
     char preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     const char *generators[] = {"lcg32", "xorwow", "lagged_fibonacci_521"};
-    for (int g = 0; g < (test_long_enabled() ? 3 : 1); g++) { /* CLMC_LONG_TESTS=1: all three */
-        char *hashes[3];
-        for (int w = 0; w < 3; w++) {
-            char name[64], overrides[128];
-            snprintf(name, sizeof name, "%s-w%d", generators[g], 2 << w);
-            snprintf(overrides, sizeof overrides, "--set algorithm.rng=%s --set algorithm.item_width=%d", generators[g],
-                     2 << w);
-            hashes[w] = configuration_hash(dir, preset, name, overrides);
-        }
-        printf("%s: item widths 2, 4, 8: %s %s %s\n", generators[g], hashes[0], hashes[1], hashes[2]);
-        cr_expect_str_eq(hashes[0], hashes[1], "%s: width 2 and 4 differ", generators[g]);
-        cr_expect_str_eq(hashes[0], hashes[2], "%s: width 2 and 8 differ", generators[g]);
-        for (int w = 0; w < 3; w++) free(hashes[w]);
-    }
+    const int widths[] = {2, 4, 8};
+    for (int g = 0; g < (test_long_enabled() ? 3 : 1); g++) /* CLMC_LONG_TESTS=1: all three */
+        expect_same_run_for_values(dir, preset, generators[g], "algorithm.item_width", widths);
     free(dir);
 }
 
@@ -235,22 +243,9 @@ Test(rng_models, msc_results_independent_of_update_wg)
                                                " \"run\": {\"thermalization\": 0, \"sweeps\": 30, \"seed\": 8}}");
     char preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    const char *generators[] = {"philox4x32_10", "xorwow"};
     const int sizes[] = {0, 64, 100}; /* 576 words per colour: 100 leaves 24 items past them */
-    for (int g = 0; g < 2; g++) {
-        char *hashes[3];
-        for (int w = 0; w < 3; w++) {
-            char name[64], overrides[128];
-            snprintf(name, sizeof name, "%s-wg%d", generators[g], sizes[w]);
-            snprintf(overrides, sizeof overrides, "--set algorithm.rng=%s --set algorithm.update_wg=%d", generators[g],
-                     sizes[w]);
-            hashes[w] = configuration_hash(dir, preset, name, overrides);
-        }
-        printf("%s: update_wg 0, 64, 100: %s %s %s\n", generators[g], hashes[0], hashes[1], hashes[2]);
-        cr_expect_str_eq(hashes[0], hashes[1], "%s: update_wg 0 and 64 differ", generators[g]);
-        cr_expect_str_eq(hashes[0], hashes[2], "%s: update_wg 0 and 100 differ", generators[g]);
-        for (int w = 0; w < 3; w++) free(hashes[w]);
-    }
+    expect_same_run_for_values(dir, preset, "philox4x32_10", "algorithm.update_wg", sizes);
+    expect_same_run_for_values(dir, preset, "xorwow", "algorithm.update_wg", sizes);
     free(dir);
 }
 
