@@ -17,7 +17,7 @@
 # most of it the start-up and the configuration hash of each run, not the sweeps)
 # MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none", docs/mpi.md); PARTS: which
 # series to run (default "weak strong 3d"); SET: more clmc options for every run (e.g.
-# "--set algorithm.update_wg=256", docs/models/ising.md).
+# "--set algorithm.update_group=256", docs/models/ising.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/mpi-domain} sweeps=${2:-500}

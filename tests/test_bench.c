@@ -256,10 +256,10 @@ Test(bench, bad_tuning_and_picture_keys_are_input_errors, .timeout = 120)
          " \"ensemble\": {\"beta\": 0.4}}", "algorithm.item_width: 8 must divide algorithm.tile = 4"},
         {"{\"model\": {\"type\": \"ising\", \"L\": 32}, \"algorithm\": {\"layout\": \"naive\", \"item_width\": 4},"
          " \"ensemble\": {\"beta\": 0.4}}", "algorithm.item_width: 4 is for layout \"tiled\" only"},
-        {"{\"model\": {\"type\": \"ising\", \"L\": 64}, \"algorithm\": {\"layout\": \"tiled\", \"update_wg\": 64},"
-         " \"ensemble\": {\"beta\": 0.4}}", "algorithm.update_wg: 64 is for layout \"msc\" only"},
-        {"{\"model\": {\"type\": \"ising\", \"L\": 64}, \"algorithm\": {\"layout\": \"msc\", \"update_wg\": 2048},"
-         " \"ensemble\": {\"beta\": 0.4}}", "algorithm.update_wg"},
+        {"{\"model\": {\"type\": \"ising\", \"L\": 64}, \"algorithm\": {\"layout\": \"tiled\", \"update_group\": 64},"
+         " \"ensemble\": {\"beta\": 0.4}}", "algorithm.update_group: 64 is for layout \"msc\" only"},
+        {"{\"model\": {\"type\": \"ising\", \"L\": 64}, \"algorithm\": {\"layout\": \"msc\", \"update_group\": 2048},"
+         " \"ensemble\": {\"beta\": 0.4}}", "algorithm.update_group"},
         {"{\"model\": {\"type\": \"ising\", \"L\": 32}, \"algorithm\": {\"layout\": \"naive\", \"tile\": 8},"
          " \"ensemble\": {\"beta\": 0.4}}", "algorithm.tile: 8 is for layout \"tiled\" only"},
         {"{\"model\": {\"type\": \"ea_ising\", \"L\": 8, \"realizations\": 64}, \"ensemble\": {\"beta\": 1},"

@@ -232,10 +232,10 @@ Test(rng_models, tiled_results_independent_of_item_width)
     free(dir);
 }
 
-/* algorithm.update_wg only groups the msc update's work-items (the global
+/* algorithm.update_group only groups the msc update's work-items (the global
  * size rounded up, the items past the words skipped): counter-based and
  * stateful generators give the same run for every size. */
-Test(rng_models, msc_results_independent_of_update_wg)
+Test(rng_models, msc_results_independent_of_update_group)
 {
     char *dir = rerun_preset_dir("rng-update-wg", "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 192},"
                                                " \"algorithm\": {\"layout\": \"msc\", \"resident\": \"off\"},"
@@ -244,8 +244,8 @@ Test(rng_models, msc_results_independent_of_update_wg)
     char preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     const int sizes[] = {0, 64, 100}; /* 576 words per colour: 100 leaves 24 items past them */
-    expect_same_run_for_values(dir, preset, "philox4x32_10", "algorithm.update_wg", sizes);
-    expect_same_run_for_values(dir, preset, "xorwow", "algorithm.update_wg", sizes);
+    expect_same_run_for_values(dir, preset, "philox4x32_10", "algorithm.update_group", sizes);
+    expect_same_run_for_values(dir, preset, "xorwow", "algorithm.update_group", sizes);
     free(dir);
 }
 

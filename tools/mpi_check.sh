@@ -6,7 +6,7 @@
 # ranks, EA msc under 3); an interrupted 2-rank run
 # resumed under 2 ranks too; result.h5 under 2 ranks equals series.csv (where
 # the build has HDF5); one Ising lattice decomposed into slabs (msc 2D
-# under 3 ranks (2 opt-in), 3D under 2, also with algorithm.update_wg; tiled 2D with 3 and 2 tile colours, 3D
+# under 3 ranks (2 opt-in), 3D under 2, also with algorithm.update_group; tiled 2D with 3 and 2 tile colours, 3D
 # under 2 (3 opt-in))
 # equal to one process, and resumed; multicanonical walkers and Wang-Landau
 # windows under 2 and 3 ranks equal to one process, and resumed; parallel
@@ -343,15 +343,15 @@ for run in dd2:1 dd2:2 dd2:3 dd3:2 tiled32:3 tiled16:2 tiled3d:2 tiled3dk:1 tile
     echo "ok: $name: one lattice in $k slab(s) gives the single-process series, observables and configuration" ||
     fail "$name in $k slabs differs from the single-process run"
 done
-# algorithm.update_wg (msc): every slab launch rounded up to work-groups of 100
+# algorithm.update_group (msc): every slab launch rounded up to work-groups of 100
 # items (boundary layers of 64 words, interior of 1920), the items past each
 # launch's words skipped: the same run as dd3 in one process.
-sed 's/"layout": "msc"/"layout": "msc", "update_wg": 100/' "$tmp/dd3.json" > "$tmp/dd3wg.json"
+sed 's/"layout": "msc"/"layout": "msc", "update_group": 100/' "$tmp/dd3.json" > "$tmp/dd3wg.json"
 "${launcher[@]}" -np 2 "$clmc" run "$tmp/dd3wg.json" --out "$tmp/dd3wg-np2" --quiet 2>"$tmp/dd3wg-np2.err" ||
-  { cat "$tmp/dd3wg-np2.err"; fail "dd3 with algorithm.update_wg under 2 ranks"; }
+  { cat "$tmp/dd3wg-np2.err"; fail "dd3 with algorithm.update_group under 2 ranks"; }
 same_run "$tmp/dd3-one" "$tmp/dd3wg-np2" &&
-  echo "ok: dd3 in 2 slabs with work-groups of 100 items (algorithm.update_wg) equals the single-process run" ||
-  fail "dd3 in 2 slabs with algorithm.update_wg differs from the single-process run"
+  echo "ok: dd3 in 2 slabs with work-groups of 100 items (algorithm.update_group) equals the single-process run" ||
+  fail "dd3 in 2 slabs with algorithm.update_group differs from the single-process run"
 python3 - "$tmp/dd2-np3/result.json" "$tmp/dd3-np2/result.json" <<'PY' || fail "result.json of the decomposed runs"
 import json, sys
 for path, axis, k, layers in [(sys.argv[1], "y", 3, 64), (sys.argv[2], "z", 2, 32)]:

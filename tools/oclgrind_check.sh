@@ -73,8 +73,8 @@ add ising3d-tiled "$all" "$(ising 3 8 tiled ', "tile": 4, "resident": "off"'), $
 add ising2d-naive-lagfib "$all" "$(ising 2 8 naive ', "rng": "lagged_fibonacci_521"'), $beta"
 add ising2d-tiled-lagfib "$all" "$(ising 2 16 tiled ', "tile": 8, "hits": 2, "rng": "lagged_fibonacci_1279"'), $beta"
 add ising3d-tiled-lcg64 "$all" "$(ising 3 8 tiled ', "tile": 4, "rng": "lcg64"'), $beta"
-# Work-groups of 48 (algorithm.update_wg): 64 words a colour, so the second group has 32 items past them.
-add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow", "update_wg": 48, "resident": "off"'), $beta" 0 1
+# Work-groups of 48 (algorithm.update_group): 64 words a colour, so the second group has 32 items past them.
+add ising2d-msc-xorwow "$all" "$(ising 2 64 msc ', "rng": "xorwow", "update_group": 48, "resident": "off"'), $beta" 0 1
 add ising2d-tiled-tempering "$all" "$(ising 2 16 tiled ', "tile": 8, "resident": "off"'), $pt}"
 # 64 walkers: work-groups of 2 with local histograms (muca_ising.cl).
 add ising2d-multicanonical "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"multicanonical\", \"betas\": [0.4], \"walkers\": 64, \"iteration_sweeps\": 10}"

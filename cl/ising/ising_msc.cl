@@ -218,7 +218,7 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
     uint item = get_global_id(0), config = get_global_id(1);
 #ifdef SLAB
     item += first_item;
-    if (item >= end_item) return; /* a launch's global size may be rounded up (algorithm.update_wg) */
+    if (item >= end_item) return; /* a launch's global size may be rounded up (algorithm.update_group) */
 #endif
     if (item >= UPDATE_WORDS) return;
     planes += (size_t)config * 2 * PLANE_WORDS;

@@ -89,7 +89,7 @@ typedef struct {
     bool tiled, msc;
     cl_uint ordered_start;
     int tile, item_width, hits, tile_colours; /* item_width: sites per work-item along x */
-    size_t update_wg; /* msc: algorithm.update_wg, 0 = the implementation's choice */
+    size_t update_wg; /* msc: algorithm.update_group, 0 = the implementation's choice */
     size_t tile_items, tile_groups[3];
     cl_uint n_temperatures, n_configs; /* copies x temperatures configurations, copy-major */
     cl_uint spare_slot;                /* the slot after the batch (batch_slots) */
@@ -186,9 +186,9 @@ static clmc_status ising_validate(const clmc_preset *p)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d is for layout \"tiled\" only (give 0)", width);
     if (width != 0 && tile != 0 && tile % width != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.item_width: %d must divide algorithm.tile = %d", width, tile);
-    long long update_wg = clmc_preset_int(p, "algorithm.update_wg");
+    long long update_wg = clmc_preset_int(p, "algorithm.update_group");
     if (update_wg != 0 && !msc)
-        return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_wg: %lld is for layout \"msc\" only (give 0)", update_wg);
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %lld is for layout \"msc\" only (give 0)", update_wg);
     long long configs = clmc_preset_int(p, "algorithm.resident_configs");
     if (configs != 0 && !msc)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.resident_configs: %lld is for layout \"msc\" only (give 0)", configs);
@@ -465,7 +465,7 @@ static clmc_status build_kernels(ising_state *s)
         size_t limit;
         CLMC_TRY(clmc_kernel_group_limit(s->rt, s->update, &limit));
         if (s->update_wg > limit)
-            return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_wg: %zu work-items per work-group, more than the %zu "
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %zu work-items per work-group, more than the %zu "
                              "that the update kernel allows on %s", s->update_wg, limit,
                              clmc_runtime_device(s->rt)->name);
         CLMC_TRY(clmc_kernel_set_first_system(s->init, s->first_system));
@@ -585,7 +585,7 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
     s->tile = (int)clmc_preset_int(p, "algorithm.tile");
     s->item_width = (int)clmc_preset_int(p, "algorithm.item_width");
-    s->update_wg = (size_t)clmc_preset_int(p, "algorithm.update_wg");
+    s->update_wg = (size_t)clmc_preset_int(p, "algorithm.update_group");
     s->hits = (int)clmc_preset_int(p, "algorithm.hits");
     s->n_temperatures = (cl_uint)clmc_preset_betas(p, NULL, 0);
     s->copies = clmc_preset_systems(p)->copies;
@@ -694,7 +694,7 @@ static size_t naive_items(const ising_state *s)
 }
 
 /* An msc update launch of `items` words per configuration: the work-group
- * size algorithm.update_wg with the global size rounded up to a multiple of
+ * size algorithm.update_group with the global size rounded up to a multiple of
  * it (the kernel skips the items past its words), or the implementation's
  * choice. */
 static clmc_status enqueue_msc_update(ising_state *s, size_t items)

@@ -35,7 +35,7 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "off: one launch per colour per sweep (bit-identical results)"},
     {"resident_configs", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
      "msc with the resident update: configurations per work-group (0 = automatic); results do not depend on it"},
-    {"update_wg", CLMC_FIELD_INT, 0, 1024, false, NULL, "0",
+    {"update_group", CLMC_FIELD_INT, 0, 1024, false, NULL, "0",
      "msc: work-items per work-group of the ordinary update launches, the global size rounded up to a multiple "
      "(0 = the OpenCL implementation chooses); results do not depend on it"},
     {"sweeps_per_launch", CLMC_FIELD_INT, 0, 65536, false, NULL, "0",
