@@ -37,7 +37,7 @@ const clmc_field clmc_ising_algorithm_fields[] = {
      "msc with the resident update: configurations per work-group (0 = automatic); results do not depend on it"},
     {"update_group", CLMC_FIELD_INT, 0, 1024, false, NULL, "0",
      "msc: work-items per work-group of the ordinary update launches, the global size rounded up to a multiple "
-     "(0 = the OpenCL implementation chooses); results do not depend on it"},
+     "(0 = 128 in a slab under MPI ranks, elsewhere the OpenCL implementation chooses); results do not depend on it"},
     {"sweeps_per_launch", CLMC_FIELD_INT, 0, 65536, false, NULL, "0",
      "naive and tiled: 0 (auto) keeps the ordinary or resident update; k >= 1: temporal blocking, blocks of "
      "algorithm.block sites with a halo make up to k sweeps per launch in local memory (bit-identical results)"},
