@@ -17,7 +17,10 @@
 # R = K x 10^6 (observables of every step and the final configuration hash:
 # bit-identical expected).
 # MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none"); SAME=0 leaves out
-# the bit-identity runs.
+# the bit-identity runs.  DISTRIBUTE=runs: K runs of R_PER_GPU members
+# instead of one of K x R_PER_GPU (ensemble.distribute "runs": each GPU
+# anneals one whole run, no transfers per step), compared with the K runs
+# one after the other on one GPU.
 # Usage: benchmarks/pa_ranks.sh [OUT] [STEPS] [R_PER_GPU]   (defaults out/pa-ranks, 100, 1000000:
 # 4e12 flips per GPU and run; a few minutes on 2 H100, most of it start-up and warm-up)
 set -euo pipefail
@@ -63,15 +66,17 @@ r = json.load(open(path + "/result.json"))
 p, pre = r["performance"], r["preset"]
 L, R = pre["model"]["L"], pre["ensemble"]["population"]
 theta, steps = pre["ensemble"]["sweeps_per_step"], pre["ensemble"]["steps"]
-flips = float(L * L) * R * theta * steps
+runs = pre["ensemble"].get("runs", 1)
+flips = float(L * L) * R * theta * steps * runs
 wall = p["wall_seconds"]
 names = [d["name"] for d in r["device"].get("ranks", [r["device"]])]
-line = (f"K={k} R={R}: {flips:.3e} flips, wall {wall:8.3f} s, {wall / flips * 1e12:.4f} ps/flip (wall), "
+line = (f"K={k} R={R} runs={runs}: {flips:.3e} flips, wall {wall:8.3f} s, {wall / flips * 1e12:.4f} ps/flip (wall), "
         f"{flips / wall / 1e9 / k:8.1f} flips/ns per GPU")
 if os.path.exists(base + "/result.json") and base != path:
     b = json.load(open(base + "/result.json"))
     bp, bpre = b["performance"], b["preset"]
-    bflips = float(bpre["model"]["L"] ** 2) * bpre["ensemble"]["population"] * theta * bpre["ensemble"]["steps"]
+    bflips = (float(bpre["model"]["L"] ** 2) * bpre["ensemble"]["population"] * theta * bpre["ensemble"]["steps"] *
+              bpre["ensemble"].get("runs", 1))
     line += f", per-GPU efficiency {100 * (flips / wall / k) / (bflips / bp['wall_seconds']):5.1f} % of K=1"
 print(line + f"  [{', '.join(names)}]")
 if os.path.exists(profile):
@@ -98,14 +103,15 @@ PY
 # Each configuration first anneals 2 steps, so that its programs (every
 # rank's: they carry the rank's first member) come from the program cache.
 for k in "${ks[@]}"; do
-  r=$((k * per_gpu))
-  run "warm-k$k" "$k" "$r" --set ensemble.steps=2
-  run "k$k" "$k" "$r"
-  run "k$k-profile" "$k" "$r" --profile
+  r=$((k * per_gpu)) split=()
+  [ "${DISTRIBUTE:-members}" = runs ] && r=$per_gpu split=(--set ensemble.runs="$k" --set ensemble.distribute=runs)
+  run "warm-k$k" "$k" "$r" --set ensemble.steps=2 "${split[@]}"
+  run "k$k" "$k" "$r" "${split[@]}"
+  run "k$k-profile" "$k" "$r" --profile "${split[@]}"
   report "k$k" "$k" k1
   if [ "$k" != 1 ] && [ "${SAME:-1}" = 1 ]; then
-    run "warm-one-$k" 1 "$r" --set ensemble.steps=2
-    run "one-$k" 1 "$r" # the same population on one GPU: the reference for bit-identity
+    run "warm-one-$k" 1 "$r" --set ensemble.steps=2 "${split[@]}"
+    run "one-$k" 1 "$r" "${split[@]}" # the same population(s) on one GPU: the reference for bit-identity
     report "one-$k" 1 k1
     same "k$k" "one-$k"
   fi

@@ -12,7 +12,11 @@
 # ranks, and a population culled to one family under 3 ranks the same; a 2-rank run interrupted between
 # steps and resumed under 2 ranks equals it too; more ranks than chunks of
 # 256 members exit 2 on every rank with one message naming
-# ensemble.population.
+# ensemble.population.  With ensemble.distribute "runs" (each rank anneals
+# whole runs of its own): Ising (with the picture), EA msc lanes and XY
+# under 2 ranks identical to one process, also resumed from the ranks'
+# checkpoints; runs not a multiple of the ranks and the adaptive schedule
+# exit 2.
 # Usage: tools/mpi_population_check.sh BUILD_DIR   (a skip, exit 77, without MPI in the build)
 set -uo pipefail
 build=${1:?build dir}
@@ -123,6 +127,25 @@ cat > "$tmp/ea.json" <<'JSON'
 JSON
 same ea 2 "$tmp/ea.json"
 
+# ensemble.distribute "runs": each rank anneals its own whole runs (4 runs,
+# 2 a rank), numbered and counted as one process does; the checks and the
+# picture are the last rank's (the last run's).  The key alone changes
+# nothing in one process.  Also the models the member sharing refuses: EA
+# msc lanes (64 members a word) and XY (real energies).
+same runs-over 2 "$tmp/ising.json" --set ensemble.runs=4 --set ensemble.distribute=runs --set output.picture=true
+cmp -s "$tmp/runs-over-one/configuration.pgm" "$tmp/runs-over-np2/configuration.pgm" &&
+  echo "ok: runs over 2 ranks: configuration.pgm (the last run's) identical to one process" ||
+  fail "runs over 2 ranks: configuration.pgm differs"
+"$clmc" run "$tmp/ising.json" --out "$tmp/runs-four" --quiet --set ensemble.runs=4 ||
+  fail "4 runs in one process"
+[ "$(fingerprint "$tmp/runs-four/result.json")" = "$(fingerprint "$tmp/runs-over-one/result.json")" ] &&
+  echo "ok: ensemble.distribute \"runs\" in one process equals \"members\"" ||
+  fail "ensemble.distribute changes a single-process run"
+same runs-ea-msc 2 "$(dirname "$0")/../presets/pa-ea3d-L8-msc.json" --set model.L=4 --set ensemble.population=256 \
+  --set ensemble.steps=4 --set ensemble.runs=2 --set ensemble.distribute=runs
+same runs-xy 2 "$(dirname "$0")/../presets/pa-xy2d-L32.json" --set model.L=8 --set ensemble.population=600 \
+  --set ensemble.steps=3 --set ensemble.runs=2 --set ensemble.distribute=runs
+
 # Interrupted between steps (a checkpoint every 9 sweeps: after steps 3 and
 # 6), resumed under 2 ranks from the ranks' checkpoints.
 "${launcher[@]}" -np 2 "$clmc" run "$tmp/ising.json" --out "$tmp/ckpt" --quiet --set run.checkpoint_every=9 ||
@@ -138,7 +161,39 @@ else
   fail "no rank checkpoints written"
 fi
 
+# Runs over ranks, interrupted after step 6 of run 1 on each rank (runs 1
+# and 3; a checkpoint every 24 sweeps, 21 a run), resumed under 2 ranks.
+"${launcher[@]}" -np 2 "$clmc" run "$tmp/ising.json" --out "$tmp/ckpt-runs" --quiet --set ensemble.runs=4 \
+  --set ensemble.distribute=runs --set run.checkpoint_every=24 || fail "checkpointed runs over 2 ranks"
+if ls "$tmp"/ckpt-runs/rank-*/checkpoint.clmc >/dev/null 2>&1; then
+  cp -r "$tmp/ckpt-runs" "$tmp/resumed-runs" && rm "$tmp/resumed-runs/result.json"
+  "${launcher[@]}" -np 2 "$clmc" run --resume "$tmp/resumed-runs" --quiet 2>"$tmp/resume.err" ||
+    { cat "$tmp/resume.err"; fail "resume of runs over 2 ranks"; }
+  [ "$(fingerprint "$tmp/runs-over-one/result.json")" = "$(fingerprint "$tmp/resumed-runs/result.json")" ] &&
+    echo "ok: runs over 2 ranks resumed from their last checkpoints equal the single-process run" ||
+    fail "runs over 2 ranks resumed differ"
+else
+  fail "no rank checkpoints written (runs over ranks)"
+fi
+
 # Bad input: exit 2 on every rank, one message.
+bad() { # NAME MESSAGE RANKS ARGS...: exit 2, one message containing MESSAGE
+  local name=$1 message=$2 k=$3
+  shift 3
+  "${launcher[@]}" -np "$k" "$clmc" run "$tmp/ising.json" --out "$tmp/$name" --quiet "$@" >"$tmp/out" 2>&1
+  local rc=$? count
+  count=$(grep -c "^clmc: " "$tmp/out")
+  if [ $rc -eq 2 ] && [ "$count" -eq 1 ] && grep -qF "$message" "$tmp/out"; then
+    echo "ok: $name: exit 2, one message: $(grep '^clmc: ' "$tmp/out")"
+  else
+    cat "$tmp/out"
+    fail "$name: exit $rc, $count messages"
+  fi
+}
+bad runs-uneven "ensemble.runs: 3 runs cannot be spread evenly over 2 MPI ranks" 2 --set ensemble.runs=3 \
+  --set ensemble.distribute=runs
+bad runs-adaptive "ensemble.distribute: \"runs\" needs a fixed schedule" 2 \
+  --set 'ensemble={"type": "population_annealing", "population": 600, "schedule": "adaptive", "beta_end": 0.6, "runs": 2, "distribute": "runs"}'
 "${launcher[@]}" -np 3 "$clmc" run "$tmp/ising.json" --out "$tmp/three" --quiet --set ensemble.population=512 >"$tmp/out" 2>&1
 rc=$?
 count=$(grep -c "^clmc: " "$tmp/out")

@@ -53,8 +53,8 @@ typedef struct clmc_systems_settings {
     unsigned copies, first_system;
     /* Under MPI ranks, set by the engine: these systems are this rank's share
      * of one run's configurations, continuing those of the rank below (the
-     * temperatures of one parallel tempering run); the configuration hash
-     * continues from rank to rank. */
+     * temperatures of one parallel tempering run, population annealing's
+     * members); the configuration hash continues from rank to rank. */
     bool ranks_chained;
 } clmc_systems_settings;
 
@@ -100,6 +100,10 @@ size_t clmc_preset_betas(const clmc_preset *preset, double *betas, size_t capaci
  * `capacity` written; returns steps + 1).  The model sees one temperature,
  * beta_start, and clmc_preset_systems(preset)->copies systems. */
 bool clmc_preset_is_population(const clmc_preset *preset);
+/* Population annealing with ensemble.distribute "runs": under K MPI ranks
+ * each rank anneals its own ensemble.runs / K runs (docs/mpi.md) instead of
+ * a share of every run's members. */
+bool clmc_preset_population_runs(const clmc_preset *preset);
 /* ensemble.type "multicanonical" or "wang_landau": walkers, not the model's systems. */
 bool clmc_preset_is_density(const clmc_preset *preset);
 size_t clmc_preset_population_schedule(const clmc_preset *preset, double *betas, size_t capacity);

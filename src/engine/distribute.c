@@ -172,15 +172,40 @@ static clmc_status domain_preset(const clmc_preset *global, clmc_preset **local)
  * them numbered as in one process (their random streams). */
 void clmc_rank_population_share(const clmc_preset *global, clmc_preset *local)
 {
+    if (clmc_preset_population_runs(global)) return; /* every rank all of its runs' members */
+    clmc_preset_chain_ranks(local);
     unsigned target = (unsigned)clmc_preset_int(global, "ensemble.population"), first = 0, slots = 0;
     clmc_population_share(target, clmc_preset_systems(global)->copies, clmc_ranks()->rank, clmc_ranks()->size, &first,
                           &slots);
     clmc_preset_population_share(local, slots, first);
 }
 
+/* ensemble.distribute "runs": rank r anneals runs [r M, (r + 1) M) of the
+ * K M whole, all members each (src/ensembles/population_annealing.c numbers
+ * them and their sweeps as one process does). */
+static clmc_status population_runs_preset(const clmc_preset *global, clmc_preset **local)
+{
+    int k = clmc_ranks()->size;
+    unsigned runs = (unsigned)clmc_preset_int(global, "ensemble.runs");
+    double beta_end, target_overlap;
+    if (clmc_preset_population_adaptive(global, &beta_end, &target_overlap))
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.distribute: \"runs\" needs a fixed schedule (ensemble.betas or "
+                         "ensemble.steps): with ensemble.schedule \"adaptive\" every run follows the schedule its "
+                         "first run chooses, so the runs cannot start apart; use \"members\"");
+    if (runs % (unsigned)k != 0)
+        return clmc_fail(CLMC_ERR_INPUT, "ensemble.runs: %u runs cannot be spread evenly over %d MPI ranks "
+                         "(ensemble.distribute \"runs\": each rank anneals the same number of whole runs); give a "
+                         "multiple of %d", runs, k, k);
+    char share[64];
+    snprintf(share, sizeof share, "ensemble.runs=%u", runs / (unsigned)k);
+    const char *overrides[] = {share};
+    return parse_for_rank(global, overrides, 1, local);
+}
+
 static clmc_status population_preset(const clmc_preset *global, clmc_preset **local)
 {
     const clmc_ranks_info *ranks = clmc_ranks();
+    if (clmc_preset_population_runs(global)) return population_runs_preset(global, local);
     unsigned target = (unsigned)clmc_preset_int(global, "ensemble.population"), first = 0, slots = 0;
     if (!clmc_population_share(target, clmc_preset_systems(global)->copies, ranks->rank, ranks->size, &first, &slots))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.population: %u members cannot be shared by %d MPI ranks: the ranks "
@@ -376,7 +401,53 @@ cJSON *clmc_rank_result_preset(const clmc_preset *local, const clmc_preset *glob
     snprintf(section, sizeof section, "%.*s", dot ? (int)(dot - u.key) : 0, u.key);
     cJSON *holder = dot ? cJSON_GetObjectItem(tree, section) : NULL;
     if (holder) cJSON_ReplaceItemInObject(holder, dot + 1, cJSON_CreateNumber(u.units)); /* the run-wide count */
+    if (clmc_preset_population_runs(global)) /* the run-wide runs */
+        cJSON_ReplaceItemInObject(ensemble, "runs", cJSON_CreateNumber((double)clmc_preset_int(global, "ensemble.runs")));
     return tree;
+}
+
+clmc_status clmc_rank_last_bytes(unsigned char **data, size_t *bytes)
+{
+    const clmc_ranks_info *ranks = clmc_ranks();
+    uint64_t length = *data ? (uint64_t)*bytes + 1 : 0, *lengths = calloc((size_t)ranks->size, sizeof *lengths);
+    size_t *counts = calloc((size_t)ranks->size, sizeof *counts);
+    unsigned char *all = NULL, *mine = malloc((size_t)length + 1);
+    clmc_status status = lengths && counts && mine ? clmc_ranks_allgather(&length, sizeof length, lengths)
+                                                   : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && length) { /* a leading byte: 1 present */
+        mine[0] = 1;
+        memcpy(mine + 1, *data, *bytes);
+    }
+    size_t total = 0;
+    for (int r = 0; status == CLMC_OK && r < ranks->size; r++) total += counts[r] = (size_t)lengths[r];
+    if (status == CLMC_OK && !(all = malloc(total ? total : 1))) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK) status = clmc_ranks_allgatherv(mine, all, counts);
+    size_t last = status == CLMC_OK ? counts[ranks->size - 1] : 0;
+    if (status == CLMC_OK && !last) status = clmc_fail(CLMC_ERR_OTHER, "the last MPI rank has no result to pass on");
+    if (status == CLMC_OK) {
+        free(*data);
+        *bytes = last - 1;
+        *data = malloc(last);
+        if (*data) memcpy(*data, all + total - last + 1, last - 1);
+        else status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    }
+    free(lengths), free(counts), free(all), free(mine);
+    return status;
+}
+
+clmc_status clmc_rank_last_json(cJSON **item)
+{
+    char *text = *item ? cJSON_PrintUnformatted(*item) : NULL;
+    size_t bytes = text ? strlen(text) + 1 : 0;
+    clmc_status status = clmc_rank_last_bytes((unsigned char **)&text, &bytes);
+    cJSON *parsed = status == CLMC_OK ? cJSON_Parse(text) : NULL;
+    if (status == CLMC_OK && !parsed) status = clmc_fail(CLMC_ERR_OTHER, "the last MPI rank's result could not be read");
+    if (status == CLMC_OK) {
+        cJSON_Delete(*item);
+        *item = parsed;
+    }
+    free(text);
+    return status;
 }
 
 #define DEVICE_JSON_BYTES 4096

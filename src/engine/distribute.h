@@ -60,6 +60,13 @@ clmc_status clmc_series_gather(const clmc_series *local, clmc_series *global);
  * first_system and output.dir of `global` (caller deletes). */
 cJSON *clmc_rank_result_preset(const clmc_preset *local, const clmc_preset *global);
 
+/* *data (malloc'd, *bytes long) replaced by the last rank's on every rank,
+ * *item likewise (population annealing's runs over the ranks: the checks
+ * and picture of the run-wide last run).  Collective; NULL: this rank has
+ * none (a failure); fails where the last rank has none. */
+clmc_status clmc_rank_last_bytes(unsigned char **data, size_t *bytes);
+clmc_status clmc_rank_last_json(cJSON **item);
+
 /* Every rank's device as JSON, in rank order, on rank 0 (NULL elsewhere).
  * Collective. */
 cJSON *clmc_rank_devices_json(const clmc_device_info *mine);

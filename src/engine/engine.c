@@ -420,25 +420,28 @@ static cJSON *performance_json(const clmc_runtime *rt, double updates, double se
 
 /* configuration.pgm: binary grey map (P5) of the model's picture (drawn on
  * every rank of a decomposed lattice, written where `write`). */
-static clmc_status write_picture(model_instance *m, const char *dir, bool write)
+static clmc_status write_picture(model_instance *m, const char *dir, bool write, bool from_last_rank)
 {
-    unsigned char *grey = NULL;
+    unsigned char *grey = NULL, *file = NULL;
     int width = 0, height = 0;
     clmc_status status = m->ops->picture(m->state, &grey, &width, &height);
-    if (!write) {
+    if (!write && !from_last_rank) {
         free(grey);
         return status;
     }
     char header[64];
     int n = snprintf(header, sizeof header, "P5\n%d %d\n255\n", width, height);
-    size_t pixels = (size_t)width * (size_t)height;
-    char *file = status == CLMC_OK ? malloc((size_t)n + pixels) : NULL;
-    if (status == CLMC_OK && !file) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    size_t bytes = (size_t)n + (size_t)width * (size_t)height;
+    if (status == CLMC_OK && !(file = malloc(bytes))) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK) {
         memcpy(file, header, (size_t)n);
-        memcpy(file + n, grey, pixels);
-        status = clmc_write_file_atomic(dir, "configuration.pgm", file, (size_t)n + pixels);
+        memcpy(file + n, grey, bytes - (size_t)n);
     }
+    if (from_last_rank) { /* collective */
+        clmc_status passed = clmc_rank_last_bytes(&file, &bytes);
+        if (status == CLMC_OK) status = passed;
+    }
+    if (status == CLMC_OK && write) status = clmc_write_file_atomic(dir, "configuration.pgm", (const char *)file, bytes);
     free(file);
     free(grey);
     return status;
@@ -454,6 +457,7 @@ typedef struct {
     const clmc_tempering *map;
     double updates, kernel_seconds, wall_seconds;
     bool write; /* false on the ranks of a decomposed lattice but rank 0 (collective checks) */
+    bool last_rank_checks; /* population annealing's runs over the ranks: the checks and picture of the last run */
     clmc_h5 *h5; /* the series written so far (owned here), or NULL */
 } result_view;
 
@@ -537,6 +541,14 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     cJSON_AddItemToObject(root, "performance", performance);
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");
     if (status == CLMC_OK) status = m->ops->checks(m->state, checks);
+    if (v->last_rank_checks) { /* collective */
+        cJSON *mine = cJSON_DetachItemViaPointer(root, checks);
+        if (status != CLMC_OK) cJSON_Delete(mine), mine = NULL;
+        clmc_status passed = clmc_rank_last_json(&mine);
+        if (status == CLMC_OK) status = passed;
+        cJSON_AddItemToObject(root, "checks", mine ? mine : cJSON_CreateObject());
+        status = clmc_ranks_agree(status); /* the picture below is collective too */
+    }
     bool hdf5 = clmc_preset_output(preset)->hdf5;
     char *json = status == CLMC_OK ? cJSON_Print(root) : NULL;
     char *csv = status == CLMC_OK && !hdf5 ? clmc_series_text(s, v->map, m->shape.series_columns) : NULL;
@@ -544,7 +556,7 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     /* Under several ranks the picture is collective (a decomposed lattice) and
      * goes to configuration.pgm, also with hdf5. */
     bool picture_file = clmc_preset_output(preset)->picture && (!hdf5 || clmc_ranks_many());
-    if (status == CLMC_OK && picture_file) status = write_picture(m, dir, v->write);
+    if (status == CLMC_OK && picture_file) status = write_picture(m, dir, v->write, v->last_rank_checks);
     if (status == CLMC_OK && hdf5 && v->write) status = write_h5(m, v, preset, dir, root, json);
     if (status == CLMC_OK && !hdf5 && v->write) status = clmc_write_file_atomic(dir, "series.csv", csv, strlen(csv));
     /* An earlier run's series in the other format would contradict this one. */
@@ -644,6 +656,7 @@ static clmc_status finish_domain(model_instance *m, result_view *v, const clmc_p
         status = m->ops->domain(global, clmc_ranks()->size, v->domain);
     }
     v->write = clmc_ranks()->rank == 0;
+    v->last_rank_checks = clmc_preset_population_runs(global);
     if (status == CLMC_OK) status = write_results(m, v, preset, clmc_preset_output(global)->dir);
     cJSON_Delete(v->domain);
     cJSON_Delete(v->preset);

@@ -15,6 +15,7 @@ static clmc_status population_settings_read(const clmc_preset *preset, clmc_ense
     settings->population = (unsigned)clmc_preset_int(preset, "ensemble.population");
     settings->sweeps_per_step = (uint64_t)clmc_preset_int(preset, "ensemble.sweeps_per_step");
     settings->runs = (unsigned)clmc_preset_int(preset, "ensemble.runs");
+    settings->runs_over_ranks = clmc_preset_population_runs(preset);
     const char *scheme = clmc_preset_string(preset, "ensemble.resampling");
     for (unsigned i = 0; i < 3; i++)
         if (strcmp(scheme, schemes[i]) == 0) settings->resampling = i;
@@ -102,7 +103,7 @@ clmc_status clmc_ensemble_create(clmc_ensemble *e, const clmc_ensemble_settings 
     if (population && (!ops->ensemble || !ops->ensemble->member_observables || !ops->ensemble->members_buffer ||
                        !ops->ensemble->member_size))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not support population annealing", ops->type);
-    if (population && settings->runs > 1 && !ops->ensemble->fresh_start)
+    if (population && (settings->runs > 1 || settings->runs_over_ranks) && !ops->ensemble->fresh_start)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.runs: model \"%s\" cannot start independent runs", ops->type);
     if (settings->type == CLMC_ENSEMBLE_INDEPENDENT && (!ops->ensemble || !ops->ensemble->independent))
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: model \"%s\" does not hold independent systems", ops->type);

@@ -44,6 +44,7 @@ typedef struct clmc_ensemble_settings {
     uint64_t sweeps_per_step;  /* ensemble.sweeps_per_step */
     unsigned resampling;       /* 0 systematic, 1 multinomial, 2 nearest_integer (cl/ensembles/population.cl) */
     unsigned runs;             /* ensemble.runs */
+    bool runs_over_ranks;      /* ensemble.distribute "runs" (under MPI ranks: each rank its share of the runs) */
     bool adaptive;             /* ensemble.schedule "adaptive": betas[0] alone, n_betas = max_steps + 1 */
     double beta_end, target_overlap;
 } clmc_ensemble_settings;

@@ -75,6 +75,13 @@ typedef struct {
      * (slots[r]: every rank's).  One process: rank 0 of 1, local = n. */
     int rank, ranks;
     unsigned first, local;
+    /* ensemble.distribute "runs" under K MPI ranks: this rank anneals runs
+     * [first_run, first_run + runs) of runs x run_ranks, all members each
+     * (rank and ranks above are then 0 and 1), its sweeps counted from
+     * first_run x run_sweeps, as one process counts them. */
+    int run_ranks;
+    unsigned first_run;
+    uint64_t run_sweeps;
     unsigned *starts, *slots;
     cl_mem received, received_ancestor, window, bounds, ranges, edges; /* the members that change rank */
     clmc_pinned staging; /* host copies of them (sent), in pinned memory */
@@ -293,6 +300,13 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->histogram_pending = -1;
     p->rank = clmc_ranks()->rank;
     p->ranks = clmc_ranks()->size;
+    p->run_ranks = 1;
+    if (settings->runs_over_ranks && p->ranks > 1) { /* src/engine/distribute.c gave this rank its runs */
+        p->run_ranks = p->ranks;
+        p->first_run = (unsigned)p->rank * settings->runs;
+        p->rank = 0;
+        p->ranks = 1;
+    }
     p->first = settings->first_system;
     p->starts = calloc((size_t)p->ranks + 1, sizeof *p->starts);
     p->slots = calloc((size_t)p->ranks + 1, sizeof *p->slots);
@@ -301,7 +315,8 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
      * their checks and the joined records were built for integer models. */
     if (p->ranks > 1 && e->ops->ensemble->real_members)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: population annealing of model \"%s\" runs in one process; "
-                         "under %d MPI ranks only Ising, Potts and EA members are shared", e->ops->type, p->ranks);
+                         "under %d MPI ranks only Ising, Potts and EA members are shared (ensemble.distribute \"runs\": each rank "
+                         "anneals whole runs of its own)", e->ops->type, p->ranks);
     for (int r = 0; r < p->ranks; r++) { /* every rank's first member (src/engine/distribute.c set this one's) */
         unsigned slots;
         clmc_population_share(p->target, 0, r, p->ranks, &p->starts[r], &slots);
@@ -317,6 +332,9 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
     p->runs = settings->runs ? settings->runs : 1;
     memcpy(p->betas, settings->betas, sizeof(double) * settings->n_betas);
     p->theta = settings->sweeps_per_step;
+    /* A fixed schedule's sweeps per run (every step's but beta_start = 0's). */
+    p->run_sweeps = (settings->n_betas - (settings->betas[0] == 0)) * p->theta;
+    p->sweep = p->first_run * p->run_sweeps;
     p->seed_lo = (cl_uint)(settings->seed & 0xffffffffu);
     p->seed_hi = (cl_uint)(settings->seed >> 32);
     p->exact_start = settings->betas[0] == 0;
@@ -335,7 +353,8 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
         unsigned lanes = e->ops->ensemble->member_lanes(e->state);
         if (lanes && p->ranks > 1) /* members travel between ranks in whole blocks of bytes */
             return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: population annealing of model \"%s\" with %u members per "
-                             "word runs in one process, not under %d MPI ranks", e->ops->type, lanes, p->ranks);
+                             "word is not shared by %d MPI ranks (ensemble.distribute \"runs\": each rank anneals whole runs of its "
+                             "own)", e->ops->type, lanes, p->ranks);
         CLMC_TRY(clmc_population_lanes_open(e->rt, lanes, member_bytes, p->capacity, &p->lanes));
     }
     return allocate(p, e->rt, member_bytes);
@@ -721,7 +740,7 @@ static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigne
 static cl_uint systematic_base(const population *p, unsigned step, double cum_before)
 {
     clmc_philox_key key = {{p->seed_lo, p->seed_hi}};
-    clmc_philox_ctr r = clmc_random4(key, 0, step, p->run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, 0u));
+    clmc_philox_ctr r = clmc_random4(key, 0, step, p->first_run + p->run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, 0u));
     double u = ((double)(r.v[0] >> 5) * 67108864.0 + (double)(r.v[1] >> 6)) * 0x1.0p-53; /* uniform53 */
     double total = p->records_host[record_at(step, WEIGHT_TOTAL)];
     return (cl_uint)floor(cum_before / total * (double)p->target + u);
@@ -744,7 +763,7 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         ARG(p->multinomial, 3, cl_uint, p->seed_lo);
         ARG(p->multinomial, 4, cl_uint, p->seed_hi);
         ARG(p->multinomial, 5, cl_uint, step);
-        ARG(p->multinomial, 6, cl_uint, p->run);
+        ARG(p->multinomial, 6, cl_uint, p->first_run + p->run);
         ARG(p->multinomial, 7, cl_mem, p->copies);
         ARG(p->multinomial, 8, cl_double, cum_before);
         ARG(p->multinomial, 9, cl_uint, p->rank + 1 == p->ranks);
@@ -759,7 +778,7 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         ARG(p->copy_numbers, 4, cl_uint, p->seed_lo);
         ARG(p->copy_numbers, 5, cl_uint, p->seed_hi);
         ARG(p->copy_numbers, 6, cl_uint, step);
-        ARG(p->copy_numbers, 7, cl_uint, p->run);
+        ARG(p->copy_numbers, 7, cl_uint, p->first_run + p->run);
         ARG(p->copy_numbers, 8, cl_mem, p->copies);
         ARG(p->copy_numbers, 9, cl_uint, p->first);
         ARG(p->copy_numbers, 10, cl_double, cum_before);
@@ -1151,7 +1170,8 @@ static clmc_status pa_run(clmc_ensemble *e)
             first = p->first_step;
             p->resumed = false;
         } else {
-            if (p->run > 0) CLMC_TRY(e->ops->ensemble->fresh_start(e->state, p->run));
+            unsigned run = p->first_run + p->run; /* the run-wide index */
+            if (run > 0) CLMC_TRY(e->ops->ensemble->fresh_start(e->state, run));
             CLMC_TRY(begin_run(p, e->rt));
         }
         CLMC_TRY(anneal(e, p, first, &energy, &magnetisation));
@@ -1336,22 +1356,34 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
                                               "specific_heat", p->order.susceptibility_name,
                                               p->order.binder_name, "free_energy",
                                               "entropy"};
-    unsigned runs = p->runs;
+    unsigned runs = p->runs * (unsigned)p->run_ranks;
     double *x = malloc(sizeof(double) * N_OBSERVABLES * runs), *column = malloc(sizeof(double) * runs);
     double *weight = malloc(sizeof(double) * runs), *equal = malloc(sizeof(double) * runs);
-    if (!x || !column || !weight || !equal) {
+    step_record *steps = p->run_ranks > 1 ? malloc(sizeof *steps * p->max_steps * runs) : p->steps;
+    clmc_status status = x && column && weight && equal && steps ? CLMC_OK
+                                                                : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (p->run_ranks > 1) { /* every rank's runs, in order (collective) */
+        size_t *counts = malloc(sizeof *counts * (size_t)p->run_ranks);
+        for (int r = 0; counts && r < p->run_ranks; r++) counts[r] = sizeof *steps * p->max_steps * p->runs;
+        clmc_status gathered = counts && steps ? clmc_ranks_allgatherv(p->steps, steps, counts)
+                                      : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        if (status == CLMC_OK) status = gathered;
+        free(counts);
+    }
+    if (status != CLMC_OK) {
         free(x), free(column), free(weight), free(equal);
-        return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+        if (steps != p->steps) free(steps);
+        return status;
     }
     cJSON *temperatures = cJSON_AddArrayToObject(observables, "temperatures");
     for (unsigned k = 0; k < p->n_steps; k++) {
         double ln_z_max = -INFINITY, sum = 0, members = 0, families = 0, rho = 0, largest = 0, overlap = 0;
-        for (p->run = 0; p->run < runs; p->run++) ln_z_max = fmax(ln_z_max, record(p, k)->ln_z);
-        for (p->run = 0; p->run < runs; p->run++) {
-            const step_record *r = record(p, k);
-            observables_of(r, p->sites, &p->order, x + N_OBSERVABLES * p->run);
-            sum += weight[p->run] = exp(r->ln_z - ln_z_max);
-            equal[p->run] = 1.0 / runs;
+        for (unsigned run = 0; run < runs; run++) ln_z_max = fmax(ln_z_max, steps[(size_t)run * p->max_steps + k].ln_z);
+        for (unsigned run = 0; run < runs; run++) {
+            const step_record *r = &steps[(size_t)run * p->max_steps + k];
+            observables_of(r, p->sites, &p->order, x + N_OBSERVABLES * run);
+            sum += weight[run] = exp(r->ln_z - ln_z_max);
+            equal[run] = 1.0 / runs;
             members += r->members / runs;
             families += r->members * r->members / r->family_squares / runs;
             rho += r->family_squares / r->members / runs;
@@ -1379,9 +1411,11 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
         if (!isnan(overlap)) cJSON_AddNumberToObject(population_entry, "histogram_overlap", overlap);
         cJSON_AddItemToArray(temperatures, entry);
     }
-    cJSON_AddNumberToObject(observables, "population_sweeps", (double)p->sweep);
+    /* Runs over ranks: the last rank's count, the whole run's. */
+    cJSON_AddNumberToObject(observables, "population_sweeps", (double)(p->run_ranks > 1 ? runs * p->run_sweeps : p->sweep));
     cJSON_AddNumberToObject(observables, "runs", runs);
     free(x), free(column), free(weight), free(equal);
+    if (steps != p->steps) free(steps);
     return CLMC_OK;
 }
 

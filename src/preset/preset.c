@@ -126,6 +126,7 @@ static const clmc_field ensemble_wang_landau_fields[] = {
 
 static const char *const population_types[] = {"population_annealing", NULL};
 static const char *const resampling_schemes[] = {"systematic", "multinomial", "nearest_integer", NULL};
+static const char *const population_distributions[] = {"members", "runs", NULL};
 
 /* The keys every schedule form shares (tools/check_docs.py reads them here). */
 #define CLMC_POPULATION_ENSEMBLE_FIELDS                                                                   \
@@ -136,7 +137,10 @@ static const char *const resampling_schemes[] = {"systematic", "multinomial", "n
     {"sweeps_per_step", CLMC_FIELD_INT, 1, 1e9, false, NULL, "10", "sweeps at each temperature (theta)"}, \
     {"resampling", CLMC_FIELD_STRING, 0, 0, false, resampling_schemes, "\"systematic\"",                  \
      "copy numbers: systematic, multinomial (both keep R exactly) or nearest_integer (R fluctuates)"},    \
-    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},
+    {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},          \
+    {"distribute", CLMC_FIELD_STRING, 0, 0, false, population_distributions, "\"members\"",                \
+     "under K MPI ranks: members (the ranks share each run's population) or runs (each rank anneals "      \
+     "runs / K whole runs; a fixed schedule)"},
 
 /* The schedule is a list (betas) or equal steps to beta_end: one table each,
  * so a block with both keys names the one that does not belong. */
@@ -817,6 +821,13 @@ static const cJSON *ensemble_block(const clmc_preset *preset)
 bool clmc_preset_is_population(const clmc_preset *preset)
 {
     return clmc_population_block(ensemble_block(preset));
+}
+
+bool clmc_preset_population_runs(const clmc_preset *preset)
+{
+    const cJSON *block = ensemble_block(preset);
+    return clmc_population_block(block) &&
+           strcmp(cJSON_GetObjectItemCaseSensitive(block, "distribute")->valuestring, "runs") == 0;
 }
 
 bool clmc_preset_is_density(const clmc_preset *preset)

@@ -33,6 +33,7 @@ typedef struct {
      * members per word (the last word partly, with nearest_integer's room),
      * each drawing its own numbers (LANE_RANDOMS). */
     bool population;
+    bool ranks_chained; /* under MPI ranks: a share of one run's members (clmc_systems_settings) */
     cl_uint disorders;
     cl_kernel member_totals;
     cl_mem member_energy, member_overlap;

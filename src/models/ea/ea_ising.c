@@ -499,6 +499,7 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->edge = (int)clmc_preset_int(p, "model.L");
     s->n_sites = (cl_uint)clmc_lattice_sites(s->dim, s->edge);
     s->population = clmc_preset_is_population(p);
+    s->ranks_chained = clmc_preset_systems(p)->ranks_chained;
     s->realizations = s->population ? clmc_preset_systems(p)->copies
                                     : (cl_uint)clmc_preset_int(p, "model.realizations");
     s->disorders = s->population ? 1 : s->realizations;
@@ -910,7 +911,7 @@ static clmc_status ea_checks(void *state, cJSON *checks)
 {
     ea_state *s = state;
     clmc_configuration_hash hash;
-    clmc_configuration_hash_start(&hash, s->population && clmc_ranks_many()); /* the members of all ranks, in order */
+    clmc_configuration_hash_start(&hash, s->ranks_chained); /* population annealing: the members of all ranks, in order */
     size_t n = (size_t)s->configurations * s->n_sites;
     signed char *spins = malloc(n ? n : 1);
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");

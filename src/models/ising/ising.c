@@ -83,8 +83,9 @@ typedef struct {
      * with a halo layer on each side (per colour plane for msc), exchanged
      * with ranks `below` and `above` after every colour pass. */
     bool domain;
-    bool population_members; /* population annealing's members (under MPI ranks: a share of them) */
-    bool ranks_chained;      /* a share of one tempering run's configurations (clmc_systems_settings) */
+    /* A share of one run's configurations (clmc_systems_settings): of a
+     * tempering run's temperatures, or of population annealing's members. */
+    bool ranks_chained;
     int slab, first_layer, below, above;
     size_t layer_words;     /* msc: words of one layer of one colour */
     size_t stored_words;    /* msc: words per configuration, halos included */
@@ -575,7 +576,6 @@ static void read_preset(ising_state *s, const clmc_preset *p)
     s->domain = (s->msc || s->tiled) && clmc_ranks_many() && !clmc_preset_systems(p)->independent &&
                 !clmc_preset_is_density(p) && /* multicanonical walkers: the ranks share the walkers */
                 !clmc_preset_is_population(p); /* population annealing: the ranks share the members */
-    s->population_members = clmc_preset_is_population(p);
     s->ranks_chained = clmc_preset_systems(p)->ranks_chained;
     s->layer_sites = (size_t)s->edge * (s->dim == 3 ? (size_t)s->edge : 1);
     s->layer_words = s->layer_sites / 64;
@@ -1039,8 +1039,7 @@ static clmc_status ising_checks(void *state, cJSON *checks)
     signed char *spins = malloc(s->n_sites);
     unsigned char *raw = malloc(spin_bytes(s) * batch);
     clmc_configuration_hash hash;
-    clmc_configuration_hash_start(&hash, s->domain || (s->population_members && clmc_ranks_many()) ||
-                                             s->ranks_chained);
+    clmc_configuration_hash_start(&hash, s->domain || s->ranks_chained);
     clmc_status status = spins && raw ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     for (cl_uint c = 0; c < s->n_configs && status == CLMC_OK; c++) {
         if (c % batch == 0) status = read_stored(s, c, s->n_configs - c < batch ? s->n_configs - c : batch, raw);

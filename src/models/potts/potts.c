@@ -52,7 +52,7 @@ typedef struct {
     clmc_label_lattice labeling;
     cl_uint n_sites, seed_lo, seed_hi, ordered;
     unsigned batch; /* measurement slots before the spare one (population annealing: none) */
-    bool population; /* population annealing's members (under MPI ranks: a share of them) */
+    bool ranks_chained; /* under MPI ranks: a share of one run's members (clmc_systems_settings) */
     cl_uint n_configs, first_system; /* systems held (copy-major) and the run-wide index of the first */
     bool cluster;      /* Swendsen-Wang or few-cluster, else Metropolis */
     bool few_clusters; /* few-cluster: only seeded clusters change */
@@ -369,7 +369,7 @@ static clmc_status setup(potts_state *s, clmc_preset *p)
     s->n_configs = (cl_uint)(clmc_preset_betas(p, NULL, 0) * clmc_preset_systems(p)->copies);
     s->first_system = clmc_preset_systems(p)->first_system;
     s->batch = batch_slots(p);
-    s->population = clmc_preset_is_population(p);
+    s->ranks_chained = clmc_preset_systems(p)->ranks_chained;
     uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -537,7 +537,7 @@ static clmc_status potts_checks(void *state, cJSON *checks)
     /* Slabs and population annealing's members of all ranks, in order
      * (collective, after the ranks' reads, side by side). */
     clmc_configuration_hash hash;
-    clmc_configuration_hash_start(&hash, s->domain || (s->population && clmc_ranks_many()));
+    clmc_configuration_hash_start(&hash, s->domain || s->ranks_chained);
     clmc_configuration_hash_receive(&hash);
     for (size_t i = 0; err == CL_SUCCESS && i < all_sites(s); i++) {
         hash.invalid += spins[i] >= s->q;
