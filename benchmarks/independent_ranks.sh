@@ -6,7 +6,9 @@
 # (2) 3D EA msc L = 32, 32 betas (the ea3d-L32-tempering ladder, as
 # independent systems) x 64 realizations per GPU; (3) the same ladder as
 # parallel tempering (exchange every 10 sweeps), the ranks sharing the
-# realizations.  NAMES="ising ea eapt" picks cases.
+# realizations.  NAMES="ising ea eapt" picks cases; EAPT_SWEEPS sets (3)'s
+# sweeps (4000 by default: about 0.13 s of sweeps on an H200, where a
+# millisecond of start-up or final exchange is nearly 1 %).
 # Usage: benchmarks/independent_ranks.sh [OUT]   (build/ with MPI, tools/gpu-env.sh sourced)
 # MPIRUN_ARGS: more mpirun options (e.g. "--bind-to none", docs/mpi.md).
 set -euo pipefail
@@ -28,7 +30,7 @@ preset() { # NAME K
   eapt) echo "{ \"model\": { \"type\": \"ea_ising\", \"dim\": 3, \"L\": 32, \"couplings\": \"bimodal\", \"realizations\": $((64 * $2)) },
   \"algorithm\": { \"type\": \"metropolis\", \"layout\": \"msc\", \"word_bits\": 64 },
   \"ensemble\": { \"type\": \"parallel_tempering\", \"betas\": $betas, \"exchange_every\": 10 },
-  \"run\": { \"thermalization\": 0, \"sweeps\": 4000, \"measure_every\": 100, \"seed\": 42 } }" ;;
+  \"run\": { \"thermalization\": 0, \"sweeps\": ${EAPT_SWEEPS:-4000}, \"measure_every\": 100, \"seed\": 42 } }" ;;
   esac
 }
 rate() { python3 -c "
