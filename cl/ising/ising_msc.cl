@@ -211,13 +211,15 @@ __kernel void ising_msc_update(__global uint *planes, uint seed_lo, uint seed_hi
                                , __global uint *rng_states
 #endif
 #ifdef SLAB
-                               , uint first_item, uint end_item
+                               , uint first_item, uint end_item, uint split, uint gap
 #endif
                                , uint first_system)
 {
     uint item = get_global_id(0), config = get_global_id(1);
 #ifdef SLAB
-    item += first_item;
+    /* Words [first_item, end_item), items from `split` on `gap` words further
+     * (one launch for a slab's first and last layers). */
+    item += first_item + (item >= split ? gap : 0u);
     if (item >= end_item) return; /* a launch's global size may be rounded up (algorithm.update_group) */
 #endif
     if (item >= UPDATE_WORDS) return;

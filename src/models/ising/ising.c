@@ -713,13 +713,14 @@ static clmc_status enqueue_msc_update(ising_state *s, size_t items)
 }
 
 /* Domain decomposition: words [first, first + count) of the slab's colour
- * (argument 4, set by the caller). */
-static clmc_status update_words(ising_state *s, size_t first, size_t count)
+ * (argument 4, set by the caller), and with count2 > 0 also words [first2,
+ * first2 + count2) in the same launch (first2 >= first + count). */
+static clmc_status update_words(ising_state *s, size_t first, size_t count, size_t first2, size_t count2)
 {
-    cl_uint first_arg = (cl_uint)first, end_arg = (cl_uint)(first + count);
-    CLMC_CL_TRY(clSetKernelArg(s->update, 6, sizeof(cl_uint), &first_arg));
-    CLMC_CL_TRY(clSetKernelArg(s->update, 7, sizeof(cl_uint), &end_arg));
-    return enqueue_msc_update(s, count);
+    cl_uint args[4] = {(cl_uint)first, (cl_uint)(count2 ? first2 + count2 : first + count), (cl_uint)count,
+                       (cl_uint)(count2 ? first2 - first - count : 0)};
+    for (cl_uint i = 0; i < 4; i++) CLMC_CL_TRY(clSetKernelArg(s->update, 6 + i, sizeof(cl_uint), &args[i]));
+    return enqueue_msc_update(s, count + count2);
 }
 
 /* Tiled slabs: work-groups [first, first + count) of the tile colour set
@@ -754,7 +755,7 @@ static clmc_status domain_tiled_sweep(ising_state *s)
 }
 
 /* One sweep of a slab (docs/mpi.md): per colour, the two boundary layers
- * first, their read-back on the halo's copy queue, then the interior; while
+ * first (one launch), their read-back on the halo's copy queue, then the interior; while
  * the device updates the interior, the boundary layers go to the
  * neighbouring ranks (periodic ring) and come back as this slab's halo
  * layers of that colour, written before the next colour's pass
@@ -766,10 +767,9 @@ static clmc_status domain_sweep(ising_state *s)
     for (cl_uint colour = 0; colour < 2; colour++) {
         size_t base = colour * plane_bytes;
         CLMC_CL_TRY(clSetKernelArg(s->update, 4, sizeof(cl_uint), &colour));
-        CLMC_TRY(update_words(s, 0, layer));
-        CLMC_TRY(update_words(s, (slab - 1) * layer, layer));
+        CLMC_TRY(update_words(s, 0, layer, (slab - 1) * layer, layer)); /* the first and last layers */
         CLMC_TRY(ising_halo_read(&s->halo, s->spins, base + layer_bytes, base + slab * layer_bytes));
-        if (slab > 2) CLMC_TRY(update_words(s, layer, (slab - 2) * layer));
+        if (slab > 2) CLMC_TRY(update_words(s, layer, (slab - 2) * layer, 0, 0));
         CLMC_TRY(ising_halo_swap(&s->halo, s->spins, base, base + (slab + 1) * layer_bytes, 2 * (int)colour));
     }
     return CLMC_OK;
