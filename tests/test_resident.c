@@ -269,15 +269,17 @@ Test(resident, population_annealing_msc_3d_equals_ordinary, .timeout = 120)
  * slowing down; steps of 0.01, about a standard deviation of the energy in
  * units of 1 / dbeta, keep the histograms overlapping): every fifth step's free
  * energy, energy and specific heat within 4 standard errors (from the runs)
- * of the exact L = 64 values (Ferdinand-Fisher). */
-Test(resident, population_annealing_msc_matches_exact, .timeout = 240)
+ * of the exact L = 64 values (Ferdinand-Fisher); with algorithm.rng `rng`. */
+static void expect_pa_msc_exact(const char *label, const char *rng)
 {
-    char *dir = rerun_preset_dir("resident-pa-msc-exact",
-                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
-                                 "{\"layout\": \"msc\", \"resident\": \"on\"}, \"ensemble\": {\"type\": "
-                                 "\"population_annealing\", \"population\": 300, \"beta_end\": 0.25, \"steps\": 25, "
-                                 "\"sweeps_per_step\": 10, \"runs\": 10}, \"run\": {\"seed\": 17}}"),
-         preset[4200];
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": {\"layout\": \"msc\", "
+             "\"resident\": \"on\", \"rng\": \"%s\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+             "\"population\": 300, \"beta_end\": 0.25, \"steps\": 25, \"sweeps_per_step\": 10, \"runs\": 10}, "
+             "\"run\": {\"seed\": 17}}",
+             rng);
+    char *dir = rerun_preset_dir(label, json), preset[4200];
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
     free(rerun_file(dir, preset, "run", "", "result.json"));
     cJSON *result;
@@ -294,7 +296,7 @@ Test(resident, population_annealing_msc_matches_exact, .timeout = 240)
         for (int q = 0; q < 3; q++) {
             const cJSON *o = cJSON_GetObjectItem(step, names[q]);
             char what[96];
-            snprintf(what, sizeof what, "msc resident PA L=64 R=300 x10 beta=%.3f %s", beta, names[q]);
+            snprintf(what, sizeof what, "msc resident PA %s L=64 R=300 x10 beta=%.3f %s", rng, beta, names[q]);
             double z = physics_compare(what, cJSON_GetNumberValue(cJSON_GetObjectItem(o, "mean")),
                                        cJSON_GetNumberValue(cJSON_GetObjectItem(o, "error")), exact[q]);
             cr_expect_leq(z, 4.0, "%s", what);
@@ -302,6 +304,90 @@ Test(resident, population_annealing_msc_matches_exact, .timeout = 240)
     }
     cJSON_Delete(result);
     free(dir);
+}
+
+Test(resident, population_annealing_msc_matches_exact, .timeout = 240)
+{
+    expect_pa_msc_exact("resident-pa-msc-exact", "philox4x32_10");
+}
+
+/* The fast option of issue 20: each word's bit planes from an LCG64 seeded
+ * from Philox at each step (docs/rng.md). */
+Test(resident, population_annealing_msc_lcg64_reseeded_matches_exact, .timeout = 240)
+{
+    expect_pa_msc_exact("resident-pa-msc-lcg-exact", "lcg64_reseeded");
+}
+
+/* lcg64_reseeded: a word's generator is its own (seeded from its Philox
+ * unit at each launch, handed back where another item finishes the word),
+ * so the result does not depend on how many members share a work-group:
+ * 50 members of L = 64 in groups of 1, 3 and 4 (the last partly filled), 2D,
+ * and 3D L = 64; the final members' hash alike. */
+Test(resident, lcg64_reseeded_independent_of_grouping, .timeout = 240)
+{
+    const char *const json[2] = {
+        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": {\"layout\": \"msc\", "
+        "\"resident\": \"on\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+        "\"population\": 50, \"beta_end\": 0.6, \"steps\": 6, \"sweeps_per_step\": 3}, \"run\": {\"seed\": 8}}",
+        "{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 64}, \"algorithm\": {\"layout\": \"msc\", "
+        "\"resident\": \"on\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+        "\"population\": 4, \"beta_end\": 0.3, \"steps\": 2, \"sweeps_per_step\": 2}, \"run\": {\"seed\": 8}}"};
+    const char *const groups[2][3] = {{"1", "3", "4"}, {"1", "2", "4"}};
+    for (int d = 0; d < 2; d++) {
+        char label[64], *dir, preset[4200], hashes[3][32];
+        snprintf(label, sizeof label, "resident-lcg-groups-%dd", d + 2);
+        dir = rerun_preset_dir(label, json[d]);
+        snprintf(preset, sizeof preset, "%s/preset.json", dir);
+        for (int g = 0; g < 3; g++) {
+            char name[16], set[64];
+            snprintf(name, sizeof name, "g%s", groups[d][g]);
+            snprintf(set, sizeof set, "--set algorithm.resident_configs=%s", groups[d][g]);
+            free(rerun_file(dir, preset, name, set, "result.json"));
+            cJSON *result;
+            const cJSON *record = resident_record(dir, name, &result);
+            cr_assert(cJSON_IsTrue(cJSON_GetObjectItem(record, "used")), "%s %s: resident path not taken", label, name);
+            cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(record, "configs_per_group")), atof(groups[d][g]));
+            snprintf(hashes[g], sizeof hashes[g], "%s", fnv_of(result));
+            cJSON_Delete(result);
+        }
+        printf("%s: final members %s, %s, %s (groups of %s, %s, %s)\n", label, hashes[0], hashes[1], hashes[2],
+               groups[d][0], groups[d][1], groups[d][2]);
+        cr_expect_str_eq(hashes[0], hashes[1], "%s", label);
+        cr_expect_str_eq(hashes[0], hashes[2], "%s", label);
+        free(dir);
+    }
+}
+
+/* lcg64_reseeded belongs to msc population annealing on the resident update. */
+Test(resident, lcg64_reseeded_bad_input, .timeout = 120)
+{
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                       "{\"layout\": \"msc\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"beta\": 0.44}, "
+                       "\"run\": {\"sweeps\": 2, \"measure_every\": 1}}",
+                       "lcg-not-pa", "algorithm.rng: \"lcg64_reseeded\" is an option of population annealing");
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 16}, \"algorithm\": "
+                       "{\"layout\": \"tiled\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": "
+                       "\"population_annealing\", \"population\": 8, \"beta_end\": 0.5, \"steps\": 2}}",
+                       "lcg-tiled", "algorithm.rng: \"lcg64_reseeded\" is an option of population annealing");
+    /* Known only once the device is open: exit 2 before any sweep. */
+    char *dir = test_scratch_dir("lcg-off"), *output = NULL;
+    cr_assert_not_null(dir);
+    char *preset = test_write_preset(dir, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                          "{\"layout\": \"msc\", \"resident\": \"off\", \"rng\": \"lcg64_reseeded\"}, "
+                                          "\"ensemble\": {\"type\": \"population_annealing\", \"population\": 8, "
+                                          "\"beta_end\": 0.5, \"steps\": 2}}");
+    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
+    printf("lcg-off: exit %d: %s", status, output ? output : "");
+    cr_expect_eq(status, 2);
+    cr_expect(output && strstr(output, "draws in the resident msc update, which this run does not take "
+                                       "(off: algorithm.resident)"));
+    free(output);
+    free(preset);
+    free(dir);
+    expect_input_error("{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 2}, \"algorithm\": "
+                       "{\"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"beta\": 1.0}, "
+                       "\"run\": {\"sweeps\": 2, \"measure_every\": 1}}",
+                       "lcg-heisenberg", "algorithm.rng: \"lcg64_reseeded\" is for the Ising model");
 }
 
 /* algorithm.resident_configs belongs to layout msc. */

@@ -104,6 +104,10 @@ add ising2d-population-multinomial "$all" "$(pa tiled multinomial)"
 add ising2d-tiled-resident "$all" "$(ising 2 12 tiled ', "tile": 4, "hits": 2, "resident": "on"'), $beta" 1 3
 add ising3d-naive-resident "$all" "$(ising 3 4 naive ', "resident": "on"'), $beta"
 add ising2d-population-resident "$all" "$(pa naive systematic on)"
+# The msc resident update with algorithm.rng lcg64_reseeded (each word's LCG64
+# in registers, a pending word's state handed back through local memory): 6
+# members of L = 64, groups of 4 (the second group holds 2), two steps.
+add ising2d-population-msc-lcg "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": {\"layout\": \"msc\", \"resident\": \"on\", \"rng\": \"lcg64_reseeded\", \"resident_configs\": 4}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 6, \"steps\": 2, \"beta_end\": 0.6, \"sweeps_per_step\": 2}"
 # Temporal blocking (ising_blocked_update: blocks with a halo in local memory, 2
 # sweeps per launch, blocks of 8 on L = 12: the last block 4 wide).
 add ising2d-naive-blocked "$all" "$(ising 2 12 naive ', "sweeps_per_launch": 2, "block": 8, "resident": "off"'), $beta" 1 4

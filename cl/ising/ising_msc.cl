@@ -27,6 +27,12 @@
  * sites (x, x + 1), x even, numbered as in ising.cl's naive kernel, which this
  * kernel then equals decision for decision. */
 #include "ising/ising_rng.h"
+/* RNG_LCG_RESEEDED (algorithm.rng "lcg64_reseeded", the resident update
+ * only): each word of a launch draws its bit planes from an LCG64 of its
+ * own (the high word per step), seeded from Philox at the launch's start. */
+#ifdef RNG_LCG_RESEEDED
+#include "common/rng_lcg.h"
+#endif
 
 #define WORDS_PER_ROW (EDGE / 64)
 #if DIM == 2
@@ -182,6 +188,31 @@ inline uint msc_compare_groups(msc_comparison *c, uint class1, uint class2, uint
     }
     return tied;
 }
+
+#ifdef RNG_LCG_RESEEDED
+/* Bit planes first .. end - 1 of the comparison, each the high word of the
+ * next step of the word's LCG64 *state (plane b: bit 31 - b of every lane's
+ * random number), stopping once no uphill lane is tied; returns the lanes
+ * still tied. */
+inline uint msc_compare_lcg(msc_comparison *c, uint class1, uint class2, uint class3, uint t4, uint t8, uint t12,
+                            ulong *state, uint first, uint end)
+{
+    uint tied = (c->equal1 & class1) | (c->equal2 & class2) | (c->equal3 & class3);
+    for (uint b = first; b < end && tied; b++) {
+        *state = clmc_lcg64_step(*state);
+        uint bits = clmc_lcg64_word(*state);
+        compare_plane(t4, 31 - b, bits, &c->less1, &c->equal1);
+        compare_plane(t8, 31 - b, bits, &c->less2, &c->equal2);
+#if DIM == 3
+        compare_plane(t12, 31 - b, bits, &c->less3, &c->equal3);
+#else
+        (void)t12;
+#endif
+        tied = (c->equal1 & class1) | (c->equal2 & class2) | (c->equal3 & class3);
+    }
+    return tied;
+}
+#endif
 
 /* The new word once the comparison is decided: downhill lanes flip, an
  * uphill lane of class k where its random number is below t_k. */
@@ -340,11 +371,22 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
 #define MEMBER_WORDS (2 * PLANE_WORDS)
 #define RESIDENT_ROUNDS ((CONFIGS_PER_GROUP * PLANE_WORDS + RESIDENT_ITEMS - 1) / RESIDENT_ITEMS)
 #define FIRST_GROUPS 2
-/* A pending word: its item and comparison state (2D: two classes). */
+/* A pending word: its item and comparison state (2D: two classes), and
+ * under RNG_LCG_RESEEDED its generator state (two words). */
 #if DIM == 2
-#define PENDING_FIELDS 5
+#define COMPARISON_FIELDS 5
 #else
-#define PENDING_FIELDS 7
+#define COMPARISON_FIELDS 7
+#endif
+#ifdef RNG_LCG_RESEEDED
+#define PENDING_FIELDS (COMPARISON_FIELDS + 2)
+/* The first step of a round: bit planes 0 .. FIRST_PLANES - 1. */
+#define FIRST_PLANES 6
+/* The Philox draw that seeds a word's LCG64: bit group 8, past the 8 of the
+ * Philox path's comparison. */
+#define LCG_SEED_GROUP 8u
+#else
+#define PENDING_FIELDS COMPARISON_FIELDS
 #endif
 
 /* Word `item` (< CONFIGS_PER_GROUP * PLANE_WORDS) of colour `colour`: its
@@ -381,6 +423,33 @@ inline bool resident_word(__local uint *lattice, __local const uint *limits, uin
     lattice[member * MEMBER_WORDS + colour * PLANE_WORDS + word] = msc_flipped(spins, class1, class2, class3, c);
     return false;
 }
+
+#ifdef RNG_LCG_RESEEDED
+/* resident_word with the word's LCG64 (bit planes [first, end)). */
+inline bool resident_word_lcg(__local uint *lattice, __local const uint *limits, uint item, uint colour,
+                              ulong *state, msc_comparison *c, uint first, uint end)
+{
+    uint class1, class2, class3, member = item / PLANE_WORDS, word = item % PLANE_WORDS;
+    uint spins = resident_classes(lattice, item, colour, &class1, &class2, &class3);
+    if (msc_compare_lcg(c, class1, class2, class3, limits[3 * member], limits[3 * member + 1], limits[3 * member + 2],
+                        state, first, end))
+        return true;
+    lattice[member * MEMBER_WORDS + colour * PLANE_WORDS + word] = msc_flipped(spins, class1, class2, class3, c);
+    return false;
+}
+
+inline void pending_store_state(__local uint *pending, uint slot, ulong state)
+{
+    pending[COMPARISON_FIELDS * RESIDENT_ITEMS + slot] = (uint)state;
+    pending[(COMPARISON_FIELDS + 1) * RESIDENT_ITEMS + slot] = (uint)(state >> 32);
+}
+
+inline ulong pending_load_state(__local const uint *pending, uint slot)
+{
+    return (ulong)pending[COMPARISON_FIELDS * RESIDENT_ITEMS + slot] |
+           (ulong)pending[(COMPARISON_FIELDS + 1) * RESIDENT_ITEMS + slot] << 32;
+}
+#endif
 
 inline void pending_store(__local uint *pending, uint slot, uint item, const msc_comparison *c)
 {
@@ -455,6 +524,45 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
     barrier(CLK_LOCAL_MEM_FENCE);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint stream_base = first_system + first_config, list = 0;
+#ifdef RNG_LCG_RESEEDED
+    /* Each word's LCG64 (colour, round), seeded from the Philox draw of its
+     * unit at first_sweep; a word finished by another work-item hands its
+     * state back through `handback` (indexed by the owner). */
+    __local ulong handback[RESIDENT_ITEMS];
+    ulong states[2 * RESIDENT_ROUNDS];
+    for (uint colour = 0; colour < 2; colour++)
+        for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
+            uint item = round * RESIDENT_ITEMS + lid, member = item / PLANE_WORDS;
+            clmc_philox_ctr r = clmc_random4(key, colour * PLANE_WORDS + item % PLANE_WORDS, first_sweep,
+                                             LCG_SEED_GROUP, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + member));
+            states[colour * RESIDENT_ROUNDS + round] = (ulong)r.v[0] | (ulong)r.v[1] << 32;
+        }
+    for (uint k = 0; k < count; k++)
+        for (uint colour = 0; colour < 2; colour++)
+            for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
+                uint item = round * RESIDENT_ITEMS + lid, own = colour * RESIDENT_ROUNDS + round;
+                msc_comparison c = msc_comparison_start();
+                bool handed = false;
+                if (item < members * PLANE_WORDS &&
+                    resident_word_lcg(lattice, limits, item, colour, &states[own], &c, 0, FIRST_PLANES)) {
+                    uint slot = atomic_inc(&pending_count[list]);
+                    pending_store(pending, slot, item, &c);
+                    pending_store_state(pending, slot, states[own]);
+                    handed = true;
+                }
+                if (lid == 0) pending_count[list ^ 1] = 0;
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (lid < pending_count[list]) {
+                    uint tied = pending_load(pending, lid, &c);
+                    ulong state = pending_load_state(pending, lid);
+                    resident_word_lcg(lattice, limits, tied, colour, &state, &c, FIRST_PLANES, 32);
+                    handback[tied % RESIDENT_ITEMS] = state;
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+                if (handed) states[own] = handback[lid];
+                list ^= 1;
+            }
+#else
     for (uint k = 0; k < count; k++)
         for (uint colour = 0; colour < 2; colour++)
             for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
@@ -475,6 +583,7 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
                 barrier(CLK_LOCAL_MEM_FENCE);
                 list ^= 1;
             }
+#endif
     if (slot != 0xFFFFFFFFu) resident_measure(lattice, sums, members);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (slot != 0xFFFFFFFFu)

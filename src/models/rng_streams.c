@@ -9,7 +9,7 @@
 
 const char *const clmc_rng_names[] = {
     "philox4x32_10",        "philox4x32_7",          "lcg32", "lcg64", "lcg32_random", "lcg64_random",
-    "lagged_fibonacci_521", "lagged_fibonacci_1279", "lagged_fibonacci_1279_418", "xorwow", NULL,
+    "lagged_fibonacci_521", "lagged_fibonacci_1279", "lagged_fibonacci_1279_418", "xorwow", "lcg64_reseeded", NULL,
 };
 
 clmc_rng_kind clmc_rng_from_preset(const clmc_preset *p)
@@ -22,7 +22,8 @@ clmc_rng_kind clmc_rng_from_preset(const clmc_preset *p)
 
 bool clmc_rng_stateful(clmc_rng_kind kind)
 {
-    return kind != CLMC_RNG_PHILOX4X32_10 && kind != CLMC_RNG_PHILOX4X32_7;
+    /* lcg64_reseeded: states only within a launch, seeded from Philox. */
+    return kind != CLMC_RNG_PHILOX4X32_10 && kind != CLMC_RNG_PHILOX4X32_7 && kind != CLMC_RNG_LCG64_RESEEDED;
 }
 
 bool clmc_rng_lagfib(clmc_rng_kind kind, unsigned *r, unsigned *s, unsigned *batch)
@@ -77,6 +78,7 @@ void clmc_rng_defines(const clmc_rng_streams *g, clmc_defines *d)
     switch (g->kind) {
     case CLMC_RNG_PHILOX4X32_10: return;
     case CLMC_RNG_PHILOX4X32_7: clmc_defines_flag(d, "RNG_PHILOX7"); return;
+    case CLMC_RNG_LCG64_RESEEDED: clmc_defines_flag(d, "RNG_LCG_RESEEDED"); return;
     case CLMC_RNG_LCG32:
     case CLMC_RNG_LCG32_RANDOM: clmc_defines_flag(d, "RNG_LCG32"); break;
     case CLMC_RNG_LCG64:

@@ -23,6 +23,7 @@ typedef enum {
     CLMC_RNG_LAGFIB_1279,
     CLMC_RNG_LAGFIB_1279_418,
     CLMC_RNG_XORWOW,
+    CLMC_RNG_LCG64_RESEEDED, /* msc resident population annealing only (docs/rng.md) */
     CLMC_RNG_COUNT /* the number of generators */
 } clmc_rng_kind;
 
@@ -34,7 +35,7 @@ extern const char *const clmc_rng_names[];
     {"rng", CLMC_FIELD_STRING, 0, 0, false, clmc_rng_names, "\"philox4x32_10\"",                      \
      "generator of the update's random numbers: philox4x32_10, philox4x32_7, lcg32, lcg64, "            \
      "lcg32_random, lcg64_random, lagged_fibonacci_521, lagged_fibonacci_1279, "                       \
-     "lagged_fibonacci_1279_418 or xorwow (docs/rng.md)"}
+     "lagged_fibonacci_1279_418, xorwow or lcg64_reseeded (docs/rng.md)"}
 
 clmc_rng_kind clmc_rng_from_preset(const clmc_preset *p);
 /* Generators whose state lives in device memory (all but the Philox ones). */

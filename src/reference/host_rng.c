@@ -38,7 +38,10 @@ clmc_status clmc_host_rng_init(clmc_host_rng *rng, clmc_rng_kind kind, uint64_t 
     case CLMC_RNG_LCG32: rng->lcg32 = (uint32_t)seed; break;
     case CLMC_RNG_LCG64: rng->lcg64 = seed; break;
     case CLMC_RNG_LCG32_RANDOM: rng->lcg32 = clmc_lcg32_random_seed(rng->key, 0u); break;
-    case CLMC_RNG_LCG64_RANDOM: rng->lcg64 = clmc_lcg64_random_seed(rng->key, 0u); break;
+    case CLMC_RNG_LCG64_RANDOM:
+    case CLMC_RNG_LCG64_RESEEDED: /* one stream: an LCG64 seeded from Philox once */
+        rng->lcg64 = clmc_lcg64_random_seed(rng->key, 0u);
+        break;
     case CLMC_RNG_LAGFIB_521:
     case CLMC_RNG_LAGFIB_1279:
     case CLMC_RNG_LAGFIB_1279_418:

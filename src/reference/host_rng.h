@@ -57,6 +57,7 @@ static inline uint32_t clmc_host_rng_next(clmc_host_rng *rng)
         return rng->lcg32 = clmc_lcg32_step(rng->lcg32);
     case CLMC_RNG_LCG64:
     case CLMC_RNG_LCG64_RANDOM:
+    case CLMC_RNG_LCG64_RESEEDED:
         rng->lcg64 = clmc_lcg64_step(rng->lcg64);
         return clmc_lcg64_word(rng->lcg64);
     case CLMC_RNG_LAGFIB_521:

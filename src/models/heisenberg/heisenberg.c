@@ -98,6 +98,9 @@ clmc_status clmc_heisenberg_validate(const clmc_preset *p)
     if (problem) return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d %s (model.L = %d)", tile, problem, edge);
     /* The glass has no algorithm.rng: the default. */
     clmc_rng_kind rng = clmc_rng_from_preset(p);
+    if (rng == CLMC_RNG_LCG64_RESEEDED)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"lcg64_reseeded\" is for the Ising model's multi-spin "
+                         "coded population annealing; model.type \"heisenberg\" takes the others (docs/rng.md)");
     unsigned ring = 0;
     if (clmc_rng_lagfib(rng, &ring, NULL, NULL) && clmc_lattice_sites(dim, edge) / 2 * ring >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" gives each of the %llu site pairs a ring of %u words; "

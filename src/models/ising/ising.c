@@ -172,6 +172,10 @@ static clmc_status ising_validate(const clmc_preset *p)
     if (!tiled && tile != 0 && !clmc_rsite_wanted(p)) /* random_site checks its own */
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.tile: %d is for layout \"tiled\" only (give 0)", tile);
     clmc_rng_kind rng = clmc_rng_from_preset(p);
+    if (rng == CLMC_RNG_LCG64_RESEEDED && (!msc || !clmc_preset_is_population(p)))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"lcg64_reseeded\" is an option of population annealing "
+                         "with layout \"msc\" (ensemble.type \"population_annealing\", the resident update); give "
+                         "philox4x32_10 or philox4x32_7 here");
     if (clmc_rng_stateful(rng) && clmc_preset_is_population(p))
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"%s\" keeps generator states, which population annealing's "
                          "copies of configurations do not carry; give philox4x32_10 or philox4x32_7", clmc_rng_names[rng]);
@@ -314,14 +318,19 @@ static size_t resident_units(const ising_state *s)
 
 /* msc: work-items of a resident work-group at most (more words take rounds):
  * 8 warps or 4 wavefronts, so that several groups share a compute unit; and
- * the local memory of its list of undecided words (up to 7 words per item). */
+ * the local memory of its list of undecided words (up to 7 words per item;
+ * algorithm.rng "lcg64_reseeded": 9, and 8 bytes per item for the states
+ * handed back). */
 #define RESIDENT_MSC_ITEMS 256
-#define RESIDENT_MSC_LIST_BYTES (7 * 4 * RESIDENT_MSC_ITEMS + 64)
+static size_t resident_msc_list_bytes(const ising_state *s)
+{
+    return s->rng.kind == CLMC_RNG_LCG64_RESEEDED ? (9 * 4 + 8) * RESIDENT_MSC_ITEMS + 64 : 7 * 4 * RESIDENT_MSC_ITEMS + 64;
+}
 
 /* Local memory of an msc resident work-group of `configs` configurations. */
 static size_t resident_msc_local(const ising_state *s, size_t configs)
 {
-    return configs * (s->stored_words * 4 + RESIDENT_LOCAL_EXTRA) + RESIDENT_MSC_LIST_BYTES;
+    return configs * (s->stored_words * 4 + RESIDENT_LOCAL_EXTRA) + resident_msc_list_bytes(s);
 }
 
 /* msc: configurations per resident work-group, algorithm.resident_configs
@@ -383,7 +392,7 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
     else if (s->msc && resident_msc_local(s, s->resident_configs = resident_msc_configs(s, p, d->local_mem_bytes)) >
                            d->local_mem_bytes)
         snprintf(note, n, "%zu configurations of %zu bytes (and a list of %d bytes) exceed the %llu bytes of local "
-                 "memory", s->resident_configs, s->stored_words * 4, RESIDENT_MSC_LIST_BYTES,
+                 "memory", s->resident_configs, s->stored_words * 4, (int)resident_msc_list_bytes(s),
                  (unsigned long long)d->local_mem_bytes);
     else if (!s->msc && s->stored_sites + RESIDENT_LOCAL_EXTRA > d->local_mem_bytes)
         snprintf(note, n, "a configuration's %zu bytes exceed the %llu bytes of local memory", s->stored_sites,
@@ -633,6 +642,10 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
         CLMC_TRY(ising_tblock_plan(&s->tblock, p, clmc_runtime_device(s->rt), s->dim, s->edge,
                                    2 * (s->tiled ? s->tile_colours * s->hits : 1)));
     CLMC_TRY(build_kernels(s));
+    if (s->rng.kind == CLMC_RNG_LCG64_RESEEDED && !s->resident)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"lcg64_reseeded\" draws in the resident msc update, which "
+                         "this run does not take (%s); set algorithm.resident \"on\" or give philox4x32_10",
+                         s->resident_note);
     CLMC_TRY(allocate_buffers(s));
     CLMC_TRY(ising_tblock_create(&s->tblock, s->rt, s->program, spin_bytes(s) * s->n_configs, s->seed_lo, s->seed_hi,
                                  (cl_uint)s->hits, s->thresholds, s->first_system));
