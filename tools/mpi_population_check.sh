@@ -177,10 +177,10 @@ else
 fi
 
 # Bad input: exit 2 on every rank, one message.
-bad() { # NAME MESSAGE RANKS ARGS...: exit 2, one message containing MESSAGE
-  local name=$1 message=$2 k=$3
-  shift 3
-  "${launcher[@]}" -np "$k" "$clmc" run "$tmp/ising.json" --out "$tmp/$name" --quiet "$@" >"$tmp/out" 2>&1
+bad() { # NAME MESSAGE RANKS PRESET ARGS...: exit 2, one message containing MESSAGE
+  local name=$1 message=$2 k=$3 preset=$4
+  shift 4
+  "${launcher[@]}" -np "$k" "$clmc" run "$preset" --out "$tmp/$name" --quiet "$@" >"$tmp/out" 2>&1
   local rc=$? count
   count=$(grep -c "^clmc: " "$tmp/out")
   if [ $rc -eq 2 ] && [ "$count" -eq 1 ] && grep -qF "$message" "$tmp/out"; then
@@ -190,29 +190,14 @@ bad() { # NAME MESSAGE RANKS ARGS...: exit 2, one message containing MESSAGE
     fail "$name: exit $rc, $count messages"
   fi
 }
-bad runs-uneven "ensemble.runs: 3 runs cannot be spread evenly over 2 MPI ranks" 2 --set ensemble.runs=3 \
-  --set ensemble.distribute=runs
-bad runs-adaptive "ensemble.distribute: \"runs\" needs a fixed schedule" 2 \
+bad runs-uneven "ensemble.runs: 3 runs cannot be spread evenly over 2 MPI ranks" 2 "$tmp/ising.json" \
+  --set ensemble.runs=3 --set ensemble.distribute=runs
+bad runs-adaptive "ensemble.distribute: \"runs\" needs a fixed schedule" 2 "$tmp/ising.json" \
   --set 'ensemble={"type": "population_annealing", "population": 600, "schedule": "adaptive", "beta_end": 0.6, "runs": 2, "distribute": "runs"}'
-"${launcher[@]}" -np 3 "$clmc" run "$tmp/ising.json" --out "$tmp/three" --quiet --set ensemble.population=512 >"$tmp/out" 2>&1
-rc=$?
-count=$(grep -c "^clmc: " "$tmp/out")
-if [ $rc -eq 2 ] && [ "$count" -eq 1 ] && grep -q "ensemble.population: 512 members cannot be shared by 3 MPI ranks" "$tmp/out"; then
-  echo "ok: 512 members under 3 ranks: exit 2, one message: $(grep '^clmc: ' "$tmp/out")"
-else
-  cat "$tmp/out"
-  fail "512 members under 3 ranks: exit $rc, $count messages"
-fi
+bad "512 members under 3 ranks" "ensemble.population: 512 members cannot be shared by 3 MPI ranks" 3 "$tmp/ising.json" \
+  --set ensemble.population=512
 # XY members (real energies) are not shared by ranks: exit 2 naming ensemble.type.
-"${launcher[@]}" -np 2 "$clmc" run "$(dirname "$0")/../presets/pa-xy2d-L32.json" --out "$tmp/xy" --quiet --set model.L=8 \
-  --set ensemble.population=600 --set ensemble.steps=3 >"$tmp/out" 2>&1
-rc=$?
-count=$(grep -c "^clmc: " "$tmp/out")
-if [ $rc -eq 2 ] && [ "$count" -eq 1 ] && grep -q "ensemble.type: population annealing of model \"heisenberg\" runs in one process" "$tmp/out"; then
-  echo "ok: XY population annealing under 2 ranks: exit 2, one message: $(grep '^clmc: ' "$tmp/out")"
-else
-  cat "$tmp/out"
-  fail "XY population annealing under 2 ranks: exit $rc, $count messages"
-fi
+bad "XY population annealing under 2 ranks" "ensemble.type: population annealing of model \"heisenberg\" runs in one process" \
+  2 "$(dirname "$0")/../presets/pa-xy2d-L32.json" --set model.L=8 --set ensemble.population=600 --set ensemble.steps=3
 echo "mpi_population_check: $failures failure(s)"
 [ $failures -eq 0 ]
