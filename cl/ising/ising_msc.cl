@@ -533,8 +533,9 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
     for (uint colour = 0; colour < 2; colour++)
         for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
             uint item = round * RESIDENT_ITEMS + lid, member = item / PLANE_WORDS;
+            uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + member);
             clmc_philox_ctr r = clmc_random4(key, colour * PLANE_WORDS + item % PLANE_WORDS, first_sweep,
-                                             LCG_SEED_GROUP, CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + member));
+                                             LCG_SEED_GROUP, stream);
             states[colour * RESIDENT_ROUNDS + round] = (ulong)r.v[0] | (ulong)r.v[1] << 32;
         }
     for (uint k = 0; k < count; k++)

@@ -402,7 +402,8 @@ cJSON *clmc_rank_result_preset(const clmc_preset *local, const clmc_preset *glob
     cJSON *holder = dot ? cJSON_GetObjectItem(tree, section) : NULL;
     if (holder) cJSON_ReplaceItemInObject(holder, dot + 1, cJSON_CreateNumber(u.units)); /* the run-wide count */
     if (clmc_preset_population_runs(global)) /* the run-wide runs */
-        cJSON_ReplaceItemInObject(ensemble, "runs", cJSON_CreateNumber((double)clmc_preset_int(global, "ensemble.runs")));
+        cJSON_ReplaceItemInObject(ensemble, "runs",
+                                  cJSON_CreateNumber((double)clmc_preset_int(global, "ensemble.runs")));
     return tree;
 }
 
@@ -420,7 +421,8 @@ clmc_status clmc_rank_last_bytes(unsigned char **data, size_t *bytes)
     }
     size_t total = 0;
     for (int r = 0; status == CLMC_OK && r < ranks->size; r++) total += counts[r] = (size_t)lengths[r];
-    if (status == CLMC_OK && !(all = malloc(total ? total : 1))) status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    if (status == CLMC_OK && !(all = malloc(total ? total : 1)))
+        status = clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     if (status == CLMC_OK) status = clmc_ranks_allgatherv(mine, all, counts);
     size_t last = status == CLMC_OK ? counts[ranks->size - 1] : 0;
     if (status == CLMC_OK && !last) status = clmc_fail(CLMC_ERR_OTHER, "the last MPI rank has no result to pass on");
@@ -441,7 +443,8 @@ clmc_status clmc_rank_last_json(cJSON **item)
     size_t bytes = text ? strlen(text) + 1 : 0;
     clmc_status status = clmc_rank_last_bytes((unsigned char **)&text, &bytes);
     cJSON *parsed = status == CLMC_OK ? cJSON_Parse(text) : NULL;
-    if (status == CLMC_OK && !parsed) status = clmc_fail(CLMC_ERR_OTHER, "the last MPI rank's result could not be read");
+    if (status == CLMC_OK && !parsed)
+        status = clmc_fail(CLMC_ERR_OTHER, "the last MPI rank's result could not be read");
     if (status == CLMC_OK) {
         cJSON_Delete(*item);
         *item = parsed;

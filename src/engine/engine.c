@@ -441,7 +441,8 @@ static clmc_status write_picture(model_instance *m, const char *dir, bool write,
         clmc_status passed = clmc_rank_last_bytes(&file, &bytes);
         if (status == CLMC_OK) status = passed;
     }
-    if (status == CLMC_OK && write) status = clmc_write_file_atomic(dir, "configuration.pgm", (const char *)file, bytes);
+    if (status == CLMC_OK && write)
+        status = clmc_write_file_atomic(dir, "configuration.pgm", (const char *)file, bytes);
     free(file);
     free(grey);
     return status;

@@ -315,8 +315,8 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
      * their checks and the joined records were built for integer models. */
     if (p->ranks > 1 && e->ops->ensemble->real_members)
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: population annealing of model \"%s\" runs in one process; "
-                         "under %d MPI ranks only Ising, Potts and EA members are shared (ensemble.distribute \"runs\": each rank "
-                         "anneals whole runs of its own)", e->ops->type, p->ranks);
+                         "under %d MPI ranks only Ising, Potts and EA members are shared (ensemble.distribute "
+                         "\"runs\": each rank anneals whole runs of its own)", e->ops->type, p->ranks);
     for (int r = 0; r < p->ranks; r++) { /* every rank's first member (src/engine/distribute.c set this one's) */
         unsigned slots;
         clmc_population_share(p->target, 0, r, p->ranks, &p->starts[r], &slots);
@@ -353,8 +353,8 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
         unsigned lanes = e->ops->ensemble->member_lanes(e->state);
         if (lanes && p->ranks > 1) /* members travel between ranks in whole blocks of bytes */
             return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: population annealing of model \"%s\" with %u members per "
-                             "word is not shared by %d MPI ranks (ensemble.distribute \"runs\": each rank anneals whole runs of its "
-                             "own)", e->ops->type, lanes, p->ranks);
+                             "word is not shared by %d MPI ranks (ensemble.distribute \"runs\": each rank "
+                             "anneals whole runs of its own)", e->ops->type, lanes, p->ranks);
         CLMC_TRY(clmc_population_lanes_open(e->rt, lanes, member_bytes, p->capacity, &p->lanes));
     }
     return allocate(p, e->rt, member_bytes);
@@ -1412,7 +1412,8 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
         cJSON_AddItemToArray(temperatures, entry);
     }
     /* Runs over ranks: the last rank's count, the whole run's. */
-    cJSON_AddNumberToObject(observables, "population_sweeps", (double)(p->run_ranks > 1 ? runs * p->run_sweeps : p->sweep));
+    cJSON_AddNumberToObject(observables, "population_sweeps",
+                            (double)(p->run_ranks > 1 ? runs * p->run_sweeps : p->sweep));
     cJSON_AddNumberToObject(observables, "runs", runs);
     free(x), free(column), free(weight), free(equal);
     if (steps != p->steps) free(steps);

@@ -911,7 +911,8 @@ static clmc_status ea_checks(void *state, cJSON *checks)
 {
     ea_state *s = state;
     clmc_configuration_hash hash;
-    clmc_configuration_hash_start(&hash, s->ranks_chained); /* population annealing: the members of all ranks, in order */
+    /* Population annealing under ranks: the members of all ranks, in order. */
+    clmc_configuration_hash_start(&hash, s->ranks_chained);
     size_t n = (size_t)s->configurations * s->n_sites;
     signed char *spins = malloc(n ? n : 1);
     if (!spins) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");

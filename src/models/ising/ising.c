@@ -324,7 +324,8 @@ static size_t resident_units(const ising_state *s)
 #define RESIDENT_MSC_ITEMS 256
 static size_t resident_msc_list_bytes(const ising_state *s)
 {
-    return s->rng.kind == CLMC_RNG_LCG64_RESEEDED ? (9 * 4 + 8) * RESIDENT_MSC_ITEMS + 64 : 7 * 4 * RESIDENT_MSC_ITEMS + 64;
+    if (s->rng.kind == CLMC_RNG_LCG64_RESEEDED) return (9 * 4 + 8) * RESIDENT_MSC_ITEMS + 64;
+    return 7 * 4 * RESIDENT_MSC_ITEMS + 64;
 }
 
 /* Local memory of an msc resident work-group of `configs` configurations. */
