@@ -284,30 +284,33 @@ oclgrind check: $name: no verdict" >"$work/$name.verdict"
   [ "$(head -1 "$work/$name.verdict")" = ok ] || failures=$((failures + 1))
 done
 
-# Swendsen-Wang of one Potts lattice cut over 2 MPI ranks (potts.cl with
-# -DSLAB, labeling.cl with -DLAYERS, the merge's boundary record and roots), each rank under
-# Oclgrind with its own log; where the build has MPI (else those kernels
-# are excused below).  Races, bounds and API only: with --uninitialized,
-# Oclgrind flags all the slab's spins once the host has written the halo
-# layer into the spin buffer at an offset (found by leaving out the flips,
-# the read-back of the first layer and that write in turn: only the write
-# matters), as it flags the Potts counts after a fill at an offset
-# (tests/oclgrind.supp); the runs equal one process bit for bit
-# (tools/mpi_check.sh).
-name=potts2d-sw-slabs
+# Lattices cut over 2 MPI ranks, each rank under Oclgrind with its own log,
+# where the build has MPI (else the slab-only kernels are excused below):
+# Swendsen-Wang of one Potts lattice (potts.cl with -DSLAB, labeling.cl with
+# -DLAYERS, the merge's boundary record and roots) and the Ising msc update
+# with -DSLAB (2D L = 128: a slab's two boundary layers in one launch of 4
+# words, its interior of 124 in a group of 128, the items past the words
+# skipped).  Races, bounds and API only: with --uninitialized, Oclgrind flags
+# all the slab's spins once the host has written the halo layer into the
+# spin buffer at an offset (found by leaving out the flips, the read-back of
+# the first layer and that write in turn: only the write matters), as it
+# flags the Potts counts after a fill at an offset (tests/oclgrind.supp); the
+# runs equal one process bit for bit (tools/mpi_check.sh).
 mpi_built=0
 grep -q CLMC_HAVE_MPI "$build/build.ninja" 2>/dev/null && command -v mpirun >/dev/null && mpi_built=1
-if [ $mpi_built -eq 1 ] && { [ $# -eq 0 ] || [[ " $* " == *" $name "* ]]; }; then
-  printf '%s\n' "{$(potts 2 16 swendsen_wang ', "tile": 4'), \"run\": {\"thermalization\": 1, \"sweeps\": 2, \"measure_every\": 1, \"seed\": 7}}" >"$work/$name.json"
-  start=$SECONDS
-  launcher=(mpirun)
+requested=" $* "
+slab_case() { # NAME PRESET_BODY (run where the build has MPI and no cases or this one were asked for)
+  local name=$1
+  [ $mpi_built -eq 1 ] && { [ "$requested" = "  " ] || [[ $requested == *" $name "* ]]; } || return 0
+  printf '%s\n' "{$2, \"run\": {\"thermalization\": 1, \"sweeps\": 2, \"measure_every\": 1, \"seed\": 7}}" >"$work/$name.json"
+  local start=$SECONDS launcher=(mpirun)
   mpirun --version 2>/dev/null | grep -q "Open MPI" && launcher=(mpirun --oversubscribe)
   # shellcheck disable=SC2016 # expanded by each rank's shell
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "${launcher[@]}" -np 2 bash -c \
     'exec oclgrind $0 --max-errors 100000000 --log "$1.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}.log" "${@:2}"' \
     "--data-races --check-api" "$work/$name" "$bin" run "$work/$name.json" --device oclgrind --out "$work/$name" --quiet --profile \
     >"$work/$name.out" 2>&1
-  rc=$?
+  local rc=$? total
   touch "$work/$name.0.log" "$work/$name.1.log"
   cat "$work/$name.0.log" "$work/$name.1.log" >"$work/$name.log"
   total=$(unsuppressed "$work/$name.log" 2>&1 >"$work/$name.left")
@@ -318,7 +321,9 @@ if [ $mpi_built -eq 1 ] && { [ $# -eq 0 ] || [[ " $* " == *" $name "* ]]; }; the
   else
     echo "oclgrind check: $name: clean ($total suppressed diagnostics, 2 ranks, $((SECONDS - start)) s)"
   fi
-fi
+}
+slab_case potts2d-sw-slabs "$(potts 2 16 swendsen_wang ', "tile": 4')"
+slab_case ising2d-msc-slabs "$(ising 2 128 msc ', "resident": "off"'), $beta"
 
 # Every kernel in cl/ must have run in some case (clmc --profile lists the
 # launched kernels), except those no preset launches: the RNG known-answer and
