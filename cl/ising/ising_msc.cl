@@ -361,7 +361,9 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
  * local memory with their comparison state and a second step of the round
  * finishes them, one per work-item.  So a warp runs its 32 words' first
  * groups in step and not the slowest word's 3 or 4 (the chance that one of
- * 32 words needs a third group is above 80 %).
+ * 32 words needs a third group is above 80 %).  Under RNG_LCG_RESEEDED the
+ * steps count single bit planes of the word's LCG64 (FIRST_END, then the
+ * rest); a listed word's generator state travels with it and comes back.
  *
  * slot < 0xFFFFFFFF: the launch ends at a measurement, whose exact sums
  * (those of ising_msc_measure) go to batch slot `slot` of partials as the
@@ -378,15 +380,19 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
 #else
 #define COMPARISON_FIELDS 7
 #endif
+/* A round's first step draws bit groups (planes) [0, FIRST_END), the second
+ * the rest, up to LAST_END. */
 #ifdef RNG_LCG_RESEEDED
 #define PENDING_FIELDS (COMPARISON_FIELDS + 2)
-/* The first step of a round: bit planes 0 .. FIRST_PLANES - 1. */
-#define FIRST_PLANES 6
+#define FIRST_END 6u /* bit planes, one per LCG64 step */
+#define LAST_END 32u
 /* The Philox draw that seeds a word's LCG64: bit group 8, past the 8 of the
  * Philox path's comparison. */
 #define LCG_SEED_GROUP 8u
 #else
 #define PENDING_FIELDS COMPARISON_FIELDS
+#define FIRST_END FIRST_GROUPS /* groups of 4 bit planes, one per Philox draw */
+#define LAST_END 8u
 #endif
 
 /* Word `item` (< CONFIGS_PER_GROUP * PLANE_WORDS) of colour `colour`: its
@@ -409,35 +415,29 @@ inline uint resident_classes(__local const uint *lattice, uint item, uint colour
     return spins;
 }
 
-/* Bit groups [first, end) of word `item`; returns whether it is still tied,
+/* Bit groups [first, end) of word `item` (RNG_LCG_RESEEDED: bit planes from
+ * the word's *state; else Philox draws); returns whether it is still tied,
  * else stores its new spins. */
 inline bool resident_word(__local uint *lattice, __local const uint *limits, uint item, uint colour, uint sweep,
-                          clmc_philox_key key, uint stream_base, msc_comparison *c, uint first, uint end)
+                          clmc_philox_key key, uint stream_base, ulong *state, msc_comparison *c, uint first, uint end)
 {
     uint class1, class2, class3, member = item / PLANE_WORDS, word = item % PLANE_WORDS;
     uint spins = resident_classes(lattice, item, colour, &class1, &class2, &class3);
-    if (msc_compare_groups(c, class1, class2, class3, limits[3 * member], limits[3 * member + 1],
-                           limits[3 * member + 2], key, colour * PLANE_WORDS + word, sweep,
-                           CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + member), first, end))
-        return true;
+    uint t4 = limits[3 * member], t8 = limits[3 * member + 1], t12 = limits[3 * member + 2];
+#ifdef RNG_LCG_RESEEDED
+    (void)sweep, (void)key, (void)stream_base;
+    uint tied = msc_compare_lcg(c, class1, class2, class3, t4, t8, t12, state, first, end);
+#else
+    (void)state;
+    uint tied = msc_compare_groups(c, class1, class2, class3, t4, t8, t12, key, colour * PLANE_WORDS + word, sweep,
+                                   CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + member), first, end);
+#endif
+    if (tied) return true;
     lattice[member * MEMBER_WORDS + colour * PLANE_WORDS + word] = msc_flipped(spins, class1, class2, class3, c);
     return false;
 }
 
 #ifdef RNG_LCG_RESEEDED
-/* resident_word with the word's LCG64 (bit planes [first, end)). */
-inline bool resident_word_lcg(__local uint *lattice, __local const uint *limits, uint item, uint colour,
-                              ulong *state, msc_comparison *c, uint first, uint end)
-{
-    uint class1, class2, class3, member = item / PLANE_WORDS, word = item % PLANE_WORDS;
-    uint spins = resident_classes(lattice, item, colour, &class1, &class2, &class3);
-    if (msc_compare_lcg(c, class1, class2, class3, limits[3 * member], limits[3 * member + 1], limits[3 * member + 2],
-                        state, first, end))
-        return true;
-    lattice[member * MEMBER_WORDS + colour * PLANE_WORDS + word] = msc_flipped(spins, class1, class2, class3, c);
-    return false;
-}
-
 inline void pending_store_state(__local uint *pending, uint slot, ulong state)
 {
     pending[COMPARISON_FIELDS * RESIDENT_ITEMS + slot] = (uint)state;
@@ -538,53 +538,50 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
                                              LCG_SEED_GROUP, stream);
             states[colour * RESIDENT_ROUNDS + round] = (ulong)r.v[0] | (ulong)r.v[1] << 32;
         }
-    for (uint k = 0; k < count; k++)
-        for (uint colour = 0; colour < 2; colour++)
-            for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
-                uint item = round * RESIDENT_ITEMS + lid, own = colour * RESIDENT_ROUNDS + round;
-                msc_comparison c = msc_comparison_start();
-                bool handed = false;
-                if (item < members * PLANE_WORDS &&
-                    resident_word_lcg(lattice, limits, item, colour, &states[own], &c, 0, FIRST_PLANES)) {
-                    uint slot = atomic_inc(&pending_count[list]);
-                    pending_store(pending, slot, item, &c);
-                    pending_store_state(pending, slot, states[own]);
-                    handed = true;
-                }
-                if (lid == 0) pending_count[list ^ 1] = 0;
-                barrier(CLK_LOCAL_MEM_FENCE);
-                if (lid < pending_count[list]) {
-                    uint tied = pending_load(pending, lid, &c);
-                    ulong state = pending_load_state(pending, lid);
-                    resident_word_lcg(lattice, limits, tied, colour, &state, &c, FIRST_PLANES, 32);
-                    handback[tied % RESIDENT_ITEMS] = state;
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-                if (handed) states[own] = handback[lid];
-                list ^= 1;
-            }
 #else
+    ulong states[1] = {0}; /* unused: the Philox draws need no state */
+#endif
     for (uint k = 0; k < count; k++)
         for (uint colour = 0; colour < 2; colour++)
             for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
                 /* The two lists alternate: the one the previous round read is cleared for the next. */
-                uint item = round * RESIDENT_ITEMS + lid;
+                uint item = round * RESIDENT_ITEMS + lid, sweep = first_sweep + k;
+#ifdef RNG_LCG_RESEEDED
+                ulong *state = &states[colour * RESIDENT_ROUNDS + round];
+#else
+                ulong *state = &states[0];
+#endif
                 msc_comparison c = msc_comparison_start();
-                if (item < members * PLANE_WORDS &&
-                    resident_word(lattice, limits, item, colour, first_sweep + k, key, stream_base, &c, 0,
-                                  FIRST_GROUPS))
-                    pending_store(pending, atomic_inc(&pending_count[list]), item, &c);
+                bool listed = item < members * PLANE_WORDS &&
+                              resident_word(lattice, limits, item, colour, sweep, key, stream_base, state, &c, 0,
+                                            FIRST_END);
+                if (listed) {
+                    uint at = atomic_inc(&pending_count[list]);
+                    pending_store(pending, at, item, &c);
+#ifdef RNG_LCG_RESEEDED
+                    pending_store_state(pending, at, *state);
+#endif
+                }
                 if (lid == 0) pending_count[list ^ 1] = 0;
                 barrier(CLK_LOCAL_MEM_FENCE);
                 if (lid < pending_count[list]) {
                     uint tied = pending_load(pending, lid, &c);
-                    resident_word(lattice, limits, tied, colour, first_sweep + k, key, stream_base, &c, FIRST_GROUPS,
-                                  8);
+                    ulong tied_state = 0;
+#ifdef RNG_LCG_RESEEDED
+                    tied_state = pending_load_state(pending, lid);
+#endif
+                    resident_word(lattice, limits, tied, colour, sweep, key, stream_base, &tied_state, &c, FIRST_END,
+                                  LAST_END);
+#ifdef RNG_LCG_RESEEDED
+                    handback[tied % RESIDENT_ITEMS] = tied_state;
+#endif
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef RNG_LCG_RESEEDED
+                if (listed) *state = handback[lid];
+#endif
                 list ^= 1;
             }
-#endif
     if (slot != 0xFFFFFFFFu) resident_measure(lattice, sums, members);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (slot != 0xFFFFFFFFu)
