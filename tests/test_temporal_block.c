@@ -7,7 +7,9 @@
  * block and octets straddle the periodic wrap), one block holding the whole
  * lattice (its box wraps onto itself), tiled with three tile colours and
  * multi-hit, 3D naive (Philox 4x32-7; and a box of more octets than a
- * work-group has items) and tiled, several configurations,
+ * work-group has items) and tiled, msc (bands of whole rows: the last band
+ * shorter, work-groups of 32 items with several rounds between the steps
+ * that finish the tied words; a halo deeper than L), several configurations,
  * parallel tempering, population annealing, a resumed run; bad input exits 2
  * naming the key. */
 #include <criterion/criterion.h>
@@ -108,7 +110,7 @@ static blocking_case make_case(const char *label, int dim, int L, const char *al
 
 ParameterizedTestParameters(temporal_block, equals_ordinary_kernels)
 {
-    static blocking_case cases[9];
+    static blocking_case cases[11];
     const char *two = "\"type\": \"independent\", \"betas\": [0.3, 0.44], \"copies\": 2";
     const char *naive = "\"layout\": \"naive\"";
     int n = 0;
@@ -130,6 +132,15 @@ ParameterizedTestParameters(temporal_block, equals_ordinary_kernels)
     cases[n++] = make_case("2d-tempering", 2, 48, naive,
                            "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3",
                            16, 3, 0, 0);
+    /* msc: L = 192, 3 words a colour row, bands of 40 rows (the last 32);
+     * groups of 32 items, so the first pass of k = 3 (50 rows, 150 words)
+     * takes 5 rounds, finished after 4 and at its end. */
+    cases[n++] = make_case("2d-msc-L192-b40", 2, 192, "\"layout\": \"msc\", \"update_group\": 32", two, 40, 1, 3,
+                           0);
+    /* k = 20 on L = 64: a halo of 40 rows on either side of bands of 16. */
+    cases[n++] = make_case("2d-msc-deep-halo", 2, 64, "\"layout\": \"msc\"",
+                           "\"type\": \"parallel_tempering\", \"betas\": [0.4, 0.44, 0.5], \"exchange_every\": 21",
+                           16, 20, 0, 0);
     return cr_make_param_array(blocking_case, cases, (size_t)n);
 }
 
@@ -150,40 +161,56 @@ Test(temporal_block, resumed_equals_uninterrupted, .timeout = 120)
 }
 
 /* Population annealing: theta sweeps per step in blocked launches; the same
- * observables (every step) and final members as the ordinary kernels (L = 48,
- * block 16, k = 3: the programs of the 2d-naive-b16 case). */
-Test(temporal_block, population_annealing_equals_ordinary, .timeout = 120)
+ * observables (every step) and final members as the ordinary kernels (naive
+ * L = 48, block 16, k = 3: the programs of the 2d-naive-b16 case; msc L = 64,
+ * bands of 16 rows, k = 2). */
+static void expect_population_annealing_identical(const char *label, const char *layout, int edge, int sweeps,
+                                                  int block)
 {
-    char *dir = rerun_preset_dir("tblock-pa",
-                                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 48}, \"algorithm\": "
-                                 "{\"layout\": \"naive\", \"resident\": \"off\"}, \"ensemble\": {\"type\": "
-                                 "\"population_annealing\", \"population\": 16, \"beta_end\": 0.5, \"steps\": 4, "
-                                 "\"sweeps_per_step\": 3}, \"run\": {\"seed\": 8}}"),
-         preset[4200];
+    char json[600], overrides[128], preset[4200];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": %d}, \"algorithm\": {\"layout\": \"%s\", "
+             "\"resident\": \"off\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 16, "
+             "\"beta_end\": 0.5, \"steps\": 4, \"sweeps_per_step\": 3}, \"run\": {\"seed\": 8}}",
+             edge, layout);
+    char *dir = rerun_preset_dir(label, json);
     snprintf(preset, sizeof preset, "%s/preset.json", dir);
-    free(rerun_file(dir, preset, "blocked", "--set algorithm.sweeps_per_launch=3 --set algorithm.block=16", "result.json"));
+    snprintf(overrides, sizeof overrides, "--set algorithm.sweeps_per_launch=%d --set algorithm.block=%d", sweeps,
+             block);
+    free(rerun_file(dir, preset, "blocked", overrides, "result.json"));
     free(rerun_file(dir, preset, "ordinary", "", "result.json"));
     cJSON *x, *y;
     const cJSON *on = blocking_record(dir, "blocked", &x);
     blocking_record(dir, "ordinary", &y);
     double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
-    printf("temporal blocking, population annealing: %.2f sweeps per launch; fnv1a blocked %s, ordinary %s\n",
-           per_launch, fnv_of(x), fnv_of(y));
+    printf("temporal blocking, population annealing, %s: %.2f sweeps per launch; fnv1a blocked %s, ordinary %s\n",
+           layout, per_launch, fnv_of(x), fnv_of(y));
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(on, "used")));
     cr_expect_gt(per_launch, 1.0);
     cr_expect(cJSON_Compare(cJSON_GetObjectItem(x, "observables"), cJSON_GetObjectItem(y, "observables"), true),
-              "observables differ between the blocked and the ordinary kernels");
-    cr_expect_str_eq(fnv_of(x), fnv_of(y), "final members differ");
+              "%s: observables differ between the blocked and the ordinary kernels", layout);
+    cr_expect_str_eq(fnv_of(x), fnv_of(y), "%s: final members differ", layout);
     cJSON_Delete(x);
     cJSON_Delete(y);
     free(dir);
+}
+
+Test(temporal_block, population_annealing_equals_ordinary, .timeout = 120)
+{
+    expect_population_annealing_identical("tblock-pa", "naive", 48, 3, 16);
+}
+
+Test(temporal_block, population_annealing_msc_equals_ordinary, .timeout = 120)
+{
+    expect_population_annealing_identical("tblock-pa-msc", "msc", 64, 2, 16);
 }
 
 #define BASE "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"ensemble\": {\"beta\": 0.44}, "
 
 Test(temporal_block, bad_input_names_the_key, .timeout = 120)
 {
-    expect_input_error("{" BASE "\"algorithm\": {\"layout\": \"msc\", \"sweeps_per_launch\": 2}}", "tblock-msc",
+    expect_input_error("{\"model\": {\"type\": \"ising\", \"dim\": 3, \"L\": 64}, \"ensemble\": {\"beta\": 0.2}, "
+                       "\"algorithm\": {\"layout\": \"msc\", \"sweeps_per_launch\": 2}}", "tblock-msc-3d",
                        "algorithm.sweeps_per_launch");
     expect_input_error("{" BASE "\"algorithm\": {\"layout\": \"naive\", \"sweeps_per_launch\": 2, \"rng\": \"xorwow\"}}",
                        "tblock-stateful", "algorithm.sweeps_per_launch");
@@ -197,20 +224,29 @@ Test(temporal_block, bad_input_names_the_key, .timeout = 120)
                        "\"sweeps_per_launch\": 2}}", "tblock-random-site", "algorithm.sweeps_per_launch");
 }
 
-/* A box beyond the device's local memory (PoCL: 2 MiB; a 2D halo of 2000
- * layers makes a box of 16 MB): exit 2 naming the key and both sizes. */
+/* A box beyond the device's local memory (PoCL: 2 MiB; a 2D naive halo of
+ * 2000 layers makes a box of 16 MB, msc bands on L = 8192 with a halo of 1200
+ * rows one of 2.4 MB): exit 2 naming the key and local memory. */
 Test(temporal_block, box_beyond_local_memory, .timeout = 120)
 {
-    char *dir = test_scratch_dir("tblock-box"), *output = NULL;
-    cr_assert_not_null(dir);
-    char *preset = test_write_preset(dir, "{" BASE "\"algorithm\": {\"layout\": \"naive\", \"sweeps_per_launch\": 1000}, "
-                                     "\"run\": {\"thermalization\": 0, \"sweeps\": 2, \"measure_every\": 1, \"seed\": 1}}");
-    int status = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
-    printf("box beyond local memory: exit %d, %s\n", status, output ? output : "");
-    cr_expect_eq(status, 2);
-    cr_expect(output && strstr(output, "algorithm.sweeps_per_launch") && strstr(output, "local memory"),
-              "the message names the key and local memory");
-    free(output);
-    free(preset);
-    free(dir);
+    const char *algorithms[] = {"{\"layout\": \"naive\", \"sweeps_per_launch\": 1000}",
+                                "{\"layout\": \"msc\", \"sweeps_per_launch\": 600}"};
+    const int edges[] = {64, 8192};
+    for (int i = 0; i < 2; i++) {
+        char *dir = test_scratch_dir(i ? "tblock-box-msc" : "tblock-box"), *output = NULL, json[400];
+        cr_assert_not_null(dir);
+        snprintf(json, sizeof json,
+                 "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": %d}, \"ensemble\": {\"beta\": 0.44}, "
+                 "\"algorithm\": %s, \"run\": {\"thermalization\": 0, \"sweeps\": 2, \"measure_every\": 1, "
+                 "\"seed\": 1}}", edges[i], algorithms[i]);
+        char *preset = test_write_preset(dir, json);
+        int status = test_run_clmc(&output, "run '%s' --quiet --out '%s/out'", preset, dir);
+        printf("box beyond local memory (%s): exit %d, %s\n", algorithms[i], status, output ? output : "");
+        cr_expect_eq(status, 2);
+        cr_expect(output && strstr(output, "algorithm.sweeps_per_launch") && strstr(output, "local memory"),
+                  "the message names the key and local memory");
+        free(output);
+        free(preset);
+        free(dir);
+    }
 }

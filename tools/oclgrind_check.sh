@@ -111,6 +111,11 @@ add ising2d-population-msc-lcg "$all" "\"model\": {\"type\": \"ising\", \"dim\":
 # Temporal blocking (ising_blocked_update: blocks with a halo in local memory, 2
 # sweeps per launch, blocks of 8 on L = 12: the last block 4 wide).
 add ising2d-naive-blocked "$all" "$(ising 2 12 naive ', "sweeps_per_launch": 2, "block": 8, "resident": "off"'), $beta" 1 4
+# The msc bands (cl/ising/ising_msc.cl ising_blocked_update): L = 64 (a word a
+# colour row) in bands of 24 rows (the last 16), 3 sweeps per launch, groups of
+# 8 items: the first pass (34 rows) takes 5 rounds, its tied words finished
+# after 4 and at its end.
+add ising2d-msc-blocked "$all" "$(ising 2 64 msc ', "sweeps_per_launch": 3, "block": 24, "update_group": 8'), $beta" 1 4
 # The EA's and Potts' member totals (ea_member_totals, potts_member_totals): members are
 # EA replica pairs on one disorder sample, Potts systems with Metropolis sweeps (one
 # temperature step, as above).

@@ -117,7 +117,7 @@ __kernel void ising_msc_init(__global uint *planes, uint seed_lo, uint seed_hi, 
         }                                                                                                  \
     }
 MSC_ROW_NEIGHBOURS(row_neighbours, __global)
-#ifdef RESIDENT
+#if defined(RESIDENT) || defined(TEMPORAL_BLOCK)
 MSC_ROW_NEIGHBOURS(row_neighbours_local, __local)
 #endif
 
@@ -341,37 +341,35 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
     reduce_pair_to(bonds, magnetisation, bond_sum, spin_sum, partials + partial_offset(slot));
 }
 
-#ifdef RESIDENT
-/* Resident update (algorithm.resident, docs/models/ising.md): a work-group of
- * RESIDENT_ITEMS work-items holds CONFIGS_PER_GROUP whole configurations (both
- * colour planes, in the layout of global memory) in local memory and makes
- * `count` sweeps from `first_sweep`, each its two colour passes, colour 0
- * first, as the ordinary kernel's launches.  A pass goes over the words of
- * the colour in rounds of RESIDENT_ITEMS (word i % PLANE_WORDS of
- * configuration i / PLANE_WORDS), with the ordinary kernel's Philox counters
- * (unit = colour * PLANE_WORDS + word, sweep, bit group, stream of the
- * configuration) and bit-serial comparison, so the result is bit-identical
- * to it.  A pass reads only the other colour's plane, so barriers between
- * rounds keep the order; every loop around a barrier has the same trip count
- * in every work-item.  The last group may hold fewer configurations; its
- * spare items only meet the barriers.
+#if defined(RESIDENT) || defined(TEMPORAL_BLOCK)
+/* Passes over words held in local memory: the resident update (RESIDENT) and
+ * temporal blocking (TEMPORAL_BLOCK), with the ordinary kernel's Philox
+ * counters and bit-serial comparison, so their results are bit-identical to
+ * it.  A pass (one colour) reads only the other colour's plane, so it goes
+ * over its words in rounds of LIST_ITEMS, one word per work-item.
  *
  * A word is decided after the first FIRST_GROUPS bit groups unless one of its
  * uphill lanes is still tied (about 6 % of the words); those go to a list in
- * local memory with their comparison state and a second step of the round
- * finishes them, one per work-item.  So a warp runs its 32 words' first
- * groups in step and not the slowest word's 3 or 4 (the chance that one of
- * 32 words needs a third group is above 80 %).  Under RNG_LCG_RESEEDED the
- * steps count single bit planes of the word's LCG64 (FIRST_END, then the
- * rest); a listed word's generator state travels with it and comes back.
- *
- * slot < 0xFFFFFFFF: the launch ends at a measurement, whose exact sums
- * (those of ising_msc_measure) go to batch slot `slot` of partials as the
- * first of the measurement's `groups` pairs of each configuration (the
- * others 0), `configs` configurations in all.  `hits` (1) keeps the
- * argument list of ising.cl's resident kernel. */
-#define MEMBER_WORDS (2 * PLANE_WORDS)
-#define RESIDENT_ROUNDS ((CONFIGS_PER_GROUP * PLANE_WORDS + RESIDENT_ITEMS - 1) / RESIDENT_ITEMS)
+ * local memory with their comparison state and a second step finishes them,
+ * one per work-item, after every FLUSH_ROUNDS rounds and at a pass's end.
+ * So a warp runs its 32 words' first groups in step and not the slowest
+ * word's 3 or 4 (the chance that one of 32 words needs a third group is above
+ * 80 %).  Under RNG_LCG_RESEEDED (the
+ * resident update only) the steps count single bit planes of the word's
+ * LCG64 (FIRST_END, then the rest); a listed word's generator state travels
+ * with it and comes back. */
+#ifdef RESIDENT
+#define LIST_ITEMS RESIDENT_ITEMS
+#else
+#define LIST_ITEMS BLOCK_ITEMS
+#endif
+/* The list is finished after every FLUSH_ROUNDS rounds and at the end of a
+ * pass (one barrier pair per FLUSH_ROUNDS rounds), so it holds up to
+ * LIST_SLOTS words. */
+#ifndef FLUSH_ROUNDS
+#define FLUSH_ROUNDS 1
+#endif
+#define LIST_SLOTS (FLUSH_ROUNDS * LIST_ITEMS)
 #define FIRST_GROUPS 2
 /* A pending word: its item and comparison state (2D: two classes), and
  * under RNG_LCG_RESEEDED its generator state (two words). */
@@ -384,6 +382,10 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
  * the rest, up to LAST_END. */
 #ifdef RNG_LCG_RESEEDED
 #define PENDING_FIELDS (COMPARISON_FIELDS + 2)
+#define HANDBACK_ITEMS LIST_ITEMS
+#if FLUSH_ROUNDS != 1
+#error "RNG_LCG_RESEEDED hands a listed word's state back in the round that listed it (FLUSH_ROUNDS 1)"
+#endif
 #define FIRST_END 6u /* bit planes, one per LCG64 step */
 #define LAST_END 32u
 /* The Philox draw that seeds a word's LCG64: bit group 8, past the 8 of the
@@ -391,92 +393,242 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
 #define LCG_SEED_GROUP 8u
 #else
 #define PENDING_FIELDS COMPARISON_FIELDS
+#define HANDBACK_ITEMS 1
 #define FIRST_END FIRST_GROUPS /* groups of 4 bit planes, one per Philox draw */
 #define LAST_END 8u
 #endif
 
-/* Word `item` (< CONFIGS_PER_GROUP * PLANE_WORDS) of colour `colour`: its
- * spins and uphill classes. */
-inline uint resident_classes(__local const uint *lattice, uint item, uint colour, uint *class1, uint *class2,
-                             uint *class3)
+/* Where the words of a pass lie: RESIDENT, word i % PLANE_WORDS of
+ * configuration i / PLANE_WORDS (the frame unused); TEMPORAL_BLOCK, the box's
+ * words from box row first_row on, box row r holding global row y0 + r. */
+typedef struct {
+    uint first_row;
+    int y0;
+} local_frame;
+
+/* Word `item` of a pass in local memory: own word, the other colour's plane,
+ * its row (y, z) and word w in that plane, whether its colour's site comes
+ * first in its pair, its Philox unit and its configuration in the group. */
+typedef struct {
+    uint own, other, y, z, w, first_in_pair, unit, member;
+} local_place;
+
+#ifdef RESIDENT
+#define MEMBER_WORDS (2 * PLANE_WORDS)
+/* Neighbour rows: the configuration is periodic. */
+#define LOCAL_STEP_Y(y, step) wrap((int)(y) + (step))
+
+inline local_place place_of(uint item, uint colour, local_frame frame)
 {
-    uint member = item / PLANE_WORDS, word = item % PLANE_WORDS;
-    __local const uint *other = lattice + member * MEMBER_WORDS + (1 - colour) * PLANE_WORDS;
-    uint row = word / WORDS_PER_ROW, w = word % WORDS_PER_ROW, y = row % EDGE, z = row / EDGE;
-    uint spins = lattice[member * MEMBER_WORDS + colour * PLANE_WORDS + word], left, right;
-    row_neighbours_local(other, y, z, w, ((y + z + colour) & 1) == 0, &left, &right);
+    (void)frame;
+    local_place at;
+    uint word = item % PLANE_WORDS, row = word / WORDS_PER_ROW;
+    at.member = item / PLANE_WORDS;
+    at.own = at.member * MEMBER_WORDS + colour * PLANE_WORDS + word;
+    at.other = at.member * MEMBER_WORDS + (1 - colour) * PLANE_WORDS;
+    at.y = row % EDGE;
+    at.z = row / EDGE;
+    at.w = word % WORDS_PER_ROW;
+    at.first_in_pair = ((at.y + at.z + colour) & 1) == 0;
+    at.unit = colour * PLANE_WORDS + word;
+    return at;
+}
+#else
+/* The box: BOX_ROWS whole rows of each colour (2D). */
+#define BOX_ROWS ((uint)BLOCK + 2 * BLOCK_HALO)
+#define BOX_PLANE_WORDS (BOX_ROWS * WORDS_PER_ROW)
+
+/* The global row of box row `row` (the halo may be deeper than L). */
+inline uint box_row_global(int y0, uint row)
+{
+    int r = (y0 + (int)row) % EDGE;
+    return (uint)(r < 0 ? r + EDGE : r);
+}
+/* Neighbour rows within the box: a pass never reaches its first or last row. */
+#define LOCAL_STEP_Y(y, step) ((uint)((int)(y) + (step)))
+
+inline local_place place_of(uint item, uint colour, local_frame frame)
+{
+    local_place at;
+    uint row = frame.first_row + item / WORDS_PER_ROW;
+    uint global_row = box_row_global(frame.y0, row);
+    at.member = 0;
+    at.y = row;
+    at.z = 0;
+    at.w = item % WORDS_PER_ROW;
+    at.own = colour * BOX_PLANE_WORDS + row * WORDS_PER_ROW + at.w;
+    at.other = (1 - colour) * BOX_PLANE_WORDS;
+    at.first_in_pair = ((global_row + colour) & 1) == 0;
+    at.unit = colour * LATTICE_PLANE_WORDS + global_row * WORDS_PER_ROW + at.w;
+    return at;
+}
+#endif
+
+/* The word's spins and uphill classes. */
+inline uint local_classes(__local const uint *lattice, local_place at, uint *class1, uint *class2, uint *class3)
+{
+    __local const uint *other = lattice + at.other;
+    uint left, right;
+    row_neighbours_local(other, at.y, at.z, at.w, at.first_in_pair, &left, &right);
 #if DIM == 2
     uint back = 0, front = 0;
 #else
-    uint back = other[word_at(y, wrap((int)z - 1), w)], front = other[word_at(y, wrap((int)z + 1), w)];
+    uint back = other[word_at(at.y, wrap((int)at.z - 1), at.w)];
+    uint front = other[word_at(at.y, wrap((int)at.z + 1), at.w)];
 #endif
-    msc_uphill_classes(spins, left, right, other[word_at(wrap((int)y - 1), z, w)],
-                       other[word_at(wrap((int)y + 1), z, w)], back, front, class1, class2, class3);
+    uint spins = lattice[at.own];
+    msc_uphill_classes(spins, left, right, other[word_at(LOCAL_STEP_Y(at.y, -1), at.z, at.w)],
+                       other[word_at(LOCAL_STEP_Y(at.y, 1), at.z, at.w)], back, front, class1, class2, class3);
     return spins;
 }
 
 /* Bit groups [first, end) of word `item` (RNG_LCG_RESEEDED: bit planes from
  * the word's *state; else Philox draws); returns whether it is still tied,
  * else stores its new spins. */
-inline bool resident_word(__local uint *lattice, __local const uint *limits, uint item, uint colour, uint sweep,
-                          clmc_philox_key key, uint stream_base, ulong *state, msc_comparison *c, uint first, uint end)
+inline bool local_word(__local uint *lattice, __local const uint *limits, uint item, uint colour, local_frame frame,
+                       uint sweep, clmc_philox_key key, uint stream_base, ulong *state, msc_comparison *c, uint first,
+                       uint end)
 {
-    uint class1, class2, class3, member = item / PLANE_WORDS, word = item % PLANE_WORDS;
-    uint spins = resident_classes(lattice, item, colour, &class1, &class2, &class3);
-    uint t4 = limits[3 * member], t8 = limits[3 * member + 1], t12 = limits[3 * member + 2];
+    local_place at = place_of(item, colour, frame);
+    uint class1, class2, class3;
+    uint spins = local_classes(lattice, at, &class1, &class2, &class3);
+    uint t4 = limits[3 * at.member], t8 = limits[3 * at.member + 1], t12 = limits[3 * at.member + 2];
 #ifdef RNG_LCG_RESEEDED
     (void)sweep, (void)key, (void)stream_base;
     uint tied = msc_compare_lcg(c, class1, class2, class3, t4, t8, t12, state, first, end);
 #else
     (void)state;
-    uint tied = msc_compare_groups(c, class1, class2, class3, t4, t8, t12, key, colour * PLANE_WORDS + word, sweep,
-                                   CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + member), first, end);
+    uint tied = msc_compare_groups(c, class1, class2, class3, t4, t8, t12, key, at.unit, sweep,
+                                   CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + at.member), first, end);
 #endif
     if (tied) return true;
-    lattice[member * MEMBER_WORDS + colour * PLANE_WORDS + word] = msc_flipped(spins, class1, class2, class3, c);
+    lattice[at.own] = msc_flipped(spins, class1, class2, class3, c);
     return false;
 }
 
 #ifdef RNG_LCG_RESEEDED
 inline void pending_store_state(__local uint *pending, uint slot, ulong state)
 {
-    pending[COMPARISON_FIELDS * RESIDENT_ITEMS + slot] = (uint)state;
-    pending[(COMPARISON_FIELDS + 1) * RESIDENT_ITEMS + slot] = (uint)(state >> 32);
+    pending[COMPARISON_FIELDS * LIST_SLOTS + slot] = (uint)state;
+    pending[(COMPARISON_FIELDS + 1) * LIST_SLOTS + slot] = (uint)(state >> 32);
 }
 
 inline ulong pending_load_state(__local const uint *pending, uint slot)
 {
-    return (ulong)pending[COMPARISON_FIELDS * RESIDENT_ITEMS + slot] |
-           (ulong)pending[(COMPARISON_FIELDS + 1) * RESIDENT_ITEMS + slot] << 32;
+    return (ulong)pending[COMPARISON_FIELDS * LIST_SLOTS + slot] |
+           (ulong)pending[(COMPARISON_FIELDS + 1) * LIST_SLOTS + slot] << 32;
 }
 #endif
 
 inline void pending_store(__local uint *pending, uint slot, uint item, const msc_comparison *c)
 {
     pending[slot] = item;
-    pending[RESIDENT_ITEMS + slot] = c->less1;
-    pending[2 * RESIDENT_ITEMS + slot] = c->less2;
-    pending[3 * RESIDENT_ITEMS + slot] = c->equal1;
-    pending[4 * RESIDENT_ITEMS + slot] = c->equal2;
+    pending[LIST_SLOTS + slot] = c->less1;
+    pending[2 * LIST_SLOTS + slot] = c->less2;
+    pending[3 * LIST_SLOTS + slot] = c->equal1;
+    pending[4 * LIST_SLOTS + slot] = c->equal2;
 #if DIM == 3
-    pending[5 * RESIDENT_ITEMS + slot] = c->less3;
-    pending[6 * RESIDENT_ITEMS + slot] = c->equal3;
+    pending[5 * LIST_SLOTS + slot] = c->less3;
+    pending[6 * LIST_SLOTS + slot] = c->equal3;
 #endif
 }
 
 inline uint pending_load(__local const uint *pending, uint slot, msc_comparison *c)
 {
     *c = msc_comparison_start();
-    c->less1 = pending[RESIDENT_ITEMS + slot];
-    c->less2 = pending[2 * RESIDENT_ITEMS + slot];
-    c->equal1 = pending[3 * RESIDENT_ITEMS + slot];
-    c->equal2 = pending[4 * RESIDENT_ITEMS + slot];
+    c->less1 = pending[LIST_SLOTS + slot];
+    c->less2 = pending[2 * LIST_SLOTS + slot];
+    c->equal1 = pending[3 * LIST_SLOTS + slot];
+    c->equal2 = pending[4 * LIST_SLOTS + slot];
 #if DIM == 3
-    c->less3 = pending[5 * RESIDENT_ITEMS + slot];
-    c->equal3 = pending[6 * RESIDENT_ITEMS + slot];
+    c->less3 = pending[5 * LIST_SLOTS + slot];
+    c->equal3 = pending[6 * LIST_SLOTS + slot];
 #endif
     return pending[slot];
 }
+
+/* The first step of a round: this work-item's word `item` (if `active`)
+ * takes the first FIRST_END groups; returns whether it is still tied, and
+ * then lists it in list *list. */
+inline bool local_first(__local uint *lattice, __local const uint *limits, __local uint *pending,
+                        __local uint *pending_count, uint item, bool active, uint colour, local_frame frame, uint sweep,
+                        clmc_philox_key key, uint stream_base, ulong *state, uint list)
+{
+    msc_comparison c = msc_comparison_start();
+    if (!active || !local_word(lattice, limits, item, colour, frame, sweep, key, stream_base, state, &c, 0, FIRST_END))
+        return false;
+    uint at = atomic_inc(&pending_count[list]);
+    pending_store(pending, at, item, &c);
+#ifdef RNG_LCG_RESEEDED
+    pending_store_state(pending, at, *state);
+#endif
+    return true;
+}
+
+/* The second step: the listed words finished, one per work-item (in turns
+ * of LIST_ITEMS).  Every work-item of the group calls it (two barriers); the
+ * two lists alternate (*list), the one the previous step read being cleared
+ * for the next.  RNG_LCG_RESEEDED (FLUSH_ROUNDS 1): a word finished by
+ * another work-item hands its state back through `handback`, indexed by its
+ * owner, to *state where `listed`. */
+inline void local_finish(__local uint *lattice, __local const uint *limits, __local uint *pending,
+                         __local uint *pending_count, __local ulong *handback, bool listed, uint colour,
+                         local_frame frame, uint sweep, clmc_philox_key key, uint stream_base, ulong *state,
+                         uint *list)
+{
+    uint lid = get_local_id(0);
+    if (lid == 0) pending_count[*list ^ 1] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint listed_words = pending_count[*list];
+    /* The two forms as measured fastest for each generator (population
+     * annealing, 2D L = 64, R = 1e6, one H200: the LCG path 4.5 % slower with
+     * the loop, the Philox path 2.5 % slower with the `if`). */
+#ifdef RNG_LCG_RESEEDED
+    if (lid < listed_words) { /* FLUSH_ROUNDS 1: one listed word at most per work-item */
+        uint slot = lid;
+#else
+    for (uint slot = lid; slot < listed_words; slot += LIST_ITEMS) { /* no barrier in this loop */
+#endif
+        msc_comparison c;
+        uint tied = pending_load(pending, slot, &c);
+        ulong tied_state = 0;
+#ifdef RNG_LCG_RESEEDED
+        tied_state = pending_load_state(pending, slot);
+#endif
+        local_word(lattice, limits, tied, colour, frame, sweep, key, stream_base, &tied_state, &c, FIRST_END,
+                   LAST_END);
+#ifdef RNG_LCG_RESEEDED
+        handback[tied % LIST_ITEMS] = tied_state;
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef RNG_LCG_RESEEDED
+    if (listed) *state = handback[get_local_id(0)];
+#else
+    (void)handback, (void)listed, (void)state;
+#endif
+    *list ^= 1;
+}
+#endif
+
+#ifdef RESIDENT
+/* Resident update (algorithm.resident, docs/models/ising.md): a work-group of
+ * RESIDENT_ITEMS work-items holds CONFIGS_PER_GROUP whole configurations (both
+ * colour planes, in the layout of global memory) in local memory and makes
+ * `count` sweeps from `first_sweep`, each its two colour passes, colour 0
+ * first, as the ordinary kernel's launches.  A pass goes over the words of
+ * the colour in rounds of RESIDENT_ITEMS (word i % PLANE_WORDS of
+ * configuration i / PLANE_WORDS; unit = colour * PLANE_WORDS + word, the
+ * stream of the configuration).  Every loop around a barrier has the same
+ * trip count in every work-item.  The last group may hold fewer
+ * configurations; its spare items only meet the barriers.
+ *
+ * slot < 0xFFFFFFFF: the launch ends at a measurement, whose exact sums
+ * (those of ising_msc_measure) go to batch slot `slot` of partials as the
+ * first of the measurement's `groups` pairs of each configuration (the
+ * others 0), `configs` configurations in all.  `hits` (1) keeps the
+ * argument list of ising.cl's resident kernel. */
+#define RESIDENT_ROUNDS ((CONFIGS_PER_GROUP * PLANE_WORDS + RESIDENT_ITEMS - 1) / RESIDENT_ITEMS)
 
 /* The measurement's sums of the group's configurations into sums[2 member]
  * (bonds) and sums[2 member + 1] (spins); an item's words run through the
@@ -512,6 +664,9 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
     __local uint limits[3 * CONFIGS_PER_GROUP];
     __local int sums[2 * CONFIGS_PER_GROUP];
     __local uint pending_count[2];
+    /* A word finished by another work-item hands its LCG64 state back here
+     * (indexed by the owner; RNG_LCG_RESEEDED). */
+    __local ulong handback[HANDBACK_ITEMS];
     (void)hits;
     uint lid = get_local_id(0);
     uint first_config = get_group_id(0) * CONFIGS_PER_GROUP;
@@ -524,11 +679,10 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
     barrier(CLK_LOCAL_MEM_FENCE);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint stream_base = first_system + first_config, list = 0;
+    local_frame frame = {0, 0};
 #ifdef RNG_LCG_RESEEDED
     /* Each word's LCG64 (colour, round), seeded from the Philox draw of its
-     * unit at first_sweep; a word finished by another work-item hands its
-     * state back through `handback` (indexed by the owner). */
-    __local ulong handback[RESIDENT_ITEMS];
+     * unit at first_sweep. */
     ulong states[2 * RESIDENT_ROUNDS];
     for (uint colour = 0; colour < 2; colour++)
         for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
@@ -544,43 +698,16 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
     for (uint k = 0; k < count; k++)
         for (uint colour = 0; colour < 2; colour++)
             for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
-                /* The two lists alternate: the one the previous round read is cleared for the next. */
-                uint item = round * RESIDENT_ITEMS + lid, sweep = first_sweep + k;
+                uint item = round * RESIDENT_ITEMS + lid;
 #ifdef RNG_LCG_RESEEDED
                 ulong *state = &states[colour * RESIDENT_ROUNDS + round];
 #else
                 ulong *state = &states[0];
 #endif
-                msc_comparison c = msc_comparison_start();
-                bool listed = item < members * PLANE_WORDS &&
-                              resident_word(lattice, limits, item, colour, sweep, key, stream_base, state, &c, 0,
-                                            FIRST_END);
-                if (listed) {
-                    uint at = atomic_inc(&pending_count[list]);
-                    pending_store(pending, at, item, &c);
-#ifdef RNG_LCG_RESEEDED
-                    pending_store_state(pending, at, *state);
-#endif
-                }
-                if (lid == 0) pending_count[list ^ 1] = 0;
-                barrier(CLK_LOCAL_MEM_FENCE);
-                if (lid < pending_count[list]) {
-                    uint tied = pending_load(pending, lid, &c);
-                    ulong tied_state = 0;
-#ifdef RNG_LCG_RESEEDED
-                    tied_state = pending_load_state(pending, lid);
-#endif
-                    resident_word(lattice, limits, tied, colour, sweep, key, stream_base, &tied_state, &c, FIRST_END,
-                                  LAST_END);
-#ifdef RNG_LCG_RESEEDED
-                    handback[tied % RESIDENT_ITEMS] = tied_state;
-#endif
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-#ifdef RNG_LCG_RESEEDED
-                if (listed) *state = handback[lid];
-#endif
-                list ^= 1;
+                bool listed = local_first(lattice, limits, pending, pending_count, item, item < members * PLANE_WORDS,
+                                          colour, frame, first_sweep + k, key, stream_base, state, list);
+                local_finish(lattice, limits, pending, pending_count, handback, listed, colour, frame, first_sweep + k,
+                             key, stream_base, state, &list);
             }
     if (slot != 0xFFFFFFFFu) resident_measure(lattice, sums, members);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -592,5 +719,67 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
             out[1] = g == 0 ? sums[2 * member + 1] : 0;
         }
     for (uint i = lid; i < members * MEMBER_WORDS; i += RESIDENT_ITEMS) group_planes[i] = lattice[i];
+}
+#endif
+
+#ifdef TEMPORAL_BLOCK
+/* Temporal blocking of the msc layout (algorithm.sweeps_per_launch,
+ * docs/models/ising.md; 2D): the lattice is cut into bands of BLOCK whole
+ * rows (the last band shorter where BLOCK does not divide L).  A work-group of
+ * BLOCK_ITEMS work-items per band and configuration loads its band with
+ * BLOCK_HALO = 2 x (sweeps per launch) rows above and below (the box, both
+ * colour planes) from `src`, makes the launch's P = 2 count colour passes
+ * there and writes the band's own rows to `dst` (the host swaps the buffers).
+ * Rows are whole, so only the rows next to the box's edges go wrong: pass p
+ * updates the rows within P - 1 - p of the band, whose neighbour rows the
+ * previous pass left right, and the last pass the band alone.  Each word
+ * draws the ordinary kernel's numbers (unit = its global word, sweep, bit
+ * group, the configuration's stream), so the result is bit-identical to the
+ * ordinary kernels for every count and band.  Every loop around a barrier has
+ * the same trip count in every work-item.  `hits` (1) keeps the argument list
+ * of ising.cl's blocked kernel. */
+__kernel __attribute__((reqd_work_group_size(BLOCK_ITEMS, 1, 1)))
+void ising_blocked_update(__global const uint *src, __global uint *dst, uint seed_lo, uint seed_hi, uint first_sweep,
+                          uint count, uint hits, __global const uint *thresholds, uint first_system)
+{
+    __local uint lattice[2 * BOX_PLANE_WORDS];
+    __local uint pending[PENDING_FIELDS * LIST_SLOTS];
+    __local uint limits[3];
+    __local uint pending_count[2];
+    __local ulong handback[HANDBACK_ITEMS];
+    (void)hits;
+    uint lid = get_local_id(0), band = get_group_id(0), config = get_global_id(1);
+    src += (size_t)config * 2 * PLANE_WORDS;
+    dst += (size_t)config * 2 * PLANE_WORDS;
+    uint first = band * BLOCK, rows = min((uint)BLOCK, (uint)EDGE - first);
+    local_frame frame = {0, (int)first - BLOCK_HALO};
+    for (uint i = lid; i < 2 * BOX_PLANE_WORDS; i += BLOCK_ITEMS) {
+        uint colour = i / BOX_PLANE_WORDS, at = i % BOX_PLANE_WORDS;
+        lattice[i] = src[colour * PLANE_WORDS + box_row_global(frame.y0, at / WORDS_PER_ROW) * WORDS_PER_ROW +
+                         at % WORDS_PER_ROW];
+    }
+    if (lid < 3) limits[lid] = thresholds[3 * config + lid];
+    if (lid < 2) pending_count[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    uint list = 0, passes = 2 * count;
+    ulong state = 0; /* unused: the Philox draws need no state */
+    for (uint p = 0; p < passes; p++) {
+        uint reach = passes - 1 - p, words = (rows + 2 * reach) * WORDS_PER_ROW;
+        frame.first_row = BLOCK_HALO - reach;
+        for (uint round = 0, rounds = (words + BLOCK_ITEMS - 1) / BLOCK_ITEMS; round < rounds; round++) {
+            uint item = round * BLOCK_ITEMS + lid;
+            local_first(lattice, limits, pending, pending_count, item, item < words, p & 1, frame, first_sweep + p / 2,
+                        key, first_system + config, &state, list);
+            if ((round + 1) % FLUSH_ROUNDS == 0 || round + 1 == rounds)
+                local_finish(lattice, limits, pending, pending_count, handback, false, p & 1, frame,
+                             first_sweep + p / 2, key, first_system + config, &state, &list);
+        }
+    }
+    for (uint i = lid; i < 2 * rows * WORDS_PER_ROW; i += BLOCK_ITEMS) {
+        uint colour = i / (rows * WORDS_PER_ROW), at = i % (rows * WORDS_PER_ROW);
+        dst[colour * PLANE_WORDS + first * WORDS_PER_ROW + at] =
+            lattice[colour * BOX_PLANE_WORDS + BLOCK_HALO * WORDS_PER_ROW + at];
+    }
 }
 #endif

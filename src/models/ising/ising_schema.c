@@ -32,18 +32,20 @@ const clmc_field clmc_ising_algorithm_fields[] = {
     {"resident", CLMC_FIELD_STRING, 0, 0, false, resident_modes, "\"auto\"",
      "naive, tiled and msc: auto runs many sweeps per launch, whole configurations held in local memory, "
      "where a configuration fits a device's dedicated local memory; on: also where local memory is emulated (CPUs); "
-     "off: one launch per colour per sweep (bit-identical results)"},
+     "off: one launch per colour per sweep, and no automatic temporal blocking (bit-identical results)"},
     {"resident_configs", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
      "msc with the resident update: configurations per work-group (0 = automatic); results do not depend on it"},
     {"update_group", CLMC_FIELD_INT, 0, 1024, false, NULL, "0",
      "msc: work-items per work-group of the ordinary update launches, the global size rounded up to a multiple "
-     "(0 = 128 in a slab under MPI ranks, elsewhere the OpenCL implementation chooses); results do not depend on it"},
+     "(0 = 128 in a slab under MPI ranks, elsewhere the OpenCL implementation chooses), and per band of temporal "
+     "blocking (0 = up to 256); results do not depend on it"},
     {"sweeps_per_launch", CLMC_FIELD_INT, 0, 65536, false, NULL, "0",
-     "naive and tiled: 0 (auto) keeps the ordinary or resident update; k >= 1: temporal blocking, blocks of "
-     "algorithm.block sites with a halo make up to k sweeps per launch in local memory (bit-identical results)"},
+     "naive, tiled and msc (2D): 0 (auto) keeps the ordinary or resident update (msc on a GPU, L = 256 ... 16384: "
+     "chooses temporal blocking); k >= 1: temporal blocking, blocks of algorithm.block sites (msc: bands of "
+     "algorithm.block rows) with a halo make up to k sweeps per launch in local memory (bit-identical results)"},
     {"block", CLMC_FIELD_INT, 0, 262144, false, NULL, "0",
-     "temporal blocking: block edge in sites, 2 .. model.L (0 = 64 in 2D, 16 in 3D, at most L); results do not "
-     "depend on it"},
+     "temporal blocking: block edge in sites (msc: rows per band), 2 .. model.L (0 = 64 in 2D, 16 in 3D, msc 8; "
+     "at most L); results do not depend on it"},
     CLMC_RNG_ALGORITHM_FIELDS,
     CLMC_RANDOM_SITE_ALGORITHM_FIELDS,
     {"shift_every", CLMC_FIELD_INT, 1, 1e9, false, NULL, "1",
