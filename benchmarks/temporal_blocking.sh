@@ -4,8 +4,11 @@
 # L = 1024, 2048, 4096 and 16384 (beta_c), ps per spin update of
 #   - naive, ordinary kernels (k = 0: one launch per colour per sweep),
 #   - naive, temporally blocked with k = 1, 2, 4, 8 sweeps per launch and blocks of 32 and 64,
-#   - tiled (hits 1, default tile) and msc, ordinary kernels, for comparison,
-#   - tiled, temporally blocked (k = 2, 4; block 64).
+#   - tiled (hits 1, default tile) and msc (algorithm.resident "off"), ordinary kernels, for
+#     comparison, and msc with the defaults (on a GPU temporal blocking chosen automatically for
+#     L = 256 ... 16384),
+#   - tiled, temporally blocked (k = 2, 4; block 64),
+#   - msc, temporally blocked (bands of whole rows): k = 1, 2, 4, 8 and bands of 4, 8 and 12 rows.
 # Each point: the update kernels' device time per update from `clmc bench` (median of 3
 # repetitions) and, from one `clmc run` of the same sweeps measured once at the end, the
 # wall time of the sweep loop per update and the run's kernel time per update, their ratio,
@@ -15,7 +18,9 @@
 # Usage (on the GPU machine, from the repository root; a few minutes on an H100):
 #   benchmarks/temporal_blocking.sh [DEVICE] [OUT_DIR]
 # DEVICE defaults to "nvidia", OUT_DIR to out/temporal-blocking (report.txt there).
-# SIZES, KS, BLOCKS override the lists; UPDATES_LOG2 (default 32) the updates per point
+# SIZES, KS, BLOCKS, MSC_KS, MSC_BLOCKS override the lists, LAYOUTS (default "naive tiled msc") the
+# layouts, MSC_MORE more keys of the msc blocked points' algorithm (e.g. ', "update_group": 128');
+# UPDATES_LOG2 (default 32) the updates per point
 # (sweeps = 2^UPDATES_LOG2 / L^2, 16 .. 2048).
 # Smoke test on PoCL: CLMC=build/clmc SIZES="128" KS="1 2" BLOCKS="32" UPDATES_LOG2=18 \
 #   benchmarks/temporal_blocking.sh pocl /tmp/tblock
@@ -33,6 +38,9 @@ mkdir -p "$out"
 read -r -a sizes <<<"${SIZES:-1024 2048 4096 16384}"
 read -r -a ks <<<"${KS:-1 2 4 8}"
 read -r -a blocks <<<"${BLOCKS:-32 64}"
+read -r -a msc_ks <<<"${MSC_KS:-1 2 4 8}"
+read -r -a msc_blocks <<<"${MSC_BLOCKS:-4 8 12}"
+layouts=${LAYOUTS:-naive tiled msc}
 
 # point NAME L SWEEPS ALGORITHM_JSON
 point() {
@@ -63,20 +71,37 @@ print(f"{sys.argv[3]:<26} bench kernel {kernel_bench:8.3f} ps/update | run: wall
 PY
 }
 
+# blocked LAYOUT K BLOCK [MORE]: the algorithm object of a temporally blocked point
+blocked() {
+  echo "{\"layout\": \"$1\", \"sweeps_per_launch\": $2, \"block\": $3${4:-}}"
+}
+
 for L in "${sizes[@]}"; do
   sweeps=$(( (1 << ${UPDATES_LOG2:-32}) / (L * L) ))
   (( sweeps < 16 )) && sweeps=16
   (( sweeps > 2048 )) && sweeps=2048
   echo "# L = $L, $sweeps sweeps per point" | tee -a "$out/report.txt"
-  point "naive-L$L-k0" "$L" "$sweeps" '{"layout": "naive", "resident": "off"}'
-  for block in "${blocks[@]}"; do
-    for k in "${ks[@]}"; do
-      point "naive-L$L-k$k-b$block" "$L" "$sweeps" "{\"layout\": \"naive\", \"sweeps_per_launch\": $k, \"block\": $block}"
+  if [[ " $layouts " == *" naive "* ]]; then
+    point "naive-L$L-k0" "$L" "$sweeps" '{"layout": "naive", "resident": "off"}'
+    for block in "${blocks[@]}"; do
+      for k in "${ks[@]}"; do
+        point "naive-L$L-k$k-b$block" "$L" "$sweeps" "$(blocked naive "$k" "$block")"
+      done
     done
-  done
-  point "tiled-L$L" "$L" "$sweeps" '{"layout": "tiled", "hits": 1, "resident": "off"}'
-  point "msc-L$L" "$L" "$sweeps" '{"layout": "msc"}'
-  for k in 2 4; do
-    point "tiled-L$L-k$k-b64" "$L" "$sweeps" "{\"layout\": \"tiled\", \"hits\": 1, \"sweeps_per_launch\": $k, \"block\": 64}"
-  done
+  fi
+  if [[ " $layouts " == *" tiled "* ]]; then
+    point "tiled-L$L" "$L" "$sweeps" '{"layout": "tiled", "hits": 1, "resident": "off"}'
+    for k in 2 4; do
+      point "tiled-L$L-k$k-b64" "$L" "$sweeps" "$(blocked tiled "$k" 64 ', "hits": 1')"
+    done
+  fi
+  if [[ " $layouts " == *" msc "* ]]; then
+    point "msc-L$L" "$L" "$sweeps" '{"layout": "msc", "resident": "off"}'
+    point "msc-L$L-auto" "$L" "$sweeps" '{"layout": "msc"}'
+    for rows in "${msc_blocks[@]}"; do
+      for k in "${msc_ks[@]}"; do
+        point "msc-L$L-k$k-b$rows" "$L" "$sweeps" "$(blocked msc "$k" "$rows" "${MSC_MORE:-}")"
+      done
+    done
+  fi
 done
