@@ -391,23 +391,50 @@ __kernel void pa_sources(__global const uint *prefix, uint n, uint n_new, __glob
     source[j] = lo;
 }
 
-/* to[j] = the member source[j] of the window (pa_sources), `words` 32-bit
- * words per member: window entries [0, n_lower) are received[0 ..), the next
- * n_own are from[0 ..) (this rank's own; all of them in one process), the
- * rest received[n_lower ..).  One work-item per word of the new members
- * (global size words x n_new, 1D): consecutive work-items write consecutive
- * words, whatever `words` is (one for the ancestors). */
+/* Where window entry s lies (pa_sources): entries [0, n_lower) are
+ * received[0 ..), the next n_own are from[0 ..) (this rank's own; all of
+ * them in one process), the rest received[n_lower ..).  Returns whether it
+ * is in `received`, and its member index there or in `from`. */
+inline bool gather_from_received(uint s, uint n_lower, uint n_own, uint *member)
+{
+    if (s < n_lower) {
+        *member = s;
+        return true;
+    }
+    if (s - n_lower < n_own) {
+        *member = s - n_lower;
+        return false;
+    }
+    *member = s - n_own;
+    return true;
+}
+
+/* to[j] = the member source[j] of the window, `words` 32-bit words per
+ * member.  One work-item per word of the new members (global size words x
+ * n_new, 1D): consecutive work-items write consecutive words, whatever
+ * `words` is (one for the ancestors). */
 __kernel void pa_gather(__global const uint *from, __global uint *to, uint words, __global const uint *source,
                         uint n_new, __global const uint *received, uint n_lower, uint n_own)
 {
     size_t id = get_global_id(0);
     if (id >= (size_t)words * n_new) return;
-    uint j = (uint)(id / words), w = (uint)(id - (size_t)j * words);
-    uint s = source[j];
-    __global const uint *member = s < n_lower            ? received + (size_t)s * words
-                                  : s - n_lower < n_own ? from + (size_t)(s - n_lower) * words
-                                                        : received + (size_t)(s - n_own) * words;
-    to[id] = member[w];
+    uint j = (uint)(id / words), w = (uint)(id - (size_t)j * words), member;
+    bool away = gather_from_received(source[j], n_lower, n_own, &member);
+    to[id] = (away ? received : from)[(size_t)member * words + w];
+}
+
+/* pa_gather for members of `quads` x 4 words, 16 bytes per work-item, where
+ * quads x n_new < 2^32 (32-bit index arithmetic): members of 2D L = 64 msc
+ * Ising (512 bytes, R = 1e6) take 247 us a step on an H200 against 642 with
+ * pa_gather (4.1 against 1.6 TB/s read and written). */
+__kernel void pa_gather4(__global const uint4 *from, __global uint4 *to, uint quads, __global const uint *source,
+                         uint n_new, __global const uint4 *received, uint n_lower, uint n_own)
+{
+    uint id = get_global_id(0);
+    if (id >= quads * n_new) return;
+    uint j = id / quads, w = id - j * quads, member;
+    bool away = gather_from_received(source[j], n_lower, n_own, &member);
+    to[id] = (away ? received : from)[(size_t)member * quads + w];
 }
 
 /* MPI ranks: for every rank s, the range [ranges[2s], ranges[2s+1]) of this

@@ -62,7 +62,7 @@ typedef struct {
     clmc_member_order order; /* what the members' second value is (ensemble_hooks.h) */
     bool exact_start;
     cl_program program;
-    cl_kernel stats, weights, scan_d, add_d, copy_numbers, multinomial, prefix, scan_u, add_u, sources, gather,
+    cl_kernel stats, weights, scan_d, add_d, copy_numbers, multinomial, prefix, scan_u, add_u, sources, gather, gather4,
         family_count, family_stats, histogram, overlap, step_record_kernel, share_ranges, window_prefix,
         family_edges;
     cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
@@ -200,7 +200,8 @@ static clmc_status build(population *p, clmc_ensemble *e)
                    {"pa_copy_numbers", &p->copy_numbers}, {"pa_multinomial", &p->multinomial},
                    {"pa_prefix_chunks", &p->prefix}, {"pa_scan_uint", &p->scan_u},
                    {"pa_add_uint", &p->add_u},       {"pa_sources", &p->sources},
-                   {"pa_gather", &p->gather},        {"pa_family_count", &p->family_count},
+                   {"pa_gather", &p->gather},        {"pa_gather4", &p->gather4},
+                   {"pa_family_count", &p->family_count},
                    {"pa_family_stats", &p->family_stats}, {"pa_histogram", &p->histogram},
                    {"pa_overlap", &p->overlap},    {"pa_step_record", &p->step_record_kernel},
                    {"pa_share_ranges", &p->share_ranges}, {"pa_window_prefix", &p->window_prefix},
@@ -829,15 +830,19 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
 static clmc_status gather(clmc_ensemble *e, population *p, cl_mem from, cl_mem received, cl_mem to, cl_uint words,
                           cl_uint n_new, cl_uint n_lower)
 {
-    ARG(p->gather, 0, cl_mem, from);
-    ARG(p->gather, 1, cl_mem, to);
-    ARG(p->gather, 2, cl_uint, words);
-    ARG(p->gather, 3, cl_mem, p->source);
-    ARG(p->gather, 4, cl_uint, n_new);
-    ARG(p->gather, 5, cl_mem, received);
-    ARG(p->gather, 6, cl_uint, n_lower);
-    ARG(p->gather, 7, cl_uint, p->local);
-    return launch(e->rt, p->gather, (size_t)words * n_new);
+    /* Members of whole 16-byte quads whose indices fit 32 bits: pa_gather4. */
+    bool quads = words % 4 == 0 && (uint64_t)(words / 4) * n_new < ((uint64_t)1 << 32);
+    cl_kernel kernel = quads ? p->gather4 : p->gather;
+    cl_uint units = quads ? words / 4 : words;
+    ARG(kernel, 0, cl_mem, from);
+    ARG(kernel, 1, cl_mem, to);
+    ARG(kernel, 2, cl_uint, units);
+    ARG(kernel, 3, cl_mem, p->source);
+    ARG(kernel, 4, cl_uint, n_new);
+    ARG(kernel, 5, cl_mem, received);
+    ARG(kernel, 6, cl_uint, n_lower);
+    ARG(kernel, 7, cl_uint, p->local);
+    return launch(e->rt, kernel, (size_t)units * n_new);
 }
 
 /* Writes `bytes` from host memory into `buffer` at `offset`, or reads them;
@@ -1495,7 +1500,7 @@ static void pa_close(clmc_ensemble *e)
     population *p = e->kind_state;
     if (!p) return;
     cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->multinomial, p->prefix,
-                           p->scan_u, p->add_u,   p->sources, p->gather, p->family_count, p->family_stats,
+                           p->scan_u, p->add_u,   p->sources, p->gather, p->gather4, p->family_count, p->family_stats,
                            p->histogram, p->overlap, p->step_record_kernel, p->share_ranges, p->window_prefix,
                            p->family_edges};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
