@@ -651,8 +651,8 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
                          "this run does not take (%s); set algorithm.resident \"on\" or give philox4x32_10",
                          s->resident_note);
     CLMC_TRY(allocate_buffers(s));
-    CLMC_TRY(ising_tblock_create(&s->tblock, s->rt, s->program, spin_bytes(s) * s->n_configs, s->seed_lo, s->seed_hi,
-                                 (cl_uint)s->hits, s->thresholds, s->first_system));
+    CLMC_TRY(ising_tblock_create(&s->tblock, s->rt, p, s->program, spin_bytes(s) * s->n_configs, s->seed_lo,
+                                 s->seed_hi, (cl_uint)s->hits, s->thresholds, s->first_system));
     CLMC_TRY(initialise_spins(s));
     return clmc_rsite_wanted(p) ? clmc_rsite_create(s->rt, p, &ising_rsite_model, s->spins, s->n_configs, &s->rsite) : CLMC_OK;
 }

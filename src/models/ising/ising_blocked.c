@@ -178,8 +178,8 @@ void ising_tblock_defines(const ising_tblock *t, clmc_defines *options)
     clmc_defines_int(options, "FLUSH_ROUNDS", t->flush_rounds);
 }
 
-clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, cl_program program, size_t spin_bytes,
-                                cl_uint seed_lo, cl_uint seed_hi, cl_uint hits, cl_mem thresholds,
+clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, clmc_preset *p, cl_program program,
+                                size_t spin_bytes, cl_uint seed_lo, cl_uint seed_hi, cl_uint hits, cl_mem thresholds,
                                 cl_uint first_system)
 {
     if (!t->used) return CLMC_OK;
@@ -191,6 +191,13 @@ clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, cl_program pr
     CLMC_TRY(clmc_kernel_local_bytes(rt, t->kernel, &local));
     if (limit > d->max_work_group_size) limit = d->max_work_group_size;
     if (limit == 0) limit = 1;
+    if (t->automatic && (local > d->local_mem_bytes || t->work_group > limit)) { /* the ordinary kernels instead */
+        CLMC_CL_WARN(clReleaseKernel(t->kernel));
+        memset(t, 0, sizeof *t);
+        clmc_preset_set_int(p, "algorithm.sweeps_per_launch", 0);
+        clmc_preset_set_int(p, "algorithm.block", 0);
+        return CLMC_OK;
+    }
     if (local > d->local_mem_bytes)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.sweeps_per_launch: the blocked kernel needs %llu bytes of local "
                          "memory; %s has %llu: give fewer sweeps per launch or a smaller algorithm.block",

@@ -53,9 +53,11 @@ clmc_status ising_tblock_plan(ising_tblock *t, clmc_preset *p, const clmc_device
 void ising_tblock_defines(const ising_tblock *t, clmc_defines *options);
 /* The kernel from the built program and the spare spin buffer (`spin_bytes` for
  * all configurations); the launch-independent arguments (first_system: the
- * run-wide index of the first configuration, the kernel's last argument). */
-clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, cl_program program, size_t spin_bytes,
-                                cl_uint seed_lo, cl_uint seed_hi, cl_uint hits, cl_mem thresholds,
+ * run-wide index of the first configuration, the kernel's last argument).  An
+ * automatic choice whose kernel needs more local memory or work-items than
+ * the device gives it is dropped (t->used false, the preset's keys back to 0). */
+clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, clmc_preset *p, cl_program program,
+                                size_t spin_bytes, cl_uint seed_lo, cl_uint seed_hi, cl_uint hits, cl_mem thresholds,
                                 cl_uint first_system);
 /* Sweeps [first, first + count), count <= t->sweeps, in one launch from *spins
  * into the spare buffer, which then becomes *spins. */
