@@ -409,33 +409,25 @@ inline bool gather_from_received(uint s, uint n_lower, uint n_own, uint *member)
     return true;
 }
 
-/* to[j] = the member source[j] of the window, `words` 32-bit words per
- * member.  One work-item per word of the new members (global size words x
- * n_new, 1D): consecutive work-items write consecutive words, whatever
- * `words` is (one for the ancestors). */
-__kernel void pa_gather(__global const uint *from, __global uint *to, uint words, __global const uint *source,
-                        uint n_new, __global const uint *received, uint n_lower, uint n_own)
-{
-    size_t id = get_global_id(0);
-    if (id >= (size_t)words * n_new) return;
-    uint j = (uint)(id / words), w = (uint)(id - (size_t)j * words), member;
-    bool away = gather_from_received(source[j], n_lower, n_own, &member);
-    to[id] = (away ? received : from)[(size_t)member * words + w];
-}
-
-/* pa_gather for members of `quads` x 4 words, 16 bytes per work-item, where
- * quads x n_new < 2^32 (32-bit index arithmetic): members of 2D L = 64 msc
- * Ising (512 bytes, R = 1e6) take 247 us a step on an H200 against 642 with
- * pa_gather (4.1 against 1.6 TB/s read and written). */
-__kernel void pa_gather4(__global const uint4 *from, __global uint4 *to, uint quads, __global const uint *source,
-                         uint n_new, __global const uint4 *received, uint n_lower, uint n_own)
-{
-    uint id = get_global_id(0);
-    if (id >= quads * n_new) return;
-    uint j = id / quads, w = id - j * quads, member;
-    bool away = gather_from_received(source[j], n_lower, n_own, &member);
-    to[id] = (away ? received : from)[(size_t)member * quads + w];
-}
+/* to[j] = the member source[j] of the window, `units` units per member, one
+ * work-item per unit of the new members (global size units x n_new, 1D):
+ * consecutive work-items write consecutive units, whatever `units` is.
+ * pa_gather: 32-bit words (one for the ancestors), 64-bit indices;
+ * pa_gather4: 16-byte quads where units x n_new < 2^32, 32-bit indices
+ * (members of 2D L = 64 msc Ising, 512 bytes, R = 1e6: 247 us a step on an
+ * H200 against 642 with pa_gather, 4.1 against 1.6 TB/s read and written). */
+#define PA_GATHER(name, unit, index)                                                                            \
+    __kernel void name(__global const unit *from, __global unit *to, uint units, __global const uint *source,   \
+                       uint n_new, __global const unit *received, uint n_lower, uint n_own)                     \
+    {                                                                                                           \
+        index id = get_global_id(0);                                                                            \
+        if (id >= (index)units * n_new) return;                                                                 \
+        uint j = (uint)(id / units), w = (uint)(id - (index)j * units), member;                                 \
+        bool away = gather_from_received(source[j], n_lower, n_own, &member);                                  \
+        to[id] = (away ? received : from)[(size_t)member * units + w];                                          \
+    }
+PA_GATHER(pa_gather, uint, size_t)
+PA_GATHER(pa_gather4, uint4, uint)
 
 /* MPI ranks: for every rank s, the range [ranges[2s], ranges[2s+1]) of this
  * rank's n members (inclusive prefix sums of copies base + prefix[i] in the
