@@ -354,10 +354,9 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
  * one per work-item, after every FLUSH_ROUNDS rounds and at a pass's end.
  * So a warp runs its 32 words' first groups in step and not the slowest
  * word's 3 or 4 (the chance that one of 32 words needs a third group is above
- * 80 %).  Under RNG_LCG_RESEEDED (the
- * resident update only) the steps count single bit planes of the word's
- * LCG64 (FIRST_END, then the rest); a listed word's generator state travels
- * with it and comes back. */
+ * 80 %).  Under RNG_LCG_RESEEDED (the resident update only) the steps count
+ * single bit planes of the word's LCG64 (FIRST_END, then the rest); a listed
+ * word's generator state travels with it and comes back. */
 #ifdef RESIDENT
 #define LIST_ITEMS RESIDENT_ITEMS
 #else

@@ -205,10 +205,11 @@ clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, clmc_preset *
     if (t->msc && t->work_group > limit)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %zu work-items per band, more than the %zu that the "
                          "blocked kernel allows on %s", t->work_group, limit, d->name);
-    /* naive, tiled: a work-item per octet of a box row; beyond the limit,
-     * items take several octets, shared out evenly (no round with few items). */
-    size_t octets = t->box_bytes / 8, rounds = (octets + limit - 1) / limit;
-    if (!t->msc) t->work_group = (octets + rounds - 1) / rounds;
+    if (!t->msc) { /* a work-item per octet of a box row; beyond the limit,
+                    * items take several octets, shared out evenly (no round with few items) */
+        size_t octets = t->box_bytes / 8, rounds = (octets + limit - 1) / limit;
+        t->work_group = (octets + rounds - 1) / rounds;
+    }
     CLMC_TRY(clmc_buffer_create(rt, spin_bytes, NULL, "spins (temporal blocking)", &t->spare));
     CLMC_CL_TRY(clSetKernelArg(t->kernel, 2, sizeof(cl_uint), &seed_lo));
     CLMC_CL_TRY(clSetKernelArg(t->kernel, 3, sizeof(cl_uint), &seed_hi));
