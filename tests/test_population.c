@@ -495,6 +495,36 @@ Test(population, prefix_sum_and_copy_on_irregular_copy_numbers, .timeout = 300)
     close_program();
 }
 
+/* pa_family_count on the ancestors of irregular copy numbers (the sources of
+ * a resampling: families of 5000, 3, 1 and none, a family at each end):
+ * every family's size as counted on the host.  The kernel relies on the
+ * members being in the order of their ancestors, as resampling keeps them. */
+Test(population, family_count_equals_the_host_count, .timeout = 120)
+{
+    open_program();
+    enum { N = 1500 };
+    static cl_uint copies[N], prefix[N], ancestor[N * 8], counts[N], expected[N];
+    for (cl_uint i = 0; i < N; i++) copies[i] = i % 7 == 0 ? 3 : (i % 5 == 0 ? 0 : 1);
+    copies[777] = 5000;
+    cl_uint total = device_prefix_and_sources(N, copies, prefix, ancestor);
+    for (cl_uint i = 0; i < N; i++) expected[i] = copies[i];
+    cl_mem b_ancestor = buffer(4 * total, ancestor), b_counts = buffer(sizeof counts, NULL);
+    cl_uint zero_value = 0;
+    cr_assert_eq(clEnqueueFillBuffer(clmc_runtime_queue(rt), b_counts, &zero_value, 4, 0, sizeof counts, 0, NULL, NULL),
+                 CL_SUCCESS);
+    run_kernel("pa_family_count", total, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_ancestor, &total, &b_counts});
+    read(b_counts, sizeof counts, counts);
+    cl_uint families = 0;
+    for (cl_uint a = 0; a < N; a++) {
+        cr_assert_eq(counts[a], expected[a], "family of member %u: %u members, host %u", a, counts[a], expected[a]);
+        families += counts[a] > 0;
+    }
+    printf("pa_family_count: %u members in %u families, the largest %u, as the host\n", total, families, counts[777]);
+    clReleaseMemObject(b_ancestor);
+    clReleaseMemObject(b_counts);
+    close_program();
+}
+
 /* pa_histogram against the host's counts: energies over 1000 values (the
  * work-group-local bins) and over 9000 (more than the 4096 local bins: the
  * global ones), each with 1, 3 and 8 work-groups (members per work-item 1 to

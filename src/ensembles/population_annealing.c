@@ -567,7 +567,7 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->family_stats, 0, cl_mem, p->counts);
     ARG(p->family_stats, 1, cl_uint, p->target);
     ARG(p->family_stats, 2, cl_mem, p->family_buf);
-    CLMC_TRY(launch(e->rt, p->family_stats, chunks(p->target)));
+    CLMC_TRY(launch_chunks(e->rt, p->family_stats, chunks(p->target)));
     ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
     ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)n_chunks);
     ARG(p->step_record_kernel, 2, cl_mem, p->family_buf);
