@@ -254,6 +254,18 @@ Test(resident, population_annealing_msc_equals_ordinary, .timeout = 120)
                                 "\"run\": {\"seed\": 8}}");
 }
 
+/* A population of fluctuating size (nearest_integer: slots past it) and two
+ * runs (a fresh start between them): the resident launch after each
+ * resampling loads the members from the old buffer (the fused gather). */
+Test(resident, population_annealing_msc_fluctuating_runs_equal_ordinary, .timeout = 120)
+{
+    expect_population_identical("resident-pa-msc-nearest",
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                "{\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 50, \"beta_end\": 0.6, \"steps\": 6, \"sweeps_per_step\": 2, "
+                                "\"resampling\": \"nearest_integer\", \"runs\": 2}, \"run\": {\"seed\": 9}}");
+}
+
 Test(resident, population_annealing_msc_3d_equals_ordinary, .timeout = 120)
 {
     expect_population_identical("resident-pa-msc-3d",

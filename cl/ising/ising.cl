@@ -118,11 +118,10 @@ inline uint step_last(uint c, int step)
 #endif
 }
 
-/* Thresholds of configuration `config`, and the stream state for its updates. */
+/* The stream state for the updates of configuration `config`, whose thresholds are t[0 .. 2]. */
 inline metropolis_stream stream_of(uint seed_lo, uint seed_hi, uint sweep, uint config, uint first_system,
-                                   __global const uint *thresholds)
+                                   __global const uint *t)
 {
-    __global const uint *t = thresholds + 3 * config;
     metropolis_stream m = {{{seed_lo, seed_hi}}, sweep, 0, first_system + config, {t[0], t[1], t[2]},
                            {t[0] & 0xFFFF0000u, t[1] & 0xFFFF0000u, t[2] & 0xFFFF0000u}};
     return m;
@@ -194,7 +193,7 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
     field += spins[x + EDGE * (y + EDGE * wrap((int)z - 1))]
            + spins[x + EDGE * (y + EDGE * wrap((int)z + 1))];
 #endif
-    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, first_system, thresholds);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, first_system, thresholds + 3 * config);
 #ifdef RNG_STATEFUL
     uint aligned = (uint)(NEIGHBOURS + spin * field) / 2;
     if (accept_word(aligned, word, &m)) spins[site] = (char)-spin;
@@ -562,7 +561,7 @@ void ising_tiled_update(__global char *spins, uint seed_lo, uint seed_hi, uint s
     uint colour0_offset = halo_colour(lx0 + 1, ly + 1, hz);
     load_tile(planes, spins, ox, oy, oz, first_stored, offset, colour0_offset);
     barrier(CLK_LOCAL_MEM_FENCE);
-    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, first_system, thresholds);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, sweep, config, first_system, thresholds + 3 * config);
 #if defined(RNG_LAGFIB)
     /* The tile's ring; the pairs of one colour take TILE_PAIRS consecutive numbers
      * per update, pair j (row-major in the tile) number j. */
@@ -712,18 +711,28 @@ inline void resident_sites(__local char *lattice, uint unit, uint colour, uint m
  * 0xFFFFFFFF: the launch ends at a measurement, whose exact integer sums
  * (those of ising_measure: bonds to +x, +y(, +z), magnetisation) go to batch
  * slot `slot` of partials as work-group 0's pair of the measurement's
- * `groups` (the others' pairs 0), `configs` configurations per slot. */
+ * `groups` (the others' pairs 0), `configs` configurations per slot.
+ * gather_members > 0: the configuration is loaded from gather_from, slot
+ * pa_source_of(config, gather_source, gather_members), and written to
+ * `spins` (population annealing's gather, fused).  threshold_stride: 3,
+ * each configuration its row of thresholds; 0, all the first row. */
+#include "ensembles/population_source.h"
 __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uint first_sweep,
                                     uint count, uint hits, __global const uint *thresholds,
-                                    __global int *partials, uint slot, uint groups, uint configs, uint first_system)
+                                    __global int *partials, uint slot, uint groups, uint configs,
+                                    __global const char *gather_from, __global const uint *gather_source,
+                                    uint gather_members, uint threshold_stride, uint first_system)
 {
     __local char lattice[SITES];
     __local int sums[2];
     uint config = get_group_id(0), lid = get_local_id(0), size = get_local_size(0);
     spins += (size_t)config * SITES;
-    for (uint i = lid; i < SITES; i += size) lattice[i] = spins[i];
+    __global const char *load =
+        gather_members ? gather_from + (size_t)pa_source_of(config, gather_source, gather_members) * SITES : spins;
+    for (uint i = lid; i < SITES; i += size) lattice[i] = load[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system, thresholds);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system,
+                                    thresholds + threshold_stride * config);
     uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
     uint rounds = (RESIDENT_UNITS + size - 1) / size;
     clmc_philox_ctr kept = {{0, 0, 0, 0}};

@@ -629,7 +629,12 @@ inline void local_finish(__local uint *lattice, __local const uint *limits, __lo
  * (those of ising_msc_measure) go to batch slot `slot` of partials as the
  * first of the measurement's `groups` pairs of each configuration (the
  * others 0), `configs` configurations in all.  `hits` (1) keeps the
- * argument list of ising.cl's resident kernel. */
+ * argument list of ising.cl's resident kernel.  gather_members > 0: the
+ * launch loads its configurations from gather_from, configuration j from
+ * slot pa_source_of(j, gather_source, gather_members), and writes them to
+ * `planes` (population annealing's gather, fused).  threshold_stride: 3,
+ * each configuration its row of thresholds; 0, all the first row. */
+#include "ensembles/population_source.h"
 #define RESIDENT_ROUNDS ((CONFIGS_PER_GROUP * PLANE_WORDS + RESIDENT_ITEMS - 1) / RESIDENT_ITEMS)
 
 /* The measurement's sums of the group's configurations into sums[2 member]
@@ -659,7 +664,9 @@ inline void resident_measure(__local const uint *lattice, __local int *sums, uin
 __kernel __attribute__((reqd_work_group_size(RESIDENT_ITEMS, 1, 1)))
 void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi, uint first_sweep, uint count,
                                uint hits, __global const uint *thresholds, __global int *partials, uint slot,
-                               uint groups, uint configs, uint first_system)
+                               uint groups, uint configs, __global const uint *gather_from,
+                               __global const uint *gather_source, uint gather_members, uint threshold_stride,
+                               uint first_system)
 {
     __local uint lattice[CONFIGS_PER_GROUP * MEMBER_WORDS];
     __local uint pending[PENDING_FIELDS * RESIDENT_ITEMS];
@@ -674,8 +681,14 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
     uint first_config = get_group_id(0) * CONFIGS_PER_GROUP;
     uint members = configs - first_config < CONFIGS_PER_GROUP ? configs - first_config : CONFIGS_PER_GROUP;
     __global uint *group_planes = planes + (size_t)first_config * MEMBER_WORDS;
-    for (uint i = lid; i < members * MEMBER_WORDS; i += RESIDENT_ITEMS) lattice[i] = group_planes[i];
-    for (uint i = lid; i < 3 * members; i += RESIDENT_ITEMS) limits[i] = thresholds[3 * first_config + i];
+    for (uint i = lid; i < members * MEMBER_WORDS; i += RESIDENT_ITEMS) {
+        uint member = first_config + i / MEMBER_WORDS;
+        lattice[i] = gather_members ? gather_from[(size_t)pa_source_of(member, gather_source, gather_members) *
+                                                      MEMBER_WORDS + i % MEMBER_WORDS]
+                                    : group_planes[i];
+    }
+    for (uint i = lid; i < 3 * members; i += RESIDENT_ITEMS)
+        limits[i] = thresholds[threshold_stride * (first_config + i / 3) + i % 3];
     for (uint i = lid; i < 2 * CONFIGS_PER_GROUP; i += RESIDENT_ITEMS) sums[i] = 0;
     if (lid < 2) pending_count[lid] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);

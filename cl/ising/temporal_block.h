@@ -168,7 +168,7 @@ __kernel void ising_blocked_update(__global const char *src, __global char *dst,
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system, thresholds);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system, thresholds + 3 * config);
     uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
     /* Phase p: colour p % 2, hit p / 2 % hits, tile colour p / (2 hits) % tile colours, then the sweep. */
     uint phases = count * LAYOUT_TILE_COLOURS * hits * 2, drawn_unit = 0xFFFFFFFFu;

@@ -1004,6 +1004,19 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     return status;
 }
 
+/* The new members' ancestors, after their configurations: the population is
+ * n_new, local_new of them here. */
+static clmc_status new_ancestors(clmc_ensemble *e, population *p, cl_mem received_ancestor, cl_uint local_new,
+                                 cl_uint n_new, cl_uint n_lower)
+{
+    CLMC_TRY(gather(e, p, p->ancestor[p->current], received_ancestor, p->ancestor[1 - p->current], 1, local_new,
+                    n_lower));
+    p->current = 1 - p->current;
+    p->n = n_new;
+    p->local = local_new;
+    return CLMC_OK;
+}
+
 /* From beta to beta' = betas[step]: weights, copy numbers, and the new
  * population (configurations and ancestors) written in place.  Under MPI
  * ranks the members whose copies land on another rank travel (exchange). */
@@ -1039,6 +1052,16 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
     ARG(p->sources, 3, cl_mem, p->source);
     ARG(p->sources, 4, cl_uint, p->first);
     CLMC_TRY(launch(e->rt, p->sources, local_new));
+    /* In one process the model may take the gather into the step's sweeps
+     * (gather_in_sweeps: the Ising resident update), which follow at once. */
+    if (p->ranks == 1 && !p->lanes.lanes && e->ops->ensemble->gather_in_sweeps && e->ops->sweeps && p->theta > 0) {
+        cl_mem swapped = p->scratch;
+        CLMC_TRY(e->ops->ensemble->gather_in_sweeps(e->state, &swapped, p->source, local_new));
+        if (swapped != p->scratch) {
+            p->scratch = swapped;
+            return new_ancestors(e, p, received_ancestor, local_new, n_new, n_lower);
+        }
+    }
     size_t new_bytes = member_bytes * local_new;
     if (p->lanes.lanes) { /* packed members: a bit gather of every group (lanes past the population zeroed) */
         CLMC_TRY(clmc_population_lanes_gather(e->rt, &p->lanes, members, p->scratch, p->source, local_new));
@@ -1059,12 +1082,7 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
                                             NULL, NULL));
     } else
         CLMC_CL_TRY(clEnqueueCopyBuffer(clmc_runtime_queue(e->rt), gathered, members, 0, 0, new_bytes, 0, NULL, NULL));
-    CLMC_TRY(gather(e, p, p->ancestor[p->current], received_ancestor, p->ancestor[1 - p->current], 1, local_new,
-                    n_lower));
-    p->current = 1 - p->current;
-    p->n = n_new;
-    p->local = local_new;
-    return CLMC_OK;
+    return new_ancestors(e, p, received_ancestor, local_new, n_new, n_lower);
 }
 
 /* The model's set_betas may write its tables from host memory without

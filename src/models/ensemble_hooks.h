@@ -153,6 +153,15 @@ typedef struct clmc_ensemble_hooks {
      * the ensemble then owns; leaving *buffer unchanged declines (the
      * members are copied back).  NULL: always copied. */
     clmc_status (*swap_members)(void *state, cl_mem *buffer);
+    /* Optional: the gather fused into the sweeps.  As swap_members, but the
+     * model takes *buffer with its contents stale, and its next sweeps call
+     * (made before anything else reads or writes the members) first loads
+     * member j from the old buffer (returned in *buffer), j < n_new from
+     * slot source[j] (a device buffer of cl_uint) and the rest from slot j,
+     * as if gathered, swapped and the tail copied.  Leaving *buffer
+     * unchanged declines (then the gather and swap_members run).  NULL:
+     * always declined. */
+    clmc_status (*gather_in_sweeps)(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new);
     /* The sites N of one system (observables per site) and ln of its number
      * of configurations, ln Z at beta = 0 (Ising: N ln 2). */
     void (*member_size)(void *state, double *sites, double *log_states);

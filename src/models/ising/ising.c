@@ -110,6 +110,8 @@ typedef struct {
     cl_kernel resident_update;
     size_t resident_wg, resident_configs, resident_groups;
     bool members_measured; /* the last sweeps' launch measured population annealing's members */
+    bool gathering;        /* the next resident launch loads the members resampled (ising_gather_in_sweeps) */
+    bool one_row;          /* only the first row of thresholds is current, read by every configuration (resident) */
     uint64_t resident_launches, resident_sweeps;
     char resident_note[192];
     ising_tblock tblock; /* algorithm.sweeps_per_launch: temporal blocking (ising_blocked.c) */
@@ -543,6 +545,28 @@ static clmc_status start_spins(ising_state *s, cl_uint run)
     return clmc_enqueue(s->rt, s->init, 2, global, NULL, CLMC_UNTIMED);
 }
 
+/* The resident kernel's fused gather (population annealing): its next launch
+ * loads configuration j from `from`, slot source[j] for j < n_new (j past
+ * them); n_new = 0: from its own slot of the spins (the buffers then unused). */
+static clmc_status set_gather(ising_state *s, cl_mem from, cl_mem source, cl_uint n_new)
+{
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 11, sizeof(cl_mem), &from));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 12, sizeof(cl_mem), &source));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 13, sizeof(cl_uint), &n_new));
+    s->gathering = n_new > 0;
+    return CLMC_OK;
+}
+
+/* The resident kernel's thresholds: one row for all configurations (the
+ * first), or a row each. */
+static clmc_status set_one_row(ising_state *s, bool one_row)
+{
+    cl_uint stride = one_row ? 0 : 3;
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 14, sizeof(cl_uint), &stride));
+    s->one_row = one_row;
+    return CLMC_OK;
+}
+
 static clmc_status initialise_spins(ising_state *s)
 {
     CLMC_TRY(start_spins(s, 0));
@@ -568,6 +592,8 @@ static clmc_status initialise_spins(ising_state *s)
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 7, sizeof(cl_mem), &s->partials));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 9, sizeof(cl_uint), &groups));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 10, sizeof(cl_uint), &s->n_configs));
+        CLMC_TRY(set_gather(s, s->thresholds, s->thresholds, 0));
+        CLMC_TRY(set_one_row(s, false));
     }
     return CLMC_OK;
 }
@@ -805,6 +831,7 @@ static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t coun
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 8, sizeof(cl_uint), &measure));
         size_t global = s->resident_wg * s->resident_groups, local = s->resident_wg;
         CLMC_TRY(clmc_enqueue(s->rt, s->resident_update, 1, &global, &local, CLMC_TIMED));
+        if (s->gathering) CLMC_TRY(set_gather(s, s->thresholds, s->thresholds, 0));
         s->resident_launches++;
         s->resident_sweeps += n;
         first += n;
@@ -970,17 +997,25 @@ static clmc_status ising_set_betas(void *state, const double *betas, const unsig
     CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_FALSE, 0,
                                      3 * sizeof *s->thresholds_host * s->n_configs, s->thresholds_host, 0,
                                      NULL, NULL));
-    return CLMC_OK;
+    return s->one_row ? set_one_row(s, false) : CLMC_OK;
 }
 
-/* Population annealing: every configuration's thresholds those of beta,
- * written as copies of one row (clmc_write_repeated). */
+/* Population annealing: every configuration's thresholds those of beta.
+ * Where the sweeps are the resident update, the first row alone, which its
+ * launches then give every configuration (the copies took about 90 us a
+ * step with the device idle at R = 1e6 on an H200); else the row's copies
+ * (clmc_write_repeated). */
 static clmc_status ising_set_beta_all(void *state, double beta)
 {
     ising_state *s = state;
     if (s->rsite) CLMC_TRY(clmc_rsite_set_beta_all(s->rsite, beta));
     clmc_metropolis_thresholds(beta, s->thresholds_host);
-    return clmc_write_repeated(s->rt, s->thresholds, s->thresholds_host, 3 * sizeof *s->thresholds_host, s->n_configs);
+    size_t row = 3 * sizeof *s->thresholds_host;
+    if (!s->resident || s->tblock.used)
+        return clmc_write_repeated(s->rt, s->thresholds, s->thresholds_host, row, s->n_configs);
+    CLMC_CL_TRY(clEnqueueWriteBuffer(clmc_runtime_queue(s->rt), s->thresholds, CL_FALSE, 0, row, s->thresholds_host, 0,
+                                     NULL, NULL));
+    return s->one_row ? CLMC_OK : set_one_row(s, true);
 }
 
 static clmc_status ising_estimate(void *state, const double *rows, size_t n_rows, double beta, cJSON *observables)
@@ -1227,6 +1262,18 @@ static clmc_status ising_swap_members(void *state, cl_mem *buffer)
     return CLMC_OK;
 }
 
+/* Population annealing's gather in the next sweeps
+ * (clmc_ensemble_hooks.gather_in_sweeps): taken where they are the resident
+ * update, whose launch loads whole members, and the swap above is taken. */
+static clmc_status ising_gather_in_sweeps(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new)
+{
+    ising_state *s = state;
+    cl_mem old = s->spins;
+    if (!s->resident || s->tblock.used) return CLMC_OK;
+    CLMC_TRY(ising_swap_members(state, buffer));
+    return *buffer == old ? set_gather(s, old, source, n_new) : CLMC_OK;
+}
+
 static void ising_member_size(void *state, double *sites, double *log_states)
 {
     const ising_state *s = state;
@@ -1314,6 +1361,7 @@ static const clmc_ensemble_hooks ising_ensemble_hooks = {
     .member_observables = ising_member_observables,
     .members_buffer = ising_members_buffer,
     .swap_members = ising_swap_members,
+    .gather_in_sweeps = ising_gather_in_sweeps,
     .member_size = ising_member_size,
     .fresh_start = ising_fresh_start,
 };
