@@ -247,6 +247,55 @@ Test(population_msc, member_pass_equals_measurement, .timeout = 300)
     member_pass_case(2, 32, 32, 1, "nearest_integer");
 }
 
+/* The resident update (algorithm.resident "on": a step's sweeps in one
+ * launch, each word's two stacks in local memory, the members measured in
+ * its last colour-1 pass) against the ordinary launches ("off"): the same run
+ * bit for bit (observables, with the family diagnostics, and the final
+ * configurations).  Cases: 3D L = 8 (64 work-items of 4 sites), 2D L = 12
+ * (72 sites a colour: the last work-items take one site fewer) with 32-bit
+ * words, nearest_integer (the last word partly filled) and two runs. */
+static void resident_case(int dim, int edge, int word_bits, const char *resampling, int runs)
+{
+    const char *modes[2] = {"on", "off"};
+    cJSON *result[2];
+    char *observables[2];
+    for (int i = 0; i < 2; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {\"type\": "
+                 "\"metropolis\", \"layout\": \"msc\", \"word_bits\": %d, \"resident\": \"%s\"}, \"ensemble\": "
+                 "{\"type\": \"population_annealing\", \"population\": 128, \"beta_end\": 1.5, \"steps\": 4, "
+                 "\"sweeps_per_step\": 3, \"resampling\": \"%s\", \"runs\": %d}, \"run\": {\"seed\": 23}}",
+                 dim, edge, word_bits, modes[i], resampling, runs);
+        result[i] = physics_run(json, i == 0 ? "pa-ea-msc-resident-on" : "pa-ea-msc-resident-off");
+        observables[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(result[i], "observables"));
+    }
+    const cJSON *resident = cJSON_GetObjectItem(cJSON_GetObjectItem(result[0], "performance"), "resident");
+    const char *hash[2] = {
+        cJSON_GetObjectItem(cJSON_GetObjectItem(result[0], "checks"), "configuration_fnv1a")->valuestring,
+        cJSON_GetObjectItem(cJSON_GetObjectItem(result[1], "checks"), "configuration_fnv1a")->valuestring};
+    double per_launch = cJSON_GetNumberValue(cJSON_GetObjectItem(resident, "sweeps_per_launch"));
+    printf("resident %dD L=%d W=%d %s runs %d: %g sweeps per launch, %g work-items of %g sites; hashes %s %s, "
+           "observables %s\n", dim, edge, word_bits, resampling, runs, per_launch,
+           cJSON_GetNumberValue(cJSON_GetObjectItem(resident, "work_group")),
+           cJSON_GetNumberValue(cJSON_GetObjectItem(resident, "sites_per_item")), hash[0], hash[1],
+           strcmp(observables[0], observables[1]) == 0 ? "identical" : "different");
+    cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(resident, "used")), "the resident update was not used");
+    cr_expect_eq(per_launch, 3.0, "sweeps per launch %g, not a step's 3", per_launch);
+    cr_expect_str_eq(hash[0], hash[1], "final configurations differ");
+    cr_expect_str_eq(observables[0], observables[1], "observables differ");
+    for (int i = 0; i < 2; i++) {
+        free(observables[i]);
+        cJSON_Delete(result[i]);
+    }
+}
+
+Test(population_msc, resident_equals_ordinary_launches, .timeout = 300)
+{
+    resident_case(3, 8, 64, "systematic", 1);
+    resident_case(2, 12, 32, "nearest_integer", 2);
+}
+
 /* ---- Checkpoints and bad input ------------------------------------------- */
 
 /* nearest_integer (the size fluctuates, so the last word is partly filled
@@ -260,6 +309,18 @@ Test(population_msc, checkpoint_resume_bit_identical, .timeout = 600)
                                   "\"metropolis\", \"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\": "
                                   "\"population_annealing\", \"population\": 96, \"beta_end\": 1.0, \"steps\": 5, "
                                   "\"sweeps_per_step\": 2, \"resampling\": \"nearest_integer\", \"runs\": 2}, "
+                                  "\"run\": {\"seed\": 5, \"checkpoint_every\": 4}}");
+}
+
+/* The same with the resident update (a checkpoint between steps, so after
+ * whole launches). */
+Test(population_msc, resident_checkpoint_resume_bit_identical, .timeout = 600)
+{
+    rerun_expect_resume_identical("pa-ea-msc-resident-resume",
+                                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": "
+                                  "\"metropolis\", \"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"on\"}, "
+                                  "\"ensemble\": {\"type\": \"population_annealing\", \"population\": 96, \"beta_end\": 1.0, "
+                                  "\"steps\": 5, \"sweeps_per_step\": 2, \"resampling\": \"nearest_integer\", \"runs\": 2}, "
                                   "\"run\": {\"seed\": 5, \"checkpoint_every\": 4}}");
 }
 

@@ -3,7 +3,9 @@
  * drawing the next exchange's reaches (built with MSC = 1, ENERGY_PASS = 1);
  * with MEMBER_PASS = 1 the member pass of EA msc population annealing: the
  * last colour pass of a step's sweeps, measuring every member's energy and
- * overlap (ea_msc_member_update). */
+ * overlap (ea_msc_member_update); with RESIDENT = 1 as well, population
+ * annealing's resident update (ea_msc_resident_update: a step's sweeps in one
+ * launch, that pass at its end). */
 #include "ea/ea_ising.h"
 #include "ensembles/tempering_exchange.h"
 
@@ -36,6 +38,77 @@ inline void add_site_count(word_t *c, word_t c0, word_t c1, word_t c2)
 #include "ea/ea_msc_update.h"
 
 #if MEMBER_PASS
+/* The group's counters (`counts` of every work-item) folded, and the
+ * members of `word` written (group `group` of the word's ENERGY_GROUPS;
+ * energy = 0: none). */
+inline void store_members(word_t *counts, __local word_t *fold_buffer, uint word, uint group, __global int *energy,
+                          __global int *overlap)
+{
+    uint lid = get_local_id(0);
+    fold_tallies(counts, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
+    if (lid == 0)
+        for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) fold_buffer[k] = counts[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint lane = lid; energy && lane < WORD_BITS; lane += ENERGY_WG) {
+        uint member = WORD_BITS * word + lane, satisfied = 0, agreeing = 0;
+        if (member >= REALIZATIONS) continue; /* the last word may hold fewer (nearest_integer's room) */
+        for (uint level = 0; level < ENERGY_LEVELS; level++) {
+            satisfied |= (uint)((fold_buffer[level] >> lane) & 1u) << level;
+            agreeing |= (uint)((fold_buffer[ENERGY_LEVELS + level] >> lane) & 1u) << level;
+        }
+#if ENERGY_GROUPS == 1
+        energy[member] = 2 * DIM * (int)SITES - 2 * (int)satisfied;
+        overlap[member] = 2 * (int)agreeing - (int)SITES;
+#else
+        atomic_add(&energy[member], (group == 0 ? 2 * DIM * (int)SITES : 0) - 2 * (int)satisfied);
+        atomic_add(&overlap[member], 2 * (int)agreeing - (group == 0 ? (int)SITES : 0));
+#endif
+    }
+}
+
+#if RESIDENT
+/* The resident update (algorithm.resident): one work-group of ENERGY_WG
+ * work-items per word (ENERGY_GROUPS 1) holds the word's two stacks in local
+ * memory and makes `count` sweeps from first_sweep, each its colour-0 and
+ * colour-1 pass, every work-item ENERGY_SITES sites (ENERGY_WG apart) of
+ * each.  The sites draw the numbers of the ordinary launches, so the members
+ * are those of ea_msc_update and ea_msc_member_update bit for bit; `measure`
+ * (1): the last colour-1 pass measures the members as ea_msc_member_update
+ * does.  Every loop around a barrier has the same trip count in every
+ * work-item. */
+__kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
+void ea_msc_resident_update(__global word_t *spins, __global const word_t *negative_bonds,
+                            __global const uint *thresholds, __global const word_t *lanes_below,
+                            uint seed_lo, uint seed_hi, uint first_sweep, uint count, uint measure,
+                            __global int *energy, __global int *overlap,
+                            uint first_realization /* ensemble.first_system */)
+{
+    __local word_t lattice[2 * SITES];
+    __local word_t fold_buffer[ENERGY_WG / 2 * 2 * ENERGY_LEVELS];
+    word_t counts[2 * ENERGY_LEVELS]; /* [satisfied bonds, agreeing sites][level] */
+    for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) counts[k] = 0;
+    uint lid = get_local_id(0), word = get_group_id(0);
+    __global word_t *stacks = spins + (size_t)2 * word * SITES; /* T = 1: stacks 2 word and 2 word + 1 */
+    for (uint i = lid; i < 2 * SITES; i += ENERGY_WG) lattice[i] = stacks[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    for (uint t = 0; t < count; t++)
+        for (uint colour = 0; colour < 2; colour++) {
+            bool counting = measure && t + 1 == count && colour == 1;
+            for (uint k = 0; k < ENERGY_SITES; k++) {
+                uint index = k * ENERGY_WG + lid;
+                if (index < HALF_SITES)
+                    update_site(lattice, negative_bonds, thresholds, lanes_below, key, first_sweep + t, colour, word,
+                                0, index, counts, counting, first_realization);
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    /* The fold's barriers outside any branch (PoCL); without `measure` the
+     * counters are 0 and nothing is stored. */
+    store_members(counts, fold_buffer, word, 0, measure ? energy : (__global int *)0, overlap);
+    for (uint i = lid; i < 2 * SITES; i += ENERGY_WG) stacks[i] = lattice[i];
+}
+#else
 /* Population annealing (T = 1): the same update as the colour-1 pass of a
  * step's last sweep, launched as the energy pass (ENERGY_GROUPS work-groups
  * of ENERGY_WG work-items per word, ENERGY_SITES sites each), which also
@@ -64,28 +137,11 @@ void ea_msc_member_update(__global word_t *spins, __global const word_t *negativ
         uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
         if (index < HALF_SITES)
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, 0, index, counts,
-                        first_realization);
+                        true, first_realization);
     }
-    fold_tallies(counts, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
-    if (lid == 0)
-        for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) fold_buffer[k] = counts[k];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint lane = lid; lane < WORD_BITS; lane += ENERGY_WG) {
-        uint member = WORD_BITS * word + lane, satisfied = 0, agreeing = 0;
-        if (member >= REALIZATIONS) continue; /* the last word may hold fewer (nearest_integer's room) */
-        for (uint level = 0; level < ENERGY_LEVELS; level++) {
-            satisfied |= (uint)((fold_buffer[level] >> lane) & 1u) << level;
-            agreeing |= (uint)((fold_buffer[ENERGY_LEVELS + level] >> lane) & 1u) << level;
-        }
-#if ENERGY_GROUPS == 1
-        energy[member] = 2 * DIM * (int)SITES - 2 * (int)satisfied;
-        overlap[member] = 2 * (int)agreeing - (int)SITES;
-#else
-        atomic_add(&energy[member], (group == 0 ? 2 * DIM * (int)SITES : 0) - 2 * (int)satisfied);
-        atomic_add(&overlap[member], 2 * (int)agreeing - (group == 0 ? (int)SITES : 0));
-#endif
-    }
+    store_members(counts, fold_buffer, word, group, energy, overlap);
 }
+#endif
 #else
 /* The same update as the last colour pass of a sweep that an exchange
  * follows (built as a second program): every bond joins a site of each
@@ -116,7 +172,7 @@ void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds
         uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
         if (index < HALF_SITES)
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, place, index,
-                        satisfied, first_realization);
+                        satisfied, true, first_realization);
     }
     fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
     if (lid == 0)

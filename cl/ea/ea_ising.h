@@ -26,7 +26,10 @@
  * annealing, whose REALIZATIONS members (replica pairs) all take the
  * couplings of realization 0 (msc: one word per bond, all lanes alike);
  * LANE_RANDOMS (0|1, msc with SHARED_DISORDER): every lane (member) draws
- * its own Metropolis numbers (ea_msc_update.h, flipping_lanes_own).
+ * its own Metropolis numbers (ea_msc_update.h, flipping_lanes_own);
+ * RESIDENT (0|1, with MEMBER_PASS): the resident update of
+ * ea_energy_pass.cl, whose update_site works on a word's stacks in local
+ * memory (ea_msc_update.h).
  *
  * Configurations: config = chain TEMPERATURES + place, chain = 2 realization
  * + replica (place: the configuration's slot in its chain's tempering

@@ -5,6 +5,18 @@
 #ifndef CLMC_EA_MSC_UPDATE_H
 #define CLMC_EA_MSC_UPDATE_H
 
+/* RESIDENT (1: population annealing's resident update, ea_energy_pass.cl):
+ * the spins update_site reads and writes are the work-group's copy of one
+ * word's two stacks in local memory. */
+#ifndef RESIDENT
+#define RESIDENT 0
+#endif
+#if RESIDENT
+#define SPINS_SPACE __local
+#else
+#define SPINS_SPACE __global
+#endif
+
 #if TEMPERATURES > 1
 /* Number of temperatures j with r < row[j]: the row is non-increasing, so
  * these are 0 .. n - 1, found by binary search. */
@@ -114,15 +126,16 @@ inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const wor
 /* Updates the words of both replicas' stacks of (word, place) at site number
  * `index` of colour `colour`: they share the couplings and one Philox draw
  * (LANE_RANDOMS: each lane its own numbers, flipping_lanes_own).
- * ENERGY_PASS: adds each replica's satisfied bonds at the site, counted with
- * the new spins, to its counter in `satisfied` ([replica][level]);
- * MEMBER_PASS (population annealing's members, colour 1, T = 1): both
- * replicas' satisfied bonds into satisfied[0 ..], and the number of sites
- * among this one and its other-colour partner where the replicas agree into
- * satisfied[ENERGY_LEVELS ..]. */
-inline void update_site(__global word_t *spins, __global const word_t *negative_bonds,
+ * ENERGY_PASS with `counting`: adds each replica's satisfied bonds at the
+ * site, counted with the new spins, to its counter in `satisfied`
+ * ([replica][level]); MEMBER_PASS (population annealing's members, colour 1,
+ * T = 1): both replicas' satisfied bonds into satisfied[0 ..], and the number
+ * of sites among this one and its other-colour partner where the replicas
+ * agree into satisfied[ENERGY_LEVELS ..].  RESIDENT: `spins` holds the two
+ * stacks of `word` alone. */
+inline void update_site(SPINS_SPACE word_t *spins, __global const word_t *negative_bonds,
                         __global const uint *thresholds, __global const word_t *lanes_below, clmc_philox_key key,
-                        uint sweep, uint colour, uint word, uint place, uint index, word_t *satisfied,
+                        uint sweep, uint colour, uint word, uint place, uint index, word_t *satisfied, bool counting,
                         uint first_system)
 {
     uint site = site_of_colour(index, colour);
@@ -141,7 +154,7 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
 #endif
     for (uint replica = 0; replica < 2; replica++) {
         uint stack = (2 * word + replica) * TEMPERATURES + place;
-        __global word_t *own = spins + (size_t)stack * SITES;
+        SPINS_SPACE word_t *own = spins + (size_t)(RESIDENT ? replica : stack) * SITES;
         word_t neighbour[NEIGHBOURS];
         for (uint d = 0; d < DIM; d++) {
             neighbour[2 * d] = own[n.up[d]];
@@ -157,6 +170,7 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
 #endif
         own[site] = spin;
 #if ENERGY_PASS
+        if (!counting) continue;
         word_t c0 = 0, c1 = 0, c2 = 0;
         for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
 #if MEMBER_PASS
@@ -170,11 +184,12 @@ inline void update_site(__global word_t *spins, __global const word_t *negative_
         add_site_count(satisfied + replica * ENERGY_LEVELS, c0, c1, c2);
 #endif
 #else
-        (void)satisfied;
+        (void)satisfied, (void)counting;
 #endif
     }
 #if MEMBER_PASS
     /* The replicas' agreeing spins at both sites, into the second counter. */
+    if (!counting) return;
     word_t here = ~(new_spin[0] ^ new_spin[1]), there = ~(other_colour[0] ^ other_colour[1]);
     add_site_count(satisfied + ENERGY_LEVELS, here ^ there, here & there, 0);
 #endif

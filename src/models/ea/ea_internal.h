@@ -103,6 +103,16 @@ typedef struct {
     cl_kernel member_update;
     bool members_measured;
     cl_int *member_check_host; /* "check": [pass energy, pass overlap, energy, overlap][member] */
+    /* msc population annealing's resident update (algorithm.resident,
+     * ea_msc_resident_update: the member pass's file built with RESIDENT =
+     * 1): a step's sweeps in one launch, a work-group per word holding its
+     * two stacks in local memory; resident_note says why not. */
+    cl_program resident_program;
+    cl_kernel resident_update;
+    size_t resident_wg;
+    unsigned resident_sites;
+    uint64_t resident_launches, resident_sweeps;
+    char resident_note[192];
 } ea_state;
 
 /* ea_couplings.c */
@@ -127,6 +137,11 @@ void ea_energy_pass_destroy(ea_state *s);
  * every member's energy and overlap into them (as ea_member_totals). */
 clmc_status ea_member_pass_create(ea_state *s, const char *base_options);
 clmc_status ea_member_pass_enqueue(ea_state *s, cl_uint sweep);
+/* The resident update, after the member pass (mode: algorithm.resident),
+ * and `count` sweeps from `first` by it, the last one measuring the members
+ * into the member pass's buffers where `members`. */
+clmc_status ea_resident_create(ea_state *s, const char *base_options, const char *mode);
+clmc_status ea_resident_sweeps(ea_state *s, uint64_t first, uint64_t count, bool members);
 /* Tempering on the device (clmc_ensemble_hooks energies_device, set_temperatures_device,
  * exchange_kernel); ea_exchange_fits: whether the device can run
  * ea_msc_exchange (cl/ensembles/ea_msc_exchange.cl), also choosing its

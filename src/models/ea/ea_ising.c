@@ -556,6 +556,8 @@ static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
     if (status == CLMC_OK) status = set_kernel_arguments(s);
     if (status == CLMC_OK) status = ea_energy_pass_create(s, clmc_defines_string(&options));
     if (status == CLMC_OK) status = ea_member_pass_create(s, clmc_defines_string(&options));
+    if (status == CLMC_OK)
+        status = ea_resident_create(s, clmc_defines_string(&options), clmc_preset_string(p, "algorithm.resident"));
     clmc_defines_free(&options);
     CLMC_TRY(status);
     return initialise_spins(s);
@@ -659,12 +661,35 @@ static clmc_status ea_sweeps(void *state, uint64_t first, uint64_t count, int me
     ea_state *s = state;
     bool members = measure_slot == CLMC_MEASURE_MEMBERS && s->member_update && count > 0;
     *measured = false;
+    if (s->resident_update) { /* the same members bit for bit, a step's sweeps in one launch */
+        s->members_measured = *measured = members;
+        return ea_resident_sweeps(s, first, count, members);
+    }
     for (uint64_t t = first; t < first + count - members; t++) CLMC_TRY(ea_sweep(s, t));
     if (!members) return CLMC_OK;
     CLMC_TRY(update_colour(s, (cl_uint)(first + count - 1), 0));
     CLMC_TRY(ea_member_pass_enqueue(s, (cl_uint)(first + count - 1)));
     s->members_measured = *measured = true;
     return CLMC_OK;
+}
+
+/* result.json performance.resident (docs/results.md), for population
+ * annealing of layout msc. */
+static void ea_describe_update(void *state, cJSON *performance)
+{
+    const ea_state *s = state;
+    if (!s->population || !s->msc) return;
+    cJSON *r = cJSON_AddObjectToObject(performance, "resident");
+    cJSON_AddBoolToObject(r, "used", s->resident_update != NULL);
+    if (!s->resident_update) {
+        cJSON_AddStringToObject(r, "reason", s->resident_note);
+        return;
+    }
+    cJSON_AddNumberToObject(r, "launches", (double)s->resident_launches);
+    cJSON_AddNumberToObject(r, "sweeps_per_launch",
+                            s->resident_launches ? (double)s->resident_sweeps / (double)s->resident_launches : 0.0);
+    cJSON_AddNumberToObject(r, "work_group", (double)s->resident_wg);
+    cJSON_AddNumberToObject(r, "sites_per_item", s->resident_sites);
 }
 
 /* msc tempering: the last colour pass also counts the energies, which
@@ -1029,7 +1054,7 @@ static clmc_status ea_swap_members(void *state, cl_mem *other)
     cl_mem old = s->spins;
     s->spins = *other;
     *other = old;
-    cl_kernel kernels[] = {s->init, s->update, s->measure, s->member_update};
+    cl_kernel kernels[] = {s->init, s->update, s->measure, s->member_update, s->resident_update};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_TRY(clSetKernelArg(kernels[i], 0, sizeof(cl_mem), &s->spins));
     return CLMC_OK;
@@ -1133,6 +1158,7 @@ const clmc_model_ops clmc_model_ea_ising = {
     .destroy = ea_destroy,
     .sweep = ea_sweep,
     .sweeps = ea_sweeps,
+    .describe_update = ea_describe_update,
     .measure = ea_measure,
     .collect = ea_collect,
     .estimate = ea_estimate,

@@ -6,6 +6,7 @@ static const char *const layouts[] = {"naive", "msc", NULL};
 static const char *const coupling_kinds[] = {"bimodal", "gaussian", "uniform", NULL};
 static const char *const starts[] = {"random", "ordered", NULL};
 static const char *const tempering_energies[] = {"pass", "measure", "check", NULL};
+static const char *const resident_modes[] = {"auto", "on", "off", NULL};
 
 const clmc_field clmc_ea_ising_model_fields[] = {
     {"dim", CLMC_FIELD_INT, 2, 3, false, NULL, "3", "lattice dimension: 2 (square) or 3 (simple cubic)"},
@@ -42,6 +43,10 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
     {"energy_sites", CLMC_FIELD_INT, 0, 64, false, NULL, "0",
      "msc tempering or population annealing with the energy (member) pass: sites per work-item of that pass; 0 = the model's default (8, "
      "halved while the device would be short of work-items); the same results (clmc tune searches it)"},
+    {"resident", CLMC_FIELD_STRING, 0, 0, false, resident_modes, "\"auto\"",
+     "msc population annealing: auto runs a step's sweeps in one launch, each word's two stacks of members held "
+     "in local memory, where they fit a device's dedicated local memory; on: also where local memory is emulated "
+     "(CPUs); off: two launches per sweep (bit-identical results)"},
     {"reverse_odd", CLMC_FIELD_INT, -1, 1, false, NULL, "-1",
      "msc: colour-1 update launches take their work-groups last to first (1) or in order (0); -1 = the "
      "per-device default (built-in table, else 0); the same results (clmc tune searches it)"},
