@@ -67,6 +67,10 @@ inline void store_members(word_t *counts, __local word_t *fold_buffer, uint word
 }
 
 #if RESIDENT
+#define LANE_BITS WORD_BITS
+typedef word_t lane_t;
+#include "ensembles/lane_segments.h"
+
 /* The resident update (algorithm.resident): one work-group of ENERGY_WG
  * work-items per word (ENERGY_GROUPS 1) holds the word's two stacks in local
  * memory and makes `count` sweeps from first_sweep, each its colour-0 and
@@ -74,22 +78,30 @@ inline void store_members(word_t *counts, __local word_t *fold_buffer, uint word
  * each.  The sites draw the numbers of the ordinary launches, so the members
  * are those of ea_msc_update and ea_msc_member_update bit for bit; `measure`
  * (1): the last colour-1 pass measures the members as ea_msc_member_update
- * does.  Every loop around a barrier has the same trip count in every
- * work-item. */
+ * does.  gather_members > 0: population annealing's bit gather, fused: the
+ * word's members are loaded from the old population gather_from, member j
+ * from member gather_source[j] (lanes from gather_members on 0), as
+ * pa_gather_lanes would have written them, and written to `spins`.  Every
+ * loop around a barrier has the same trip count in every work-item. */
 __kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
 void ea_msc_resident_update(__global word_t *spins, __global const word_t *negative_bonds,
                             __global const uint *thresholds, __global const word_t *lanes_below,
                             uint seed_lo, uint seed_hi, uint first_sweep, uint count, uint measure,
-                            __global int *energy, __global int *overlap,
+                            __global int *energy, __global int *overlap, __global const word_t *gather_from,
+                            __global const uint *gather_source, uint gather_members,
                             uint first_realization /* ensemble.first_system */)
 {
     __local word_t lattice[2 * SITES];
     __local word_t fold_buffer[ENERGY_WG / 2 * 2 * ENERGY_LEVELS];
+    __local pa_group_segments segments;
     word_t counts[2 * ENERGY_LEVELS]; /* [satisfied bonds, agreeing sites][level] */
     for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) counts[k] = 0;
     uint lid = get_local_id(0), word = get_group_id(0);
     __global word_t *stacks = spins + (size_t)2 * word * SITES; /* T = 1: stacks 2 word and 2 word + 1 */
-    for (uint i = lid; i < 2 * SITES; i += ENERGY_WG) lattice[i] = stacks[i];
+    /* The segments' barriers outside any branch (PoCL): none without a gather. */
+    uint runs = pa_find_segments(gather_source, gather_members, word, &segments, lid, ENERGY_WG);
+    for (uint i = lid; i < 2 * SITES; i += ENERGY_WG)
+        lattice[i] = gather_members ? pa_gathered_word(gather_from, 2 * SITES, i, runs, &segments) : stacks[i];
     barrier(CLK_LOCAL_MEM_FENCE);
     clmc_philox_key key = {{seed_lo, seed_hi}};
     for (uint t = 0; t < count; t++)

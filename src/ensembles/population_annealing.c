@@ -1053,8 +1053,9 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
     ARG(p->sources, 4, cl_uint, p->first);
     CLMC_TRY(launch(e->rt, p->sources, local_new));
     /* In one process the model may take the gather into the step's sweeps
-     * (gather_in_sweeps: the Ising resident update), which follow at once. */
-    if (p->ranks == 1 && !p->lanes.lanes && e->ops->ensemble->gather_in_sweeps && e->ops->sweeps && p->theta > 0) {
+     * (gather_in_sweeps: the Ising and EA resident updates), which follow at
+     * once. */
+    if (p->ranks == 1 && e->ops->ensemble->gather_in_sweeps && e->ops->sweeps && p->theta > 0) {
         cl_mem swapped = p->scratch;
         CLMC_TRY(e->ops->ensemble->gather_in_sweeps(e->state, &swapped, p->source, local_new));
         if (swapped != p->scratch) {

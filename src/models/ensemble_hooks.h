@@ -158,7 +158,9 @@ typedef struct clmc_ensemble_hooks {
      * (made before anything else reads or writes the members) first loads
      * member j from the old buffer (returned in *buffer), j < n_new from
      * slot source[j] (a device buffer of cl_uint) and the rest from slot j,
-     * as if gathered, swapped and the tail copied.  Leaving *buffer
+     * as if gathered, swapped and the tail copied (members in lanes,
+     * member_lanes below: the lanes past n_new 0, as the bit gather leaves
+     * them).  Leaving *buffer
      * unchanged declines (then the gather and swap_members run).  NULL:
      * always declined. */
     clmc_status (*gather_in_sweeps)(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new);

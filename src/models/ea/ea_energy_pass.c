@@ -237,10 +237,13 @@ clmc_status ea_resident_create(ea_state *s, const char *base_options, const char
     CLMC_TRY(clmc_kernel_create(s->resident_program, "ea_msc_resident_update", &s->resident_update));
     CLMC_TRY(clmc_kernel_set_first_system(s->resident_update, s->first_system));
     size_t limit;
+    cl_ulong local = 0;
     CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
-    if (plan.wg > limit) {
-        snprintf(s->resident_note, sizeof s->resident_note, "its %zu work-items exceed the kernel's %zu on this device",
-                 plan.wg, limit);
+    CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &local));
+    if (plan.wg > limit || local > d->local_mem_bytes) {
+        snprintf(s->resident_note, sizeof s->resident_note, "its %zu work-items and %llu bytes of local memory exceed "
+                 "the kernel's %zu or the device's %llu", plan.wg, (unsigned long long)local, limit,
+                 (unsigned long long)d->local_mem_bytes);
         CLMC_CL_WARN(clReleaseKernel(s->resident_update));
         s->resident_update = NULL;
         return CLMC_OK;
@@ -257,6 +260,18 @@ clmc_status ea_resident_create(ea_state *s, const char *base_options, const char
     arg += 3; /* first_sweep, count, measure: per launch */
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_energy));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_overlap));
+    return ea_resident_gather(s, s->thresholds, s->thresholds, 0);
+}
+
+/* The next resident launch loads the members resampled: new member j from
+ * member source[j] of `from` (n_new = 0: the spins as they are; the buffers
+ * then unused). */
+clmc_status ea_resident_gather(ea_state *s, cl_mem from, cl_mem source, cl_uint n_new)
+{
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 11, sizeof(cl_mem), &from));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 12, sizeof(cl_mem), &source));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 13, sizeof(cl_uint), &n_new));
+    s->resident_gathering = n_new > 0;
     return CLMC_OK;
 }
 
@@ -269,6 +284,7 @@ clmc_status ea_resident_sweeps(ea_state *s, uint64_t first, uint64_t count, bool
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 8, sizeof(cl_uint), &measure));
         size_t global = (size_t)s->stacks / 2 * s->resident_wg;
         CLMC_TRY(clmc_enqueue(s->rt, s->resident_update, 1, &global, &s->resident_wg, CLMC_TIMED));
+        if (s->resident_gathering) CLMC_TRY(ea_resident_gather(s, s->thresholds, s->thresholds, 0));
         s->resident_launches++;
         s->resident_sweeps += n;
         first += n;

@@ -111,6 +111,7 @@ typedef struct {
     cl_kernel resident_update;
     size_t resident_wg;
     unsigned resident_sites;
+    bool resident_gathering; /* the next resident launch loads the members resampled (ea_resident_gather) */
     uint64_t resident_launches, resident_sweeps;
     char resident_note[192];
 } ea_state;
@@ -142,6 +143,9 @@ clmc_status ea_member_pass_enqueue(ea_state *s, cl_uint sweep);
  * into the member pass's buffers where `members`. */
 clmc_status ea_resident_create(ea_state *s, const char *base_options, const char *mode);
 clmc_status ea_resident_sweeps(ea_state *s, uint64_t first, uint64_t count, bool members);
+/* Population annealing's bit gather in the next resident launch: new member
+ * j from member source[j] of `from`, j < n_new (lanes past them 0). */
+clmc_status ea_resident_gather(ea_state *s, cl_mem from, cl_mem source, cl_uint n_new);
 /* Tempering on the device (clmc_ensemble_hooks energies_device, set_temperatures_device,
  * exchange_kernel); ea_exchange_fits: whether the device can run
  * ea_msc_exchange (cl/ensembles/ea_msc_exchange.cl), also choosing its

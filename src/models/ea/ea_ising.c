@@ -1060,6 +1060,18 @@ static clmc_status ea_swap_members(void *state, cl_mem *other)
     return CLMC_OK;
 }
 
+/* Population annealing's gather in the next sweeps
+ * (clmc_ensemble_hooks.gather_in_sweeps): taken where they are the resident
+ * update, whose launch loads each word's members. */
+static clmc_status ea_gather_in_sweeps(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new)
+{
+    ea_state *s = state;
+    cl_mem old = s->spins;
+    if (!s->resident_update) return CLMC_OK;
+    CLMC_TRY(ea_swap_members(state, buffer));
+    return *buffer == old ? ea_resident_gather(s, old, source, n_new) : CLMC_OK;
+}
+
 static void ea_member_size(void *state, double *sites, double *log_states)
 {
     const ea_state *s = state;
@@ -1143,6 +1155,7 @@ static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .members_buffer = ea_members_buffer,
     .member_lanes = ea_member_lanes,
     .swap_members = ea_swap_members,
+    .gather_in_sweeps = ea_gather_in_sweeps,
     .member_size = ea_member_size,
     .fresh_start = ea_fresh_start,
     .member_order = ea_member_order,
