@@ -193,6 +193,27 @@ Test(population_msc, ea_uniform_matches_exact_ising_L8, .timeout = 600)
 
 /* ---- The member pass ------------------------------------------------------ */
 
+/* Runs the two presets (labels for their folders): results and observables. */
+static void run_two(char json[2][1024], const char *const labels[2], cJSON *result[2], char *observables[2])
+{
+    for (int i = 0; i < 2; i++) {
+        result[i] = physics_run(json[i], labels[i]);
+        observables[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(result[i], "observables"));
+    }
+}
+
+/* Two runs that must be the same bit for bit: equal final configurations
+ * (hashes) and observables; frees both. */
+static void expect_same_run(cJSON *result[2], char *observables[2], const char *hash[2])
+{
+    cr_expect_str_eq(hash[0], hash[1], "final configurations differ");
+    cr_expect_str_eq(observables[0], observables[1], "observables differ");
+    for (int i = 0; i < 2; i++) {
+        free(observables[i]);
+        cJSON_Delete(result[i]);
+    }
+}
+
 /* The members' energies and overlaps come from the colour-1 pass of each
  * step's last sweep (ea_msc_member_update).  algorithm.tempering_energies
  * "check" measures them again with the measurement kernels
@@ -207,20 +228,18 @@ static void member_pass_case(int dim, int edge, int word_bits, int sites, const 
 {
     enum { POPULATION = 128, STEPS = 4 };
     const char *modes[2] = {"check", "measure"};
-    cJSON *result[2];
-    char *observables[2];
-    for (int i = 0; i < 2; i++) {
-        char json[1024];
-        snprintf(json, sizeof json,
+    char json[2][1024];
+    for (int i = 0; i < 2; i++)
+        snprintf(json[i], sizeof json[i],
                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {\"type\": "
                  "\"metropolis\", \"layout\": \"msc\", \"word_bits\": %d, \"tempering_energies\": \"%s\", "
                  "\"energy_sites\": %d}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": %d, "
                  "\"beta_end\": 1.5, \"steps\": %d, \"sweeps_per_step\": 3, \"resampling\": \"%s\"}, "
                  "\"run\": {\"seed\": 19}}",
                  dim, edge, word_bits, modes[i], i == 0 ? sites : 0, POPULATION, STEPS, resampling);
-        result[i] = physics_run(json, i == 0 ? "pa-ea-msc-member-check" : "pa-ea-msc-member-measure");
-        observables[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(result[i], "observables"));
-    }
+    cJSON *result[2];
+    char *observables[2];
+    run_two(json, (const char *[]){"pa-ea-msc-member-check", "pa-ea-msc-member-measure"}, result, observables);
     const cJSON *checks[2] = {cJSON_GetObjectItem(result[0], "checks"), cJSON_GetObjectItem(result[1], "checks")};
     double checked = cJSON_GetObjectItem(checks[0], "energy_pass_checked")->valuedouble;
     double mismatches = cJSON_GetObjectItem(checks[0], "energy_pass_mismatches")->valuedouble;
@@ -232,12 +251,7 @@ static void member_pass_case(int dim, int edge, int word_bits, int sites, const 
            strcmp(observables[0], observables[1]) == 0 ? "identical" : "different");
     cr_expect_geq(checked, (double)POPULATION * STEPS, "the member pass ran at fewer steps");
     cr_expect_eq(mismatches, 0, "%g members' energy or overlap differ", mismatches);
-    cr_expect_str_eq(hash[0], hash[1], "final configurations differ");
-    cr_expect_str_eq(observables[0], observables[1], "observables differ");
-    for (int i = 0; i < 2; i++) {
-        free(observables[i]);
-        cJSON_Delete(result[i]);
-    }
+    expect_same_run(result, observables, hash);
 }
 
 Test(population_msc, member_pass_equals_measurement, .timeout = 300)
@@ -257,19 +271,17 @@ Test(population_msc, member_pass_equals_measurement, .timeout = 300)
 static void resident_case(int dim, int edge, int word_bits, const char *resampling, int runs)
 {
     const char *modes[2] = {"on", "off"};
-    cJSON *result[2];
-    char *observables[2];
-    for (int i = 0; i < 2; i++) {
-        char json[1024];
-        snprintf(json, sizeof json,
+    char json[2][1024];
+    for (int i = 0; i < 2; i++)
+        snprintf(json[i], sizeof json[i],
                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {\"type\": "
                  "\"metropolis\", \"layout\": \"msc\", \"word_bits\": %d, \"resident\": \"%s\"}, \"ensemble\": "
                  "{\"type\": \"population_annealing\", \"population\": 128, \"beta_end\": 1.5, \"steps\": 4, "
                  "\"sweeps_per_step\": 3, \"resampling\": \"%s\", \"runs\": %d}, \"run\": {\"seed\": 23}}",
                  dim, edge, word_bits, modes[i], resampling, runs);
-        result[i] = physics_run(json, i == 0 ? "pa-ea-msc-resident-on" : "pa-ea-msc-resident-off");
-        observables[i] = cJSON_PrintUnformatted(cJSON_GetObjectItem(result[i], "observables"));
-    }
+    cJSON *result[2];
+    char *observables[2];
+    run_two(json, (const char *[]){"pa-ea-msc-resident-on", "pa-ea-msc-resident-off"}, result, observables);
     const cJSON *resident = cJSON_GetObjectItem(cJSON_GetObjectItem(result[0], "performance"), "resident");
     const char *hash[2] = {
         cJSON_GetObjectItem(cJSON_GetObjectItem(result[0], "checks"), "configuration_fnv1a")->valuestring,
@@ -282,12 +294,7 @@ static void resident_case(int dim, int edge, int word_bits, const char *resampli
            strcmp(observables[0], observables[1]) == 0 ? "identical" : "different");
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(resident, "used")), "the resident update was not used");
     cr_expect_eq(per_launch, 3.0, "sweeps per launch %g, not a step's 3", per_launch);
-    cr_expect_str_eq(hash[0], hash[1], "final configurations differ");
-    cr_expect_str_eq(observables[0], observables[1], "observables differ");
-    for (int i = 0; i < 2; i++) {
-        free(observables[i]);
-        cJSON_Delete(result[i]);
-    }
+    expect_same_run(result, observables, hash);
 }
 
 Test(population_msc, resident_equals_ordinary_launches, .timeout = 300)

@@ -46,3 +46,18 @@ clmc_array clmc_lattice_array(const char *name, clmc_array_type type, size_t con
     a.data = malloc(bytes ? bytes : 1);
     return a;
 }
+
+void clmc_describe_resident(cJSON *performance, const char *reason, uint64_t launches, uint64_t sweeps,
+                            size_t work_group, const char *unit_name, double unit)
+{
+    cJSON *r = cJSON_AddObjectToObject(performance, "resident");
+    cJSON_AddBoolToObject(r, "used", reason == NULL);
+    if (reason) {
+        cJSON_AddStringToObject(r, "reason", reason);
+        return;
+    }
+    cJSON_AddNumberToObject(r, "launches", (double)launches);
+    cJSON_AddNumberToObject(r, "sweeps_per_launch", launches ? (double)sweeps / (double)launches : 0.0);
+    cJSON_AddNumberToObject(r, "work_group", (double)work_group);
+    cJSON_AddNumberToObject(r, unit_name, unit);
+}

@@ -3,6 +3,9 @@
 #define CLMC_MODELS_LATTICE_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
 
 #include "clmc/runtime.h"
 #include "output/h5.h"
@@ -35,5 +38,13 @@ size_t clmc_power_of_two_at_most(size_t n);
  * do not change. */
 unsigned clmc_measure_slots(unsigned most, unsigned spare, unsigned long long slot_bytes,
                             unsigned long long config_bytes);
+
+/* result.json performance.resident (docs/results.md) of a resident update
+ * (many sweeps per launch): reason != NULL, {"used": false, "reason"};
+ * else used, launches, sweeps_per_launch (sweeps / launches) and
+ * work_group, then unit_name = unit (Ising configs_per_group, EA
+ * sites_per_item). */
+void clmc_describe_resident(cJSON *performance, const char *reason, uint64_t launches, uint64_t sweeps,
+                            size_t work_group, const char *unit_name, double unit);
 
 #endif

@@ -679,17 +679,8 @@ static void ea_describe_update(void *state, cJSON *performance)
 {
     const ea_state *s = state;
     if (!s->population || !s->msc) return;
-    cJSON *r = cJSON_AddObjectToObject(performance, "resident");
-    cJSON_AddBoolToObject(r, "used", s->resident_update != NULL);
-    if (!s->resident_update) {
-        cJSON_AddStringToObject(r, "reason", s->resident_note);
-        return;
-    }
-    cJSON_AddNumberToObject(r, "launches", (double)s->resident_launches);
-    cJSON_AddNumberToObject(r, "sweeps_per_launch",
-                            s->resident_launches ? (double)s->resident_sweeps / (double)s->resident_launches : 0.0);
-    cJSON_AddNumberToObject(r, "work_group", (double)s->resident_wg);
-    cJSON_AddNumberToObject(r, "sites_per_item", s->resident_sites);
+    clmc_describe_resident(performance, s->resident_update ? NULL : s->resident_note, s->resident_launches,
+                           s->resident_sweeps, s->resident_wg, "sites_per_item", s->resident_sites);
 }
 
 /* msc tempering: the last colour pass also counts the energies, which

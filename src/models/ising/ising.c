@@ -878,17 +878,8 @@ static void ising_describe_update(void *state, cJSON *performance)
     const ising_state *s = state;
     if (s->rsite) return;
     ising_tblock_describe(&s->tblock, performance);
-    cJSON *r = cJSON_AddObjectToObject(performance, "resident");
-    cJSON_AddBoolToObject(r, "used", s->resident);
-    if (!s->resident) {
-        cJSON_AddStringToObject(r, "reason", s->resident_note);
-        return;
-    }
-    cJSON_AddNumberToObject(r, "launches", (double)s->resident_launches);
-    cJSON_AddNumberToObject(r, "sweeps_per_launch",
-                            s->resident_launches ? (double)s->resident_sweeps / (double)s->resident_launches : 0.0);
-    cJSON_AddNumberToObject(r, "work_group", (double)s->resident_wg);
-    cJSON_AddNumberToObject(r, "configs_per_group", (double)s->resident_configs);
+    clmc_describe_resident(performance, s->resident ? NULL : s->resident_note, s->resident_launches,
+                           s->resident_sweeps, s->resident_wg, "configs_per_group", (double)s->resident_configs);
 }
 
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
