@@ -266,6 +266,20 @@ Test(resident, population_annealing_msc_fluctuating_runs_equal_ordinary, .timeou
                                 "\"resampling\": \"nearest_integer\", \"runs\": 2}, \"run\": {\"seed\": 9}}");
 }
 
+/* 1600 members, betas 0.125 and 0.25, seed 42: in the second step's sweeps
+ * one lane of member 1343 draws a number equal to its threshold in all 32
+ * bits.  The word must still be written (that lane rejects, the others as
+ * decided), as the ordinary kernel does; the resident and blocked passes
+ * (local_word) once left the whole word unchanged. */
+Test(resident, population_annealing_msc_exact_tie_equals_ordinary, .timeout = 120)
+{
+    expect_population_identical("resident-pa-msc-tie",
+                                "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": "
+                                "{\"layout\": \"msc\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 1600, \"betas\": [0.125, 0.25], \"sweeps_per_step\": 3}, "
+                                "\"run\": {\"seed\": 42}}");
+}
+
 Test(resident, population_annealing_msc_3d_equals_ordinary, .timeout = 120)
 {
     expect_population_identical("resident-pa-msc-3d",

@@ -486,7 +486,9 @@ inline uint local_classes(__local const uint *lattice, local_place at, uint *cla
 
 /* Bit groups [first, end) of word `item` (RNG_LCG_RESEEDED: bit planes from
  * the word's *state; else Philox draws); returns whether it is still tied,
- * else stores its new spins. */
+ * else stores its new spins.  After the last group (end = LAST_END) it is
+ * decided: a lane still tied has r = t exactly, which rejects, as in
+ * msc_philox_flip. */
 inline bool local_word(__local uint *lattice, __local const uint *limits, uint item, uint colour, local_frame frame,
                        uint sweep, clmc_philox_key key, uint stream_base, ulong *state, msc_comparison *c, uint first,
                        uint end)
@@ -503,7 +505,7 @@ inline bool local_word(__local uint *lattice, __local const uint *limits, uint i
     uint tied = msc_compare_groups(c, class1, class2, class3, t4, t8, t12, key, at.unit, sweep,
                                    CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, stream_base + at.member), first, end);
 #endif
-    if (tied) return true;
+    if (tied && end < LAST_END) return true;
     lattice[at.own] = msc_flipped(spins, class1, class2, class3, c);
     return false;
 }
