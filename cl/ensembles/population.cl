@@ -94,40 +94,44 @@ inline void pa_block(uint n, uint id, uint size, uint *first, uint *last)
  * running sums go back side by side.  Launched over whole groups (global size
  * chunks x PA_CHUNK); work-items past n take part in the barriers only. */
 
-/* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E. */
+/* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E,
+ * each member's terms in local memory side by side (coalesced loads), then
+ * summed by a tree (a fixed order: the same sums on every device; the
+ * integer energies' sums are exact in any order below 2^53).  The loop
+ * around the barrier has the same trip count in every work-item. */
+#define PA_STATS 7
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
 void pa_member_stats(__global const pa_value *energy, __global const pa_value *magnetisation, uint n,
                      __global double *stats)
 {
-    __local pa_value e_chunk[PA_CHUNK], m_chunk[PA_CHUNK];
+    __local double terms[PA_STATS * PA_CHUNK];
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
+    __local double *mine = terms + PA_STATS * l;
     if (first + l < n) {
-        e_chunk[l] = energy[first + l];
-        m_chunk[l] = magnetisation[first + l];
+        double e = (double)energy[first + l], m = fabs((double)magnetisation[first + l]);
+        mine[0] = e;
+        mine[1] = e;
+        mine[2] = e * e;
+        mine[3] = m;
+        mine[4] = m * m;
+        mine[5] = m * m * m * m;
+        mine[6] = e;
+    } else {
+        mine[0] = INFINITY;
+        mine[6] = -INFINITY;
+        for (uint q = 1; q < 6; q++) mine[q] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l != 0) return;
-    uint count = min(n - first, PA_CHUNK);
-    pa_value e_min = e_chunk[0], e_max = e_chunk[0];
-    double e1 = 0, e2 = 0, m1 = 0, m2 = 0, m4 = 0;
-    for (uint i = 0; i < count; i++) {
-        double e = (double)e_chunk[i], m = fabs((double)m_chunk[i]);
-        e_min = e_chunk[i] < e_min ? e_chunk[i] : e_min;
-        e_max = e_chunk[i] > e_max ? e_chunk[i] : e_max;
-        e1 += e;
-        e2 += e * e;
-        m1 += m;
-        m2 += m * m;
-        m4 += m * m * m * m;
+    for (uint width = PA_CHUNK / 2; width > 0; width /= 2) {
+        if (l < width) {
+            __local const double *other = mine + PA_STATS * width;
+            mine[0] = fmin(mine[0], other[0]);
+            for (uint q = 1; q < 6; q++) mine[q] += other[q];
+            mine[6] = fmax(mine[6], other[6]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
-    __global double *out = stats + 7 * (size_t)c;
-    out[0] = (double)e_min;
-    out[1] = e1;
-    out[2] = e2;
-    out[3] = m1;
-    out[4] = m2;
-    out[5] = m4;
-    out[6] = (double)e_max;
+    if (l < PA_STATS) stats[PA_STATS * (size_t)c + l] = terms[l];
 }
 
 /* The bins of a step's energy histogram, one per energy value from its
@@ -206,39 +210,43 @@ __kernel void pa_overlap(__global const uint *now, __global uint *before, __glob
 }
 
 /* Step k's record from the per-chunk member statistics (pa_member_stats)
- * and family statistics (pa_family_stats), by one work-group (any size up to
- * 256): each work-item sums its block of chunks in order, work-item 0 the
- * block sums in order (a fixed order for a given group size; the energy
- * sums and family squares are whole numbers, exact in any order below 2^53). */
+ * and family statistics (pa_family_stats), by one work-group (a power of two
+ * work-items up to 256): work-item id sums chunks id, id + size, ... in
+ * order (coalesced), and a tree the work-items' sums (a fixed order for a
+ * given group size; the energy sums and family squares are whole numbers,
+ * exact in any order below 2^53). */
 #define PA_PARTS 9 /* E min, E max, 5 sums, family squares, largest family */
 __kernel void pa_step_record(__global const double *stats, uint n_chunks, __global const double *family,
                              uint family_chunks, __global double *records, uint at)
 {
     __local double part[PA_PARTS * 256];
-    uint id = get_local_id(0), size = get_local_size(0), first, last;
-    double x[PA_PARTS] = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, 0, 0};
-    pa_block(n_chunks, id, size, &first, &last);
-    for (uint c = first; c < last; c++) {
-        __global const double *s = stats + 7 * (size_t)c;
+    uint id = get_local_id(0), size = get_local_size(0);
+    __local double *x = part + PA_PARTS * id;
+    x[0] = INFINITY;
+    x[1] = -INFINITY;
+    for (uint q = 2; q < PA_PARTS; q++) x[q] = 0;
+    for (uint c = id; c < n_chunks; c += size) {
+        __global const double *s = stats + PA_STATS * (size_t)c;
         x[0] = fmin(x[0], s[0]);
         x[1] = fmax(x[1], s[6]);
         for (uint q = 0; q < 5; q++) x[2 + q] += s[1 + q];
     }
-    pa_block(family_chunks, id, size, &first, &last);
-    for (uint c = first; c < last; c++) {
+    for (uint c = id; c < family_chunks; c += size) {
         x[7] += family[2 * (size_t)c];
         x[8] = fmax(x[8], family[2 * (size_t)c + 1]);
     }
-    for (uint q = 0; q < PA_PARTS; q++) part[PA_PARTS * id + q] = x[q];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (id != 0) return;
-    for (uint t = 1; t < size; t++) {
-        __local const double *y = part + PA_PARTS * t;
-        x[0] = fmin(x[0], y[0]);
-        x[1] = fmax(x[1], y[1]);
-        for (uint q = 2; q < 8; q++) x[q] += y[q];
-        x[8] = fmax(x[8], y[8]);
+    for (uint width = size / 2; width > 0; width /= 2) {
+        if (id < width) {
+            __local const double *y = x + PA_PARTS * width;
+            x[0] = fmin(x[0], y[0]);
+            x[1] = fmax(x[1], y[1]);
+            for (uint q = 2; q < 8; q++) x[q] += y[q];
+            x[8] = fmax(x[8], y[8]);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
+    if (id != 0) return;
     __global double *record = records + at;
     record[PA_E_MIN] = x[0];
     record[PA_E_MAX] = x[1];
