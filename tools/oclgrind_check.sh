@@ -121,8 +121,9 @@ add ising2d-msc-blocked "$all" "$(ising 2 64 msc ', "sweeps_per_launch": 3, "blo
 # temperature step, as above).
 pam() { echo "\"model\": {$1}, \"algorithm\": {$2}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": 1, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"; }
 add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layout": "naive"')"
-# EA msc members, 32 per word (two words): the lanes' bit gather (pa_gather_lanes) and the swap.
-add ea3d-population-msc "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 64, \"steps\": 1, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"
+# EA msc members, 32 per word (two words): the lanes' bit gather (pa_gather_lanes), the swap and the member
+# pass (resident off: Oclgrind's device would take the resident update below).
+add ea3d-population-msc "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"off\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 64, \"steps\": 1, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"
 # Its resident update (a step's sweeps in one launch, the word's stacks in local memory): 2D L = 12, 72 sites
 # a colour on 64 work-items of 2 sites (the last 56 one site), two sweeps a step.
 add ea2d-population-msc-resident "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 12}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"on\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 64, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 2}"
