@@ -202,7 +202,8 @@ clmc_status ea_member_pass_enqueue(ea_state *s, cl_uint sweep)
 #define RESIDENT_WG_MAX 64
 
 /* Whether the resident update applies (else the reason in resident_note),
- * and its plan. */
+ * its local memory estimated from `plan` (the stacks and the fold; the
+ * built kernel's own figure is checked in ea_resident_create). */
 static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
