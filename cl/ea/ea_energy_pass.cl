@@ -68,6 +68,10 @@ inline void store_members(word_t *counts, __local word_t *fold_buffer, uint word
 
 #if RESIDENT
 #define LANE_BITS WORD_BITS
+/* The fold's local words (fold_tallies, store_members), in the stacks' own
+ * local memory where they fit there. */
+#define FOLD_WORDS ((ENERGY_WG > 1 ? ENERGY_WG / 2 : 1) * 2 * ENERGY_LEVELS)
+#define FOLD_IN_LATTICE (FOLD_WORDS <= 2 * SITES)
 typedef word_t lane_t;
 #include "ensembles/lane_segments.h"
 
@@ -81,8 +85,12 @@ typedef word_t lane_t;
  * does.  gather_members > 0: population annealing's bit gather, fused: the
  * word's members are loaded from the old population gather_from, member j
  * from member gather_source[j] (lanes from gather_members on 0), as
- * pa_gather_lanes would have written them, and written to `spins`.  Every
- * loop around a barrier has the same trip count in every work-item. */
+ * pa_gather_lanes would have written them, and written to `spins`.  The
+ * couplings are read once into a byte per site (bond_masks), the
+ * temperature's thresholds into registers, and the fold of the measured
+ * pass uses the stacks' local words once they are written back, where it
+ * fits there (FOLD_IN_LATTICE).  Every loop around a barrier has the same
+ * trip count in every work-item. */
 __kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
 void ea_msc_resident_update(__global word_t *spins, __global const word_t *negative_bonds,
                             __global const uint *thresholds, __global const word_t *lanes_below,
@@ -92,33 +100,63 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
                             uint first_realization /* ensemble.first_system */)
 {
     __local word_t lattice[2 * SITES];
-    __local word_t fold_buffer[ENERGY_WG / 2 * 2 * ENERGY_LEVELS];
+    __local uchar bond_masks[SITES];
+    /* The lattice is free for the fold once the members are written back. */
+    __local word_t fold_words[FOLD_IN_LATTICE ? 1 : FOLD_WORDS];
+    __local word_t *fold_buffer = FOLD_IN_LATTICE ? lattice : fold_words;
     __local pa_group_segments segments;
-    word_t counts[2 * ENERGY_LEVELS]; /* [satisfied bonds, agreeing sites][level] */
-    for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) counts[k] = 0;
     uint lid = get_local_id(0), word = get_group_id(0);
     __global word_t *stacks = spins + (size_t)2 * word * SITES; /* T = 1: stacks 2 word and 2 word + 1 */
     /* The segments' barriers outside any branch (PoCL): none without a gather. */
     uint runs = pa_find_segments(gather_source, gather_members, word, &segments, lid, ENERGY_WG);
     for (uint i = lid; i < 2 * SITES; i += ENERGY_WG)
         lattice[i] = gather_members ? pa_gathered_word(gather_from, 2 * SITES, i, runs, &segments) : stacks[i];
+    for (uint site = lid; site < SITES; site += ENERGY_WG) {
+        neighbourhood n = neighbours_of(site);
+        uint mask = 0;
+        for (uint d = 0; d < DIM; d++)
+            mask |= (negative_bonds[site * DIM + d] != 0 ? 1u : 0u) << (2 * d) |
+                    (negative_bonds[n.down[d] * DIM + d] != 0 ? 2u : 0u) << (2 * d);
+        bond_masks[site] = (uchar)mask;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
+    uint own_thresholds[3] = {thresholds[0], thresholds[1], DIM == 3 ? thresholds[2] : 0};
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    for (uint t = 0; t < count; t++)
-        for (uint colour = 0; colour < 2; colour++) {
-            bool counting = measure && t + 1 == count && colour == 1;
-            for (uint k = 0; k < ENERGY_SITES; k++) {
-                uint index = k * ENERGY_WG + lid;
-                if (index < HALF_SITES)
-                    update_site(lattice, negative_bonds, thresholds, lanes_below, key, first_sweep + t, colour, word,
-                                0, index, counts, counting, first_realization);
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef RNG_LCG_RESEEDED
+    /* The work-item's LCG64 for this launch, drawn from Philox at (lid,
+     * first_sweep, LCG_SEED_HIT) in the stream of the word's first stack. */
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_realization) + 2 * word));
+    clmc_philox_ctr seed = clmc_random4(key, lid, first_sweep, LCG_SEED_HIT, stream);
+    ulong lcg = (ulong)seed.v[0] | (ulong)seed.v[1] << 32;
+#else
+    ulong lcg = 0; /* unused: the Philox draws need no state */
+#endif
+    /* The colour passes, the measured one (`measure`: the last) apart, so
+     * that the counters are not held through the others. */
+    uint last = measure ? 1u : 0u;
+    for (uint pass = 0; pass < 2 * count - last; pass++) {
+        for (uint k = 0; k < ENERGY_SITES; k++) {
+            uint index = k * ENERGY_WG + lid;
+            if (index < HALF_SITES)
+                update_site(lattice, bond_masks, own_thresholds, lanes_below, key, first_sweep + pass / 2, pass % 2,
+                            word, 0, index, (word_t *)0, false, first_realization, &lcg);
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    word_t counts[2 * ENERGY_LEVELS]; /* [satisfied bonds, agreeing sites][level] */
+    for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) counts[k] = 0;
+    for (uint k = 0; k < ENERGY_SITES; k++) {
+        uint index = k * ENERGY_WG + lid;
+        if (last && index < HALF_SITES)
+            update_site(lattice, bond_masks, own_thresholds, lanes_below, key, first_sweep + count - 1, 1, word, 0,
+                        index, counts, true, first_realization, &lcg);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint i = lid; i < 2 * SITES; i += ENERGY_WG) stacks[i] = lattice[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
     /* The fold's barriers outside any branch (PoCL); without `measure` the
      * counters are 0 and nothing is stored. */
     store_members(counts, fold_buffer, word, 0, measure ? energy : (__global int *)0, overlap);
-    for (uint i = lid; i < 2 * SITES; i += ENERGY_WG) stacks[i] = lattice[i];
 }
 #else
 /* Population annealing (T = 1): the same update as the colour-1 pass of a
@@ -149,7 +187,7 @@ void ea_msc_member_update(__global word_t *spins, __global const word_t *negativ
         uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
         if (index < HALF_SITES)
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, 0, index, counts,
-                        true, first_realization);
+                        true, first_realization, (ulong *)0);
     }
     store_members(counts, fold_buffer, word, group, energy, overlap);
 }
@@ -184,7 +222,7 @@ void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds
         uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
         if (index < HALF_SITES)
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, place, index,
-                        satisfied, true, first_realization);
+                        satisfied, true, first_realization, (ulong *)0);
     }
     fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
     if (lid == 0)

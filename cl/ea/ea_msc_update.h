@@ -13,8 +13,21 @@
 #endif
 #if RESIDENT
 #define SPINS_SPACE __local
+/* The couplings as the resident update reads them: population annealing's
+ * members share one realization, whose "J = -1" words are all lanes or
+ * none, so a site's NEIGHBOURS bonds fit in one byte of local memory (bit 2 d:
+ * the bond to its +d neighbour, bit 2 d + 1: to its -d neighbour;
+ * bond_masks in ea_energy_pass.cl). */
+typedef __local const uchar *bonds_ref;
+/* ... and the three thresholds of the launch's temperature, read once. */
+typedef const uint *thresholds_ref;
+#if !SHARED_DISORDER || !LANE_RANDOMS
+#error "RESIDENT is population annealing's update: one realization (SHARED_DISORDER), the lanes' own numbers"
+#endif
 #else
 #define SPINS_SPACE __global
+typedef __global const word_t *bonds_ref;
+typedef __global const uint *thresholds_ref;
 #endif
 
 #if TEMPERATURES > 1
@@ -45,15 +58,45 @@ inline word_t lanes_accepting(uint r, __global const uint *thresholds, __global 
 #endif
 }
 
-/* Lanes of one stack that flip at a site, given the spin word, its
- * neighbours' words and the "J = -1" words of the bonds to them.  A bond is
+/* Full adder of three lane words: their per-lane sum's two bits. */
+inline void add_three(word_t a, word_t b, word_t c, word_t *sum, word_t *carry)
+{
+    *sum = a ^ b ^ c;
+    *carry = (a & b) | (c & (a ^ b));
+}
+
+/* Each lane's number of satisfied bonds at a site (0 .. NEIGHBOURS),
+ * bit-sliced into c0, c1, c2, by a carry-save tree of full adders.  A bond is
  * satisfied where s_i s_j J_ij = +1, i.e. where the bits of s_i, s_j and
  * "J = -1" have even parity. */
+inline void count_satisfied(word_t spin, const word_t *neighbour, const word_t *negative, word_t *c0, word_t *c1,
+                            word_t *c2)
+{
+    word_t x[NEIGHBOURS];
+    for (uint k = 0; k < NEIGHBOURS; k++) x[k] = ~(spin ^ neighbour[k] ^ negative[k]);
+    word_t sum, carry, low_carry;
+    add_three(x[0], x[1], x[2], &sum, &carry);
+#if DIM == 3
+    word_t sum_b, carry_b;
+    add_three(x[3], x[4], x[5], &sum_b, &carry_b);
+    *c0 = sum ^ sum_b;
+    low_carry = sum & sum_b;
+    add_three(carry, carry_b, low_carry, c1, c2);
+#else
+    *c0 = sum ^ x[3];
+    low_carry = sum & x[3];
+    *c1 = carry ^ low_carry;
+    *c2 = carry & low_carry;
+#endif
+}
+
+/* Lanes of one stack that flip at a site, given the spin word, its
+ * neighbours' words and the "J = -1" words of the bonds to them. */
 inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t *negative, uint r,
                              __global const uint *thresholds, __global const word_t *below)
 {
-    word_t c0 = 0, c1 = 0, c2 = 0;
-    for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
+    word_t c0, c1, c2;
+    count_satisfied(spin, neighbour, negative, &c0, &c1, &c2);
     word_t class1 = count_word_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
     word_t class2 = count_word_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
     word_t flips = (class1 & lanes_accepting(r, thresholds, below, 0)) | (class2 & lanes_accepting(r, thresholds, below, 1));
@@ -67,40 +110,91 @@ inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t 
 }
 
 #if LANE_RANDOMS
-/* One bit plane of the bit-serial comparison r < t over the lanes, most
- * significant first (as cl/ising/ising_msc.cl): `less` collects the lanes
- * already below t, `equal` those still tied. */
-inline void compare_lane_plane(uint threshold, uint bit, word_t random_bits, word_t *less, word_t *equal)
-{
-    word_t t_mask = all_lanes_if((threshold >> bit) & 1u);
-    *less |= *equal & ~random_bits & t_mask;
-    *equal &= ~(random_bits ^ t_mask);
-}
-
 /* Population annealing: the lanes are members, each drawing its own 32-bit
  * number r per site and sweep, compared with its class's threshold
- * floor(exp(-4 k beta) 2^32) bit by bit from the most significant: draw g
- * (counter site, sweep, hit g, `stream`) gives bit planes 31 - P g ..
- * 31 - P g - P + 1 of every lane (P = 128 / WORD_BITS: a plane is one
- * 32-bit value, or two for 64 lanes, v[2q] the low lanes), and drawing
- * stops as soon as no uphill lane is still tied with its threshold, so every
- * decision equals the exact comparison r < t.  T = 1: thresholds[k - 1]. */
+ * floor(exp(-4 k beta) 2^32) bit by bit from the most significant, and
+ * drawing stops as soon as no uphill lane is still tied with its threshold,
+ * so every decision equals the exact comparison r < t.  The planes come from
+ * Philox: draw g (counter site, sweep, hit g, `stream`) gives bit planes
+ * 31 - P g .. 31 - P g - P + 1 of every lane (P = 128 / WORD_BITS: a plane
+ * is one 32-bit value, or two for 64 lanes, v[2q] the low lanes); or, under
+ * RNG_LCG_RESEEDED (algorithm.rng "lcg64_reseeded", the resident update
+ * only), one plane per step of the work-item's LCG64 *lcg (lcg_plane). */
 #define LANE_PLANES (128 / WORD_BITS)
-inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const word_t *negative, clmc_philox_key key,
-                                 uint site, uint sweep, uint stream, __global const uint *thresholds)
+#ifdef RNG_LCG_RESEEDED
+#include "common/rng_lcg.h"
+/* The Philox draw that seeds a work-item's LCG64 at a launch's start: hit
+ * 32, past the Philox path's draws 0 .. 31. */
+#define LCG_SEED_HIT 32u
+
+/* The next bit plane: the high word of one LCG64 step, or of two for 64
+ * lanes (the low lanes first). */
+inline word_t lcg_plane(ulong *lcg)
 {
-    word_t c0 = 0, c1 = 0, c2 = 0;
-    for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
-    word_t class1 = count_word_equals(NEIGHBOURS / 2 + 1, c0, c1, c2);
-    word_t class2 = count_word_equals(NEIGHBOURS / 2 + 2, c0, c1, c2);
-#if DIM == 3
-    word_t class3 = count_word_equals(NEIGHBOURS / 2 + 3, c0, c1, c2);
+    *lcg = clmc_lcg64_step(*lcg);
+#if WORD_BITS == 64
+    ulong low = clmc_lcg64_word(*lcg);
+    *lcg = clmc_lcg64_step(*lcg);
+    return low | (ulong)clmc_lcg64_word(*lcg) << 32;
 #else
-    word_t class3 = 0;
+    return clmc_lcg64_word(*lcg);
 #endif
-    uint t1 = thresholds[0], t2 = thresholds[1], t3 = thresholds[2];
-    word_t less1 = 0, less2 = 0, less3 = 0, equal1 = ALL_LANES, equal2 = ALL_LANES, equal3 = ALL_LANES;
-    word_t tied = class1 | class2 | class3;
+}
+#endif
+
+/* Where mask has a 1, when_set, else when_clear. */
+inline word_t lane_select(word_t mask, word_t when_set, word_t when_clear)
+{
+    return when_clear ^ (mask & (when_clear ^ when_set));
+}
+
+/* All lanes if the top bit of `shifted` is set, else none. */
+inline word_t top_bit_lanes(uint shifted)
+{
+    return (word_t)0 - (word_t)(shifted >> 31);
+}
+
+/* The uphill lanes are compared in one pass, each plane against the bit of
+ * its own lane's threshold: shifted[k - 1] is the threshold of class k
+ * shifted left by the planes compared so far, so its top bit is the
+ * current plane's.  The class follows from the satisfied bonds c (the
+ * count's bits c0 c1 c2): in 3D, uphill counts are 4 (class 1), 5 (class 2)
+ * and 6 (class 3), so c1 marks class 3 and c0 class 2; in 2D, 3 (class 1)
+ * and 4 (class 2), so c2 marks class 2.  What it gives for other lanes does
+ * not matter (they are not tied).  Then `less` collects the lanes below
+ * their threshold, `tied` those still equal to it. */
+inline void compare_plane(word_t plane, word_t c0, word_t c1, word_t c2, uint *shifted, word_t *less, word_t *tied)
+{
+#if DIM == 3
+    (void)c2;
+    word_t t_plane = lane_select(c1, top_bit_lanes(shifted[2]), lane_select(c0, top_bit_lanes(shifted[1]), top_bit_lanes(shifted[0])));
+#else
+    (void)c0, (void)c1;
+    word_t t_plane = lane_select(c2, top_bit_lanes(shifted[1]), top_bit_lanes(shifted[0]));
+#endif
+    for (uint k = 0; k < 3; k++) shifted[k] <<= 1;
+    *less |= *tied & ~plane & t_plane;
+    *tied &= ~(plane ^ t_plane);
+}
+
+/* T = 1: thresholds[k - 1]. */
+inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const word_t *negative, clmc_philox_key key,
+                                 uint site, uint sweep, uint stream, thresholds_ref thresholds, ulong *lcg)
+{
+    word_t c0, c1, c2;
+    count_satisfied(spin, neighbour, negative, &c0, &c1, &c2);
+#if DIM == 3
+    word_t uphill = c2; /* 4 .. 6 of 6 bonds satisfied */
+#else
+    word_t uphill = c2 | (c1 & c0); /* 3 or 4 of 4 */
+#endif
+    uint shifted[3] = {thresholds[0], thresholds[1], DIM == 3 ? thresholds[2] : 0};
+    word_t less = 0, tied = uphill;
+#ifdef RNG_LCG_RESEEDED
+    (void)key, (void)site, (void)sweep, (void)stream;
+    for (uint b = 0; b < 32 && tied; b++) compare_plane(lcg_plane(lcg), c0, c1, c2, shifted, &less, &tied);
+#else
+    (void)lcg;
     for (uint g = 0; g < 32 / LANE_PLANES && tied; g++) {
         clmc_philox_ctr r = clmc_random4(key, site, sweep, g, stream);
         for (uint q = 0; q < LANE_PLANES; q++) {
@@ -109,17 +203,11 @@ inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const wor
 #else
             word_t plane = r.v[q];
 #endif
-            uint bit = 31 - (LANE_PLANES * g + q);
-            compare_lane_plane(t1, bit, plane, &less1, &equal1);
-            compare_lane_plane(t2, bit, plane, &less2, &equal2);
-#if DIM == 3
-            compare_lane_plane(t3, bit, plane, &less3, &equal3);
-#endif
+            compare_plane(plane, c0, c1, c2, shifted, &less, &tied);
         }
-        tied = (equal1 & class1) | (equal2 & class2) | (equal3 & class3);
     }
-    (void)t3;
-    return ~(class1 | class2 | class3) | (less1 & class1) | (less2 & class2) | (less3 & class3);
+#endif
+    return ~uphill | less;
 }
 #endif
 
@@ -133,22 +221,26 @@ inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const wor
  * of sites among this one and its other-colour partner where the replicas
  * agree into satisfied[ENERGY_LEVELS ..].  RESIDENT: `spins` holds the two
  * stacks of `word` alone. */
-inline void update_site(SPINS_SPACE word_t *spins, __global const word_t *negative_bonds,
-                        __global const uint *thresholds, __global const word_t *lanes_below, clmc_philox_key key,
-                        uint sweep, uint colour, uint word, uint place, uint index, word_t *satisfied, bool counting,
-                        uint first_system)
+inline void update_site(SPINS_SPACE word_t *spins, bonds_ref negative_bonds, thresholds_ref thresholds,
+                        __global const word_t *lanes_below, clmc_philox_key key, uint sweep, uint colour, uint word,
+                        uint place, uint index, word_t *satisfied, bool counting, uint first_system, ulong *lcg)
 {
     uint site = site_of_colour(index, colour);
-    __global const word_t *bonds = negative_bonds + (size_t)BOND_WORD(word) * SITES * DIM;
     neighbourhood n = neighbours_of(site);
     word_t negative[NEIGHBOURS];
 #if MEMBER_PASS
     word_t new_spin[2], other_colour[2];
 #endif
+#if RESIDENT
+    uint mask = negative_bonds[site];
+    for (uint k = 0; k < NEIGHBOURS; k++) negative[k] = all_lanes_if((mask >> k) & 1u);
+#else
+    __global const word_t *bonds = negative_bonds + (size_t)BOND_WORD(word) * SITES * DIM;
     for (uint d = 0; d < DIM; d++) {
         negative[2 * d] = bonds[site * DIM + d];
         negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
     }
+#endif
 #if !LANE_RANDOMS
     clmc_philox_ctr r = shared_randoms(key, site, sweep, FIRST_WORD(first_system) + word, place);
 #endif
@@ -163,7 +255,7 @@ inline void update_site(SPINS_SPACE word_t *spins, __global const word_t *negati
         word_t spin = own[site];
 #if LANE_RANDOMS
         uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_system) + stack));
-        spin ^= flipping_lanes_own(spin, neighbour, negative, key, site, sweep, stream, thresholds);
+        spin ^= flipping_lanes_own(spin, neighbour, negative, key, site, sweep, stream, thresholds, lcg);
 #else
         spin ^= flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
                                lanes_below + (size_t)stack * (TEMPERATURES + 1));
@@ -171,8 +263,8 @@ inline void update_site(SPINS_SPACE word_t *spins, __global const word_t *negati
         own[site] = spin;
 #if ENERGY_PASS
         if (!counting) continue;
-        word_t c0 = 0, c1 = 0, c2 = 0;
-        for (uint k = 0; k < NEIGHBOURS; k++) count_word_bit(~(spin ^ neighbour[k] ^ negative[k]), &c0, &c1, &c2);
+        word_t c0, c1, c2;
+        count_satisfied(spin, neighbour, negative, &c0, &c1, &c2);
 #if MEMBER_PASS
         add_site_count(satisfied, c0, c1, c2); /* both replicas into one counter */
         /* The site of the other colour at the same index: x differs in its

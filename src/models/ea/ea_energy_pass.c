@@ -202,14 +202,16 @@ clmc_status ea_member_pass_enqueue(ea_state *s, cl_uint sweep)
 #define RESIDENT_WG_MAX 64
 
 /* Whether the resident update applies (else the reason in resident_note),
- * its local memory estimated from `plan` (the stacks and the fold; the
- * built kernel's own figure is checked in ea_resident_create). */
+ * its local memory estimated from `plan` (the stacks, a byte of bonds per
+ * site, and the fold where it does not fit in the stacks' words; the built
+ * kernel's own figure is checked in ea_resident_create). */
 static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     char *note = s->resident_note;
     size_t n = sizeof s->resident_note;
-    size_t local = (2 * (size_t)s->n_sites + plan->wg / 2 * 2 * plan->levels) * ea_word_bytes(s);
+    size_t stack_words = 2 * (size_t)s->n_sites, fold_words = (plan->wg > 1 ? plan->wg / 2 : 1) * 2 * plan->levels;
+    size_t local = (stack_words + (fold_words <= stack_words ? 0 : fold_words)) * ea_word_bytes(s) + s->n_sites;
     if (!s->msc || !s->population)
         snprintf(note, n, "population annealing of layout msc only");
     else if (strcmp(mode, "off") == 0)
