@@ -109,7 +109,7 @@ Test(population_msc, bit_gather_on_irregular_copy_numbers, .timeout = 300)
  * runs); different random numbers, so not bit for bit.  Steps of 0.05
  * keep enough families (coarse steps collapse the population onto a few,
  * and the runs' Z-weighted errors then mean little). */
-static void msc_against_naive(int word_bits, int population, int runs, int seed)
+static void msc_against_naive(int word_bits, int population, int runs, int seed, const char *msc_keys)
 {
     const char *layouts[2] = {"msc", "naive"};
     cJSON *result[2];
@@ -117,10 +117,10 @@ static void msc_against_naive(int word_bits, int population, int runs, int seed)
         char json[1024];
         snprintf(json, sizeof json,
                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": \"metropolis\", "
-                 "\"layout\": \"%s\", \"word_bits\": %d}, \"ensemble\": {\"type\": \"population_annealing\", "
+                 "\"layout\": \"%s\", \"word_bits\": %d%s}, \"ensemble\": {\"type\": \"population_annealing\", "
                  "\"population\": %d, \"beta_end\": 1.0, \"steps\": 20, \"sweeps_per_step\": 5, \"runs\": %d}, "
                  "\"run\": {\"seed\": %d}}",
-                 layouts[l], word_bits, population, runs, seed);
+                 layouts[l], word_bits, l == 0 ? msc_keys : "", population, runs, seed);
         result[l] = physics_run(json, "pa-ea-msc-naive");
     }
     const cJSON *t[2];
@@ -140,44 +140,55 @@ static void msc_against_naive(int word_bits, int population, int runs, int seed)
             }
             double ea = physics_error(a, names[q]), eb = physics_error(b, names[q]);
             char what[200];
-            snprintf(what, sizeof what, "EA3d L=4 W=%d R=%d x%d beta=%.3f %s: msc %.5f +- %.5f, naive %.5f +- %.5f; "
-                     "difference", word_bits, population, runs, beta, names[q], ma, ea, mb, eb);
+            snprintf(what, sizeof what, "EA3d L=4 W=%d%s R=%d x%d beta=%.3f %s: msc %.5f +- %.5f, naive %.5f +- %.5f; "
+                     "difference", word_bits, msc_keys, population, runs, beta, names[q], ma, ea, mb, eb);
             double z = physics_compare(what, ma - mb, sqrt(ea * ea + eb * eb), 0);
             worst = fmax(worst, z);
             cr_expect_leq(z, TOLERANCE_SIGMA, "%s", what);
         }
     }
-    printf("EA3d msc against naive, W=%d: largest |z| %.2f over 20 steps x 2 observables\n", word_bits, worst);
+    printf("EA3d msc (W=%d%s) against naive: largest |z| %.2f over 20 steps x 2 observables\n", word_bits, msc_keys,
+           worst);
     cJSON_Delete(result[0]);
     cJSON_Delete(result[1]);
 }
 
 Test(population_msc, ea3d_matches_naive_layout, .timeout = 600)
 {
-    msc_against_naive(64, 512, 10, 7);
+    msc_against_naive(64, 512, 10, 7, "");
+}
+
+/* The same with algorithm.rng "lcg64_reseeded" (the resident update's
+ * lanes drawing from an LCG64 per work-item and launch) on the msc side. */
+Test(population_msc, ea3d_lcg64_reseeded_matches_naive_layout, .timeout = 600)
+{
+    msc_against_naive(64, 512, 10, 7, ", \"resident\": \"on\", \"rng\": \"lcg64_reseeded\"");
 }
 
 /* Uniform couplings (the ferromagnet; refused for msc without population
  * annealing, whose lanes share their numbers there) against exact 2D Ising
  * at L = 8: energy, specific heat and free energy per spin of one replica
- * at every step. */
-Test(population_msc, ea_uniform_matches_exact_ising_L8, .timeout = 600)
+ * at every step (`keys`: more algorithm keys, such as the lcg64_reseeded
+ * option; errors from `runs` runs). */
+static void uniform_against_exact(const char *keys, int runs)
 {
     enum { STEPS = 12 };
-    cJSON *result = physics_run("{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"couplings\": \"uniform\"}, "
-                                "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"msc\", \"word_bits\": 32}, "
-                                "\"ensemble\": {\"type\": \"population_annealing\", \"population\": 384, "
-                                "\"beta_end\": 0.6, \"steps\": 12, \"sweeps_per_step\": 10, \"runs\": 8}, "
-                                "\"run\": {\"seed\": 23}}",
-                                "pa-ea-msc-uniform");
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 8, \"couplings\": \"uniform\"}, "
+             "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"msc\", \"word_bits\": 32%s}, "
+             "\"ensemble\": {\"type\": \"population_annealing\", \"population\": 384, "
+             "\"beta_end\": 0.6, \"steps\": 12, \"sweeps_per_step\": 10, \"runs\": %d}, \"run\": {\"seed\": 23}}",
+             keys, runs);
+    cJSON *result = physics_run(json, "pa-ea-msc-uniform");
     const cJSON *temperatures = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures");
     cr_assert_eq(cJSON_GetArraySize(temperatures), STEPS + 1);
     for (int k = 1; k <= STEPS; k++) {
         const cJSON *entry = cJSON_GetArrayItem(temperatures, k);
         double beta = cJSON_GetObjectItem(entry, "beta")->valuedouble, e, c;
         ising2d_exact(8, beta, &e, &c);
-        const char *label = "PA ea uniform msc L=8 R=384 x8";
-        char what[128];
+        char label[160], what[256];
+        snprintf(label, sizeof label, "PA ea uniform msc%s L=8 R=384 x%d", keys, runs);
         snprintf(what, sizeof what, "%s beta=%.3f energy", label, beta);
         cr_expect_leq(physics_compare(what, physics_mean(entry, "energy"), physics_error(entry, "energy"), e),
                       TOLERANCE_SIGMA, "%s", what);
@@ -189,6 +200,16 @@ Test(population_msc, ea_uniform_matches_exact_ising_L8, .timeout = 600)
                                       -ising2d_exact_log_z(8, beta) / 64.0), TOLERANCE_SIGMA, "%s", what);
     }
     cJSON_Delete(result);
+}
+
+Test(population_msc, ea_uniform_matches_exact_ising_L8, .timeout = 600)
+{
+    uniform_against_exact("", 8);
+}
+
+Test(population_msc, ea_uniform_lcg64_reseeded_matches_exact_ising_L8, .timeout = 600)
+{
+    uniform_against_exact(", \"resident\": \"on\", \"rng\": \"lcg64_reseeded\"", 16);
 }
 
 /* ---- The member pass ------------------------------------------------------ */
@@ -331,6 +352,18 @@ Test(population_msc, resident_checkpoint_resume_bit_identical, .timeout = 600)
                                   "\"run\": {\"seed\": 5, \"checkpoint_every\": 4}}");
 }
 
+/* ... and with algorithm.rng "lcg64_reseeded", whose generators are
+ * seeded afresh in every launch (a step's sweeps). */
+Test(population_msc, lcg64_reseeded_checkpoint_resume_bit_identical, .timeout = 600)
+{
+    rerun_expect_resume_identical("pa-ea-msc-lcg-resume",
+                                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": "
+                                  "\"metropolis\", \"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"on\", "
+                                  "\"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                  "\"population\": 96, \"beta_end\": 1.0, \"steps\": 5, \"sweeps_per_step\": 2, "
+                                  "\"resampling\": \"nearest_integer\", \"runs\": 2}, \"run\": {\"seed\": 5, \"checkpoint_every\": 4}}");
+}
+
 #define EA_MSC_PA(model, algorithm, population)                                                                  \
     "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4" model "}, \"algorithm\": {\"type\": \"metropolis\", " \
     "\"layout\": \"msc\"" algorithm "}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": "      \
@@ -345,4 +378,15 @@ Test(population_msc, bad_input_exits_2_naming_the_key)
     expect_input_error(EA_MSC_PA("", ", \"shared_randoms\": true", "64"), "pa-ea-msc-shared", "algorithm.shared_randoms");
     expect_input_error(EA_MSC_PA(", \"realizations\": 64", "", "64"), "pa-ea-msc-realizations", "model.realizations");
     expect_input_error(EA_MSC_PA("", ", \"update_group\": 48", "64"), "pa-ea-msc-group", "algorithm.update_group");
+    /* lcg64_reseeded: msc population annealing on the resident update only. */
+    expect_input_error(EA_MSC_PA("", ", \"rng\": \"lcg64_reseeded\", \"resident\": \"off\"", "64"), "pa-ea-msc-lcg-off",
+                       "algorithm.rng: \"lcg64_reseeded\" draws in the resident msc update");
+    expect_input_error("{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"layout\": "
+                       "\"naive\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                       "\"population\": 64, \"beta_end\": 1, \"steps\": 4}}",
+                       "pa-ea-naive-lcg", "algorithm.rng: \"lcg64_reseeded\" is an option of population annealing");
+    expect_input_error("{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4, \"realizations\": 64}, "
+                       "\"algorithm\": {\"layout\": \"msc\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"beta\": 1}}",
+                       "ea-msc-lcg-not-pa", "algorithm.rng: \"lcg64_reseeded\" is an option of population annealing");
+    expect_input_error(EA_MSC_PA("", ", \"rng\": \"philox4x32_7\"", "64"), "pa-ea-msc-philox7", "algorithm.rng");
 }

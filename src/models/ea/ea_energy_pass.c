@@ -46,16 +46,14 @@ typedef struct {
 } pass_plan;
 
 /* Work-groups of a power of two work-items of `sites` sites each (the
- * smallest group covering the colour's sites, at most wg_max and the
- * device's limit), folded completely; counters wide enough for 2 DIM
+ * smallest group covering the colour's sites, at most wg_max, which the
+ * callers cap by the device's limit), folded completely; counters wide enough for 2 DIM
  * satisfied bonds per site (`replicas` of them: the member pass counts both
  * replicas in one). */
 static pass_plan plan_pass(const ea_state *s, unsigned sites, unsigned replicas, size_t wg_max)
 {
-    const clmc_device_info *d = clmc_runtime_device(s->rt);
     size_t half = s->n_sites / 2;
-    pass_plan plan = {clmc_power_of_two_at_most(d->max_work_group_size < wg_max ? d->max_work_group_size : wg_max),
-                      0, sites, 1, 0};
+    pass_plan plan = {clmc_power_of_two_at_most(wg_max), 0, sites, 1, 0};
     while (plan.wg > 1 && plan.wg / 2 * sites >= half) plan.wg /= 2;
     plan.groups = (half + plan.wg * sites - 1) / (plan.wg * sites);
     while (((size_t)1 << plan.fold_rounds) < plan.wg) plan.fold_rounds++;
@@ -63,9 +61,16 @@ static pass_plan plan_pass(const ea_state *s, unsigned sites, unsigned replicas,
     return plan;
 }
 
+/* The smaller of `most` work-items and the device's limit. */
+static size_t device_group_cap(const ea_state *s, size_t most)
+{
+    size_t limit = clmc_runtime_device(s->rt)->max_work_group_size;
+    return limit < most ? limit : most;
+}
+
 static void plan_energy_pass(ea_state *s, unsigned sites, unsigned replicas)
 {
-    pass_plan plan = plan_pass(s, sites, replicas, ENERGY_WG_MAX);
+    pass_plan plan = plan_pass(s, sites, replicas, device_group_cap(s, ENERGY_WG_MAX));
     s->energy_wg = plan.wg;
     s->energy_groups = plan.groups;
     s->energy_fold_rounds = plan.fold_rounds;
@@ -114,6 +119,7 @@ static clmc_status build_plan(ea_state *s, const char *base_options, unsigned re
     clmc_defines_int(&options, "ENERGY_PASS", 1);
     if (replicas == 2) clmc_defines_int(&options, "MEMBER_PASS", 1);
     if (resident) clmc_defines_int(&options, "RESIDENT", 1);
+    if (resident && s->lane_lcg) clmc_defines_flag(&options, "RNG_LCG_RESEEDED");
     clmc_defines_int(&options, "ENERGY_WG", (long long)plan->wg);
     clmc_defines_int(&options, "ENERGY_GROUPS", (long long)plan->groups);
     clmc_defines_int(&options, "ENERGY_SITES", plan->sites);
@@ -231,10 +237,12 @@ static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
 clmc_status ea_resident_create(ea_state *s, const char *base_options, const char *mode)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
-    size_t half = s->n_sites / 2, most = d->max_work_group_size < RESIDENT_WG_MAX ? d->max_work_group_size
-                                                                                   : RESIDENT_WG_MAX;
+    /* lcg64_reseeded: a generator per work-item, so the group must not
+     * depend on the device (one it cannot take refuses the resident update
+     * below). */
+    size_t half = s->n_sites / 2, most = s->lane_lcg ? RESIDENT_WG_MAX : device_group_cap(s, RESIDENT_WG_MAX);
     most = clmc_power_of_two_at_most(most);
-    pass_plan plan = plan_pass(s, (unsigned)((half + most - 1) / most), 2, RESIDENT_WG_MAX);
+    pass_plan plan = plan_pass(s, (unsigned)((half + most - 1) / most), 2, most);
     if (!resident_fits(s, mode, &plan)) return CLMC_OK;
     CLMC_TRY(build_plan(s, base_options, 2, true, &plan, &s->resident_program));
     CLMC_TRY(clmc_kernel_create(s->resident_program, "ea_msc_resident_update", &s->resident_update));

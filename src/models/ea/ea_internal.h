@@ -39,6 +39,9 @@ typedef struct {
     cl_mem member_energy, member_overlap;
     clmc_ea_couplings couplings;
     bool msc, shared_randoms;
+    /* algorithm.rng "lcg64_reseeded": the resident update's lanes draw from
+     * an LCG64 per work-item and launch (RNG_LCG_RESEEDED, docs/rng.md). */
+    bool lane_lcg;
     /* ensemble.type "independent": each realization a system, rows per
      * configuration; first_system: the run-wide index of realization 0. */
     bool independent;

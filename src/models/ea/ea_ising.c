@@ -14,6 +14,7 @@
  * move from prefix masks over the temperatures (lanes_below). */
 #include "models/ea/ea_internal.h"
 #include "models/ea/ea_ising.h"
+#include "models/rng_streams.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -150,6 +151,16 @@ static clmc_status ea_validate(const clmc_preset *p)
     bool msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     bool population = clmc_preset_is_population(p);
     if (density_ensemble(p)) CLMC_TRY(validate_density(p, msc, couplings));
+    if (clmc_rng_from_preset(p) == CLMC_RNG_LCG64_RESEEDED && !(msc && population))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"lcg64_reseeded\" is an option of population annealing "
+                         "with layout \"msc\" (ensemble.type \"population_annealing\", the resident update); give "
+                         "philox4x32_10 here");
+    if (clmc_rng_from_preset(p) == CLMC_RNG_LCG64_RESEEDED &&
+        (strcmp(clmc_preset_string(p, "algorithm.resident"), "off") == 0 ||
+         strcmp(clmc_preset_string(p, "algorithm.tempering_energies"), "measure") == 0))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"lcg64_reseeded\" draws in the resident msc update, which "
+                         "algorithm.resident \"off\" or tempering_energies \"measure\" rule out; give philox4x32_10 "
+                         "or remove those keys");
     if (population) {
         CLMC_TRY(validate_population(p, msc, couplings));
         realizations = clmc_preset_systems(p)->copies; /* the members, each a replica pair */
@@ -514,6 +525,7 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
     s->couplings = clmc_ea_couplings_from_name(clmc_preset_string(p, "model.couplings"));
     s->msc = strcmp(clmc_preset_string(p, "algorithm.layout"), "msc") == 0;
     s->shared_randoms = s->msc || clmc_preset_bool(p, "algorithm.shared_randoms");
+    s->lane_lcg = clmc_rng_from_preset(p) == CLMC_RNG_LCG64_RESEEDED;
     s->independent = clmc_preset_systems(p)->independent;
     s->first_system = clmc_preset_systems(p)->first_system;
     s->ordered_start = strcmp(clmc_preset_string(p, "model.start"), "ordered") == 0;
@@ -558,6 +570,10 @@ static clmc_status ea_setup(ea_state *s, const clmc_preset *p)
     if (status == CLMC_OK) status = ea_member_pass_create(s, clmc_defines_string(&options));
     if (status == CLMC_OK)
         status = ea_resident_create(s, clmc_defines_string(&options), clmc_preset_string(p, "algorithm.resident"));
+    if (status == CLMC_OK && s->lane_lcg && !s->resident_update)
+        status = clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"lcg64_reseeded\" draws in the resident msc update, "
+                           "which this run does not take (%s); set algorithm.resident \"on\" or give philox4x32_10",
+                           s->resident_note);
     clmc_defines_free(&options);
     CLMC_TRY(status);
     return initialise_spins(s);

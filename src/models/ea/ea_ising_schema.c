@@ -7,6 +7,7 @@ static const char *const coupling_kinds[] = {"bimodal", "gaussian", "uniform", N
 static const char *const starts[] = {"random", "ordered", NULL};
 static const char *const tempering_energies[] = {"pass", "measure", "check", NULL};
 static const char *const resident_modes[] = {"auto", "on", "off", NULL};
+static const char *const generators[] = {"philox4x32_10", "lcg64_reseeded", NULL};
 
 const clmc_field clmc_ea_ising_model_fields[] = {
     {"dim", CLMC_FIELD_INT, 2, 3, false, NULL, "3", "lattice dimension: 2 (square) or 3 (simple cubic)"},
@@ -47,6 +48,9 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
      "msc population annealing: auto runs a step's sweeps in one launch, each word's two stacks of members held "
      "in local memory, where they fit a device's dedicated local memory; on: also where local memory is emulated "
      "(CPUs); off: two launches per sweep (bit-identical results)"},
+    {"rng", CLMC_FIELD_STRING, 0, 0, false, generators, "\"philox4x32_10\"",
+     "generator of the Metropolis numbers: philox4x32_10, or lcg64_reseeded, the fast option of msc population "
+     "annealing on the resident update (an LCG64 per work-item and launch, seeded from Philox; docs/rng.md)"},
     {"reverse_odd", CLMC_FIELD_INT, -1, 1, false, NULL, "-1",
      "msc: colour-1 update launches take their work-groups last to first (1) or in order (0); -1 = the "
      "per-device default (built-in table, else 0); the same results (clmc tune searches it)"},
