@@ -700,6 +700,62 @@ Test(population, schemes_draw_the_expected_copy_numbers, .timeout = 600)
     close_program();
 }
 
+/* pa_copy_prefix (one process, systematic and nearest_integer) against the
+ * three kernels it stands for: the weights' offsets added (pa_add_double),
+ * the copy numbers (pa_copy_numbers) and their chunk sums
+ * (pa_prefix_chunks), on 700 members (the last of three chunks partly
+ * filled) at 50 steps of each scheme: copy numbers, running sums and chunk
+ * totals equal bit for bit. */
+Test(population, copy_prefix_equals_its_three_kernels, .timeout = 300)
+{
+    open_program();
+    enum { N = 700, STEPS = 50 };
+    cl_uint target = N, n = N, n_chunks = (N + 255) / 256;
+    static cl_int energy[N];
+    for (int i = 0; i < N; i++) energy[i] = -4 * (int)((i * 2654435761u) % 61u);
+    double e_min = -240, dbeta = 0.07;
+    cl_mem b_energy = buffer(sizeof energy, energy), b_local = buffer(N * 8, NULL), b_cum = buffer(N * 8, NULL),
+           b_chunk = buffer(n_chunks * 8, NULL), b_total = buffer(8, NULL), b_e_min = buffer(8, &e_min);
+    cl_mem b_copies[2] = {buffer(N * 4, NULL), buffer(N * 4, NULL)}, b_prefix[2] = {buffer(N * 4, NULL), buffer(N * 4, NULL)},
+           b_sums[2] = {buffer(n_chunks * 4, NULL), buffer(n_chunks * 4, NULL)};
+    cl_uint at = 0, seed_lo = 11, seed_hi = 3, run = 1, first = 0;
+    double cum_before = 0;
+    run_groups("pa_weights", n_chunks, 256, 7, (size_t[]){8, 4, 8, 8, 4, 8, 8},
+               (const void *[]){&b_energy, &n, &dbeta, &b_e_min, &at, &b_local, &b_chunk});
+    run_kernel("pa_scan_double", 1, 4, (size_t[]){8, 4, 8, 4}, (const void *[]){&b_chunk, &n_chunks, &b_total, &at});
+    cr_assert_eq(clEnqueueCopyBuffer(clmc_runtime_queue(rt), b_local, b_cum, 0, 0, N * 8, 0, NULL, NULL), CL_SUCCESS);
+    run_kernel("pa_add_double", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_cum, &n, &b_chunk});
+    unsigned differ = 0, compared = 0;
+    for (cl_uint scheme = 0; scheme < 3; scheme += 2) /* systematic, nearest_integer */
+        for (cl_uint step = 1; step <= STEPS; step++) {
+            run_kernel("pa_copy_numbers", n, 13, (size_t[]){8, 4, 4, 4, 4, 4, 4, 4, 8, 4, 8, 8, 4},
+                       (const void *[]){&b_cum, &n, &target, &scheme, &seed_lo, &seed_hi, &step, &run, &b_copies[0],
+                                        &first, &cum_before, &b_total, &at});
+            run_groups("pa_prefix_chunks", n_chunks, 256, 4, (size_t[]){8, 4, 8, 8},
+                       (const void *[]){&b_copies[0], &n, &b_prefix[0], &b_sums[0]});
+            run_groups("pa_copy_prefix", n_chunks, 256, 14, (size_t[]){8, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, 8, 8, 8},
+                       (const void *[]){&b_local, &b_chunk, &n, &target, &scheme, &seed_lo, &seed_hi, &step, &run,
+                                        &b_total, &at, &b_copies[1], &b_prefix[1], &b_sums[1]});
+            cl_uint copies[2][N], prefix[2][N], sums[2][3];
+            for (int k = 0; k < 2; k++) {
+                read(b_copies[k], N * 4, copies[k]);
+                read(b_prefix[k], N * 4, prefix[k]);
+                read(b_sums[k], n_chunks * 4, sums[k]);
+            }
+            differ += memcmp(copies[0], copies[1], sizeof copies[0]) != 0;
+            differ += memcmp(prefix[0], prefix[1], sizeof prefix[0]) != 0;
+            differ += memcmp(sums[0], sums[1], n_chunks * 4) != 0;
+            compared += 3;
+        }
+    printf("pa_copy_prefix against pa_add_double + pa_copy_numbers + pa_prefix_chunks: %u of %u arrays differ "
+           "(systematic and nearest_integer, %d steps each)\n", differ, compared, STEPS);
+    cr_expect_eq(differ, 0);
+    cl_mem all[] = {b_energy, b_local, b_cum, b_chunk, b_total, b_e_min, b_copies[0], b_copies[1], b_prefix[0],
+                    b_prefix[1], b_sums[0], b_sums[1]};
+    for (int i = 0; i < 12; i++) clReleaseMemObject(all[i]);
+    close_program();
+}
+
 /* The reproducible weights (PA_REPRODUCIBLE, real members): pa_exp against
  * the host's exp at 2000 exponents from 0 down to -746 (the first member of
  * each chunk, whose chunk-local running sum is its weight alone): within 2

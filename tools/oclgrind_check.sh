@@ -89,8 +89,9 @@ add ising2d-multicanonical-steps2 "$all" "\"model\": {\"type\": \"ising\", \"dim
 add ising2d-wang-landau-windows "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [0.4], \"windows\": 2, \"walkers_per_window\": 4, \"flatness\": 0.5, \"final_ln_f\": 0.6}"
 # Potts walkers (muca_potts.cl, two random words per update): 8 Wang-Landau walkers, one halving.
 add potts2d-wang-landau "$all" "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L\": 4, \"q\": 3}, \"algorithm\": {\"type\": \"metropolis\"}, \"ensemble\": {\"type\": \"wang_landau\", \"betas\": [0.4], \"walkers\": 8, \"iteration_sweeps\": 2, \"flatness\": 0.5, \"final_ln_f\": 0.6}"
-# Population annealing: systematic copy numbers (pa_copy_numbers) and multinomial ones
-# (pa_multinomial), the prefix sums, copies and family statistics (population.cl).
+# Population annealing: systematic copy numbers (pa_copy_prefix, in one process) and
+# multinomial ones (pa_multinomial), the prefix sums, copies and family statistics
+# (population.cl).
 # One temperature step (one resampling) launches every kernel of a case; the
 # systematic case takes two, the second resampling reading the families and
 # members the first wrote.  12 members: the measurement kernel's work-groups of
@@ -348,6 +349,9 @@ if [ $# -eq 0 ]; then
   # Population annealing's MPI kernels (members shared by ranks): no Oclgrind
   # case yet; tools/mpi_population_check.sh runs them on PoCL, equal to one process.
   not_launched+=(pa_family_edges pa_share_ranges pa_window_prefix)
+  # pa_copy_numbers: systematic and nearest_integer copy numbers under MPI ranks (one process
+  # takes pa_copy_prefix; tests/test_population.c runs both and compares them).
+  not_launched+=(pa_copy_numbers)
   defined=$(grep -rh -A2 '^__kernel' cl | grep -oE 'void +[a-z_0-9]+ *\(' | sed -E 's/void +//; s/ *\(//' | sort -u)
   launched=$(sed -nE 's/^clmc profile: +([a-z_0-9]+) +[0-9]+ launches.*/\1/p' "$work"/*.out | sort -u)
   for k in $defined; do

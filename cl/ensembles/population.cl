@@ -311,23 +311,56 @@ inline double uniform53(clmc_philox_ctr r)
  *     per member (the sum fluctuates around target).
  * Random numbers: purpose RESAMPLE (cl/common/philox.h), counter (member or 0,
  * step, run, CLMC_STREAM(RESAMPLE, scheme)). */
+/* Member `member`'s copy number from its cumulative weight hi_cum and its
+ * predecessor's lo_cum (pa_copy_numbers and pa_copy_prefix). */
+inline uint pa_copy_number(double lo_cum, double hi_cum, double total, uint target, uint scheme, clmc_philox_key key,
+                           uint member, uint step, uint run)
+{
+    double hi = hi_cum / total * (double)target, lo = lo_cum / total * (double)target;
+    if (scheme == PA_SYSTEMATIC) {
+        double u = uniform53(clmc_random4(key, 0, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_SYSTEMATIC)));
+        return (uint)(floor(hi + u) - floor(lo + u));
+    }
+    double u = uniform53(clmc_random4(key, member, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_NEAREST)));
+    double tau = hi - lo, whole = floor(tau);
+    return (uint)whole + (u < tau - whole ? 1u : 0u);
+}
+
 __kernel void pa_copy_numbers(__global const double *cum, uint n, uint target, uint scheme, uint seed_lo,
                               uint seed_hi, uint step, uint run, __global uint *copies, uint first,
                               double cum_before, __global const double *records, uint total_at)
 {
     uint i = get_global_id(0);
     if (i >= n) return;
-    double total = records[total_at];
     clmc_philox_key key = {{seed_lo, seed_hi}};
-    double hi = cum[i] / total * (double)target, lo = (i ? cum[i - 1] : cum_before) / total * (double)target;
-    if (scheme == PA_SYSTEMATIC) {
-        double u = uniform53(clmc_random4(key, 0, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_SYSTEMATIC)));
-        copies[i] = (uint)(floor(hi + u) - floor(lo + u));
-    } else {
-        double u = uniform53(clmc_random4(key, first + i, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, PA_NEAREST)));
-        double tau = hi - lo, whole = floor(tau);
-        copies[i] = (uint)whole + (u < tau - whole ? 1u : 0u);
+    copies[i] = pa_copy_number(i ? cum[i - 1] : cum_before, cum[i], records[total_at], target, scheme, key, first + i,
+                               step, run);
+}
+
+/* In one process (systematic and nearest_integer): pa_add_double,
+ * pa_copy_numbers and pa_prefix_chunks in one launch of a work-group per
+ * chunk.  cum holds the chunks' own running sums and chunk_offset their
+ * offsets (pa_scan_double), so member i's cumulative weight is chunk_offset[i
+ * / PA_CHUNK] + cum[i], the sum pa_add_double would have stored, bit for bit;
+ * its copy number is drawn as pa_copy_numbers draws it, and the chunk's copy
+ * numbers are summed as pa_prefix_chunks sums them. */
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_copy_prefix(__global const double *cum, __global const double *chunk_offset, uint n, uint target, uint scheme,
+                    uint seed_lo, uint seed_hi, uint step, uint run, __global const double *records, uint total_at,
+                    __global uint *copies, __global uint *prefix, __global uint *chunk_total)
+{
+    __local uint p[PA_CHUNK];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK, i = first + l;
+    if (i < n) {
+        clmc_philox_key key = {{seed_lo, seed_hi}};
+        double hi_cum = chunk_offset[c] + cum[i];
+        double lo_cum = i ? chunk_offset[(i - 1) / PA_CHUNK] + cum[i - 1] : 0.0;
+        p[l] = copies[i] = pa_copy_number(lo_cum, hi_cum, records[total_at], target, scheme, key, i, step, run);
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) pa_chunk_sums_uint(p, min(n - first, PA_CHUNK), chunk_total, c);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i < n) prefix[i] = p[l];
 }
 
 /* Multinomial: draw j of `target` picks the member whose cumulative weight

@@ -62,8 +62,8 @@ typedef struct {
     clmc_member_order order; /* what the members' second value is (ensemble_hooks.h) */
     bool exact_start;
     cl_program program;
-    cl_kernel stats, weights, scan_d, add_d, copy_numbers, multinomial, prefix, scan_u, add_u, sources, gather, gather4,
-        family_count, family_stats, histogram, overlap, step_record_kernel, share_ranges, window_prefix,
+    cl_kernel stats, weights, scan_d, add_d, copy_numbers, copy_prefix, multinomial, prefix, scan_u, add_u, sources,
+        gather, gather4, family_count, family_stats, histogram, overlap, step_record_kernel, share_ranges, window_prefix,
         family_edges;
     cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
         family_buf, scratch, histogram_buf[2], records;
@@ -197,7 +197,8 @@ static clmc_status build(population *p, clmc_ensemble *e)
         cl_kernel *kernel;
     } kernels[] = {{"pa_member_stats", &p->stats},   {"pa_weights", &p->weights},
                    {"pa_scan_double", &p->scan_d},   {"pa_add_double", &p->add_d},
-                   {"pa_copy_numbers", &p->copy_numbers}, {"pa_multinomial", &p->multinomial},
+                   {"pa_copy_numbers", &p->copy_numbers}, {"pa_copy_prefix", &p->copy_prefix},
+                   {"pa_multinomial", &p->multinomial},
                    {"pa_prefix_chunks", &p->prefix}, {"pa_scan_uint", &p->scan_u},
                    {"pa_add_uint", &p->add_u},       {"pa_sources", &p->sources},
                    {"pa_gather", &p->gather},        {"pa_gather4", &p->gather4},
@@ -641,7 +642,15 @@ static clmc_status finish_prefix_sums(clmc_ensemble *e, population *p, cl_kernel
     ARG(scan, 2, cl_mem, total);
     if (total_at != (cl_uint)-1) ARG(scan, 3, cl_uint, total_at);
     CLMC_TRY(clmc_enqueue(e->rt, scan, 1, &p->group, &p->group, CLMC_UNTIMED));
-    return add_offsets(e, p, add, values, chunk_sums);
+    return add ? add_offsets(e, p, add, values, chunk_sums) : CLMC_OK;
+}
+
+/* In one process, systematic and nearest_integer copy numbers come from the
+ * weights' chunk running sums and offsets in the launch that also sums them
+ * in chunks (pa_copy_prefix), so the weights get no offsets added. */
+static bool copies_fused(const population *p)
+{
+    return p->ranks == 1 && p->resampling != 1;
 }
 
 /* The exclusive scan of n chunk totals t in place, in the order
@@ -727,7 +736,7 @@ static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigne
     CLMC_TRY(launch_chunks(e->rt, p->weights, chunks(p->local)));
     *cum_before = 0;
     if (p->ranks > 1) return weigh_ranks(e, p, k, cum_before);
-    return finish_prefix_sums(e, p, p->scan_d, p->add_d, p->cum, p->chunk_d, p->records,
+    return finish_prefix_sums(e, p, p->scan_d, copies_fused(p) ? NULL : p->add_d, p->cum, p->chunk_d, p->records,
                               (cl_uint)record_at(k, WEIGHT_TOTAL));
 }
 
@@ -771,6 +780,22 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         ARG(p->multinomial, 10, cl_mem, p->records);
         ARG(p->multinomial, 11, cl_uint, total_at);
         CLMC_TRY(launch(e->rt, p->multinomial, p->target));
+    } else if (copies_fused(p)) {
+        ARG(p->copy_prefix, 0, cl_mem, p->cum);
+        ARG(p->copy_prefix, 1, cl_mem, p->chunk_d);
+        ARG(p->copy_prefix, 2, cl_uint, p->local);
+        ARG(p->copy_prefix, 3, cl_uint, p->target);
+        ARG(p->copy_prefix, 4, cl_uint, p->resampling);
+        ARG(p->copy_prefix, 5, cl_uint, p->seed_lo);
+        ARG(p->copy_prefix, 6, cl_uint, p->seed_hi);
+        ARG(p->copy_prefix, 7, cl_uint, step);
+        ARG(p->copy_prefix, 8, cl_uint, p->first_run + p->run);
+        ARG(p->copy_prefix, 9, cl_mem, p->records);
+        ARG(p->copy_prefix, 10, cl_uint, total_at);
+        ARG(p->copy_prefix, 11, cl_mem, p->copies);
+        ARG(p->copy_prefix, 12, cl_mem, p->prefix_buf);
+        ARG(p->copy_prefix, 13, cl_mem, p->chunk_u);
+        CLMC_TRY(launch_chunks(e->rt, p->copy_prefix, chunks(p->local)));
     } else {
         ARG(p->copy_numbers, 0, cl_mem, p->cum);
         ARG(p->copy_numbers, 1, cl_uint, p->local);
@@ -787,12 +812,13 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         ARG(p->copy_numbers, 12, cl_uint, total_at);
         CLMC_TRY(launch(e->rt, p->copy_numbers, p->local));
     }
-    cl_uint n_chunks = (cl_uint)chunks(p->local);
-    ARG(p->prefix, 0, cl_mem, p->copies);
-    ARG(p->prefix, 1, cl_uint, p->local);
-    ARG(p->prefix, 2, cl_mem, p->prefix_buf);
-    ARG(p->prefix, 3, cl_mem, p->chunk_u);
-    CLMC_TRY(launch_chunks(e->rt, p->prefix, n_chunks));
+    if (!copies_fused(p)) {
+        ARG(p->prefix, 0, cl_mem, p->copies);
+        ARG(p->prefix, 1, cl_uint, p->local);
+        ARG(p->prefix, 2, cl_mem, p->prefix_buf);
+        ARG(p->prefix, 3, cl_mem, p->chunk_u);
+        CLMC_TRY(launch_chunks(e->rt, p->prefix, chunks(p->local)));
+    }
     CLMC_TRY(finish_prefix_sums(e, p, p->scan_u, p->add_u, p->prefix_buf, p->chunk_u, p->total_u, (cl_uint)-1));
     *base = 0;
     if (p->ranks == 1 && p->resampling != 2) {
@@ -1518,7 +1544,8 @@ static void pa_close(clmc_ensemble *e)
 {
     population *p = e->kind_state;
     if (!p) return;
-    cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->multinomial, p->prefix,
+    cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->copy_prefix, p->multinomial,
+                           p->prefix,
                            p->scan_u, p->add_u,   p->sources, p->gather, p->gather4, p->family_count, p->family_stats,
                            p->histogram, p->overlap, p->step_record_kernel, p->share_ranges, p->window_prefix,
                            p->family_edges};
