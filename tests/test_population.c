@@ -733,8 +733,8 @@ Test(population, copy_prefix_equals_its_three_kernels, .timeout = 300)
                                         &first, &cum_before, &b_total, &at});
             run_groups("pa_prefix_chunks", n_chunks, 256, 4, (size_t[]){8, 4, 8, 8},
                        (const void *[]){&b_copies[0], &n, &b_prefix[0], &b_sums[0]});
-            run_groups("pa_copy_prefix", n_chunks, 256, 14, (size_t[]){8, 8, 4, 4, 4, 4, 4, 4, 4, 8, 4, 8, 8, 8},
-                       (const void *[]){&b_local, &b_chunk, &n, &target, &scheme, &seed_lo, &seed_hi, &step, &run,
+            run_groups("pa_copy_prefix", n_chunks, 256, 14, (size_t[]){8, 4, 4, 4, 4, 4, 4, 4, 8, 8, 4, 8, 8, 8},
+                       (const void *[]){&b_local, &n, &target, &scheme, &seed_lo, &seed_hi, &step, &run, &b_chunk,
                                         &b_total, &at, &b_copies[1], &b_prefix[1], &b_sums[1]});
             cl_uint copies[2][N], prefix[2][N], sums[2][3];
             for (int k = 0; k < 2; k++) {

@@ -345,8 +345,8 @@ __kernel void pa_copy_numbers(__global const double *cum, uint n, uint target, u
  * its copy number is drawn as pa_copy_numbers draws it, and the chunk's copy
  * numbers are summed as pa_prefix_chunks sums them. */
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
-void pa_copy_prefix(__global const double *cum, __global const double *chunk_offset, uint n, uint target, uint scheme,
-                    uint seed_lo, uint seed_hi, uint step, uint run, __global const double *records, uint total_at,
+void pa_copy_prefix(__global const double *cum, uint n, uint target, uint scheme, uint seed_lo, uint seed_hi, uint step,
+                    uint run, __global const double *chunk_offset, __global const double *records, uint total_at,
                     __global uint *copies, __global uint *prefix, __global uint *chunk_total)
 {
     __local uint p[PA_CHUNK];

@@ -756,6 +756,20 @@ static cl_uint systematic_base(const population *p, unsigned step, double cum_be
     return (cl_uint)floor(cum_before / total * (double)p->target + u);
 }
 
+/* The arguments pa_copy_numbers and pa_copy_prefix share (0 .. 7). */
+static clmc_status copy_number_arguments(const population *p, cl_kernel kernel, unsigned step)
+{
+    ARG(kernel, 0, cl_mem, p->cum);
+    ARG(kernel, 1, cl_uint, p->local);
+    ARG(kernel, 2, cl_uint, p->target);
+    ARG(kernel, 3, cl_uint, p->resampling);
+    ARG(kernel, 4, cl_uint, p->seed_lo);
+    ARG(kernel, 5, cl_uint, p->seed_hi);
+    ARG(kernel, 6, cl_uint, step);
+    ARG(kernel, 7, cl_uint, p->first_run + p->run);
+    return CLMC_OK;
+}
+
 /* Copy numbers by the scheme, then their prefix sums; the new size: R for
  * systematic and multinomial (their copy numbers add up to R), read back for
  * nearest_integer (the one wait for the device in a step).  Under MPI ranks
@@ -781,15 +795,8 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         ARG(p->multinomial, 11, cl_uint, total_at);
         CLMC_TRY(launch(e->rt, p->multinomial, p->target));
     } else if (copies_fused(p)) {
-        ARG(p->copy_prefix, 0, cl_mem, p->cum);
-        ARG(p->copy_prefix, 1, cl_mem, p->chunk_d);
-        ARG(p->copy_prefix, 2, cl_uint, p->local);
-        ARG(p->copy_prefix, 3, cl_uint, p->target);
-        ARG(p->copy_prefix, 4, cl_uint, p->resampling);
-        ARG(p->copy_prefix, 5, cl_uint, p->seed_lo);
-        ARG(p->copy_prefix, 6, cl_uint, p->seed_hi);
-        ARG(p->copy_prefix, 7, cl_uint, step);
-        ARG(p->copy_prefix, 8, cl_uint, p->first_run + p->run);
+        CLMC_TRY(copy_number_arguments(p, p->copy_prefix, step));
+        ARG(p->copy_prefix, 8, cl_mem, p->chunk_d);
         ARG(p->copy_prefix, 9, cl_mem, p->records);
         ARG(p->copy_prefix, 10, cl_uint, total_at);
         ARG(p->copy_prefix, 11, cl_mem, p->copies);
@@ -797,14 +804,7 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         ARG(p->copy_prefix, 13, cl_mem, p->chunk_u);
         CLMC_TRY(launch_chunks(e->rt, p->copy_prefix, chunks(p->local)));
     } else {
-        ARG(p->copy_numbers, 0, cl_mem, p->cum);
-        ARG(p->copy_numbers, 1, cl_uint, p->local);
-        ARG(p->copy_numbers, 2, cl_uint, p->target);
-        ARG(p->copy_numbers, 3, cl_uint, p->resampling);
-        ARG(p->copy_numbers, 4, cl_uint, p->seed_lo);
-        ARG(p->copy_numbers, 5, cl_uint, p->seed_hi);
-        ARG(p->copy_numbers, 6, cl_uint, step);
-        ARG(p->copy_numbers, 7, cl_uint, p->first_run + p->run);
+        CLMC_TRY(copy_number_arguments(p, p->copy_numbers, step));
         ARG(p->copy_numbers, 8, cl_mem, p->copies);
         ARG(p->copy_numbers, 9, cl_uint, p->first);
         ARG(p->copy_numbers, 10, cl_double, cum_before);
