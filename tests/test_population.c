@@ -716,8 +716,9 @@ Test(population, copy_prefix_equals_its_three_kernels, .timeout = 300)
     double e_min = -240, dbeta = 0.07;
     cl_mem b_energy = buffer(sizeof energy, energy), b_local = buffer(N * 8, NULL), b_cum = buffer(N * 8, NULL),
            b_chunk = buffer(n_chunks * 8, NULL), b_total = buffer(8, NULL), b_e_min = buffer(8, &e_min);
-    cl_mem b_copies[2] = {buffer(N * 4, NULL), buffer(N * 4, NULL)}, b_prefix[2] = {buffer(N * 4, NULL), buffer(N * 4, NULL)},
-           b_sums[2] = {buffer(n_chunks * 4, NULL), buffer(n_chunks * 4, NULL)};
+    cl_mem b_copies[2] = {buffer(N * 4, NULL), buffer(N * 4, NULL)};
+    cl_mem b_prefix[2] = {buffer(N * 4, NULL), buffer(N * 4, NULL)};
+    cl_mem b_sums[2] = {buffer(n_chunks * 4, NULL), buffer(n_chunks * 4, NULL)};
     cl_uint at = 0, seed_lo = 11, seed_hi = 3, run = 1, first = 0;
     double cum_before = 0;
     run_groups("pa_weights", n_chunks, 256, 7, (size_t[]){8, 4, 8, 8, 4, 8, 8},

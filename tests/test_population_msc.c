@@ -357,11 +357,13 @@ Test(population_msc, resident_checkpoint_resume_bit_identical, .timeout = 600)
 Test(population_msc, lcg64_reseeded_checkpoint_resume_bit_identical, .timeout = 600)
 {
     rerun_expect_resume_identical("pa-ea-msc-lcg-resume",
-                                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"type\": "
-                                  "\"metropolis\", \"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"on\", "
-                                  "\"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\", "
-                                  "\"population\": 96, \"beta_end\": 1.0, \"steps\": 5, \"sweeps_per_step\": 2, "
-                                  "\"resampling\": \"nearest_integer\", \"runs\": 2}, \"run\": {\"seed\": 5, \"checkpoint_every\": 4}}");
+                                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, "
+                                  "\"algorithm\": {\"type\": \"metropolis\", \"layout\": \"msc\", \"word_bits\": 32, "
+                                  "\"resident\": \"on\", \"rng\": \"lcg64_reseeded\"}, "
+                                  "\"ensemble\": {\"type\": \"population_annealing\", \"population\": 96, "
+                                  "\"beta_end\": 1.0, \"steps\": 5, \"sweeps_per_step\": 2, "
+                                  "\"resampling\": \"nearest_integer\", \"runs\": 2}, "
+                                  "\"run\": {\"seed\": 5, \"checkpoint_every\": 4}}");
 }
 
 #define EA_MSC_PA(model, algorithm, population)                                                                  \
@@ -386,7 +388,8 @@ Test(population_msc, bad_input_exits_2_naming_the_key)
                        "\"population\": 64, \"beta_end\": 1, \"steps\": 4}}",
                        "pa-ea-naive-lcg", "algorithm.rng: \"lcg64_reseeded\" is an option of population annealing");
     expect_input_error("{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4, \"realizations\": 64}, "
-                       "\"algorithm\": {\"layout\": \"msc\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"beta\": 1}}",
+                       "\"algorithm\": {\"layout\": \"msc\", \"rng\": \"lcg64_reseeded\"}, "
+                       "\"ensemble\": {\"beta\": 1}}",
                        "ea-msc-lcg-not-pa", "algorithm.rng: \"lcg64_reseeded\" is an option of population annealing");
     expect_input_error(EA_MSC_PA("", ", \"rng\": \"philox4x32_7\"", "64"), "pa-ea-msc-philox7", "algorithm.rng");
 }

@@ -118,11 +118,9 @@
 
 #if WORD_BITS == 64
 typedef ulong word_t;
-#define count_word_bit count_bit_ulong
 #define count_word_equals count_equals_ulong
 #elif WORD_BITS == 32
 typedef uint word_t;
-#define count_word_bit count_bit
 #define count_word_equals count_equals
 #else
 #error "WORD_BITS must be 32 or 64"

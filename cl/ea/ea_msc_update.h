@@ -167,7 +167,8 @@ inline void compare_plane(word_t plane, word_t c0, word_t c1, word_t c2, uint *s
 {
 #if DIM == 3
     (void)c2;
-    word_t t_plane = lane_select(c1, top_bit_lanes(shifted[2]), lane_select(c0, top_bit_lanes(shifted[1]), top_bit_lanes(shifted[0])));
+    word_t t_plane = lane_select(c1, top_bit_lanes(shifted[2]),
+                                 lane_select(c0, top_bit_lanes(shifted[1]), top_bit_lanes(shifted[0])));
 #else
     (void)c0, (void)c1;
     word_t t_plane = lane_select(c2, top_bit_lanes(shifted[1]), top_bit_lanes(shifted[0]));

@@ -63,8 +63,8 @@ typedef struct {
     bool exact_start;
     cl_program program;
     cl_kernel stats, weights, scan_d, add_d, copy_numbers, copy_prefix, multinomial, prefix, scan_u, add_u, sources,
-        gather, gather4, family_count, family_stats, histogram, overlap, step_record_kernel, share_ranges, window_prefix,
-        family_edges;
+        gather, gather4, family_count, family_stats, histogram, overlap, step_record_kernel, share_ranges,
+        window_prefix, family_edges;
     cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
         family_buf, scratch, histogram_buf[2], records;
     size_t member_bytes, count_slots; /* count_slots: family counts (ancestors up to max(target, capacity)) */
@@ -1544,8 +1544,8 @@ static void pa_close(clmc_ensemble *e)
 {
     population *p = e->kind_state;
     if (!p) return;
-    cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->copy_prefix, p->multinomial,
-                           p->prefix,
+    cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->copy_prefix,
+                           p->multinomial, p->prefix,
                            p->scan_u, p->add_u,   p->sources, p->gather, p->gather4, p->family_count, p->family_stats,
                            p->histogram, p->overlap, p->step_record_kernel, p->share_ranges, p->window_prefix,
                            p->family_edges};
