@@ -118,29 +118,33 @@ static double distance2(const disk_cells *c, uint32_t x, uint32_t y, uint32_t a,
     return rx * rx + ry * ry;
 }
 
+/* Rows of cells in parallel on the host's cores (OpenMP): integer counts,
+ * the same whatever the threads (9.2 million disks take about a second on
+ * one core). */
 disk_invariants disk_check(const disk_cells *c, double tolerance)
 {
-    disk_invariants v = {0, 0, 0};
+    uint64_t disks = 0, overlaps = 0, outside = 0;
     uint32_t m = c->g.cells;
     double limit = (1.0 - tolerance) * (1.0 - tolerance);
+#pragma omp parallel for schedule(static) reduction(+ : disks, overlaps, outside)
     for (uint32_t y = 0; y < m; y++)
         for (uint32_t x = 0; x < m; x++) {
             uint32_t n = c->count[disk_slot_index(m, x, y, 0)];
-            v.disks += n;
+            disks += n;
             for (uint32_t a = 0; a < n; a++) {
                 size_t i = disk_slot_index(m, x, y, a);
                 float lx = c->xy[2 * i], ly = c->xy[2 * i + 1];
                 float low = -c->g.margin, high = c->g.width + c->g.margin;
-                v.outside += !(lx > low && lx <= high && ly > low && ly <= high);
+                outside += !(lx > low && lx <= high && ly > low && ly <= high);
                 for (int dy = -1; dy <= 1; dy++)
                     for (int dx = -1; dx <= 1; dx++) {
                         uint32_t nn = c->count[disk_slot_index(m, (x + m + dx) % m, (y + m + dy) % m, 0)];
                         for (uint32_t b = 0; b < nn; b++)
-                            if ((dx || dy || a != b) && distance2(c, x, y, a, dx, dy, b) < limit) v.overlaps++;
+                            if ((dx || dy || a != b) && distance2(c, x, y, a, dx, dy, b) < limit) overlaps++;
                     }
             }
         }
-    v.overlaps /= 2; /* each pair was seen from both disks */
+    disk_invariants v = {disks, overlaps / 2, outside}; /* each pair was seen from both disks */
     return v;
 }
 
