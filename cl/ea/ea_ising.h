@@ -61,6 +61,9 @@
  *   per-lane Metropolis    (site, sweep, g, STREAM(METROPOLIS, INDEPENDENT | run-wide stack)):
  *                          LANE_RANDOMS, bit planes of every lane's own number, draw g
  *                          (flipping_lanes_own)
+ *   per-lane LCG seed      (work-item, the launch's first sweep, 32, the same stream of the
+ *                          word's replica-0 stack): RNG_LCG_RESEEDED, the resident update's
+ *                          LCG64 per work-item (.v[0], .v[1]), whose steps replace the draws g
  *   independent Metropolis (site, sweep, 0, STREAM(METROPOLIS, INDEPENDENT | config / 4))
  *                          .v[config % 4]: one draw serves four configurations
  *                          (config run-wide: FIRST_CONFIG + config, below);
