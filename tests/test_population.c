@@ -416,25 +416,48 @@ Test(population, one_group_scans_at_several_group_sizes, .timeout = 300)
 }
 
 /* The prefix sum of `copies` and the source of every new slot, on the
- * device; returns the new size. */
+ * device, both ways: the chunks' sums with their offsets added and the
+ * search of pa_sources (MPI ranks' path), and the chunks' own sums searched
+ * with their offsets by pa_sources_own (one process), which also gathers
+ * the new slots' ancestors (ancestor[i] = 3i + 7 here: new_ancestor[j] must
+ * be 3 source[j] + 7).  Both sources must agree; returns the new size. */
 static cl_uint device_prefix_and_sources(cl_uint n, const cl_uint *copies, cl_uint *prefix, cl_uint *source)
 {
     cl_uint n_chunks = (n + 255) / 256, total;
+    cl_uint *ancestor = malloc(n * sizeof *ancestor);
+    cr_assert(ancestor);
+    for (cl_uint i = 0; i < n; i++) ancestor[i] = 3 * i + 7;
     cl_mem b_copies = buffer(n * 4, copies), b_prefix = buffer(n * 4, NULL), b_chunk = buffer(n_chunks * 4, NULL),
-           b_total = buffer(4, NULL);
+           b_total = buffer(4, NULL), b_ancestor = buffer(n * 4, ancestor);
+    free(ancestor);
     run_groups("pa_prefix_chunks", n_chunks, 256, 4, (size_t[]){8, 4, 8, 8},
                (const void *[]){&b_copies, &n, &b_prefix, &b_chunk});
     run_kernel("pa_scan_uint", 1, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_chunk, &n_chunks, &b_total});
-    run_kernel("pa_add_uint", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_prefix, &n, &b_chunk});
     read(b_total, 4, &total);
+    size_t slots = total ? total : 1;
+    cl_mem b_source = buffer(slots * 4, NULL), b_own = buffer(slots * 4, NULL), b_new_ancestor = buffer(slots * 4, NULL);
+    run_kernel("pa_sources_own", total, 7, (size_t[]){8, 8, 4, 4, 8, 8, 8},
+               (const void *[]){&b_prefix, &b_chunk, &n, &total, &b_own, &b_ancestor, &b_new_ancestor});
+    run_kernel("pa_add_uint", n, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_prefix, &n, &b_chunk});
     read(b_prefix, n * 4, prefix);
-    cl_mem b_source = buffer((total ? total : 1) * 4, NULL);
     cl_uint offset = 0; /* one process: the window is every member, the new slots from 0 */
     run_kernel("pa_sources", total, 5, (size_t[]){8, 4, 4, 8, 4},
                (const void *[]){&b_prefix, &n, &total, &b_source, &offset});
-    if (total) read(b_source, total * 4, source);
-    cl_mem all[] = {b_copies, b_prefix, b_chunk, b_total, b_source};
-    for (int i = 0; i < 5; i++) clReleaseMemObject(all[i]);
+    if (total) {
+        cl_uint *own = malloc(2 * (size_t)total * sizeof *own), *new_ancestor = own + total;
+        cr_assert(own);
+        read(b_source, total * 4, source);
+        read(b_own, total * 4, own);
+        read(b_new_ancestor, total * 4, new_ancestor);
+        for (cl_uint j = 0; j < total; j++) {
+            cr_assert_eq(own[j], source[j], "slot %u: pa_sources_own %u, pa_sources %u", j, own[j], source[j]);
+            cr_assert_eq(new_ancestor[j], 3 * source[j] + 7, "slot %u: ancestor %u of source %u", j, new_ancestor[j],
+                         source[j]);
+        }
+        free(own);
+    }
+    cl_mem all[] = {b_copies, b_prefix, b_chunk, b_total, b_source, b_own, b_new_ancestor, b_ancestor};
+    for (int i = 0; i < 8; i++) clReleaseMemObject(all[i]);
     return total;
 }
 
@@ -495,33 +518,61 @@ Test(population, prefix_sum_and_copy_on_irregular_copy_numbers, .timeout = 300)
     close_program();
 }
 
-/* pa_family_count on the ancestors of irregular copy numbers (the sources of
- * a resampling: families of 5000, 3, 1 and none, a family at each end):
- * every family's size as counted on the host.  The kernel relies on the
- * members being in the order of their ancestors, as resampling keeps them. */
-Test(population, family_count_equals_the_host_count, .timeout = 120)
+/* The family statistics of pa_member_stats on the ancestors of irregular
+ * copy numbers (the sources of a resampling: families of 5000, 3, 1 and
+ * none, a family at each end, families across chunks; then one family of
+ * every member): per chunk, the sum of the squared sizes of the families
+ * whose last member is in it and the largest of them, as counted on the
+ * host.  The kernel relies on the members being in the order of their
+ * ancestors, as resampling keeps them. */
+static void check_family_stats(cl_uint n, const cl_uint *copies)
+{
+    cl_uint *prefix = malloc(n * sizeof *prefix), *ancestor = malloc(8 * (size_t)n * sizeof *ancestor);
+    cr_assert(prefix && ancestor);
+    cl_uint total = device_prefix_and_sources(n, copies, prefix, ancestor), n_chunks = (total + 255) / 256;
+    double *expected = calloc(2 * (size_t)n_chunks, sizeof *expected), *stats = malloc(9 * sizeof(double) * n_chunks);
+    cl_int *zeros = calloc(total, sizeof *zeros);
+    cr_assert(expected && stats && zeros);
+    cl_uint families = 0, largest = 0;
+    for (cl_uint i = 0, at = 0; i < n; i++) { /* member i's family: slots [at, at + copies[i]) */
+        if (copies[i] == 0) continue;
+        at += copies[i];
+        double *e = expected + 2 * ((at - 1) / 256); /* counted in the chunk of its last member */
+        e[0] += (double)copies[i] * copies[i];
+        e[1] = fmax(e[1], copies[i]);
+        families++;
+        if (copies[i] > largest) largest = copies[i];
+    }
+    cl_mem b_ancestor = buffer(4 * total, ancestor), b_zeros = buffer(4 * total, zeros),
+           b_stats = buffer(9 * sizeof(double) * n_chunks, NULL);
+    run_groups("pa_member_stats", n_chunks, 256, 5, (size_t[]){8, 8, 8, 4, 8},
+               (const void *[]){&b_zeros, &b_zeros, &b_ancestor, &total, &b_stats});
+    read(b_stats, 9 * sizeof(double) * n_chunks, stats);
+    for (cl_uint c = 0; c < n_chunks; c++) {
+        cr_assert_eq(stats[9 * c + 7], expected[2 * c], "chunk %u: squares %.0f, host %.0f", c, stats[9 * c + 7],
+                     expected[2 * c]);
+        cr_assert_eq(stats[9 * c + 8], expected[2 * c + 1], "chunk %u: largest %.0f, host %.0f", c, stats[9 * c + 8],
+                     expected[2 * c + 1]);
+    }
+    printf("pa_member_stats: %u members in %u families over %u chunks, the largest %u, as the host\n", total,
+           families, n_chunks, largest);
+    cl_mem all[] = {b_ancestor, b_zeros, b_stats};
+    for (int i = 0; i < 3; i++) clReleaseMemObject(all[i]);
+    free(prefix), free(ancestor), free(expected), free(stats), free(zeros);
+}
+
+Test(population, family_stats_equal_the_host_count, .timeout = 120)
 {
     open_program();
     enum { N = 1500 };
-    static cl_uint copies[N], prefix[N], ancestor[N * 8], counts[N], expected[N];
+    static cl_uint copies[N];
     for (cl_uint i = 0; i < N; i++) copies[i] = i % 7 == 0 ? 3 : (i % 5 == 0 ? 0 : 1);
     copies[777] = 5000;
-    cl_uint total = device_prefix_and_sources(N, copies, prefix, ancestor);
-    for (cl_uint i = 0; i < N; i++) expected[i] = copies[i];
-    cl_mem b_ancestor = buffer(4 * total, ancestor), b_counts = buffer(sizeof counts, NULL);
-    cl_uint zero_value = 0;
-    cr_assert_eq(clEnqueueFillBuffer(clmc_runtime_queue(rt), b_counts, &zero_value, 4, 0, sizeof counts, 0, NULL, NULL),
-                 CL_SUCCESS);
-    run_kernel("pa_family_count", total, 3, (size_t[]){8, 4, 8}, (const void *[]){&b_ancestor, &total, &b_counts});
-    read(b_counts, sizeof counts, counts);
-    cl_uint families = 0;
-    for (cl_uint a = 0; a < N; a++) {
-        cr_assert_eq(counts[a], expected[a], "family of member %u: %u members, host %u", a, counts[a], expected[a]);
-        families += counts[a] > 0;
-    }
-    printf("pa_family_count: %u members in %u families, the largest %u, as the host\n", total, families, counts[777]);
-    clReleaseMemObject(b_ancestor);
-    clReleaseMemObject(b_counts);
+    copies[0] = 300; /* the first family fills the first chunk and more */
+    check_family_stats(N, copies);
+    static cl_uint one[N];
+    one[N / 3] = N;
+    check_family_stats(N, one);
     close_program();
 }
 

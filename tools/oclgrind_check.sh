@@ -348,7 +348,9 @@ if [ $# -eq 0 ]; then
   [ $mpi_built -eq 1 ] || not_launched+=(potts_mark_top_parts potts_boundary_record potts_merge_roots) # slabs: MPI ranks only
   # Population annealing's MPI kernels (members shared by ranks): no Oclgrind
   # case yet; tools/mpi_population_check.sh runs them on PoCL, equal to one process.
-  not_launched+=(pa_family_edges pa_share_ranges pa_window_prefix)
+  # pa_sources and pa_add_uint: the window's search under ranks (one process takes pa_sources_own;
+  # tests/test_population.c runs both and compares them).
+  not_launched+=(pa_family_edges pa_share_ranges pa_window_prefix pa_sources pa_add_uint)
   # pa_copy_numbers: systematic and nearest_integer copy numbers under MPI ranks (one process
   # takes pa_copy_prefix; tests/test_population.c runs both and compares them).
   not_launched+=(pa_copy_numbers)

@@ -94,21 +94,57 @@ inline void pa_block(uint n, uint id, uint size, uint *first, uint *last)
  * running sums go back side by side.  Launched over whole groups (global size
  * chunks x PA_CHUNK); work-items past n take part in the barriers only. */
 
+/* Member i's family size where it is the last of its family (0 for the
+ * others).  The members are in the order of their ancestors (resampling
+ * keeps their order), so a family is a run of equal ancestors: the run's
+ * first member is found by a binary search, among the chunk's members in
+ * local memory (`chunk`, the chunk's first member `first`), or in the members
+ * before the chunk for the one family that began there. */
+inline uint pa_family_size(__global const uint *ancestor, uint n, __local const uint *chunk, uint first, uint l)
+{
+    uint i = first + l, a = chunk[l];
+    if (i + 1 < n && ancestor[i + 1] == a) return 0u; /* not the family's last */
+    uint lo = 0, hi = l;                                /* the first local member with ancestor a */
+    while (lo < hi) {
+        uint mid = lo + (hi - lo) / 2;
+        if (chunk[mid] < a) lo = mid + 1;
+        else hi = mid;
+    }
+    uint start = first + lo;
+    if (lo == 0 && first > 0 && ancestor[first - 1] == a) { /* begun in an earlier chunk */
+        uint glo = 0, ghi = first - 1;
+        while (glo < ghi) {
+            uint mid = glo + (ghi - glo) / 2;
+            if (ancestor[mid] < a) glo = mid + 1;
+            else ghi = mid;
+        }
+        start = glo;
+    }
+    return i + 1 - start;
+}
+
 /* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E,
- * each member's terms in local memory side by side (coalesced loads), then
- * summed by a tree (a fixed order: the same sums on every device; the
- * integer energies' sums are exact in any order below 2^53).  The loop
- * around the barrier has the same trip count in every work-item. */
-#define PA_STATS 7
+ * the sum of the squared sizes of the families that end in the chunk and
+ * the largest of them (pa_family_size: each family counted once, at its last
+ * member), each member's terms in local memory side by side (coalesced
+ * loads), then summed by a tree (a fixed order: the same sums on every
+ * device; the integer energies' sums and the squares are exact in any order
+ * below 2^53).  The loop around the barrier has the same trip count in every
+ * work-item. */
+#define PA_STATS 9
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
-void pa_member_stats(__global const pa_value *energy, __global const pa_value *magnetisation, uint n,
-                     __global double *stats)
+void pa_member_stats(__global const pa_value *energy, __global const pa_value *magnetisation,
+                     __global const uint *ancestor, uint n, __global double *stats)
 {
     __local double terms[PA_STATS * PA_CHUNK];
+    __local uint chunk[PA_CHUNK];
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
     __local double *mine = terms + PA_STATS * l;
+    if (first + l < n) chunk[l] = ancestor[first + l];
+    barrier(CLK_LOCAL_MEM_FENCE);
     if (first + l < n) {
         double e = (double)energy[first + l], m = fabs((double)magnetisation[first + l]);
+        double size = (double)pa_family_size(ancestor, n, chunk, first, l);
         mine[0] = e;
         mine[1] = e;
         mine[2] = e * e;
@@ -116,10 +152,13 @@ void pa_member_stats(__global const pa_value *energy, __global const pa_value *m
         mine[4] = m * m;
         mine[5] = m * m * m * m;
         mine[6] = e;
+        mine[7] = size * size;
+        mine[8] = size;
     } else {
         mine[0] = INFINITY;
         mine[6] = -INFINITY;
         for (uint q = 1; q < 6; q++) mine[q] = 0;
+        mine[7] = mine[8] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint width = PA_CHUNK / 2; width > 0; width /= 2) {
@@ -128,6 +167,8 @@ void pa_member_stats(__global const pa_value *energy, __global const pa_value *m
             mine[0] = fmin(mine[0], other[0]);
             for (uint q = 1; q < 6; q++) mine[q] += other[q];
             mine[6] = fmax(mine[6], other[6]);
+            mine[7] += other[7];
+            mine[8] = fmax(mine[8], other[8]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -210,14 +251,12 @@ __kernel void pa_overlap(__global const uint *now, __global uint *before, __glob
 }
 
 /* Step k's record from the per-chunk member statistics (pa_member_stats)
- * and family statistics (pa_family_stats), by one work-group (a power of two
- * work-items up to 256): work-item id sums chunks id, id + size, ... in
- * order (coalesced), and a tree the work-items' sums (a fixed order for a
- * given group size; the energy sums and family squares are whole numbers,
- * exact in any order below 2^53). */
+ * by one work-group (a power of two work-items up to 256): work-item id sums
+ * chunks id, id + size, ... in order (coalesced), and a tree the work-items'
+ * sums (a fixed order for a given group size; the energy sums and family
+ * squares are whole numbers, exact in any order below 2^53). */
 #define PA_PARTS 9 /* E min, E max, 5 sums, family squares, largest family */
-__kernel void pa_step_record(__global const double *stats, uint n_chunks, __global const double *family,
-                             uint family_chunks, __global double *records, uint at)
+__kernel void pa_step_record(__global const double *stats, uint n_chunks, __global double *records, uint at)
 {
     __local double part[PA_PARTS * 256];
     uint id = get_local_id(0), size = get_local_size(0);
@@ -230,10 +269,8 @@ __kernel void pa_step_record(__global const double *stats, uint n_chunks, __glob
         x[0] = fmin(x[0], s[0]);
         x[1] = fmax(x[1], s[6]);
         for (uint q = 0; q < 5; q++) x[2 + q] += s[1 + q];
-    }
-    for (uint c = id; c < family_chunks; c += size) {
-        x[7] += family[2 * (size_t)c];
-        x[8] = fmax(x[8], family[2 * (size_t)c + 1]);
+        x[7] += s[7];
+        x[8] = fmax(x[8], s[8]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint width = size / 2; width > 0; width /= 2) {
@@ -432,6 +469,37 @@ __kernel void pa_sources(__global const uint *prefix, uint n, uint n_new, __glob
     source[j] = lo;
 }
 
+/* In one process: pa_add_uint, pa_sources and the ancestors' pa_gather in
+ * one launch.  prefix holds the chunks' own inclusive running sums of copies
+ * and chunk_offset their exclusive offsets (pa_scan_uint), so slot j's chunk
+ * is the last with chunk_offset[c] <= j (an empty chunk's offset equals the
+ * next one's, so it is never the last; the last chunk's offset <= j < n_new
+ * means it holds copies), and its source the chunk's first member i with
+ * prefix[i] > j - chunk_offset[c]: the member pa_sources finds in the sums
+ * with the offsets added.  new_ancestor[j] = ancestor[source[j]]. */
+__kernel void pa_sources_own(__global const uint *prefix, __global const uint *chunk_offset, uint n, uint n_new,
+                             __global uint *source, __global const uint *ancestor, __global uint *new_ancestor)
+{
+    uint j = get_global_id(0);
+    if (j >= n_new) return;
+    uint lo = 0, hi = (n - 1) / PA_CHUNK;
+    while (lo < hi) { /* the last chunk with offset <= j */
+        uint mid = hi - (hi - lo) / 2;
+        if (chunk_offset[mid] <= j) lo = mid;
+        else hi = mid - 1;
+    }
+    uint at = j - chunk_offset[lo];
+    hi = min(n, (lo + 1) * PA_CHUNK) - 1;
+    lo *= PA_CHUNK;
+    while (lo < hi) {
+        uint mid = lo + (hi - lo) / 2;
+        if (prefix[mid] > at) hi = mid;
+        else lo = mid + 1;
+    }
+    source[j] = lo;
+    new_ancestor[j] = ancestor[lo];
+}
+
 /* Where window entry s lies (pa_sources): entries [0, n_lower) are
  * received[0 ..), the next n_own are from[0 ..) (this rank's own; all of
  * them in one process), the rest received[n_lower ..).  Returns whether it
@@ -507,57 +575,25 @@ __kernel void pa_window_prefix(__global const uint *prefix, uint n, uint base, _
 
 /* MPI ranks: the families at the ends of this rank's members (the members
  * are in the order of their ancestors, so only these may continue on the
- * neighbouring ranks): ancestor and local size of the first and the last. */
-__kernel void pa_family_edges(__global const uint *ancestor, uint n, __global const uint *counts,
-                              __global uint *edges)
+ * neighbouring ranks): ancestor and local size of the first and the last,
+ * the sizes by binary searches for the ends of their runs. */
+__kernel void pa_family_edges(__global const uint *ancestor, uint n, __global uint *edges)
 {
     if (get_global_id(0) != 0) return;
-    uint first = ancestor[0], last = ancestor[n - 1];
+    uint first = ancestor[0], last = ancestor[n - 1], lo = 0, hi = n;
+    while (lo < hi) { /* the first member past the first family */
+        uint mid = lo + (hi - lo) / 2;
+        if (ancestor[mid] > first) hi = mid;
+        else lo = mid + 1;
+    }
     edges[0] = first;
-    edges[1] = counts[first];
+    edges[1] = lo;
+    lo = 0, hi = n;
+    while (lo < hi) { /* the first member of the last family */
+        uint mid = lo + (hi - lo) / 2;
+        if (ancestor[mid] < last) lo = mid + 1;
+        else hi = mid;
+    }
     edges[2] = last;
-    edges[3] = counts[last];
-}
-
-/* counts[a] = the number of members descended from a (counts zero before).
- * The members are in the order of their ancestors (resampling keeps their
- * order), so a family is a run of equal ancestors: its first member
- * subtracts its index and its last adds its index + 1 (modulo 2^32), two
- * atomics a family where one per member serialised on the large families
- * (2D Ising msc, R = 1e6: 85 us a step on an H200). */
-__kernel void pa_family_count(__global const uint *ancestor, uint n, __global uint *counts)
-{
-    uint i = get_global_id(0);
-    if (i >= n) return;
-    uint a = ancestor[i];
-    if (i == 0 || ancestor[i - 1] != a) atomic_sub(&counts[a], i);
-    if (i == n - 1 || ancestor[i + 1] != a) atomic_add(&counts[a], i + 1);
-}
-
-/* Per chunk of families, one work-group of PA_CHUNK work-items each
- * (launched over whole groups; the loop around the barrier has the same
- * trip count in every work-item): sum of size^2 and the largest size, by a
- * tree in local memory.  The squares are whole numbers, so their sum is the
- * same in any order while it stays below 2^53 (R below 9e7 members). */
-__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
-void pa_family_stats(__global const uint *counts, uint n, __global double *stats)
-{
-    __local double squares[PA_CHUNK];
-    __local uint largest[PA_CHUNK];
-    uint l = get_local_id(0), c = get_group_id(0), i = c * PA_CHUNK + l;
-    uint size = i < n ? counts[i] : 0u;
-    squares[l] = (double)size * (double)size;
-    largest[l] = size;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint width = PA_CHUNK / 2; width > 0; width /= 2) {
-        if (l < width) {
-            squares[l] += squares[l + width];
-            largest[l] = max(largest[l], largest[l + width]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (l == 0) {
-        stats[2 * (size_t)c] = squares[0];
-        stats[2 * (size_t)c + 1] = (double)largest[0];
-    }
+    edges[3] = n - lo;
 }

@@ -25,7 +25,7 @@
 #include "runtime/ranks.h"
 
 #define CHUNK 256 /* PA_CHUNK of cl/ensembles/population.cl */
-#define STATS 7   /* values per chunk of pa_member_stats */
+#define STATS 9   /* values per chunk of pa_member_stats */
 #define HISTOGRAM_BINS (1u << 20) /* PA_HISTOGRAM_BINS: wider energy ranges keep no histogram (no overlap) */
 #define HISTOGRAM_GROUPS 512 /* pa_histogram's work-groups at most (each with its local bins) */
 /* A step's device record, PA_RECORD doubles (cl/ensembles/population.cl). */
@@ -63,11 +63,11 @@ typedef struct {
     bool exact_start;
     cl_program program;
     cl_kernel stats, weights, scan_d, add_d, copy_numbers, copy_prefix, multinomial, prefix, scan_u, add_u, sources,
-        gather, gather4, family_count, family_stats, histogram, overlap, step_record_kernel, share_ranges,
-        window_prefix, family_edges;
-    cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], counts,
-        family_buf, scratch, histogram_buf[2], records;
-    size_t member_bytes, count_slots; /* count_slots: family counts (ancestors up to max(target, capacity)) */
+        sources_own, gather, gather4, histogram, overlap, step_record_kernel, share_ranges, window_prefix,
+        family_edges;
+    cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], scratch,
+        histogram_buf[2], records;
+    size_t member_bytes;
     clmc_population_lanes lanes; /* members packed into lanes (member_lanes): member_bytes per group of them */
     /* MPI ranks (docs/mpi.md): this rank holds the run's members [first,
      * first + local) of n (first = starts[rank], fixed; the last rank's
@@ -201,9 +201,9 @@ static clmc_status build(population *p, clmc_ensemble *e)
                    {"pa_multinomial", &p->multinomial},
                    {"pa_prefix_chunks", &p->prefix}, {"pa_scan_uint", &p->scan_u},
                    {"pa_add_uint", &p->add_u},       {"pa_sources", &p->sources},
+                   {"pa_sources_own", &p->sources_own},
                    {"pa_gather", &p->gather},        {"pa_gather4", &p->gather4},
-                   {"pa_family_count", &p->family_count},
-                   {"pa_family_stats", &p->family_stats}, {"pa_histogram", &p->histogram},
+                   {"pa_histogram", &p->histogram},
                    {"pa_overlap", &p->overlap},    {"pa_step_record", &p->step_record_kernel},
                    {"pa_share_ranges", &p->share_ranges}, {"pa_window_prefix", &p->window_prefix},
                    {"pa_family_edges", &p->family_edges}};
@@ -225,7 +225,6 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
 {
     size_t cap = p->capacity, n_chunks = chunks(cap);
     p->member_bytes = member_bytes;
-    p->count_slots = cap > p->target ? cap : p->target;
     struct {
         size_t bytes;
         cl_mem *buffer;
@@ -237,8 +236,6 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
                    {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[0]},
                    {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[1]},
                    {sizeof(cl_uint) * cap, &p->ancestor[0]},     {sizeof(cl_uint) * cap, &p->ancestor[1]},
-                   {sizeof(cl_uint) * p->count_slots, &p->counts},
-                   {2 * sizeof(cl_double) * chunks(p->count_slots), &p->family_buf},
                    {p->lanes.lanes ? clmc_population_lanes_bytes(&p->lanes) : member_bytes * cap, &p->scratch}};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         CLMC_TRY(clmc_buffer_create(rt, buffers[i].bytes, NULL, "population", buffers[i].buffer));
@@ -398,8 +395,7 @@ static clmc_status measure_ranks(clmc_ensemble *e, population *p, unsigned k)
     size_t local_chunks = chunks(p->local), all_chunks = chunks(p->n), k_ranks = (size_t)p->ranks;
     ARG(p->family_edges, 0, cl_mem, p->ancestor[p->current]);
     ARG(p->family_edges, 1, cl_uint, p->local);
-    ARG(p->family_edges, 2, cl_mem, p->counts);
-    ARG(p->family_edges, 3, cl_mem, p->edges);
+    ARG(p->family_edges, 2, cl_mem, p->edges);
     CLMC_TRY(launch(e->rt, p->family_edges, 1));
     lap(p, LAP_MEASURE);
     cl_uint edges[4];
@@ -557,24 +553,14 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     size_t n_chunks = chunks(p->local);
     ARG(p->stats, 0, cl_mem, energy);
     ARG(p->stats, 1, cl_mem, magnetisation);
-    ARG(p->stats, 2, cl_uint, p->local);
-    ARG(p->stats, 3, cl_mem, p->member_stats);
+    ARG(p->stats, 2, cl_mem, p->ancestor[p->current]);
+    ARG(p->stats, 3, cl_uint, p->local);
+    ARG(p->stats, 4, cl_mem, p->member_stats);
     CLMC_TRY(launch_chunks(e->rt, p->stats, n_chunks));
-    CLMC_TRY(zero(e->rt, p->counts, sizeof(cl_uint) * p->count_slots));
-    ARG(p->family_count, 0, cl_mem, p->ancestor[p->current]);
-    ARG(p->family_count, 1, cl_uint, p->local);
-    ARG(p->family_count, 2, cl_mem, p->counts);
-    CLMC_TRY(launch(e->rt, p->family_count, p->local));
-    ARG(p->family_stats, 0, cl_mem, p->counts);
-    ARG(p->family_stats, 1, cl_uint, p->target);
-    ARG(p->family_stats, 2, cl_mem, p->family_buf);
-    CLMC_TRY(launch_chunks(e->rt, p->family_stats, chunks(p->target)));
     ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
     ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)n_chunks);
-    ARG(p->step_record_kernel, 2, cl_mem, p->family_buf);
-    ARG(p->step_record_kernel, 3, cl_uint, (cl_uint)chunks(p->target));
-    ARG(p->step_record_kernel, 4, cl_mem, p->records);
-    ARG(p->step_record_kernel, 5, cl_uint, (cl_uint)record_at(k, 0));
+    ARG(p->step_record_kernel, 2, cl_mem, p->records);
+    ARG(p->step_record_kernel, 3, cl_uint, (cl_uint)record_at(k, 0));
     CLMC_TRY(clmc_enqueue(e->rt, p->step_record_kernel, 1, &p->group, &p->group, CLMC_UNTIMED));
     if (p->ranks > 1) CLMC_TRY(measure_ranks(e, p, k));
     ARG(p->histogram, 0, cl_mem, energy);
@@ -819,7 +805,9 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
         ARG(p->prefix, 3, cl_mem, p->chunk_u);
         CLMC_TRY(launch_chunks(e->rt, p->prefix, chunks(p->local)));
     }
-    CLMC_TRY(finish_prefix_sums(e, p, p->scan_u, p->add_u, p->prefix_buf, p->chunk_u, p->total_u, (cl_uint)-1));
+    /* In one process pa_sources_own adds the chunk offsets as it searches. */
+    CLMC_TRY(finish_prefix_sums(e, p, p->scan_u, p->ranks > 1 ? p->add_u : NULL, p->prefix_buf, p->chunk_u,
+                                p->total_u, (cl_uint)-1));
     *base = 0;
     if (p->ranks == 1 && p->resampling != 2) {
         *n_new = p->target;
@@ -1030,13 +1018,15 @@ static clmc_status exchange(clmc_ensemble *e, population *p, cl_mem members, cl_
     return status;
 }
 
-/* The new members' ancestors, after their configurations: the population is
- * n_new, local_new of them here. */
+/* The new members' ancestors, after their configurations (in one process
+ * pa_sources_own wrote them): the population is n_new, local_new of them
+ * here. */
 static clmc_status new_ancestors(clmc_ensemble *e, population *p, cl_mem received_ancestor, cl_uint local_new,
                                  cl_uint n_new, cl_uint n_lower)
 {
-    CLMC_TRY(gather(e, p, p->ancestor[p->current], received_ancestor, p->ancestor[1 - p->current], 1, local_new,
-                    n_lower));
+    if (p->ranks > 1)
+        CLMC_TRY(gather(e, p, p->ancestor[p->current], received_ancestor, p->ancestor[1 - p->current], 1, local_new,
+                        n_lower));
     p->current = 1 - p->current;
     p->n = n_new;
     p->local = local_new;
@@ -1072,12 +1062,23 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
         CLMC_TRY(exchange(e, p, members, base, n_new, &n_window, &n_lower));
         window = p->window, received = p->received, received_ancestor = p->received_ancestor;
     }
-    ARG(p->sources, 0, cl_mem, window);
-    ARG(p->sources, 1, cl_uint, n_window);
-    ARG(p->sources, 2, cl_uint, local_new);
-    ARG(p->sources, 3, cl_mem, p->source);
-    ARG(p->sources, 4, cl_uint, p->first);
-    CLMC_TRY(launch(e->rt, p->sources, local_new));
+    if (p->ranks > 1) {
+        ARG(p->sources, 0, cl_mem, window);
+        ARG(p->sources, 1, cl_uint, n_window);
+        ARG(p->sources, 2, cl_uint, local_new);
+        ARG(p->sources, 3, cl_mem, p->source);
+        ARG(p->sources, 4, cl_uint, p->first);
+        CLMC_TRY(launch(e->rt, p->sources, local_new));
+    } else { /* the sources and the new ancestors, from the chunks' prefix sums and offsets */
+        ARG(p->sources_own, 0, cl_mem, p->prefix_buf);
+        ARG(p->sources_own, 1, cl_mem, p->chunk_u);
+        ARG(p->sources_own, 2, cl_uint, p->local);
+        ARG(p->sources_own, 3, cl_uint, local_new);
+        ARG(p->sources_own, 4, cl_mem, p->source);
+        ARG(p->sources_own, 5, cl_mem, p->ancestor[p->current]);
+        ARG(p->sources_own, 6, cl_mem, p->ancestor[1 - p->current]);
+        CLMC_TRY(launch(e->rt, p->sources_own, local_new));
+    }
     /* In one process the model may take the gather into the step's sweeps
      * (gather_in_sweeps: the Ising and EA resident updates), which follow at
      * once. */
@@ -1546,14 +1547,14 @@ static void pa_close(clmc_ensemble *e)
     if (!p) return;
     cl_kernel kernels[] = {p->stats,  p->weights, p->scan_d,  p->add_d,  p->copy_numbers, p->copy_prefix,
                            p->multinomial, p->prefix,
-                           p->scan_u, p->add_u,   p->sources, p->gather, p->gather4, p->family_count, p->family_stats,
+                           p->scan_u, p->add_u,   p->sources, p->sources_own, p->gather, p->gather4,
                            p->histogram, p->overlap, p->step_record_kernel, p->share_ranges, p->window_prefix,
                            p->family_edges};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     cl_mem buffers[] = {p->cum,    p->chunk_d,      p->records,     p->copies,      p->prefix_buf,
                         p->chunk_u, p->total_u,     p->source,      p->member_stats, p->ancestor[0],
-                        p->ancestor[1], p->counts,  p->family_buf,  p->scratch, p->histogram_buf[0],
+                        p->ancestor[1], p->scratch, p->histogram_buf[0],
                         p->histogram_buf[1], p->received, p->received_ancestor, p->window, p->bounds,
                         p->ranges,  p->edges};
     for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
