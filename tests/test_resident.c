@@ -6,7 +6,8 @@
  * number of tiles per edge among them: three tile colours), msc with 1, 3 and
  * 4 configurations per work-group (a partly filled last group, several words
  * per row, several words per work-item), multi-hit, several configurations,
- * parallel tempering, Philox 4x32-7, population annealing, a resumed run; a configuration too large for local memory falls back
+ * parallel tempering, Philox 4x32-7, population annealing, a resumed run, the
+ * update in colour planes (tiles of 8 and 16, naive, rounds of words); a configuration too large for local memory falls back
  * to the ordinary kernels and says so in result.json; "auto" takes the
  * resident path exactly where local memory is dedicated (GPUs, not PoCL). */
 #include <criterion/criterion.h>
@@ -56,6 +57,12 @@ static void expect_resident_identical(const char *label, const char *json)
     double per_launch = cJSON_GetObjectItem(on, "sweeps_per_launch")->valuedouble;
     cr_expect_gt(per_launch, 1.0, "%s: %g sweeps per launch", label, per_launch);
     cr_assert(cJSON_IsFalse(cJSON_GetObjectItem(off, "used")), "%s: resident path taken with \"off\"", label);
+    /* The update in colour planes exactly where its cases say so (their labels). */
+    const cJSON *planes = cJSON_GetObjectItem(on, "planes");
+    if (planes || strstr(label, "planes"))
+        cr_expect(cJSON_IsTrue(planes) == (strstr(label, "planes") != NULL || strstr(label, "2d-naive-philox7") ||
+                                           strstr(label, "3d-naive")),
+                  "%s: performance.resident.planes %s", label, cJSON_IsTrue(planes) ? "true" : "false");
     int rows = 0;
     for (const char *c = a; *c; c++) rows += *c == '\n';
     printf("%s: %d series lines, %.2f sweeps per launch, %d items per group; fnv1a resident %s, ordinary %s\n",
@@ -112,6 +119,16 @@ ParameterizedTestParameters(resident, equals_ordinary_kernels)
     cases[n++] = make_case("2d-naive-L190-rounds", 2, 190, "\"layout\": \"naive\"", "\"beta\": 0.44");
     cases[n++] = make_case("2d-tiled-t10-h3-L190-rounds", 2, 190, "\"layout\": \"tiled\", \"tile\": 10, \"hits\": 3",
                            "\"beta\": 0.44");
+    /* The update in colour planes (RESIDENT_PLANES: L a multiple of 8, naive, or tiles of a
+     * multiple of 8 in two tile colours; the cases above with L = 16 naive and 3D L = 8
+     * naive take it too): 2D tile 8 with hits 2, 3D tile 8, and rounds of words of 256
+     * work-items, 3 (L = 96, tile 16: 576 words a phase, the draws kept for the second
+     * parity) and 5 (L = 96 naive: 1152 words, each phase drawing anew). */
+    cases[n++] = make_case("2d-tiled-t8-planes-h2", 2, 32, "\"layout\": \"tiled\", \"tile\": 8, \"hits\": 2", three);
+    cases[n++] = make_case("3d-tiled-t8-planes", 3, 16, "\"layout\": \"tiled\", \"tile\": 8", three_3d);
+    cases[n++] = make_case("2d-tiled-t16-L96-planes-rounds", 2, 96, "\"layout\": \"tiled\", \"tile\": 16",
+                           "\"beta\": 0.44");
+    cases[n++] = make_case("2d-naive-L96-planes-rounds", 2, 96, "\"layout\": \"naive\"", "\"beta\": 0.44");
     /* msc: 6 configurations, 4 per group (auto; the second group half full); 3 per group
      * at L = 192 (3 words per row, 1728 words in 7 rounds of 256 items, the last partial;
      * tempering: 4 temperatures, the second group a third full); 3D L = 64: one per group,

@@ -101,8 +101,11 @@ add ising2d-population-systematic "$all" "$(pa naive systematic off 2)"
 add ising2d-population-multinomial "$all" "$(pa tiled multinomial)"
 # The resident update (ising_resident_update: one work-group per configuration in
 # local memory, many sweeps per launch, the measurement fused): 2D tiled with
-# three tile colours and 2 hits, 3D naive, and population annealing's steps.
+# three tile colours and 2 hits, 3D naive, and population annealing's steps
+# (naive L = 8: the update in colour planes, RESIDENT_PLANES); the planes with
+# tiles of 8 in two tile colours and 2 hits.
 add ising2d-tiled-resident "$all" "$(ising 2 12 tiled ', "tile": 4, "hits": 2, "resident": "on"'), $beta" 1 3
+add ising2d-tiled-resident-planes "$all" "$(ising 2 16 tiled ', "tile": 8, "hits": 2, "resident": "on"'), $beta" 1 3
 add ising3d-naive-resident "$all" "$(ising 3 4 naive ', "resident": "on"'), $beta"
 add ising2d-population-resident "$all" "$(pa naive systematic on)"
 # The msc resident update with algorithm.rng lcg64_reseeded (each word's LCG64

@@ -205,6 +205,49 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
 #endif
 }
 
+/* Four sites of one colour as the lanes of a word (lane i: bits 8i .. 8i+7,
+ * 1 = spin up), `up` their counts of up neighbours (lane-wise, below 256, so
+ * no carry crosses lanes and nothing depends on byte order): the lanes after
+ * their Metropolis tests.  Lane i is site first_site + first_offset + 2i of
+ * the octet whose draw r is, and decides on its 16-bit chunk; ties with a
+ * threshold's high half are settled afterwards by metropolis_accept, which
+ * draws the low half.  The tiled and the resident (planes) updates share it. */
+#ifndef RNG_STATEFUL
+inline uint metropolis_word(uint spins, uint up, uint first_offset, clmc_philox_ctr r, uint first_site,
+                            const metropolis_stream *m)
+{
+    uint up_mask = spins * 255u;
+    uint aligned = (up & up_mask) | ((NEIGHBOURS * 0x01010101u - up) & ~up_mask);
+    /* Site i's chunk is half first_offset of word i; rotate it to the top so
+     * that a whole-word comparison with the threshold's high half decides. */
+    uint rotation = 16u * (1u - first_offset);
+    uint flips = 0;
+    bool tie = false;
+#pragma unroll
+    for (uint i = 0; i < 4; i++) {
+        uint a = (aligned >> (8 * i)) & 0xFFu, w = rotate(r.v[i], rotation);
+#if DIM == 2
+        uint high = a == 3 ? m->high[0] : m->high[1]; /* only read when uphill: a is 3 or 4 */
+#else
+        uint high = a == 4 ? m->high[0] : (a == 5 ? m->high[1] : m->high[2]);
+#endif
+        bool uphill = a > NEIGHBOURS / 2;
+        flips |= (uint)(!uphill || w < high) << (8 * i);
+        tie |= uphill && (w ^ high) < 0x10000u;
+    }
+    if (tie) {
+        flips = 0;
+#pragma unroll
+        for (uint i = 0; i < 4; i++) {
+            uint k = first_offset + 2 * i;
+            flips |= (uint)metropolis_accept((aligned >> (8 * i)) & 0xFFu, clmc_chunk16(r, k), first_site + k, m)
+                     << (8 * i);
+        }
+    }
+    return spins ^ flips;
+}
+#endif
+
 #ifdef TILE
 /* Local memory holds the tile and its halo as two colour planes (sites of
  * even and odd global parity), one byte per site, 1 = spin up.  Updating one
@@ -370,7 +413,8 @@ inline void load_tile(__local uchar *planes, __global const char *spins, int ox,
 /* Updates this item's sites of one colour: first_offset (0|1) is the position
  * of the first of them among the item's ITEM_WIDTH sites.  Decisions use the
  * 16-bit chunks; ties with a threshold's high half are settled afterwards by
- * metropolis_accept, which draws the low half. */
+ * metropolis_accept, which draws the low half (metropolis_word in the fast
+ * path). */
 #if HALF_WIDTH == 4 && defined(__ENDIAN_LITTLE__) && !defined(RNG_STATEFUL)
 /* Fast path: four lanes in one little-endian word, neighbour rows shifted with
  * word shifts instead of byte shuffles. */
@@ -393,37 +437,8 @@ inline void update_colour(__local uchar *own, __local const uchar *other, uint f
                           const metropolis_stream *m)
 {
     (void)octet_start; /* 0: items of eight sites start octets */
-    uint spins = *(__local uint *)own;
-    uint up = up_neighbour_word(other, first_offset);
-    uint up_mask = spins * 255u;
-    uint aligned = (up & up_mask) | ((NEIGHBOURS * 0x01010101u - up) & ~up_mask);
-    /* Site i's chunk is half first_offset of word i; rotate it to the top so
-     * that a whole-word comparison with the threshold's high half decides. */
-    uint rotation = 16u * (1u - first_offset);
-    uint flips = 0;
-    bool tie = false;
-#pragma unroll
-    for (uint i = 0; i < 4; i++) {
-        uint a = (aligned >> (8 * i)) & 0xFFu, w = rotate(r.v[i], rotation);
-#if DIM == 2
-        uint high = a == 3 ? m->high[0] : m->high[1]; /* only read when uphill: a is 3 or 4 */
-#else
-        uint high = a == 4 ? m->high[0] : (a == 5 ? m->high[1] : m->high[2]);
-#endif
-        bool uphill = a > NEIGHBOURS / 2;
-        flips |= (uint)(!uphill || w < high) << (8 * i);
-        tie |= uphill && (w ^ high) < 0x10000u;
-    }
-    if (tie) {
-        flips = 0;
-#pragma unroll
-        for (uint i = 0; i < 4; i++) {
-            uint k = first_offset + 2 * i;
-            flips |= (uint)metropolis_accept((aligned >> (8 * i)) & 0xFFu, clmc_chunk16(r, k), first_site + k, m)
-                     << (8 * i);
-        }
-    }
-    *(__local uint *)own = spins ^ flips;
+    *(__local uint *)own =
+        metropolis_word(*(__local uint *)own, up_neighbour_word(other, first_offset), first_offset, r, first_site, m);
 }
 #else
 /* Generic path: any lane count and byte order, through vector shuffles.
@@ -717,6 +732,196 @@ inline void resident_sites(__local char *lattice, uint unit, uint colour, uint m
  * `spins` (population annealing's gather, fused).  threshold_stride: 3,
  * each configuration its row of thresholds; 0, all the first row. */
 #include "ensembles/population_source.h"
+
+/* The measurement's sums (after a barrier) as work-group 0's pair of slot
+ * `slot` of partials, the other groups' pairs 0 (none for slot 0xFFFFFFFF). */
+inline void resident_partials(__global int *partials, uint slot, uint groups, uint configs, uint config,
+                              __local const int *sums)
+{
+    if (slot == 0xFFFFFFFFu) return;
+    __global int *out = partials + 2 * ((size_t)slot * configs + config) * groups;
+    for (uint g = get_local_id(0); g < groups; g += get_local_size(0)) {
+        out[2 * g] = g == 0 ? sums[0] : 0;
+        out[2 * g + 1] = g == 0 ? sums[1] : 0;
+    }
+}
+
+#ifdef RESIDENT_PLANES
+/* The resident update in colour planes (RESIDENT_PLANES: EDGE a multiple of 8,
+ * layout naive, or tiled with tiles of a multiple of 8 in two tile colours,
+ * a Philox generator): the configuration in local memory as two planes of
+ * words, the sites of one parity each, a word per octet of a row and parity
+ * (lane i: the octet's i-th site of that parity, 1 = up; built and read
+ * lane by lane, so nothing depends on byte order).  A phase's work-item
+ * updates a word's four sites at once (metropolis_word, the tiled kernel's
+ * fast path), the same sites with the same numbers in the same phase order
+ * as ising_resident_update below, so the result is bit-identical to it and
+ * to the ordinary kernels: the phases take PHASE_WORDS words, all words of a
+ * plane (naive) or those in tiles of the phase's tile colour (half of them,
+ * every work-item busy).  Work-item k of RESIDENT_ITEMS takes words k, k +
+ * RESIDENT_ITEMS, ... of a phase (RESIDENT_ROUNDS rounds, unrolled); with up
+ * to 4 rounds it keeps the octets' draws for the second parity. */
+#define ROW_WORDS (EDGE / 8)
+#define PLANE_WORDS (SITES / 8)
+#ifdef TILE
+#define TILE_WORDS (TILE / 8)
+#define PHASE_WORDS (PLANE_WORDS / 2)
+#else
+#define PHASE_WORDS PLANE_WORDS
+#endif
+
+/* Word k of a phase of tile colour `tile_colour`: its row (y + EDGE z) and
+ * its word in the row. */
+inline uint phase_word(uint k, uint tile_colour, uint *row)
+{
+#ifdef TILE
+    uint j = k % (ROW_WORDS / 2), y, z;
+    *row = k / (ROW_WORDS / 2);
+    y = *row % EDGE, z = *row / EDGE;
+    uint tx = 2 * (j / TILE_WORDS) + ((tile_colour + y / TILE + z / TILE) & 1u);
+    return tx * TILE_WORDS + j % TILE_WORDS;
+#else
+    (void)tile_colour;
+    *row = k / ROW_WORDS;
+    return k % ROW_WORDS;
+#endif
+}
+
+/* Counts of up neighbours (lane-wise) of word w in row `row` of one plane,
+ * whose first site sits at first_offset (0|1) of its octet; `other` is the
+ * other plane, where the left and right neighbours are the same or the
+ * adjacent lanes (across words and the periodic row end), the neighbours
+ * along y (and z) the same lanes of the rows beside. */
+inline uint plane_up_neighbours(__local const uint *other, uint row, uint w, uint first_offset)
+{
+    uint y = row % EDGE, z = row / EDGE;
+    __local const uint *line = other + ROW_WORDS * row;
+    uint here = line[w];
+    uint left = first_offset ? here : (here << 8) | (line[(w + ROW_WORDS - 1) % ROW_WORDS] >> 24);
+    uint right = first_offset ? (here >> 8) | (line[(w + 1) % ROW_WORDS] << 24) : here;
+    uint count = left + right + other[ROW_WORDS * (wrap((int)y - 1) + EDGE * z) + w] +
+                 other[ROW_WORDS * (wrap((int)y + 1) + EDGE * z) + w];
+#if DIM == 3
+    count += other[ROW_WORDS * (y + EDGE * wrap((int)z - 1)) + w] +
+             other[ROW_WORDS * (y + EDGE * wrap((int)z + 1)) + w];
+#endif
+    return count;
+}
+
+/* The sum of a word's four lanes (each lane's value below 64). */
+inline uint lane_sum(uint word)
+{
+    return (word * 0x01010101u) >> 24;
+}
+
+/* The sites at octet positions odd, odd + 2, odd + 4, odd + 6 as lanes. */
+inline uint octet_lanes(char8 s, uint odd)
+{
+    return odd ? (uint)(s.s1 > 0) | (uint)(s.s3 > 0) << 8 | (uint)(s.s5 > 0) << 16 | (uint)(s.s7 > 0) << 24
+               : (uint)(s.s0 > 0) | (uint)(s.s2 > 0) << 8 | (uint)(s.s4 > 0) << 16 | (uint)(s.s6 > 0) << 24;
+}
+
+/* The octet of +-1 chars from the lanes of its even and odd positions. */
+inline char8 lanes_octet(uint even, uint odd)
+{
+    char8 s;
+    s.s0 = (even & 1u) ? 1 : -1;
+    s.s1 = (odd & 1u) ? 1 : -1;
+    s.s2 = ((even >> 8) & 1u) ? 1 : -1;
+    s.s3 = ((odd >> 8) & 1u) ? 1 : -1;
+    s.s4 = ((even >> 16) & 1u) ? 1 : -1;
+    s.s5 = ((odd >> 16) & 1u) ? 1 : -1;
+    s.s6 = ((even >> 24) & 1u) ? 1 : -1;
+    s.s7 = ((odd >> 24) & 1u) ? 1 : -1;
+    return s;
+}
+
+/* The arguments and the measurement are ising_resident_update's below: the
+ * bond sum is the sum over parity-0 sites of s_i times its neighbours' spins
+ * (every bond has one parity-0 end: EDGE is even), 2 aligned - NEIGHBOURS
+ * per site, and the magnetisation 2 (up spins) - SITES: the integers of
+ * ising_measure. */
+#if RESIDENT_ROUNDS <= 4
+#define KEPT_DRAWS RESIDENT_ROUNDS
+#else
+#define KEPT_DRAWS 1
+#endif
+__kernel __attribute__((reqd_work_group_size(RESIDENT_ITEMS, 1, 1)))
+void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uint first_sweep,
+                           uint count, uint hits, __global const uint *thresholds,
+                           __global int *partials, uint slot, uint groups, uint configs,
+                           __global const char *gather_from, __global const uint *gather_source,
+                           uint gather_members, uint threshold_stride, uint first_system)
+{
+    __local uint planes[2 * PLANE_WORDS];
+    __local int sums[2];
+    uint config = get_group_id(0), lid = get_local_id(0), size = get_local_size(0);
+    spins += (size_t)config * SITES;
+    __global const char *load =
+        gather_members ? gather_from + (size_t)pa_source_of(config, gather_source, gather_members) * SITES : spins;
+    for (uint k = lid; k < PLANE_WORDS; k += size) {
+        uint row = k / ROW_WORDS, odd = (row % EDGE + row / EDGE) & 1u; /* odd: parity 0 at odd positions */
+        char8 s = vload8(k, load);
+        planes[k] = octet_lanes(s, odd);
+        planes[PLANE_WORDS + k] = octet_lanes(s, odd ^ 1u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system,
+                                    thresholds + threshold_stride * config);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
+    clmc_philox_ctr kept[KEPT_DRAWS];
+    for (uint k = 0; k < count; k++) {
+        m.sweep = first_sweep + k;
+        for (uint tile_colour = 0; tile_colour < LAYOUT_TILE_COLOURS; tile_colour++)
+            for (uint hit = 0; hit < hits; hit++) {
+                m.hit = hit;
+                for (uint colour = 0; colour < 2; colour++) {
+#pragma unroll
+                    for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
+                        uint item = round * RESIDENT_ITEMS + lid, row;
+                        if (item >= PHASE_WORDS) continue;
+                        uint w = phase_word(item, tile_colour, &row), unit = w + ROW_WORDS * row; /* octet_unit */
+#if RESIDENT_ROUNDS <= 4
+                        if (colour == 0) kept[round] = METROPOLIS_RANDOM4(m.key, unit, m.sweep, hit, stream);
+                        clmc_philox_ctr r = kept[round];
+#else
+                        clmc_philox_ctr r = METROPOLIS_RANDOM4(m.key, unit, m.sweep, hit, stream);
+#endif
+                        uint first_offset = (row % EDGE + row / EDGE + colour) & 1u;
+                        __local uint *own = planes + colour * PLANE_WORDS + unit;
+                        *own = metropolis_word(*own, plane_up_neighbours(planes + (1 - colour) * PLANE_WORDS, row, w,
+                                                                         first_offset),
+                                               first_offset, r, 8 * unit, &m);
+                    }
+                    barrier(CLK_LOCAL_MEM_FENCE);
+                }
+            }
+    }
+    /* The measurement: barriers outside the (uniform) branch. */
+    if (lid == 0) sums[0] = sums[1] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (slot != 0xFFFFFFFFu) {
+        int bond_sum = 0, spin_sum = 0;
+        for (uint k = lid; k < PLANE_WORDS; k += size) {
+            uint row = k / ROW_WORDS, w = k % ROW_WORDS, first_offset = (row % EDGE + row / EDGE) & 1u;
+            uint own = planes[k], up = plane_up_neighbours(planes + PLANE_WORDS, row, w, first_offset);
+            uint up_mask = own * 255u;
+            uint aligned = (up & up_mask) | ((NEIGHBOURS * 0x01010101u - up) & ~up_mask);
+            bond_sum += 2 * (int)lane_sum(aligned) - 4 * NEIGHBOURS;
+            spin_sum += 2 * (int)(lane_sum(own) + lane_sum(planes[PLANE_WORDS + k])) - 8;
+        }
+        atomic_add(&sums[0], bond_sum);
+        atomic_add(&sums[1], spin_sum);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    resident_partials(partials, slot, groups, configs, config, sums);
+    for (uint k = lid; k < PLANE_WORDS; k += size) {
+        uint row = k / ROW_WORDS, odd = (row % EDGE + row / EDGE) & 1u;
+        uint zero = planes[k], one = planes[PLANE_WORDS + k];
+        vstore8(odd ? lanes_octet(one, zero) : lanes_octet(zero, one), k, spins);
+    }
+}
+#else
 __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uint first_sweep,
                                     uint count, uint hits, __global const uint *thresholds,
                                     __global int *partials, uint slot, uint groups, uint configs,
@@ -778,16 +983,11 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
         atomic_add(&sums[1], spin_sum);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (slot != 0xFFFFFFFFu) {
-        __global int *out = partials + 2 * ((size_t)slot * configs + config) * groups;
-        for (uint g = lid; g < groups; g += size) {
-            out[2 * g] = g == 0 ? sums[0] : 0;
-            out[2 * g + 1] = g == 0 ? sums[1] : 0;
-        }
-    }
+    resident_partials(partials, slot, groups, configs, config, sums);
     for (uint i = lid; i < SITES; i += size) spins[i] = lattice[i];
 }
-#endif
+#endif /* RESIDENT_PLANES */
+#endif /* RESIDENT */
 
 #ifdef TEMPORAL_BLOCK
 #include "ising/temporal_block.h"

@@ -305,16 +305,37 @@ static cl_uint rng_streams_per_config(int dim, int edge, int tile, clmc_rng_kind
  * measurement's two sums, with room to spare). */
 #define RESIDENT_LOCAL_EXTRA 64
 /* "auto" keeps the ordinary kernels where all configurations together hold
- * more sites than this: there they are not launch-bound and run faster than
- * one work-group per configuration (H100, 2D L = 64 tiled x 65536
- * configurations: 2.6 against 6.3 ps per update; 112 x 16^2: 475 against 139). */
+ * more sites than this, unless the update runs in colour planes with a
+ * configuration for every compute unit: beyond it the ordinary kernels are
+ * not launch-bound and ran faster than the per-site resident kernel (H100,
+ * 2D L = 64 tiled x 65536 configurations: 2.6 against 6.3 ps per update;
+ * 112 x 16^2: 475 against 139), but slower than the planes (H200, 2D tiled
+ * x 2^28 / L^2 configurations, L = 32, 64, 128: 2.93, 2.66, 2.70 against
+ * 1.80, 1.80, 1.98). */
 #define RESIDENT_AUTO_SITES (1u << 20)
 
-/* Sites of a configuration the resident kernel takes in one work-item: the
- * octets of all rows (cl/ising/ising.cl RESIDENT_UNITS). */
+/* The resident update in colour planes (cl/ising/ising.cl RESIDENT_PLANES,
+ * a word of four sites per work-item and phase): L a multiple of 8, layout
+ * naive or tiled with tiles of a multiple of 8 in two tile colours. */
+static bool resident_planes(const ising_state *s)
+{
+    return !s->msc && s->edge % 8 == 0 && (!s->tiled || (s->tile % 8 == 0 && s->tile_colours == 2));
+}
+
+/* RESIDENT_PLANES: work-items of a work-group at most (more words of a
+ * phase take rounds, up to 4 of them keeping their octets' draws for the
+ * second parity): on an H200 1024 left the kernel no room (it allows 256
+ * there), and 256 ran 2D L = 128 at 1.77 ps per update against 1.98 with one
+ * round of 1024. */
+#define RESIDENT_PLANES_ITEMS 256
+
+/* Work-items the resident kernel can keep busy: the words of a phase
+ * (RESIDENT_PLANES: a plane's words, half of them in tiles of one tile
+ * colour), or the octets of all rows (RESIDENT_UNITS). */
 static size_t resident_units(const ising_state *s)
 {
     if (s->msc) return s->resident_configs * (s->stored_words / 2);
+    if (resident_planes(s)) return s->n_sites / 8 / (s->tiled ? 2 : 1);
     return (size_t)(s->edge + 7) / 8 * (s->n_sites / (size_t)s->edge);
 }
 
@@ -407,7 +428,9 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
         snprintf(note, n, "auto: %zu work-groups for %u compute units, each pass %zu rounds of words: the ordinary "
                  "kernels spread the words over the device (\"on\" forces it)", resident_msc_groups(s),
                  d->compute_units, resident_msc_rounds(s));
-    else if (!s->msc && strcmp(mode, "on") != 0 && (unsigned long long)s->stored_sites * s->n_configs > RESIDENT_AUTO_SITES)
+    else if (!s->msc && strcmp(mode, "on") != 0 &&
+             (unsigned long long)s->stored_sites * s->n_configs > RESIDENT_AUTO_SITES &&
+             !(resident_planes(s) && s->n_configs >= d->compute_units))
         snprintf(note, n, "auto: %u configurations of %zu sites hold more than 2^20 sites, where the ordinary kernels "
                  "are faster (\"on\" forces it)", s->n_configs, s->stored_sites);
     else
@@ -428,8 +451,8 @@ static clmc_status resident_kernel(ising_state *s)
     CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
     CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &local));
     if (limit > d->max_work_group_size) limit = d->max_work_group_size;
-    if (!s->msc) { /* msc: resident_wg, the kernel's required size, was chosen before the build */
-        s->resident_wg = resident_units(s) < limit ? resident_units(s) : limit;
+    if (!s->msc) { /* msc and planes: resident_wg, the kernel's required size, was chosen before the build */
+        if (!resident_planes(s)) s->resident_wg = resident_units(s) < limit ? resident_units(s) : limit;
         s->resident_configs = 1;
     }
     s->resident_groups = (s->n_configs + s->resident_configs - 1) / s->resident_configs;
@@ -466,6 +489,14 @@ static clmc_status build_kernels(ising_state *s)
         clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
     }
     if (s->resident) clmc_defines_flag(&options, "RESIDENT");
+    if (s->resident && resident_planes(s)) { /* the work-group's size chosen here: rounds of words unrolled */
+        size_t items = resident_units(s) < RESIDENT_PLANES_ITEMS ? resident_units(s) : RESIDENT_PLANES_ITEMS;
+        s->resident_wg = items < d->max_work_group_size ? items : d->max_work_group_size;
+        clmc_defines_flag(&options, "RESIDENT_PLANES");
+        clmc_defines_int(&options, "RESIDENT_ITEMS", (long long)s->resident_wg);
+        clmc_defines_int(&options, "RESIDENT_ROUNDS", (long long)((resident_units(s) + s->resident_wg - 1) /
+                                                                  s->resident_wg));
+    }
     if (s->resident && s->msc) {
         size_t items = resident_units(s) < RESIDENT_MSC_ITEMS ? resident_units(s) : RESIDENT_MSC_ITEMS;
         s->resident_wg = items < d->max_work_group_size ? items : d->max_work_group_size;
@@ -880,6 +911,8 @@ static void ising_describe_update(void *state, cJSON *performance)
     ising_tblock_describe(&s->tblock, performance);
     clmc_describe_resident(performance, s->resident ? NULL : s->resident_note, s->resident_launches,
                            s->resident_sweeps, s->resident_wg, "configs_per_group", (double)s->resident_configs);
+    cJSON *record = cJSON_GetObjectItem(performance, "resident");
+    if (s->resident && !s->msc && record) cJSON_AddBoolToObject(record, "planes", resident_planes(s));
 }
 
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
