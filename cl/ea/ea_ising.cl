@@ -133,10 +133,13 @@ inline void update_spin(__global char *own, __global const coupling *bonds, uint
 }
 
 /* One work-item per (quad of four configurations, site of colour `colour`):
- * the four share one Philox draw. */
+ * the four share one Philox draw.  per_config 1: configuration c's
+ * thresholds and beta are row c; 0: every configuration's are row 0
+ * (population annealing, one beta for all members). */
 __kernel void ea_naive_update(__global char *spins, __global const coupling *couplings,
                               __global const uint *thresholds, __global const float *betas,
-                              uint seed_lo, uint seed_hi, uint sweep, uint colour, uint first_system)
+                              uint seed_lo, uint seed_hi, uint sweep, uint colour, uint per_config,
+                              uint first_system)
 {
     uint item = get_global_id(0);
     if (item >= QUADS * HALF_SITES) return;
@@ -151,7 +154,7 @@ __kernel void ea_naive_update(__global char *spins, __global const coupling *cou
         if (config < CONFIGURATIONS)
             update_spin(spins + (size_t)config * SITES,
                         couplings + (size_t)DISORDER_OF(config) * SITES * DIM, site, &n,
-                        r.v[c], thresholds + 3 * config, betas[config]);
+                        r.v[c], thresholds + 3 * config * per_config, betas[config * per_config]);
     }
 }
 #else
