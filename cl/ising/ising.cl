@@ -212,12 +212,19 @@ __kernel void ising_naive_update(__global char *spins, uint seed_lo, uint seed_h
  * the octet whose draw r is, and decides on its 16-bit chunk; ties with a
  * threshold's high half are settled afterwards by metropolis_accept, which
  * draws the low half.  The tiled and the resident (planes) updates share it. */
+/* Lane-wise: the neighbours parallel to each spin (up counts for up spins,
+ * NEIGHBOURS minus them for down spins). */
+inline uint aligned_lanes(uint spins, uint up)
+{
+    uint up_mask = spins * 255u;
+    return (up & up_mask) | ((NEIGHBOURS * 0x01010101u - up) & ~up_mask);
+}
+
 #ifndef RNG_STATEFUL
 inline uint metropolis_word(uint spins, uint up, uint first_offset, clmc_philox_ctr r, uint first_site,
                             const metropolis_stream *m)
 {
-    uint up_mask = spins * 255u;
-    uint aligned = (up & up_mask) | ((NEIGHBOURS * 0x01010101u - up) & ~up_mask);
+    uint aligned = aligned_lanes(spins, up);
     /* Site i's chunk is half first_offset of word i; rotate it to the top so
      * that a whole-word comparison with the threshold's high half decides. */
     uint rotation = 16u * (1u - first_offset);
@@ -904,9 +911,8 @@ void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uin
         int bond_sum = 0, spin_sum = 0;
         for (uint k = lid; k < PLANE_WORDS; k += size) {
             uint row = k / ROW_WORDS, w = k % ROW_WORDS, first_offset = (row % EDGE + row / EDGE) & 1u;
-            uint own = planes[k], up = plane_up_neighbours(planes + PLANE_WORDS, row, w, first_offset);
-            uint up_mask = own * 255u;
-            uint aligned = (up & up_mask) | ((NEIGHBOURS * 0x01010101u - up) & ~up_mask);
+            uint own = planes[k];
+            uint aligned = aligned_lanes(own, plane_up_neighbours(planes + PLANE_WORDS, row, w, first_offset));
             bond_sum += 2 * (int)lane_sum(aligned) - 4 * NEIGHBOURS;
             spin_sum += 2 * (int)(lane_sum(own) + lane_sum(planes[PLANE_WORDS + k])) - 8;
         }
