@@ -848,11 +848,6 @@ inline char8 lanes_octet(uint even, uint odd)
  * (every bond has one parity-0 end: EDGE is even), 2 aligned - NEIGHBOURS
  * per site, and the magnetisation 2 (up spins) - SITES: the integers of
  * ising_measure. */
-#if RESIDENT_ROUNDS <= 4
-#define KEPT_DRAWS RESIDENT_ROUNDS
-#else
-#define KEPT_DRAWS 1
-#endif
 __kernel __attribute__((reqd_work_group_size(RESIDENT_ITEMS, 1, 1)))
 void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uint first_sweep,
                            uint count, uint hits, __global const uint *thresholds,
@@ -876,7 +871,9 @@ void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uin
     metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system,
                                     thresholds + threshold_stride * config);
     uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
-    clmc_philox_ctr kept[KEPT_DRAWS];
+#if RESIDENT_ROUNDS <= 4
+    clmc_philox_ctr kept[RESIDENT_ROUNDS]; /* the octets' draws of this tile colour and hit */
+#endif
     for (uint k = 0; k < count; k++) {
         m.sweep = first_sweep + k;
         for (uint tile_colour = 0; tile_colour < LAYOUT_TILE_COLOURS; tile_colour++)

@@ -311,7 +311,7 @@ static cl_uint rng_streams_per_config(int dim, int edge, int tile, clmc_rng_kind
  * 2D L = 64 tiled x 65536 configurations: 2.6 against 6.3 ps per update;
  * 112 x 16^2: 475 against 139), but slower than the planes (H200, 2D tiled
  * x 2^28 / L^2 configurations, L = 32, 64, 128: 2.93, 2.66, 2.70 against
- * 1.80, 1.80, 1.98). */
+ * 1.80, 1.74-1.80, 1.77). */
 #define RESIDENT_AUTO_SITES (1u << 20)
 
 /* The resident update in colour planes (cl/ising/ising.cl RESIDENT_PLANES,
@@ -489,20 +489,18 @@ static clmc_status build_kernels(ising_state *s)
         clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
     }
     if (s->resident) clmc_defines_flag(&options, "RESIDENT");
-    if (s->resident && resident_planes(s)) { /* the work-group's size chosen here: rounds of words unrolled */
-        size_t items = resident_units(s) < RESIDENT_PLANES_ITEMS ? resident_units(s) : RESIDENT_PLANES_ITEMS;
+    if (s->resident && (s->msc || resident_planes(s))) { /* the kernel's required work-group size */
+        size_t most = s->msc ? RESIDENT_MSC_ITEMS : RESIDENT_PLANES_ITEMS;
+        size_t items = resident_units(s) < most ? resident_units(s) : most;
         s->resident_wg = items < d->max_work_group_size ? items : d->max_work_group_size;
-        clmc_defines_flag(&options, "RESIDENT_PLANES");
         clmc_defines_int(&options, "RESIDENT_ITEMS", (long long)s->resident_wg);
+    }
+    if (s->resident && resident_planes(s)) { /* rounds of words, unrolled */
+        clmc_defines_flag(&options, "RESIDENT_PLANES");
         clmc_defines_int(&options, "RESIDENT_ROUNDS", (long long)((resident_units(s) + s->resident_wg - 1) /
                                                                   s->resident_wg));
     }
-    if (s->resident && s->msc) {
-        size_t items = resident_units(s) < RESIDENT_MSC_ITEMS ? resident_units(s) : RESIDENT_MSC_ITEMS;
-        s->resident_wg = items < d->max_work_group_size ? items : d->max_work_group_size;
-        clmc_defines_int(&options, "CONFIGS_PER_GROUP", (long long)s->resident_configs);
-        clmc_defines_int(&options, "RESIDENT_ITEMS", (long long)s->resident_wg);
-    }
+    if (s->resident && s->msc) clmc_defines_int(&options, "CONFIGS_PER_GROUP", (long long)s->resident_configs);
     ising_tblock_defines(&s->tblock, &options);
     s->rng.streams = rng_streams_per_config(s->dim, s->edge, s->tiled ? s->tile : 0, s->rng.kind);
     s->rng.configs = s->n_configs;
