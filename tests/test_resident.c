@@ -317,6 +317,32 @@ Test(resident, population_annealing_msc_3d_equals_ordinary, .timeout = 120)
                                 "\"run\": {\"seed\": 8}}");
 }
 
+/* EA spin glass members of the naive layout (ea_naive_resident_update: quads
+ * of configurations, two members each, a word per site in local memory):
+ * 3D L = 4 with 13 members (7 quads, the last of one member, 2 quads a
+ * work-group, one task a work-item and phase: the places found once) of
+ * fluctuating number (nearest_integer: members past the new population load
+ * their own slots) in two runs; 2D L = 32 (two rounds of 256 work-items a
+ * phase); 3D L = 8 (one quad a work-group of 256). */
+Test(resident, population_annealing_ea_naive_equals_ordinary, .timeout = 120)
+{
+    expect_population_identical("resident-pa-ea-l4",
+                                "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": "
+                                "{\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 13, \"beta_end\": 2.0, \"steps\": 5, \"sweeps_per_step\": 3, "
+                                "\"resampling\": \"nearest_integer\", \"runs\": 2}, \"run\": {\"seed\": 5}}");
+    expect_population_identical("resident-pa-ea-2d-l32",
+                                "{\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 32}, \"algorithm\": "
+                                "{\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 9, \"beta_end\": 1.5, \"steps\": 3, \"sweeps_per_step\": 3}, "
+                                "\"run\": {\"seed\": 11}}");
+    expect_population_identical("resident-pa-ea-l8",
+                                "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8}, \"algorithm\": "
+                                "{\"layout\": \"naive\"}, \"ensemble\": {\"type\": \"population_annealing\", "
+                                "\"population\": 40, \"beta_end\": 2.0, \"steps\": 4, \"sweeps_per_step\": 2, "
+                                "\"resampling\": \"multinomial\"}, \"run\": {\"seed\": 3}}");
+}
+
 /* Physics of the msc resident path: 10 runs of R = 300 members of L = 64
  * (groups of 4 per work-group, each step's 10 sweeps and the measurement in
  * one launch) from beta 0 to 0.25 in 25 steps (above beta_c: no critical

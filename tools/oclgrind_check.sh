@@ -124,7 +124,11 @@ add ising2d-msc-blocked "$all" "$(ising 2 64 msc ', "sweeps_per_launch": 3, "blo
 # EA replica pairs on one disorder sample, Potts systems with Metropolis sweeps (one
 # temperature step, as above).
 pam() { echo "\"model\": {$1}, \"algorithm\": {$2}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": 1, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"; }
-add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layout": "naive"')"
+add ea3d-population "$all" "$(pam '"type": "ea_ising", "dim": 3, "L": 4' '"layout": "naive", "resident": "off"')"
+# Its resident update (ea_naive_resident_update: a step's sweeps and the members' measurement in one launch):
+# 13 members in 7 quads (the last of one member) of configurations, 2 quads a work-group of 64 work-items, the
+# second step's launch loading the members resampled (the gather fused).
+add ea3d-population-resident "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"layout\": \"naive\", \"resident\": \"on\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 13, \"steps\": 2, \"beta_end\": 1.0, \"sweeps_per_step\": 2}"
 # EA msc members, 32 per word (two words): the lanes' bit gather (pa_gather_lanes), the swap and the member
 # pass (resident off: Oclgrind's device would take the resident update below).
 add ea3d-population-msc "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"off\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 64, \"steps\": 1, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"

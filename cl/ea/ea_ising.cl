@@ -372,3 +372,169 @@ __kernel void ea_sum_groups(__global const long *partials, __global long *totals
     for (uint g = 0; g < MEASURE_GROUPS; g++) sum += p[3 * g];
     totals[(size_t)batch * 3 * CONFIGURATIONS + item] = sum;
 }
+
+#if !MSC && !GAUSSIAN && defined(RESIDENT_QUADS)
+/* Population annealing's resident update of the naive layout (built with
+ * RESIDENT_QUADS, RESIDENT_ITEMS and RESIDENT_ROUNDS from the host;
+ * SHARED_DISORDER, one temperature, every member at row 0 of the
+ * thresholds): a work-group holds RESIDENT_QUADS
+ * quads of configurations (a quad: members 2 q and 2 q + 1, both replicas
+ * each) in local memory, a word per site and quad whose byte c is 1 where
+ * configuration 4 q + c has spin +1, and makes `count` sweeps from
+ * first_sweep in one launch.  Each phase (colour 0, then 1, as
+ * ea_naive_update) updates a quad's site with the same Philox draw
+ * (metropolis_randoms) and the same integer test, so the members are
+ * bit-identical to the ordinary kernels'.  measure != 0: every member's H
+ * (both replicas) and overlap, the integers of ea_member_totals, go to
+ * energy and overlap.  gather_members > 0: member j is loaded from member
+ * pa_source_of(j, gather_source, gather_members) of gather_from (population
+ * annealing's gather, fused) and written to spins.  Every work-item reaches
+ * every barrier (loops of the same trip count in all). */
+#include "ensembles/population_source.h"
+
+/* A phase's tasks (a site of a quad each), RESIDENT_ROUNDS rounds of
+ * RESIDENT_ITEMS work-items. */
+#define RESIDENT_TASKS (RESIDENT_QUADS * HALF_SITES)
+#define LANE_ONES 0x01010101u
+
+/* Lane-wise count of the unsatisfied bonds of a site (its word `spins`) to
+ * its +d neighbours, and to its -d ones where `down` (bit 2 d of bond_mask:
+ * the +d bond is negative, bit 2 d + 1: the -d bond). */
+inline uint unsatisfied_lanes(__local const uint *quad, uint spins, const neighbourhood *n, uint bond_mask, bool down)
+{
+    uint count = 0;
+    for (uint d = 0; d < DIM; d++) {
+        count += spins ^ quad[n->up[d]] ^ (((bond_mask >> (2 * d)) & 1u) * LANE_ONES);
+        if (down) count += spins ^ quad[n->down[d]] ^ (((bond_mask >> (2 * d + 1)) & 1u) * LANE_ONES);
+    }
+    return count;
+}
+
+/* A work-item's site of a phase: the site, its neighbours and bond mask. */
+typedef struct {
+    uint site, bond_mask;
+    neighbourhood n;
+} resident_place;
+
+inline resident_place resident_place_of(uint index, uint colour, __local const uchar *bond_masks)
+{
+    resident_place p;
+    p.site = site_of_colour(index, colour);
+    p.bond_mask = bond_masks[p.site];
+    p.n = neighbours_of(p.site);
+    return p;
+}
+
+/* One site of a quad: configuration c flips where metropolis_accept would,
+ * with number r.v[c] (satisfied bonds NEIGHBOURS minus lane c's count). */
+inline void resident_quad_site(__local uint *quad, const resident_place *p, clmc_philox_ctr r, const uint *threshold)
+{
+    uint spins = quad[p->site], unsatisfied = unsatisfied_lanes(quad, spins, &p->n, p->bond_mask, true), flips = 0;
+#pragma unroll
+    for (uint c = 0; c < 4; c++) {
+        uint satisfied = NEIGHBOURS - ((unsatisfied >> (8 * c)) & 0xFFu);
+        bool accept = satisfied <= NEIGHBOURS / 2 || r.v[c] < threshold[satisfied - NEIGHBOURS / 2 - 1];
+        flips |= (uint)accept << (8 * c);
+    }
+    quad[p->site] = spins ^ flips;
+}
+
+__kernel __attribute__((reqd_work_group_size(RESIDENT_ITEMS, 1, 1)))
+void ea_naive_resident_update(__global char *spins, __global const coupling *couplings,
+                              __global const uint *thresholds, __global const float *betas,
+                              uint seed_lo, uint seed_hi, uint first_sweep, uint count, uint measure,
+                              __global int *energy, __global int *overlap, __global const char *gather_from,
+                              __global const uint *gather_source, uint gather_members, uint first_system)
+{
+    __local uint lattice[RESIDENT_QUADS * SITES];
+    __local uchar bond_masks[SITES];
+    __local int sums[RESIDENT_QUADS * 6]; /* per quad: four bond sums' unsatisfied counts, two overlaps' agreements */
+    uint lid = get_local_id(0), first_quad = get_group_id(0) * RESIDENT_QUADS;
+    (void)betas;
+    __global const char *load = gather_members ? gather_from : spins;
+    for (uint i = lid; i < RESIDENT_QUADS * SITES; i += RESIDENT_ITEMS) {
+        uint quad = first_quad + i / SITES, site = i % SITES, lanes = 0;
+        for (uint c = 0; c < 4; c++) {
+            uint config = 4 * quad + c;
+            if (config >= CONFIGURATIONS) continue;
+            uint member = pa_source_of(config / 2, gather_source, gather_members);
+            lanes |= (uint)(load[(size_t)(2 * member + config % 2) * SITES + site] > 0) << (8 * c);
+        }
+        lattice[i] = lanes;
+    }
+    for (uint site = lid; site < SITES; site += RESIDENT_ITEMS) {
+        neighbourhood n = neighbours_of(site);
+        uint mask = 0;
+        for (uint d = 0; d < DIM; d++)
+            mask |= (couplings[site * DIM + d] < 0 ? 1u : 0u) << (2 * d) |
+                    (couplings[n.down[d] * DIM + d] < 0 ? 2u : 0u) << (2 * d);
+        bond_masks[site] = (uchar)mask;
+    }
+    for (uint i = lid; i < RESIDENT_QUADS * 6; i += RESIDENT_ITEMS) sums[i] = 0;
+    uint threshold[NEIGHBOURS / 2];
+    for (uint k = 0; k < NEIGHBOURS / 2; k++) threshold[k] = thresholds[k];
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if RESIDENT_ROUNDS == 1
+    /* One task a phase (the usual case): its two places found once. */
+    uint slot = lid / HALF_SITES, own_quad = first_quad + slot; /* the group's quad slot, the quad */
+    bool busy = lid < RESIDENT_TASKS && own_quad < QUADS;
+    resident_place places[2] = {resident_place_of(lid % HALF_SITES, 0, bond_masks),
+                                resident_place_of(lid % HALF_SITES, 1, bond_masks)};
+#endif
+    for (uint t = 0; t < count; t++)
+        for (uint colour = 0; colour < 2; colour++) {
+#if RESIDENT_ROUNDS == 1
+            if (busy)
+                resident_quad_site(lattice + slot * SITES, &places[colour],
+                                   metropolis_randoms(key, places[colour].site, first_sweep + t, own_quad, first_system),
+                                   threshold);
+#else
+#pragma unroll
+            for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
+                uint task = round * RESIDENT_ITEMS + lid, q = task / HALF_SITES, quad = first_quad + q;
+                if (task >= RESIDENT_TASKS || quad >= QUADS) continue;
+                resident_place place = resident_place_of(task % HALF_SITES, colour, bond_masks);
+                resident_quad_site(lattice + q * SITES, &place,
+                                   metropolis_randoms(key, place.site, first_sweep + t, quad, first_system), threshold);
+            }
+#endif
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    /* The measurement: bonds to +x, +y(, +z) once each, and the replicas'
+     * agreement (lanes 0 and 1, 2 and 3); barriers outside the (uniform)
+     * branch. */
+    if (measure)
+        for (uint q = 0; q < RESIDENT_QUADS; q++) {
+            __local const uint *quad = lattice + q * SITES;
+            int unsatisfied[4] = {0, 0, 0, 0}, agreeing[2] = {0, 0};
+            for (uint site = lid; site < SITES; site += RESIDENT_ITEMS) {
+                neighbourhood n = neighbours_of(site);
+                uint s = quad[site], lanes = unsatisfied_lanes(quad, s, &n, bond_masks[site], false);
+                uint agree = ~(s ^ (s >> 8)) & 0x00010001u;
+                for (uint c = 0; c < 4; c++) unsatisfied[c] += (int)((lanes >> (8 * c)) & 0xFFu);
+                agreeing[0] += (int)(agree & 1u);
+                agreeing[1] += (int)(agree >> 16);
+            }
+            for (uint c = 0; c < 4; c++) atomic_add(&sums[6 * q + c], unsatisfied[c]);
+            atomic_add(&sums[6 * q + 4], agreeing[0]);
+            atomic_add(&sums[6 * q + 5], agreeing[1]);
+        }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (measure && lid < 2 * RESIDENT_QUADS) {
+        uint q = lid / 2, m = lid % 2, member = 2 * (first_quad + q) + m;
+        if (member < REALIZATIONS) { /* H = -(bond sums), a bond sum DIM N - 2 (unsatisfied) */
+            __local const int *quad_sums = sums + 6 * q;
+            energy[member] = 2 * (quad_sums[2 * m] + quad_sums[2 * m + 1]) - 2 * DIM * SITES;
+            overlap[member] = 2 * quad_sums[4 + m] - SITES;
+        }
+    }
+    for (uint i = lid; i < RESIDENT_QUADS * SITES; i += RESIDENT_ITEMS) {
+        uint quad = first_quad + i / SITES, site = i % SITES, lanes = lattice[i];
+        for (uint c = 0; c < 4; c++) {
+            uint config = 4 * quad + c;
+            if (config < CONFIGURATIONS) spins[(size_t)config * SITES + site] = ((lanes >> (8 * c)) & 1u) ? 1 : -1;
+        }
+    }
+}
+#endif

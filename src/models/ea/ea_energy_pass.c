@@ -218,9 +218,7 @@ static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
     size_t n = sizeof s->resident_note;
     size_t stack_words = 2 * (size_t)s->n_sites, fold_words = (plan->wg > 1 ? plan->wg / 2 : 1) * 2 * plan->levels;
     size_t local = (stack_words + (fold_words <= stack_words ? 0 : fold_words)) * ea_word_bytes(s) + s->n_sites;
-    if (!s->msc || !s->population)
-        snprintf(note, n, "population annealing of layout msc only");
-    else if (strcmp(mode, "off") == 0)
+    if (strcmp(mode, "off") == 0)
         snprintf(note, n, "off: algorithm.resident");
     else if (!s->member_update)
         snprintf(note, n, "algorithm.tempering_energies \"measure\": the members are measured after the sweeps");
@@ -234,9 +232,92 @@ static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
     return false;
 }
 
+/* The naive resident update's work-group (ea_naive_resident_update): quads
+ * of configurations enough for NAIVE_TASKS_MIN sites a phase (small
+ * lattices), at most NAIVE_ITEMS_MAX work-items, each taking a quad's site
+ * a phase in as many rounds as the group's sites need. */
+#define NAIVE_TASKS_MIN 64
+#define NAIVE_ITEMS_MAX 256
+
+/* Whether the naive resident update applies (else the reason in
+ * resident_note); `local`: its local memory, estimated. */
+static bool naive_resident_fits(ea_state *s, const char *mode, size_t local)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    char *note = s->resident_note;
+    size_t n = sizeof s->resident_note;
+    if (strcmp(mode, "off") == 0)
+        snprintf(note, n, "off: algorithm.resident");
+    else if (local > d->local_mem_bytes)
+        snprintf(note, n, "%zu quads of configurations need %zu bytes of local memory; the device has %llu",
+                 s->resident_quads, local, (unsigned long long)d->local_mem_bytes);
+    else if (!d->local_mem_dedicated && strcmp(mode, "on") != 0)
+        snprintf(note, n, "auto: local memory emulated in global memory (%s device; \"on\" forces it)", d->type);
+    else
+        return true;
+    return false;
+}
+
+static clmc_status naive_resident_create(ea_state *s, const char *base_options, const char *mode)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    size_t half = s->n_sites / 2, quads = (s->configurations + 3) / 4;
+    s->resident_quads = 1;
+    while (s->resident_quads * half < NAIVE_TASKS_MIN && s->resident_quads < quads) s->resident_quads *= 2;
+    size_t tasks = s->resident_quads * half, items = device_group_cap(s, NAIVE_ITEMS_MAX);
+    if (tasks < items) items = tasks;
+    size_t local = s->resident_quads * (4 * (size_t)s->n_sites + 6 * sizeof(cl_int)) + s->n_sites;
+    if (!naive_resident_fits(s, mode, local)) return CLMC_OK;
+    clmc_defines options = {0};
+    clmc_defines_text(&options, base_options);
+    clmc_defines_int(&options, "ENERGY_PASS", 0);
+    clmc_defines_int(&options, "RESIDENT_QUADS", (long long)s->resident_quads);
+    clmc_defines_int(&options, "RESIDENT_ITEMS", (long long)items);
+    clmc_defines_int(&options, "RESIDENT_ROUNDS", (long long)((tasks + items - 1) / items));
+    clmc_status status = clmc_defines_build(s->rt, "ea/ea_ising.cl", &options, &s->resident_program);
+    clmc_defines_free(&options);
+    CLMC_TRY(status);
+    CLMC_TRY(clmc_kernel_create(s->resident_program, "ea_naive_resident_update", &s->resident_update));
+    CLMC_TRY(clmc_kernel_set_first_system(s->resident_update, s->first_system));
+    size_t limit;
+    cl_ulong used = 0;
+    CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
+    CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &used));
+    if (items > limit || used > d->local_mem_bytes) {
+        snprintf(s->resident_note, sizeof s->resident_note, "its %zu work-items and %llu bytes of local memory exceed "
+                 "the kernel's %zu or the device's %llu", items, (unsigned long long)used, limit,
+                 (unsigned long long)d->local_mem_bytes);
+        CLMC_CL_WARN(clReleaseKernel(s->resident_update));
+        s->resident_update = NULL;
+        return CLMC_OK;
+    }
+    s->resident_wg = items;
+    s->resident_groups = (quads + s->resident_quads - 1) / s->resident_quads;
+    s->resident_sites = (unsigned)((tasks + items - 1) / items);
+    size_t bytes = sizeof(cl_int) * s->realizations;
+    CLMC_TRY(create_device_buffer(s, bytes, NULL, &s->member_energy, "member energies"));
+    CLMC_TRY(create_device_buffer(s, bytes, NULL, &s->member_overlap, "member overlaps"));
+    cl_uint arg = 0;
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->bonds));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->thresholds));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->betas));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_hi));
+    arg += 3; /* first_sweep, count, measure: per launch */
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_energy));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_overlap));
+    return ea_resident_gather(s, s->thresholds, s->thresholds, 0);
+}
+
 clmc_status ea_resident_create(ea_state *s, const char *base_options, const char *mode)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
+    if (!s->population) {
+        snprintf(s->resident_note, sizeof s->resident_note, "population annealing only");
+        return CLMC_OK;
+    }
+    if (!s->msc) return naive_resident_create(s, base_options, mode);
     /* lcg64_reseeded: a generator per work-item, so the group must not
      * depend on the device (one it cannot take refuses the resident update
      * below). */
@@ -260,6 +341,7 @@ clmc_status ea_resident_create(ea_state *s, const char *base_options, const char
         return CLMC_OK;
     }
     s->resident_wg = plan.wg;
+    s->resident_groups = (size_t)s->stacks / 2;
     s->resident_sites = plan.sites;
     cl_uint arg = 0;
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->spins));
@@ -293,7 +375,7 @@ clmc_status ea_resident_sweeps(ea_state *s, uint64_t first, uint64_t count, bool
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 6, sizeof(cl_uint), &sweep));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 7, sizeof(cl_uint), &n));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 8, sizeof(cl_uint), &measure));
-        size_t global = (size_t)s->stacks / 2 * s->resident_wg;
+        size_t global = s->resident_groups * s->resident_wg;
         CLMC_TRY(clmc_enqueue(s->rt, s->resident_update, 1, &global, &s->resident_wg, CLMC_TIMED));
         if (s->resident_gathering) CLMC_TRY(ea_resident_gather(s, s->thresholds, s->thresholds, 0));
         s->resident_launches++;

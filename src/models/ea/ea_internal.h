@@ -106,13 +106,16 @@ typedef struct {
     cl_kernel member_update;
     bool members_measured;
     cl_int *member_check_host; /* "check": [pass energy, pass overlap, energy, overlap][member] */
-    /* msc population annealing's resident update (algorithm.resident,
-     * ea_msc_resident_update: the member pass's file built with RESIDENT =
-     * 1): a step's sweeps in one launch, a work-group per word holding its
-     * two stacks in local memory; resident_note says why not. */
+    /* Population annealing's resident update (algorithm.resident): a step's
+     * sweeps in one launch; resident_note says why not.  msc
+     * (ea_msc_resident_update, the member pass's file built with RESIDENT =
+     * 1): a work-group per word holding its two stacks in local memory,
+     * resident_sites sites of a colour per work-item.  naive
+     * (ea_naive_resident_update, cl/ea/ea_ising.cl built with RESIDENT_QUADS):
+     * resident_groups work-groups of resident_quads quads of configurations. */
     cl_program resident_program;
     cl_kernel resident_update;
-    size_t resident_wg;
+    size_t resident_wg, resident_quads, resident_groups;
     unsigned resident_sites;
     bool resident_gathering; /* the next resident launch loads the members resampled (ea_resident_gather) */
     uint64_t resident_launches, resident_sweeps;

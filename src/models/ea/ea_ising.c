@@ -688,12 +688,13 @@ static clmc_status ea_sweep(void *state, uint64_t sweep_index)
 static clmc_status ea_sweeps(void *state, uint64_t first, uint64_t count, int measure_slot, bool *measured)
 {
     ea_state *s = state;
-    bool members = measure_slot == CLMC_MEASURE_MEMBERS && s->member_update && count > 0;
+    bool members = measure_slot == CLMC_MEASURE_MEMBERS && count > 0;
     *measured = false;
-    if (s->resident_update) { /* the same members bit for bit, a step's sweeps in one launch */
+    if (s->resident_update) { /* the same members bit for bit, a step's sweeps and their measurement in one launch */
         s->members_measured = *measured = members;
         return ea_resident_sweeps(s, first, count, members);
     }
+    members = members && s->member_update;
     for (uint64_t t = first; t < first + count - members; t++) CLMC_TRY(ea_sweep(s, t));
     if (!members) return CLMC_OK;
     CLMC_TRY(update_colour(s, (cl_uint)(first + count - 1), 0));
@@ -703,13 +704,15 @@ static clmc_status ea_sweeps(void *state, uint64_t first, uint64_t count, int me
 }
 
 /* result.json performance.resident (docs/results.md), for population
- * annealing of layout msc. */
+ * annealing: msc with its sites of a colour per work-item, naive with its
+ * configurations per work-group. */
 static void ea_describe_update(void *state, cJSON *performance)
 {
     const ea_state *s = state;
-    if (!s->population || !s->msc) return;
+    if (!s->population) return;
     clmc_describe_resident(performance, s->resident_update ? NULL : s->resident_note, s->resident_launches,
-                           s->resident_sweeps, s->resident_wg, "sites_per_item", s->resident_sites);
+                           s->resident_sweeps, s->resident_wg, s->msc ? "sites_per_item" : "configs_per_group",
+                           s->msc ? (double)s->resident_sites : 4.0 * (double)s->resident_quads);
 }
 
 /* msc tempering: the last colour pass also counts the energies, which
@@ -1065,13 +1068,14 @@ static unsigned ea_member_lanes(void *state)
     return s->msc ? s->word_bits : 0;
 }
 
-/* msc population annealing: the resampled population in *other becomes the
- * spins, the old spins the ensemble's next scratch buffer; declined (copied
- * back) in the naive layout, whose spins more kernels hold. */
+/* The resampled population in *other becomes the spins, the old spins the
+ * ensemble's next scratch buffer (every kernel takes the spins as its first
+ * argument); declined (copied back) in the naive layout without its
+ * resident update. */
 static clmc_status ea_swap_members(void *state, cl_mem *other)
 {
     ea_state *s = state;
-    if (!s->msc) return CLMC_OK;
+    if (!s->msc && !s->resident_update) return CLMC_OK;
     cl_mem old = s->spins;
     s->spins = *other;
     *other = old;

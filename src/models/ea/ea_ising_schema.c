@@ -45,9 +45,10 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
      "msc tempering or population annealing with the energy (member) pass: sites per work-item of that pass; 0 = the model's default (8, "
      "halved while the device would be short of work-items); the same results (clmc tune searches it)"},
     {"resident", CLMC_FIELD_STRING, 0, 0, false, resident_modes, "\"auto\"",
-     "msc population annealing: auto runs a step's sweeps in one launch, each word's two stacks of members held "
-     "in local memory, where they fit a device's dedicated local memory; on: also where local memory is emulated "
-     "(CPUs); off: two launches per sweep (bit-identical results)"},
+     "population annealing: auto runs a step's sweeps and the members' measurement in one launch, the members "
+     "held in local memory (msc: each word's two stacks; naive: quads of configurations, a word per site), where "
+     "they fit a device's dedicated local memory; on: also where local memory is emulated (CPUs); off: two "
+     "launches per sweep (bit-identical results)"},
     {"rng", CLMC_FIELD_STRING, 0, 0, false, generators, "\"philox4x32_10\"",
      "generator of the Metropolis numbers: philox4x32_10, or lcg64_reseeded, the fast option of msc population "
      "annealing on the resident update (an LCG64 per work-item and launch, seeded from Philox; docs/rng.md)"},
