@@ -489,14 +489,11 @@ inline uint local_classes(__local const uint *lattice, local_place at, uint *cla
  * else stores its new spins.  After the last group (end = LAST_END) it is
  * decided: a lane still tied has r = t exactly, which rejects, as in
  * msc_philox_flip. */
-inline bool local_word(__local uint *lattice, __local const uint *limits, uint item, uint colour, local_frame frame,
-                       uint sweep, clmc_philox_key key, uint stream_base, ulong *state, msc_comparison *c, uint first,
-                       uint end)
+inline bool local_word_at(__local uint *lattice, local_place at, uint t4, uint t8, uint t12, uint sweep,
+                          clmc_philox_key key, uint stream_base, ulong *state, msc_comparison *c, uint first, uint end)
 {
-    local_place at = place_of(item, colour, frame);
     uint class1, class2, class3;
     uint spins = local_classes(lattice, at, &class1, &class2, &class3);
-    uint t4 = limits[3 * at.member], t8 = limits[3 * at.member + 1], t12 = limits[3 * at.member + 2];
 #ifdef RNG_LCG_RESEEDED
     (void)sweep, (void)key, (void)stream_base;
     uint tied = msc_compare_lcg(c, class1, class2, class3, t4, t8, t12, state, first, end);
@@ -508,6 +505,17 @@ inline bool local_word(__local uint *lattice, __local const uint *limits, uint i
     if (tied && end < LAST_END) return true;
     lattice[at.own] = msc_flipped(spins, class1, class2, class3, c);
     return false;
+}
+
+/* local_word_at for word `item` of a pass, its thresholds those of its
+ * configuration in `limits`. */
+inline bool local_word(__local uint *lattice, __local const uint *limits, uint item, uint colour, local_frame frame,
+                       uint sweep, clmc_philox_key key, uint stream_base, ulong *state, msc_comparison *c, uint first,
+                       uint end)
+{
+    local_place at = place_of(item, colour, frame);
+    return local_word_at(lattice, at, limits[3 * at.member], limits[3 * at.member + 1], limits[3 * at.member + 2],
+                         sweep, key, stream_base, state, c, first, end);
 }
 
 #ifdef RNG_LCG_RESEEDED
@@ -551,15 +559,15 @@ inline uint pending_load(__local const uint *pending, uint slot, msc_comparison 
     return pending[slot];
 }
 
-/* The first step of a round: this work-item's word `item` (if `active`)
- * takes the first FIRST_END groups; returns whether it is still tied, and
- * then lists it in list *list. */
-inline bool local_first(__local uint *lattice, __local const uint *limits, __local uint *pending,
-                        __local uint *pending_count, uint item, bool active, uint colour, local_frame frame, uint sweep,
-                        clmc_philox_key key, uint stream_base, ulong *state, uint list)
+/* The first step of a round: this work-item's word `item` (if `active`),
+ * at `place` with thresholds t (t4, t8, t12), takes the first FIRST_END groups;
+ * returns whether it is still tied, and then lists it in list *list. */
+inline bool local_first(__local uint *lattice, local_place place, const uint *t, __local uint *pending,
+                        __local uint *pending_count, uint item, bool active, uint sweep, clmc_philox_key key,
+                        uint stream_base, ulong *state, uint list)
 {
     msc_comparison c = msc_comparison_start();
-    if (!active || !local_word(lattice, limits, item, colour, frame, sweep, key, stream_base, state, &c, 0, FIRST_END))
+    if (!active || !local_word_at(lattice, place, t[0], t[1], t[2], sweep, key, stream_base, state, &c, 0, FIRST_END))
         return false;
     uint at = atomic_inc(&pending_count[list]);
     pending_store(pending, at, item, &c);
@@ -712,6 +720,11 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
 #else
     ulong states[1] = {0}; /* unused: the Philox draws need no state */
 #endif
+    /* One round (the usual case): a work-item's two places and its
+     * configuration's thresholds found once. */
+    local_place places[2] = {place_of(lid, 0, frame), place_of(lid, 1, frame)};
+    uint own[3] = {0, 0, 0};
+    for (uint i = 0; i < 3 && lid < members * PLANE_WORDS; i++) own[i] = limits[3 * places[0].member + i];
     for (uint k = 0; k < count; k++)
         for (uint colour = 0; colour < 2; colour++)
             for (uint round = 0; round < RESIDENT_ROUNDS; round++) {
@@ -721,8 +734,12 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
 #else
                 ulong *state = &states[0];
 #endif
-                bool listed = local_first(lattice, limits, pending, pending_count, item, item < members * PLANE_WORDS,
-                                          colour, frame, first_sweep + k, key, stream_base, state, list);
+                local_place at = RESIDENT_ROUNDS == 1 ? places[colour] : place_of(item, colour, frame);
+                uint t[3] = {own[0], own[1], own[2]};
+                for (uint i = 0; RESIDENT_ROUNDS > 1 && i < 3 && item < members * PLANE_WORDS; i++)
+                    t[i] = limits[3 * at.member + i];
+                bool listed = local_first(lattice, at, t, pending, pending_count, item, item < members * PLANE_WORDS,
+                                          first_sweep + k, key, stream_base, state, list);
                 local_finish(lattice, limits, pending, pending_count, handback, listed, colour, frame, first_sweep + k,
                              key, stream_base, state, &list);
             }
@@ -785,9 +802,9 @@ void ising_blocked_update(__global const uint *src, __global uint *dst, uint see
         uint reach = passes - 1 - p, words = (rows + 2 * reach) * WORDS_PER_ROW;
         frame.first_row = BLOCK_HALO - reach;
         for (uint round = 0, rounds = (words + BLOCK_ITEMS - 1) / BLOCK_ITEMS; round < rounds; round++) {
-            uint item = round * BLOCK_ITEMS + lid;
-            local_first(lattice, limits, pending, pending_count, item, item < words, p & 1, frame, first_sweep + p / 2,
-                        key, first_system + config, &state, list);
+            uint item = round * BLOCK_ITEMS + lid, t[3] = {limits[0], limits[1], limits[2]};
+            local_first(lattice, place_of(item, p & 1, frame), t, pending, pending_count, item, item < words,
+                        first_sweep + p / 2, key, first_system + config, &state, list);
             if ((round + 1) % FLUSH_ROUNDS == 0 || round + 1 == rounds)
                 local_finish(lattice, limits, pending, pending_count, handback, false, p & 1, frame,
                              first_sweep + p / 2, key, first_system + config, &state, &list);
