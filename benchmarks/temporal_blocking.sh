@@ -7,7 +7,7 @@
 #   - tiled (hits 1, default tile) and msc (algorithm.resident "off"), ordinary kernels, for
 #     comparison, and msc with the defaults (on a GPU temporal blocking chosen automatically for
 #     L = 256 ... 16384),
-#   - tiled, temporally blocked (k = 2, 4; block 64),
+#   - tiled, temporally blocked (TILED_KS, default k = 2, 4; TILED_BLOCKS, default 64),
 #   - msc, temporally blocked (bands of whole rows): k = 1, 2, 4, 8 and bands of 4, 8 and 12 rows.
 # Each point: the update kernels' device time per update from `clmc bench` (median of 3
 # repetitions) and, from one `clmc run` of the same sweeps measured once at the end, the
@@ -18,7 +18,7 @@
 # Usage (on the GPU machine, from the repository root; a few minutes on an H100):
 #   benchmarks/temporal_blocking.sh [DEVICE] [OUT_DIR]
 # DEVICE defaults to "nvidia", OUT_DIR to out/temporal-blocking (report.txt there).
-# SIZES, KS, BLOCKS, MSC_KS, MSC_BLOCKS override the lists, LAYOUTS (default "naive tiled msc") the
+# SIZES, KS, BLOCKS, TILED_KS, TILED_BLOCKS, MSC_KS, MSC_BLOCKS override the lists, LAYOUTS (default "naive tiled msc") the
 # layouts, MSC_MORE more keys of the msc blocked points' algorithm (e.g. ', "update_group": 128');
 # UPDATES_LOG2 (default 32) the updates per point
 # (sweeps = 2^UPDATES_LOG2 / L^2, 16 .. 2048).
@@ -65,7 +65,8 @@ kernel_bench = 1e3 * bench["metrics"]["ns_per_update"]["value"]
 wall = 1e12 * p["wall_seconds"] / p["updates"]
 blocked = p.get("temporal_blocking", {})
 how = (f"; {blocked['sweeps_per_launch']:.2f} sweeps per launch, block {blocked['block']}, halo {blocked['halo']}, "
-       f"{blocked['work_group']} items per group" if blocked.get("used") else "")
+       f"{blocked['work_group']} items per group{', planes' if blocked.get('planes') else ''}"
+       if blocked.get("used") else "")
 print(f"{sys.argv[3]:<26} bench kernel {kernel_bench:8.3f} ps/update | run: wall {wall:8.3f} ps/update, kernel "
       f"{1e3 * p['ns_per_update']:8.3f}, wall/kernel {p['wall_seconds'] / p['seconds']:5.2f}{how}  ({bench['device']['name']})")
 PY
@@ -91,8 +92,10 @@ for L in "${sizes[@]}"; do
   fi
   if [[ " $layouts " == *" tiled "* ]]; then
     point "tiled-L$L" "$L" "$sweeps" '{"layout": "tiled", "hits": 1, "resident": "off"}'
-    for k in 2 4; do
-      point "tiled-L$L-k$k-b64" "$L" "$sweeps" "$(blocked tiled "$k" 64 ', "hits": 1')"
+    for block in ${TILED_BLOCKS:-64}; do
+      for k in ${TILED_KS:-2 4}; do
+        point "tiled-L$L-k$k-b$block" "$L" "$sweeps" "$(blocked tiled "$k" "$block" ', "hits": 1')"
+      done
     done
   fi
   if [[ " $layouts " == *" msc "* ]]; then

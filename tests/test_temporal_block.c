@@ -10,8 +10,11 @@
  * work-group has items) and tiled, msc (bands of whole rows: the last band
  * shorter, work-groups of 32 items with several rounds between the steps
  * that finish the tied words; a halo deeper than L), several configurations,
- * parallel tempering, population annealing, a resumed run; bad input exits 2
- * naming the key. */
+ * parallel tempering, population annealing, a resumed run; the kernel in
+ * colour planes (naive, and tiled with tiles of 8 and 16 in two tile colours,
+ * one and two hits) where L and the block allow it, the per-site kernel
+ * elsewhere, each case stating which it expects; bad input exits 2 naming
+ * the key. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdbool.h>
@@ -48,6 +51,7 @@ typedef struct {
     int block;
     int sweeps[3]; /* the k compared with the ordinary run; 0 ends the list */
     bool rounds;   /* the box has more octets than a work-group has items: several per item */
+    bool planes;   /* the kernel in colour planes (performance.temporal_blocking.planes) is expected */
 } blocking_case;
 
 /* Runs the case with the ordinary kernels (sweeps_per_launch 0, resident off)
@@ -80,6 +84,9 @@ static void expect_blocked_identical(const blocking_case *c)
                cJSON_GetObjectItem(on, "halo")->valueint, per_launch, cJSON_GetObjectItem(on, "work_group")->valueint,
                fnv_of(result), fnv_of(reference));
         if (c->sweeps[i] > 1) cr_expect_gt(per_launch, 1.0, "%s: %g sweeps per launch", c->label, per_launch);
+        cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(on, "planes")), c->planes, "%s: planes %s, expected %s",
+                     c->label, cJSON_IsTrue(cJSON_GetObjectItem(on, "planes")) ? "true" : "false",
+                     c->planes ? "true" : "false");
         double octets = cJSON_GetObjectItem(on, "box_bytes")->valuedouble / 8;
         if (c->rounds)
             cr_expect_gt(octets, cJSON_GetObjectItem(on, "work_group")->valuedouble, "%s: %g octets, one per item",
@@ -97,9 +104,9 @@ static void expect_blocked_identical(const blocking_case *c)
 }
 
 static blocking_case make_case(const char *label, int dim, int L, const char *algorithm, const char *ensemble,
-                               int block, int k0, int k1, int k2)
+                               int block, int k0, int k1, int k2, bool planes)
 {
-    blocking_case c = {.block = block, .sweeps = {k0, k1, k2}};
+    blocking_case c = {.block = block, .sweeps = {k0, k1, k2}, .planes = planes};
     snprintf(c.label, sizeof c.label, "%s", label);
     snprintf(c.json, sizeof c.json,
              "{\"model\": {\"type\": \"ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {%s}, \"ensemble\": {%s},"
@@ -110,37 +117,49 @@ static blocking_case make_case(const char *label, int dim, int L, const char *al
 
 ParameterizedTestParameters(temporal_block, equals_ordinary_kernels)
 {
-    static blocking_case cases[11];
+    static blocking_case cases[13];
     const char *two = "\"type\": \"independent\", \"betas\": [0.3, 0.44], \"copies\": 2";
     const char *naive = "\"layout\": \"naive\"";
     int n = 0;
     /* Each k is a program of its own (the halo is compiled in): k = 1 and 3 on
      * L = 48 (3 also tempering's, population annealing's and the resume's:
      * one ordinary and one blocked program for all of them), 2 and 3 on
-     * L = 50 (box rows of 24 and 32 bytes). */
-    cases[n++] = make_case("2d-naive-b16", 2, 48, naive, two, 16, 1, 3, 0);
-    cases[n++] = make_case("2d-naive-L50-b12", 2, 50, naive, "\"beta\": 0.44", 12, 2, 3, 0);
-    cases[n++] = make_case("2d-one-block-wraps", 2, 48, naive, "\"beta\": 0.44", 48, 3, 0, 0);
-    cases[n++] = make_case("2d-tiled-t8-odd", 2, 24, "\"layout\": \"tiled\", \"tile\": 8", "\"beta\": 0.44", 10, 2, 0, 0);
-    cases[n++] = make_case("2d-tiled-t4-h2", 2, 16, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", two, 8, 2, 0, 0);
+     * L = 50 (box rows of 24 and 32 bytes).  L and the block multiples of 8
+     * (naive; tiled with tiles of a multiple of 8 in two tile colours) take the
+     * kernel in colour planes (TB_PLANES), the others the per-site kernel. */
+    cases[n++] = make_case("2d-naive-b16", 2, 48, naive, two, 16, 1, 3, 0, true);
+    cases[n++] = make_case("2d-naive-L50-b12", 2, 50, naive, "\"beta\": 0.44", 12, 2, 3, 0, false);
+    cases[n++] = make_case("2d-one-block-wraps", 2, 48, naive, "\"beta\": 0.44", 48, 3, 0, 0, true);
+    cases[n++] = make_case("2d-tiled-t8-odd", 2, 24, "\"layout\": \"tiled\", \"tile\": 8", "\"beta\": 0.44", 10, 2, 0, 0,
+                           false);
+    cases[n++] = make_case("2d-tiled-t4-h2", 2, 16, "\"layout\": \"tiled\", \"tile\": 4, \"hits\": 2", two, 8, 2, 0, 0,
+                           false);
+    /* Planes of tiles of 8 and 16 (a phase's words listed per tile colour):
+     * blocks of 16 on L = 64 with tiles of 8 (k = 1 and 3: 3 x 4 phases, a
+     * halo of 12), and tiles of 16 with 2 hits on blocks of 24 (the last
+     * block 16 wide; 8 phases a sweep). */
+    cases[n++] = make_case("2d-tiled-t8-planes", 2, 64, "\"layout\": \"tiled\", \"tile\": 8", two, 16, 1, 3, 0, true);
+    cases[n++] = make_case("2d-tiled-t16-h2-planes", 2, 64, "\"layout\": \"tiled\", \"tile\": 16, \"hits\": 2",
+                           "\"beta\": 0.44", 24, 1, 0, 0, true);
     cases[n++] = make_case("3d-naive-philox7", 3, 12, "\"layout\": \"naive\", \"rng\": \"philox4x32_7\"",
-                           "\"beta\": 0.2216", 5, 2, 0, 0);
-    /* 6 x 36 x 36 octets beyond a work-group of 4096 (PoCL) or 1024 items. */
-    cases[n] = make_case("3d-naive-rounds", 3, 16, naive, "\"beta\": 0.2216", 16, 5, 0, 0);
+                           "\"beta\": 0.2216", 5, 2, 0, 0, false);
+    /* 6 x 36 x 36 octets beyond a work-group of 256 items (planes: 31 rounds, the draws not kept). */
+    cases[n] = make_case("3d-naive-rounds", 3, 16, naive, "\"beta\": 0.2216", 16, 5, 0, 0, true);
     cases[n++].rounds = true;
-    cases[n++] = make_case("3d-tiled-t4", 3, 8, "\"layout\": \"tiled\", \"tile\": 4", "\"beta\": 0.2216", 4, 1, 0, 0);
+    cases[n++] = make_case("3d-tiled-t4", 3, 8, "\"layout\": \"tiled\", \"tile\": 4", "\"beta\": 0.2216", 4, 1, 0, 0,
+                           false);
     cases[n++] = make_case("2d-tempering", 2, 48, naive,
                            "\"type\": \"parallel_tempering\", \"betas\": [0.35, 0.4, 0.44, 0.5], \"exchange_every\": 3",
-                           16, 3, 0, 0);
+                           16, 3, 0, 0, true);
     /* msc: L = 192, 3 words a colour row, bands of 40 rows (the last 32);
      * groups of 32 items, so the first pass of k = 3 (50 rows, 150 words)
      * takes 5 rounds, finished after 4 and at its end. */
     cases[n++] = make_case("2d-msc-L192-b40", 2, 192, "\"layout\": \"msc\", \"update_group\": 32", two, 40, 1, 3,
-                           0);
+                           0, false);
     /* k = 20 on L = 64: a halo of 40 rows on either side of bands of 16. */
     cases[n++] = make_case("2d-msc-deep-halo", 2, 64, "\"layout\": \"msc\"",
                            "\"type\": \"parallel_tempering\", \"betas\": [0.4, 0.44, 0.5], \"exchange_every\": 21",
-                           16, 20, 0, 0);
+                           16, 20, 0, 0, false);
     return cr_make_param_array(blocking_case, cases, (size_t)n);
 }
 

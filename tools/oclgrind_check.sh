@@ -115,6 +115,9 @@ add ising2d-population-msc-lcg "$all" "\"model\": {\"type\": \"ising\", \"dim\":
 # Temporal blocking (ising_blocked_update: blocks with a halo in local memory, 2
 # sweeps per launch, blocks of 8 on L = 12: the last block 4 wide).
 add ising2d-naive-blocked "$all" "$(ising 2 12 naive ', "sweeps_per_launch": 2, "block": 8, "resident": "off"'), $beta" 1 4
+# ... with the box in colour planes (TB_PLANES): tiles of 8 on L = 32 in blocks of 16, 2 sweeps per launch
+# (a halo of 8; each phase's words listed per tile colour, the draws kept for the second parity).
+add ising2d-tiled-blocked-planes "$all" "$(ising 2 32 tiled ', "tile": 8, "sweeps_per_launch": 2, "block": 16, "resident": "off"'), $beta" 1 4
 # The msc bands (cl/ising/ising_msc.cl ising_blocked_update): L = 64 (a word a
 # colour row) in bands of 24 rows (the last 16), 3 sweeps per launch, groups of
 # 8 items: the first pass (34 rows) takes 5 rounds, its tied words finished

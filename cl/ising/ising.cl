@@ -672,6 +672,33 @@ inline uint layout_tile_colour(uint x, uint y, uint z)
 }
 #endif
 
+#if defined(RESIDENT_PLANES) || defined(TB_PLANES)
+/* Colour planes (the resident and the temporally blocked updates in planes):
+ * a word per octet of a row and parity, lane i the octet's i-th site of
+ * that parity, 1 = up; built and read lane by lane, so nothing depends on
+ * byte order.  The sites at octet positions odd, odd + 2, odd + 4, odd + 6 as lanes. */
+inline uint octet_lanes(char8 s, uint odd)
+{
+    return odd ? (uint)(s.s1 > 0) | (uint)(s.s3 > 0) << 8 | (uint)(s.s5 > 0) << 16 | (uint)(s.s7 > 0) << 24
+               : (uint)(s.s0 > 0) | (uint)(s.s2 > 0) << 8 | (uint)(s.s4 > 0) << 16 | (uint)(s.s6 > 0) << 24;
+}
+
+/* The octet of +-1 chars from the lanes of its even and odd positions. */
+inline char8 lanes_octet(uint even, uint odd)
+{
+    char8 s;
+    s.s0 = (even & 1u) ? 1 : -1;
+    s.s1 = (odd & 1u) ? 1 : -1;
+    s.s2 = ((even >> 8) & 1u) ? 1 : -1;
+    s.s3 = ((odd >> 8) & 1u) ? 1 : -1;
+    s.s4 = ((even >> 16) & 1u) ? 1 : -1;
+    s.s5 = ((odd >> 16) & 1u) ? 1 : -1;
+    s.s6 = ((even >> 24) & 1u) ? 1 : -1;
+    s.s7 = ((odd >> 24) & 1u) ? 1 : -1;
+    return s;
+}
+#endif
+
 #ifdef RESIDENT
 /* Resident update (algorithm.resident, docs/models/ising.md): one work-group
  * per configuration holds the whole configuration in local memory (one byte
@@ -819,28 +846,6 @@ inline uint plane_up_neighbours(__local const uint *other, uint row, uint w, uin
 inline uint lane_sum(uint word)
 {
     return (word * 0x01010101u) >> 24;
-}
-
-/* The sites at octet positions odd, odd + 2, odd + 4, odd + 6 as lanes. */
-inline uint octet_lanes(char8 s, uint odd)
-{
-    return odd ? (uint)(s.s1 > 0) | (uint)(s.s3 > 0) << 8 | (uint)(s.s5 > 0) << 16 | (uint)(s.s7 > 0) << 24
-               : (uint)(s.s0 > 0) | (uint)(s.s2 > 0) << 8 | (uint)(s.s4 > 0) << 16 | (uint)(s.s6 > 0) << 24;
-}
-
-/* The octet of +-1 chars from the lanes of its even and odd positions. */
-inline char8 lanes_octet(uint even, uint odd)
-{
-    char8 s;
-    s.s0 = (even & 1u) ? 1 : -1;
-    s.s1 = (odd & 1u) ? 1 : -1;
-    s.s2 = ((even >> 8) & 1u) ? 1 : -1;
-    s.s3 = ((odd >> 8) & 1u) ? 1 : -1;
-    s.s4 = ((even >> 16) & 1u) ? 1 : -1;
-    s.s5 = ((odd >> 16) & 1u) ? 1 : -1;
-    s.s6 = ((even >> 24) & 1u) ? 1 : -1;
-    s.s7 = ((odd >> 24) & 1u) ? 1 : -1;
-    return s;
 }
 
 /* The arguments and the measurement are ising_resident_update's below: the

@@ -146,6 +146,150 @@ inline void box_phase(__local char *box, const box_frame *f, uint tile_colour, u
     }
 }
 
+#ifdef TB_PLANES
+/* The box in colour planes (TB_PLANES: EDGE and BLOCK multiples of 8,
+ * layout naive, or tiled with tiles of a multiple of 8 in two tile colours,
+ * a Philox generator): a word per octet of the box and parity, as the
+ * resident update in planes keeps a configuration (octet_lanes), so a
+ * phase's work-item updates a word's four sites at once (metropolis_word)
+ * with the octet's draw.  The block's x range starts and ends at octet
+ * boundaries.  A phase takes the words of rows within its reach; a word of
+ * the halo may hold sites beyond the reach (Manhattan distance from the
+ * block), which are updated too: a spin there may come out wrong (its
+ * neighbours were), but what it changes spreads one site a phase and so
+ * stays beyond the block for the phases left (the same holds for the box's
+ * outermost sites, whose missing neighbours the words beside stand in for).
+ * A phase's words are the box's (naive) or, tiled, those in tiles of the
+ * phase's tile colour (a tile's octets share it), listed once per launch in
+ * local memory (in any order: the words of a phase are independent).
+ * Work-item k of BLOCK_ITEMS takes words k, k + BLOCK_ITEMS, ... of the
+ * phase (TB_ROUNDS rounds at most, unrolled; the host bounds a tile colour's
+ * words); with up to TB_KEEP rounds it keeps the colour-0 phase's draws for
+ * the colour-1 phase of the same sweep and hit, whose words (one reach
+ * less) are among them.  Same numbers, same order, so the same bits as the
+ * per-site kernel below and the ordinary kernels. */
+#ifdef TILE
+#define PHASE_WORDS(tile_colour) listed[tile_colour]
+#define PHASE_WORD(tile_colour, k) ((uint)words_of[(tile_colour) ? BOX_UNITS - 1 - (k) : (k)])
+#else
+#define PHASE_WORDS(tile_colour) BOX_UNITS
+#define PHASE_WORD(tile_colour, k) (k)
+#endif
+
+/* Counts of up neighbours (lane-wise) of word `unit` of the box in the
+ * other plane (other), its sites at first_offset (0|1) of their octet.  The
+ * words beside a box row's ends stand in for the missing ones: only sites
+ * beyond every phase's reach read them. */
+inline uint box_up_neighbours(__local const uint *other, uint unit, uint first_offset)
+{
+    uint wx = unit % BOX_OCTETS_X, here = other[unit];
+    uint prev = other[wx > 0 ? unit - 1 : unit], next = other[wx + 1 < BOX_OCTETS_X ? unit + 1 : unit];
+    uint left = first_offset ? here : (here << 8) | (prev >> 24);
+    uint right = first_offset ? (here >> 8) | (next << 24) : here;
+    uint count = left + right + other[unit - BOX_OCTETS_X] + other[unit + BOX_OCTETS_X];
+#if DIM == 3
+    count += other[unit - BOX_OCTETS_X * BLOCK_SPAN] + other[unit + BOX_OCTETS_X * BLOCK_SPAN];
+#endif
+    return count;
+}
+
+/* Word `unit` of the box: its octet, its rows' distance from the block and
+ * its Philox unit; whether the phase of reach `reach` takes it. */
+inline bool box_word_place(uint unit, const box_frame *f, uint reach, box_octet *o, uint *rows_out, uint *octet)
+{
+    *o = octet_of(unit, f);
+    *rows_out = row_outside(o, f);
+    *octet = octet_unit(box_wrap(f->x0 + (int)o->lx), o->gy, o->gz);
+    return *rows_out <= reach;
+}
+
+/* The phase's update of word `unit` (plane `colour`) with the octet's draw r. */
+inline void box_word(__local uint *planes, const box_octet *o, uint unit, uint colour, uint octet, clmc_philox_ctr r,
+                     const metropolis_stream *m)
+{
+    uint first_offset = (o->gy + o->gz + colour) & 1u;
+    __local uint *own = planes + colour * BOX_UNITS + unit;
+    *own = metropolis_word(*own, box_up_neighbours(planes + (1 - colour) * BOX_UNITS, unit, first_offset),
+                           first_offset, r, 8 * octet, m);
+}
+
+__kernel __attribute__((reqd_work_group_size(BLOCK_ITEMS, 1, 1)))
+void ising_blocked_update(__global const char *src, __global char *dst, uint seed_lo, uint seed_hi,
+                          uint first_sweep, uint count, uint hits, __global const uint *thresholds,
+                          uint first_system)
+{
+    __local uint planes[2 * BOX_UNITS];
+#ifdef TILE
+    __local ushort words_of[BOX_UNITS]; /* tile colour 0's words from the front, 1's from the back */
+    __local uint listed[2];
+#endif
+    uint config = get_group_id(1), lid = get_local_id(0);
+    src += (size_t)config * SITES;
+    dst += (size_t)config * SITES;
+    box_frame f = frame_of(get_group_id(0));
+#ifdef TILE
+    if (lid < 2) listed[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+    for (uint unit = lid; unit < BOX_UNITS; unit += BLOCK_ITEMS) {
+        box_octet o = octet_of(unit, &f);
+        uint gx = box_wrap(f.x0 + (int)o.lx); /* a multiple of 8 */
+        char8 s = vload8(0, src + EDGE * (o.gy + EDGE * o.gz) + gx);
+        uint odd = (o.gy + o.gz) & 1u; /* parity 0 at odd positions */
+        planes[unit] = octet_lanes(s, odd);
+        planes[BOX_UNITS + unit] = octet_lanes(s, odd ^ 1u);
+#ifdef TILE
+        uint tile_colour = layout_tile_colour(gx, o.gy, o.gz);
+        uint k = atomic_inc(&listed[tile_colour]);
+        words_of[tile_colour ? BOX_UNITS - 1 - k : k] = (ushort)unit;
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    metropolis_stream m = stream_of(seed_lo, seed_hi, first_sweep, config, first_system, thresholds + 3 * config);
+    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, first_system + config);
+    uint phases = count * LAYOUT_TILE_COLOURS * hits * 2;
+#if TB_ROUNDS <= TB_KEEP
+    clmc_philox_ctr kept[TB_ROUNDS]; /* the words' draws of this sweep, tile colour and hit */
+#endif
+    for (uint phase = 0; phase < phases; phase++) {
+        uint colour = phase & 1u, pair = phase >> 1, tile_colour = pair / hits % LAYOUT_TILE_COLOURS;
+        uint reach = phases - 1 - phase;
+        m.hit = pair % hits;
+        m.sweep = first_sweep + pair / (hits * LAYOUT_TILE_COLOURS);
+        uint words = PHASE_WORDS(tile_colour);
+        box_octet o;
+        uint rows_out, octet;
+#pragma unroll
+        for (uint round = 0; round < TB_ROUNDS; round++) {
+            uint k = round * BLOCK_ITEMS + lid;
+            if (k >= words) continue;
+            uint unit = PHASE_WORD(tile_colour, k);
+            if (!box_word_place(unit, &f, reach, &o, &rows_out, &octet)) continue;
+#if TB_ROUNDS <= TB_KEEP
+            if (colour == 0) kept[round] = METROPOLIS_RANDOM4(m.key, octet, m.sweep, m.hit, stream);
+            clmc_philox_ctr r = kept[round];
+#else
+            clmc_philox_ctr r = METROPOLIS_RANDOM4(m.key, octet, m.sweep, m.hit, stream);
+#endif
+            box_word(planes, &o, unit, colour, octet, r, &m);
+        }
+        /* Words past the host's bound of a tile colour's (none expected), drawn anew. */
+        for (uint k = TB_ROUNDS * BLOCK_ITEMS + lid; k < words; k += BLOCK_ITEMS) {
+            uint unit = PHASE_WORD(tile_colour, k);
+            if (box_word_place(unit, &f, reach, &o, &rows_out, &octet))
+                box_word(planes, &o, unit, colour, octet, METROPOLIS_RANDOM4(m.key, octet, m.sweep, m.hit, stream), &m);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (uint unit = lid; unit < BOX_UNITS; unit += BLOCK_ITEMS) {
+        box_octet o = octet_of(unit, &f);
+        if (row_outside(&o, &f) != 0 || outside(o.lx, f.ix, f.ex) != 0) continue; /* octets wholly in or out */
+        uint odd = (o.gy + o.gz) & 1u, zero = planes[unit], one = planes[BOX_UNITS + unit];
+        vstore8(odd ? lanes_octet(one, zero) : lanes_octet(zero, one), 0,
+                dst + EDGE * (o.gy + EDGE * o.gz) + box_wrap(f.x0 + (int)o.lx));
+    }
+}
+#else
 /* `count` sweeps from `first_sweep` (count x phases of a sweep <= BLOCK_HALO,
  * which the host keeps) of configuration get_group_id(1), block get_group_id(0). */
 __kernel void ising_blocked_update(__global const char *src, __global char *dst, uint seed_lo, uint seed_hi,
@@ -196,3 +340,4 @@ __kernel void ising_blocked_update(__global const char *src, __global char *dst,
             if (outside(o.lx + j, f.ix, f.ex) == 0) row[box_wrap(f.x0 + (int)(o.lx + j))] = box[i + j];
     }
 }
+#endif /* TB_PLANES */

@@ -694,12 +694,14 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
     else if (!clmc_rsite_wanted(p)) clmc_preset_set_int(p, "algorithm.tile", 0);
     s->resident = resident_fits(s, p);
-    if (s->msc && s->dim == 2 && !s->resident && !s->domain && !clmc_rng_stateful(s->rng.kind) &&
+    if ((s->msc || resident_planes(s)) && s->dim == 2 && !s->resident && !s->domain && !clmc_rng_stateful(s->rng.kind) &&
         s->rng.kind != CLMC_RNG_LCG64_RESEEDED && !clmc_rsite_wanted(p))
-        ising_tblock_choose(&s->tblock, p, clmc_runtime_device(s->rt), spin_bytes(s) * s->n_configs);
+        ising_tblock_choose(&s->tblock, p, clmc_runtime_device(s->rt), spin_bytes(s) * s->n_configs, s->msc,
+                            s->tiled ? s->tile : 0, s->hits);
     if (!clmc_rsite_wanted(p))
         CLMC_TRY(ising_tblock_plan(&s->tblock, p, clmc_runtime_device(s->rt), s->dim, s->edge,
-                                   2 * (s->tiled ? s->tile_colours * s->hits : 1), s->msc, s->update_wg));
+                                   2 * (s->tiled ? s->tile_colours * s->hits : 1), s->msc, resident_planes(s),
+                                   s->tiled ? s->tile : 0, s->update_wg));
     CLMC_TRY(build_kernels(s));
     if (s->rng.kind == CLMC_RNG_LCG64_RESEEDED && !s->resident)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.rng: \"lcg64_reseeded\" draws in the resident msc update, which "

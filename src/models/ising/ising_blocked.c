@@ -14,6 +14,12 @@
  * (algorithm.update_group 0), and bytes per work-item of its list of words
  * still tied (cl/ising/ising_msc.cl, PENDING_FIELDS in 2D). */
 #define MSC_BLOCK_ITEMS 256
+/* naive and tiled in colour planes: work-items per block at most (the
+ * resident update's RESIDENT_PLANES_ITEMS). */
+#define TB_PLANES_ITEMS 256
+/* ... and rounds of words at most for which a work-item keeps the colour-0
+ * phase's draws for the colour-1 phase (registers, against a second draw). */
+#define TB_PLANES_KEEP 8 /* tiled, blocks of 128, k = 2 on an H200: 5.43 against 5.98 ps per update with 4 */
 #define MSC_LIST_BYTES (5 * 4)
 #define MSC_FLUSH_ROUNDS 4
 /* msc's automatic choice (ising_tblock_choose), the fastest of k = 1, 2, 4,
@@ -24,6 +30,18 @@
 #define MSC_AUTO_MIN_L 256
 #define MSC_AUTO_MAX_L 16384
 #define MSC_AUTO_ROWS 8
+/* naive and tiled in colour planes (2D, one hit): the automatic choice, the
+ * fastest of the H200 points of docs/models/ising.md (k = 2, 4, 8, 16; blocks
+ * of 16 ... 128; wall ps per update, the ordinary kernels' in brackets):
+ * naive L = 256, 512 k = 8 blocks of 32: 30.6 (451), 10.4 (99); L = 1024 k =
+ * 8 blocks of 64: 4.6 (30.2); L = 2048 ... 16384 k = 4 blocks of 128: 3.2
+ * ... 2.7 (10.5 ... 7.3); tiled L = 256, 512 k = 4 blocks of 32: 60 (476),
+ * 20 (119); L = 1024 k = 2 blocks of 64: 9.3 (24); L = 2048 k = 2 blocks of
+ * 128: 5.0 (6.6); beyond that the ordinary tiled kernels (L = 4096: 3.5
+ * against 4.5 blocked). */
+#define PLANES_AUTO_MIN_L 256
+#define PLANES_AUTO_MAX_L 16384
+#define TILED_AUTO_MAX_L 2048
 
 bool ising_tblock_wanted(const clmc_preset *p)
 {
@@ -118,21 +136,30 @@ static clmc_status plan_msc(ising_tblock *t, clmc_preset *p, const clmc_device_i
     }
 }
 
-void ising_tblock_choose(ising_tblock *t, clmc_preset *p, const clmc_device_info *d, uint64_t spin_bytes)
+void ising_tblock_choose(ising_tblock *t, clmc_preset *p, const clmc_device_info *d, uint64_t spin_bytes, bool msc,
+                         int tile, int hits)
 {
-    long long edge = clmc_preset_int(p, "model.L");
+    long long edge = clmc_preset_int(p, "model.L"), sweeps, block;
     if (ising_tblock_wanted(p) || clmc_preset_int(p, "algorithm.block") != 0 || !d->local_mem_dedicated ||
-        strcmp(clmc_preset_string(p, "algorithm.resident"), "auto") != 0 || edge < MSC_AUTO_MIN_L ||
-        edge > MSC_AUTO_MAX_L || spin_bytes > d->global_mem_bytes / 8)
+        strcmp(clmc_preset_string(p, "algorithm.resident"), "auto") != 0 || spin_bytes > d->global_mem_bytes / 8)
         return;
-    long long sweeps = edge <= 512 ? 8 : (8192 / edge > 4 ? 4 : 8192 / edge);
+    if (msc) {
+        if (edge < MSC_AUTO_MIN_L || edge > MSC_AUTO_MAX_L) return;
+        sweeps = edge <= 512 ? 8 : (8192 / edge > 4 ? 4 : 8192 / edge);
+        block = MSC_AUTO_ROWS;
+    } else {
+        if (edge < PLANES_AUTO_MIN_L || edge > (tile ? TILED_AUTO_MAX_L : PLANES_AUTO_MAX_L) || hits != 1) return;
+        if (edge <= 512) sweeps = tile ? 4 : 8, block = 32;
+        else if (edge <= 1024) sweeps = tile ? 2 : 8, block = 64;
+        else sweeps = tile ? 2 : 4, block = 128;
+    }
     clmc_preset_set_int(p, "algorithm.sweeps_per_launch", sweeps < 1 ? 1 : sweeps);
-    clmc_preset_set_int(p, "algorithm.block", MSC_AUTO_ROWS);
+    clmc_preset_set_int(p, "algorithm.block", block);
     t->automatic = true;
 }
 
 clmc_status ising_tblock_plan(ising_tblock *t, clmc_preset *p, const clmc_device_info *d, int dim, int edge,
-                              int phases, bool msc, size_t items)
+                              int phases, bool msc, bool planes, int tile, size_t items)
 {
     if (!ising_tblock_wanted(p)) return CLMC_OK;
     t->used = true;
@@ -154,14 +181,34 @@ clmc_status ising_tblock_plan(ising_tblock *t, clmc_preset *p, const clmc_device
     t->row = box_row(t->block, t->halo, t->blocks_per_edge);
     t->span = t->block + 2 * t->halo;
     t->box_bytes = (size_t)t->row * (size_t)t->span * (dim == 3 ? (size_t)t->span : 1);
-    if (t->box_bytes + BOX_LOCAL_EXTRA > d->local_mem_bytes)
+    t->planes = planes && t->block % 8 == 0;
+    /* tiled in planes: the tile colours' lists of the box's words, 2 bytes a word */
+    size_t lists = t->planes && tile > 0 ? t->box_bytes / 4 : 0;
+    if (t->box_bytes + lists + BOX_LOCAL_EXTRA > d->local_mem_bytes && t->automatic) { /* the ordinary kernels */
+        memset(t, 0, sizeof *t);
+        clmc_preset_set_int(p, "algorithm.sweeps_per_launch", 0);
+        clmc_preset_set_int(p, "algorithm.block", 0);
+        return CLMC_OK;
+    }
+    if (t->box_bytes + lists + BOX_LOCAL_EXTRA > d->local_mem_bytes)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.sweeps_per_launch: %d sweeps per launch with algorithm.block %d "
-                         "need a box of %zu bytes in local memory (halo %d = %d sweeps x %d colour phases); %s has "
-                         "%llu bytes: give fewer sweeps per launch or a smaller block",
-                         t->sweeps, t->block, t->box_bytes, t->halo, t->sweeps, phases, d->name,
-                         (unsigned long long)d->local_mem_bytes);
+                         "need a box of %zu bytes in local memory (halo %d = %d sweeps x %d colour phases)%s; %s "
+                         "has %llu bytes: give fewer sweeps per launch or a smaller block",
+                         t->sweeps, t->block, t->box_bytes, t->halo, t->sweeps, phases,
+                         lists ? " and lists of its words" : "", d->name, (unsigned long long)d->local_mem_bytes);
     size_t groups = (size_t)t->blocks_per_edge * (size_t)t->blocks_per_edge;
     t->groups = dim == 3 ? groups * (size_t)t->blocks_per_edge : groups;
+    if (t->planes) { /* a work-item per word of a plane, up to TB_PLANES_ITEMS, the rest in rounds */
+        size_t words = t->box_bytes / 8, phase_words = words;
+        if (tile > 0) { /* tiled: a phase takes one tile colour's words, at most half the box's and the
+                         * imbalance of whole tiles' rows (T), octets (T / 8) and planes (T) */
+            size_t slack = (size_t)tile * (size_t)(tile / 8) * (dim == 3 ? (size_t)tile : 1);
+            phase_words = words / 2 + slack < words ? words / 2 + slack : words;
+        }
+        t->work_group = words < TB_PLANES_ITEMS ? words : TB_PLANES_ITEMS;
+        if (t->work_group > d->max_work_group_size) t->work_group = d->max_work_group_size;
+        t->rounds = (int)((phase_words + t->work_group - 1) / t->work_group);
+    }
     return CLMC_OK;
 }
 
@@ -173,6 +220,12 @@ void ising_tblock_defines(const ising_tblock *t, clmc_defines *options)
     clmc_defines_int(options, "BLOCK_HALO", t->halo);
     clmc_defines_int(options, "BLOCK_ROW", t->row);
     clmc_defines_int(options, "BLOCKS_PER_EDGE", t->blocks_per_edge);
+    if (t->planes) {
+        clmc_defines_flag(options, "TB_PLANES");
+        clmc_defines_int(options, "BLOCK_ITEMS", (long long)t->work_group);
+        clmc_defines_int(options, "TB_ROUNDS", t->rounds);
+        clmc_defines_int(options, "TB_KEEP", TB_PLANES_KEEP);
+    }
     if (!t->msc) return;
     clmc_defines_int(options, "BLOCK_ITEMS", (long long)t->work_group);
     clmc_defines_int(options, "FLUSH_ROUNDS", t->flush_rounds);
@@ -205,7 +258,11 @@ clmc_status ising_tblock_create(ising_tblock *t, clmc_runtime *rt, clmc_preset *
     if (t->msc && t->work_group > limit)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %zu work-items per band, more than the %zu that the "
                          "blocked kernel allows on %s", t->work_group, limit, d->name);
-    if (!t->msc) { /* a work-item per octet of a box row; beyond the limit,
+    if (t->planes && t->work_group > limit)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.sweeps_per_launch: the blocked kernel in colour planes needs %zu "
+                         "work-items per block; %s allows it %zu: give a smaller algorithm.block", t->work_group,
+                         d->name, limit);
+    if (!t->msc && !t->planes) { /* a work-item per octet of a box row; beyond the limit,
                     * items take several octets, shared out evenly (no round with few items) */
         size_t octets = t->box_bytes / 8, rounds = (octets + limit - 1) / limit;
         t->work_group = (octets + rounds - 1) / rounds;
@@ -249,6 +306,7 @@ void ising_tblock_describe(const ising_tblock *t, cJSON *performance)
     cJSON_AddNumberToObject(r, "sweeps_per_launch", t->launches ? (double)t->swept / (double)t->launches : 0.0);
     cJSON_AddNumberToObject(r, "work_group", (double)t->work_group);
     if (t->msc) cJSON_AddNumberToObject(r, "flush_rounds", t->flush_rounds);
+    else cJSON_AddBoolToObject(r, "planes", t->planes);
 }
 
 void ising_tblock_release(ising_tblock *t)

@@ -16,12 +16,14 @@
 
 typedef struct {
     bool used, msc;      /* msc: bands of whole rows (cl/ising/ising_msc.cl) */
-    bool automatic;      /* msc: chosen by ising_tblock_choose, not the preset */
+    bool automatic;      /* chosen by ising_tblock_choose, not the preset */
     int sweeps;          /* k: sweeps per launch at most */
     int block, halo;     /* block edge B (msc: rows per band) and halo depth h = k x phases of a sweep */
     int row, span;       /* the box in local memory: bytes per row, rows (and planes) */
     int blocks_per_edge; /* ceil(L / B) */
     int flush_rounds;    /* msc: rounds between the steps that finish the list of tied words */
+    bool planes;         /* naive and tiled: the box in colour planes (TB_PLANES), `rounds` of work_group words */
+    int rounds;
     size_t box_bytes, groups, work_group;
     cl_kernel kernel;
     cl_mem spare;        /* the buffer the blocks write, swapped with the spins after each launch */
@@ -32,23 +34,28 @@ typedef struct {
 clmc_status ising_tblock_validate(const clmc_preset *p);
 /* Whether the preset asks for temporal blocking (algorithm.sweeps_per_launch >= 1). */
 bool ising_tblock_wanted(const clmc_preset *p);
-/* msc with algorithm.sweeps_per_launch 0 (the caller has checked the layout,
- * 2D, a Philox generator, one process, no resident update): on a device with
- * dedicated local memory, with algorithm.resident "auto" and block 0, a
- * lattice of L = 256 ... 16384 whose spins (`spin_bytes`, all configurations)
- * take at most an eighth of the device's memory is blocked: writes the
- * sweeps per launch and the band into the preset, t->automatic
- * (docs/models/ising.md#multi-spin-coded-bands). */
-void ising_tblock_choose(ising_tblock *t, clmc_preset *p, const clmc_device_info *d, uint64_t spin_bytes);
+/* algorithm.sweeps_per_launch 0 (the caller has checked: 2D, a Philox
+ * generator, one process, no resident update; msc, or naive or tiled (tile
+ * edge `tile`, `hits`) in colour planes): on a device with dedicated local
+ * memory, with algorithm.resident "auto" and block 0, a lattice whose spins
+ * (`spin_bytes`, all configurations) take at most an eighth of the device's
+ * memory is blocked where it pays (msc: L = 256 ... 16384, naive: L = 1024
+ * ... 16384, tiled with one hit: L = 1024 and 2048): writes the sweeps per
+ * launch and the block into the preset, t->automatic
+ * (docs/models/ising.md#temporal-blocking-several-sweeps-per-launch). */
+void ising_tblock_choose(ising_tblock *t, clmc_preset *p, const clmc_device_info *d, uint64_t spin_bytes, bool msc,
+                         int tile, int hits);
 /* With the device (t zeroed before, or as ising_tblock_choose left it):
  * block edge (the default written into the preset), halo and box; refuses a
  * box beyond the device's local memory (an automatic choice falls back to
  * the ordinary kernels instead).  phases: colour phases of one sweep (2 x
  * tile colours x hits; msc 2).  msc: bands of whole rows, `items` work-items
- * per band (algorithm.update_group, 0 = automatic).  t->used: whether it
- * runs. */
+ * per band (algorithm.update_group, 0 = automatic).  planes: naive or
+ * tiled whose update can run in colour planes (L a multiple of 8; tiles of a
+ * multiple of 8 in two tile colours), taken where the block is a multiple of
+ * 8 too; tile: the tile edge (0: naive).  t->used: whether it runs. */
 clmc_status ising_tblock_plan(ising_tblock *t, clmc_preset *p, const clmc_device_info *d, int dim, int edge,
-                              int phases, bool msc, size_t items);
+                              int phases, bool msc, bool planes, int tile, size_t items);
 /* The kernel's defines (none unless t->used). */
 void ising_tblock_defines(const ising_tblock *t, clmc_defines *options);
 /* The kernel from the built program and the spare spin buffer (`spin_bytes` for
