@@ -232,6 +232,45 @@ static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
     return false;
 }
 
+/* The built resident kernel (resident_update) with `items` work-items a
+ * group: refused where the kernel or the device cannot take them or its
+ * local memory (the reason in resident_note, the kernel released);
+ * otherwise the member buffers made where the member pass did not make
+ * them, and the kernel's fixed arguments bound (`fourth`: msc's lane masks,
+ * naive's betas). */
+static clmc_status resident_bind(ea_state *s, size_t items, cl_mem fourth)
+{
+    const clmc_device_info *d = clmc_runtime_device(s->rt);
+    size_t limit;
+    cl_ulong local = 0;
+    CLMC_TRY(clmc_kernel_set_first_system(s->resident_update, s->first_system));
+    CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
+    CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &local));
+    if (items > limit || local > d->local_mem_bytes) {
+        snprintf(s->resident_note, sizeof s->resident_note, "its %zu work-items and %llu bytes of local memory exceed "
+                 "the kernel's %zu or the device's %llu", items, (unsigned long long)local, limit,
+                 (unsigned long long)d->local_mem_bytes);
+        CLMC_CL_WARN(clReleaseKernel(s->resident_update));
+        s->resident_update = NULL;
+        return CLMC_OK;
+    }
+    s->resident_wg = items;
+    size_t bytes = sizeof(cl_int) * s->realizations;
+    if (!s->member_energy) CLMC_TRY(create_device_buffer(s, bytes, NULL, &s->member_energy, "member energies"));
+    if (!s->member_overlap) CLMC_TRY(create_device_buffer(s, bytes, NULL, &s->member_overlap, "member overlaps"));
+    cl_uint arg = 0;
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->spins));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->bonds));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->thresholds));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &fourth));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_hi));
+    arg += 3; /* first_sweep, count, measure: per launch */
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_energy));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_overlap));
+    return ea_resident_gather(s, s->thresholds, s->thresholds, 0);
+}
+
 /* The naive resident update's work-group (ea_naive_resident_update): quads
  * of configurations enough for NAIVE_TASKS_MIN sites a phase (small
  * lattices), at most NAIVE_ITEMS_MAX work-items, each taking a quad's site
@@ -260,7 +299,6 @@ static bool naive_resident_fits(ea_state *s, const char *mode, size_t local)
 
 static clmc_status naive_resident_create(ea_state *s, const char *base_options, const char *mode)
 {
-    const clmc_device_info *d = clmc_runtime_device(s->rt);
     size_t half = s->n_sites / 2, quads = (s->configurations + 3) / 4;
     s->resident_quads = 1;
     while (s->resident_quads * half < NAIVE_TASKS_MIN && s->resident_quads < quads) s->resident_quads *= 2;
@@ -278,41 +316,13 @@ static clmc_status naive_resident_create(ea_state *s, const char *base_options, 
     clmc_defines_free(&options);
     CLMC_TRY(status);
     CLMC_TRY(clmc_kernel_create(s->resident_program, "ea_naive_resident_update", &s->resident_update));
-    CLMC_TRY(clmc_kernel_set_first_system(s->resident_update, s->first_system));
-    size_t limit;
-    cl_ulong used = 0;
-    CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
-    CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &used));
-    if (items > limit || used > d->local_mem_bytes) {
-        snprintf(s->resident_note, sizeof s->resident_note, "its %zu work-items and %llu bytes of local memory exceed "
-                 "the kernel's %zu or the device's %llu", items, (unsigned long long)used, limit,
-                 (unsigned long long)d->local_mem_bytes);
-        CLMC_CL_WARN(clReleaseKernel(s->resident_update));
-        s->resident_update = NULL;
-        return CLMC_OK;
-    }
-    s->resident_wg = items;
     s->resident_groups = (quads + s->resident_quads - 1) / s->resident_quads;
     s->resident_sites = (unsigned)((tasks + items - 1) / items);
-    size_t bytes = sizeof(cl_int) * s->realizations;
-    CLMC_TRY(create_device_buffer(s, bytes, NULL, &s->member_energy, "member energies"));
-    CLMC_TRY(create_device_buffer(s, bytes, NULL, &s->member_overlap, "member overlaps"));
-    cl_uint arg = 0;
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->spins));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->bonds));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->thresholds));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->betas));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_hi));
-    arg += 3; /* first_sweep, count, measure: per launch */
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_energy));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_overlap));
-    return ea_resident_gather(s, s->thresholds, s->thresholds, 0);
+    return resident_bind(s, items, s->betas);
 }
 
 clmc_status ea_resident_create(ea_state *s, const char *base_options, const char *mode)
 {
-    const clmc_device_info *d = clmc_runtime_device(s->rt);
     if (!s->population) {
         snprintf(s->resident_note, sizeof s->resident_note, "population annealing only");
         return CLMC_OK;
@@ -327,33 +337,9 @@ clmc_status ea_resident_create(ea_state *s, const char *base_options, const char
     if (!resident_fits(s, mode, &plan)) return CLMC_OK;
     CLMC_TRY(build_plan(s, base_options, 2, true, &plan, &s->resident_program));
     CLMC_TRY(clmc_kernel_create(s->resident_program, "ea_msc_resident_update", &s->resident_update));
-    CLMC_TRY(clmc_kernel_set_first_system(s->resident_update, s->first_system));
-    size_t limit;
-    cl_ulong local = 0;
-    CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
-    CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &local));
-    if (plan.wg > limit || local > d->local_mem_bytes) {
-        snprintf(s->resident_note, sizeof s->resident_note, "its %zu work-items and %llu bytes of local memory exceed "
-                 "the kernel's %zu or the device's %llu", plan.wg, (unsigned long long)local, limit,
-                 (unsigned long long)d->local_mem_bytes);
-        CLMC_CL_WARN(clReleaseKernel(s->resident_update));
-        s->resident_update = NULL;
-        return CLMC_OK;
-    }
-    s->resident_wg = plan.wg;
     s->resident_groups = (size_t)s->stacks / 2;
     s->resident_sites = plan.sites;
-    cl_uint arg = 0;
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->spins));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->bonds));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->thresholds));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->lane_masks));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_hi));
-    arg += 3; /* first_sweep, count, measure: per launch */
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_energy));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->member_overlap));
-    return ea_resident_gather(s, s->thresholds, s->thresholds, 0);
+    return resident_bind(s, plan.wg, s->lane_masks);
 }
 
 /* The next resident launch loads the members resampled: new member j from
