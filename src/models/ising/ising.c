@@ -314,10 +314,12 @@ static cl_uint rng_streams_per_config(int dim, int edge, int tile, clmc_rng_kind
  * 1.80, 1.74-1.80, 1.77). */
 #define RESIDENT_AUTO_SITES (1u << 20)
 
-/* The resident update in colour planes (cl/ising/ising.cl RESIDENT_PLANES,
- * a word of four sites per work-item and phase): L a multiple of 8, layout
- * naive or tiled with tiles of a multiple of 8 in two tile colours. */
-static bool resident_planes(const ising_state *s)
+/* Whether the layout's update can run in colour planes (a word of four
+ * sites per work-item and phase: the resident update, cl/ising/ising.cl
+ * RESIDENT_PLANES, and temporal blocking, cl/ising/temporal_block.h
+ * TB_PLANES): L a multiple of 8, layout naive or tiled with tiles of a
+ * multiple of 8 in two tile colours. */
+static bool colour_planes(const ising_state *s)
 {
     return !s->msc && s->edge % 8 == 0 && (!s->tiled || (s->tile % 8 == 0 && s->tile_colours == 2));
 }
@@ -335,7 +337,7 @@ static bool resident_planes(const ising_state *s)
 static size_t resident_units(const ising_state *s)
 {
     if (s->msc) return s->resident_configs * (s->stored_words / 2);
-    if (resident_planes(s)) return s->n_sites / 8 / (s->tiled ? 2 : 1);
+    if (colour_planes(s)) return s->n_sites / 8 / (s->tiled ? 2 : 1);
     return (size_t)(s->edge + 7) / 8 * (s->n_sites / (size_t)s->edge);
 }
 
@@ -430,7 +432,7 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
                  d->compute_units, resident_msc_rounds(s));
     else if (!s->msc && strcmp(mode, "on") != 0 &&
              (unsigned long long)s->stored_sites * s->n_configs > RESIDENT_AUTO_SITES &&
-             !(resident_planes(s) && s->n_configs >= d->compute_units))
+             !(colour_planes(s) && s->n_configs >= d->compute_units))
         snprintf(note, n, "auto: %u configurations of %zu sites hold more than 2^20 sites, where the ordinary kernels "
                  "are faster (\"on\" forces it)", s->n_configs, s->stored_sites);
     else
@@ -452,7 +454,7 @@ static clmc_status resident_kernel(ising_state *s)
     CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->resident_update, &local));
     if (limit > d->max_work_group_size) limit = d->max_work_group_size;
     if (!s->msc) { /* msc and planes: resident_wg, the kernel's required size, was chosen before the build */
-        if (!resident_planes(s)) s->resident_wg = resident_units(s) < limit ? resident_units(s) : limit;
+        if (!colour_planes(s)) s->resident_wg = resident_units(s) < limit ? resident_units(s) : limit;
         s->resident_configs = 1;
     }
     s->resident_groups = (s->n_configs + s->resident_configs - 1) / s->resident_configs;
@@ -489,13 +491,13 @@ static clmc_status build_kernels(ising_state *s)
         clmc_defines_int(&options, "TILE_COLOURS", s->tile_colours);
     }
     if (s->resident) clmc_defines_flag(&options, "RESIDENT");
-    if (s->resident && (s->msc || resident_planes(s))) { /* the kernel's required work-group size */
+    if (s->resident && (s->msc || colour_planes(s))) { /* the kernel's required work-group size */
         size_t most = s->msc ? RESIDENT_MSC_ITEMS : RESIDENT_PLANES_ITEMS;
         size_t items = resident_units(s) < most ? resident_units(s) : most;
         s->resident_wg = items < d->max_work_group_size ? items : d->max_work_group_size;
         clmc_defines_int(&options, "RESIDENT_ITEMS", (long long)s->resident_wg);
     }
-    if (s->resident && resident_planes(s)) { /* rounds of words, unrolled */
+    if (s->resident && colour_planes(s)) { /* rounds of words, unrolled */
         clmc_defines_flag(&options, "RESIDENT_PLANES");
         clmc_defines_int(&options, "RESIDENT_ROUNDS", (long long)((resident_units(s) + s->resident_wg - 1) /
                                                                   s->resident_wg));
@@ -694,13 +696,13 @@ static clmc_status ising_setup(ising_state *s, clmc_preset *p)
     if (s->tiled) CLMC_TRY(resolve_tile(s, p));
     else if (!clmc_rsite_wanted(p)) clmc_preset_set_int(p, "algorithm.tile", 0);
     s->resident = resident_fits(s, p);
-    if ((s->msc || resident_planes(s)) && s->dim == 2 && !s->resident && !s->domain && !clmc_rng_stateful(s->rng.kind) &&
+    if ((s->msc || colour_planes(s)) && s->dim == 2 && !s->resident && !s->domain && !clmc_rng_stateful(s->rng.kind) &&
         s->rng.kind != CLMC_RNG_LCG64_RESEEDED && !clmc_rsite_wanted(p))
         ising_tblock_choose(&s->tblock, p, clmc_runtime_device(s->rt), spin_bytes(s) * s->n_configs, s->msc,
                             s->tiled ? s->tile : 0, s->hits);
     if (!clmc_rsite_wanted(p))
         CLMC_TRY(ising_tblock_plan(&s->tblock, p, clmc_runtime_device(s->rt), s->dim, s->edge,
-                                   2 * (s->tiled ? s->tile_colours * s->hits : 1), s->msc, resident_planes(s),
+                                   2 * (s->tiled ? s->tile_colours * s->hits : 1), s->msc, colour_planes(s),
                                    s->tiled ? s->tile : 0, s->update_wg));
     CLMC_TRY(build_kernels(s));
     if (s->rng.kind == CLMC_RNG_LCG64_RESEEDED && !s->resident)
@@ -912,7 +914,7 @@ static void ising_describe_update(void *state, cJSON *performance)
     clmc_describe_resident(performance, s->resident ? NULL : s->resident_note, s->resident_launches,
                            s->resident_sweeps, s->resident_wg, "configs_per_group", (double)s->resident_configs);
     cJSON *record = cJSON_GetObjectItem(performance, "resident");
-    if (s->resident && !s->msc && record) cJSON_AddBoolToObject(record, "planes", resident_planes(s));
+    if (s->resident && !s->msc && record) cJSON_AddBoolToObject(record, "planes", colour_planes(s));
 }
 
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
