@@ -13,8 +13,9 @@
  * parallel tempering, population annealing, a resumed run; the kernel in
  * colour planes (naive, and tiled with tiles of 8 and 16 in two tile colours,
  * one and two hits) where L and the block allow it, the per-site kernel
- * elsewhere, each case stating which it expects; bad input exits 2 naming
- * the key. */
+ * elsewhere, each case stating which it expects; the automatic choice on
+ * GPUs (its table, against an H200's reported limits); bad input exits 2
+ * naming the key. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdbool.h>
@@ -22,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clmc/preset.h"
+#include "models/ising/ising_blocked.h"
 #include "physics.h"
 #include "rerun.h"
 #include "testenv.h"
@@ -268,4 +271,78 @@ Test(temporal_block, box_beyond_local_memory, .timeout = 120)
         free(preset);
         free(dir);
     }
+}
+
+/* The automatic choice (algorithm.sweeps_per_launch 0 on a GPU,
+ * docs/models/ising.md): ising_tblock_choose and ising_tblock_plan against
+ * an H200's reported limits, for every rule of the table: msc L = 256 ...
+ * 16384; naive in colour planes L = 256 ... 16384 (k = 8 and blocks of 32 up
+ * to L = 512, k = 8 and 64 up to 1024, else k = 4 and 128); tiled with one
+ * hit L = 256 ... 2048 (k = 4 and 32 up to 512, else k = 2 and 64 or 128);
+ * nothing outside those sizes, with two hits, k given, resident not "auto",
+ * a device without dedicated local memory, or spins beyond an eighth of the
+ * device's memory. */
+typedef struct {
+    const char *layout;
+    int L, hits, tile;
+    const char *more; /* further algorithm keys */
+    bool dedicated;
+    unsigned long long spin_bytes;
+    int k, block; /* expected; k 0: not blocked */
+} choice_case;
+
+static void expect_choice(const choice_case *c)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": %d}, \"algorithm\": {\"layout\": \"%s\"%s%s}, "
+             "\"ensemble\": {\"beta\": 0.44}, \"run\": {\"sweeps\": 10}}",
+             c->L, c->layout, c->hits > 1 ? ", \"hits\": 2" : "", c->more);
+    clmc_preset *p = NULL;
+    cr_assert_eq(clmc_preset_parse(json, strlen(json), "choice", NULL, 0, &p), CLMC_OK, "%s", clmc_error_message());
+    clmc_device_info h200 = {.name = "H200 (as reported)", .type = "GPU", .global_mem_bytes = 150754820096ULL,
+                             .local_mem_bytes = 49152, .local_mem_dedicated = c->dedicated,
+                             .max_alloc_bytes = 37688705024ULL, .max_work_group_size = 1024, .compute_units = 132};
+    ising_tblock t = {0};
+    bool msc = strcmp(c->layout, "msc") == 0;
+    ising_tblock_choose(&t, p, &h200, c->spin_bytes, msc, c->tile, c->hits);
+    int k = (int)clmc_preset_int(p, "algorithm.sweeps_per_launch"), block = (int)clmc_preset_int(p, "algorithm.block");
+    cr_assert_eq(ising_tblock_plan(&t, p, &h200, 2, c->L, msc ? 2 : 2 * (c->tile ? 2 : 1) * c->hits, msc, !msc,
+                                   c->tile, 0),
+                 CLMC_OK, "%s", clmc_error_message());
+    printf("%s L = %d hits %d%s: k = %d, block %d, automatic %d, planes %d (expected k = %d, block %d)\n", c->layout,
+           c->L, c->hits, c->more, k, block, t.automatic, t.planes, c->k, c->block);
+    if (c->k == 0 && strstr(c->more, "sweeps_per_launch") == NULL) {
+        cr_expect_eq(k, 0, "%s L = %d: blocked automatically (k = %d)", c->layout, c->L, k);
+        cr_expect(!t.used && !t.automatic, "%s L = %d: blocking used", c->layout, c->L);
+    } else if (c->k > 0) {
+        cr_expect(t.used && t.automatic, "%s L = %d: not chosen automatically", c->layout, c->L);
+        cr_expect_eq(k, c->k, "%s L = %d: k = %d, expected %d", c->layout, c->L, k, c->k);
+        cr_expect_eq(block, c->block, "%s L = %d: block %d, expected %d", c->layout, c->L, block, c->block);
+        cr_expect_eq(t.planes, !msc, "%s L = %d: planes %d", c->layout, c->L, t.planes);
+    } else {
+        cr_expect(!t.automatic, "%s L = %d: a given sweeps_per_launch taken as automatic", c->layout, c->L);
+    }
+    clmc_preset_free(p);
+}
+
+Test(temporal_block, automatic_choice_follows_the_rule)
+{
+    const unsigned long long small = 1ULL << 20, large = 150754820096ULL / 4;
+    const choice_case cases[] = {
+        {"msc", 256, 1, 0, "", true, small, 8, 8},          {"msc", 2048, 1, 0, "", true, small, 4, 8},
+        {"msc", 16384, 1, 0, "", true, small, 1, 8},        {"msc", 128, 1, 0, "", true, small, 0, 0},
+        {"naive", 128, 1, 0, "", true, small, 0, 0},        {"naive", 256, 1, 0, "", true, small, 8, 32},
+        {"naive", 512, 1, 0, "", true, small, 8, 32},       {"naive", 1024, 1, 0, "", true, small, 8, 64},
+        {"naive", 2048, 1, 0, "", true, small, 4, 128},     {"naive", 16384, 1, 0, "", true, small, 4, 128},
+        {"naive", 32768, 1, 0, "", true, small, 0, 0},      {"tiled", 256, 1, 16, ", \"tile\": 16", true, small, 4, 32},
+        {"tiled", 1024, 1, 16, ", \"tile\": 16", true, small, 2, 64},
+        {"tiled", 2048, 1, 16, ", \"tile\": 16", true, small, 2, 128},
+        {"tiled", 4096, 1, 16, ", \"tile\": 16", true, small, 0, 0},
+        {"tiled", 1024, 2, 16, ", \"tile\": 16", true, small, 0, 0},
+        {"naive", 2048, 1, 0, "", false, small, 0, 0},      {"naive", 2048, 1, 0, "", true, large, 0, 0},
+        {"naive", 2048, 1, 0, ", \"resident\": \"off\"", true, small, 0, 0},
+        {"naive", 2048, 1, 0, ", \"sweeps_per_launch\": 2, \"block\": 64", true, small, -1, 64},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) expect_choice(&cases[i]);
 }
