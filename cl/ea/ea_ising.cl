@@ -525,8 +525,8 @@ void ea_naive_resident_update(__global char *spins, __global const coupling *cou
         uint q = lid / 2, m = lid % 2, member = 2 * (first_quad + q) + m;
         if (member < REALIZATIONS) { /* H = -(bond sums), a bond sum DIM N - 2 (unsatisfied) */
             __local const int *quad_sums = sums + 6 * q;
-            energy[member] = 2 * (quad_sums[2 * m] + quad_sums[2 * m + 1]) - 2 * DIM * SITES;
-            overlap[member] = 2 * quad_sums[4 + m] - SITES;
+            energy[member] = 2 * (quad_sums[2 * m] + quad_sums[2 * m + 1]) - 2 * DIM * (int)SITES;
+            overlap[member] = 2 * quad_sums[4 + m] - (int)SITES;
         }
     }
     for (uint i = lid; i < RESIDENT_QUADS * SITES; i += RESIDENT_ITEMS) {

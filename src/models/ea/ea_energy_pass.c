@@ -9,7 +9,11 @@
  * whose energies differ).  msc population annealing's member pass is the
  * same kernel built with MEMBER_PASS = 1 (ea_msc_member_update): the
  * colour-1 pass of a step's last sweep, writing every member's energy and
- * overlap; the same three modes choose it, the measurement, or both. */
+ * overlap; the same three modes choose it, the measurement, or both.  Here
+ * too population annealing's resident updates, a step's sweeps in one
+ * launch: msc (ea_msc_resident_update, that file built with RESIDENT = 1)
+ * and naive (ea_naive_resident_update, cl/ea/ea_ising.cl built with
+ * RESIDENT_QUADS), which share their set-up (resident_bind). */
 #include "runtime/defines.h"
 #include "models/ea/ea_internal.h"
 

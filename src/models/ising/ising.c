@@ -324,12 +324,6 @@ static bool colour_planes(const ising_state *s)
     return !s->msc && s->edge % 8 == 0 && (!s->tiled || (s->tile % 8 == 0 && s->tile_colours == 2));
 }
 
-/* RESIDENT_PLANES: work-items of a work-group at most (more words of a
- * phase take rounds, up to 4 of them keeping their octets' draws for the
- * second parity): on an H200 1024 left the kernel no room (it allows 256
- * there), and 256 ran 2D L = 128 at 1.77 ps per update against 1.98 with one
- * round of 1024. */
-#define RESIDENT_PLANES_ITEMS 256
 
 /* Work-items the resident kernel can keep busy: the words of a phase
  * (RESIDENT_PLANES: a plane's words, half of them in tiles of one tile
@@ -492,7 +486,7 @@ static clmc_status build_kernels(ising_state *s)
     }
     if (s->resident) clmc_defines_flag(&options, "RESIDENT");
     if (s->resident && (s->msc || colour_planes(s))) { /* the kernel's required work-group size */
-        size_t most = s->msc ? RESIDENT_MSC_ITEMS : RESIDENT_PLANES_ITEMS;
+        size_t most = s->msc ? RESIDENT_MSC_ITEMS : ISING_PLANES_ITEMS;
         size_t items = resident_units(s) < most ? resident_units(s) : most;
         s->resident_wg = items < d->max_work_group_size ? items : d->max_work_group_size;
         clmc_defines_int(&options, "RESIDENT_ITEMS", (long long)s->resident_wg);

@@ -14,9 +14,6 @@
  * (algorithm.update_group 0), and bytes per work-item of its list of words
  * still tied (cl/ising/ising_msc.cl, PENDING_FIELDS in 2D). */
 #define MSC_BLOCK_ITEMS 256
-/* naive and tiled in colour planes: work-items per block at most (the
- * resident update's RESIDENT_PLANES_ITEMS). */
-#define TB_PLANES_ITEMS 256
 /* ... and rounds of words at most for which a work-item keeps the colour-0
  * phase's draws for the colour-1 phase (registers, against a second draw). */
 #define TB_PLANES_KEEP 8 /* tiled, blocks of 128, k = 2 on an H200: 5.43 against 5.98 ps per update with 4 */
@@ -198,14 +195,14 @@ clmc_status ising_tblock_plan(ising_tblock *t, clmc_preset *p, const clmc_device
                          lists ? " and lists of its words" : "", d->name, (unsigned long long)d->local_mem_bytes);
     size_t groups = (size_t)t->blocks_per_edge * (size_t)t->blocks_per_edge;
     t->groups = dim == 3 ? groups * (size_t)t->blocks_per_edge : groups;
-    if (t->planes) { /* a work-item per word of a plane, up to TB_PLANES_ITEMS, the rest in rounds */
+    if (t->planes) { /* a work-item per word of a plane, up to ISING_PLANES_ITEMS, the rest in rounds */
         size_t words = t->box_bytes / 8, phase_words = words;
         if (tile > 0) { /* tiled: a phase takes one tile colour's words, at most half the box's and the
                          * imbalance of whole tiles' rows (T), octets (T / 8) and planes (T) */
             size_t slack = (size_t)tile * (size_t)(tile / 8) * (dim == 3 ? (size_t)tile : 1);
             phase_words = words / 2 + slack < words ? words / 2 + slack : words;
         }
-        t->work_group = words < TB_PLANES_ITEMS ? words : TB_PLANES_ITEMS;
+        t->work_group = words < ISING_PLANES_ITEMS ? words : ISING_PLANES_ITEMS;
         if (t->work_group > d->max_work_group_size) t->work_group = d->max_work_group_size;
         t->rounds = (int)((phase_words + t->work_group - 1) / t->work_group);
     }

@@ -14,6 +14,13 @@
 #include "clmc/runtime.h"
 #include "runtime/defines.h"
 
+/* Work-items of a work-group at most for the updates in colour planes (the
+ * resident update, RESIDENT_PLANES, and temporal blocking, TB_PLANES; more
+ * words of a phase take rounds): on an H200 1024 left the resident kernel
+ * no room (it allows 256 there), and 256 ran 2D L = 128 at 1.77 ps per
+ * update against 1.98 with one round of 1024. */
+#define ISING_PLANES_ITEMS 256
+
 typedef struct {
     bool used, msc;      /* msc: bands of whole rows (cl/ising/ising_msc.cl) */
     bool automatic;      /* chosen by ising_tblock_choose, not the preset */
