@@ -764,15 +764,27 @@ inline void resident_sites(__local char *lattice, uint unit, uint colour, uint m
  * gather_members > 0: the configuration is loaded from gather_from, slot
  * pa_source_of(config, gather_source, gather_members), and written to
  * `spins` (population annealing's gather, fused).  threshold_stride: 3,
- * each configuration its row of thresholds; 0, all the first row. */
+ * each configuration its row of thresholds; 0, all the first row.
+ * members_out: the measurement goes to member_energy (H = -bonds) and
+ * member_magnetisation at the configuration instead (population
+ * annealing's member values, which ising_member_totals makes otherwise). */
 #include "ensembles/population_source.h"
 
 /* The measurement's sums (after a barrier) as work-group 0's pair of slot
- * `slot` of partials, the other groups' pairs 0 (none for slot 0xFFFFFFFF). */
+ * `slot` of partials, the other groups' pairs 0 (none for slot 0xFFFFFFFF);
+ * or the member values (members_out). */
 inline void resident_partials(__global int *partials, uint slot, uint groups, uint configs, uint config,
-                              __local const int *sums)
+                              __local const int *sums, __global int *member_energy, __global int *member_magnetisation,
+                              uint members_out)
 {
     if (slot == 0xFFFFFFFFu) return;
+    if (members_out) { /* population annealing's member values (ising_member_totals' H = -bonds and M) */
+        if (get_local_id(0) == 0) {
+            member_energy[config] = -sums[0];
+            member_magnetisation[config] = sums[1];
+        }
+        return;
+    }
     __global int *out = partials + 2 * ((size_t)slot * configs + config) * groups;
     for (uint g = get_local_id(0); g < groups; g += get_local_size(0)) {
         out[2 * g] = g == 0 ? sums[0] : 0;
@@ -858,7 +870,8 @@ void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uin
                            uint count, uint hits, __global const uint *thresholds,
                            __global int *partials, uint slot, uint groups, uint configs,
                            __global const char *gather_from, __global const uint *gather_source,
-                           uint gather_members, uint threshold_stride, uint first_system)
+                           uint gather_members, uint threshold_stride, __global int *member_energy,
+                           __global int *member_magnetisation, uint members_out, uint first_system)
 {
     __local uint planes[2 * PLANE_WORDS];
     __local int sums[2];
@@ -922,7 +935,7 @@ void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uin
         atomic_add(&sums[1], spin_sum);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    resident_partials(partials, slot, groups, configs, config, sums);
+    resident_partials(partials, slot, groups, configs, config, sums, member_energy, member_magnetisation, members_out);
     for (uint k = lid; k < PLANE_WORDS; k += size) {
         uint row = k / ROW_WORDS, odd = (row % EDGE + row / EDGE) & 1u;
         uint zero = planes[k], one = planes[PLANE_WORDS + k];
@@ -934,7 +947,9 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
                                     uint count, uint hits, __global const uint *thresholds,
                                     __global int *partials, uint slot, uint groups, uint configs,
                                     __global const char *gather_from, __global const uint *gather_source,
-                                    uint gather_members, uint threshold_stride, uint first_system)
+                                    uint gather_members, uint threshold_stride,
+                                    __global int *member_energy, __global int *member_magnetisation,
+                                    uint members_out, uint first_system)
 {
     __local char lattice[SITES];
     __local int sums[2];
@@ -991,7 +1006,7 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
         atomic_add(&sums[1], spin_sum);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    resident_partials(partials, slot, groups, configs, config, sums);
+    resident_partials(partials, slot, groups, configs, config, sums, member_energy, member_magnetisation, members_out);
     for (uint i = lid; i < SITES; i += size) spins[i] = lattice[i];
 }
 #endif /* RESIDENT_PLANES */

@@ -643,7 +643,9 @@ inline void local_finish(__local uint *lattice, __local const uint *limits, __lo
  * launch loads its configurations from gather_from, configuration j from
  * slot pa_source_of(j, gather_source, gather_members), and writes them to
  * `planes` (population annealing's gather, fused).  threshold_stride: 3,
- * each configuration its row of thresholds; 0, all the first row. */
+ * each configuration its row of thresholds; 0, all the first row.
+ * members_out: the measurement goes to member_energy and
+ * member_magnetisation instead (as ising.cl's resident kernel). */
 #include "ensembles/population_source.h"
 #define RESIDENT_ROUNDS ((CONFIGS_PER_GROUP * PLANE_WORDS + RESIDENT_ITEMS - 1) / RESIDENT_ITEMS)
 
@@ -676,6 +678,7 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
                                uint hits, __global const uint *thresholds, __global int *partials, uint slot,
                                uint groups, uint configs, __global const uint *gather_from,
                                __global const uint *gather_source, uint gather_members, uint threshold_stride,
+                               __global int *member_energy, __global int *member_magnetisation, uint members_out,
                                uint first_system)
 {
     __local uint lattice[CONFIGS_PER_GROUP * MEMBER_WORDS];
@@ -745,7 +748,12 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
             }
     if (slot != 0xFFFFFFFFu) resident_measure(lattice, sums, members);
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (slot != 0xFFFFFFFFu)
+    if (slot != 0xFFFFFFFFu && members_out) /* population annealing's member values (as ising_member_totals) */
+        for (uint member = lid; member < members; member += RESIDENT_ITEMS) {
+            member_energy[first_config + member] = -sums[2 * member];
+            member_magnetisation[first_config + member] = sums[2 * member + 1];
+        }
+    else if (slot != 0xFFFFFFFFu)
         for (uint i = lid; i < members * groups; i += RESIDENT_ITEMS) {
             uint member = i / groups, g = i % groups;
             __global int *out = partials + 2 * (((size_t)slot * configs + first_config + member) * groups + g);

@@ -109,7 +109,8 @@ typedef struct {
     bool resident;
     cl_kernel resident_update;
     size_t resident_wg, resident_configs, resident_groups;
-    bool members_measured; /* the last sweeps' launch measured population annealing's members */
+    bool members_measured; /* the last sweeps' launch measured population annealing's members... */
+    bool members_written;  /* ...into member_energy and member_magnetisation (the resident update) */
     bool gathering;        /* the next resident launch loads the members resampled (ising_gather_in_sweeps) */
     bool one_row;          /* only the first row of thresholds is current, read by every configuration (resident) */
     uint64_t resident_launches, resident_sweeps;
@@ -442,6 +443,12 @@ static clmc_status resident_kernel(ising_state *s)
     CLMC_TRY(clmc_kernel_create(s->program, s->msc ? "ising_msc_resident_update" : "ising_resident_update",
                                 &s->resident_update));
     CLMC_TRY(clmc_kernel_set_first_system(s->resident_update, s->first_system));
+    /* No member values until population annealing asks (member_values). */
+    cl_mem none = NULL;
+    cl_uint members_out = 0;
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 15, sizeof(cl_mem), &none));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 16, sizeof(cl_mem), &none));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 17, sizeof(cl_uint), &members_out));
     size_t limit = 0;
     cl_ulong local = 0;
     CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
@@ -620,6 +627,20 @@ static clmc_status initialise_spins(ising_state *s)
         CLMC_TRY(set_gather(s, s->thresholds, s->thresholds, 0));
         CLMC_TRY(set_one_row(s, false));
     }
+    return CLMC_OK;
+}
+
+/* Population annealing's member values (H and M of every configuration),
+ * created on first use and bound to the resident kernel, which writes them
+ * at a measuring launch with members_out (ising_sweeps). */
+static clmc_status member_values(ising_state *s)
+{
+    if (s->member_energy) return CLMC_OK;
+    CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_energy));
+    CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_magnetisation));
+    if (!s->resident) return CLMC_OK;
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 15, sizeof(cl_mem), &s->member_energy));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 16, sizeof(cl_mem), &s->member_magnetisation));
     return CLMC_OK;
 }
 
@@ -847,15 +868,17 @@ static clmc_status domain_sweep(ising_state *s)
 
 /* Resident update: sweeps [first, first + count) in one launch per at most
  * 2^16 sweeps, one work-group per configuration; slot >= 0: the last launch
- * also measures into that batch slot (the sums of ising_measure). */
-static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t count, int slot)
+ * also measures into that batch slot (the sums of ising_measure), or with
+ * `members` into the member values (member_values). */
+static clmc_status resident_sweeps(ising_state *s, uint64_t first, uint64_t count, int slot, bool members)
 {
     while (count > 0) {
         cl_uint sweep = (cl_uint)first, n = count < 65536 ? (cl_uint)count : 65536;
-        cl_uint measure = slot >= 0 && n == count ? (cl_uint)slot : 0xFFFFFFFFu;
+        cl_uint measure = slot >= 0 && n == count ? (cl_uint)slot : 0xFFFFFFFFu, out = members;
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 3, sizeof(cl_uint), &sweep));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 4, sizeof(cl_uint), &n));
         CLMC_CL_TRY(clSetKernelArg(s->resident_update, 8, sizeof(cl_uint), &measure));
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 17, sizeof(cl_uint), &out));
         size_t global = s->resident_wg * s->resident_groups, local = s->resident_wg;
         CLMC_TRY(clmc_enqueue(s->rt, s->resident_update, 1, &global, &local, CLMC_TIMED));
         if (s->gathering) CLMC_TRY(set_gather(s, s->thresholds, s->thresholds, 0));
@@ -893,8 +916,11 @@ static clmc_status ising_sweeps(void *state, uint64_t first, uint64_t count, int
     if (members) measure_slot = (int)s->spare_slot; /* where ising_member_observables measures */
     *measured = s->resident && measure_slot >= 0;
     s->members_measured = members && *measured;
+    s->members_written = false;
     if (s->tblock.used) return blocked_sweeps(s, first, count);
-    if (s->resident) return resident_sweeps(s, first, count, measure_slot);
+    if (members && s->resident) CLMC_TRY(member_values(s));
+    s->members_written = s->members_measured && s->resident;
+    if (s->resident) return resident_sweeps(s, first, count, measure_slot, s->members_written);
     for (uint64_t t = first; t < first + count; t++) CLMC_TRY(ising_sweep(s, t));
     return CLMC_OK;
 }
@@ -914,10 +940,10 @@ static void ising_describe_update(void *state, cJSON *performance)
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
-    s->members_measured = false;
+    s->members_measured = s->members_written = false;
     if (s->rsite) return clmc_rsite_step(s->rsite, sweep_index);
     if (s->tblock.used) return blocked_sweeps(s, sweep_index, 1);
-    if (s->resident) return resident_sweeps(s, sweep_index, 1, -1);
+    if (s->resident) return resident_sweeps(s, sweep_index, 1, -1, false);
     cl_uint sweep = (cl_uint)sweep_index;
     CLMC_CL_TRY(clSetKernelArg(s->update, 3, sizeof(cl_uint), &sweep));
     if (s->domain) return s->msc ? domain_sweep(s) : domain_tiled_sweep(s);
@@ -1218,8 +1244,9 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
     if (states > *largest) *largest = states;
 }
 
-/* Population annealing: every configuration's H and M on the device, from
- * the measurement kernel's spare batch slot (cl/ising/ising_members.cl). */
+/* Population annealing: every configuration's H and M on the device, as the
+ * resident update's last launch wrote them (members_written), else from the
+ * measurement kernel's spare batch slot (cl/ising/ising_members.cl). */
 static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem *magnetisation)
 {
     ising_state *s = state;
@@ -1228,8 +1255,7 @@ static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem 
         clmc_defines_text(&options, "-cl-std=CL1.2");
         CLMC_TRY(clmc_defines_build(s->rt, "ising/ising_members.cl", &options, &s->members_program));
         CLMC_TRY(clmc_kernel_create(s->members_program, "ising_member_totals", &s->member_totals));
-        CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_energy));
-        CLMC_TRY(clmc_buffer_create(s->rt, sizeof(cl_int) * s->n_configs, NULL, "members", &s->member_magnetisation));
+        CLMC_TRY(member_values(s));
         cl_uint slot = s->spare_slot, groups = (cl_uint)s->measure_groups;
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 0, sizeof(cl_mem), &s->partials));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 1, sizeof(cl_uint), &slot));
@@ -1238,18 +1264,19 @@ static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem 
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 4, sizeof(cl_mem), &s->member_energy));
         CLMC_CL_TRY(clSetKernelArg(s->member_totals, 5, sizeof(cl_mem), &s->member_magnetisation));
     }
-    if (!s->members_measured) CLMC_TRY(ising_measure(s, s->spare_slot));
-    s->members_measured = false;
-    size_t items = s->n_configs;
-    CLMC_TRY(clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED));
     *energy = s->member_energy;
     *magnetisation = s->member_magnetisation;
-    return CLMC_OK;
+    bool written = s->members_written;
+    if (!s->members_measured) CLMC_TRY(ising_measure(s, s->spare_slot));
+    s->members_measured = s->members_written = false;
+    if (written) return CLMC_OK;
+    size_t items = s->n_configs;
+    return clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED);
 }
 
 static clmc_status ising_fresh_start(void *state, unsigned run)
 {
-    ((ising_state *)state)->members_measured = false;
+    ((ising_state *)state)->members_measured = ((ising_state *)state)->members_written = false;
     return start_spins(state, run);
 }
 
