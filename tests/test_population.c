@@ -5,7 +5,8 @@
  * values at its betas and overlaps near the target; the prefix-sum, source and copy kernels on irregular
  * copy numbers; every resampling scheme keeps the expected population and
  * draws each member's expected copy number; the reproducible weights' exp
- * (pa_exp) within 2 ulp; bad input exits 2 naming the key. */
+ * (pa_exp) within 2 ulp; the fused steps equal the separate kernels; bad
+ * input exits 2 naming the key. */
 #include <criterion/criterion.h>
 #include <float.h>
 #include <math.h>
@@ -231,6 +232,66 @@ Test(population, reruns_are_bit_identical, .timeout = 600)
         free(text[0]);
         free(text[1]);
     }
+}
+
+/* ensemble.fused_steps: a step's measurement and resampling in three launches
+ * (pa_record_weights, pa_copy_sources after pa_member_stats) give every step's
+ * results and the final configurations bit for bit as the separate kernels
+ * ("off"): 2D Ising with 700 members (three chunks, the last partly
+ * filled), two runs; 70001 members of L = 4 (274 chunks: the repeated scans
+ * take blocks of two chunks, the last block one); XY members (real
+ * energies, the reproducible weights).  Multinomial resampling keeps the
+ * separate kernels and says why. */
+static char *fused_run(const char *json, const char *fused, bool *used, char **hash)
+{
+    char preset[2048];
+    snprintf(preset, sizeof preset, json, fused);
+    cJSON *result = physics_run(preset, "population-fused");
+    const cJSON *record = cJSON_GetObjectItem(cJSON_GetObjectItem(result, "performance"), "fused_steps");
+    cr_assert(record, "performance.fused_steps reported");
+    *used = cJSON_IsTrue(cJSON_GetObjectItem(record, "used"));
+    const cJSON *reason = cJSON_GetObjectItem(record, "reason");
+    printf("fused_steps \"%s\": used %d%s%s\n", fused, *used, reason ? ", reason: " : "",
+           reason ? reason->valuestring : "");
+    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "observables"), "temperatures"));
+    *hash = strdup(cJSON_GetObjectItem(cJSON_GetObjectItem(result, "checks"), "configuration_fnv1a")->valuestring);
+    cJSON_Delete(result);
+    return text;
+}
+
+Test(population, fused_steps_equal_separate_kernels, .timeout = 900)
+{
+    const char *cases[] = {
+        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": {\"layout\": \"tiled\", \"tile\": 4},"
+        " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 700, \"betas\": [0.2, 0.35, 0.5, 0.7],"
+        " \"sweeps_per_step\": 2, \"runs\": 2, \"fused_steps\": \"%s\"}, \"run\": {\"seed\": 5}}",
+        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"algorithm\": {\"layout\": \"naive\"},"
+        " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 70001, \"beta_end\": 0.8, \"steps\": 4,"
+        " \"sweeps_per_step\": 1, \"fused_steps\": \"%s\"}, \"run\": {\"seed\": 6}}",
+        "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 2, \"precision\": \"float\"},"
+        " \"algorithm\": {\"reproducible\": true},"
+        " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 600, \"beta_end\": 1.5, \"steps\": 3,"
+        " \"sweeps_per_step\": 2, \"fused_steps\": \"%s\"}, \"run\": {\"seed\": 7}}",
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bool used[2];
+        char *hash[2];
+        char *fused = fused_run(cases[c], "auto", &used[0], &hash[0]);
+        char *separate = fused_run(cases[c], "off", &used[1], &hash[1]);
+        printf("case %zu: configurations %s (fused) %s (separate); step results %s\n", c, hash[0], hash[1],
+               strcmp(fused, separate) == 0 ? "equal" : "differ");
+        cr_expect(used[0] && !used[1], "case %zu: fused with auto, separate with off", c);
+        cr_expect_str_eq(fused, separate, "case %zu: the step results differ", c);
+        cr_expect_str_eq(hash[0], hash[1], "case %zu: the final configurations differ", c);
+        free(fused), free(separate), free(hash[0]), free(hash[1]);
+    }
+    bool used;
+    char *hash, *text = fused_run("{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\":"
+                                  " \"population_annealing\", \"population\": 50, \"steps\": 2, \"beta_end\": 0.4,"
+                                  " \"resampling\": \"multinomial\", \"fused_steps\": \"%s\"}}",
+                                  "auto", &used, &hash);
+    cr_expect(!used, "multinomial resampling runs the separate kernels");
+    free(text), free(hash);
 }
 
 /* ensemble.runs = 8 in one invocation: errors from the spread over runs,
@@ -544,9 +605,9 @@ static void check_family_stats(cl_uint n, const cl_uint *copies)
         if (copies[i] > largest) largest = copies[i];
     }
     cl_mem b_ancestor = buffer(4 * total, ancestor), b_zeros = buffer(4 * total, zeros),
-           b_stats = buffer(9 * sizeof(double) * n_chunks, NULL);
-    run_groups("pa_member_stats", n_chunks, 256, 5, (size_t[]){8, 8, 8, 4, 8},
-               (const void *[]){&b_zeros, &b_zeros, &b_ancestor, &total, &b_stats});
+           b_stats = buffer(9 * sizeof(double) * n_chunks, NULL), b_range = buffer(2 * sizeof(double) * n_chunks, NULL);
+    run_groups("pa_member_stats", n_chunks, 256, 6, (size_t[]){8, 8, 8, 4, 8, 8},
+               (const void *[]){&b_zeros, &b_zeros, &b_ancestor, &total, &b_stats, &b_range});
     read(b_stats, 9 * sizeof(double) * n_chunks, stats);
     for (cl_uint c = 0; c < n_chunks; c++) {
         cr_assert_eq(stats[9 * c + 7], expected[2 * c], "chunk %u: squares %.0f, host %.0f", c, stats[9 * c + 7],
@@ -556,8 +617,8 @@ static void check_family_stats(cl_uint n, const cl_uint *copies)
     }
     printf("pa_member_stats: %u members in %u families over %u chunks, the largest %u, as the host\n", total,
            families, n_chunks, largest);
-    cl_mem all[] = {b_ancestor, b_zeros, b_stats};
-    for (int i = 0; i < 3; i++) clReleaseMemObject(all[i]);
+    cl_mem all[] = {b_ancestor, b_zeros, b_stats, b_range};
+    for (int i = 0; i < 4; i++) clReleaseMemObject(all[i]);
     free(prefix), free(ancestor), free(expected), free(stats), free(zeros);
 }
 

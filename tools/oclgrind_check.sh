@@ -96,8 +96,13 @@ add potts2d-wang-landau "$all" "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L
 # systematic case takes two, the second resampling reading the families and
 # members the first wrote.  12 members: the measurement kernel's work-groups of
 # 256 per member are most of Oclgrind's time (24 before 2026-11-27).
-pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\", \"resident\": \"${3:-off}\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": ${4:-1}, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"}"; }
-add ising2d-population-systematic "$all" "$(pa naive systematic off 2)"
+pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\", \"resident\": \"${3:-off}\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": ${4:-1}, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"${5:-}}"; }
+add ising2d-population-systematic "$all" "$(pa naive systematic off 2 ', "fused_steps": "off"')"
+# The fused steps (pa_record_weights, pa_copy_sources; ensemble.fused_steps "auto"):
+# 300 members in two chunks (the second of 44), three steps (the second and third
+# resamplings make the previous step's overlap and scatter the sources; the last
+# step weighs nothing).
+add ising2d-population-fused "$all" "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 300, \"steps\": 3, \"beta_end\": 0.6, \"sweeps_per_step\": 1}"
 add ising2d-population-multinomial "$all" "$(pa tiled multinomial)"
 # The resident update (ising_resident_update: one work-group per configuration in
 # local memory, many sweeps per launch, the measurement fused): 2D tiled with

@@ -130,11 +130,12 @@ inline uint pa_family_size(__global const uint *ancestor, uint n, __local const 
  * loads), then summed by a tree (a fixed order: the same sums on every
  * device; the integer energies' sums and the squares are exact in any order
  * below 2^53).  The loop around the barrier has the same trip count in every
- * work-item. */
+ * work-item.  range[2c], range[2c+1]: the chunk's min and max E again, side
+ * by side (pa_record_weights' groups read them alone). */
 #define PA_STATS 9
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
 void pa_member_stats(__global const pa_value *energy, __global const pa_value *magnetisation,
-                     __global const uint *ancestor, uint n, __global double *stats)
+                     __global const uint *ancestor, uint n, __global double *stats, __global double *range)
 {
     __local double terms[PA_STATS * PA_CHUNK];
     __local uint chunk[PA_CHUNK];
@@ -173,6 +174,7 @@ void pa_member_stats(__global const pa_value *energy, __global const pa_value *m
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (l < PA_STATS) stats[PA_STATS * (size_t)c + l] = terms[l];
+    if (l < 2) range[2 * (size_t)c + l] = terms[l ? 6 : 0];
 }
 
 /* The bins of a step's energy histogram, one per energy value from its
@@ -219,18 +221,18 @@ void pa_histogram(__global const pa_value *energy, uint n, __global const double
 /* The overlap of step k's histogram `now` (n_now members) with step k-1's
  * `before` (n_before), record[PA_OVERLAP] = sum_E min(h_now(E) n_before,
  * h_before(E) n_now), an exact integer (the overlap is it / (n_now n_before));
- * -1 where either step kept no histogram.  One work-group (any size, a power
- * of two up to 256), each work-item summing every size-th bin; then the
- * `before` histogram is cleared for step k+1. */
-__kernel void pa_overlap(__global const uint *now, __global uint *before, __global double *records, uint at,
-                         uint at_before, ulong n_now, ulong n_before)
+ * -1 where either step kept no histogram.  By a work-group (any size, a power
+ * of two up to 256; part: 256 local values), each work-item summing every
+ * size-th bin; then the `before` histogram is cleared for step k+1.  Every
+ * work-item of the group calls it (its barriers); a group with `active`
+ * false reads and writes nothing (pa_copy_sources: group 0 alone is active). */
+inline void pa_overlap_of(__global const uint *now, __global uint *before, __global double *record,
+                          __global const double *previous, ulong n_now, ulong n_before, bool active,
+                          __local ulong *part)
 {
-    __local ulong part[256];
     uint id = get_local_id(0), size = get_local_size(0);
-    __global double *record = records + at;
-    __global const double *previous = records + at_before;
-    uint bins = pa_bins(record), bins_before = pa_bins(previous);
-    long shift = (long)floor(record[PA_E_MIN]) - (long)floor(previous[PA_E_MIN]);
+    uint bins = active ? pa_bins(record) : 0u, bins_before = active ? pa_bins(previous) : 0u;
+    long shift = active ? (long)floor(record[PA_E_MIN]) - (long)floor(previous[PA_E_MIN]) : 0;
     ulong sum = 0;
     if (bins && bins_before)
         for (uint b = id; b < bins; b += size) {
@@ -245,26 +247,42 @@ __kernel void pa_overlap(__global const uint *now, __global uint *before, __glob
         if (id < stride) part[id] += part[id + stride];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (id == 0) record[PA_OVERLAP] = bins && bins_before ? (double)part[0] : -1.0;
+    if (active && id == 0) record[PA_OVERLAP] = bins && bins_before ? (double)part[0] : -1.0;
     barrier(CLK_GLOBAL_MEM_FENCE);
     for (uint b = id; b < bins_before; b += size) before[b] = 0;
 }
 
+__kernel void pa_overlap(__global const uint *now, __global uint *before, __global double *records, uint at,
+                         uint at_before, ulong n_now, ulong n_before)
+{
+    __local ulong part[256];
+    pa_overlap_of(now, before, records + at, records + at_before, n_now, n_before, true, part);
+}
+
 /* Step k's record from the per-chunk member statistics (pa_member_stats)
- * by one work-group (a power of two work-items up to 256): work-item id sums
+ * by a work-group (a power of two work-items up to 256): work-item id sums
  * chunks id, id + size, ... in order (coalesced), and a tree the work-items'
  * sums (a fixed order for a given group size; the energy sums and family
- * squares are whole numbers, exact in any order below 2^53). */
-#define PA_PARTS 9 /* E min, E max, 5 sums, family squares, largest family */
-__kernel void pa_step_record(__global const double *stats, uint n_chunks, __global double *records, uint at)
+ * squares are whole numbers, exact in any order below 2^53).  Every
+ * work-item of the group calls it; then part[0 .. PA_PARTS) holds E min, E
+ * max, the 5 sums, the family squares and the largest family (with `sums`
+ * false the minimum and maximum alone, from the chunks' ranges, the rest 0:
+ * pa_record_weights' groups but the first). */
+#define PA_PARTS 9
+inline void pa_record_parts(__global const double *stats, __global const double *range, uint n_chunks, bool sums,
+                            __local double *part)
 {
-    __local double part[PA_PARTS * 256];
     uint id = get_local_id(0), size = get_local_size(0);
     __local double *x = part + PA_PARTS * id;
     x[0] = INFINITY;
     x[1] = -INFINITY;
     for (uint q = 2; q < PA_PARTS; q++) x[q] = 0;
     for (uint c = id; c < n_chunks; c += size) {
+        if (!sums) {
+            x[0] = fmin(x[0], range[2 * (size_t)c]);
+            x[1] = fmax(x[1], range[2 * (size_t)c + 1]);
+            continue;
+        }
         __global const double *s = stats + PA_STATS * (size_t)c;
         x[0] = fmin(x[0], s[0]);
         x[1] = fmax(x[1], s[6]);
@@ -283,13 +301,23 @@ __kernel void pa_step_record(__global const double *stats, uint n_chunks, __glob
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (id != 0) return;
-    __global double *record = records + at;
+}
+
+/* The record's fields from pa_record_parts' results. */
+inline void pa_record_write(__local const double *x, __global double *record)
+{
     record[PA_E_MIN] = x[0];
     record[PA_E_MAX] = x[1];
     for (uint q = 0; q < 5; q++) record[PA_SUMS + q] = x[2 + q];
     record[PA_FAMILY_SQUARES] = x[7];
     record[PA_LARGEST] = x[8];
+}
+
+__kernel void pa_step_record(__global const double *stats, uint n_chunks, __global double *records, uint at)
+{
+    __local double part[PA_PARTS * 256];
+    pa_record_parts(stats, stats, n_chunks, true, part);
+    if (get_local_id(0) == 0) pa_record_write(part, records + at);
 }
 
 /* The prefix-sum steps, written once for the weights and the copy numbers. */
@@ -300,20 +328,44 @@ __kernel void pa_step_record(__global const double *stats, uint n_chunks, __glob
 #include "ensembles/population_prefix_sums.h"
 #undef PA_T
 
+/* p[0 .. count) becomes its inclusive running sum (p[count ..) zeros first)
+ * by all PA_CHUNK work-items of the group in log2 PA_CHUNK doubling steps:
+ * exact for integers, the sums of a loop in order.  Every work-item calls it
+ * after the barrier that follows its p writes; p is read after it. */
+inline void pa_scan_local_uint(__local uint *p, uint count)
+{
+    uint l = get_local_id(0);
+    if (l >= count) p[l] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint d = 1; d < PA_CHUNK; d *= 2) {
+        uint x = l >= d ? p[l - d] : 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        p[l] += x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
- * chunk_total[c]: the chunk's sum; e_min = record[at] (PA_E_MIN of the step before). */
+ * chunk_total[c]: the chunk's sum.  By every work-item of chunk c's group
+ * (w: PA_CHUNK local values; its barriers); nothing for chunks past n. */
+inline void pa_weights_of(__global const pa_value *energy, uint n, double dbeta, pa_value e_min, __global double *cum,
+                          __global double *chunk_total, __local double *w)
+{
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
+    if (first + l < n) w[l] = PA_EXP(-dbeta * (double)(energy[first + l] - e_min));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0 && first < n) pa_chunk_sums_double(w, min(n - first, PA_CHUNK), chunk_total, c);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (first + l < n) cum[first + l] = w[l];
+}
+
+/* e_min = record[at] (PA_E_MIN of the step before). */
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
 void pa_weights(__global const pa_value *energy, uint n, double dbeta, __global const double *record, uint at,
                 __global double *cum, __global double *chunk_total)
 {
     __local double w[PA_CHUNK];
-    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
-    pa_value e_min = (pa_value)record[at];
-    if (first + l < n) w[l] = PA_EXP(-dbeta * (double)(energy[first + l] - e_min));
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0) pa_chunk_sums_double(w, min(n - first, PA_CHUNK), chunk_total, c);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (first + l < n) cum[first + l] = w[l];
+    pa_weights_of(energy, n, dbeta, (pa_value)record[at], cum, chunk_total, w);
 }
 
 /* The chunk totals' exclusive scan by one work-group (pa_scan_chunks_T in
@@ -395,8 +447,8 @@ void pa_copy_prefix(__global const double *cum, uint n, uint target, uint scheme
         p[l] = copies[i] = pa_copy_number(lo_cum, hi_cum, records[total_at], target, scheme, key, i, step, run);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0) pa_chunk_sums_uint(p, min(n - first, PA_CHUNK), chunk_total, c);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    pa_scan_local_uint(p, min(n - first, PA_CHUNK));
+    if (l == PA_CHUNK - 1) chunk_total[c] = p[l];
     if (i < n) prefix[i] = p[l];
 }
 
@@ -433,8 +485,8 @@ void pa_prefix_chunks(__global const uint *copies, uint n, __global uint *prefix
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
     if (first + l < n) p[l] = copies[first + l];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0) pa_chunk_sums_uint(p, min(n - first, PA_CHUNK), chunk_total, c);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    pa_scan_local_uint(p, min(n - first, PA_CHUNK));
+    if (l == PA_CHUNK - 1) chunk_total[c] = p[l];
     if (first + l < n) prefix[first + l] = p[l];
 }
 
@@ -498,6 +550,132 @@ __kernel void pa_sources_own(__global const uint *prefix, __global const uint *c
     }
     source[j] = lo;
     new_ancestor[j] = ancestor[lo];
+}
+
+/* ---- A step in fewer launches (one process, systematic resampling, a fixed
+ * schedule: src/ensembles/population_annealing.c, ensemble.fused_steps).
+ * Two launches of PA_CHUNK work-items per group, one group per chunk, do
+ * what pa_step_record, pa_histogram, the next step's pa_weights,
+ * pa_scan_double, pa_copy_prefix, pa_overlap, pa_scan_uint and
+ * pa_sources_own do, each group repeating the one-group reductions it needs
+ * (the chunks' energy range, the weights' scan) in the order those kernels
+ * take with work-groups of PA_CHUNK: the same bits. */
+
+/* Step k's record (group 0), its energy histogram and, where `weigh`, step
+ * k+1's weights exp(-dbeta (E_i - E_min)) of the members (pa_weights): every
+ * group first reduces the chunks' statistics for E min and E max
+ * (pa_record_parts, the sums in group 0 alone), then counts its chunk's
+ * energies, into local bins over the chunk's own range where that fits
+ * PA_FUSED_BINS (each non-empty bin added to the histogram once), else
+ * into the histogram's bins. */
+#define PA_FUSED_BINS 2048u
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_record_weights(__global const pa_value *energy, uint n, __global const double *stats,
+                       __global const double *range, uint n_chunks,
+                       __global double *records, uint at, __global uint *histogram, uint weigh, double dbeta,
+                       __global double *cum, __global double *chunk_total)
+{
+    __local double part[PA_PARTS * PA_CHUNK], w[PA_CHUNK];
+    __local uint local_bins[PA_FUSED_BINS];
+    uint l = get_local_id(0), c = get_group_id(0), i = c * PA_CHUNK + l;
+    pa_record_parts(stats, range, n_chunks, c == 0, part);
+    double e_min = part[0], e_max = part[1];
+    if (c == 0 && l == 0) pa_record_write(part, records + at);
+    double width = floor(e_max) - floor(e_min) + 1.0; /* pa_bins */
+    uint bins = width <= (double)PA_HISTOGRAM_BINS ? (uint)width : 0u;
+    long floor_min = (long)floor(e_min);
+    long chunk_floor = (long)floor(range[2 * (size_t)c]);
+    uint chunk_bins = (uint)((long)floor(range[2 * (size_t)c + 1]) - chunk_floor + 1);
+    uint offset = (uint)(chunk_floor - floor_min);
+    bool in_local = bins && chunk_bins <= PA_FUSED_BINS;
+    for (uint b = l; in_local && b < chunk_bins; b += PA_CHUNK) local_bins[b] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (bins && i < n) {
+        uint bin = (uint)((long)floor((double)energy[i]) - floor_min);
+        if (bin < bins) {
+            if (in_local) atomic_inc(&local_bins[bin - offset]);
+            else atomic_inc(&histogram[bin]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint b = l; in_local && b < chunk_bins; b += PA_CHUNK)
+        if (local_bins[b]) atomic_add(&histogram[offset + b], local_bins[b]);
+    pa_weights_of(energy, weigh ? n : 0u, dbeta, (pa_value)e_min, cum, chunk_total, w);
+}
+
+/* Chunk x's offset in the exclusive scan of pa_scan_chunks_double with
+ * PA_CHUNK work-items (part: the blocks' offsets it computes first), and
+ * with x the last chunk and `through` set, the grand total it leaves. */
+inline double pa_chunk_offset(__global const double *chunk_total, uint n_chunks, __local const double *part, uint x,
+                              bool through)
+{
+    uint per = (n_chunks + PA_CHUNK - 1) / PA_CHUNK, b = x / per;
+    double offset = part[b];
+    for (uint c = b * per; c < x + (through ? 1u : 0u); c++) offset += chunk_total[c];
+    return offset;
+}
+
+/* pa_scan_double, pa_copy_prefix, pa_scan_uint and pa_sources_own in one
+ * launch (systematic copy numbers): every group repeats the weights' block
+ * sums and their scan as pa_scan_chunks_double makes them (PA_CHUNK
+ * work-items), then takes its chunk's offset, its predecessor's and the
+ * total (records[total_at], written by group 0) from them.  Systematic copy
+ * numbers telescope: member i's copies are floor(x_i + u) - floor(x_i-1 +
+ * u) with x_i = target cum_i / total (pa_copy_number, the same doubles), so
+ * its copies fill the new slots [floor(x_i-1 + u), floor(x_i + u)), the
+ * inclusive prefix sums of pa_copy_prefix and pa_scan_uint; the group's
+ * work-items take the slots of its chunk in turn and find each one's source
+ * among the chunk's ends (the member pa_sources_own finds), then its
+ * ancestor.  Group 0 also makes the previous step's overlap where `overlap`
+ * (pa_overlap: histograms now and before, records at_now and at_before).
+ * The first arguments are pa_copy_prefix's; `scheme` is PA_SYSTEMATIC, the
+ * one scheme whose copy numbers telescope. */
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_copy_sources(__global const double *cum, uint n, uint target, uint scheme, uint seed_lo, uint seed_hi,
+                     uint step, uint run, __global const double *chunk_total, __global double *records, uint total_at,
+                     __global uint *source, __global const uint *ancestor, __global uint *new_ancestor, uint overlap,
+                     __global const uint *now, __global uint *before, uint at_now, uint at_before, ulong n_now,
+                     ulong n_before)
+{
+    __local double part[PA_CHUNK], offsets[3];
+    __local ulong overlap_part[PA_CHUNK];
+    __local uint ends[PA_CHUNK], slots_from[1];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK, i = first + l;
+    uint n_chunks = (n + PA_CHUNK - 1) / PA_CHUNK, block_first, block_last;
+    pa_block(n_chunks, l, PA_CHUNK, &block_first, &block_last);
+    double sum = 0;
+    for (uint b = block_first; b < block_last; b++) sum += chunk_total[b];
+    part[l] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* the blocks' offsets as pa_scan_chunks_double makes them (the empty
+     * blocks past the last chunk left out: zeros, never read) */
+    uint per = (n_chunks + PA_CHUNK - 1) / PA_CHUNK;
+    if (l == 0) pa_running_sum_double(part, (n_chunks + per - 1) / per, 0.0, false);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l < 3) offsets[l] = l == 0 ? pa_chunk_offset(chunk_total, n_chunks, part, c, false)
+                          : l == 1 ? (c ? pa_chunk_offset(chunk_total, n_chunks, part, c - 1, false) : 0.0)
+                                   : pa_chunk_offset(chunk_total, n_chunks, part, n_chunks - 1, true);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    double total = offsets[2];
+    if (c == 0 && l == 0) records[total_at] = total;
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    double u = uniform53(clmc_random4(key, 0, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, scheme)));
+    if (i < n) ends[l] = (uint)floor((offsets[0] + cum[i]) / total * (double)target + u);
+    if (l == 0) slots_from[0] = i ? (uint)floor((offsets[1] + cum[i - 1]) / total * (double)target + u) : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint count = min(n - first, PA_CHUNK);
+    for (uint j = slots_from[0] + l; j < ends[count - 1]; j += PA_CHUNK) { /* no barrier in this loop */
+        uint lo = 0, hi = count - 1;
+        while (lo < hi) {
+            uint mid = lo + (hi - lo) / 2;
+            if (ends[mid] > j) hi = mid;
+            else lo = mid + 1;
+        }
+        source[j] = first + lo;
+        new_ancestor[j] = ancestor[first + lo];
+    }
+    pa_overlap_of(now, before, records + at_now, records + at_before, n_now, n_before, c == 0 && overlap,
+                  overlap_part);
 }
 
 /* Where window entry s lies (pa_sources): entries [0, n_lower) are

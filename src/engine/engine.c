@@ -538,6 +538,7 @@ static clmc_status write_results(model_instance *m, result_view *v, const clmc_p
     if (clmc_ranks_many()) cJSON_AddNumberToObject(performance, "ranks", clmc_ranks()->size);
     if (v->domain) cJSON_AddItemToObject(performance, "domain", v->domain);
     if (m->ops->describe_update) m->ops->describe_update(m->state, performance);
+    clmc_ensemble_describe(&m->ensemble, performance);
     v->domain = NULL;
     cJSON_AddItemToObject(root, "performance", performance);
     cJSON *checks = cJSON_AddObjectToObject(root, "checks");

@@ -21,6 +21,7 @@ static clmc_status population_settings_read(const clmc_preset *preset, clmc_ense
         if (strcmp(scheme, schemes[i]) == 0) settings->resampling = i;
     settings->seed = clmc_preset_run(preset)->seed;
     settings->adaptive = clmc_preset_population_adaptive(preset, &settings->beta_end, &settings->target_overlap);
+    settings->fused_steps = strcmp(clmc_preset_string(preset, "ensemble.fused_steps"), "off") != 0;
     return CLMC_OK;
 }
 
@@ -192,6 +193,11 @@ clmc_status clmc_ensemble_results(clmc_ensemble *e, cJSON *observables, bool *wr
 {
     *written = e->kind->results != NULL;
     return *written ? e->kind->results(e, observables) : CLMC_OK;
+}
+
+void clmc_ensemble_describe(clmc_ensemble *e, cJSON *performance)
+{
+    if (e->kind && e->kind->describe) e->kind->describe(e, performance);
 }
 
 clmc_status clmc_ensemble_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes)

@@ -46,6 +46,7 @@ typedef struct clmc_ensemble_settings {
     unsigned runs;             /* ensemble.runs */
     bool runs_over_ranks;      /* ensemble.distribute "runs" (under MPI ranks: each rank its share of the runs) */
     bool adaptive;             /* ensemble.schedule "adaptive": betas[0] alone, n_betas = max_steps + 1 */
+    bool fused_steps;          /* ensemble.fused_steps "auto" (true) or "off" */
     double beta_end, target_overlap;
 } clmc_ensemble_settings;
 
@@ -72,6 +73,8 @@ typedef struct clmc_ensemble_kind {
      * after the model's state was restored; NULL: none. */
     clmc_status (*save)(clmc_ensemble *e, unsigned char **blob, size_t *bytes);
     clmc_status (*restore)(clmc_ensemble *e, const unsigned char *blob, size_t bytes);
+    /* What the kind adds to the result's performance object. */
+    void (*describe)(clmc_ensemble *e, cJSON *performance);
 } clmc_ensemble_kind;
 
 struct clmc_ensemble {
@@ -121,6 +124,8 @@ clmc_status clmc_ensemble_sync(clmc_ensemble *e);
 clmc_status clmc_ensemble_run(clmc_ensemble *e, bool *ran);
 /* Its observables instead of the series' estimates (*written), else *written = false. */
 clmc_status clmc_ensemble_results(clmc_ensemble *e, cJSON *observables, bool *written);
+/* The kind's additions to the result's performance object (none for most). */
+void clmc_ensemble_describe(clmc_ensemble *e, cJSON *performance);
 /* The kind's checkpoint blob (*blob NULL, *bytes 0 for kinds without one) and
  * its restoration (CLMC_ERR_INPUT when the kind takes none or refuses it). */
 clmc_status clmc_ensemble_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes);

@@ -28,6 +28,7 @@
 #define STATS 9   /* values per chunk of pa_member_stats */
 #define HISTOGRAM_BINS (1u << 20) /* PA_HISTOGRAM_BINS: wider energy ranges keep no histogram (no overlap) */
 #define HISTOGRAM_GROUPS 512 /* pa_histogram's work-groups at most (each with its local bins) */
+#define FUSED_CHUNKS 1024 /* PA_FUSED_CHUNKS: the chunks the fused launches take at most */
 /* A step's device record, PA_RECORD doubles (cl/ensembles/population.cl). */
 enum { RECORD = 12, E_MIN = 0, E_MAX = 1, SUMS = 2, FAMILY_SQUARES = 7, LARGEST = 8, WEIGHT_TOTAL = 9, OVERLAP = 10 };
 /* --profile under MPI ranks: the phases of the wall time between the sweeps. */
@@ -64,8 +65,17 @@ typedef struct {
     cl_program program;
     cl_kernel stats, weights, scan_d, add_d, copy_numbers, copy_prefix, multinomial, prefix, scan_u, add_u, sources,
         sources_own, gather, gather4, histogram, overlap, step_record_kernel, share_ranges, window_prefix,
-        family_edges;
-    cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, ancestor[2], scratch,
+        family_edges, record_weights, copy_sources;
+    /* ensemble.fused_steps: a step's measurement and resampling in the two
+     * launches of pa_record_weights and pa_copy_sources after the members'
+     * statistics (fused_why: why not, where not); weights_ready: the step
+     * whose weights pa_record_weights left (0: none); overlap_due: the step
+     * whose overlap pa_copy_sources is to make (-1: none). */
+    bool fused;
+    const char *fused_why;
+    unsigned weights_ready;
+    long overlap_due;
+    cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, chunk_range, ancestor[2], scratch,
         histogram_buf[2], records;
     size_t member_bytes;
     clmc_population_lanes lanes; /* members packed into lanes (member_lanes): member_bytes per group of them */
@@ -206,7 +216,8 @@ static clmc_status build(population *p, clmc_ensemble *e)
                    {"pa_histogram", &p->histogram},
                    {"pa_overlap", &p->overlap},    {"pa_step_record", &p->step_record_kernel},
                    {"pa_share_ranges", &p->share_ranges}, {"pa_window_prefix", &p->window_prefix},
-                   {"pa_family_edges", &p->family_edges}};
+                   {"pa_family_edges", &p->family_edges}, {"pa_record_weights", &p->record_weights},
+                   {"pa_copy_sources", &p->copy_sources}};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         CLMC_TRY(clmc_kernel_create(p->program, kernels[i].name, kernels[i].kernel));
     size_t limit = 256;
@@ -218,6 +229,33 @@ static clmc_status build(population *p, clmc_ensemble *e)
         if (kernel_limit && kernel_limit < limit) limit = kernel_limit;
     }
     for (p->group = 1; p->group * 2 <= limit;) p->group *= 2;
+    return CLMC_OK;
+}
+
+/* Whether the step's fused launches can run (ensemble.fused_steps "auto"):
+ * one process, systematic resampling, a fixed schedule, at most
+ * FUSED_CHUNKS chunks, and work-groups of CHUNK for the one-group sums (so
+ * the fused launches repeat their order) and for the fused kernels with
+ * their local memory; else *why says which. */
+static clmc_status fusable(population *p, clmc_runtime *rt, bool wanted, bool adaptive, const char **why)
+{
+    *why = !wanted                            ? "ensemble.fused_steps is \"off\""
+           : p->ranks > 1                     ? "the members are shared by MPI ranks"
+           : p->resampling != 0               ? "ensemble.resampling is not \"systematic\""
+           : adaptive                         ? "the schedule is adaptive"
+           : chunks(p->capacity) > FUSED_CHUNKS ? "the population exceeds 1024 chunks of 256 (262144 members), where the separate kernels are faster"
+           : p->group != CHUNK                ? "the device's work-groups are smaller than 256"
+                                              : NULL;
+    cl_kernel fused[] = {p->record_weights, p->copy_sources};
+    for (size_t i = 0; !*why && i < sizeof fused / sizeof fused[0]; i++) {
+        size_t kernel_limit = 0;
+        cl_ulong bytes = 0;
+        CLMC_TRY(clmc_kernel_group_limit(rt, fused[i], &kernel_limit));
+        CLMC_TRY(clmc_kernel_local_bytes(rt, fused[i], &bytes));
+        if ((kernel_limit && kernel_limit < CHUNK) || bytes > clmc_runtime_device(rt)->local_mem_bytes)
+            *why = "the fused kernels do not fit the device's work-groups";
+    }
+    p->fused = !*why;
     return CLMC_OK;
 }
 
@@ -233,6 +271,7 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
                    {sizeof(cl_uint) * cap, &p->prefix_buf},      {sizeof(cl_uint) * n_chunks, &p->chunk_u},
                    {sizeof(cl_uint), &p->total_u},               {sizeof(cl_uint) * cap, &p->source},
                    {STATS * sizeof(cl_double) * n_chunks, &p->member_stats},
+                   {2 * sizeof(cl_double) * n_chunks, &p->chunk_range},
                    {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[0]},
                    {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[1]},
                    {sizeof(cl_uint) * cap, &p->ancestor[0]},     {sizeof(cl_uint) * cap, &p->ancestor[1]},
@@ -348,6 +387,8 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
         return clmc_fail(CLMC_ERR_INPUT, "ensemble.type: a system of model \"%s\" takes %zu bytes, not whole 32-bit "
                          "words, which population annealing copies", e->ops->type, member_bytes);
     CLMC_TRY(build(p, e));
+    CLMC_TRY(fusable(p, e->rt, settings->fused_steps, settings->adaptive, &p->fused_why));
+    p->overlap_due = -1;
     if (e->ops->ensemble->member_lanes) {
         unsigned lanes = e->ops->ensemble->member_lanes(e->state);
         if (lanes && p->ranks > 1) /* members travel between ranks in whole blocks of bytes */
@@ -548,6 +589,40 @@ static clmc_status overlap(clmc_ensemble *e, population *p, unsigned k)
     return clmc_enqueue(e->rt, p->overlap, 1, &p->group, &p->group, CLMC_UNTIMED);
 }
 
+/* The fused measurement (pa_record_weights): step k's record and
+ * histogram and, where a step follows, its weights; the overlap waits for
+ * the next step's pa_copy_sources (overlap_due). */
+static clmc_status measure_fused(clmc_ensemble *e, population *p, cl_mem energy, unsigned k)
+{
+    cl_uint weigh = k + 1 < p->n_steps;
+    ARG(p->record_weights, 0, cl_mem, energy);
+    ARG(p->record_weights, 1, cl_uint, p->local);
+    ARG(p->record_weights, 2, cl_mem, p->member_stats);
+    ARG(p->record_weights, 3, cl_mem, p->chunk_range);
+    ARG(p->record_weights, 4, cl_uint, (cl_uint)chunks(p->local));
+    ARG(p->record_weights, 5, cl_mem, p->records);
+    ARG(p->record_weights, 6, cl_uint, (cl_uint)record_at(k, 0));
+    ARG(p->record_weights, 7, cl_mem, p->histogram_buf[k % 2]);
+    ARG(p->record_weights, 8, cl_uint, weigh);
+    ARG(p->record_weights, 9, cl_double, weigh ? p->betas[k + 1] - p->betas[k] : 0.0);
+    ARG(p->record_weights, 10, cl_mem, p->cum);
+    ARG(p->record_weights, 11, cl_mem, p->chunk_d);
+    CLMC_TRY(launch_chunks(e->rt, p->record_weights, chunks(p->local)));
+    p->weights_ready = weigh ? k + 1 : 0;
+    p->overlap_due = k > 0 ? (long)k : -1;
+    return CLMC_OK;
+}
+
+/* The overlap the fused launches left due (before a checkpoint or the
+ * run's end, which no pa_copy_sources follows). */
+static clmc_status overlap_settle(clmc_ensemble *e, population *p)
+{
+    if (p->overlap_due < 0) return CLMC_OK;
+    unsigned k = (unsigned)p->overlap_due;
+    p->overlap_due = -1;
+    return overlap(e, p, k);
+}
+
 static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k)
 {
     size_t n_chunks = chunks(p->local);
@@ -556,7 +631,12 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->stats, 2, cl_mem, p->ancestor[p->current]);
     ARG(p->stats, 3, cl_uint, p->local);
     ARG(p->stats, 4, cl_mem, p->member_stats);
+    ARG(p->stats, 5, cl_mem, p->chunk_range);
     CLMC_TRY(launch_chunks(e->rt, p->stats, n_chunks));
+    step_record *r = record(p, k);
+    r->beta = p->betas[k];
+    r->members = p->n;
+    if (p->fused) return measure_fused(e, p, energy, k);
     ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
     ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)n_chunks);
     ARG(p->step_record_kernel, 2, cl_mem, p->records);
@@ -570,9 +650,6 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->histogram, 4, cl_mem, p->histogram_buf[k % 2]);
     size_t groups = chunks(p->local) < HISTOGRAM_GROUPS ? chunks(p->local) : HISTOGRAM_GROUPS;
     CLMC_TRY(launch_chunks(e->rt, p->histogram, groups));
-    step_record *r = record(p, k);
-    r->beta = p->betas[k];
-    r->members = p->n;
     if (p->ranks > 1) return histogram_ranks(e, p, k);
     return overlap(e, p, k);
 }
@@ -708,9 +785,10 @@ static clmc_status weigh_ranks(clmc_ensemble *e, population *p, unsigned k, doub
     return CLMC_OK;
 }
 
-/* Cumulative weights exp(-(beta_k - beta_k-1)(E_i - E_min)) of the members
- * at step k (E_min from step k-1's record) and their sum into step k's record. */
-static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigned k, double *cum_before)
+/* The weights exp(-(beta_k - beta_k-1)(E_i - E_min)) of the members at
+ * step k (E_min from step k-1's record), each chunk's running sums and
+ * total (pa_weights). */
+static clmc_status weights(clmc_ensemble *e, population *p, cl_mem energy, unsigned k)
 {
     ARG(p->weights, 0, cl_mem, energy);
     ARG(p->weights, 1, cl_uint, p->local);
@@ -719,7 +797,13 @@ static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigne
     ARG(p->weights, 4, cl_uint, (cl_uint)record_at(k - 1, E_MIN));
     ARG(p->weights, 5, cl_mem, p->cum);
     ARG(p->weights, 6, cl_mem, p->chunk_d);
-    CLMC_TRY(launch_chunks(e->rt, p->weights, chunks(p->local)));
+    return launch_chunks(e->rt, p->weights, chunks(p->local));
+}
+
+/* Cumulative weights of the members at step k and their sum into step k's record. */
+static clmc_status weigh(clmc_ensemble *e, population *p, cl_mem energy, unsigned k, double *cum_before)
+{
+    CLMC_TRY(weights(e, p, energy, k));
     *cum_before = 0;
     if (p->ranks > 1) return weigh_ranks(e, p, k, cum_before);
     return finish_prefix_sums(e, p, p->scan_d, copies_fused(p) ? NULL : p->add_d, p->cum, p->chunk_d, p->records,
@@ -742,7 +826,7 @@ static cl_uint systematic_base(const population *p, unsigned step, double cum_be
     return (cl_uint)floor(cum_before / total * (double)p->target + u);
 }
 
-/* The arguments pa_copy_numbers and pa_copy_prefix share (0 .. 7). */
+/* The arguments pa_copy_numbers, pa_copy_prefix and pa_copy_sources share (0 .. 7). */
 static clmc_status copy_number_arguments(const population *p, cl_kernel kernel, unsigned step)
 {
     ARG(kernel, 0, cl_mem, p->cum);
@@ -837,6 +921,35 @@ static clmc_status copy_numbers(clmc_ensemble *e, population *p, unsigned step, 
     free(all);
     free(counts);
     return status;
+}
+
+/* The fused resampling (pa_copy_sources, systematic): the weights where the
+ * last measurement did not leave them (a resumed run), the weights' scan,
+ * the copy numbers, every new slot's source and ancestor, and the overlap
+ * due. */
+static clmc_status copy_sources_fused(clmc_ensemble *e, population *p, cl_mem energy, unsigned step)
+{
+    if (p->weights_ready != step) CLMC_TRY(weights(e, p, energy, step));
+    p->weights_ready = 0;
+    unsigned k = step - 1; /* the step measured last, whose overlap may be due */
+    bool due = p->overlap_due == (long)k;
+    cl_kernel kernel = p->copy_sources;
+    CLMC_TRY(copy_number_arguments(p, kernel, step));
+    ARG(kernel, 8, cl_mem, p->chunk_d);
+    ARG(kernel, 9, cl_mem, p->records);
+    ARG(kernel, 10, cl_uint, (cl_uint)record_at(step, WEIGHT_TOTAL));
+    ARG(kernel, 11, cl_mem, p->source);
+    ARG(kernel, 12, cl_mem, p->ancestor[p->current]);
+    ARG(kernel, 13, cl_mem, p->ancestor[1 - p->current]);
+    ARG(kernel, 14, cl_uint, due);
+    ARG(kernel, 15, cl_mem, p->histogram_buf[k % 2]);
+    ARG(kernel, 16, cl_mem, p->histogram_buf[1 - k % 2]);
+    ARG(kernel, 17, cl_uint, (cl_uint)record_at(k, 0));
+    ARG(kernel, 18, cl_uint, (cl_uint)record_at(due ? k - 1 : k, 0));
+    ARG(kernel, 19, cl_ulong, (cl_ulong)record(p, k)->members);
+    ARG(kernel, 20, cl_ulong, (cl_ulong)record(p, due ? k - 1 : k)->members);
+    p->overlap_due = -1;
+    return launch_chunks(e->rt, kernel, chunks(p->local));
 }
 
 /* to[j] = the window's member source[j] for the new members, `words` words
@@ -1039,9 +1152,13 @@ static clmc_status new_ancestors(clmc_ensemble *e, population *p, cl_mem receive
 static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsigned step)
 {
     double cum_before = 0;
-    CLMC_TRY(weigh(e, p, energy, step, &cum_before));
-    cl_uint n_new, base = 0;
-    CLMC_TRY(copy_numbers(e, p, step, cum_before, &n_new, &base));
+    cl_uint n_new = p->target, base = 0;
+    if (p->fused) {
+        CLMC_TRY(copy_sources_fused(e, p, energy, step));
+    } else {
+        CLMC_TRY(weigh(e, p, energy, step, &cum_before));
+        CLMC_TRY(copy_numbers(e, p, step, cum_before, &n_new, &base));
+    }
     lap(p, LAP_COPIES);
     size_t last = rank_members(p, p->ranks - 1, n_new);
     if (n_new == 0 || last == 0 || last > p->slots[p->ranks - 1]) {
@@ -1069,7 +1186,8 @@ static clmc_status resample(clmc_ensemble *e, population *p, cl_mem energy, unsi
         ARG(p->sources, 3, cl_mem, p->source);
         ARG(p->sources, 4, cl_uint, p->first);
         CLMC_TRY(launch(e->rt, p->sources, local_new));
-    } else { /* the sources and the new ancestors, from the chunks' prefix sums and offsets */
+    } else if (!p->fused) { /* the sources and the new ancestors, from the chunks' prefix sums and offsets
+                              (the fused launch made them) */
         ARG(p->sources_own, 0, cl_mem, p->prefix_buf);
         ARG(p->sources_own, 1, cl_mem, p->chunk_u);
         ARG(p->sources_own, 2, cl_uint, p->local);
@@ -1353,7 +1471,8 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             lap(p, LAP_MEASURE);
         }
     }
-    CLMC_TRY(histogram_settle(e, p)); /* the last step's overlap */
+    CLMC_TRY(overlap_settle(e, p)); /* the last step's overlap (fused steps) */
+    CLMC_TRY(histogram_settle(e, p)); /* the last step's overlap (MPI ranks) */
     *energy_out = energy;
     *magnetisation_out = magnetisation;
     return CLMC_OK;
@@ -1478,8 +1597,10 @@ static clmc_status pa_results(clmc_ensemble *e, cJSON *observables)
 static clmc_status pa_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes)
 {
     population *p = e->kind_state;
-    /* MPI ranks: the run's histogram (every rank saves at the same step). */
+    /* MPI ranks: the run's histogram (every rank saves at the same step);
+     * fused steps: the last step's overlap, into the records saved. */
     CLMC_TRY(histogram_settle(e, p));
+    CLMC_TRY(overlap_settle(e, p));
     clmc_blob_writer w = {0};
     const uint64_t header[] = {p->run,  p->first_step, p->n,         p->sweep,
                                p->n_steps, p->runs,    p->capacity, p->max_steps, p->choosing};
@@ -1549,11 +1670,11 @@ static void pa_close(clmc_ensemble *e)
                            p->multinomial, p->prefix,
                            p->scan_u, p->add_u,   p->sources, p->sources_own, p->gather, p->gather4,
                            p->histogram, p->overlap, p->step_record_kernel, p->share_ranges, p->window_prefix,
-                           p->family_edges};
+                           p->family_edges, p->record_weights, p->copy_sources};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     cl_mem buffers[] = {p->cum,    p->chunk_d,      p->records,     p->copies,      p->prefix_buf,
-                        p->chunk_u, p->total_u,     p->source,      p->member_stats, p->ancestor[0],
+                        p->chunk_u, p->total_u,     p->source,      p->member_stats, p->chunk_range, p->ancestor[0],
                         p->ancestor[1], p->scratch, p->histogram_buf[0],
                         p->histogram_buf[1], p->received, p->received_ancestor, p->window, p->bounds,
                         p->ranges,  p->edges};
@@ -1582,10 +1703,20 @@ static void pa_close(clmc_ensemble *e)
     e->kind_state = NULL;
 }
 
+/* performance.fused_steps: {"used": true} or {"used": false, "reason": ...}. */
+static void pa_describe(clmc_ensemble *e, cJSON *performance)
+{
+    const population *p = e->kind_state;
+    cJSON *fused = cJSON_AddObjectToObject(performance, "fused_steps");
+    cJSON_AddBoolToObject(fused, "used", p->fused);
+    if (!p->fused) cJSON_AddStringToObject(fused, "reason", p->fused_why);
+}
+
 const clmc_ensemble_kind clmc_ensemble_population_annealing = {
     .close = pa_close,
     .run = pa_run,
     .results = pa_results,
     .save = pa_save,
     .restore = pa_restore,
+    .describe = pa_describe,
 };

@@ -127,6 +127,7 @@ static const clmc_field ensemble_wang_landau_fields[] = {
 static const char *const population_types[] = {"population_annealing", NULL};
 static const char *const resampling_schemes[] = {"systematic", "multinomial", "nearest_integer", NULL};
 static const char *const population_distributions[] = {"members", "runs", NULL};
+static const char *const population_fusions[] = {"auto", "off", NULL};
 
 /* The keys every schedule form shares (tools/check_docs.py reads them here). */
 #define CLMC_POPULATION_ENSEMBLE_FIELDS                                                                   \
@@ -140,7 +141,10 @@ static const char *const population_distributions[] = {"members", "runs", NULL};
     {"runs", CLMC_FIELD_INT, 1, 65535, false, NULL, "1", "independent anneals, one after the other"},          \
     {"distribute", CLMC_FIELD_STRING, 0, 0, false, population_distributions, "\"members\"",                \
      "under K MPI ranks: members (the ranks share each run's population) or runs (each rank anneals "      \
-     "runs / K whole runs; a fixed schedule)"},
+     "runs / K whole runs; a fixed schedule)"},                                                         \
+    {"fused_steps", CLMC_FIELD_STRING, 0, 0, false, population_fusions, "\"auto\"",                      \
+     "auto: a step's measurement and resampling in three launches where they can be (one process, "       \
+     "systematic resampling, a fixed schedule; the same results); off: in their separate kernels"},
 
 /* The schedule is a list (betas) or equal steps to beta_end: one table each,
  * so a block with both keys names the one that does not belong. */
