@@ -330,14 +330,16 @@ Test(temporal_block, automatic_choice_follows_the_rule)
 {
     const unsigned long long small = 1ULL << 20, large = 150754820096ULL / 4;
     const choice_case cases[] = {
-        {"msc", 256, 1, 0, "", true, small, 8, 8},          {"msc", 2048, 1, 0, "", true, small, 4, 8},
-        {"msc", 16384, 1, 0, "", true, small, 1, 8},        {"msc", 128, 1, 0, "", true, small, 0, 0},
+        {"msc", 256, 1, 0, "", true, small, 8, 8},          {"msc", 1024, 1, 0, "", true, small, 6, 8},
+        {"msc", 2048, 1, 0, "", true, small, 4, 16},        {"msc", 4096, 1, 0, "", true, small, 2, 16},
+        {"msc", 8192, 1, 0, "", true, small, 2, 16},        {"msc", 16384, 1, 0, "", true, small, 1, 8},
+        {"msc", 128, 1, 0, "", true, small, 0, 0},
         {"naive", 128, 1, 0, "", true, small, 0, 0},        {"naive", 256, 1, 0, "", true, small, 8, 32},
         {"naive", 512, 1, 0, "", true, small, 8, 32},       {"naive", 1024, 1, 0, "", true, small, 8, 64},
         {"naive", 2048, 1, 0, "", true, small, 4, 128},     {"naive", 16384, 1, 0, "", true, small, 4, 128},
         {"naive", 32768, 1, 0, "", true, small, 0, 0},      {"tiled", 256, 1, 16, ", \"tile\": 16", true, small, 4, 32},
-        {"tiled", 1024, 1, 16, ", \"tile\": 16", true, small, 2, 64},
-        {"tiled", 2048, 1, 16, ", \"tile\": 16", true, small, 2, 128},
+        {"tiled", 1024, 1, 16, ", \"tile\": 16", true, small, 4, 96},
+        {"tiled", 2048, 1, 16, ", \"tile\": 16", true, small, 4, 128},
         {"tiled", 4096, 1, 16, ", \"tile\": 16", true, small, 0, 0},
         {"tiled", 1024, 2, 16, ", \"tile\": 16", true, small, 0, 0},
         {"naive", 2048, 1, 0, "", false, small, 0, 0},      {"naive", 2048, 1, 0, "", true, large, 0, 0},

@@ -19,11 +19,15 @@
 #define TB_PLANES_KEEP 8 /* tiled, blocks of 128, k = 2 on an H200: 5.43 against 5.98 ps per update with 4 */
 #define MSC_LIST_BYTES (5 * 4)
 #define MSC_FLUSH_ROUNDS 4
-/* msc's automatic choice (ising_tblock_choose), the fastest of k = 1, 2, 4,
- * 8 and bands of 4, 8, 12 rows on an H200 (docs/models/ising.md): L from
- * MSC_AUTO_MIN_L to MSC_AUTO_MAX_L, 8 sweeps per launch up to L = 512, then
- * 8192 / L (at least 1, at most 4), bands of MSC_AUTO_ROWS rows (also the
- * band of algorithm.block 0). */
+/* msc's automatic choice (ising_tblock_choose), the fastest of k = 1 ... 12
+ * and bands of 4 ... 32 rows on an H200 (docs/models/ising.md; wall ps per
+ * update): L from MSC_AUTO_MIN_L to MSC_AUTO_MAX_L; up to L = 512 8 sweeps
+ * per launch in bands of MSC_AUTO_ROWS rows (also the band of
+ * algorithm.block 0), up to 1024 6 sweeps in bands of 8 (4.27 against 4.56
+ * with 4), up to 2048 4 sweeps in bands of 16 (1.82 against 2.08 in bands of
+ * 8), up to 8192 2 sweeps in bands of 16 (L = 4096: 1.12 against 1.21 with
+ * 2 in bands of 8; L = 8192: 0.85 against 0.89 with 1), beyond 1 sweep in
+ * bands of 8. */
 #define MSC_AUTO_MIN_L 256
 #define MSC_AUTO_MAX_L 16384
 #define MSC_AUTO_ROWS 8
@@ -33,9 +37,9 @@
  * naive L = 256, 512 k = 8 blocks of 32: 30.6 (451), 10.4 (99); L = 1024 k =
  * 8 blocks of 64: 4.6 (30.2); L = 2048 ... 16384 k = 4 blocks of 128: 3.2
  * ... 2.7 (10.5 ... 7.3); tiled L = 256, 512 k = 4 blocks of 32: 60 (476),
- * 20 (119); L = 1024 k = 2 blocks of 64: 9.3 (24); L = 2048 k = 2 blocks of
- * 128: 5.0 (6.6); beyond that the ordinary tiled kernels (L = 4096: 3.5
- * against 4.5 blocked). */
+ * 20 (119); L = 1024 k = 4 blocks of 96: 8.7 (34; k = 2 blocks of 64: 9.3);
+ * L = 2048 k = 4 blocks of 128: 4.6-4.7 (6.3-6.5; k = 2: 5.0); beyond that
+ * the ordinary tiled kernels (L = 4096: 3.5 against 4.5 blocked). */
 #define PLANES_AUTO_MIN_L 256
 #define PLANES_AUTO_MAX_L 16384
 #define TILED_AUTO_MAX_L 2048
@@ -142,15 +146,15 @@ void ising_tblock_choose(ising_tblock *t, clmc_preset *p, const clmc_device_info
         return;
     if (msc) {
         if (edge < MSC_AUTO_MIN_L || edge > MSC_AUTO_MAX_L) return;
-        sweeps = edge <= 512 ? 8 : (8192 / edge > 4 ? 4 : 8192 / edge);
-        block = MSC_AUTO_ROWS;
+        sweeps = edge <= 512 ? 8 : edge <= 1024 ? 6 : edge <= 2048 ? 4 : edge <= 8192 ? 2 : 1;
+        block = edge > 1024 && edge <= 8192 ? 16 : MSC_AUTO_ROWS;
     } else {
         if (edge < PLANES_AUTO_MIN_L || edge > (tile ? TILED_AUTO_MAX_L : PLANES_AUTO_MAX_L) || hits != 1) return;
         if (edge <= 512) sweeps = tile ? 4 : 8, block = 32;
-        else if (edge <= 1024) sweeps = tile ? 2 : 8, block = 64;
-        else sweeps = tile ? 2 : 4, block = 128;
+        else if (edge <= 1024) sweeps = tile ? 4 : 8, block = tile ? 96 : 64;
+        else sweeps = 4, block = 128;
     }
-    clmc_preset_set_int(p, "algorithm.sweeps_per_launch", sweeps < 1 ? 1 : sweeps);
+    clmc_preset_set_int(p, "algorithm.sweeps_per_launch", sweeps);
     clmc_preset_set_int(p, "algorithm.block", block);
     t->automatic = true;
 }
