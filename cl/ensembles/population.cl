@@ -660,8 +660,12 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
     if (c == 0 && l == 0) records[total_at] = total;
     clmc_philox_key key = {{seed_lo, seed_hi}};
     double u = uniform53(clmc_random4(key, 0, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, scheme)));
-    if (i < n) ends[l] = (uint)floor((offsets[0] + cum[i]) / total * (double)target + u);
-    if (l == 0) slots_from[0] = i ? (uint)floor((offsets[1] + cum[i - 1]) / total * (double)target + u) : 0u;
+    /* x_i in statements of their own, as pa_copy_number computes them (no
+     * multiply-add contracted across them: the same doubles) */
+    double x = i < n ? (offsets[0] + cum[i]) / total * (double)target : 0.0;
+    double x_before = l == 0 && i ? (offsets[1] + cum[i - 1]) / total * (double)target : 0.0;
+    if (i < n) ends[l] = (uint)floor(x + u);
+    if (l == 0) slots_from[0] = i ? (uint)floor(x_before + u) : 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint count = min(n - first, PA_CHUNK);
     for (uint j = slots_from[0] + l; j < ends[count - 1]; j += PA_CHUNK) { /* no barrier in this loop */

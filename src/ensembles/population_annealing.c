@@ -239,13 +239,14 @@ static clmc_status build(population *p, clmc_ensemble *e)
  * their local memory; else *why says which. */
 static clmc_status fusable(population *p, clmc_runtime *rt, bool wanted, bool adaptive, const char **why)
 {
-    *why = !wanted                            ? "ensemble.fused_steps is \"off\""
-           : p->ranks > 1                     ? "the members are shared by MPI ranks"
-           : p->resampling != 0               ? "ensemble.resampling is not \"systematic\""
-           : adaptive                         ? "the schedule is adaptive"
-           : chunks(p->capacity) > FUSED_CHUNKS ? "the population exceeds 1024 chunks of 256 (262144 members), where the separate kernels are faster"
-           : p->group != CHUNK                ? "the device's work-groups are smaller than 256"
-                                              : NULL;
+    *why = !wanted                              ? "ensemble.fused_steps is \"off\""
+           : p->ranks > 1                       ? "the members are shared by MPI ranks"
+           : p->resampling != 0                 ? "ensemble.resampling is not \"systematic\""
+           : adaptive                           ? "the schedule is adaptive"
+           : chunks(p->capacity) > FUSED_CHUNKS ? "the population exceeds 1024 chunks of 256 (262144 members), "
+                                                  "where the separate kernels are faster"
+           : p->group != CHUNK                  ? "the device's work-groups are smaller than 256"
+                                                : NULL;
     cl_kernel fused[] = {p->record_weights, p->copy_sources};
     for (size_t i = 0; !*why && i < sizeof fused / sizeof fused[0]; i++) {
         size_t kernel_limit = 0;
