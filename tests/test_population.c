@@ -235,13 +235,14 @@ Test(population, reruns_are_bit_identical, .timeout = 600)
 }
 
 /* ensemble.fused_steps: a step's measurement and resampling in three launches
- * (pa_record_weights, pa_copy_sources after pa_member_stats) give every step's
- * results and the final configurations bit for bit as the separate kernels
- * ("off"): 2D Ising with 700 members (three chunks, the last partly
- * filled), two runs; 70001 members of L = 4 (274 chunks: the repeated scans
- * take blocks of two chunks, the last block one); XY members (real
- * energies, the reproducible weights).  Multinomial resampling keeps the
- * separate kernels and says why. */
+ * (pa_record_weights, pa_copy_sources after pa_member_stats) give every
+ * step's results and the final configurations bit for bit as the separate
+ * kernels ("off"): 2D Ising with 700 members (three chunks, the last partly
+ * filled), two runs; 70001 members of L = 4 on the resident update (274
+ * chunks: the repeated scans take blocks of two chunks, the last block one);
+ * XY members (real energies, the reproducible weights); 700 msc members on
+ * the resident update with lcg64_reseeded, two runs.  Multinomial
+ * resampling keeps the separate kernels and says why. */
 static char *fused_run(const char *json, const char *fused, bool *used, char **hash)
 {
     char preset[2048];
@@ -265,13 +266,17 @@ Test(population, fused_steps_equal_separate_kernels, .timeout = 900)
         "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8}, \"algorithm\": {\"layout\": \"tiled\", \"tile\": 4},"
         " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 700, \"betas\": [0.2, 0.35, 0.5, 0.7],"
         " \"sweeps_per_step\": 2, \"runs\": 2, \"fused_steps\": \"%s\"}, \"run\": {\"seed\": 5}}",
-        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"algorithm\": {\"layout\": \"naive\"},"
+        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"algorithm\": {\"layout\": \"naive\", \"resident\": \"on\"},"
         " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 70001, \"beta_end\": 0.8, \"steps\": 4,"
         " \"sweeps_per_step\": 1, \"fused_steps\": \"%s\"}, \"run\": {\"seed\": 6}}",
         "{\"model\": {\"type\": \"heisenberg\", \"dim\": 2, \"L\": 8, \"n\": 2, \"precision\": \"float\"},"
         " \"algorithm\": {\"reproducible\": true},"
         " \"ensemble\": {\"type\": \"population_annealing\", \"population\": 600, \"beta_end\": 1.5, \"steps\": 3,"
         " \"sweeps_per_step\": 2, \"fused_steps\": \"%s\"}, \"run\": {\"seed\": 7}}",
+        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 64}, \"algorithm\": {\"layout\": \"msc\", \"resident\": \"on\","
+        " \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 700,"
+        " \"betas\": [0.3, 0.44, 0.6, 0.9], \"sweeps_per_step\": 2, \"runs\": 2, \"fused_steps\": \"%s\"},"
+        " \"run\": {\"seed\": 8}}",
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         bool used[2];
