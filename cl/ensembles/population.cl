@@ -354,7 +354,7 @@ inline void pa_weights_of(__global const pa_value *energy, uint n, double dbeta,
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
     if (first + l < n) w[l] = PA_EXP(-dbeta * (double)(energy[first + l] - e_min));
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0 && first < n) pa_chunk_sums_double(w, min(n - first, PA_CHUNK), chunk_total, c);
+    if (l == 0 && first < n) chunk_total[c] = pa_running_sum_double(w, min(n - first, PA_CHUNK), true);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (first + l < n) cum[first + l] = w[l];
 }
@@ -650,7 +650,7 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
     /* the blocks' offsets as pa_scan_chunks_double makes them (the empty
      * blocks past the last chunk left out: zeros, never read) */
     uint per = (n_chunks + PA_CHUNK - 1) / PA_CHUNK;
-    if (l == 0) pa_running_sum_double(part, (n_chunks + per - 1) / per, 0.0, false);
+    if (l == 0) pa_running_sum_double(part, (n_chunks + per - 1) / per, false);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (l < 3) offsets[l] = l == 0 ? pa_chunk_offset(chunk_total, n_chunks, part, c, false)
                           : l == 1 ? (c ? pa_chunk_offset(chunk_total, n_chunks, part, c - 1, false) : 0.0)

@@ -8,36 +8,18 @@
 #define PA_PASTE(f, t) PA_PASTE_(f, t)
 #define PA_NAME(f) PA_PASTE(f, PA_T)
 
-/* By one work-item: x[0 .. count) becomes its exclusive (inclusive: the
- * sums after each element) running sum in order, from `start`; returns the
- * total.  Eight loads are issued before their eight sums are stored, so
- * the chain waits on the additions alone, not on a load after each store
- * (the same additions in the same order). */
-inline PA_T PA_NAME(pa_running_sum)(__local PA_T *x, uint count, PA_T start, bool inclusive)
+/* By one work-item: x[0 .. count) becomes its running sum in order,
+ * inclusive (the sum through each element) or exclusive (before it);
+ * returns the total. */
+inline PA_T PA_NAME(pa_running_sum)(__local PA_T *x, uint count, bool inclusive)
 {
-    PA_T sum = start, v[8];
-    uint i = 0;
-    for (; i + 8 <= count; i += 8) {
-        for (uint k = 0; k < 8; k++) v[k] = x[i + k];
-        for (uint k = 0; k < 8; k++) {
-            PA_T before = sum;
-            sum += v[k];
-            x[i + k] = inclusive ? sum : before;
-        }
-    }
-    for (; i < count; i++) {
+    PA_T sum = 0;
+    for (uint i = 0; i < count; i++) {
         PA_T before = sum;
         sum += x[i];
         x[i] = inclusive ? sum : before;
     }
     return sum;
-}
-
-/* By work-item 0 of chunk c: w[0 .. count) becomes its inclusive running sum,
- * in order, and chunk_total[c] the chunk's sum. */
-inline void PA_NAME(pa_chunk_sums)(__local PA_T *w, uint count, __global PA_T *chunk_total, uint c)
-{
-    chunk_total[c] = PA_NAME(pa_running_sum)(w, count, 0, true);
 }
 
 /* Exclusive scan of the chunk totals in place by one work-group (any size up
@@ -56,7 +38,7 @@ inline void PA_NAME(pa_scan_chunks)(__global PA_T *chunk_total, uint n_chunks, _
     for (uint c = first; c < last; c++) sum += chunk_total[c];
     part[id] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (id == 0) PA_NAME(pa_running_sum)(part, size, 0, false);
+    if (id == 0) PA_NAME(pa_running_sum)(part, size, false);
     barrier(CLK_LOCAL_MEM_FENCE);
     PA_T offset = part[id];
     for (uint c = first; c < last; c++) {

@@ -28,7 +28,8 @@
 #define STATS 9   /* values per chunk of pa_member_stats */
 #define HISTOGRAM_BINS (1u << 20) /* PA_HISTOGRAM_BINS: wider energy ranges keep no histogram (no overlap) */
 #define HISTOGRAM_GROUPS 512 /* pa_histogram's work-groups at most (each with its local bins) */
-#define FUSED_CHUNKS 1024 /* PA_FUSED_CHUNKS: the chunks the fused launches take at most */
+#define FUSED_CHUNKS 1024 /* the chunks the fused steps take at most (beyond, their repeated sums cost more than the
+                            * launches they save) */
 /* A step's device record, PA_RECORD doubles (cl/ensembles/population.cl). */
 enum { RECORD = 12, E_MIN = 0, E_MAX = 1, SUMS = 2, FAMILY_SQUARES = 7, LARGEST = 8, WEIGHT_TOTAL = 9, OVERLAP = 10 };
 /* --profile under MPI ranks: the phases of the wall time between the sweeps. */
