@@ -109,8 +109,9 @@ typedef struct {
     bool resident;
     cl_kernel resident_update;
     size_t resident_wg, resident_configs, resident_groups;
-    bool members_measured; /* the last sweeps' launch measured population annealing's members... */
-    bool members_written;  /* ...into member_energy and member_magnetisation (the resident update) */
+    /* The last sweeps' launch (the resident update) measured population
+     * annealing's members into member_energy and member_magnetisation. */
+    bool members_measured;
     bool gathering;        /* the next resident launch loads the members resampled (ising_gather_in_sweeps) */
     bool one_row;          /* only the first row of thresholds is current, read by every configuration (resident) */
     uint64_t resident_launches, resident_sweeps;
@@ -916,11 +917,9 @@ static clmc_status ising_sweeps(void *state, uint64_t first, uint64_t count, int
     if (members) measure_slot = (int)s->spare_slot; /* where ising_member_observables measures */
     *measured = s->resident && measure_slot >= 0;
     s->members_measured = members && *measured;
-    s->members_written = false;
     if (s->tblock.used) return blocked_sweeps(s, first, count);
-    if (members && s->resident) CLMC_TRY(member_values(s));
-    s->members_written = s->members_measured && s->resident;
-    if (s->resident) return resident_sweeps(s, first, count, measure_slot, s->members_written);
+    if (s->members_measured) CLMC_TRY(member_values(s));
+    if (s->resident) return resident_sweeps(s, first, count, measure_slot, s->members_measured);
     for (uint64_t t = first; t < first + count; t++) CLMC_TRY(ising_sweep(s, t));
     return CLMC_OK;
 }
@@ -940,7 +939,7 @@ static void ising_describe_update(void *state, cJSON *performance)
 static clmc_status ising_sweep(void *state, uint64_t sweep_index)
 {
     ising_state *s = state;
-    s->members_measured = s->members_written = false;
+    s->members_measured = false;
     if (s->rsite) return clmc_rsite_step(s->rsite, sweep_index);
     if (s->tblock.used) return blocked_sweeps(s, sweep_index, 1);
     if (s->resident) return resident_sweeps(s, sweep_index, 1, -1, false);
@@ -1245,7 +1244,7 @@ static void ising_device_bytes(const clmc_preset *p, uint64_t *total, uint64_t *
 }
 
 /* Population annealing: every configuration's H and M on the device, as the
- * resident update's last launch wrote them (members_written), else from the
+ * resident update's last launch wrote them (members_measured), else from the
  * measurement kernel's spare batch slot (cl/ising/ising_members.cl). */
 static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem *magnetisation)
 {
@@ -1266,17 +1265,17 @@ static clmc_status ising_member_observables(void *state, cl_mem *energy, cl_mem 
     }
     *energy = s->member_energy;
     *magnetisation = s->member_magnetisation;
-    bool written = s->members_written;
-    if (!s->members_measured) CLMC_TRY(ising_measure(s, s->spare_slot));
-    s->members_measured = s->members_written = false;
+    bool written = s->members_measured;
+    s->members_measured = false;
     if (written) return CLMC_OK;
+    CLMC_TRY(ising_measure(s, s->spare_slot));
     size_t items = s->n_configs;
     return clmc_enqueue(s->rt, s->member_totals, 1, &items, NULL, CLMC_UNTIMED);
 }
 
 static clmc_status ising_fresh_start(void *state, unsigned run)
 {
-    ((ising_state *)state)->members_measured = ((ising_state *)state)->members_written = false;
+    ((ising_state *)state)->members_measured = false;
     return start_spins(state, run);
 }
 
