@@ -324,6 +324,55 @@ Test(population_msc, resident_equals_ordinary_launches, .timeout = 300)
     resident_case(2, 12, 32, "nearest_integer", 2);
 }
 
+/* lcg64_reseeded's generators belong to a word's sites (LCG_STREAMS of
+ * them), not to work-items, so the resident update's work-group size
+ * (algorithm.resident_group) leaves the run as it is: 3D L = 8 (256 sites
+ * of a colour, 64-bit words: a work-item holds 16, 4 or 1 generators) and
+ * 2D L = 12 (72 sites, 128 generators, 32-bit words, nearest_integer);
+ * the final members' hash and every step's observables alike, and each run
+ * used the group it asked for. */
+static void resident_group_case(int dim, int edge, int word_bits, const char *resampling, const char *const groups[3])
+{
+    char *observables[3];
+    const char *hash[3];
+    cJSON *result[3];
+    for (int g = 0; g < 3; g++) {
+        char json[1024], label[64];
+        snprintf(json, sizeof json,
+                 "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {\"type\": "
+                 "\"metropolis\", \"layout\": \"msc\", \"word_bits\": %d, \"resident\": \"on\", \"rng\": "
+                 "\"lcg64_reseeded\", \"resident_group\": %s}, \"ensemble\": {\"type\": \"population_annealing\", "
+                 "\"population\": 128, \"beta_end\": 1.5, \"steps\": 4, \"sweeps_per_step\": 3, "
+                 "\"resampling\": \"%s\"}, \"run\": {\"seed\": 29}}",
+                 dim, edge, word_bits, groups[g], resampling);
+        snprintf(label, sizeof label, "pa-ea-lcg-group-%dd-%s", dim, groups[g]);
+        result[g] = physics_run(json, label);
+        observables[g] = cJSON_PrintUnformatted(cJSON_GetObjectItem(result[g], "observables"));
+        hash[g] = cJSON_GetObjectItem(cJSON_GetObjectItem(result[g], "checks"), "configuration_fnv1a")->valuestring;
+        const cJSON *resident = cJSON_GetObjectItem(cJSON_GetObjectItem(result[g], "performance"), "resident");
+        cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(resident, "used")), "%s: the resident update was not used", label);
+        cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(resident, "work_group")), atof(groups[g]),
+                     "%s: work-group of %g", label, cJSON_GetNumberValue(cJSON_GetObjectItem(resident, "work_group")));
+    }
+    printf("lcg64_reseeded %dD L=%d W=%d %s: final members %s, %s, %s (work-groups of %s, %s, %s)\n", dim, edge,
+           word_bits, resampling, hash[0], hash[1], hash[2], groups[0], groups[1], groups[2]);
+    for (int g = 1; g < 3; g++) {
+        cr_expect_str_eq(hash[0], hash[g], "final members differ between work-groups of %s and %s", groups[0], groups[g]);
+        cr_expect_str_eq(observables[0], observables[g], "observables differ between work-groups of %s and %s",
+                         groups[0], groups[g]);
+    }
+    for (int g = 0; g < 3; g++) {
+        free(observables[g]);
+        cJSON_Delete(result[g]);
+    }
+}
+
+Test(population_msc, lcg64_reseeded_independent_of_resident_group, .timeout = 300)
+{
+    resident_group_case(3, 8, 64, "systematic", (const char *const[]){"16", "64", "256"});
+    resident_group_case(2, 12, 32, "nearest_integer", (const char *const[]){"8", "32", "128"});
+}
+
 /* ---- Checkpoints and bad input ------------------------------------------- */
 
 /* nearest_integer (the size fluctuates, so the last word is partly filled
@@ -376,6 +425,10 @@ Test(population_msc, bad_input_exits_2_naming_the_key)
     expect_input_error(EA_MSC_PA("", "", "100"), "pa-ea-msc-population", "ensemble.population");
     expect_input_error(EA_MSC_PA("", ", \"word_bits\": 32", "48"), "pa-ea-msc-population-32", "ensemble.population");
     expect_input_error(EA_MSC_PA("", "", "96"), "pa-ea-msc-population-hint", "word_bits to 32");
+    expect_input_error(EA_MSC_PA("", ", \"resident_group\": 48", "64"), "pa-ea-msc-resident-group",
+                       "algorithm.resident_group: 48 is not a power of two");
+    expect_input_error(EA_MSC_PA("", ", \"resident_group\": 64", "64"), "pa-ea-msc-resident-group-sites",
+                       "algorithm.resident_group: 64 exceeds the 32 sites of a colour");
     expect_input_error(EA_MSC_PA(", \"couplings\": \"gaussian\"", "", "64"), "pa-ea-msc-gaussian", "model.couplings");
     expect_input_error(EA_MSC_PA("", ", \"shared_randoms\": true", "64"), "pa-ea-msc-shared", "algorithm.shared_randoms");
     expect_input_error(EA_MSC_PA(", \"realizations\": 64", "", "64"), "pa-ea-msc-realizations", "model.realizations");

@@ -144,8 +144,8 @@ add ea3d-population-msc "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, 
 # a colour on 64 work-items of 2 sites (the last 56 one site), two sweeps a step.
 add ea2d-population-msc-resident "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 2, \"L\": 12}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"on\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 64, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 2}"
 # ... and in 3D at L = 8, the smallest lattice whose fold shares the stacks' local words (FOLD_IN_LATTICE),
-# with the lanes drawing from the lcg64_reseeded generators (RNG_LCG_RESEEDED).
-add ea3d-population-msc-resident-lcg "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"on\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 32, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"
+# with the lanes drawing from the lcg64_reseeded generators (RNG_LCG_RESEEDED), four generators a work-item (resident_group 64).
+add ea3d-population-msc-resident-lcg "$all" "\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 8}, \"algorithm\": {\"layout\": \"msc\", \"word_bits\": 32, \"resident\": \"on\", \"rng\": \"lcg64_reseeded\", \"resident_group\": 64}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 32, \"steps\": 2, \"beta_end\": 0.5, \"sweeps_per_step\": 1}"
 add potts2d-population "$all" "$(pam '"type": "potts", "dim": 2, "L": 6, "q": 3' '"type": "metropolis"')"
 # XY members (heisenberg_member_totals: real energies and |M| from the exact sums).
 # Races, bounds and API only: a step whose members share one beta writes the betas

@@ -123,33 +123,47 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
     uint own_thresholds[3] = {thresholds[0], thresholds[1], DIM == 3 ? thresholds[2] : 0};
     clmc_philox_key key = {{seed_lo, seed_hi}};
 #ifdef RNG_LCG_RESEEDED
-    /* The work-item's LCG64 for this launch, drawn from Philox at (lid,
-     * first_sweep, LCG_SEED_HIT) in the stream of the word's first stack. */
+    /* The word's LCG_STREAMS generators for this launch: generator j, drawn
+     * from Philox at (j, first_sweep, LCG_SEED_HIT) in the stream of the
+     * word's first stack, gives the planes of the sites of index j,
+     * j + LCG_STREAMS, ... in that order, whatever the work-group's size;
+     * the work-item holds generators lid, lid + ENERGY_WG, ... (its site k
+     * draws from lcg[k % ITEM_STREAMS]). */
+#define ITEM_STREAMS (LCG_STREAMS / ENERGY_WG)
+#if LCG_STREAMS % ENERGY_WG != 0
+#error "the work-group's size must divide LCG_STREAMS"
+#endif
     uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_realization) + 2 * word));
-    clmc_philox_ctr seed = clmc_random4(key, lid, first_sweep, LCG_SEED_HIT, stream);
-    ulong lcg = (ulong)seed.v[0] | (ulong)seed.v[1] << 32;
+    ulong lcg[ITEM_STREAMS];
+    for (uint q = 0; q < ITEM_STREAMS; q++) {
+        clmc_philox_ctr seed = clmc_random4(key, lid + q * ENERGY_WG, first_sweep, LCG_SEED_HIT, stream);
+        lcg[q] = (ulong)seed.v[0] | (ulong)seed.v[1] << 32;
+    }
 #else
-    ulong lcg = 0; /* unused: the Philox draws need no state */
+#define ITEM_STREAMS 1
+    ulong lcg[1] = {0}; /* unused: the Philox draws need no state */
 #endif
     /* The colour passes, the measured one (`measure`: the last) apart, so
      * that the counters are not held through the others. */
     uint last = measure ? 1u : 0u;
     for (uint pass = 0; pass < 2 * count - last; pass++) {
-        for (uint k = 0; k < ENERGY_SITES; k++) {
+#pragma unroll
+        for (uint k = 0; k < ENERGY_SITES; k++) { /* unrolled: lcg[k % ITEM_STREAMS] in registers */
             uint index = k * ENERGY_WG + lid;
             if (index < HALF_SITES)
                 update_site(lattice, bond_masks, own_thresholds, lanes_below, key, first_sweep + pass / 2, pass % 2,
-                            word, 0, index, (word_t *)0, false, first_realization, &lcg);
+                            word, 0, index, (word_t *)0, false, first_realization, &lcg[k % ITEM_STREAMS]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     word_t counts[2 * ENERGY_LEVELS]; /* [satisfied bonds, agreeing sites][level] */
     for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) counts[k] = 0;
+#pragma unroll
     for (uint k = 0; k < ENERGY_SITES; k++) {
         uint index = k * ENERGY_WG + lid;
         if (last && index < HALF_SITES)
             update_site(lattice, bond_masks, own_thresholds, lanes_below, key, first_sweep + count - 1, 1, word, 0,
-                        index, counts, true, first_realization, &lcg);
+                        index, counts, true, first_realization, &lcg[k % ITEM_STREAMS]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < 2 * SITES; i += ENERGY_WG) stacks[i] = lattice[i];

@@ -119,7 +119,7 @@ inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t 
  * 31 - P g .. 31 - P g - P + 1 of every lane (P = 128 / WORD_BITS: a plane
  * is one 32-bit value, or two for 64 lanes, v[2q] the low lanes); or, under
  * RNG_LCG_RESEEDED (algorithm.rng "lcg64_reseeded", the resident update
- * only), one plane per step of the work-item's LCG64 *lcg (lcg_plane). */
+ * only), one plane per step of the LCG64 *lcg that draws for the site (lcg_plane). */
 #define LANE_PLANES (128 / WORD_BITS)
 #ifdef RNG_LCG_RESEEDED
 #include "common/rng_lcg.h"

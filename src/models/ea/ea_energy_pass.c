@@ -72,6 +72,24 @@ static size_t device_group_cap(const ea_state *s, size_t most)
     return limit < most ? limit : most;
 }
 
+/* The msc resident update's work-group (algorithm.resident_group, else
+ * automatic): the fewest work-items of RESIDENT_WG_MIN, twice that, ... up to
+ * RESIDENT_WG_MAX that give the device RESIDENT_ITEMS_PER_UNIT work-items per
+ * compute unit (a work-group per word), at most the sites of a colour rounded
+ * up to a power of two and the device's limit.  Measured on an H200 (3D L =
+ * 8, lcg64_reseeded, ps per flip over the anneal): R = 102400 (1600 words)
+ * 0.481 with 64, 0.444 with 128, 0.441 with 256; R = 262144 0.408, 0.407,
+ * 0.412; R = 2^20 0.387, 0.389, 0.398. */
+#define RESIDENT_WG_MIN 64
+#define RESIDENT_WG_MAX 256
+#define RESIDENT_ITEMS_PER_UNIT 2048
+size_t ea_resident_streams(size_t sites)
+{
+    size_t streams = 1;
+    while (streams < sites / 2 && streams < RESIDENT_WG_MAX) streams *= 2;
+    return streams;
+}
+
 static void plan_energy_pass(ea_state *s, unsigned sites, unsigned replicas)
 {
     pass_plan plan = plan_pass(s, sites, replicas, device_group_cap(s, ENERGY_WG_MAX));
@@ -123,7 +141,10 @@ static clmc_status build_plan(ea_state *s, const char *base_options, unsigned re
     clmc_defines_int(&options, "ENERGY_PASS", 1);
     if (replicas == 2) clmc_defines_int(&options, "MEMBER_PASS", 1);
     if (resident) clmc_defines_int(&options, "RESIDENT", 1);
-    if (resident && s->lane_lcg) clmc_defines_flag(&options, "RNG_LCG_RESEEDED");
+    if (resident && s->lane_lcg) {
+        clmc_defines_flag(&options, "RNG_LCG_RESEEDED");
+        clmc_defines_int(&options, "LCG_STREAMS", (long long)ea_resident_streams(s->n_sites));
+    }
     clmc_defines_int(&options, "ENERGY_WG", (long long)plan->wg);
     clmc_defines_int(&options, "ENERGY_GROUPS", (long long)plan->groups);
     clmc_defines_int(&options, "ENERGY_SITES", plan->sites);
@@ -204,12 +225,22 @@ clmc_status ea_member_pass_enqueue(ea_state *s, cl_uint sweep)
     return clmc_enqueue(s->rt, s->member_update, 1, &global, &s->energy_wg, CLMC_TIMED);
 }
 
-/* The resident update's work-group: a power of two work-items up to
- * RESIDENT_WG_MAX, each ceil((N / 2) / RESIDENT_WG_MAX) sites of a colour, so
- * that one group covers the word (ENERGY_GROUPS 1).  64 was the fastest on
- * an H200 (3D L = 8, R = 2^20: 0.732 ps per flip against 0.738 with 128
- * and 0.903 with 256 work-items of one site each). */
-#define RESIDENT_WG_MAX 64
+static clmc_status resident_group_of(const ea_state *s, size_t *items)
+{
+    size_t streams = ea_resident_streams(s->n_sites), cap = clmc_power_of_two_at_most(device_group_cap(s, RESIDENT_WG_MAX));
+    if (s->resident_group) { /* at most `streams` (validated with the preset) */
+        if (s->resident_group > cap)
+            return clmc_fail(CLMC_ERR_INPUT, "algorithm.resident_group: %zu exceeds the %zu work-items a work-group "
+                             "takes on %s", s->resident_group, cap, clmc_runtime_device(s->rt)->name);
+        *items = s->resident_group;
+        return CLMC_OK;
+    }
+    size_t wanted = (size_t)clmc_runtime_device(s->rt)->compute_units * RESIDENT_ITEMS_PER_UNIT, words = s->stacks / 2;
+    size_t most = streams < cap ? streams : cap, wg = RESIDENT_WG_MIN < most ? RESIDENT_WG_MIN : most;
+    while (2 * wg <= most && words * wg < wanted) wg *= 2;
+    *items = wg;
+    return CLMC_OK;
+}
 
 /* Whether the resident update applies (else the reason in resident_note),
  * its local memory estimated from `plan` (the stacks, a byte of bonds per
@@ -332,12 +363,11 @@ clmc_status ea_resident_create(ea_state *s, const char *base_options, const char
         return CLMC_OK;
     }
     if (!s->msc) return naive_resident_create(s, base_options, mode);
-    /* lcg64_reseeded: a generator per work-item, so the group must not
-     * depend on the device (one it cannot take refuses the resident update
-     * below). */
-    size_t half = s->n_sites / 2, most = s->lane_lcg ? RESIDENT_WG_MAX : device_group_cap(s, RESIDENT_WG_MAX);
-    most = clmc_power_of_two_at_most(most);
-    pass_plan plan = plan_pass(s, (unsigned)((half + most - 1) / most), 2, most);
+    /* lcg64_reseeded's generators belong to sites (LCG_STREAMS a word), not
+     * to work-items, so the group may depend on the device. */
+    size_t half = s->n_sites / 2, items = 0;
+    CLMC_TRY(resident_group_of(s, &items));
+    pass_plan plan = plan_pass(s, (unsigned)((half + items - 1) / items), 2, items);
     if (!resident_fits(s, mode, &plan)) return CLMC_OK;
     CLMC_TRY(build_plan(s, base_options, 2, true, &plan, &s->resident_program));
     CLMC_TRY(clmc_kernel_create(s->resident_program, "ea_msc_resident_update", &s->resident_update));

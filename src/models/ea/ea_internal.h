@@ -115,6 +115,7 @@ typedef struct {
      * resident_groups work-groups of resident_quads quads of configurations. */
     cl_program resident_program;
     cl_kernel resident_update;
+    size_t resident_group; /* algorithm.resident_group (msc; 0: automatic) */
     size_t resident_wg, resident_quads, resident_groups;
     unsigned resident_sites;
     bool resident_gathering; /* the next resident launch loads the members resampled (ea_resident_gather) */
@@ -148,6 +149,11 @@ clmc_status ea_member_pass_enqueue(ea_state *s, cl_uint sweep);
  * and `count` sweeps from `first` by it, the last one measuring the members
  * into the member pass's buffers where `members`. */
 clmc_status ea_resident_create(ea_state *s, const char *base_options, const char *mode);
+/* The msc resident update's generators per word under lcg64_reseeded
+ * (LCG_STREAMS) for a lattice of `sites` sites: the sites of a colour
+ * rounded up to a power of two, at most 256; also the largest work-group
+ * (algorithm.resident_group). */
+size_t ea_resident_streams(size_t sites);
 clmc_status ea_resident_sweeps(ea_state *s, uint64_t first, uint64_t count, bool members);
 /* Population annealing's bit gather in the next resident launch: new member
  * j from member source[j] of `from`, j < n_new (lanes past them 0). */

@@ -36,9 +36,9 @@ static const char *const series_columns[] = {"energy", "q2", "q4", NULL};
 
 /* The msc-only keys: tempering energies, and the launch keys (which keep the
  * order) away from their automatic values.  update_items: the update's
- * work-items per colour pass. */
+ * work-items per colour pass; lattice_sites: a replica's sites. */
 static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned long long temperatures,
-                                        unsigned long long update_items)
+                                        unsigned long long update_items, unsigned long long lattice_sites)
 {
     const char *energies = clmc_preset_string(p, "algorithm.tempering_energies");
     long long group = clmc_preset_int(p, "algorithm.update_group");
@@ -55,6 +55,16 @@ static clmc_status validate_launch_keys(const clmc_preset *p, bool msc, unsigned
     if (group != 0 && update_items % (unsigned long long)group != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.update_group: %lld must divide the update's %llu work-items "
                          "((realizations / word_bits) x temperatures x sites / 2)", group, update_items);
+    long long resident_group = clmc_preset_int(p, "algorithm.resident_group");
+    if (resident_group != 0 && !(msc && clmc_preset_is_population(p)))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.resident_group: %lld is for layout \"msc\" with population "
+                         "annealing only (give 0)", resident_group);
+    if (resident_group & (resident_group - 1))
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.resident_group: %lld is not a power of two", resident_group);
+    size_t streams = ea_resident_streams((size_t)lattice_sites);
+    if ((unsigned long long)resident_group > streams)
+        return clmc_fail(CLMC_ERR_INPUT, "algorithm.resident_group: %lld exceeds the %zu sites of a colour rounded up "
+                         "to a power of two (at most 256)", resident_group, streams);
     if (!pass && sites != 0)
         return clmc_fail(CLMC_ERR_INPUT, "algorithm.energy_sites: %lld is for layout \"msc\" with parallel tempering "
                          "or population annealing and tempering_energies \"pass\" or \"check\" only (give 0)", sites);
@@ -206,7 +216,7 @@ static clmc_status ea_validate(const clmc_preset *p)
         (unsigned long long)realizations * temperatures * sites * (unsigned long long)(dim > 2 ? dim : 2) >= (1ULL << 32))
         return clmc_fail(CLMC_ERR_INPUT, "model.realizations: %lld realizations x %llu temperatures of %llu sites "
                          "exceed the 2^32 spins and couplings the kernels index", realizations, temperatures, sites);
-    return validate_launch_keys(p, msc, temperatures, words * temperatures * (sites / 2));
+    return validate_launch_keys(p, msc, temperatures, words * temperatures * (sites / 2), sites);
 }
 
 /* ---- Device set-up ---------------------------------------------------------- */
@@ -551,6 +561,7 @@ static clmc_status read_preset(ea_state *s, const clmc_preset *p)
                                                       : EA_ENERGIES_PASS;
     s->update_wg = (size_t)clmc_preset_int(p, "algorithm.update_group");
     s->energy_sites = (unsigned)clmc_preset_int(p, "algorithm.energy_sites");
+    s->resident_group = (size_t)clmc_preset_int(p, "algorithm.resident_group");
     /* Left automatic (no tuned or built-in value): in order. */
     s->reverse_odd = clmc_preset_int(p, "algorithm.reverse_odd") == 1;
     return CLMC_OK;
@@ -605,6 +616,7 @@ static clmc_status ea_create(clmc_runtime *rt, clmc_preset *p, void **state, clm
     /* The launch keys as resolved, for result.json. */
     if (s->msc) clmc_preset_set_int(p, "algorithm.reverse_odd", s->reverse_odd);
     if (s->energy_update || s->member_update) clmc_preset_set_int(p, "algorithm.energy_sites", s->energy_sites);
+    if (s->msc && s->resident_update) clmc_preset_set_int(p, "algorithm.resident_group", (long long)s->resident_wg);
     /* Compulsory traffic per spin update, neighbours and repeated couplings
      * coming from caches: the spin is read, written and read again as a
      * neighbour in the other colour's pass; the dim couplings of a site are

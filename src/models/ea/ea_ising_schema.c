@@ -49,6 +49,10 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
      "held in local memory (msc: each word's two stacks; naive: quads of configurations, a word per site), where "
      "they fit a device's dedicated local memory; on: also where local memory is emulated (CPUs); off: two "
      "launches per sweep (bit-identical results)"},
+    {"resident_group", CLMC_FIELD_INT, 0, 256, false, NULL, "0",
+     "msc population annealing on the resident update: work-items per work-group (a power of two, at most the "
+     "sites of a colour rounded up to one); 0 = automatic (the fewest of 64, 128, 256 that give the device 2048 "
+     "work-items per compute unit); the same results, lcg64_reseeded's included (clmc tune searches it)"},
     {"rng", CLMC_FIELD_STRING, 0, 0, false, generators, "\"philox4x32_10\"",
      "generator of the Metropolis numbers: philox4x32_10, or lcg64_reseeded, the fast option of msc population "
      "annealing on the resident update (an LCG64 per work-item and launch, seeded from Philox; docs/rng.md)"},
@@ -60,6 +64,7 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
 
 static const long long update_group_candidates[] = {64, 128, 256, 512, 0};
 static const long long energy_sites_candidates[] = {1, 2, 4, 8, 16, 0};
+static const long long resident_group_candidates[] = {64, 128, 256, 0};
 static const long long reverse_odd_candidates[] = {0, 1, -1};
 /* Colour-1 launches in reverse: on an H200, 0.264 against 0.303 ps per flip
  * at L = 32 with 4096 realizations
@@ -77,6 +82,7 @@ static const clmc_tunable_default reverse_odd_defaults[] = {
 const clmc_tunable clmc_ea_ising_tunables[] = {
     {"algorithm.update_group", 0, update_group_candidates, true, NULL},
     {"algorithm.energy_sites", 0, energy_sites_candidates, true, NULL},
+    {"algorithm.resident_group", 0, resident_group_candidates, true, NULL},
     {"algorithm.reverse_odd", -1, reverse_odd_candidates, true, reverse_odd_defaults},
     {NULL, 0, NULL, false, NULL},
 };
