@@ -40,7 +40,7 @@ typedef struct {
     clmc_ea_couplings couplings;
     bool msc, shared_randoms;
     /* algorithm.rng "lcg64_reseeded": the resident update's lanes draw from
-     * an LCG64 per work-item and launch (RNG_LCG_RESEEDED, docs/rng.md). */
+     * LCG64s per word and launch, each serving fixed sites (RNG_LCG_RESEEDED, docs/rng.md). */
     bool lane_lcg;
     /* ensemble.type "independent": each realization a system, rows per
      * configuration; first_system: the run-wide index of realization 0. */

@@ -55,7 +55,8 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
      "work-items per compute unit); the same results, lcg64_reseeded's included (clmc tune searches it)"},
     {"rng", CLMC_FIELD_STRING, 0, 0, false, generators, "\"philox4x32_10\"",
      "generator of the Metropolis numbers: philox4x32_10, or lcg64_reseeded, the fast option of msc population "
-     "annealing on the resident update (an LCG64 per work-item and launch, seeded from Philox; docs/rng.md)"},
+     "annealing on the resident update (a word's sites draw from LCG64s seeded from Philox at every launch; "
+     "docs/rng.md)"},
     {"reverse_odd", CLMC_FIELD_INT, -1, 1, false, NULL, "-1",
      "msc: colour-1 update launches take their work-groups last to first (1) or in order (0); -1 = the "
      "per-device default (built-in table, else 0); the same results (clmc tune searches it)"},
