@@ -6,7 +6,8 @@
 # performance.startup in docs/results.md), so no preset runs its sweeps.
 # Usage (on the GPU machine, from the repository root):
 #   benchmarks/startup.sh [DEVICE] [OUT.txt] [PRESET...]
-# DEVICE defaults to "nvidia"; PRESETs default to presets/*.json and presets/rng-study/*.json.
+# DEVICE defaults to "nvidia"; PRESETs default to the run presets (those with a "model") of presets/*.json and
+# presets/rng-study/*.json.
 # Smoke test on PoCL: CLMC=build/clmc benchmarks/startup.sh pocl /tmp/startup.txt presets/quickstart.json
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,9 @@ cd "$(dirname "$0")/.."
 device=${1:-nvidia} out=${2:-out/startup.txt}
 shift 2 2>/dev/null || shift $#
 presets=("$@")
-[[ ${#presets[@]} -gt 0 ]] || presets=(presets/*.json presets/rng-study/*.json)
+if [[ ${#presets[@]} -eq 0 ]]; then # every run preset (study.json configures tools/rng_study.py, not clmc run)
+  for f in presets/*.json presets/rng-study/*.json; do grep -q '"model"' "$f" && presets+=("$f"); done
+fi
 if [[ -z ${CLMC:-} ]]; then
   [[ -d build ]] || meson setup build -Dtests=false >/dev/null
   ninja -C build >/dev/null || exit 1
