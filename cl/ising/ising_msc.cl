@@ -144,25 +144,40 @@ inline void msc_uphill_classes(uint spins, uint left, uint right, uint down, uin
     *class3 = DIM == 3 ? count_equals(NEIGHBOURS / 2 + 3, c0, c1, c2) : 0u;
 }
 
-/* One bit plane of the bit-serial comparison r < t, most significant first:
- * `less` collects lanes already below t, `equal` those still tied. */
-inline void compare_plane(uint threshold, uint bit, uint random_bits, uint *less, uint *equal)
+/* All lanes where bit `bit` of threshold t is set, else none. */
+inline uint threshold_bit_lanes(uint t, uint bit)
 {
-    uint t_mask = ((threshold >> bit) & 1u) ? 0xFFFFFFFFu : 0u;
-    *less |= *equal & ~random_bits & t_mask;
-    *equal &= ~(random_bits ^ t_mask);
+    return 0u - ((t >> bit) & 1u);
 }
 
-/* The state of the bit-serial comparisons of a word's uphill lanes (class
- * k against t_k): `less` lanes already below t_k, `equal` lanes still tied. */
+/* The state of the bit-serial comparisons of a word's uphill lanes, each
+ * lane's random number r against the threshold t_k of its class k: `less`
+ * the lanes already below it, `tied` those still equal to it so far.  Every
+ * uphill lane starts tied; the others take no part. */
 typedef struct {
-    uint less1, less2, less3, equal1, equal2, equal3;
+    uint less, tied;
 } msc_comparison;
 
-inline msc_comparison msc_comparison_start(void)
+inline msc_comparison msc_comparison_start(uint class1, uint class2, uint class3)
 {
-    msc_comparison c = {0, 0, 0, ~0u, ~0u, ~0u};
+    msc_comparison c = {0u, class1 | class2 | class3};
     return c;
+}
+
+/* One bit plane of the comparisons, most significant first: random_bits
+ * holds bit `bit` of every lane's r, each lane compared with the same bit of
+ * its own class's threshold (t4, t8, t12 for classes 1, 2, 3). */
+inline void compare_plane(msc_comparison *c, uint bit, uint random_bits, uint class1, uint class2, uint class3,
+                          uint t4, uint t8, uint t12)
+{
+    uint t_bits = (class1 & threshold_bit_lanes(t4, bit)) | (class2 & threshold_bit_lanes(t8, bit));
+#if DIM == 3
+    t_bits |= class3 & threshold_bit_lanes(t12, bit);
+#else
+    (void)class3, (void)t12;
+#endif
+    c->less |= c->tied & ~random_bits & t_bits;
+    c->tied &= ~(random_bits ^ t_bits);
 }
 
 /* Bit groups g = first .. end - 1 of the comparison (draw g: unit, sweep,
@@ -173,20 +188,11 @@ inline uint msc_compare_groups(msc_comparison *c, uint class1, uint class2, uint
                                uint t12, clmc_philox_key key, uint unit, uint sweep, uint stream, uint first,
                                uint end)
 {
-    uint tied = (c->equal1 & class1) | (c->equal2 & class2) | (c->equal3 & class3);
-    for (uint g = first; g < end && tied; g++) {
+    for (uint g = first; g < end && c->tied; g++) {
         clmc_philox_ctr r = METROPOLIS_RANDOM4(key, unit, sweep, g, stream);
-        for (uint q = 0; q < 4; q++) {
-            uint bit = 31 - (4 * g + q);
-            compare_plane(t4, bit, r.v[q], &c->less1, &c->equal1);
-            compare_plane(t8, bit, r.v[q], &c->less2, &c->equal2);
-#if DIM == 3
-            compare_plane(t12, bit, r.v[q], &c->less3, &c->equal3);
-#endif
-        }
-        tied = (c->equal1 & class1) | (c->equal2 & class2) | (c->equal3 & class3);
+        for (uint q = 0; q < 4; q++) compare_plane(c, 31 - (4 * g + q), r.v[q], class1, class2, class3, t4, t8, t12);
     }
-    return tied;
+    return c->tied;
 }
 
 #ifdef RNG_LCG_RESEEDED
@@ -197,29 +203,19 @@ inline uint msc_compare_groups(msc_comparison *c, uint class1, uint class2, uint
 inline uint msc_compare_lcg(msc_comparison *c, uint class1, uint class2, uint class3, uint t4, uint t8, uint t12,
                             ulong *state, uint first, uint end)
 {
-    uint tied = (c->equal1 & class1) | (c->equal2 & class2) | (c->equal3 & class3);
-    for (uint b = first; b < end && tied; b++) {
+    for (uint b = first; b < end && c->tied; b++) {
         *state = clmc_lcg64_step(*state);
-        uint bits = clmc_lcg64_word(*state);
-        compare_plane(t4, 31 - b, bits, &c->less1, &c->equal1);
-        compare_plane(t8, 31 - b, bits, &c->less2, &c->equal2);
-#if DIM == 3
-        compare_plane(t12, 31 - b, bits, &c->less3, &c->equal3);
-#else
-        (void)t12;
-#endif
-        tied = (c->equal1 & class1) | (c->equal2 & class2) | (c->equal3 & class3);
+        compare_plane(c, 31 - b, clmc_lcg64_word(*state), class1, class2, class3, t4, t8, t12);
     }
-    return tied;
+    return c->tied;
 }
 #endif
 
 /* The new word once the comparison is decided: downhill lanes flip, an
- * uphill lane of class k where its random number is below t_k. */
+ * uphill lane where its random number is below its class's threshold. */
 inline uint msc_flipped(uint spins, uint class1, uint class2, uint class3, const msc_comparison *c)
 {
-    uint downhill = ~(class1 | class2 | class3);
-    return spins ^ (downhill | (c->less1 & class1) | (c->less2 & class2) | (c->less3 & class3));
+    return spins ^ (~(class1 | class2 | class3) | c->less);
 }
 
 /* The Philox path's new word: all 8 bit groups as needed, so each decision
@@ -227,7 +223,7 @@ inline uint msc_flipped(uint spins, uint class1, uint class2, uint class3, const
 inline uint msc_philox_flip(uint spins, uint class1, uint class2, uint class3, uint t4, uint t8, uint t12,
                             clmc_philox_key key, uint unit, uint sweep, uint stream)
 {
-    msc_comparison c = msc_comparison_start();
+    msc_comparison c = msc_comparison_start(class1, class2, class3);
     msc_compare_groups(&c, class1, class2, class3, t4, t8, t12, key, unit, sweep, stream, 0, 8);
     return msc_flipped(spins, class1, class2, class3, &c);
 }
@@ -370,13 +366,9 @@ void ising_msc_measure(__global const uint *planes, __global int *partials, uint
 #endif
 #define LIST_SLOTS (FLUSH_ROUNDS * LIST_ITEMS)
 #define FIRST_GROUPS 2
-/* A pending word: its item and comparison state (2D: two classes), and
- * under RNG_LCG_RESEEDED its generator state (two words). */
-#if DIM == 2
-#define COMPARISON_FIELDS 5
-#else
-#define COMPARISON_FIELDS 7
-#endif
+/* A pending word: its item and comparison state (less, tied), and under
+ * RNG_LCG_RESEEDED its generator state (two words). */
+#define COMPARISON_FIELDS 3
 /* A round's first step draws bit groups (planes) [0, FIRST_END), the second
  * the rest, up to LAST_END. */
 #ifdef RNG_LCG_RESEEDED
@@ -485,7 +477,8 @@ inline uint local_classes(__local const uint *lattice, local_place at, uint *cla
 }
 
 /* Bit groups [first, end) of word `item` (RNG_LCG_RESEEDED: bit planes from
- * the word's *state; else Philox draws); returns whether it is still tied,
+ * the word's *state; else Philox draws), the comparison *c started here
+ * where first is 0; returns whether it is still tied,
  * else stores its new spins.  After the last group (end = LAST_END) it is
  * decided: a lane still tied has r = t exactly, which rejects, as in
  * msc_philox_flip. */
@@ -494,6 +487,7 @@ inline bool local_word_at(__local uint *lattice, local_place at, uint t4, uint t
 {
     uint class1, class2, class3;
     uint spins = local_classes(lattice, at, &class1, &class2, &class3);
+    if (first == 0) *c = msc_comparison_start(class1, class2, class3);
 #ifdef RNG_LCG_RESEEDED
     (void)sweep, (void)key, (void)stream_base;
     uint tied = msc_compare_lcg(c, class1, class2, class3, t4, t8, t12, state, first, end);
@@ -535,27 +529,14 @@ inline ulong pending_load_state(__local const uint *pending, uint slot)
 inline void pending_store(__local uint *pending, uint slot, uint item, const msc_comparison *c)
 {
     pending[slot] = item;
-    pending[LIST_SLOTS + slot] = c->less1;
-    pending[2 * LIST_SLOTS + slot] = c->less2;
-    pending[3 * LIST_SLOTS + slot] = c->equal1;
-    pending[4 * LIST_SLOTS + slot] = c->equal2;
-#if DIM == 3
-    pending[5 * LIST_SLOTS + slot] = c->less3;
-    pending[6 * LIST_SLOTS + slot] = c->equal3;
-#endif
+    pending[LIST_SLOTS + slot] = c->less;
+    pending[2 * LIST_SLOTS + slot] = c->tied;
 }
 
 inline uint pending_load(__local const uint *pending, uint slot, msc_comparison *c)
 {
-    *c = msc_comparison_start();
-    c->less1 = pending[LIST_SLOTS + slot];
-    c->less2 = pending[2 * LIST_SLOTS + slot];
-    c->equal1 = pending[3 * LIST_SLOTS + slot];
-    c->equal2 = pending[4 * LIST_SLOTS + slot];
-#if DIM == 3
-    c->less3 = pending[5 * LIST_SLOTS + slot];
-    c->equal3 = pending[6 * LIST_SLOTS + slot];
-#endif
+    c->less = pending[LIST_SLOTS + slot];
+    c->tied = pending[2 * LIST_SLOTS + slot];
     return pending[slot];
 }
 
@@ -566,7 +547,7 @@ inline bool local_first(__local uint *lattice, local_place place, const uint *t,
                         __local uint *pending_count, uint item, bool active, uint sweep, clmc_philox_key key,
                         uint stream_base, ulong *state, uint list)
 {
-    msc_comparison c = msc_comparison_start();
+    msc_comparison c;
     if (!active || !local_word_at(lattice, place, t[0], t[1], t[2], sweep, key, stream_base, state, &c, 0, FIRST_END))
         return false;
     uint at = atomic_inc(&pending_count[list]);
