@@ -75,22 +75,152 @@ inline void store_members(word_t *counts, __local word_t *fold_buffer, uint word
 typedef word_t lane_t;
 #include "ensembles/lane_segments.h"
 
+/* A site of the resident update's pass whose words are not all decided by
+ * their first planes waits in the work-group's list: its index, each
+ * replica's `less` and `tied` lanes (tied 0: decided and written), and
+ * under RNG_LCG_RESEEDED the state of the generator that drew for it, which
+ * the work-item that finishes the site hands back to the one that listed it
+ * (handback[lid]).  A round (ENERGY_WG sites of the colour) lists at most
+ * ENERGY_WG sites. */
+typedef struct {
+    __local uint *index;
+    __local word_t *less, *tied; /* [replica * ENERGY_WG + slot] */
+    __local ulong *state, *handback;
+} pending_sites;
+
+/* The stream of stack `replica` of word `word` (T = 1: stack 2 word + replica). */
+inline uint member_stream(uint word, uint replica, uint first_realization)
+{
+    return CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_realization) + 2 * word + replica));
+}
+
+/* The first step of site number `index` of colour `colour`: each replica's
+ * word compares its first FIRST_PLANES planes (compare_first, replica 0
+ * first); a decided word is written, and a site with a word still tied goes
+ * to the list (*count its length).  Returns whether it was listed. */
+inline bool resident_first(__local word_t *lattice, __local const uchar *bond_masks, const uint *t,
+                           clmc_philox_key key, uint sweep, uint colour, uint word, uint index,
+                           uint first_realization, ulong *lcg, pending_sites list, __local uint *count)
+{
+    uint site = site_of_colour(index, colour), slot = ENERGY_WG;
+    neighbourhood n = neighbours_of(site);
+    word_t negative[NEIGHBOURS];
+    site_negative(bond_masks, word, site, n, negative);
+    for (uint replica = 0; replica < 2; replica++) {
+        __local word_t *own = lattice + replica * SITES;
+        word_t neighbour[NEIGHBOURS];
+        word_t spin = site_words(own, site, n, neighbour);
+        lane_comparison c = lane_comparison_start(spin, neighbour, negative);
+        compare_first(&c, t, key, site, sweep, member_stream(word, replica, first_realization), lcg);
+        if (c.tied && slot == ENERGY_WG) {
+            slot = atomic_inc(count);
+            list.index[slot] = index;
+            list.tied[slot] = 0; /* replica 0's, where replica 1 is listed alone */
+        }
+        if (c.tied) {
+            list.less[replica * ENERGY_WG + slot] = c.less;
+            list.tied[replica * ENERGY_WG + slot] = c.tied;
+        } else {
+            own[site] = spin ^ lanes_flipping(&c);
+            if (slot < ENERGY_WG) list.tied[replica * ENERGY_WG + slot] = 0;
+        }
+    }
+#ifdef RNG_LCG_RESEEDED
+    if (slot < ENERGY_WG) list.state[slot] = *lcg;
+#endif
+    return slot < ENERGY_WG;
+}
+
+/* The second step of listed site `slot`: the remaining planes of each
+ * replica's word still tied (compare_rest, replica 0 first), then its new
+ * spins. */
+inline void resident_finish(__local word_t *lattice, __local const uchar *bond_masks, const uint *t,
+                            clmc_philox_key key, uint sweep, uint colour, uint word, uint first_realization,
+                            pending_sites list, uint slot)
+{
+    uint index = list.index[slot], site = site_of_colour(index, colour);
+    neighbourhood n = neighbours_of(site);
+    word_t negative[NEIGHBOURS];
+    site_negative(bond_masks, word, site, n, negative);
+    ulong lcg = 0;
+#ifdef RNG_LCG_RESEEDED
+    lcg = list.state[slot];
+#endif
+    for (uint replica = 0; replica < 2; replica++) {
+        word_t tied = list.tied[replica * ENERGY_WG + slot];
+        if (!tied) continue;
+        __local word_t *own = lattice + replica * SITES;
+        word_t neighbour[NEIGHBOURS];
+        word_t spin = site_words(own, site, n, neighbour);
+        lane_comparison c = lane_comparison_start(spin, neighbour, negative);
+        c.less = list.less[replica * ENERGY_WG + slot];
+        c.tied = tied;
+        compare_rest(&c, t, key, site, sweep, member_stream(word, replica, first_realization), &lcg);
+        own[site] = spin ^ lanes_flipping(&c);
+    }
+#ifdef RNG_LCG_RESEEDED
+    list.handback[index % ENERGY_WG] = lcg;
+#endif
+}
+
+/* The members' counts at site number `index` of colour 1 once its pass is
+ * done, as ea_msc_member_update counts them (update_site). */
+inline void resident_count(__local const word_t *lattice, __local const uchar *bond_masks, uint word, uint index,
+                           word_t *counts)
+{
+    uint site = site_of_colour(index, 1);
+    neighbourhood n = neighbours_of(site);
+    word_t negative[NEIGHBOURS], new_spin[2], other_colour[2];
+    site_negative(bond_masks, word, site, n, negative);
+    for (uint replica = 0; replica < 2; replica++) {
+        word_t neighbour[NEIGHBOURS];
+        new_spin[replica] = site_words(lattice + replica * SITES, site, n, neighbour);
+        count_replica_bonds(counts, new_spin[replica], neighbour, negative);
+        other_colour[replica] = other_colour_word(site, neighbour);
+    }
+    count_agreement(counts, new_spin, other_colour);
+}
+
+#ifdef RNG_LCG_RESEEDED
+#define ITEM_STREAMS (LCG_STREAMS / ENERGY_WG)
+#if LCG_STREAMS % ENERGY_WG != 0
+#error "the work-group's size must divide LCG_STREAMS"
+#endif
+#else
+#define ITEM_STREAMS 1
+#endif
+
+/* The work-item's ITEM_STREAMS generators turned `turns` times by one:
+ * lcg[q] becomes lcg[q + 1], the first the last. */
+inline void turn_generators(ulong *lcg, uint turns)
+{
+    for (uint r = 0; r < turns; r++) {
+        ulong first = lcg[0];
+        for (uint q = 0; q + 1 < ITEM_STREAMS; q++) lcg[q] = lcg[q + 1];
+        lcg[ITEM_STREAMS - 1] = first;
+    }
+}
+
 /* The resident update (algorithm.resident): one work-group of ENERGY_WG
  * work-items per word (ENERGY_GROUPS 1) holds the word's two stacks in local
  * memory and makes `count` sweeps from first_sweep, each its colour-0 and
- * colour-1 pass, every work-item ENERGY_SITES sites (ENERGY_WG apart) of
- * each.  The sites draw the numbers of the ordinary launches, so the members
- * are those of ea_msc_update and ea_msc_member_update bit for bit; `measure`
- * (1): the last colour-1 pass measures the members as ea_msc_member_update
- * does.  gather_members > 0: population annealing's bit gather, fused: the
- * word's members are loaded from the old population gather_from, member j
- * from member gather_source[j] (lanes from gather_members on 0), as
- * pa_gather_lanes would have written them, and written to `spins`.  The
- * couplings are read once into a byte per site (bond_masks), the
- * temperature's thresholds into registers, and the fold of the measured
- * pass uses the stacks' local words once they are written back, where it
- * fits there (FOLD_IN_LATTICE).  Every loop around a barrier has the same
- * trip count in every work-item. */
+ * colour-1 pass.  A pass goes over the colour's sites in ENERGY_SITES rounds,
+ * work-item lid taking site k ENERGY_WG + lid of round k, both replicas:
+ * every word first compares its FIRST_PLANES planes (resident_first), then
+ * the words still tied (a few percent) are shared out over the work-items
+ * (resident_finish), so a warp does not wait for the slowest word of its
+ * own.  Philox runs draw the numbers of the ordinary launches, so the
+ * members are those of ea_msc_member_update bit for bit.  `measure` (1):
+ * after the last pass the members are counted as ea_msc_member_update
+ * counts them (resident_count).  gather_members > 0: population annealing's
+ * bit gather, fused: the word's members are loaded from the old population
+ * gather_from, member j from member gather_source[j] (lanes from
+ * gather_members on 0), as pa_gather_lanes would have written them, and
+ * written to `spins`.  The couplings are read once into a byte per site
+ * (bond_masks), the temperature's thresholds into registers, and the fold
+ * of the measured pass uses the stacks' local words once they are written
+ * back, where it fits there (FOLD_IN_LATTICE).  Every loop around a barrier
+ * has the same trip count in every work-item. */
 __kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
 void ea_msc_resident_update(__global word_t *spins, __global const word_t *negative_bonds,
                             __global const uint *thresholds, __global const word_t *lanes_below,
@@ -105,6 +235,15 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
     __local word_t fold_words[FOLD_IN_LATTICE ? 1 : FOLD_WORDS];
     __local word_t *fold_buffer = FOLD_IN_LATTICE ? lattice : fold_words;
     __local pa_group_segments segments;
+    __local uint list_index[ENERGY_WG], list_count[2];
+    __local word_t list_less[2 * ENERGY_WG], list_tied[2 * ENERGY_WG];
+#ifdef RNG_LCG_RESEEDED
+    __local ulong list_state[ENERGY_WG], handback[ENERGY_WG];
+    pending_sites list = {list_index, list_less, list_tied, list_state, handback};
+#else
+    pending_sites list = {list_index, list_less, list_tied, (__local ulong *)0, (__local ulong *)0};
+#endif
+    (void)lanes_below;
     uint lid = get_local_id(0), word = get_group_id(0);
     __global word_t *stacks = spins + (size_t)2 * word * SITES; /* T = 1: stacks 2 word and 2 word + 1 */
     /* The segments' barriers outside any branch (PoCL): none without a gather. */
@@ -119,51 +258,58 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
                     (negative_bonds[n.down[d] * DIM + d] != 0 ? 2u : 0u) << (2 * d);
         bond_masks[site] = (uchar)mask;
     }
+    if (lid < 2) list_count[lid] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint own_thresholds[3] = {thresholds[0], thresholds[1], DIM == 3 ? thresholds[2] : 0};
+    uint t[3] = {thresholds[0], thresholds[1], DIM == 3 ? thresholds[2] : 0};
     clmc_philox_key key = {{seed_lo, seed_hi}};
 #ifdef RNG_LCG_RESEEDED
     /* The word's LCG_STREAMS generators for this launch: generator j, drawn
      * from Philox at (j, first_sweep, LCG_SEED_HIT) in the stream of the
-     * word's first stack, gives the planes of the sites of index j,
-     * j + LCG_STREAMS, ... in that order, whatever the work-group's size;
-     * the work-item holds generators lid, lid + ENERGY_WG, ... (its site k
-     * draws from lcg[k % ITEM_STREAMS]). */
-#define ITEM_STREAMS (LCG_STREAMS / ENERGY_WG)
-#if LCG_STREAMS % ENERGY_WG != 0
-#error "the work-group's size must divide LCG_STREAMS"
-#endif
-    uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_realization) + 2 * word));
+     * word's first stack, gives the first planes of the sites of index j,
+     * j + LCG_STREAMS, ... in that order (each site replica 0, then 1),
+     * whatever the work-group's size; the work-item holds generators lid,
+     * lid + ENERGY_WG, ... (its site k draws from lcg[k % ITEM_STREAMS]). */
     ulong lcg[ITEM_STREAMS];
     for (uint q = 0; q < ITEM_STREAMS; q++) {
-        clmc_philox_ctr seed = clmc_random4(key, lid + q * ENERGY_WG, first_sweep, LCG_SEED_HIT, stream);
+        clmc_philox_ctr seed =
+            clmc_random4(key, lid + q * ENERGY_WG, first_sweep, LCG_SEED_HIT, member_stream(word, 0, first_realization));
         lcg[q] = (ulong)seed.v[0] | (ulong)seed.v[1] << 32;
     }
 #else
-#define ITEM_STREAMS 1
     ulong lcg[1] = {0}; /* unused: the Philox draws need no state */
 #endif
-    /* The colour passes, the measured one (`measure`: the last) apart, so
-     * that the counters are not held through the others. */
-    uint last = measure ? 1u : 0u;
-    for (uint pass = 0; pass < 2 * count - last; pass++) {
-#pragma unroll
-        for (uint k = 0; k < ENERGY_SITES; k++) { /* unrolled: lcg[k % ITEM_STREAMS] in registers */
+    uint list_at = 0; /* the list this round fills; the other is cleared for the next */
+    for (uint pass = 0; pass < 2 * count; pass++) {
+        uint sweep = first_sweep + pass / 2, colour = pass % 2;
+        /* Round k draws from lcg[0], then the generators turn by one (a
+         * loop of constant trip count: they stay in registers), and after the
+         * pass on to a whole turn, so that round k takes generator k %
+         * ITEM_STREAMS in every pass.  (This loop is not unrolled: PoCL
+         * miscompiles barriers in an unrolled loop.) */
+        for (uint k = 0; k < ENERGY_SITES; k++) {
             uint index = k * ENERGY_WG + lid;
-            if (index < HALF_SITES)
-                update_site(lattice, bond_masks, own_thresholds, lanes_below, key, first_sweep + pass / 2, pass % 2,
-                            word, 0, index, (word_t *)0, false, first_realization, &lcg[k % ITEM_STREAMS]);
+            bool listed = index < HALF_SITES && resident_first(lattice, bond_masks, t, key, sweep, colour, word, index,
+                                                               first_realization, &lcg[0], list, &list_count[list_at]);
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid == 0) list_count[list_at ^ 1] = 0;
+            for (uint slot = lid; slot < list_count[list_at]; slot += ENERGY_WG) /* no barrier in this loop */
+                resident_finish(lattice, bond_masks, t, key, sweep, colour, word, first_realization, list, slot);
+            barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef RNG_LCG_RESEEDED
+            if (listed) lcg[0] = handback[lid];
+#else
+            (void)listed;
+#endif
+            turn_generators(lcg, 1);
+            list_at ^= 1;
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
+        turn_generators(lcg, (ITEM_STREAMS - ENERGY_SITES % ITEM_STREAMS) % ITEM_STREAMS);
     }
     word_t counts[2 * ENERGY_LEVELS]; /* [satisfied bonds, agreeing sites][level] */
     for (uint k = 0; k < 2 * ENERGY_LEVELS; k++) counts[k] = 0;
-#pragma unroll
-    for (uint k = 0; k < ENERGY_SITES; k++) {
+    for (uint k = 0; measure && k < ENERGY_SITES; k++) { /* no barrier in this loop */
         uint index = k * ENERGY_WG + lid;
-        if (last && index < HALF_SITES)
-            update_site(lattice, bond_masks, own_thresholds, lanes_below, key, first_sweep + count - 1, 1, word, 0,
-                        index, counts, true, first_realization, &lcg[k % ITEM_STREAMS]);
+        if (index < HALF_SITES) resident_count(lattice, bond_masks, word, index, counts);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint i = lid; i < 2 * SITES; i += ENERGY_WG) stacks[i] = lattice[i];
@@ -201,7 +347,7 @@ void ea_msc_member_update(__global word_t *spins, __global const word_t *negativ
         uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
         if (index < HALF_SITES)
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, 0, index, counts,
-                        true, first_realization, (ulong *)0);
+                        true, first_realization);
     }
     store_members(counts, fold_buffer, word, group, energy, overlap);
 }
@@ -236,7 +382,7 @@ void ea_msc_update(__global word_t *spins, __global const word_t *negative_bonds
         uint index = (group * ENERGY_SITES + k) * ENERGY_WG + lid;
         if (index < HALF_SITES)
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, place, index,
-                        satisfied, true, first_realization, (ulong *)0);
+                        satisfied, true, first_realization);
     }
     fold_tallies(satisfied, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
     if (lid == 0)

@@ -188,7 +188,7 @@ __kernel void ea_msc_update(__global word_t *spins, __global const word_t *negat
     clmc_philox_key key = {{seed_lo, seed_hi}};
     uint pair = item / HALF_SITES;
     update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, pair / TEMPERATURES,
-                pair % TEMPERATURES, item % HALF_SITES, (word_t *)0, false, first_system, (ulong *)0);
+                pair % TEMPERATURES, item % HALF_SITES, (word_t *)0, false, first_system);
 }
 #endif
 

@@ -114,18 +114,34 @@ inline word_t flipping_lanes(word_t spin, const word_t *neighbour, const word_t 
  * number r per site and sweep, compared with its class's threshold
  * floor(exp(-4 k beta) 2^32) bit by bit from the most significant, and
  * drawing stops as soon as no uphill lane is still tied with its threshold,
- * so every decision equals the exact comparison r < t.  The planes come from
- * Philox: draw g (counter site, sweep, hit g, `stream`) gives bit planes
- * 31 - P g .. 31 - P g - P + 1 of every lane (P = 128 / WORD_BITS: a plane
- * is one 32-bit value, or two for 64 lanes, v[2q] the low lanes); or, under
- * RNG_LCG_RESEEDED (algorithm.rng "lcg64_reseeded", the resident update
- * only), one plane per step of the LCG64 *lcg that draws for the site (lcg_plane). */
+ * so every decision equals the exact comparison r < t.  Bit plane b holds
+ * bit 31 - b of every lane's number.  The first FIRST_PLANES planes are
+ * drawn whether or not a lane is still tied (a warp runs them in step; they
+ * decide all but a few words), the rest only while one is:
+ *   Philox (the default): draw g (counter site, sweep, hit g, `stream`)
+ *     gives planes P g .. P g + P - 1 (P = LANE_PLANES = 128 / WORD_BITS: a
+ *     plane is one 32-bit value, or two for 64 lanes, v[2q] the low lanes);
+ *     the first PHILOX_FIRST_GROUPS draws make the first planes.  Which
+ *     draws are made does not change any decision.
+ *   RNG_LCG_RESEEDED (algorithm.rng "lcg64_reseeded", the resident update
+ *     only): each plane is the next step of the LCG64 *lcg that draws for the
+ *     site (lcg_plane), LCG_FIRST_PLANES of them first (compare_first), the
+ *     rest later (compare_rest); ea_msc_resident_update orders the steps. */
 #define LANE_PLANES (128 / WORD_BITS)
+/* 8 planes: with 64 lanes 4 draws ran faster than 3 or 5 (population
+ * annealing, 3D L = 8, R = 102400, theta 10, one H200;
+ * benchmarks/results/2026-11-28-nvidia-h200-session20.txt, calls 2-3). */
+#define PHILOX_FIRST_GROUPS (8 / LANE_PLANES)
 #ifdef RNG_LCG_RESEEDED
 #include "common/rng_lcg.h"
-/* The Philox draw that seeds a work-item's LCG64 at a launch's start: hit
- * 32, past the Philox path's draws 0 .. 31. */
+/* The Philox draw that seeds a generator at a launch's start: hit 32, past
+ * the Philox path's draws 0 .. 31. */
 #define LCG_SEED_HIT 32u
+/* Part of the generator's order of draws (the run's results): 10 ran
+ * faster than 6, 8 or 12 at R = 102400 and 262144 (3D L = 8, theta 10, one
+ * H200; the same record, calls 5-6). */
+#define LCG_FIRST_PLANES 10
+#define FIRST_PLANES LCG_FIRST_PLANES
 
 /* The next bit plane: the high word of one LCG64 step, or of two for 64
  * lanes (the low lanes first). */
@@ -140,6 +156,8 @@ inline word_t lcg_plane(ulong *lcg)
     return clmc_lcg64_word(*lcg);
 #endif
 }
+#else
+#define FIRST_PLANES (PHILOX_FIRST_GROUPS * LANE_PLANES)
 #endif
 
 /* Where mask has a 1, when_set, else when_clear. */
@@ -148,91 +166,126 @@ inline word_t lane_select(word_t mask, word_t when_set, word_t when_clear)
     return when_clear ^ (mask & (when_clear ^ when_set));
 }
 
-/* All lanes if the top bit of `shifted` is set, else none. */
-inline word_t top_bit_lanes(uint shifted)
+/* All lanes if bit 31 - b of t is set, else none. */
+inline word_t threshold_plane_lanes(uint t, uint b)
 {
-    return (word_t)0 - (word_t)(shifted >> 31);
+    return (word_t)0 - (word_t)((t << b) >> 31);
 }
 
-/* The uphill lanes are compared in one pass, each plane against the bit of
- * its own lane's threshold: shifted[k - 1] is the threshold of class k
- * shifted left by the planes compared so far, so its top bit is the
- * current plane's.  The class follows from the satisfied bonds c (the
- * count's bits c0 c1 c2): in 3D, uphill counts are 4 (class 1), 5 (class 2)
- * and 6 (class 3), so c1 marks class 3 and c0 class 2; in 2D, 3 (class 1)
- * and 4 (class 2), so c2 marks class 2.  What it gives for other lanes does
- * not matter (they are not tied).  Then `less` collects the lanes below
- * their threshold, `tied` those still equal to it. */
-inline void compare_plane(word_t plane, word_t c0, word_t c1, word_t c2, uint *shifted, word_t *less, word_t *tied)
+/* The comparison of one stack's word at a site: the lanes' counts of
+ * satisfied bonds (c0 c1 c2), `less` the uphill lanes already below their
+ * threshold, `tied` those still equal to it. */
+typedef struct {
+    word_t c0, c1, c2, less, tied;
+} lane_comparison;
+
+/* Every uphill lane tied: in 3D 4 .. 6 of 6 bonds satisfied, in 2D 3 or 4 of 4. */
+inline lane_comparison lane_comparison_start(word_t spin, const word_t *neighbour, const word_t *negative)
 {
+    lane_comparison c;
+    count_satisfied(spin, neighbour, negative, &c.c0, &c.c1, &c.c2);
 #if DIM == 3
-    (void)c2;
-    word_t t_plane = lane_select(c1, top_bit_lanes(shifted[2]),
-                                 lane_select(c0, top_bit_lanes(shifted[1]), top_bit_lanes(shifted[0])));
+    c.tied = c.c2;
 #else
-    (void)c0, (void)c1;
-    word_t t_plane = lane_select(c2, top_bit_lanes(shifted[1]), top_bit_lanes(shifted[0]));
+    c.tied = c.c2 | (c.c1 & c.c0);
 #endif
-    for (uint k = 0; k < 3; k++) shifted[k] <<= 1;
-    *less |= *tied & ~plane & t_plane;
-    *tied &= ~(plane ^ t_plane);
+    c.less = 0;
+    return c;
 }
 
-/* T = 1: thresholds[k - 1]. */
-inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const word_t *negative, clmc_philox_key key,
-                                 uint site, uint sweep, uint stream, thresholds_ref thresholds, ulong *lcg)
+/* Plane b of the uphill lanes, each against bit 31 - b of its own class's
+ * threshold t[k - 1].  The class follows from the count: in 3D, uphill
+ * counts are 4 (class 1), 5 (class 2) and 6 (class 3), so c1 marks class 3
+ * and c0 class 2; in 2D, 3 (class 1) and 4 (class 2), so c2 marks class 2.
+ * What it gives for other lanes does not matter (they are not tied). */
+inline void compare_plane(lane_comparison *c, word_t plane, uint b, const uint *t)
 {
-    word_t c0, c1, c2;
-    count_satisfied(spin, neighbour, negative, &c0, &c1, &c2);
 #if DIM == 3
-    word_t uphill = c2; /* 4 .. 6 of 6 bonds satisfied */
+    word_t t_plane = lane_select(c->c1, threshold_plane_lanes(t[2], b),
+                                 lane_select(c->c0, threshold_plane_lanes(t[1], b), threshold_plane_lanes(t[0], b)));
 #else
-    word_t uphill = c2 | (c1 & c0); /* 3 or 4 of 4 */
+    word_t t_plane = lane_select(c->c2, threshold_plane_lanes(t[1], b), threshold_plane_lanes(t[0], b));
 #endif
-    uint shifted[3] = {thresholds[0], thresholds[1], DIM == 3 ? thresholds[2] : 0};
-    word_t less = 0, tied = uphill;
+    c->less |= c->tied & ~plane & t_plane;
+    c->tied &= ~(plane ^ t_plane);
+}
+
+/* Philox draw (site, sweep, hit, stream), plane q of its LANE_PLANES. */
+inline word_t philox_plane(clmc_philox_ctr r, uint q)
+{
+#if WORD_BITS == 64
+    return (ulong)r.v[2 * q] | (ulong)r.v[2 * q + 1] << 32;
+#else
+    return r.v[q];
+#endif
+}
+
+/* The first FIRST_PLANES planes, drawn for the word whether or not a lane is
+ * still tied (a plane compares nothing once none is). */
+inline void compare_first(lane_comparison *c, const uint *t, clmc_philox_key key, uint site, uint sweep, uint stream,
+                          ulong *lcg)
+{
 #ifdef RNG_LCG_RESEEDED
     (void)key, (void)site, (void)sweep, (void)stream;
-    for (uint b = 0; b < 32 && tied; b++) compare_plane(lcg_plane(lcg), c0, c1, c2, shifted, &less, &tied);
+#pragma unroll
+    for (uint b = 0; b < FIRST_PLANES; b++) compare_plane(c, lcg_plane(lcg), b, t);
 #else
     (void)lcg;
-    for (uint g = 0; g < 32 / LANE_PLANES && tied; g++) {
+#pragma unroll
+    for (uint g = 0; g < PHILOX_FIRST_GROUPS; g++) {
         clmc_philox_ctr r = clmc_random4(key, site, sweep, g, stream);
-        for (uint q = 0; q < LANE_PLANES; q++) {
-#if WORD_BITS == 64
-            word_t plane = (ulong)r.v[2 * q] | (ulong)r.v[2 * q + 1] << 32;
-#else
-            word_t plane = r.v[q];
-#endif
-            compare_plane(plane, c0, c1, c2, shifted, &less, &tied);
-        }
+        for (uint q = 0; q < LANE_PLANES; q++) compare_plane(c, philox_plane(r, q), g * LANE_PLANES + q, t);
     }
 #endif
-    return ~uphill | less;
+}
+
+/* The planes past FIRST_PLANES while a lane is tied (Philox: draws
+ * PHILOX_FIRST_GROUPS ..).  A lane still tied after plane 31 has r = t
+ * exactly, which rejects. */
+inline void compare_rest(lane_comparison *c, const uint *t, clmc_philox_key key, uint site, uint sweep, uint stream,
+                         ulong *lcg)
+{
+#ifdef RNG_LCG_RESEEDED
+    (void)key, (void)site, (void)sweep, (void)stream;
+    for (uint b = FIRST_PLANES; b < 32 && c->tied; b++) compare_plane(c, lcg_plane(lcg), b, t);
+#else
+    (void)lcg;
+    for (uint g = PHILOX_FIRST_GROUPS; g < 32 / LANE_PLANES && c->tied; g++) {
+        clmc_philox_ctr r = clmc_random4(key, site, sweep, g, stream);
+        for (uint q = 0; q < LANE_PLANES; q++) compare_plane(c, philox_plane(r, q), g * LANE_PLANES + q, t);
+    }
+#endif
+}
+
+/* The lanes that flip once the comparison is decided: the downhill ones and
+ * the uphill ones below their threshold. */
+inline word_t lanes_flipping(const lane_comparison *c)
+{
+#if DIM == 3
+    word_t uphill = c->c2;
+#else
+    word_t uphill = c->c2 | (c->c1 & c->c0);
+#endif
+    return ~uphill | c->less;
+}
+
+/* T = 1, the ordinary launches (Philox): t[k - 1]. */
+inline word_t flipping_lanes_own(word_t spin, const word_t *neighbour, const word_t *negative, clmc_philox_key key,
+                                 uint site, uint sweep, uint stream, const uint *t)
+{
+    lane_comparison c = lane_comparison_start(spin, neighbour, negative);
+    compare_first(&c, t, key, site, sweep, stream, (ulong *)0);
+    compare_rest(&c, t, key, site, sweep, stream, (ulong *)0);
+    return lanes_flipping(&c);
 }
 #endif
 
-/* Updates the words of both replicas' stacks of (word, place) at site number
- * `index` of colour `colour`: they share the couplings and one Philox draw
- * (LANE_RANDOMS: each lane its own numbers, flipping_lanes_own).
- * ENERGY_PASS with `counting`: adds each replica's satisfied bonds at the
- * site, counted with the new spins, to its counter in `satisfied`
- * ([replica][level]); MEMBER_PASS (population annealing's members, colour 1,
- * T = 1): both replicas' satisfied bonds into satisfied[0 ..], and the number
- * of sites among this one and its other-colour partner where the replicas
- * agree into satisfied[ENERGY_LEVELS ..].  RESIDENT: `spins` holds the two
- * stacks of `word` alone. */
-inline void update_site(SPINS_SPACE word_t *spins, bonds_ref negative_bonds, thresholds_ref thresholds,
-                        __global const word_t *lanes_below, clmc_philox_key key, uint sweep, uint colour, uint word,
-                        uint place, uint index, word_t *satisfied, bool counting, uint first_system, ulong *lcg)
+/* The "J = -1" words of a site's bonds (negative[2 d]: to its +d neighbour,
+ * negative[2 d + 1]: to its -d neighbour), those of word `word`. */
+inline void site_negative(bonds_ref negative_bonds, uint word, uint site, neighbourhood n, word_t *negative)
 {
-    uint site = site_of_colour(index, colour);
-    neighbourhood n = neighbours_of(site);
-    word_t negative[NEIGHBOURS];
-#if MEMBER_PASS
-    word_t new_spin[2], other_colour[2];
-#endif
 #if RESIDENT
+    (void)word, (void)n;
     uint mask = negative_bonds[site];
     for (uint k = 0; k < NEIGHBOURS; k++) negative[k] = all_lanes_if((mask >> k) & 1u);
 #else
@@ -242,21 +295,80 @@ inline void update_site(SPINS_SPACE word_t *spins, bonds_ref negative_bonds, thr
         negative[2 * d + 1] = bonds[n.down[d] * DIM + d];
     }
 #endif
-#if !LANE_RANDOMS
+}
+
+/* A stack's word at a site, and its neighbours' words in the order of
+ * negative. */
+inline word_t site_words(SPINS_SPACE const word_t *own, uint site, neighbourhood n, word_t *neighbour)
+{
+    for (uint d = 0; d < DIM; d++) {
+        neighbour[2 * d] = own[n.up[d]];
+        neighbour[2 * d + 1] = own[n.down[d]];
+    }
+    return own[site];
+}
+
+#if MEMBER_PASS
+/* Adds a replica's satisfied bonds at a site (its new spin word) to the
+ * members' counter satisfied[0 ..] (both replicas into one). */
+inline void count_replica_bonds(word_t *satisfied, word_t spin, const word_t *neighbour, const word_t *negative)
+{
+    word_t c0, c1, c2;
+    count_satisfied(spin, neighbour, negative, &c0, &c1, &c2);
+    add_site_count(satisfied, c0, c1, c2);
+}
+
+/* The site of the other colour at the same index: x differs in its lowest
+ * bit only (site_of_colour), so it is neighbour +x (even x) or -x (odd x). */
+inline word_t other_colour_word(uint site, const word_t *neighbour)
+{
+    return neighbour[site & 1u];
+}
+
+/* Adds the number of sites where the replicas agree, among a site (words
+ * new_spin) and its other-colour partner (other_colour), to the counter
+ * satisfied[ENERGY_LEVELS ..]. */
+inline void count_agreement(word_t *satisfied, const word_t *new_spin, const word_t *other_colour)
+{
+    word_t here = ~(new_spin[0] ^ new_spin[1]), there = ~(other_colour[0] ^ other_colour[1]);
+    add_site_count(satisfied + ENERGY_LEVELS, here ^ there, here & there, 0);
+}
+#endif
+
+#if !RESIDENT
+/* Updates the words of both replicas' stacks of (word, place) at site number
+ * `index` of colour `colour`: they share the couplings and one Philox draw
+ * (LANE_RANDOMS: each lane its own numbers, flipping_lanes_own).
+ * ENERGY_PASS with `counting`: adds each replica's satisfied bonds at the
+ * site, counted with the new spins, to its counter in `satisfied`
+ * ([replica][level]); MEMBER_PASS (population annealing's members, colour 1,
+ * T = 1): both replicas' satisfied bonds into satisfied[0 ..], and the number
+ * of sites among this one and its other-colour partner where the replicas
+ * agree into satisfied[ENERGY_LEVELS ..]. */
+inline void update_site(__global word_t *spins, bonds_ref negative_bonds, thresholds_ref thresholds,
+                        __global const word_t *lanes_below, clmc_philox_key key, uint sweep, uint colour, uint word,
+                        uint place, uint index, word_t *satisfied, bool counting, uint first_system)
+{
+    uint site = site_of_colour(index, colour);
+    neighbourhood n = neighbours_of(site);
+    word_t negative[NEIGHBOURS];
+#if MEMBER_PASS
+    word_t new_spin[2], other_colour[2];
+#endif
+    site_negative(negative_bonds, word, site, n, negative);
+#if LANE_RANDOMS
+    uint t[3] = {thresholds[0], thresholds[1], DIM == 3 ? thresholds[2] : 0};
+#else
     clmc_philox_ctr r = shared_randoms(key, site, sweep, FIRST_WORD(first_system) + word, place);
 #endif
     for (uint replica = 0; replica < 2; replica++) {
         uint stack = (2 * word + replica) * TEMPERATURES + place;
-        SPINS_SPACE word_t *own = spins + (size_t)(RESIDENT ? replica : stack) * SITES;
+        __global word_t *own = spins + (size_t)stack * SITES;
         word_t neighbour[NEIGHBOURS];
-        for (uint d = 0; d < DIM; d++) {
-            neighbour[2 * d] = own[n.up[d]];
-            neighbour[2 * d + 1] = own[n.down[d]];
-        }
-        word_t spin = own[site];
+        word_t spin = site_words(own, site, n, neighbour);
 #if LANE_RANDOMS
         uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_system) + stack));
-        spin ^= flipping_lanes_own(spin, neighbour, negative, key, site, sweep, stream, thresholds, lcg);
+        spin ^= flipping_lanes_own(spin, neighbour, negative, key, site, sweep, stream, t);
 #else
         spin ^= flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
                                lanes_below + (size_t)stack * (TEMPERATURES + 1));
@@ -264,16 +376,13 @@ inline void update_site(SPINS_SPACE word_t *spins, bonds_ref negative_bonds, thr
         own[site] = spin;
 #if ENERGY_PASS
         if (!counting) continue;
+#if MEMBER_PASS
+        count_replica_bonds(satisfied, spin, neighbour, negative);
+        new_spin[replica] = spin;
+        other_colour[replica] = other_colour_word(site, neighbour);
+#else
         word_t c0, c1, c2;
         count_satisfied(spin, neighbour, negative, &c0, &c1, &c2);
-#if MEMBER_PASS
-        add_site_count(satisfied, c0, c1, c2); /* both replicas into one counter */
-        /* The site of the other colour at the same index: x differs in its
-         * lowest bit only (site_of_colour), so it is neighbour +x (even x)
-         * or -x (odd x), whose word was just loaded. */
-        new_spin[replica] = spin;
-        other_colour[replica] = neighbour[site & 1u];
-#else
         add_site_count(satisfied + replica * ENERGY_LEVELS, c0, c1, c2);
 #endif
 #else
@@ -281,11 +390,9 @@ inline void update_site(SPINS_SPACE word_t *spins, bonds_ref negative_bonds, thr
 #endif
     }
 #if MEMBER_PASS
-    /* The replicas' agreeing spins at both sites, into the second counter. */
-    if (!counting) return;
-    word_t here = ~(new_spin[0] ^ new_spin[1]), there = ~(other_colour[0] ^ other_colour[1]);
-    add_site_count(satisfied + ENERGY_LEVELS, here ^ there, here & there, 0);
+    if (counting) count_agreement(satisfied, new_spin, other_colour); /* into the second counter */
 #endif
 }
+#endif
 
 #endif

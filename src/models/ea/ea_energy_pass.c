@@ -73,16 +73,15 @@ static size_t device_group_cap(const ea_state *s, size_t most)
 }
 
 /* The msc resident update's work-group (algorithm.resident_group, else
- * automatic): the fewest work-items of RESIDENT_WG_MIN, twice that, ... up to
- * RESIDENT_WG_MAX that give the device RESIDENT_ITEMS_PER_UNIT work-items per
- * compute unit (a work-group per word), at most the sites of a colour rounded
- * up to a power of two and the device's limit.  Measured on an H200 (3D L =
- * 8, lcg64_reseeded, ps per flip over the anneal): R = 102400 (1600 words)
- * 0.481 with 64, 0.444 with 128, 0.441 with 256; R = 262144 0.408, 0.407,
- * 0.412; R = 2^20 0.387, 0.389, 0.398. */
-#define RESIDENT_WG_MIN 64
+ * automatic): RESIDENT_WG_MAX work-items, at most the sites of a colour
+ * rounded up to a power of two and the device's limit.  Measured on an H200
+ * (3D L = 8, theta 10, to beta 5, ps per flip over the anneal, 64 / 128 /
+ * 256 work-items; benchmarks/results/2026-11-28-nvidia-h200-session20.txt,
+ * call 6): lcg64_reseeded R = 102400 - / 0.417 / 0.402, R = 262144 0.477 /
+ * 0.388 / 0.386, R = 2^20 0.435 / 0.354 / 0.351; Philox R = 102400 0.860 /
+ * 0.640 / 0.635, R = 2^20 0.683 / 0.530 / 0.549.  A larger group shares a
+ * pass's undecided sites (ea_msc_resident_update) over more work-items. */
 #define RESIDENT_WG_MAX 256
-#define RESIDENT_ITEMS_PER_UNIT 2048
 size_t ea_resident_streams(size_t sites)
 {
     size_t streams = 1;
@@ -235,24 +234,25 @@ static clmc_status resident_group_of(const ea_state *s, size_t *items)
         *items = s->resident_group;
         return CLMC_OK;
     }
-    size_t wanted = (size_t)clmc_runtime_device(s->rt)->compute_units * RESIDENT_ITEMS_PER_UNIT, words = s->stacks / 2;
-    size_t most = streams < cap ? streams : cap, wg = RESIDENT_WG_MIN < most ? RESIDENT_WG_MIN : most;
-    while (2 * wg <= most && words * wg < wanted) wg *= 2;
-    *items = wg;
+    *items = streams < cap ? streams : cap;
     return CLMC_OK;
 }
 
 /* Whether the resident update applies (else the reason in resident_note),
  * its local memory estimated from `plan` (the stacks, a byte of bonds per
- * site, and the fold where it does not fit in the stacks' words; the built
- * kernel's own figure is checked in ea_resident_create). */
+ * site, the fold where it does not fit in the stacks' words and the list of
+ * undecided sites; the built kernel's own figure is checked in
+ * ea_resident_create). */
 static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     char *note = s->resident_note;
     size_t n = sizeof s->resident_note;
     size_t stack_words = 2 * (size_t)s->n_sites, fold_words = (plan->wg > 1 ? plan->wg / 2 : 1) * 2 * plan->levels;
-    size_t local = (stack_words + (fold_words <= stack_words ? 0 : fold_words)) * ea_word_bytes(s) + s->n_sites;
+    /* the list of undecided sites: an index, two words a replica, the
+     * generator's state and its handback (lcg64_reseeded) per work-item */
+    size_t list = plan->wg * (sizeof(cl_uint) + 4 * ea_word_bytes(s) + (s->lane_lcg ? 2 * sizeof(cl_ulong) : 0));
+    size_t local = (stack_words + (fold_words <= stack_words ? 0 : fold_words)) * ea_word_bytes(s) + s->n_sites + list;
     if (strcmp(mode, "off") == 0)
         snprintf(note, n, "off: algorithm.resident");
     else if (!s->member_update)
