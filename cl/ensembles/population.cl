@@ -328,34 +328,30 @@ __kernel void pa_step_record(__global const double *stats, uint n_chunks, __glob
 #include "ensembles/population_prefix_sums.h"
 #undef PA_T
 
-/* p[0 .. count) becomes its inclusive running sum (p[count ..) zeros first)
- * by all PA_CHUNK work-items of the group in log2 PA_CHUNK doubling steps:
- * exact for integers, the sums of a loop in order.  Every work-item calls it
- * after the barrier that follows its p writes; p is read after it. */
+/* p[0 .. count) becomes its inclusive running sum (p[count ..) zeros
+ * first) by all PA_CHUNK work-items of the group (pa_scan_group_uint: exact
+ * for integers).  Every work-item calls it after the barrier that follows
+ * its p writes; p is read after it. */
 inline void pa_scan_local_uint(__local uint *p, uint count)
 {
     uint l = get_local_id(0);
     if (l >= count) p[l] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint d = 1; d < PA_CHUNK; d *= 2) {
-        uint x = l >= d ? p[l - d] : 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        p[l] += x;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    pa_scan_group_uint(p, true);
 }
 
-/* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i;
- * chunk_total[c]: the chunk's sum.  By every work-item of chunk c's group
- * (w: PA_CHUNK local values; its barriers); nothing for chunks past n. */
+/* cum[i]: the chunk's running sum of exp(-dbeta (E_i - e_min)) up to i
+ * (pa_scan_group_double); chunk_total[c]: the chunk's sum.  By every
+ * work-item of chunk c's group (w: PA_CHUNK local values; its barriers);
+ * nothing for chunks past n. */
 inline void pa_weights_of(__global const pa_value *energy, uint n, double dbeta, pa_value e_min, __global double *cum,
                           __global double *chunk_total, __local double *w)
 {
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
-    if (first + l < n) w[l] = PA_EXP(-dbeta * (double)(energy[first + l] - e_min));
+    w[l] = first + l < n ? PA_EXP(-dbeta * (double)(energy[first + l] - e_min)) : 0.0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (l == 0 && first < n) chunk_total[c] = pa_running_sum_double(w, min(n - first, PA_CHUNK), true);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    pa_scan_group_double(w, true);
+    if (l == 0 && first < n) chunk_total[c] = w[min(n - first, PA_CHUNK) - 1];
     if (first + l < n) cum[first + l] = w[l];
 }
 
@@ -647,11 +643,9 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
     for (uint b = block_first; b < block_last; b++) sum += chunk_total[b];
     part[l] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* the blocks' offsets as pa_scan_chunks_double makes them (the empty
-     * blocks past the last chunk left out: zeros, never read) */
-    uint per = (n_chunks + PA_CHUNK - 1) / PA_CHUNK;
-    if (l == 0) pa_running_sum_double(part, (n_chunks + per - 1) / per, false);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    /* the blocks' offsets as pa_scan_chunks_double makes them (the blocks
+     * past the last chunk hold zeros) */
+    pa_scan_group_double(part, false);
     if (l < 3) offsets[l] = l == 0 ? pa_chunk_offset(chunk_total, n_chunks, part, c, false)
                           : l == 1 ? (c ? pa_chunk_offset(chunk_total, n_chunks, part, c - 1, false) : 0.0)
                                    : pa_chunk_offset(chunk_total, n_chunks, part, n_chunks - 1, true);

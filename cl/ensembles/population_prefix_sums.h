@@ -8,24 +8,33 @@
 #define PA_PASTE(f, t) PA_PASTE_(f, t)
 #define PA_NAME(f) PA_PASTE(f, PA_T)
 
-/* By one work-item: x[0 .. count) becomes its running sum in order,
- * inclusive (the sum through each element) or exclusive (before it);
- * returns the total. */
-inline PA_T PA_NAME(pa_running_sum)(__local PA_T *x, uint count, bool inclusive)
+/* x[0 .. size) becomes its running sum, inclusive (the sum through each
+ * element) or exclusive (before it), by all `size` work-items of the group
+ * (get_local_size) in log2 size doubling steps: x[i] += x[i - d] for d = 1,
+ * 2, 4, ..., so each sum is made in an order that depends on i alone (for
+ * doubles the same bits on every device and at any group size;
+ * population_annealing.c's scan_chunks repeats it).  Every work-item calls
+ * it after the barrier that follows its x writes; x is read after it. */
+inline void PA_NAME(pa_scan_group)(__local PA_T *x, bool inclusive)
 {
-    PA_T sum = 0;
-    for (uint i = 0; i < count; i++) {
-        PA_T before = sum;
-        sum += x[i];
-        x[i] = inclusive ? sum : before;
+    uint id = get_local_id(0), size = get_local_size(0);
+    for (uint d = 1; d < size; d *= 2) {
+        PA_T y = id >= d ? x[id - d] : (PA_T)0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        x[id] += y;
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
-    return sum;
+    if (inclusive) return;
+    PA_T before = id ? x[id - 1] : (PA_T)0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    x[id] = before;
+    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /* Exclusive scan of the chunk totals in place by one work-group (any size up
  * to 256, a power of two or not; part: 256 local values): each work-item sums
- * its block of chunks in order, work-item 0 scans the block sums in order,
- * each block is then scanned from its offset.  The grand total into *total is
+ * its block of chunks in order, the group scans the block sums
+ * (pa_scan_group), each block is then scanned from its offset.  The grand total into *total is
  * the last chunk's offset plus its total, so it equals the last cumulative
  * value (pa_add_double, pa_add_uint) bit for bit.  Every work-item of the
  * group calls it (its barriers). */
@@ -38,8 +47,7 @@ inline void PA_NAME(pa_scan_chunks)(__global PA_T *chunk_total, uint n_chunks, _
     for (uint c = first; c < last; c++) sum += chunk_total[c];
     part[id] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (id == 0) PA_NAME(pa_running_sum)(part, size, false);
-    barrier(CLK_LOCAL_MEM_FENCE);
+    PA_NAME(pa_scan_group)(part, false);
     PA_T offset = part[id];
     for (uint c = first; c < last; c++) {
         PA_T t = chunk_total[c];

@@ -723,7 +723,7 @@ static bool copies_fused(const population *p)
  * it leaves (bit for bit the device's, with IEEE double additions). */
 static double scan_chunks(double *t, size_t n, size_t size)
 {
-    double part[256], run = 0, total = 0;
+    double part[256], total = 0;
     for (size_t id = 0; id < size; id++) {
         size_t first, last;
         block_of(n, id, size, &first, &last);
@@ -731,11 +731,9 @@ static double scan_chunks(double *t, size_t n, size_t size)
         for (size_t c = first; c < last; c++) sum += t[c];
         part[id] = sum;
     }
-    for (size_t id = 0; id < size; id++) {
-        double x = part[id];
-        part[id] = run;
-        run += x;
-    }
+    for (size_t d = 1; d < size; d *= 2) /* pa_scan_group_double: x[i] += x[i - d], i from the top */
+        for (size_t id = size; id-- > d;) part[id] += part[id - d];
+    for (size_t id = size; id-- > 0;) part[id] = id ? part[id - 1] : 0.0;
     for (size_t id = 0; id < size; id++) {
         size_t first, last;
         block_of(n, id, size, &first, &last);
