@@ -217,13 +217,14 @@ inline void turn_generators(ulong *lcg, uint turns)
  * gather_from, member j from member gather_source[j] (lanes from
  * gather_members on 0), as pa_gather_lanes would have written them, and
  * written to `spins`.  The couplings are read once into a byte per site
- * (bond_masks), the temperature's thresholds into registers, and the fold
+ * (bond_masks), the temperature's thresholds (classes 1 .. 3) are an
+ * argument (no buffer written at a temperature change), and the fold
  * of the measured pass uses the stacks' local words once they are written
  * back, where it fits there (FOLD_IN_LATTICE).  Every loop around a barrier
  * has the same trip count in every work-item. */
 __kernel __attribute__((reqd_work_group_size(ENERGY_WG, 1, 1)))
 void ea_msc_resident_update(__global word_t *spins, __global const word_t *negative_bonds,
-                            __global const uint *thresholds, __global const word_t *lanes_below,
+                            uint4 thresholds, __global const word_t *lanes_below,
                             uint seed_lo, uint seed_hi, uint first_sweep, uint count, uint measure,
                             __global int *energy, __global int *overlap, __global const word_t *gather_from,
                             __global const uint *gather_source, uint gather_members,
@@ -260,7 +261,7 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
     }
     if (lid < 2) list_count[lid] = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint t[3] = {thresholds[0], thresholds[1], DIM == 3 ? thresholds[2] : 0};
+    uint t[3] = {thresholds.x, thresholds.y, thresholds.z};
     clmc_philox_key key = {{seed_lo, seed_hi}};
 #ifdef RNG_LCG_RESEEDED
     /* The word's LCG_STREAMS generators for this launch: generator j, drawn

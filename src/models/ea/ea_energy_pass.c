@@ -267,6 +267,17 @@ static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
     return false;
 }
 
+/* msc: the resident update takes the temperature's three thresholds as an
+ * argument (thresholds_host's row, set at every temperature change), so a
+ * step writes no buffer: about 1 us a step on an H200 (2026-11-28 session 19
+ * record, call 2). */
+clmc_status ea_resident_thresholds(ea_state *s)
+{
+    cl_uint4 t = {{s->thresholds_host[0], s->thresholds_host[1], s->dim == 3 ? s->thresholds_host[2] : 0}};
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, 2, sizeof t, &t));
+    return CLMC_OK;
+}
+
 /* The built resident kernel (resident_update) with `items` work-items a
  * group: refused where the kernel or the device cannot take them or its
  * local memory (the reason in resident_note, the kernel released);
@@ -296,7 +307,11 @@ static clmc_status resident_bind(ea_state *s, size_t items, cl_mem fourth)
     cl_uint arg = 0;
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->spins));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->bonds));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &s->thresholds));
+    if (s->msc)
+        CLMC_TRY(ea_resident_thresholds(s));
+    else
+        CLMC_CL_TRY(clSetKernelArg(s->resident_update, 2, sizeof(cl_mem), &s->thresholds));
+    arg++;
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_mem), &fourth));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_lo));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, arg++, sizeof(cl_uint), &s->seed_hi));

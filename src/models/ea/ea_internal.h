@@ -154,6 +154,9 @@ clmc_status ea_resident_create(ea_state *s, const char *base_options, const char
  * rounded up to a power of two, at most 256; also the largest work-group
  * (algorithm.resident_group). */
 size_t ea_resident_streams(size_t sites);
+/* msc population annealing: the resident update's thresholds argument from
+ * thresholds_host (ea_energy_pass.c). */
+clmc_status ea_resident_thresholds(ea_state *s);
 clmc_status ea_resident_sweeps(ea_state *s, uint64_t first, uint64_t count, bool members);
 /* Population annealing's bit gather in the next resident launch: new member
  * j from member source[j] of `from`, j < n_new (lanes past them 0). */

@@ -874,6 +874,7 @@ static clmc_status population_beta(ea_state *s, double beta)
     s->temperature_betas[0] = beta;
     fill_acceptance(s);
     cl_command_queue queue = clmc_runtime_queue(s->rt);
+    if (s->msc && s->resident_update) return ea_resident_thresholds(s); /* an argument of the launch */
     if (s->msc) { /* one row of thresholds, [k][0]; not waited for: the ensemble waits for it before the next
                    * call rewrites the host row (population_annealing.c, set_beta) */
         CLMC_CL_TRY(clEnqueueWriteBuffer(queue, s->thresholds, CL_FALSE, 0, THRESHOLD_CLASSES * sizeof *s->thresholds_host,
