@@ -283,23 +283,27 @@ Test(population_msc, member_pass_equals_measurement, .timeout = 300)
 }
 
 /* The resident update (algorithm.resident "on": a step's sweeps in one
- * launch, each word's two stacks in local memory, the members measured in
- * its last colour-1 pass) against the ordinary launches ("off"): the same run
- * bit for bit (observables, with the family diagnostics, and the final
- * configurations).  Cases: 3D L = 8 (64 work-items of 4 sites), 2D L = 12
- * (72 sites a colour: the last work-items take one site fewer) with 32-bit
- * words, nearest_integer (the last word partly filled) and two runs. */
-static void resident_case(int dim, int edge, int word_bits, const char *resampling, int runs)
+ * launch, each word's two stacks in local memory, a pass in rounds whose
+ * words still tied after their first planes are finished over the group,
+ * the members measured after the last pass) against the ordinary launches
+ * ("off"): the same run bit for bit (observables, with the family
+ * diagnostics, and the final configurations).  Cases: 3D L = 8 (one round
+ * of 256 work-items a pass, and 16 rounds of 16), 2D L = 12 (72 sites a
+ * colour: one round of 128 work-items, the last 56 idle, and 5 rounds of 16,
+ * the last half idle) with 32-bit words, nearest_integer (the last word
+ * partly filled) and two runs.  group 0: the automatic work-group. */
+static void resident_case(int dim, int edge, int word_bits, const char *resampling, int runs, int group)
 {
     const char *modes[2] = {"on", "off"};
     char json[2][1024];
     for (int i = 0; i < 2; i++)
         snprintf(json[i], sizeof json[i],
                  "{\"model\": {\"type\": \"ea_ising\", \"dim\": %d, \"L\": %d}, \"algorithm\": {\"type\": "
-                 "\"metropolis\", \"layout\": \"msc\", \"word_bits\": %d, \"resident\": \"%s\"}, \"ensemble\": "
+                 "\"metropolis\", \"layout\": \"msc\", \"word_bits\": %d, \"resident\": \"%s\", "
+                 "\"resident_group\": %d}, \"ensemble\": "
                  "{\"type\": \"population_annealing\", \"population\": 128, \"beta_end\": 1.5, \"steps\": 4, "
                  "\"sweeps_per_step\": 3, \"resampling\": \"%s\", \"runs\": %d}, \"run\": {\"seed\": 23}}",
-                 dim, edge, word_bits, modes[i], resampling, runs);
+                 dim, edge, word_bits, modes[i], i == 0 ? group : 0, resampling, runs);
     cJSON *result[2];
     char *observables[2];
     run_two(json, (const char *[]){"pa-ea-msc-resident-on", "pa-ea-msc-resident-off"}, result, observables);
@@ -315,13 +319,19 @@ static void resident_case(int dim, int edge, int word_bits, const char *resampli
            strcmp(observables[0], observables[1]) == 0 ? "identical" : "different");
     cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(resident, "used")), "the resident update was not used");
     cr_expect_eq(per_launch, 3.0, "sweeps per launch %g, not a step's 3", per_launch);
+    if (group)
+        cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(resident, "work_group")), group,
+                     "work-group of %g, not the %d asked for",
+                     cJSON_GetNumberValue(cJSON_GetObjectItem(resident, "work_group")), group);
     expect_same_run(result, observables, hash);
 }
 
 Test(population_msc, resident_equals_ordinary_launches, .timeout = 300)
 {
-    resident_case(3, 8, 64, "systematic", 1);
-    resident_case(2, 12, 32, "nearest_integer", 2);
+    resident_case(3, 8, 64, "systematic", 1, 0);
+    resident_case(3, 8, 64, "systematic", 1, 16);
+    resident_case(2, 12, 32, "nearest_integer", 2, 0);
+    resident_case(2, 12, 32, "nearest_integer", 2, 16);
 }
 
 /* lcg64_reseeded's generators belong to a word's sites (LCG_STREAMS of
