@@ -266,10 +266,13 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
 #ifdef RNG_LCG_RESEEDED
     /* The word's LCG_STREAMS generators for this launch: generator j, drawn
      * from Philox at (j, first_sweep, LCG_SEED_HIT) in the stream of the
-     * word's first stack, gives the first planes of the sites of index j,
-     * j + LCG_STREAMS, ... in that order (each site replica 0, then 1),
-     * whatever the work-group's size; the work-item holds generators lid,
-     * lid + ENERGY_WG, ... (its site k draws from lcg[k % ITEM_STREAMS]). */
+     * word's first stack, gives the planes of the sites of index j,
+     * j + LCG_STREAMS, ... in that order, whatever the work-group's size: at
+     * a site replica 0's first LCG_FIRST_PLANES, replica 1's, then the
+     * further planes of replica 0's word if still tied, then replica 1's
+     * (resident_first, resident_finish).  The work-item holds generators
+     * lid, lid + ENERGY_WG, ... (its site k draws from lcg[k %
+     * ITEM_STREAMS]). */
     ulong lcg[ITEM_STREAMS];
     for (uint q = 0; q < ITEM_STREAMS; q++) {
         clmc_philox_ctr seed =

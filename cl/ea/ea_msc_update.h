@@ -6,8 +6,9 @@
 #define CLMC_EA_MSC_UPDATE_H
 
 /* RESIDENT (1: population annealing's resident update, ea_energy_pass.cl):
- * the spins update_site reads and writes are the work-group's copy of one
- * word's two stacks in local memory. */
+ * the spins that site_words reads are the work-group's copy of one word's
+ * two stacks in local memory, and update_site (the ordinary launches) is
+ * not built. */
 #ifndef RESIDENT
 #define RESIDENT 0
 #endif
@@ -19,8 +20,6 @@
  * the bond to its +d neighbour, bit 2 d + 1: to its -d neighbour;
  * bond_masks in ea_energy_pass.cl). */
 typedef __local const uchar *bonds_ref;
-/* ... and the three thresholds of the launch's temperature, read once. */
-typedef const uint *thresholds_ref;
 #if !SHARED_DISORDER || !LANE_RANDOMS
 #error "RESIDENT is population annealing's update: one realization (SHARED_DISORDER), the lanes' own numbers"
 #endif
