@@ -74,7 +74,8 @@ static size_t device_group_cap(const ea_state *s, size_t most)
 
 /* The msc resident update's work-group (algorithm.resident_group, else
  * automatic): RESIDENT_WG_MAX work-items, at most the sites of a colour
- * rounded up to a power of two and the device's limit.  Measured on an H200
+ * rounded up to a power of two and the device's limit (ea_resident_create
+ * halves it where local memory is short).  Measured on an H200
  * (3D L = 8, theta 10, to beta 5, ps per flip over the anneal, 64 / 128 /
  * 256 work-items; benchmarks/results/2026-11-28-nvidia-h200-session20.txt,
  * call 6): lcg64_reseeded R = 102400 - / 0.417 / 0.402, R = 262144 0.477 /
@@ -82,6 +83,7 @@ static size_t device_group_cap(const ea_state *s, size_t most)
  * 0.640 / 0.635, R = 2^20 0.683 / 0.530 / 0.549.  A larger group shares a
  * pass's undecided sites (ea_msc_resident_update) over more work-items. */
 #define RESIDENT_WG_MAX 256
+#define RESIDENT_WG_LEAST 32 /* the automatic group's least, where local memory is short */
 size_t ea_resident_streams(size_t sites)
 {
     size_t streams = 1;
@@ -239,20 +241,27 @@ static clmc_status resident_group_of(const ea_state *s, size_t *items)
 }
 
 /* Whether the resident update applies (else the reason in resident_note),
- * its local memory estimated from `plan` (the stacks, a byte of bonds per
- * site, the fold where it does not fit in the stacks' words and the list of
- * undecided sites; the built kernel's own figure is checked in
- * ea_resident_create). */
+ * its local memory estimated from `plan` (resident_local_bytes). */
+/* The local memory of the msc resident kernel with `plan` (an estimate;
+ * the built kernel's own figure is checked in resident_bind): the stacks, a
+ * byte of bonds per site, the fold where it does not fit in the stacks'
+ * words, the gather's segments, and the list of undecided sites (an index,
+ * two words a replica, and under lcg64_reseeded the generator's state and
+ * its handback, per work-item). */
+#define RESIDENT_SEGMENT_BYTES 2048
+static size_t resident_local_bytes(const ea_state *s, const pass_plan *plan)
+{
+    size_t stack_words = 2 * (size_t)s->n_sites, fold_words = (plan->wg > 1 ? plan->wg / 2 : 1) * 2 * plan->levels;
+    size_t list = plan->wg * (sizeof(cl_uint) + 4 * ea_word_bytes(s) + (s->lane_lcg ? 2 * sizeof(cl_ulong) : 0));
+    return (stack_words + (fold_words <= stack_words ? 0 : fold_words)) * ea_word_bytes(s) + s->n_sites +
+           RESIDENT_SEGMENT_BYTES + list;
+}
+
 static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
     char *note = s->resident_note;
-    size_t n = sizeof s->resident_note;
-    size_t stack_words = 2 * (size_t)s->n_sites, fold_words = (plan->wg > 1 ? plan->wg / 2 : 1) * 2 * plan->levels;
-    /* the list of undecided sites: an index, two words a replica, the
-     * generator's state and its handback (lcg64_reseeded) per work-item */
-    size_t list = plan->wg * (sizeof(cl_uint) + 4 * ea_word_bytes(s) + (s->lane_lcg ? 2 * sizeof(cl_ulong) : 0));
-    size_t local = (stack_words + (fold_words <= stack_words ? 0 : fold_words)) * ea_word_bytes(s) + s->n_sites + list;
+    size_t n = sizeof s->resident_note, local = resident_local_bytes(s, plan);
     if (strcmp(mode, "off") == 0)
         snprintf(note, n, "off: algorithm.resident");
     else if (!s->member_update)
@@ -383,6 +392,13 @@ clmc_status ea_resident_create(ea_state *s, const char *base_options, const char
     size_t half = s->n_sites / 2, items = 0;
     CLMC_TRY(resident_group_of(s, &items));
     pass_plan plan = plan_pass(s, (unsigned)((half + items - 1) / items), 2, items);
+    /* automatic: half the group while its fold and list leave the stacks no
+     * room (3D L = 10 with 64-bit words needs 56 KB at 256 work-items) */
+    while (!s->resident_group && items > RESIDENT_WG_LEAST &&
+           resident_local_bytes(s, &plan) > clmc_runtime_device(s->rt)->local_mem_bytes) {
+        items /= 2;
+        plan = plan_pass(s, (unsigned)((half + items - 1) / items), 2, items);
+    }
     if (!resident_fits(s, mode, &plan)) return CLMC_OK;
     CLMC_TRY(build_plan(s, base_options, 2, true, &plan, &s->resident_program));
     CLMC_TRY(clmc_kernel_create(s->resident_program, "ea_msc_resident_update", &s->resident_update));

@@ -51,8 +51,9 @@ const clmc_field clmc_ea_ising_algorithm_fields[] = {
      "launches per sweep (bit-identical results)"},
     {"resident_group", CLMC_FIELD_INT, 0, 256, false, NULL, "0",
      "msc population annealing on the resident update: work-items per work-group (a power of two, at most the "
-     "sites of a colour rounded up to one); 0 = automatic (256, or fewer where the sites of a colour or the "
-     "device's limit are fewer); the same results, lcg64_reseeded's included (clmc tune searches it)"},
+     "sites of a colour rounded up to one); 0 = automatic (256, or fewer where the sites of a colour, the "
+     "device's limit or its local memory call for fewer); the same results, lcg64_reseeded's included (clmc tune "
+     "searches it)"},
     {"rng", CLMC_FIELD_STRING, 0, 0, false, generators, "\"philox4x32_10\"",
      "generator of the Metropolis numbers: philox4x32_10, or lcg64_reseeded, the fast option of msc population "
      "annealing on the resident update (a word's sites draw from LCG64s seeded from Philox at every launch; "
