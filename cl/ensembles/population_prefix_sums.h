@@ -34,10 +34,10 @@ inline void PA_NAME(pa_scan_group)(__local PA_T *x, bool inclusive)
 /* Exclusive scan of the chunk totals in place by one work-group (any size up
  * to 256, a power of two or not; part: 256 local values): each work-item sums
  * its block of chunks in order, the group scans the block sums
- * (pa_scan_group), each block is then scanned from its offset.  The grand total into *total is
- * the last chunk's offset plus its total, so it equals the last cumulative
- * value (pa_add_double, pa_add_uint) bit for bit.  Every work-item of the
- * group calls it (its barriers). */
+ * (pa_scan_group), each block is then scanned from its offset.  The grand
+ * total into *total is the last chunk's offset plus its total, so it equals
+ * the last cumulative value (pa_add_double, pa_add_uint) bit for bit.  Every
+ * work-item of the group calls it (its barriers). */
 inline void PA_NAME(pa_scan_chunks)(__global PA_T *chunk_total, uint n_chunks, __local PA_T *part,
                                     __global PA_T *total)
 {
