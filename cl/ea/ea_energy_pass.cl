@@ -88,12 +88,6 @@ typedef struct {
     __local ulong *state, *handback;
 } pending_sites;
 
-/* The stream of stack `replica` of word `word` (T = 1: stack 2 word + replica). */
-inline uint member_stream(uint word, uint replica, uint first_realization)
-{
-    return CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_realization) + 2 * word + replica));
-}
-
 /* The first step of site number `index` of colour `colour`: each replica's
  * word compares its first FIRST_PLANES planes (compare_first, replica 0
  * first); a decided word is written, and a site with a word still tied goes
@@ -111,7 +105,7 @@ inline bool resident_first(__local word_t *lattice, __local const uchar *bond_ma
         word_t neighbour[NEIGHBOURS];
         word_t spin = site_words(own, site, n, neighbour);
         lane_comparison c = lane_comparison_start(spin, neighbour, negative);
-        compare_first(&c, t, key, site, sweep, member_stream(word, replica, first_realization), lcg);
+        compare_first(&c, t, key, site, sweep, lane_stream(first_realization, 2 * word + replica), lcg);
         if (c.tied && slot == ENERGY_WG) {
             slot = atomic_inc(count);
             list.index[slot] = index;
@@ -155,7 +149,7 @@ inline void resident_finish(__local word_t *lattice, __local const uchar *bond_m
         lane_comparison c = lane_comparison_start(spin, neighbour, negative);
         c.less = list.less[replica * ENERGY_WG + slot];
         c.tied = tied;
-        compare_rest(&c, t, key, site, sweep, member_stream(word, replica, first_realization), &lcg);
+        compare_rest(&c, t, key, site, sweep, lane_stream(first_realization, 2 * word + replica), &lcg);
         own[site] = spin ^ lanes_flipping(&c);
     }
 #ifdef RNG_LCG_RESEEDED
@@ -276,7 +270,7 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
     ulong lcg[ITEM_STREAMS];
     for (uint q = 0; q < ITEM_STREAMS; q++) {
         clmc_philox_ctr seed =
-            clmc_random4(key, lid + q * ENERGY_WG, first_sweep, LCG_SEED_HIT, member_stream(word, 0, first_realization));
+            clmc_random4(key, lid + q * ENERGY_WG, first_sweep, LCG_SEED_HIT, lane_stream(first_realization, 2 * word));
         lcg[q] = (ulong)seed.v[0] | (ulong)seed.v[1] << 32;
     }
 #else

@@ -209,6 +209,13 @@ inline void compare_plane(lane_comparison *c, word_t plane, uint b, const uint *
     c->tied &= ~(plane ^ t_plane);
 }
 
+/* The lanes' Metropolis stream of stack `stack` (T = 1: stack 2 word +
+ * replica), run-wide from the word of realization first_system. */
+inline uint lane_stream(uint first_system, uint stack)
+{
+    return CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_system) + stack));
+}
+
 /* Philox draw (site, sweep, hit, stream), plane q of its LANE_PLANES. */
 inline word_t philox_plane(clmc_philox_ctr r, uint q)
 {
@@ -366,8 +373,7 @@ inline void update_site(__global word_t *spins, bonds_ref negative_bonds, thresh
         word_t neighbour[NEIGHBOURS];
         word_t spin = site_words(own, site, n, neighbour);
 #if LANE_RANDOMS
-        uint stream = CLMC_STREAM(CLMC_PURPOSE_METROPOLIS, INDEPENDENT | (2 * FIRST_WORD(first_system) + stack));
-        spin ^= flipping_lanes_own(spin, neighbour, negative, key, site, sweep, stream, t);
+        spin ^= flipping_lanes_own(spin, neighbour, negative, key, site, sweep, lane_stream(first_system, stack), t);
 #else
         spin ^= flipping_lanes(spin, neighbour, negative, r.v[replica], thresholds,
                                lanes_below + (size_t)stack * (TEMPERATURES + 1));

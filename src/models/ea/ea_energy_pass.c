@@ -240,8 +240,6 @@ static clmc_status resident_group_of(const ea_state *s, size_t *items)
     return CLMC_OK;
 }
 
-/* Whether the resident update applies (else the reason in resident_note),
- * its local memory estimated from `plan` (resident_local_bytes). */
 /* The local memory of the msc resident kernel with `plan` (an estimate;
  * the built kernel's own figure is checked in resident_bind): the stacks, a
  * byte of bonds per site, the fold where it does not fit in the stacks'
@@ -257,6 +255,8 @@ static size_t resident_local_bytes(const ea_state *s, const pass_plan *plan)
            RESIDENT_SEGMENT_BYTES + list;
 }
 
+/* Whether the resident update applies (else the reason in resident_note),
+ * its local memory estimated from `plan` (resident_local_bytes). */
 static bool resident_fits(ea_state *s, const char *mode, const pass_plan *plan)
 {
     const clmc_device_info *d = clmc_runtime_device(s->rt);
