@@ -234,15 +234,18 @@ Test(population, reruns_are_bit_identical, .timeout = 600)
     }
 }
 
-/* ensemble.fused_steps: a step's measurement and resampling in three launches
- * (pa_record_weights, pa_copy_sources after pa_member_stats) give every
- * step's results and the final configurations bit for bit as the separate
- * kernels ("off"): 2D Ising with 700 members (three chunks, the last partly
- * filled), two runs; 70001 members of L = 4 on the resident update (274
- * chunks: the repeated scans take blocks of two chunks, the last block one);
- * XY members (real energies, the reproducible weights); 700 msc members on
- * the resident update with lcg64_reseeded, two runs.  Multinomial
- * resampling keeps the separate kernels and says why. */
+/* ensemble.fused_steps: a step's measurement and resampling in two or three
+ * launches (pa_member_weights and pa_copy_sources after the chunks' energy
+ * ranges, from pa_energy_range or folded by the EA msc resident update)
+ * give every step's results and the final configurations bit for bit as
+ * the separate kernels ("off"): 2D Ising with 700 members (three chunks, the
+ * last partly filled), two runs; 70001 members of L = 4 on the resident
+ * update (274 chunks: the repeated scans take blocks of two chunks, the
+ * last block one); XY members (real energies, the reproducible weights);
+ * 700 msc members on the resident update with lcg64_reseeded, two runs;
+ * EA msc members on the resident update, which folds the ranges (two runs
+ * from beta 0, and Philox from beta 0.2, whose first step is swept).
+ * Multinomial resampling keeps the separate kernels and says why. */
 static char *fused_run(const char *json, const char *fused, bool *used, char **hash)
 {
     char preset[2048];
@@ -277,6 +280,14 @@ Test(population, fused_steps_equal_separate_kernels, .timeout = 900)
         " \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 700,"
         " \"betas\": [0.3, 0.44, 0.6, 0.9], \"sweeps_per_step\": 2, \"runs\": 2, \"fused_steps\": \"%s\"},"
         " \"run\": {\"seed\": 8}}",
+        "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4, \"realizations\": 1}, \"algorithm\": {\"layout\":"
+        " \"msc\", \"resident\": \"on\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\": \"population_annealing\","
+        " \"population\": 1024, \"beta_end\": 3.0, \"steps\": 6, \"sweeps_per_step\": 3, \"runs\": 2,"
+        " \"fused_steps\": \"%s\"}, \"run\": {\"seed\": 9}}",
+        "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4, \"realizations\": 1}, \"algorithm\": {\"layout\":"
+        " \"msc\", \"resident\": \"on\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 640,"
+        " \"beta_start\": 0.2, \"beta_end\": 2.0, \"steps\": 4, \"sweeps_per_step\": 2, \"fused_steps\": \"%s\"},"
+        " \"run\": {\"seed\": 10}}",
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         bool used[2];
@@ -590,18 +601,22 @@ Test(population, prefix_sum_and_copy_on_irregular_copy_numbers, .timeout = 300)
  * every member): per chunk, the sum of the squared sizes of the families
  * whose last member is in it and the largest of them, as counted on the
  * host.  The kernel relies on the members being in the order of their
- * ancestors, as resampling keeps them. */
+ * ancestors, as resampling keeps them.  The fused steps' pa_member_weights
+ * counts the same from labels that name each family's first member (as
+ * pa_copy_sources keeps them), its energy range from the chunks' ranges. */
 static void check_family_stats(cl_uint n, const cl_uint *copies)
 {
     cl_uint *prefix = malloc(n * sizeof *prefix), *ancestor = malloc(8 * (size_t)n * sizeof *ancestor);
     cr_assert(prefix && ancestor);
     cl_uint total = device_prefix_and_sources(n, copies, prefix, ancestor), n_chunks = (total + 255) / 256;
     double *expected = calloc(2 * (size_t)n_chunks, sizeof *expected), *stats = malloc(9 * sizeof(double) * n_chunks);
-    cl_int *zeros = calloc(total, sizeof *zeros);
-    cr_assert(expected && stats && zeros);
+    cl_int *zeros = calloc(total, sizeof *zeros), *ranges = calloc(2 * (size_t)n_chunks, sizeof *ranges);
+    cl_uint *label = malloc(total * sizeof *label);
+    cr_assert(expected && stats && zeros && ranges && label);
     cl_uint families = 0, largest = 0;
     for (cl_uint i = 0, at = 0; i < n; i++) { /* member i's family: slots [at, at + copies[i]) */
         if (copies[i] == 0) continue;
+        for (cl_uint j = at; j < at + copies[i]; j++) label[j] = at;
         at += copies[i];
         double *e = expected + 2 * ((at - 1) / 256); /* counted in the chunk of its last member */
         e[0] += (double)copies[i] * copies[i];
@@ -610,21 +625,34 @@ static void check_family_stats(cl_uint n, const cl_uint *copies)
         if (copies[i] > largest) largest = copies[i];
     }
     cl_mem b_ancestor = buffer(4 * total, ancestor), b_zeros = buffer(4 * total, zeros),
-           b_stats = buffer(9 * sizeof(double) * n_chunks, NULL), b_range = buffer(2 * sizeof(double) * n_chunks, NULL);
-    run_groups("pa_member_stats", n_chunks, 256, 6, (size_t[]){8, 8, 8, 4, 8, 8},
-               (const void *[]){&b_zeros, &b_zeros, &b_ancestor, &total, &b_stats, &b_range});
-    read(b_stats, 9 * sizeof(double) * n_chunks, stats);
-    for (cl_uint c = 0; c < n_chunks; c++) {
-        cr_assert_eq(stats[9 * c + 7], expected[2 * c], "chunk %u: squares %.0f, host %.0f", c, stats[9 * c + 7],
-                     expected[2 * c]);
-        cr_assert_eq(stats[9 * c + 8], expected[2 * c + 1], "chunk %u: largest %.0f, host %.0f", c, stats[9 * c + 8],
-                     expected[2 * c + 1]);
+           b_stats = buffer(9 * sizeof(double) * n_chunks, NULL), b_label = buffer(4 * total, label),
+           b_range = buffer(2 * sizeof(cl_int) * n_chunks, ranges), b_record = buffer(12 * sizeof(double), NULL),
+           b_histogram = buffer(sizeof(cl_uint), zeros), b_cum = buffer(sizeof(double) * total, NULL),
+           b_chunk = buffer(sizeof(double) * n_chunks, NULL);
+    const char *kernels[] = {"pa_member_stats", "pa_member_weights"};
+    for (int k = 0; k < 2; k++) {
+        cl_uint at = 0, weigh = 0;
+        double dbeta = 0;
+        if (k == 0)
+            run_groups(kernels[k], n_chunks, 256, 5, (size_t[]){8, 8, 8, 4, 8},
+                       (const void *[]){&b_zeros, &b_zeros, &b_ancestor, &total, &b_stats});
+        else
+            run_groups(kernels[k], n_chunks, 256, 13, (size_t[]){8, 8, 8, 4, 8, 8, 8, 4, 8, 4, 8, 8, 8},
+                       (const void *[]){&b_zeros, &b_zeros, &b_label, &total, &b_range, &b_stats, &b_record, &at,
+                                        &b_histogram, &weigh, &dbeta, &b_cum, &b_chunk});
+        read(b_stats, 9 * sizeof(double) * n_chunks, stats);
+        for (cl_uint c = 0; c < n_chunks; c++) {
+            cr_assert_eq(stats[9 * c + 7], expected[2 * c], "%s, chunk %u: squares %.0f, host %.0f", kernels[k], c,
+                         stats[9 * c + 7], expected[2 * c]);
+            cr_assert_eq(stats[9 * c + 8], expected[2 * c + 1], "%s, chunk %u: largest %.0f, host %.0f", kernels[k],
+                         c, stats[9 * c + 8], expected[2 * c + 1]);
+        }
+        printf("%s: %u members in %u families over %u chunks, the largest %u, as the host\n", kernels[k], total,
+               families, n_chunks, largest);
     }
-    printf("pa_member_stats: %u members in %u families over %u chunks, the largest %u, as the host\n", total,
-           families, n_chunks, largest);
-    cl_mem all[] = {b_ancestor, b_zeros, b_stats, b_range};
-    for (int i = 0; i < 4; i++) clReleaseMemObject(all[i]);
-    free(prefix), free(ancestor), free(expected), free(stats), free(zeros);
+    cl_mem all[] = {b_ancestor, b_zeros, b_stats, b_label, b_range, b_record, b_histogram, b_cum, b_chunk};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) clReleaseMemObject(all[i]);
+    free(prefix), free(ancestor), free(expected), free(stats), free(zeros), free(ranges), free(label);
 }
 
 Test(population, family_stats_equal_the_host_count, .timeout = 120)

@@ -98,7 +98,7 @@ add potts2d-wang-landau "$all" "\"model\": {\"type\": \"potts\", \"dim\": 2, \"L
 # 256 per member are most of Oclgrind's time (24 before 2026-11-27).
 pa() { echo "\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 8, \"start\": \"random\"}, \"algorithm\": {\"layout\": \"$1\", \"resident\": \"${3:-off}\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 12, \"steps\": ${4:-1}, \"beta_end\": 0.4, \"sweeps_per_step\": 1, \"resampling\": \"$2\"${5:-}}"; }
 add ising2d-population-systematic "$all" "$(pa naive systematic off 2 ', "fused_steps": "off"')"
-# The fused steps (pa_record_weights, pa_copy_sources; ensemble.fused_steps "auto"):
+# The fused steps (pa_energy_range, pa_member_weights, pa_copy_sources; ensemble.fused_steps "auto"):
 # 300 members in two chunks (the second of 44), three steps (the second and third
 # resamplings make the previous step's overlap and scatter the sources; the last
 # step weighs nothing).

@@ -40,9 +40,10 @@ inline void add_site_count(word_t *c, word_t c0, word_t c1, word_t c2)
 #if MEMBER_PASS
 /* The group's counters (`counts` of every work-item) folded, and the
  * members of `word` written (group `group` of the word's ENERGY_GROUPS;
- * energy = 0: none). */
+ * energy = 0: none); with one group a word, *lowest and *highest take the
+ * least and greatest energy the work-item wrote (else left as they are). */
 inline void store_members(word_t *counts, __local word_t *fold_buffer, uint word, uint group, __global int *energy,
-                          __global int *overlap)
+                          __global int *overlap, int *lowest, int *highest)
 {
     uint lid = get_local_id(0);
     fold_tallies(counts, 2, ENERGY_LEVELS, ENERGY_ITEM_LEVELS, ENERGY_FOLD_ROUNDS, ENERGY_WG, fold_buffer, lid);
@@ -57,8 +58,11 @@ inline void store_members(word_t *counts, __local word_t *fold_buffer, uint word
             agreeing |= (uint)((fold_buffer[ENERGY_LEVELS + level] >> lane) & 1u) << level;
         }
 #if ENERGY_GROUPS == 1
-        energy[member] = 2 * DIM * (int)SITES - 2 * (int)satisfied;
+        int e = 2 * DIM * (int)SITES - 2 * (int)satisfied;
+        energy[member] = e;
         overlap[member] = 2 * (int)agreeing - (int)SITES;
+        *lowest = min(*lowest, e);
+        *highest = max(*highest, e);
 #else
         atomic_add(&energy[member], (group == 0 ? 2 * DIM * (int)SITES : 0) - 2 * (int)satisfied);
         atomic_add(&overlap[member], 2 * (int)agreeing - (group == 0 ? (int)SITES : 0));
@@ -74,6 +78,7 @@ inline void store_members(word_t *counts, __local word_t *fold_buffer, uint word
 #define FOLD_IN_LATTICE (FOLD_WORDS <= 2 * SITES)
 typedef word_t lane_t;
 #include "ensembles/lane_segments.h"
+#include "ensembles/population_source.h"
 
 /* A site of the resident update's pass whose words are not all decided by
  * their first planes waits in the work-group's list: its index, each
@@ -206,7 +211,10 @@ inline void turn_generators(ulong *lcg, uint turns)
  * own.  Philox runs draw the numbers of the ordinary launches, so the
  * members are those of ea_msc_member_update bit for bit.  `measure` (1):
  * after the last pass the members are counted as ea_msc_member_update
- * counts them (resident_count).  gather_members > 0: population annealing's
+ * counts them (resident_count), and with `fold_range` their least and
+ * greatest energy go into their chunk's pair of chunk_range by atomic_min
+ * and atomic_max (population annealing, fold_energy_range: one pair of
+ * atomics a work-group).  gather_members > 0: population annealing's
  * bit gather, fused: the word's members are loaded from the old population
  * gather_from, member j from member gather_source[j] (lanes from
  * gather_members on 0), as pa_gather_lanes would have written them, and
@@ -222,9 +230,11 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
                             uint seed_lo, uint seed_hi, uint first_sweep, uint count, uint measure,
                             __global int *energy, __global int *overlap, __global const word_t *gather_from,
                             __global const uint *gather_source, uint gather_members,
+                            __global int *chunk_range, uint fold_range,
                             uint first_realization /* ensemble.first_system */)
 {
     __local word_t lattice[2 * SITES];
+    __local int word_range[2];
     __local uchar bond_masks[SITES];
     /* The lattice is free for the fold once the members are written back. */
     __local word_t fold_words[FOLD_IN_LATTICE ? 1 : FOLD_WORDS];
@@ -254,6 +264,7 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
         bond_masks[site] = (uchar)mask;
     }
     if (lid < 2) list_count[lid] = 0;
+    if (lid < 2) word_range[lid] = lid ? INT_MIN : INT_MAX;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint t[3] = {thresholds.x, thresholds.y, thresholds.z};
     clmc_philox_key key = {{seed_lo, seed_hi}};
@@ -314,7 +325,17 @@ void ea_msc_resident_update(__global word_t *spins, __global const word_t *negat
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The fold's barriers outside any branch (PoCL); without `measure` the
      * counters are 0 and nothing is stored. */
-    store_members(counts, fold_buffer, word, 0, measure ? energy : (__global int *)0, overlap);
+    int lowest = INT_MAX, highest = INT_MIN;
+    store_members(counts, fold_buffer, word, 0, measure ? energy : (__global int *)0, overlap, &lowest, &highest);
+    /* fold_range: the members' least and greatest energy into their chunk's
+     * pair (population annealing's chunks of 256 members hold whole words) */
+    if (measure && fold_range && lowest <= highest) {
+        atomic_min(&word_range[0], lowest);
+        atomic_max(&word_range[1], highest);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (measure && fold_range && lid == 0 && word_range[0] <= word_range[1])
+        pa_fold_range(chunk_range, WORD_BITS * word, word_range[0], word_range[1]);
 }
 #else
 /* Population annealing (T = 1): the same update as the colour-1 pass of a
@@ -347,7 +368,8 @@ void ea_msc_member_update(__global word_t *spins, __global const word_t *negativ
             update_site(spins, negative_bonds, thresholds, lanes_below, key, sweep, colour, word, 0, index, counts,
                         true, first_realization);
     }
-    store_members(counts, fold_buffer, word, group, energy, overlap);
+    int lowest = INT_MAX, highest = INT_MIN; /* unused */
+    store_members(counts, fold_buffer, word, group, energy, overlap, &lowest, &highest);
 }
 #endif
 #else

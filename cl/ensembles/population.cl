@@ -94,6 +94,54 @@ inline void pa_block(uint n, uint id, uint size, uint *first, uint *last)
  * running sums go back side by side.  Launched over whole groups (global size
  * chunks x PA_CHUNK); work-items past n take part in the barriers only. */
 
+/* The tree reductions: a field of `size` values (a power of two, at most
+ * PA_CHUNK) is combined pairwise by halving widths, value v with v + w for
+ * w = size / 2, ..., 1, which fixes every sum's order (the same bits on
+ * every device).  The kind of each field: */
+#define PA_SUM 0u
+#define PA_MIN 1u
+#define PA_MAX 2u
+#define PA_TREE_LEAVES 16u /* the first stage's tasks per field */
+
+inline double pa_combine(uint kind, double a, double b)
+{
+    return kind == PA_MIN ? fmin(a, b) : kind == PA_MAX ? fmax(a, b) : a + b;
+}
+
+/* `fields` fields of `size` values (at most the group's work-items) reduced
+ * at once, value v of field q at x[v * stride + q], field q's
+ * kind in bits 2q of `kinds` (at most 16 fields); the results go to x[q].
+ * The halving tree in two stages with a barrier each: task q G + l (G =
+ * PA_TREE_LEAVES, or size where fewer; the tasks dealt out over the
+ * work-items) makes the widths down to G of field q's subtree of values l, l
+ * + G, ..., then task q the last widths: the tree's additions, in two
+ * barriers instead of log2 size.  (The loops have constant trip counts, so
+ * t stays in registers.)  Every work-item calls it after the barrier that
+ * follows its x writes. */
+inline void pa_tree(__local double *x, uint stride, uint fields, uint kinds, uint size)
+{
+    uint id = get_local_id(0), items = get_local_size(0), g = min(PA_TREE_LEAVES, size), leaves = size / g;
+    double t[PA_TREE_LEAVES];
+    for (uint task = id; task < fields * g; task += items) { /* no barrier in this loop */
+        uint q = task / g, l = task % g, kind = (kinds >> (2 * q)) & 3u;
+        for (uint m = 0; m < PA_TREE_LEAVES; m++) t[m] = m < leaves ? x[(l + g * m) * stride + q] : 0.0;
+        for (uint span = PA_TREE_LEAVES / 2; span > 0; span /= 2)
+            for (uint m = 0; m < span; m++)
+                if (span < leaves) t[m] = pa_combine(kind, t[m], t[m + span]);
+        x[l * stride + q] = t[0];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint q = id; q < fields; q += items) {
+        uint kind = (kinds >> (2 * q)) & 3u;
+        for (uint m = 0; m < PA_TREE_LEAVES; m++) t[m] = m < g ? x[m * stride + q] : 0.0;
+        for (uint span = PA_TREE_LEAVES / 2; span > 0; span /= 2)
+            for (uint m = 0; m < span; m++)
+                if (span < g) t[m] = pa_combine(kind, t[m], t[m + span]);
+        x[q] = t[0];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* Member i's family size where it is the last of its family (0 for the
  * others).  The members are in the order of their ancestors (resampling
  * keeps their order), so a family is a run of equal ancestors: the run's
@@ -123,58 +171,62 @@ inline uint pa_family_size(__global const uint *ancestor, uint n, __local const 
     return i + 1 - start;
 }
 
+/* Member i's terms of the chunk statistics in mine[0 .. PA_MEMBER_TERMS):
+ * its E, E^2, |M|, M^2, M^4, its family's size squared and the size where
+ * it is the family's last member (`family`, 0 for the others), or zeros
+ * past n; pa_member_stats and pa_member_weights add two fields each
+ * (PA_TERMS in all), combined as PA_TERMS_KINDS says. */
+#define PA_MEMBER_TERMS 7
+#define PA_TERMS 9
+#define PA_TERMS_KINDS (PA_MAX << 12 | PA_MIN << 14 | PA_MAX << 16) /* 6 sums, the largest, a min, a max */
+inline void pa_member_terms(__global const pa_value *energy, __global const pa_value *magnetisation, uint i, uint n,
+                            uint family, __local double *mine)
+{
+    double e = i < n ? (double)energy[i] : 0.0, m = i < n ? fabs((double)magnetisation[i]) : 0.0;
+    double size = (double)family;
+    mine[0] = e;
+    mine[1] = e * e;
+    mine[2] = m;
+    mine[3] = m * m;
+    mine[4] = m * m * m * m;
+    mine[5] = size * size;
+    mine[6] = size;
+}
+
+/* Chunk c's statistics from the reduced terms and its energy range lo, hi:
+ * min E, sum E, E^2, |M|, M^2, M^4, max E, the family squares and the
+ * largest family.  By work-items 0 .. PA_STATS. */
+#define PA_STATS 9
+inline void pa_store_stats(__global double *stats, uint c, __local const double *terms, double lo, double hi)
+{
+    uint l = get_local_id(0);
+    if (l < PA_STATS)
+        stats[PA_STATS * (size_t)c + l] = l == 0 ? lo : l < 6 ? terms[l - 1] : l == 6 ? hi : terms[l - 2];
+}
+
 /* Per chunk c of members [0, n): min E, sum E, E^2, |M|, M^2, M^4, max E,
  * the sum of the squared sizes of the families that end in the chunk and
  * the largest of them (pa_family_size: each family counted once, at its last
  * member), each member's terms in local memory side by side (coalesced
- * loads), then summed by a tree (a fixed order: the same sums on every
- * device; the integer energies' sums and the squares are exact in any order
- * below 2^53).  The loop around the barrier has the same trip count in every
- * work-item.  range[2c], range[2c+1]: the chunk's min and max E again, side
- * by side (pa_record_weights' groups read them alone). */
-#define PA_STATS 9
+ * loads), then combined by the halving tree (pa_tree: a fixed order, the
+ * same sums on every device; the integer energies' sums and the squares are
+ * exact in any order below 2^53). */
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
 void pa_member_stats(__global const pa_value *energy, __global const pa_value *magnetisation,
-                     __global const uint *ancestor, uint n, __global double *stats, __global double *range)
+                     __global const uint *ancestor, uint n, __global double *stats)
 {
-    __local double terms[PA_STATS * PA_CHUNK];
+    __local double terms[PA_TERMS * PA_CHUNK];
     __local uint chunk[PA_CHUNK];
-    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK;
-    __local double *mine = terms + PA_STATS * l;
-    if (first + l < n) chunk[l] = ancestor[first + l];
+    uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK, i = first + l;
+    __local double *mine = terms + PA_TERMS * l;
+    if (i < n) chunk[l] = ancestor[i];
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (first + l < n) {
-        double e = (double)energy[first + l], m = fabs((double)magnetisation[first + l]);
-        double size = (double)pa_family_size(ancestor, n, chunk, first, l);
-        mine[0] = e;
-        mine[1] = e;
-        mine[2] = e * e;
-        mine[3] = m;
-        mine[4] = m * m;
-        mine[5] = m * m * m * m;
-        mine[6] = e;
-        mine[7] = size * size;
-        mine[8] = size;
-    } else {
-        mine[0] = INFINITY;
-        mine[6] = -INFINITY;
-        for (uint q = 1; q < 6; q++) mine[q] = 0;
-        mine[7] = mine[8] = 0;
-    }
+    pa_member_terms(energy, magnetisation, i, n, i < n ? pa_family_size(ancestor, n, chunk, first, l) : 0u, mine);
+    mine[PA_MEMBER_TERMS] = i < n ? (double)energy[i] : INFINITY;
+    mine[PA_MEMBER_TERMS + 1] = i < n ? (double)energy[i] : -INFINITY;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint width = PA_CHUNK / 2; width > 0; width /= 2) {
-        if (l < width) {
-            __local const double *other = mine + PA_STATS * width;
-            mine[0] = fmin(mine[0], other[0]);
-            for (uint q = 1; q < 6; q++) mine[q] += other[q];
-            mine[6] = fmax(mine[6], other[6]);
-            mine[7] += other[7];
-            mine[8] = fmax(mine[8], other[8]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (l < PA_STATS) stats[PA_STATS * (size_t)c + l] = terms[l];
-    if (l < 2) range[2 * (size_t)c + l] = terms[l ? 6 : 0];
+    pa_tree(terms, PA_TERMS, PA_TERMS, PA_TERMS_KINDS, PA_CHUNK);
+    pa_store_stats(stats, c, terms, terms[PA_MEMBER_TERMS], terms[PA_MEMBER_TERMS + 1]);
 }
 
 /* The bins of a step's energy histogram, one per energy value from its
@@ -225,7 +277,7 @@ void pa_histogram(__global const pa_value *energy, uint n, __global const double
  * of two up to 256; part: 256 local values), each work-item summing every
  * size-th bin; then the `before` histogram is cleared for step k+1.  Every
  * work-item of the group calls it (its barriers); a group with `active`
- * false reads and writes nothing (pa_copy_sources: group 0 alone is active). */
+ * false reads and writes nothing (pa_copy_sources: its last group alone is active). */
 inline void pa_overlap_of(__global const uint *now, __global uint *before, __global double *record,
                           __global const double *previous, ulong n_now, ulong n_before, bool active,
                           __local ulong *part)
@@ -261,28 +313,20 @@ __kernel void pa_overlap(__global const uint *now, __global uint *before, __glob
 
 /* Step k's record from the per-chunk member statistics (pa_member_stats)
  * by a work-group (a power of two work-items up to 256): work-item id sums
- * chunks id, id + size, ... in order (coalesced), and a tree the work-items'
- * sums (a fixed order for a given group size; the energy sums and family
- * squares are whole numbers, exact in any order below 2^53).  Every
+ * chunks id, id + size, ... in order, and the halving tree the work-items'
+ * sums (pa_tree: a fixed order for a given group size; the energy sums and
+ * family squares are whole numbers, exact in any order below 2^53).  Every
  * work-item of the group calls it; then part[0 .. PA_PARTS) holds E min, E
- * max, the 5 sums, the family squares and the largest family (with `sums`
- * false the minimum and maximum alone, from the chunks' ranges, the rest 0:
- * pa_record_weights' groups but the first). */
+ * max, the 5 sums, the family squares and the largest family (a group with
+ * `active` false reads nothing: pa_copy_sources' groups but its last). */
 #define PA_PARTS 9
-inline void pa_record_parts(__global const double *stats, __global const double *range, uint n_chunks, bool sums,
-                            __local double *part)
+/* min E, max E, 5 sums, family squares, largest family */
+#define PA_PARTS_KINDS (PA_MIN | PA_MAX << 2 | PA_MAX << 16)
+inline void pa_record_parts(__global const double *stats, uint n_chunks, bool active, __local double *part)
 {
     uint id = get_local_id(0), size = get_local_size(0);
-    __local double *x = part + PA_PARTS * id;
-    x[0] = INFINITY;
-    x[1] = -INFINITY;
-    for (uint q = 2; q < PA_PARTS; q++) x[q] = 0;
-    for (uint c = id; c < n_chunks; c += size) {
-        if (!sums) {
-            x[0] = fmin(x[0], range[2 * (size_t)c]);
-            x[1] = fmax(x[1], range[2 * (size_t)c + 1]);
-            continue;
-        }
+    double x[PA_PARTS] = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, 0, 0};
+    for (uint c = id; active && c < n_chunks; c += size) {
         __global const double *s = stats + PA_STATS * (size_t)c;
         x[0] = fmin(x[0], s[0]);
         x[1] = fmax(x[1], s[6]);
@@ -290,24 +334,19 @@ inline void pa_record_parts(__global const double *stats, __global const double 
         x[7] += s[7];
         x[8] = fmax(x[8], s[8]);
     }
+    for (uint q = 0; q < PA_PARTS; q++) part[PA_PARTS * id + q] = x[q];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint width = size / 2; width > 0; width /= 2) {
-        if (id < width) {
-            __local const double *y = x + PA_PARTS * width;
-            x[0] = fmin(x[0], y[0]);
-            x[1] = fmax(x[1], y[1]);
-            for (uint q = 2; q < 8; q++) x[q] += y[q];
-            x[8] = fmax(x[8], y[8]);
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    pa_tree(part, PA_PARTS, PA_PARTS, PA_PARTS_KINDS, size);
 }
 
-/* The record's fields from pa_record_parts' results. */
-inline void pa_record_write(__local const double *x, __global double *record)
+/* The record's fields from pa_record_parts' results (`range`: the energy
+ * range too). */
+inline void pa_record_write(__local const double *x, __global double *record, bool range)
 {
-    record[PA_E_MIN] = x[0];
-    record[PA_E_MAX] = x[1];
+    if (range) {
+        record[PA_E_MIN] = x[0];
+        record[PA_E_MAX] = x[1];
+    }
     for (uint q = 0; q < 5; q++) record[PA_SUMS + q] = x[2 + q];
     record[PA_FAMILY_SQUARES] = x[7];
     record[PA_LARGEST] = x[8];
@@ -316,8 +355,8 @@ inline void pa_record_write(__local const double *x, __global double *record)
 __kernel void pa_step_record(__global const double *stats, uint n_chunks, __global double *records, uint at)
 {
     __local double part[PA_PARTS * 256];
-    pa_record_parts(stats, stats, n_chunks, true, part);
-    if (get_local_id(0) == 0) pa_record_write(part, records + at);
+    pa_record_parts(stats, n_chunks, true, part);
+    if (get_local_id(0) == 0) pa_record_write(part, records + at, true);
 }
 
 /* The prefix-sum steps, written once for the weights and the copy numbers. */
@@ -550,38 +589,86 @@ __kernel void pa_sources_own(__global const uint *prefix, __global const uint *c
 
 /* ---- A step in fewer launches (one process, systematic resampling, a fixed
  * schedule: src/ensembles/population_annealing.c, ensemble.fused_steps).
- * Two launches of PA_CHUNK work-items per group, one group per chunk, do
- * what pa_step_record, pa_histogram, the next step's pa_weights,
- * pa_scan_double, pa_copy_prefix, pa_overlap, pa_scan_uint and
- * pa_sources_own do, each group repeating the one-group reductions it needs
- * (the chunks' energy range, the weights' scan) in the order those kernels
- * take with work-groups of PA_CHUNK: the same bits. */
+ * After the sweeps, each chunk's energy range (the model's update folds it,
+ * or pa_energy_range), then two launches of PA_CHUNK work-items per group,
+ * one group per chunk, do what pa_member_stats, pa_step_record,
+ * pa_histogram, the next step's pa_weights, pa_scan_double, pa_copy_prefix,
+ * pa_overlap, pa_scan_uint and pa_sources_own do, each group repeating the
+ * one-group reductions it needs (the run's energy range, the weights' scan)
+ * in the order those kernels take with work-groups of PA_CHUNK: the same
+ * bits.  The members' ancestors are labelled by their family's first member
+ * (pa_copy_sources keeps them so), which gives a family's size at its last
+ * member without a search. */
 
-/* Step k's record (group 0), its energy histogram and, where `weigh`, step
- * k+1's weights exp(-dbeta (E_i - E_min)) of the members (pa_weights): every
- * group first reduces the chunks' statistics for E min and E max
- * (pa_record_parts, the sums in group 0 alone), then counts its chunk's
- * energies, into local bins over the chunk's own range where that fits
- * PA_FUSED_BINS (each non-empty bin added to the histogram once), else
- * into the histogram's bins. */
+#ifdef PA_REAL_MEMBERS
+#define PA_VALUE_HIGHEST INFINITY
+#define PA_VALUE_LOWEST (-INFINITY)
+#else
+#define PA_VALUE_HIGHEST INT_MAX
+#define PA_VALUE_LOWEST INT_MIN
+#endif
+
+/* chunk_range[2c], [2c + 1]: chunk c's least and greatest energy, where the
+ * model's update did not fold them in (pa_copy_sources leaves every chunk's
+ * pair at PA_VALUE_HIGHEST, PA_VALUE_LOWEST for the fold: atomic_min and
+ * atomic_max of the chunk's integer energies). */
+__kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
+void pa_energy_range(__global const pa_value *energy, uint n, __global pa_value *chunk_range)
+{
+    __local double x[2 * PA_CHUNK];
+    uint l = get_local_id(0), c = get_group_id(0), i = c * PA_CHUNK + l;
+    double e = i < n ? (double)energy[i] : 0.0;
+    x[2 * l] = i < n ? e : INFINITY;
+    x[2 * l + 1] = i < n ? e : -INFINITY;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    pa_tree(x, 2, 2, PA_MIN | PA_MAX << 2, PA_CHUNK);
+    if (l < 2) chunk_range[2 * (size_t)c + l] = (pa_value)x[l];
+}
+
+/* Step k's chunk statistics (pa_member_stats', for the record that
+ * pa_copy_sources makes), the record's E min and E max (group 0), the
+ * step's energy histogram and, where `weigh`, step k+1's weights exp(-dbeta
+ * (E_i - E_min)) of the members (pa_weights).  Every group reduces the
+ * chunks' ranges for E min and E max along with its chunk's statistics (one
+ * pa_tree), then counts its chunk's energies, into local bins over the
+ * chunk's own range where that fits PA_FUSED_BINS (each non-empty bin added
+ * to the histogram once), else into the histogram's bins.  label: each
+ * member's family's first member, so the family's size is i + 1 - label[i]
+ * at its last member i. */
 #define PA_FUSED_BINS 2048u
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
-void pa_record_weights(__global const pa_value *energy, uint n, __global const double *stats,
-                       __global const double *range, uint n_chunks,
-                       __global double *records, uint at, __global uint *histogram, uint weigh, double dbeta,
-                       __global double *cum, __global double *chunk_total)
+void pa_member_weights(__global const pa_value *energy, __global const pa_value *magnetisation,
+                       __global const uint *label, uint n, __global const pa_value *chunk_range,
+                       __global double *stats, __global double *records, uint at, __global uint *histogram,
+                       uint weigh, double dbeta, __global double *cum, __global double *chunk_total)
 {
-    __local double part[PA_PARTS * PA_CHUNK], w[PA_CHUNK];
-    __local uint local_bins[PA_FUSED_BINS];
-    uint l = get_local_id(0), c = get_group_id(0), i = c * PA_CHUNK + l;
-    pa_record_parts(stats, range, n_chunks, c == 0, part);
-    double e_min = part[0], e_max = part[1];
-    if (c == 0 && l == 0) pa_record_write(part, records + at);
+    /* the terms, then the histogram's local bins and the weights, in the
+     * same 18 KB of local memory */
+    __local double terms[PA_TERMS * PA_CHUNK];
+    __local uint *local_bins = (__local uint *)terms;
+    __local double *w = terms + PA_FUSED_BINS / 2;
+    uint l = get_local_id(0), c = get_group_id(0), i = c * PA_CHUNK + l, n_chunks = (n + PA_CHUNK - 1) / PA_CHUNK;
+    __local double *mine = terms + PA_TERMS * l;
+    uint family = i < n && (i + 1 == n || label[i + 1] != label[i]) ? i + 1 - label[i] : 0u;
+    pa_member_terms(energy, magnetisation, i, n, family, mine);
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint k = l; k < n_chunks; k += PA_CHUNK) { /* no barrier in this loop */
+        lo = fmin(lo, (double)chunk_range[2 * (size_t)k]);
+        hi = fmax(hi, (double)chunk_range[2 * (size_t)k + 1]);
+    }
+    mine[PA_MEMBER_TERMS] = lo;
+    mine[PA_MEMBER_TERMS + 1] = hi;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    pa_tree(terms, PA_TERMS, PA_TERMS, PA_TERMS_KINDS, PA_CHUNK);
+    double chunk_lo = (double)chunk_range[2 * (size_t)c], chunk_hi = (double)chunk_range[2 * (size_t)c + 1];
+    pa_store_stats(stats, c, terms, chunk_lo, chunk_hi);
+    double e_min = terms[PA_MEMBER_TERMS], e_max = terms[PA_MEMBER_TERMS + 1];
+    barrier(CLK_LOCAL_MEM_FENCE); /* the terms read: the memory is the bins' */
+    if (c == 0 && l < 2) records[at + (l ? PA_E_MAX : PA_E_MIN)] = l ? e_max : e_min;
     double width = floor(e_max) - floor(e_min) + 1.0; /* pa_bins */
     uint bins = width <= (double)PA_HISTOGRAM_BINS ? (uint)width : 0u;
-    long floor_min = (long)floor(e_min);
-    long chunk_floor = (long)floor(range[2 * (size_t)c]);
-    uint chunk_bins = (uint)((long)floor(range[2 * (size_t)c + 1]) - chunk_floor + 1);
+    long floor_min = (long)floor(e_min), chunk_floor = (long)floor(chunk_lo);
+    uint chunk_bins = (uint)((long)floor(chunk_hi) - chunk_floor + 1);
     uint offset = (uint)(chunk_floor - floor_min);
     bool in_local = bins && chunk_bins <= PA_FUSED_BINS;
     for (uint b = l; in_local && b < chunk_bins; b += PA_CHUNK) local_bins[b] = 0;
@@ -621,23 +708,38 @@ inline double pa_chunk_offset(__global const double *chunk_total, uint n_chunks,
  * its copies fill the new slots [floor(x_i-1 + u), floor(x_i + u)), the
  * inclusive prefix sums of pa_copy_prefix and pa_scan_uint; the group's
  * work-items take the slots of its chunk in turn and find each one's source
- * among the chunk's ends (the member pa_sources_own finds), then its
- * ancestor.  Group 0 also makes the previous step's overlap where `overlap`
- * (pa_overlap: histograms now and before, records at_now and at_before).
+ * among the chunk's ends (the member pa_sources_own finds).  Its label
+ * (ancestor) is the first new slot of its family: the first slot of the
+ * family's first member label[i] (that member's own group's floor(x + u),
+ * the same doubles).  One more group, past the chunks, makes the previous
+ * step's overlap where `overlap` (pa_overlap: histograms now and before,
+ * records at_now and at_before) and step k's record from pa_member_weights'
+ * statistics where `record` (pa_step_record, E min and E max left as
+ * pa_member_weights wrote them), beside the chunks' work.  Every chunk's
+ * group then leaves its range pair ready for the next update's fold
+ * (fold_energy_range; pa_energy_range overwrites it where none folds).
  * The first arguments are pa_copy_prefix's; `scheme` is PA_SYSTEMATIC, the
  * one scheme whose copy numbers telescope. */
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
 void pa_copy_sources(__global const double *cum, uint n, uint target, uint scheme, uint seed_lo, uint seed_hi,
                      uint step, uint run, __global const double *chunk_total, __global double *records, uint total_at,
-                     __global uint *source, __global const uint *ancestor, __global uint *new_ancestor, uint overlap,
+                     __global uint *source, __global const uint *label, __global uint *new_label, uint overlap,
                      __global const uint *now, __global uint *before, uint at_now, uint at_before, ulong n_now,
-                     ulong n_before)
+                     ulong n_before, __global const double *stats, uint record, __global pa_value *chunk_range)
 {
-    __local double part[PA_CHUNK], offsets[3];
+    __local double part[PA_CHUNK], offsets[3], record_part[PA_PARTS * PA_CHUNK];
     __local ulong overlap_part[PA_CHUNK];
-    __local uint ends[PA_CHUNK], slots_from[1];
+    __local uint ends[PA_CHUNK], slots_from[1], family_slot[PA_CHUNK];
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK, i = first + l;
     uint n_chunks = (n + PA_CHUNK - 1) / PA_CHUNK, block_first, block_last;
+    bool members = c < n_chunks; /* group n_chunks: the record and the overlap alone */
+    /* the members' loads first, to overlap the scan: the running sums of
+     * this member, of the one before the chunk, and of the one before the
+     * family's first where the family began in an earlier chunk */
+    uint family_first = i < n ? label[i] : 0u;
+    bool family_before = i < n && family_first < first && family_first > 0;
+    double cum_i = i < n ? cum[i] : 0.0, cum_before = members && l == 0 && i ? cum[i - 1] : 0.0;
+    double cum_family = family_before ? cum[family_first - 1] : 0.0;
     pa_block(n_chunks, l, PA_CHUNK, &block_first, &block_last);
     double sum = 0;
     for (uint b = block_first; b < block_last; b++) sum += chunk_total[b];
@@ -646,9 +748,12 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
     /* the blocks' offsets as pa_scan_chunks_double makes them (the blocks
      * past the last chunk hold zeros) */
     pa_scan_group_double(part, false);
-    if (l < 3) offsets[l] = l == 0 ? pa_chunk_offset(chunk_total, n_chunks, part, c, false)
-                          : l == 1 ? (c ? pa_chunk_offset(chunk_total, n_chunks, part, c - 1, false) : 0.0)
+    if (l < 3) offsets[l] = l == 0 ? (members ? pa_chunk_offset(chunk_total, n_chunks, part, c, false) : 0.0)
+                          : l == 1 ? (c && members ? pa_chunk_offset(chunk_total, n_chunks, part, c - 1, false) : 0.0)
                                    : pa_chunk_offset(chunk_total, n_chunks, part, n_chunks - 1, true);
+    double family_sum =
+        family_before ? pa_chunk_offset(chunk_total, n_chunks, part, (family_first - 1) / PA_CHUNK, false) + cum_family
+                      : 0.0;
     barrier(CLK_LOCAL_MEM_FENCE);
     double total = offsets[2];
     if (c == 0 && l == 0) records[total_at] = total;
@@ -656,13 +761,20 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
     double u = uniform53(clmc_random4(key, 0, step, run, CLMC_STREAM(CLMC_PURPOSE_RESAMPLE, scheme)));
     /* x_i in statements of their own, as pa_copy_number computes them (no
      * multiply-add contracted across them: the same doubles) */
-    double x = i < n ? (offsets[0] + cum[i]) / total * (double)target : 0.0;
-    double x_before = l == 0 && i ? (offsets[1] + cum[i - 1]) / total * (double)target : 0.0;
+    double x = i < n ? (offsets[0] + cum_i) / total * (double)target : 0.0;
+    double x_before = l == 0 && i ? (offsets[1] + cum_before) / total * (double)target : 0.0;
+    double x_family = family_sum / total * (double)target;
     if (i < n) ends[l] = (uint)floor(x + u);
     if (l == 0) slots_from[0] = i ? (uint)floor(x_before + u) : 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
-    uint count = min(n - first, PA_CHUNK);
-    for (uint j = slots_from[0] + l; j < ends[count - 1]; j += PA_CHUNK) { /* no barrier in this loop */
+    if (i < n)
+        family_slot[l] = family_first > first    ? ends[family_first - 1 - first]
+                         : family_first == first ? slots_from[0]
+                         : family_first > 0      ? (uint)floor(x_family + u)
+                                                 : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint count = members ? min(n - first, PA_CHUNK) : 0u;
+    for (uint j = slots_from[0] + l; count && j < ends[count - 1]; j += PA_CHUNK) { /* no barrier in this loop */
         uint lo = 0, hi = count - 1;
         while (lo < hi) {
             uint mid = lo + (hi - lo) / 2;
@@ -670,10 +782,13 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
             else lo = mid + 1;
         }
         source[j] = first + lo;
-        new_ancestor[j] = ancestor[first + lo];
+        new_label[j] = family_slot[lo];
     }
-    pa_overlap_of(now, before, records + at_now, records + at_before, n_now, n_before, c == 0 && overlap,
+    pa_record_parts(stats, n_chunks, record && !members, record_part);
+    if (record && !members && l == 0) pa_record_write(record_part, records + at_now, false);
+    pa_overlap_of(now, before, records + at_now, records + at_before, n_now, n_before, overlap && !members,
                   overlap_part);
+    if (members && l < 2) chunk_range[2 * (size_t)c + l] = l ? PA_VALUE_LOWEST : PA_VALUE_HIGHEST;
 }
 
 /* Where window entry s lies (pa_sources): entries [0, n_lower) are

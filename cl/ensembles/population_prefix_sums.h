@@ -10,18 +10,27 @@
 
 /* x[0 .. size) becomes its running sum, inclusive (the sum through each
  * element) or exclusive (before it), by all `size` work-items of the group
- * (get_local_size) in log2 size doubling steps: x[i] += x[i - d] for d = 1,
- * 2, 4, ..., so each sum is made in an order that depends on i alone (for
- * doubles the same bits on every device and at any group size;
- * population_annealing.c's scan_chunks repeats it).  Every work-item calls
- * it after the barrier that follows its x writes; x is read after it. */
+ * (get_local_size): the doubling scan x[i] += x[i - d] for d = 1, 2, 4, ...
+ * (log2 size steps), so each sum is made in an order that depends on i
+ * alone (for doubles the same bits on every device and at any group size;
+ * population_annealing.c's scan_chunks repeats it).  Two steps d and 2d are
+ * made at once from the values before them, x[i] + x[i - d] added to
+ * x[i - 2d] + x[i - 3d] (each pair as step d adds it), so a scan of 256
+ * takes 4 rounds of barriers, not 8.  Every work-item calls it after the
+ * barrier that follows its x writes; x is read after it. */
+inline PA_T PA_NAME(pa_scan_step)(__local const PA_T *x, uint i, uint d)
+{
+    return x[i] + (i >= d ? x[i - d] : (PA_T)0);
+}
+
 inline void PA_NAME(pa_scan_group)(__local PA_T *x, bool inclusive)
 {
     uint id = get_local_id(0), size = get_local_size(0);
-    for (uint d = 1; d < size; d *= 2) {
-        PA_T y = id >= d ? x[id - d] : (PA_T)0;
+    for (uint d = 1; d < size; d *= 4) {
+        PA_T y = PA_NAME(pa_scan_step)(x, id, d);
+        if (2 * d < size) y += id >= 2 * d ? PA_NAME(pa_scan_step)(x, id - 2 * d, d) : (PA_T)0;
         barrier(CLK_LOCAL_MEM_FENCE);
-        x[id] += y;
+        x[id] = y;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (inclusive) return;

@@ -767,7 +767,8 @@ inline void resident_sites(__local char *lattice, uint unit, uint colour, uint m
  * each configuration its row of thresholds; 0, all the first row.
  * members_out: the measurement goes to member_energy (H = -bonds) and
  * member_magnetisation at the configuration instead (population
- * annealing's member values, which ising_member_totals makes otherwise). */
+ * annealing's member values, which ising_member_totals makes otherwise),
+ * and with fold_range its energy into chunk_range (pa_fold_range). */
 #include "ensembles/population_source.h"
 
 /* The measurement's sums (after a barrier) as work-group 0's pair of slot
@@ -775,13 +776,14 @@ inline void resident_sites(__local char *lattice, uint unit, uint colour, uint m
  * or the member values (members_out). */
 inline void resident_partials(__global int *partials, uint slot, uint groups, uint configs, uint config,
                               __local const int *sums, __global int *member_energy, __global int *member_magnetisation,
-                              uint members_out)
+                              uint members_out, __global int *chunk_range, uint fold_range)
 {
     if (slot == 0xFFFFFFFFu) return;
     if (members_out) { /* population annealing's member values (ising_member_totals' H = -bonds and M) */
         if (get_local_id(0) == 0) {
             member_energy[config] = -sums[0];
             member_magnetisation[config] = sums[1];
+            if (fold_range) pa_fold_range(chunk_range, config, -sums[0], -sums[0]);
         }
         return;
     }
@@ -871,7 +873,8 @@ void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uin
                            __global int *partials, uint slot, uint groups, uint configs,
                            __global const char *gather_from, __global const uint *gather_source,
                            uint gather_members, uint threshold_stride, __global int *member_energy,
-                           __global int *member_magnetisation, uint members_out, uint first_system)
+                           __global int *member_magnetisation, uint members_out, __global int *chunk_range,
+                           uint fold_range, uint first_system)
 {
     __local uint planes[2 * PLANE_WORDS];
     __local int sums[2];
@@ -935,7 +938,8 @@ void ising_resident_update(__global char *spins, uint seed_lo, uint seed_hi, uin
         atomic_add(&sums[1], spin_sum);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    resident_partials(partials, slot, groups, configs, config, sums, member_energy, member_magnetisation, members_out);
+    resident_partials(partials, slot, groups, configs, config, sums, member_energy, member_magnetisation, members_out,
+                      chunk_range, fold_range);
     for (uint k = lid; k < PLANE_WORDS; k += size) {
         uint row = k / ROW_WORDS, odd = (row % EDGE + row / EDGE) & 1u;
         uint zero = planes[k], one = planes[PLANE_WORDS + k];
@@ -949,7 +953,7 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
                                     __global const char *gather_from, __global const uint *gather_source,
                                     uint gather_members, uint threshold_stride,
                                     __global int *member_energy, __global int *member_magnetisation,
-                                    uint members_out, uint first_system)
+                                    uint members_out, __global int *chunk_range, uint fold_range, uint first_system)
 {
     __local char lattice[SITES];
     __local int sums[2];
@@ -1006,7 +1010,8 @@ __kernel void ising_resident_update(__global char *spins, uint seed_lo, uint see
         atomic_add(&sums[1], spin_sum);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    resident_partials(partials, slot, groups, configs, config, sums, member_energy, member_magnetisation, members_out);
+    resident_partials(partials, slot, groups, configs, config, sums, member_energy, member_magnetisation, members_out,
+                      chunk_range, fold_range);
     for (uint i = lid; i < SITES; i += size) spins[i] = lattice[i];
 }
 #endif /* RESIDENT_PLANES */

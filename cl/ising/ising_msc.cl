@@ -626,7 +626,8 @@ inline void local_finish(__local uint *lattice, __local const uint *limits, __lo
  * `planes` (population annealing's gather, fused).  threshold_stride: 3,
  * each configuration its row of thresholds; 0, all the first row.
  * members_out: the measurement goes to member_energy and
- * member_magnetisation instead (as ising.cl's resident kernel). */
+ * member_magnetisation instead, and with fold_range the energies into
+ * chunk_range (as ising.cl's resident kernel). */
 #include "ensembles/population_source.h"
 #define RESIDENT_ROUNDS ((CONFIGS_PER_GROUP * PLANE_WORDS + RESIDENT_ITEMS - 1) / RESIDENT_ITEMS)
 
@@ -660,7 +661,7 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
                                uint groups, uint configs, __global const uint *gather_from,
                                __global const uint *gather_source, uint gather_members, uint threshold_stride,
                                __global int *member_energy, __global int *member_magnetisation, uint members_out,
-                               uint first_system)
+                               __global int *chunk_range, uint fold_range, uint first_system)
 {
     __local uint lattice[CONFIGS_PER_GROUP * MEMBER_WORDS];
     __local uint pending[PENDING_FIELDS * RESIDENT_ITEMS];
@@ -733,6 +734,7 @@ void ising_msc_resident_update(__global uint *planes, uint seed_lo, uint seed_hi
         for (uint member = lid; member < members; member += RESIDENT_ITEMS) {
             member_energy[first_config + member] = -sums[2 * member];
             member_magnetisation[first_config + member] = sums[2 * member + 1];
+            if (fold_range) pa_fold_range(chunk_range, first_config + member, -sums[2 * member], -sums[2 * member]);
         }
     else if (slot != 0xFFFFFFFFu)
         for (uint i = lid; i < members * groups; i += RESIDENT_ITEMS) {

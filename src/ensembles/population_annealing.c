@@ -14,6 +14,7 @@
 #include "ensemble.h"
 #include "population_lanes.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,16 +67,18 @@ typedef struct {
     cl_program program;
     cl_kernel stats, weights, scan_d, add_d, copy_numbers, copy_prefix, multinomial, prefix, scan_u, add_u, sources,
         sources_own, gather, gather4, histogram, overlap, step_record_kernel, share_ranges, window_prefix,
-        family_edges, record_weights, copy_sources;
+        family_edges, energy_range, member_weights, copy_sources;
     /* ensemble.fused_steps: a step's measurement and resampling in the two
-     * launches of pa_record_weights and pa_copy_sources after the members'
-     * statistics (fused_why: why not, where not); weights_ready: the step
-     * whose weights pa_record_weights left (0: none); overlap_due: the step
-     * whose overlap pa_copy_sources is to make (-1: none). */
-    bool fused;
+     * launches of pa_member_weights and pa_copy_sources after the chunks'
+     * energy ranges (fused_why: why not, where not); model_folds: the
+     * model's measuring sweeps fold the ranges (fold_energy_range), else
+     * pa_energy_range finds them; weights_ready: the step whose weights
+     * pa_member_weights left (0: none); overlap_due, record_due: the step
+     * whose overlap and record pa_copy_sources is to make (-1: none). */
+    bool fused, model_folds;
     const char *fused_why;
     unsigned weights_ready;
-    long overlap_due;
+    long overlap_due, record_due;
     cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, chunk_range, ancestor[2], scratch,
         histogram_buf[2], records;
     size_t member_bytes;
@@ -191,6 +194,17 @@ static clmc_status zero(clmc_runtime *rt, cl_mem buffer, size_t bytes)
     return CLMC_OK;
 }
 
+/* The chunks' energy ranges ready for the model's fold (fold_energy_range):
+ * every pair INT_MAX, INT_MIN, as pa_copy_sources leaves them. */
+static clmc_status ranges_ready(const population *p, clmc_runtime *rt)
+{
+    if (!p->model_folds) return CLMC_OK;
+    cl_int empty[2] = {INT_MAX, INT_MIN};
+    CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(rt), p->chunk_range, empty, sizeof empty, 0,
+                                    sizeof empty * chunks(p->capacity), 0, NULL, NULL));
+    return CLMC_OK;
+}
+
 /* The kernels for the model's member values (cl_int, or cl_double with
  * real_members) and, where the model computes reproducibly, the
  * device-independent weights (PA_REPRODUCIBLE, cl/ensembles/population.cl). */
@@ -217,8 +231,8 @@ static clmc_status build(population *p, clmc_ensemble *e)
                    {"pa_histogram", &p->histogram},
                    {"pa_overlap", &p->overlap},    {"pa_step_record", &p->step_record_kernel},
                    {"pa_share_ranges", &p->share_ranges}, {"pa_window_prefix", &p->window_prefix},
-                   {"pa_family_edges", &p->family_edges}, {"pa_record_weights", &p->record_weights},
-                   {"pa_copy_sources", &p->copy_sources}};
+                   {"pa_family_edges", &p->family_edges}, {"pa_energy_range", &p->energy_range},
+                   {"pa_member_weights", &p->member_weights}, {"pa_copy_sources", &p->copy_sources}};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         CLMC_TRY(clmc_kernel_create(p->program, kernels[i].name, kernels[i].kernel));
     size_t limit = 256;
@@ -248,7 +262,7 @@ static clmc_status fusable(population *p, clmc_runtime *rt, bool wanted, bool ad
                                                   "where the separate kernels are faster"
            : p->group != CHUNK                  ? "the device's work-groups are smaller than 256"
                                                 : NULL;
-    cl_kernel fused[] = {p->record_weights, p->copy_sources};
+    cl_kernel fused[] = {p->energy_range, p->member_weights, p->copy_sources};
     for (size_t i = 0; !*why && i < sizeof fused / sizeof fused[0]; i++) {
         size_t kernel_limit = 0;
         cl_ulong bytes = 0;
@@ -319,6 +333,7 @@ static clmc_status begin_run(population *p, clmc_runtime *rt)
     CLMC_CL_CHECK(err, "clEnqueueWriteBuffer(ancestors)");
     CLMC_TRY(zero(rt, p->histogram_buf[0], sizeof(cl_uint) * HISTOGRAM_BINS));
     CLMC_TRY(zero(rt, p->histogram_buf[1], sizeof(cl_uint) * HISTOGRAM_BINS));
+    CLMC_TRY(ranges_ready(p, rt));
     p->current = 0;
     p->n = p->target;
     p->local = local_of(p, p->n);
@@ -390,7 +405,7 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
                          "words, which population annealing copies", e->ops->type, member_bytes);
     CLMC_TRY(build(p, e));
     CLMC_TRY(fusable(p, e->rt, settings->fused_steps, settings->adaptive, &p->fused_why));
-    p->overlap_due = -1;
+    p->overlap_due = p->record_due = -1;
     if (e->ops->ensemble->member_lanes) {
         unsigned lanes = e->ops->ensemble->member_lanes(e->state);
         if (lanes && p->ranks > 1) /* members travel between ranks in whole blocks of bytes */
@@ -399,7 +414,13 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
                              "anneals whole runs of its own)", e->ops->type, lanes, p->ranks);
         CLMC_TRY(clmc_population_lanes_open(e->rt, lanes, member_bytes, p->capacity, &p->lanes));
     }
-    return allocate(p, e->rt, member_bytes);
+    CLMC_TRY(allocate(p, e->rt, member_bytes));
+    /* The fold covers the model's every configuration: the members where
+     * their number is fixed (systematic: the fused steps') at the capacity. */
+    if (p->fused && e->ops->ensemble->fold_energy_range && !e->ops->ensemble->real_members &&
+        p->capacity == p->target)
+        CLMC_TRY(e->ops->ensemble->fold_energy_range(e->state, p->chunk_range, &p->model_folds));
+    return CLMC_OK;
 }
 
 /* The members' observables, family sizes and energy histogram at step k's
@@ -591,54 +612,74 @@ static clmc_status overlap(clmc_ensemble *e, population *p, unsigned k)
     return clmc_enqueue(e->rt, p->overlap, 1, &p->group, &p->group, CLMC_UNTIMED);
 }
 
-/* The fused measurement (pa_record_weights): step k's record and
- * histogram and, where a step follows, its weights; the overlap waits for
- * the next step's pa_copy_sources (overlap_due). */
-static clmc_status measure_fused(clmc_ensemble *e, population *p, cl_mem energy, unsigned k)
+/* The fused measurement: the chunks' energy ranges where the sweeps did
+ * not fold them (pa_energy_range), then pa_member_weights: step k's
+ * statistics, the record's energy range and histogram and, where a step
+ * follows, its weights; the rest of the record and the overlap wait for the
+ * next step's pa_copy_sources (record_due, overlap_due). */
+static clmc_status measure_fused(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k,
+                                 bool folded)
 {
+    if (!folded) {
+        ARG(p->energy_range, 0, cl_mem, energy);
+        ARG(p->energy_range, 1, cl_uint, p->local);
+        ARG(p->energy_range, 2, cl_mem, p->chunk_range);
+        CLMC_TRY(launch_chunks(e->rt, p->energy_range, chunks(p->local)));
+    }
     cl_uint weigh = k + 1 < p->n_steps;
-    ARG(p->record_weights, 0, cl_mem, energy);
-    ARG(p->record_weights, 1, cl_uint, p->local);
-    ARG(p->record_weights, 2, cl_mem, p->member_stats);
-    ARG(p->record_weights, 3, cl_mem, p->chunk_range);
-    ARG(p->record_weights, 4, cl_uint, (cl_uint)chunks(p->local));
-    ARG(p->record_weights, 5, cl_mem, p->records);
-    ARG(p->record_weights, 6, cl_uint, (cl_uint)record_at(k, 0));
-    ARG(p->record_weights, 7, cl_mem, p->histogram_buf[k % 2]);
-    ARG(p->record_weights, 8, cl_uint, weigh);
-    ARG(p->record_weights, 9, cl_double, weigh ? p->betas[k + 1] - p->betas[k] : 0.0);
-    ARG(p->record_weights, 10, cl_mem, p->cum);
-    ARG(p->record_weights, 11, cl_mem, p->chunk_d);
-    CLMC_TRY(launch_chunks(e->rt, p->record_weights, chunks(p->local)));
+    cl_kernel kernel = p->member_weights;
+    ARG(kernel, 0, cl_mem, energy);
+    ARG(kernel, 1, cl_mem, magnetisation);
+    ARG(kernel, 2, cl_mem, p->ancestor[p->current]);
+    ARG(kernel, 3, cl_uint, p->local);
+    ARG(kernel, 4, cl_mem, p->chunk_range);
+    ARG(kernel, 5, cl_mem, p->member_stats);
+    ARG(kernel, 6, cl_mem, p->records);
+    ARG(kernel, 7, cl_uint, (cl_uint)record_at(k, 0));
+    ARG(kernel, 8, cl_mem, p->histogram_buf[k % 2]);
+    ARG(kernel, 9, cl_uint, weigh);
+    ARG(kernel, 10, cl_double, weigh ? p->betas[k + 1] - p->betas[k] : 0.0);
+    ARG(kernel, 11, cl_mem, p->cum);
+    ARG(kernel, 12, cl_mem, p->chunk_d);
+    CLMC_TRY(launch_chunks(e->rt, kernel, chunks(p->local)));
     p->weights_ready = weigh ? k + 1 : 0;
     p->overlap_due = k > 0 ? (long)k : -1;
+    p->record_due = (long)k;
     return CLMC_OK;
 }
 
-/* The overlap the fused launches left due (before a checkpoint or the
- * run's end, which no pa_copy_sources follows). */
-static clmc_status overlap_settle(clmc_ensemble *e, population *p)
+/* The record and overlap the fused launches left due (before a checkpoint
+ * or the run's end, which no pa_copy_sources follows). */
+static clmc_status fused_settle(clmc_ensemble *e, population *p)
 {
+    if (p->record_due >= 0) {
+        ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
+        ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)chunks(p->local));
+        ARG(p->step_record_kernel, 2, cl_mem, p->records);
+        ARG(p->step_record_kernel, 3, cl_uint, (cl_uint)record_at((unsigned)p->record_due, 0));
+        CLMC_TRY(clmc_enqueue(e->rt, p->step_record_kernel, 1, &p->group, &p->group, CLMC_UNTIMED));
+        p->record_due = -1;
+    }
     if (p->overlap_due < 0) return CLMC_OK;
     unsigned k = (unsigned)p->overlap_due;
     p->overlap_due = -1;
     return overlap(e, p, k);
 }
 
-static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k)
+static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k,
+                           bool folded)
 {
+    step_record *r = record(p, k);
+    r->beta = p->betas[k];
+    r->members = p->n;
+    if (p->fused) return measure_fused(e, p, energy, magnetisation, k, folded);
     size_t n_chunks = chunks(p->local);
     ARG(p->stats, 0, cl_mem, energy);
     ARG(p->stats, 1, cl_mem, magnetisation);
     ARG(p->stats, 2, cl_mem, p->ancestor[p->current]);
     ARG(p->stats, 3, cl_uint, p->local);
     ARG(p->stats, 4, cl_mem, p->member_stats);
-    ARG(p->stats, 5, cl_mem, p->chunk_range);
     CLMC_TRY(launch_chunks(e->rt, p->stats, n_chunks));
-    step_record *r = record(p, k);
-    r->beta = p->betas[k];
-    r->members = p->n;
-    if (p->fused) return measure_fused(e, p, energy, k);
     ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
     ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)n_chunks);
     ARG(p->step_record_kernel, 2, cl_mem, p->records);
@@ -948,8 +989,11 @@ static clmc_status copy_sources_fused(clmc_ensemble *e, population *p, cl_mem en
     ARG(kernel, 18, cl_uint, (cl_uint)record_at(due ? k - 1 : k, 0));
     ARG(kernel, 19, cl_ulong, (cl_ulong)record(p, k)->members);
     ARG(kernel, 20, cl_ulong, (cl_ulong)record(p, due ? k - 1 : k)->members);
-    p->overlap_due = -1;
-    return launch_chunks(e->rt, kernel, chunks(p->local));
+    ARG(kernel, 21, cl_mem, p->member_stats);
+    ARG(kernel, 22, cl_uint, p->record_due == (long)k);
+    ARG(kernel, 23, cl_mem, p->chunk_range);
+    p->overlap_due = p->record_due = -1;
+    return launch_chunks(e->rt, kernel, chunks(p->local) + 1); /* the last group: the record and the overlap */
 }
 
 /* to[j] = the window's member source[j] for the new members, `words` words
@@ -1249,6 +1293,9 @@ static clmc_status set_beta(clmc_ensemble *e, population *p, double beta)
         for (unsigned i = 0; i < p->capacity; i++) p->betas_host[i] = beta;
         CLMC_TRY(e->ops->ensemble->set_betas(e->state, p->betas_host, p->temperature_host));
     }
+    /* no marker where nothing was written (it cost the device 1.5 us a step
+     * of idling before the sweeps, EA msc on an H200) */
+    if (e->ops->ensemble->beta_in_arguments && e->ops->ensemble->beta_in_arguments(e->state)) return CLMC_OK;
     CLMC_CL_TRY(clEnqueueMarkerWithWaitList(clmc_runtime_queue(e->rt), 0, NULL, &p->beta_written));
     return CLMC_OK;
 }
@@ -1449,10 +1496,12 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         }
         CLMC_TRY(mark(e, p));
         /* beta_start = 0: the random start is already an exact sample. */
+        bool folded = false; /* the members' energy ranges folded by the sweeps (fold_energy_range) */
         if ((k > 0 || p->betas[0] > 0) && e->ops->sweeps && p->theta > 0) { /* many per launch (Ising resident) */
             bool measured;
             CLMC_TRY(e->ops->sweeps(e->state, p->sweep, p->theta, CLMC_MEASURE_MEMBERS, &measured));
             p->sweep += p->theta;
+            folded = p->model_folds && measured;
         }
         for (uint64_t t = 0; (k > 0 || p->betas[0] > 0) && !e->ops->sweeps && t < p->theta; t++)
             CLMC_TRY(e->ops->sweep(e->state, p->sweep++));
@@ -1462,7 +1511,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             started = p->lap_at = clmc_runtime_clock();
         }
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
-        CLMC_TRY(measure(e, p, energy, magnetisation, k));
+        CLMC_TRY(measure(e, p, energy, magnetisation, k, folded));
         CLMC_TRY(mark(e, p));
         if (p->choosing) CLMC_TRY(choose_next_beta(e, p, k));
         if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) {
@@ -1471,7 +1520,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             lap(p, LAP_MEASURE);
         }
     }
-    CLMC_TRY(overlap_settle(e, p)); /* the last step's overlap (fused steps) */
+    CLMC_TRY(fused_settle(e, p)); /* the last step's record and overlap (fused steps) */
     CLMC_TRY(histogram_settle(e, p)); /* the last step's overlap (MPI ranks) */
     *energy_out = energy;
     *magnetisation_out = magnetisation;
@@ -1598,9 +1647,10 @@ static clmc_status pa_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes
 {
     population *p = e->kind_state;
     /* MPI ranks: the run's histogram (every rank saves at the same step);
-     * fused steps: the last step's overlap, into the records saved. */
+     * fused steps: the last step's record and overlap, into the records
+     * saved. */
     CLMC_TRY(histogram_settle(e, p));
-    CLMC_TRY(overlap_settle(e, p));
+    CLMC_TRY(fused_settle(e, p));
     clmc_blob_writer w = {0};
     const uint64_t header[] = {p->run,  p->first_step, p->n,         p->sweep,
                                p->n_steps, p->runs,    p->capacity, p->max_steps, p->choosing};
@@ -1612,6 +1662,19 @@ static clmc_status pa_save(clmc_ensemble *e, unsigned char **blob, size_t *bytes
     clmc_blob_put_buffer(&w, e->rt, p->ancestor[p->current]);
     clmc_blob_put_buffer(&w, e->rt, p->histogram_buf[(p->first_step - 1) % 2]);
     return clmc_blob_finish(&w, blob, bytes);
+}
+
+/* Ancestor labels (equal within a family, the families in a row) rewritten
+ * as each family's first member. */
+static void family_starts(cl_uint *labels, size_t n)
+{
+    cl_uint previous = 0;
+    for (size_t i = 0, first = 0; i < n; i++) {
+        cl_uint label = labels[i];
+        if (i == 0 || label != previous) first = i;
+        previous = label;
+        labels[i] = (cl_uint)first;
+    }
 }
 
 static clmc_status pa_restore(clmc_ensemble *e, const unsigned char *blob, size_t bytes)
@@ -1649,7 +1712,17 @@ static clmc_status pa_restore(clmc_ensemble *e, const unsigned char *blob, size_
     p->choosing = choosing != 0;
     clmc_blob_copy_doubles(steps, (double *)p->steps, (size_t)11 * p->max_steps * p->runs);
     CLMC_TRY(clmc_buffer_upload(e->rt, p->records, records, sizeof(double) * RECORD * p->max_steps));
-    CLMC_TRY(clmc_buffer_upload(e->rt, p->ancestor[0], ancestors, sizeof(cl_uint) * p->capacity));
+    /* In one process each member is labelled by its family's first member,
+     * as the fused steps keep them (the same families; MPI ranks keep the
+     * run's labels, which their neighbours compare). */
+    cl_uint *labels = malloc(sizeof(cl_uint) * p->capacity);
+    if (!labels) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
+    memcpy(labels, ancestors, sizeof(cl_uint) * p->capacity);
+    if (p->ranks == 1) family_starts(labels, p->capacity);
+    clmc_status uploaded =
+        clmc_buffer_upload(e->rt, p->ancestor[0], (const unsigned char *)labels, sizeof(cl_uint) * p->capacity);
+    free(labels);
+    CLMC_TRY(uploaded);
     CLMC_TRY(clmc_buffer_upload(e->rt, p->histogram_buf[(step - 1) % 2], histogram, sizeof(cl_uint) * HISTOGRAM_BINS));
     CLMC_TRY(zero(e->rt, p->histogram_buf[step % 2], sizeof(cl_uint) * HISTOGRAM_BINS));
     p->run = (unsigned)run;
@@ -1670,7 +1743,7 @@ static void pa_close(clmc_ensemble *e)
                            p->multinomial, p->prefix,
                            p->scan_u, p->add_u,   p->sources, p->sources_own, p->gather, p->gather4,
                            p->histogram, p->overlap, p->step_record_kernel, p->share_ranges, p->window_prefix,
-                           p->family_edges, p->record_weights, p->copy_sources};
+                           p->family_edges, p->energy_range, p->member_weights, p->copy_sources};
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (kernels[i]) CLMC_CL_WARN(clReleaseKernel(kernels[i]));
     cl_mem buffers[] = {p->cum,    p->chunk_d,      p->records,     p->copies,      p->prefix_buf,

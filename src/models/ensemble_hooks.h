@@ -110,6 +110,10 @@ typedef struct clmc_ensemble_hooks {
      * from stay unchanged until the ensemble has waited for the queue to pass
      * the write (population_annealing.c, set_beta).  NULL: set_betas. */
     clmc_status (*set_beta_all)(void *state, double beta);
+    /* Optional: true where set_beta_all writes nothing from host memory (the
+     * temperature goes into the update's arguments), so the ensemble need
+     * not wait for the write before the next call.  NULL: false. */
+    bool (*beta_in_arguments)(void *state);
     /* Optional: like clmc_model_ops.sweep, for a sweep after which the
      * ensemble asks for the energies before any other sweep, so the model may
      * compute them during the sweep.  NULL: the sweep callback runs. */
@@ -164,6 +168,14 @@ typedef struct clmc_ensemble_hooks {
      * unchanged declines (then the gather and swap_members run).  NULL:
      * always declined. */
     clmc_status (*gather_in_sweeps)(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new);
+    /* Optional: the sweeps that measure the members (CLMC_MEASURE_MEMBERS
+     * with *measured true) also fold their integer energies into
+     * chunk_range (a device buffer of cl_int pairs: chunk c's least and
+     * greatest energy of configurations [256 c, 256 c + 256), by atomic_min
+     * and atomic_max into what the ensemble left there) from now on; *folds
+     * false declines (the ensemble then finds the ranges itself).  NULL:
+     * always declined. */
+    clmc_status (*fold_energy_range)(void *state, cl_mem chunk_range, bool *folds);
     /* The sites N of one system (observables per site) and ln of its number
      * of configurations, ln Z at beta = 0 (Ising: N ln 2). */
     void (*member_size)(void *state, double *sites, double *log_states);

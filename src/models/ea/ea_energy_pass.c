@@ -24,6 +24,7 @@
 #define ENERGY_WG_MAX 128
 #define EXCHANGE_LANE_MASKS_ARGUMENT 16 /* after TEMPERING_EXCHANGE_ARGUMENTS and the reaches */
 #define ENERGY_REACH_ARGUMENT 9        /* the energy pass's TEMPERING_REACH_ARGUMENTS, after energy_counts */
+#define RESIDENT_RANGE_ARGUMENT 14     /* ea_msc_resident_update's chunk_range, fold_range */
 /* Sites per work-item: the fold's cost spread over more updates, against
  * fewer work-items in flight.  algorithm.energy_sites overrides it (clmc
  * tune; the same energies whatever the value). */
@@ -404,7 +405,19 @@ clmc_status ea_resident_create(ea_state *s, const char *base_options, const char
     CLMC_TRY(clmc_kernel_create(s->resident_program, "ea_msc_resident_update", &s->resident_update));
     s->resident_groups = (size_t)s->stacks / 2;
     s->resident_sites = plan.sites;
-    return resident_bind(s, plan.wg, s->lane_masks);
+    CLMC_TRY(resident_bind(s, plan.wg, s->lane_masks));
+    return s->resident_update ? ea_resident_fold(s, NULL) : CLMC_OK;
+}
+
+/* Population annealing's chunk ranges (clmc_ensemble_hooks.fold_energy_range)
+ * folded by the measuring launches of the msc resident update from now on;
+ * NULL: none (the launch's arguments fold_range 0). */
+clmc_status ea_resident_fold(ea_state *s, cl_mem chunk_range)
+{
+    cl_uint fold = chunk_range != NULL;
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT, sizeof(cl_mem), &chunk_range));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT + 1, sizeof(cl_uint), &fold));
+    return CLMC_OK;
 }
 
 /* The next resident launch loads the members resampled: new member j from

@@ -161,6 +161,9 @@ clmc_status ea_resident_sweeps(ea_state *s, uint64_t first, uint64_t count, bool
 /* Population annealing's bit gather in the next resident launch: new member
  * j from member source[j] of `from`, j < n_new (lanes past them 0). */
 clmc_status ea_resident_gather(ea_state *s, cl_mem from, cl_mem source, cl_uint n_new);
+/* Population annealing's chunk ranges folded by the msc resident update's
+ * measuring launches (NULL: none). */
+clmc_status ea_resident_fold(ea_state *s, cl_mem chunk_range);
 /* Tempering on the device (clmc_ensemble_hooks energies_device, set_temperatures_device,
  * exchange_kernel); ea_exchange_fits: whether the device can run
  * ea_msc_exchange (cl/ensembles/ea_msc_exchange.cl), also choosing its

@@ -925,6 +925,14 @@ static clmc_status ea_set_betas(void *state, const double *betas, const unsigned
  * without the per-configuration arrays of set_betas. */
 static clmc_status ea_set_beta_all(void *state, double beta) { return population_beta(state, beta); }
 
+/* The msc resident update takes the thresholds as an argument
+ * (clmc_ensemble_hooks.beta_in_arguments). */
+static bool ea_beta_in_arguments(void *state)
+{
+    const ea_state *s = state;
+    return s->msc && s->resident_update;
+}
+
 /* ---- Checks ---------------------------------------------------------------- */
 
 /* All configurations' spins as +-1 bytes, config major: the naive layout's
@@ -1110,6 +1118,15 @@ static clmc_status ea_gather_in_sweeps(void *state, cl_mem *buffer, cl_mem sourc
     return *buffer == old ? ea_resident_gather(s, old, source, n_new) : CLMC_OK;
 }
 
+/* Population annealing's chunk ranges folded by the msc resident update
+ * (clmc_ensemble_hooks.fold_energy_range): where it runs. */
+static clmc_status ea_fold_energy_range(void *state, cl_mem chunk_range, bool *folds)
+{
+    ea_state *s = state;
+    *folds = s->msc && s->resident_update;
+    return *folds ? ea_resident_fold(s, chunk_range) : CLMC_OK;
+}
+
 static void ea_member_size(void *state, double *sites, double *log_states)
 {
     const ea_state *s = state;
@@ -1194,6 +1211,8 @@ static const clmc_ensemble_hooks ea_ensemble_hooks = {
     .member_lanes = ea_member_lanes,
     .swap_members = ea_swap_members,
     .gather_in_sweeps = ea_gather_in_sweeps,
+    .fold_energy_range = ea_fold_energy_range,
+    .beta_in_arguments = ea_beta_in_arguments,
     .member_size = ea_member_size,
     .fresh_start = ea_fresh_start,
     .member_order = ea_member_order,

@@ -436,6 +436,8 @@ static bool resident_fits(ising_state *s, const clmc_preset *p)
     return false;
 }
 
+#define RESIDENT_RANGE_ARGUMENT 18 /* the resident kernels' chunk_range and fold_range */
+
 /* The resident kernel's work-group: one work-item per octet of a row, at most
  * the kernel's limit; refused if its local memory exceeds the device's. */
 static clmc_status resident_kernel(ising_state *s)
@@ -450,6 +452,8 @@ static clmc_status resident_kernel(ising_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, 15, sizeof(cl_mem), &none));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, 16, sizeof(cl_mem), &none));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, 17, sizeof(cl_uint), &members_out));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT, sizeof(cl_mem), &none));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT + 1, sizeof(cl_uint), &members_out));
     size_t limit = 0;
     cl_ulong local = 0;
     CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
@@ -1311,6 +1315,22 @@ static clmc_status ising_swap_members(void *state, cl_mem *buffer)
 /* Population annealing's gather in the next sweeps
  * (clmc_ensemble_hooks.gather_in_sweeps): taken where they are the resident
  * update, whose launch loads whole members, and the swap above is taken. */
+static clmc_status ising_gather_in_sweeps(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new);
+
+/* Population annealing's chunk ranges folded by the resident update's
+ * measuring launches (clmc_ensemble_hooks.fold_energy_range): where they
+ * write the member values. */
+static clmc_status ising_fold_energy_range(void *state, cl_mem chunk_range, bool *folds)
+{
+    ising_state *s = state;
+    cl_uint fold = 1;
+    *folds = s->resident && !s->tblock.used && !s->rsite;
+    if (!*folds) return CLMC_OK;
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT, sizeof(cl_mem), &chunk_range));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT + 1, sizeof(cl_uint), &fold));
+    return CLMC_OK;
+}
+
 static clmc_status ising_gather_in_sweeps(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new)
 {
     ising_state *s = state;
@@ -1408,6 +1428,7 @@ static const clmc_ensemble_hooks ising_ensemble_hooks = {
     .members_buffer = ising_members_buffer,
     .swap_members = ising_swap_members,
     .gather_in_sweeps = ising_gather_in_sweeps,
+    .fold_energy_range = ising_fold_energy_range,
     .member_size = ising_member_size,
     .fresh_start = ising_fresh_start,
 };
