@@ -10,8 +10,9 @@
 # configuration hash.  With REF (the source tree of another commit, built
 # into REF/build here) every case runs with both builds in turn, so the two
 # are compared on one device in one call, and their hashes must agree.
+# CASES (a space-separated list of the case names below) keeps a subset.
 # Usage: benchmarks/pa_step_overhead.sh [DEVICE] [OUT_DIR] [STEPS] [REF]
-#   (about a minute on an H200 with REF; sources tools/gpu-env.sh)
+#   (about three minutes on an H200 with REF; sources tools/gpu-env.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 device=${1:-nvidia} out=${2:-out/pa-step-overhead} steps=${3:-100} ref=${4:-}
@@ -33,6 +34,7 @@ cases=("ea-lcg-R102400:pa-ea3d-L8-msc-lcg:102400:1024" "ea-lcg-R262144:pa-ea3d-L
        "ising2d-lcg-R1000000:pa-ising2d-L64-msc-lcg:1000000:4096")
 for c in "${cases[@]}"; do
   IFS=: read -r name preset population spins <<< "$c"
+  [ -z "${CASES:-}" ] || [[ " $CASES " == *" $name "* ]] || continue
   for b in "${builds[@]}"; do
     tag=${b%%:*} clmc=${b#*:}
     common=(--quiet --overwrite --device "$device" --set ensemble.population="$population")

@@ -244,8 +244,10 @@ Test(population, reruns_are_bit_identical, .timeout = 600)
  * last block one); XY members (real energies, the reproducible weights);
  * 700 msc members on the resident update with lcg64_reseeded, two runs;
  * EA msc members on the resident update, which folds the ranges (two runs
- * from beta 0, and Philox from beta 0.2, whose first step is swept).
- * Multinomial resampling keeps the separate kernels and says why. */
+ * from beta 0, and Philox from beta 0.2, whose first step is swept); 40
+ * steps of 300 members (the records of 32 steps made at once, then the
+ * rest at the end).  Multinomial resampling keeps the separate kernels and
+ * says why. */
 static char *fused_run(const char *json, const char *fused, bool *used, char **hash)
 {
     char preset[2048];
@@ -288,6 +290,9 @@ Test(population, fused_steps_equal_separate_kernels, .timeout = 900)
         " \"msc\", \"resident\": \"on\"}, \"ensemble\": {\"type\": \"population_annealing\", \"population\": 640,"
         " \"beta_start\": 0.2, \"beta_end\": 2.0, \"steps\": 4, \"sweeps_per_step\": 2, \"fused_steps\": \"%s\"},"
         " \"run\": {\"seed\": 10}}",
+        "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 4}, \"ensemble\": {\"type\": \"population_annealing\","
+        " \"population\": 300, \"beta_end\": 0.8, \"steps\": 40, \"sweeps_per_step\": 1, \"fused_steps\": \"%s\"},"
+        " \"run\": {\"seed\": 11}}",
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         bool used[2];
@@ -637,9 +642,9 @@ static void check_family_stats(cl_uint n, const cl_uint *copies)
             run_groups(kernels[k], n_chunks, 256, 5, (size_t[]){8, 8, 8, 4, 8},
                        (const void *[]){&b_zeros, &b_zeros, &b_ancestor, &total, &b_stats});
         else
-            run_groups(kernels[k], n_chunks, 256, 13, (size_t[]){8, 8, 8, 4, 8, 8, 8, 4, 8, 4, 8, 8, 8},
-                       (const void *[]){&b_zeros, &b_zeros, &b_label, &total, &b_range, &b_stats, &b_record, &at,
-                                        &b_histogram, &weigh, &dbeta, &b_cum, &b_chunk});
+            run_groups(kernels[k], n_chunks, 256, 14, (size_t[]){8, 8, 8, 4, 8, 8, 4, 8, 4, 8, 4, 8, 8, 8},
+                       (const void *[]){&b_zeros, &b_zeros, &b_label, &total, &b_range, &b_stats, &at, &b_record,
+                                        &at, &b_histogram, &weigh, &dbeta, &b_cum, &b_chunk});
         read(b_stats, 9 * sizeof(double) * n_chunks, stats);
         for (cl_uint c = 0; c < n_chunks; c++) {
             cr_assert_eq(stats[9 * c + 7], expected[2 * c], "%s, chunk %u: squares %.0f, host %.0f", kernels[k], c,

@@ -5,7 +5,7 @@
  * source member of every new slot, and the copy of the members' state.
  * Every sum runs in a fixed order (for a given work-group size of the
  * one-group kernels), so a run repeats bit for bit on a device.
- * What a step leaves for the results (PA_RECORD doubles, pa_step_record) stays
+ * What a step leaves for the results (PA_RECORD doubles, pa_step_records) stays
  * on the device and is read once per run, so a step needs no host read-back. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #include "common/philox.h"
@@ -238,7 +238,7 @@ inline uint pa_bins(__global const double *record)
 }
 
 /* histogram[floor E - floor E_min] += 1 for every member (histogram zero
- * before), the range from the step's record (pa_step_record).  Work-groups
+ * before), the range from the step's record (pa_step_records).  Work-groups
  * of PA_CHUNK work-items, launched over whole groups (PA_HISTOGRAM_GROUPS at
  * most), each taking every (groups x PA_CHUNK)-th member from its items'
  * ids: where the step's bins fit PA_LOCAL_BINS the group counts into local
@@ -295,11 +295,20 @@ inline void pa_overlap_of(__global const uint *now, __global uint *before, __glo
         }
     part[id] = sum;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint stride = size / 2; stride > 0; stride /= 2) {
-        if (id < stride) part[id] += part[id + stride];
-        barrier(CLK_LOCAL_MEM_FENCE);
+    /* whole numbers, exact in any order: summed in two stages (the first
+     * PA_TREE_LEAVES work-items each every PA_TREE_LEAVES-th, then one) */
+    uint leaves = min(PA_TREE_LEAVES, size);
+    if (id < leaves) {
+        ulong t = 0;
+        for (uint k = id; k < size; k += leaves) t += part[k];
+        part[id] = t;
     }
-    if (active && id == 0) record[PA_OVERLAP] = bins && bins_before ? (double)part[0] : -1.0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (active && id == 0) {
+        ulong total = 0;
+        for (uint k = 0; k < leaves; k++) total += part[k];
+        record[PA_OVERLAP] = bins && bins_before ? (double)total : -1.0;
+    }
     barrier(CLK_GLOBAL_MEM_FENCE);
     for (uint b = id; b < bins_before; b += size) before[b] = 0;
 }
@@ -317,16 +326,15 @@ __kernel void pa_overlap(__global const uint *now, __global uint *before, __glob
  * sums (pa_tree: a fixed order for a given group size; the energy sums and
  * family squares are whole numbers, exact in any order below 2^53).  Every
  * work-item of the group calls it; then part[0 .. PA_PARTS) holds E min, E
- * max, the 5 sums, the family squares and the largest family (a group with
- * `active` false reads nothing: pa_copy_sources' groups but its last). */
+ * max, the 5 sums, the family squares and the largest family. */
 #define PA_PARTS 9
 /* min E, max E, 5 sums, family squares, largest family */
 #define PA_PARTS_KINDS (PA_MIN | PA_MAX << 2 | PA_MAX << 16)
-inline void pa_record_parts(__global const double *stats, uint n_chunks, bool active, __local double *part)
+inline void pa_record_parts(__global const double *stats, uint n_chunks, __local double *part)
 {
     uint id = get_local_id(0), size = get_local_size(0);
     double x[PA_PARTS] = {INFINITY, -INFINITY, 0, 0, 0, 0, 0, 0, 0};
-    for (uint c = id; active && c < n_chunks; c += size) {
+    for (uint c = id; c < n_chunks; c += size) {
         __global const double *s = stats + PA_STATS * (size_t)c;
         x[0] = fmin(x[0], s[0]);
         x[1] = fmax(x[1], s[6]);
@@ -339,24 +347,27 @@ inline void pa_record_parts(__global const double *stats, uint n_chunks, bool ac
     pa_tree(part, PA_PARTS, PA_PARTS, PA_PARTS_KINDS, size);
 }
 
-/* The record's fields from pa_record_parts' results (`range`: the energy
- * range too). */
-inline void pa_record_write(__local const double *x, __global double *record, bool range)
+/* The record's fields from pa_record_parts' results. */
+inline void pa_record_write(__local const double *x, __global double *record)
 {
-    if (range) {
-        record[PA_E_MIN] = x[0];
-        record[PA_E_MAX] = x[1];
-    }
+    record[PA_E_MIN] = x[0];
+    record[PA_E_MAX] = x[1];
     for (uint q = 0; q < 5; q++) record[PA_SUMS + q] = x[2 + q];
     record[PA_FAMILY_SQUARES] = x[7];
     record[PA_LARGEST] = x[8];
 }
 
-__kernel void pa_step_record(__global const double *stats, uint n_chunks, __global double *records, uint at)
+/* The records of steps first, first + 1, ... (one work-group each) from
+ * their chunk statistics, step s's in slot s % ring of `stats` (n_chunks x
+ * PA_STATS doubles a slot): the separate kernels' one step (ring 1), or the
+ * fused steps' records, made a batch at a time. */
+__kernel void pa_step_records(__global const double *stats, uint n_chunks, uint ring, uint first,
+                              __global double *records)
 {
     __local double part[PA_PARTS * 256];
-    pa_record_parts(stats, n_chunks, true, part);
-    if (get_local_id(0) == 0) pa_record_write(part, records + at, true);
+    uint step = first + get_group_id(0);
+    pa_record_parts(stats + (size_t)(step % ring) * n_chunks * PA_STATS, n_chunks, part);
+    if (get_local_id(0) == 0) pa_record_write(part, records + (size_t)step * PA_RECORD);
 }
 
 /* The prefix-sum steps, written once for the weights and the copy numbers. */
@@ -591,7 +602,7 @@ __kernel void pa_sources_own(__global const uint *prefix, __global const uint *c
  * schedule: src/ensembles/population_annealing.c, ensemble.fused_steps).
  * After the sweeps, each chunk's energy range (the model's update folds it,
  * or pa_energy_range), then two launches of PA_CHUNK work-items per group,
- * one group per chunk, do what pa_member_stats, pa_step_record,
+ * one group per chunk, do what pa_member_stats, pa_step_records,
  * pa_histogram, the next step's pa_weights, pa_scan_double, pa_copy_prefix,
  * pa_overlap, pa_scan_uint and pa_sources_own do, each group repeating the
  * one-group reductions it needs (the run's energy range, the weights' scan)
@@ -625,8 +636,9 @@ void pa_energy_range(__global const pa_value *energy, uint n, __global pa_value 
     if (l < 2) chunk_range[2 * (size_t)c + l] = (pa_value)x[l];
 }
 
-/* Step k's chunk statistics (pa_member_stats', for the record that
- * pa_copy_sources makes), the record's E min and E max (group 0), the
+/* Step k's chunk statistics (pa_member_stats', at stats + stats_at: the
+ * records are made from them a batch of steps at a time, pa_step_records),
+ * the record's E min and E max (group 0), the
  * step's energy histogram and, where `weigh`, step k+1's weights exp(-dbeta
  * (E_i - E_min)) of the members (pa_weights).  Every group reduces the
  * chunks' ranges for E min and E max along with its chunk's statistics (one
@@ -639,7 +651,7 @@ void pa_energy_range(__global const pa_value *energy, uint n, __global pa_value 
 __kernel __attribute__((reqd_work_group_size(PA_CHUNK, 1, 1)))
 void pa_member_weights(__global const pa_value *energy, __global const pa_value *magnetisation,
                        __global const uint *label, uint n, __global const pa_value *chunk_range,
-                       __global double *stats, __global double *records, uint at, __global uint *histogram,
+                       __global double *stats, uint stats_at, __global double *records, uint at, __global uint *histogram,
                        uint weigh, double dbeta, __global double *cum, __global double *chunk_total)
 {
     /* the terms, then the histogram's local bins and the weights, in the
@@ -661,7 +673,7 @@ void pa_member_weights(__global const pa_value *energy, __global const pa_value 
     barrier(CLK_LOCAL_MEM_FENCE);
     pa_tree(terms, PA_TERMS, PA_TERMS, PA_TERMS_KINDS, PA_CHUNK);
     double chunk_lo = (double)chunk_range[2 * (size_t)c], chunk_hi = (double)chunk_range[2 * (size_t)c + 1];
-    pa_store_stats(stats, c, terms, chunk_lo, chunk_hi);
+    pa_store_stats(stats + stats_at, c, terms, chunk_lo, chunk_hi);
     double e_min = terms[PA_MEMBER_TERMS], e_max = terms[PA_MEMBER_TERMS + 1];
     barrier(CLK_LOCAL_MEM_FENCE); /* the terms read: the memory is the bins' */
     if (c == 0 && l < 2) records[at + (l ? PA_E_MAX : PA_E_MIN)] = l ? e_max : e_min;
@@ -713,9 +725,7 @@ inline double pa_chunk_offset(__global const double *chunk_total, uint n_chunks,
  * family's first member label[i] (that member's own group's floor(x + u),
  * the same doubles).  One more group, past the chunks, makes the previous
  * step's overlap where `overlap` (pa_overlap: histograms now and before,
- * records at_now and at_before) and step k's record from pa_member_weights'
- * statistics where `record` (pa_step_record, E min and E max left as
- * pa_member_weights wrote them), beside the chunks' work.  Every chunk's
+ * records at_now and at_before), beside the chunks' work.  Every chunk's
  * group then leaves its range pair ready for the next update's fold
  * (fold_energy_range; pa_energy_range overwrites it where none folds).
  * The first arguments are pa_copy_prefix's; `scheme` is PA_SYSTEMATIC, the
@@ -725,19 +735,21 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
                      uint step, uint run, __global const double *chunk_total, __global double *records, uint total_at,
                      __global uint *source, __global const uint *label, __global uint *new_label, uint overlap,
                      __global const uint *now, __global uint *before, uint at_now, uint at_before, ulong n_now,
-                     ulong n_before, __global const double *stats, uint record, __global pa_value *chunk_range)
+                     ulong n_before, __global pa_value *chunk_range)
 {
-    __local double part[PA_CHUNK], offsets[3], record_part[PA_PARTS * PA_CHUNK];
+    __local double part[PA_CHUNK], offsets[3];
     __local ulong overlap_part[PA_CHUNK];
-    __local uint ends[PA_CHUNK], slots_from[1], family_slot[PA_CHUNK];
+    __local uint ends[PA_CHUNK], slots_from[1], labels[PA_CHUNK];
     uint l = get_local_id(0), c = get_group_id(0), first = c * PA_CHUNK, i = first + l;
     uint n_chunks = (n + PA_CHUNK - 1) / PA_CHUNK, block_first, block_last;
-    bool members = c < n_chunks; /* group n_chunks: the record and the overlap alone */
-    /* the members' loads first, to overlap the scan: the running sums of
-     * this member, of the one before the chunk, and of the one before the
-     * family's first where the family began in an earlier chunk */
-    uint family_first = i < n ? label[i] : 0u;
-    bool family_before = i < n && family_first < first && family_first > 0;
+    bool members = c < n_chunks; /* group n_chunks: the overlap alone */
+    /* the members' loads first, to overlap the scan: labels, the running
+     * sums of this member and of the one before the chunk, and of the one
+     * before the first member of the family the chunk begins with, where
+     * that family began in an earlier chunk (the one such family) */
+    if (i < n) labels[l] = label[i];
+    uint family_first = members ? label[first] : 0u;
+    bool family_before = family_first < first && family_first > 0;
     double cum_i = i < n ? cum[i] : 0.0, cum_before = members && l == 0 && i ? cum[i - 1] : 0.0;
     double cum_family = family_before ? cum[family_first - 1] : 0.0;
     pa_block(n_chunks, l, PA_CHUNK, &block_first, &block_last);
@@ -764,14 +776,9 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
     double x = i < n ? (offsets[0] + cum_i) / total * (double)target : 0.0;
     double x_before = l == 0 && i ? (offsets[1] + cum_before) / total * (double)target : 0.0;
     double x_family = family_sum / total * (double)target;
+    uint slot_family = family_before ? (uint)floor(x_family + u) : 0u; /* the first slot of that family */
     if (i < n) ends[l] = (uint)floor(x + u);
     if (l == 0) slots_from[0] = i ? (uint)floor(x_before + u) : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (i < n)
-        family_slot[l] = family_first > first    ? ends[family_first - 1 - first]
-                         : family_first == first ? slots_from[0]
-                         : family_first > 0      ? (uint)floor(x_family + u)
-                                                 : 0u;
     barrier(CLK_LOCAL_MEM_FENCE);
     uint count = members ? min(n - first, PA_CHUNK) : 0u;
     for (uint j = slots_from[0] + l; count && j < ends[count - 1]; j += PA_CHUNK) { /* no barrier in this loop */
@@ -781,11 +788,10 @@ void pa_copy_sources(__global const double *cum, uint n, uint target, uint schem
             if (ends[mid] > j) hi = mid;
             else lo = mid + 1;
         }
+        uint f = labels[lo]; /* the source's family's first member */
         source[j] = first + lo;
-        new_label[j] = family_slot[lo];
+        new_label[j] = f > first ? ends[f - 1 - first] : f == first ? slots_from[0] : f > 0 ? slot_family : 0u;
     }
-    pa_record_parts(stats, n_chunks, record && !members, record_part);
-    if (record && !members && l == 0) pa_record_write(record_part, records + at_now, false);
     pa_overlap_of(now, before, records + at_now, records + at_before, n_now, n_before, overlap && !members,
                   overlap_part);
     if (members && l < 2) chunk_range[2 * (size_t)c + l] = l ? PA_VALUE_LOWEST : PA_VALUE_HIGHEST;

@@ -56,6 +56,12 @@ double clmc_runtime_program_seconds(const clmc_runtime *rt);
 /* Adds `sweeps` to the sweeps the profile divides launches and idle time by
  * (the engine's sweep loop; nothing when profiling is off). */
 void clmc_runtime_profile_sweeps(clmc_runtime *rt, uint64_t sweeps);
+/* Under profiling, the device time so far between consecutive update
+ * launches (CLMC_TIMED) with other launches between them, in ns: the work
+ * between the sweeps of an ensemble's steps and the device's idle time
+ * around it, from the launches' own events (no markers in the queue); the
+ * launches enqueued so far are waited for.  0 when profiling is off. */
+clmc_status clmc_runtime_profile_between(clmc_runtime *rt, double *ns);
 double clmc_runtime_clock(void);
 
 const clmc_device_info *clmc_runtime_device(const clmc_runtime *rt);

@@ -31,6 +31,7 @@
 #define HISTOGRAM_GROUPS 512 /* pa_histogram's work-groups at most (each with its local bins) */
 #define FUSED_CHUNKS 1024 /* the chunks the fused steps take at most (beyond, their repeated sums cost more than the
                             * launches they save) */
+#define RECORD_RING 32 /* the fused steps' chunk statistics kept for this many steps, their records made at once */
 /* A step's device record, PA_RECORD doubles (cl/ensembles/population.cl). */
 enum { RECORD = 12, E_MIN = 0, E_MAX = 1, SUMS = 2, FAMILY_SQUARES = 7, LARGEST = 8, WEIGHT_TOTAL = 9, OVERLAP = 10 };
 /* --profile under MPI ranks: the phases of the wall time between the sweeps. */
@@ -38,7 +39,6 @@ enum { LAP_MEASURE, LAP_RECORDS_WAIT, LAP_RECORDS, LAP_WEIGHTS_WAIT, LAP_WEIGHTS
        LAP_SLICES_WAIT, LAP_PACK, LAP_MPI_EXCHANGE, LAP_UPLOAD, LAP_GATHER, N_PHASES };
 static const char *const phase_names[N_PHASES] = {"measure", "records_wait", "records", "weights_wait", "weights",
     "copies", "ranges_wait", "slices_wait", "pack", "alltoall", "upload", "gather"};
-#define PROFILE_MARKS 256 /* --profile: markers settled in batches of this many */
 
 /* What one temperature step leaves for the results. */
 typedef struct {
@@ -73,12 +73,14 @@ typedef struct {
      * energy ranges (fused_why: why not, where not); model_folds: the
      * model's measuring sweeps fold the ranges (fold_energy_range), else
      * pa_energy_range finds them; weights_ready: the step whose weights
-     * pa_member_weights left (0: none); overlap_due, record_due: the step
-     * whose overlap and record pa_copy_sources is to make (-1: none). */
+     * pa_member_weights left (0: none); overlap_due: the step whose overlap
+     * pa_copy_sources is to make (-1: none); records_due: the first of the
+     * steps whose statistics wait in their ring slots for pa_step_records
+     * (-1: none), records_last the last of them. */
     bool fused, model_folds;
     const char *fused_why;
     unsigned weights_ready;
-    long overlap_due, record_due;
+    long overlap_due, records_due, records_last;
     cl_mem cum, chunk_d, copies, prefix_buf, chunk_u, total_u, source, member_stats, chunk_range, ancestor[2], scratch,
         histogram_buf[2], records;
     size_t member_bytes;
@@ -119,10 +121,8 @@ typedef struct {
     double *records_host, *betas_host;
     unsigned *temperature_host;
     cl_event beta_written; /* the last set_betas write: its host copy is reused after it */
-    /* --profile: device time of everything but the sweeps (markers before
-     * and after each such stretch), and the anneal's wall time. */
-    cl_event marks[PROFILE_MARKS];
-    unsigned n_marks;
+    /* --profile: device time between the steps' sweeps
+     * (clmc_runtime_profile_between), and the anneal's wall time. */
     double outside_ns, wall_seconds;
     /* Restored from a checkpoint: run `run` goes on at step first_step. */
     bool resumed;
@@ -229,7 +229,7 @@ static clmc_status build(population *p, clmc_ensemble *e)
                    {"pa_sources_own", &p->sources_own},
                    {"pa_gather", &p->gather},        {"pa_gather4", &p->gather4},
                    {"pa_histogram", &p->histogram},
-                   {"pa_overlap", &p->overlap},    {"pa_step_record", &p->step_record_kernel},
+                   {"pa_overlap", &p->overlap},    {"pa_step_records", &p->step_record_kernel},
                    {"pa_share_ranges", &p->share_ranges}, {"pa_window_prefix", &p->window_prefix},
                    {"pa_family_edges", &p->family_edges}, {"pa_energy_range", &p->energy_range},
                    {"pa_member_weights", &p->member_weights}, {"pa_copy_sources", &p->copy_sources}};
@@ -286,7 +286,7 @@ static clmc_status allocate(population *p, clmc_runtime *rt, size_t member_bytes
                    {sizeof(cl_double) * RECORD * p->max_steps, &p->records}, {sizeof(cl_uint) * cap, &p->copies},
                    {sizeof(cl_uint) * cap, &p->prefix_buf},      {sizeof(cl_uint) * n_chunks, &p->chunk_u},
                    {sizeof(cl_uint), &p->total_u},               {sizeof(cl_uint) * cap, &p->source},
-                   {STATS * sizeof(cl_double) * n_chunks, &p->member_stats},
+                   {STATS * sizeof(cl_double) * n_chunks * (p->fused ? RECORD_RING : 1), &p->member_stats},
                    {2 * sizeof(cl_double) * n_chunks, &p->chunk_range},
                    {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[0]},
                    {sizeof(cl_uint) * HISTOGRAM_BINS, &p->histogram_buf[1]},
@@ -405,7 +405,7 @@ clmc_status clmc_population_open(clmc_ensemble *e, const clmc_ensemble_settings 
                          "words, which population annealing copies", e->ops->type, member_bytes);
     CLMC_TRY(build(p, e));
     CLMC_TRY(fusable(p, e->rt, settings->fused_steps, settings->adaptive, &p->fused_why));
-    p->overlap_due = p->record_due = -1;
+    p->overlap_due = p->records_due = -1;
     if (e->ops->ensemble->member_lanes) {
         unsigned lanes = e->ops->ensemble->member_lanes(e->state);
         if (lanes && p->ranks > 1) /* members travel between ranks in whole blocks of bytes */
@@ -612,11 +612,28 @@ static clmc_status overlap(clmc_ensemble *e, population *p, unsigned k)
     return clmc_enqueue(e->rt, p->overlap, 1, &p->group, &p->group, CLMC_UNTIMED);
 }
 
+/* The records of the steps from records_due to `last` from their chunk
+ * statistics, one work-group each (pa_step_records; one step, ring 1, in
+ * the separate kernels). */
+static clmc_status step_records(clmc_ensemble *e, population *p, unsigned last)
+{
+    unsigned first = (unsigned)p->records_due;
+    size_t global = (size_t)(last + 1 - first) * p->group;
+    ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
+    ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)chunks(p->local));
+    ARG(p->step_record_kernel, 2, cl_uint, p->fused ? RECORD_RING : 1u);
+    ARG(p->step_record_kernel, 3, cl_uint, first);
+    ARG(p->step_record_kernel, 4, cl_mem, p->records);
+    p->records_due = -1;
+    return clmc_enqueue(e->rt, p->step_record_kernel, 1, &global, &p->group, CLMC_UNTIMED);
+}
+
 /* The fused measurement: the chunks' energy ranges where the sweeps did
  * not fold them (pa_energy_range), then pa_member_weights: step k's
  * statistics, the record's energy range and histogram and, where a step
- * follows, its weights; the rest of the record and the overlap wait for the
- * next step's pa_copy_sources (record_due, overlap_due). */
+ * follows, its weights; the rest of the record waits in the ring of
+ * statistics (records_due: pa_step_records makes RECORD_RING steps' records
+ * at once), the overlap for the next step's pa_copy_sources (overlap_due). */
 static clmc_status measure_fused(clmc_ensemble *e, population *p, cl_mem energy, cl_mem magnetisation, unsigned k,
                                  bool folded)
 {
@@ -634,32 +651,27 @@ static clmc_status measure_fused(clmc_ensemble *e, population *p, cl_mem energy,
     ARG(kernel, 3, cl_uint, p->local);
     ARG(kernel, 4, cl_mem, p->chunk_range);
     ARG(kernel, 5, cl_mem, p->member_stats);
-    ARG(kernel, 6, cl_mem, p->records);
-    ARG(kernel, 7, cl_uint, (cl_uint)record_at(k, 0));
-    ARG(kernel, 8, cl_mem, p->histogram_buf[k % 2]);
-    ARG(kernel, 9, cl_uint, weigh);
-    ARG(kernel, 10, cl_double, weigh ? p->betas[k + 1] - p->betas[k] : 0.0);
-    ARG(kernel, 11, cl_mem, p->cum);
-    ARG(kernel, 12, cl_mem, p->chunk_d);
+    ARG(kernel, 6, cl_uint, (cl_uint)(k % RECORD_RING * STATS * chunks(p->local)));
+    ARG(kernel, 7, cl_mem, p->records);
+    ARG(kernel, 8, cl_uint, (cl_uint)record_at(k, 0));
+    ARG(kernel, 9, cl_mem, p->histogram_buf[k % 2]);
+    ARG(kernel, 10, cl_uint, weigh);
+    ARG(kernel, 11, cl_double, weigh ? p->betas[k + 1] - p->betas[k] : 0.0);
+    ARG(kernel, 12, cl_mem, p->cum);
+    ARG(kernel, 13, cl_mem, p->chunk_d);
     CLMC_TRY(launch_chunks(e->rt, kernel, chunks(p->local)));
     p->weights_ready = weigh ? k + 1 : 0;
     p->overlap_due = k > 0 ? (long)k : -1;
-    p->record_due = (long)k;
-    return CLMC_OK;
+    if (p->records_due < 0) p->records_due = (long)k;
+    p->records_last = (long)k;
+    return k + 1 - (unsigned)p->records_due == RECORD_RING ? step_records(e, p, k) : CLMC_OK;
 }
 
-/* The record and overlap the fused launches left due (before a checkpoint
- * or the run's end, which no pa_copy_sources follows). */
+/* The records and overlap the fused launches left due (before a checkpoint
+ * or the run's end). */
 static clmc_status fused_settle(clmc_ensemble *e, population *p)
 {
-    if (p->record_due >= 0) {
-        ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
-        ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)chunks(p->local));
-        ARG(p->step_record_kernel, 2, cl_mem, p->records);
-        ARG(p->step_record_kernel, 3, cl_uint, (cl_uint)record_at((unsigned)p->record_due, 0));
-        CLMC_TRY(clmc_enqueue(e->rt, p->step_record_kernel, 1, &p->group, &p->group, CLMC_UNTIMED));
-        p->record_due = -1;
-    }
+    if (p->records_due >= 0) CLMC_TRY(step_records(e, p, (unsigned)p->records_last));
     if (p->overlap_due < 0) return CLMC_OK;
     unsigned k = (unsigned)p->overlap_due;
     p->overlap_due = -1;
@@ -680,11 +692,8 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->stats, 3, cl_uint, p->local);
     ARG(p->stats, 4, cl_mem, p->member_stats);
     CLMC_TRY(launch_chunks(e->rt, p->stats, n_chunks));
-    ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
-    ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)n_chunks);
-    ARG(p->step_record_kernel, 2, cl_mem, p->records);
-    ARG(p->step_record_kernel, 3, cl_uint, (cl_uint)record_at(k, 0));
-    CLMC_TRY(clmc_enqueue(e->rt, p->step_record_kernel, 1, &p->group, &p->group, CLMC_UNTIMED));
+    p->records_due = (long)k;
+    CLMC_TRY(step_records(e, p, k));
     if (p->ranks > 1) CLMC_TRY(measure_ranks(e, p, k));
     ARG(p->histogram, 0, cl_mem, energy);
     ARG(p->histogram, 1, cl_uint, p->local);
@@ -989,11 +998,9 @@ static clmc_status copy_sources_fused(clmc_ensemble *e, population *p, cl_mem en
     ARG(kernel, 18, cl_uint, (cl_uint)record_at(due ? k - 1 : k, 0));
     ARG(kernel, 19, cl_ulong, (cl_ulong)record(p, k)->members);
     ARG(kernel, 20, cl_ulong, (cl_ulong)record(p, due ? k - 1 : k)->members);
-    ARG(kernel, 21, cl_mem, p->member_stats);
-    ARG(kernel, 22, cl_uint, p->record_due == (long)k);
-    ARG(kernel, 23, cl_mem, p->chunk_range);
-    p->overlap_due = p->record_due = -1;
-    return launch_chunks(e->rt, kernel, chunks(p->local) + 1); /* the last group: the record and the overlap */
+    ARG(kernel, 21, cl_mem, p->chunk_range);
+    p->overlap_due = -1;
+    return launch_chunks(e->rt, kernel, chunks(p->local) + 1); /* the last group: the overlap */
 }
 
 /* to[j] = the window's member source[j] for the new members, `words` words
@@ -1300,32 +1307,6 @@ static clmc_status set_beta(clmc_ensemble *e, population *p, double beta)
     return CLMC_OK;
 }
 
-/* --profile: the device time between pairs of marks (start, end) is what
- * the anneal spends outside the sweeps; settled in batches. */
-static clmc_status settle_marks(population *p)
-{
-    if (p->n_marks == 0) return CLMC_OK;
-    cl_int err = clWaitForEvents(p->n_marks, p->marks);
-    for (unsigned i = 0; i + 1 < p->n_marks && err == CL_SUCCESS; i += 2) {
-        cl_ulong start = 0, end = 0;
-        err = clGetEventProfilingInfo(p->marks[i], CL_PROFILING_COMMAND_END, sizeof start, &start, NULL);
-        if (err == CL_SUCCESS) err = clGetEventProfilingInfo(p->marks[i + 1], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-        if (err == CL_SUCCESS && end > start) p->outside_ns += (double)(end - start);
-    }
-    for (unsigned i = 0; i < p->n_marks; i++) CLMC_CL_WARN(clReleaseEvent(p->marks[i]));
-    p->n_marks = 0;
-    CLMC_CL_CHECK(err, "population annealing profile markers");
-    return CLMC_OK;
-}
-
-static clmc_status mark(clmc_ensemble *e, population *p)
-{
-    if (!clmc_runtime_profiling(e->rt)) return CLMC_OK;
-    if (p->n_marks == PROFILE_MARKS) CLMC_TRY(settle_marks(p));
-    CLMC_CL_TRY(clEnqueueMarkerWithWaitList(clmc_runtime_queue(e->rt), 0, NULL, &p->marks[p->n_marks++]));
-    return CLMC_OK;
-}
-
 static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_mem *energy_out,
                           cl_mem *magnetisation_out);
 
@@ -1370,7 +1351,8 @@ static clmc_status pa_run(clmc_ensemble *e)
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
         CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
     }
-    double started = clmc_runtime_clock();
+    double started = clmc_runtime_clock(), between_before = 0, between_after = 0;
+    CLMC_TRY(clmc_runtime_profile_between(e->rt, &between_before));
     for (p->run = p->resumed ? p->run : 0; p->run < p->runs; p->run++) {
         unsigned first = 0;
         if (p->resumed) { /* the members' energies at the last step, for its weights */
@@ -1393,7 +1375,8 @@ static clmc_status pa_run(clmc_ensemble *e)
         CLMC_TRY(anneal(e, p, first, &energy, &magnetisation));
         CLMC_TRY(read_records(e, p));
     }
-    CLMC_TRY(settle_marks(p));
+    CLMC_TRY(clmc_runtime_profile_between(e->rt, &between_after));
+    p->outside_ns = between_after - between_before;
     p->wall_seconds = clmc_runtime_clock() - started;
     if (clmc_runtime_profiling(e->rt))
         fprintf(stderr, "clmc profile: population annealing: %.6f s wall, %.6f s device outside the sweeps "
@@ -1484,7 +1467,6 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             p->first_step = k;
             CLMC_TRY(e->between_steps(e->between_context, p->sweep));
         }
-        CLMC_TRY(mark(e, p));
         p->steps_done++;
         double started = p->lap_at = clmc_runtime_clock();
         if (k > 0) CLMC_TRY(resample(e, p, energy, k));
@@ -1494,7 +1476,6 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             p->between_seconds += clmc_runtime_clock() - started;
             lap(p, LAP_GATHER);
         }
-        CLMC_TRY(mark(e, p));
         /* beta_start = 0: the random start is already an exact sample. */
         bool folded = false; /* the members' energy ranges folded by the sweeps (fold_energy_range) */
         if ((k > 0 || p->betas[0] > 0) && e->ops->sweeps && p->theta > 0) { /* many per launch (Ising resident) */
@@ -1505,14 +1486,12 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
         }
         for (uint64_t t = 0; (k > 0 || p->betas[0] > 0) && !e->ops->sweeps && t < p->theta; t++)
             CLMC_TRY(e->ops->sweep(e->state, p->sweep++));
-        CLMC_TRY(mark(e, p));
         if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) { /* the wall time from the sweeps' end */
             CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
             started = p->lap_at = clmc_runtime_clock();
         }
         CLMC_TRY(e->ops->ensemble->member_observables(e->state, &energy, &magnetisation));
         CLMC_TRY(measure(e, p, energy, magnetisation, k, folded));
-        CLMC_TRY(mark(e, p));
         if (p->choosing) CLMC_TRY(choose_next_beta(e, p, k));
         if (p->ranks > 1 && clmc_runtime_profiling(e->rt)) {
             CLMC_CL_TRY(clFinish(clmc_runtime_queue(e->rt)));
@@ -1520,7 +1499,7 @@ static clmc_status anneal(clmc_ensemble *e, population *p, unsigned first, cl_me
             lap(p, LAP_MEASURE);
         }
     }
-    CLMC_TRY(fused_settle(e, p)); /* the last step's record and overlap (fused steps) */
+    CLMC_TRY(fused_settle(e, p)); /* the last steps' records and overlap (fused steps) */
     CLMC_TRY(histogram_settle(e, p)); /* the last step's overlap (MPI ranks) */
     *energy_out = energy;
     *magnetisation_out = magnetisation;
@@ -1759,7 +1738,6 @@ static void pa_close(clmc_ensemble *e)
     if (p->program) CLMC_CL_WARN(clReleaseProgram(p->program));
     clmc_population_lanes_close(&p->lanes);
     if (p->beta_written) CLMC_CL_WARN(clReleaseEvent(p->beta_written));
-    for (unsigned i = 0; i < p->n_marks; i++) CLMC_CL_WARN(clReleaseEvent(p->marks[i]));
     free(p->records_host);
     free(p->histogram_host);
     free(p->betas_host);
