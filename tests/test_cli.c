@@ -318,19 +318,6 @@ Test(cli, launch_flags_are_recorded)
     free(out_dir);
 }
 
-/* The launch count of the skip-th profile row of `kernel`, -1 if none. */
-static long profiled_launches(const char *output, const char *kernel, int skip)
-{
-    for (const char *line = strstr(output, "clmc profile:   "); line; line = strstr(line + 1, "clmc profile:   ")) {
-        char name[64];
-        long launches;
-        if (sscanf(line, "clmc profile: %63s %ld launches", name, &launches) == 2 && strcmp(name, kernel) == 0
-            && skip-- == 0)
-            return launches;
-    }
-    return -1;
-}
-
 /* --profile reports every kernel the run launched (the update, the fused
  * tempering exchange) with launch counts, and each program build, and is
  * recorded in result.json. */
@@ -362,9 +349,9 @@ Test(cli, profile_reports_every_kernel)
     cr_expect(strstr(output, "clmc profile: program ea/ea_ising.cl built"), "no build line for ea/ea_ising.cl");
     /* 20 sweeps of 2 colours; every second sweep ends with the energy pass
      * (the second ea_msc_update row) and an exchange. */
-    cr_expect_eq(profiled_launches(output, "ea_msc_update", 0), 30);
-    cr_expect_eq(profiled_launches(output, "ea_msc_update", 1), 10);
-    cr_expect_eq(profiled_launches(output, "ea_msc_exchange", 0), 10);
+    cr_expect_eq(test_profiled_launches(output, "ea_msc_update", 0), 30);
+    cr_expect_eq(test_profiled_launches(output, "ea_msc_update", 1), 10);
+    cr_expect_eq(test_profiled_launches(output, "ea_msc_exchange", 0), 10);
     free(output);
     free(out_dir);
 }

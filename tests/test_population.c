@@ -315,6 +315,46 @@ Test(population, fused_steps_equal_separate_kernels, .timeout = 900)
     free(text), free(hash);
 }
 
+/* The fused steps' launches under --profile: EA msc members on the resident
+ * update, which folds the chunks' energy ranges, 40 steps from beta 0.  A
+ * step after the sweeps is pa_member_weights and the next step's
+ * pa_copy_sources; pa_energy_range runs once (step 0: no sweeps at beta 0),
+ * pa_step_records twice (steps 0-31, then 32-40 at the end); nothing of the
+ * separate kernels.  The device time outside the sweeps is between 0 and the
+ * anneal's wall time. */
+Test(population, fused_steps_launches_under_profile, .timeout = 600)
+{
+    char *dir = test_scratch_dir("population-profile"), out[4200];
+    char *preset = test_write_preset(
+        dir, "{\"model\": {\"type\": \"ea_ising\", \"dim\": 3, \"L\": 4, \"realizations\": 1}, \"algorithm\":"
+             " {\"layout\": \"msc\", \"resident\": \"on\", \"rng\": \"lcg64_reseeded\"}, \"ensemble\": {\"type\":"
+             " \"population_annealing\", \"population\": 512, \"beta_end\": 2.0, \"steps\": 40,"
+             " \"sweeps_per_step\": 1}, \"run\": {\"seed\": 13}}");
+    snprintf(out, sizeof out, "%s/out", dir);
+    char *output = NULL;
+    int status = test_run_clmc(&output, "run '%s' --quiet --profile --out '%s'", preset, out);
+    cr_assert_eq(status, 0, "exit %d: %s", status, output ? output : "");
+    struct {
+        const char *kernel;
+        long launches;
+    } expected[] = {{"ea_msc_resident_update", 40}, {"pa_member_weights", 41}, {"pa_copy_sources", 40},
+                    {"pa_energy_range", 1},         {"pa_step_records", 2},    {"pa_member_stats", -1},
+                    {"pa_weights", -1}};
+    for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++) {
+        long launches = test_profiled_launches(output, expected[k].kernel, 0);
+        printf("%-24s %ld launches (expected %ld)\n", expected[k].kernel, launches, expected[k].launches);
+        cr_expect_eq(launches, expected[k].launches, "%s: %ld launches, expected %ld", expected[k].kernel, launches,
+                     expected[k].launches);
+    }
+    const char *line = strstr(output, "clmc profile: population annealing: ");
+    double wall = -1, outside = -1;
+    cr_assert(line && sscanf(line, "clmc profile: population annealing: %lf s wall, %lf s device", &wall, &outside) == 2,
+              "no population annealing line");
+    printf("anneal %.6f s wall, %.6f s on the device outside the sweeps\n", wall, outside);
+    cr_expect(outside > 0 && outside <= wall, "outside %.6f s, wall %.6f s", outside, wall);
+    free(output), free(preset), free(dir);
+}
+
 /* ensemble.runs = 8 in one invocation: errors from the spread over runs,
  * the Z-weighted means and the free energy from the runs' mean Z within 4
  * standard errors of the exact values at the last step (beta 0.4). */

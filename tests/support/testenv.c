@@ -160,3 +160,15 @@ int test_long_enabled(void)
     const char *enabled = getenv("CLMC_LONG_TESTS");
     return enabled && strcmp(enabled, "1") == 0;
 }
+
+long test_profiled_launches(const char *output, const char *kernel, int skip)
+{
+    for (const char *line = strstr(output, "clmc profile:   "); line; line = strstr(line + 1, "clmc profile:   ")) {
+        char name[64];
+        long launches;
+        if (sscanf(line, "clmc profile: %63s %ld launches", name, &launches) == 2 && strcmp(name, kernel) == 0 &&
+            skip-- == 0)
+            return launches;
+    }
+    return -1;
+}

@@ -20,6 +20,9 @@ cJSON *test_load_result(const char *dir);
 /* observables.NAME.mean / .error from a parsed result. */
 double test_observable(const cJSON *result, const char *name, const char *field);
 int test_path_exists(const char *path);
+/* The launch count in the skip-th row of `kernel` in --profile's table in
+ * `output`, -1 if none. */
+long test_profiled_launches(const char *output, const char *kernel, int skip);
 
 /* CLMC_LONG_TESTS=1: the opt-in long physics checks and the variants that
  * repeat a default case on another layout or generator (tests/README.md). */
