@@ -448,8 +448,8 @@ static void chunk_counts(const population *p, size_t per_chunk, size_t *counts)
 }
 
 /* MPI ranks: step k's record for the run from every rank's per-chunk member
- * statistics, summed as pa_step_record sums them in one process (the same
- * blocks of chunks for the group size, in the same order), and the family
+ * statistics, summed on the host in blocks of chunks per group size (the
+ * integer models' sums: exact in any order), and the family
  * statistics: the members are in their ancestors' order, so a family spans
  * consecutive members and only the families at a rank's ends continue on
  * its neighbours; their sizes are added up (exact integers). */
@@ -612,19 +612,17 @@ static clmc_status overlap(clmc_ensemble *e, population *p, unsigned k)
     return clmc_enqueue(e->rt, p->overlap, 1, &p->group, &p->group, CLMC_UNTIMED);
 }
 
-/* The records of the steps from records_due to `last` from their chunk
- * statistics, one work-group each (pa_step_records; one step, ring 1, in
- * the separate kernels). */
-static clmc_status step_records(clmc_ensemble *e, population *p, unsigned last)
+/* The records of steps first .. last from their chunk statistics, one
+ * work-group each (pa_step_records; one step, ring 1, in the separate
+ * kernels). */
+static clmc_status step_records(clmc_ensemble *e, population *p, unsigned first, unsigned last)
 {
-    unsigned first = (unsigned)p->records_due;
     size_t global = (size_t)(last + 1 - first) * p->group;
     ARG(p->step_record_kernel, 0, cl_mem, p->member_stats);
     ARG(p->step_record_kernel, 1, cl_uint, (cl_uint)chunks(p->local));
     ARG(p->step_record_kernel, 2, cl_uint, p->fused ? RECORD_RING : 1u);
     ARG(p->step_record_kernel, 3, cl_uint, first);
     ARG(p->step_record_kernel, 4, cl_mem, p->records);
-    p->records_due = -1;
     return clmc_enqueue(e->rt, p->step_record_kernel, 1, &global, &p->group, CLMC_UNTIMED);
 }
 
@@ -664,14 +662,18 @@ static clmc_status measure_fused(clmc_ensemble *e, population *p, cl_mem energy,
     p->overlap_due = k > 0 ? (long)k : -1;
     if (p->records_due < 0) p->records_due = (long)k;
     p->records_last = (long)k;
-    return k + 1 - (unsigned)p->records_due == RECORD_RING ? step_records(e, p, k) : CLMC_OK;
+    if (k + 1 - (unsigned)p->records_due < RECORD_RING) return CLMC_OK;
+    CLMC_TRY(step_records(e, p, (unsigned)p->records_due, k));
+    p->records_due = -1;
+    return CLMC_OK;
 }
 
 /* The records and overlap the fused launches left due (before a checkpoint
  * or the run's end). */
 static clmc_status fused_settle(clmc_ensemble *e, population *p)
 {
-    if (p->records_due >= 0) CLMC_TRY(step_records(e, p, (unsigned)p->records_last));
+    if (p->records_due >= 0) CLMC_TRY(step_records(e, p, (unsigned)p->records_due, (unsigned)p->records_last));
+    p->records_due = -1;
     if (p->overlap_due < 0) return CLMC_OK;
     unsigned k = (unsigned)p->overlap_due;
     p->overlap_due = -1;
@@ -692,8 +694,7 @@ static clmc_status measure(clmc_ensemble *e, population *p, cl_mem energy, cl_me
     ARG(p->stats, 3, cl_uint, p->local);
     ARG(p->stats, 4, cl_mem, p->member_stats);
     CLMC_TRY(launch_chunks(e->rt, p->stats, n_chunks));
-    p->records_due = (long)k;
-    CLMC_TRY(step_records(e, p, k));
+    CLMC_TRY(step_records(e, p, k, k));
     if (p->ranks > 1) CLMC_TRY(measure_ranks(e, p, k));
     ARG(p->histogram, 0, cl_mem, energy);
     ARG(p->histogram, 1, cl_uint, p->local);
