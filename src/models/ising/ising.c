@@ -452,8 +452,9 @@ static clmc_status resident_kernel(ising_state *s)
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, 15, sizeof(cl_mem), &none));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, 16, sizeof(cl_mem), &none));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, 17, sizeof(cl_uint), &members_out));
+    cl_uint fold_range = 0; /* nor chunk ranges until it asks (ising_fold_energy_range) */
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT, sizeof(cl_mem), &none));
-    CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT + 1, sizeof(cl_uint), &members_out));
+    CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT + 1, sizeof(cl_uint), &fold_range));
     size_t limit = 0;
     cl_ulong local = 0;
     CLMC_TRY(clmc_kernel_group_limit(s->rt, s->resident_update, &limit));
@@ -1315,7 +1316,14 @@ static clmc_status ising_swap_members(void *state, cl_mem *buffer)
 /* Population annealing's gather in the next sweeps
  * (clmc_ensemble_hooks.gather_in_sweeps): taken where they are the resident
  * update, whose launch loads whole members, and the swap above is taken. */
-static clmc_status ising_gather_in_sweeps(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new);
+static clmc_status ising_gather_in_sweeps(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new)
+{
+    ising_state *s = state;
+    cl_mem old = s->spins;
+    if (!s->resident || s->tblock.used) return CLMC_OK;
+    CLMC_TRY(ising_swap_members(state, buffer));
+    return *buffer == old ? set_gather(s, old, source, n_new) : CLMC_OK;
+}
 
 /* Population annealing's chunk ranges folded by the resident update's
  * measuring launches (clmc_ensemble_hooks.fold_energy_range): where they
@@ -1329,15 +1337,6 @@ static clmc_status ising_fold_energy_range(void *state, cl_mem chunk_range, bool
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT, sizeof(cl_mem), &chunk_range));
     CLMC_CL_TRY(clSetKernelArg(s->resident_update, RESIDENT_RANGE_ARGUMENT + 1, sizeof(cl_uint), &fold));
     return CLMC_OK;
-}
-
-static clmc_status ising_gather_in_sweeps(void *state, cl_mem *buffer, cl_mem source, cl_uint n_new)
-{
-    ising_state *s = state;
-    cl_mem old = s->spins;
-    if (!s->resident || s->tblock.used) return CLMC_OK;
-    CLMC_TRY(ising_swap_members(state, buffer));
-    return *buffer == old ? set_gather(s, old, source, n_new) : CLMC_OK;
 }
 
 static void ising_member_size(void *state, double *sites, double *log_states)
