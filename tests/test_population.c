@@ -320,8 +320,11 @@ Test(population, fused_steps_equal_separate_kernels, .timeout = 900)
  * step after the sweeps is pa_member_weights and the next step's
  * pa_copy_sources; pa_energy_range runs once (step 0: no sweeps at beta 0),
  * pa_step_records twice (steps 0-31, then 32-40 at the end); nothing of the
- * separate kernels.  The device time outside the sweeps is between 0 and the
- * anneal's wall time. */
+ * separate kernels.  Every update launch is timed, the small launches their
+ * kernel's first and every 32nd (PROFILE_SAMPLE in src/runtime/runtime.c:
+ * launches 1 and 33).  The device time outside the sweeps, measured between
+ * every two update launches whether the small launches between have events
+ * or not, is between 0 and the anneal's wall time. */
 Test(population, fused_steps_launches_under_profile, .timeout = 600)
 {
     char *dir = test_scratch_dir("population-profile"), out[4200];
@@ -337,14 +340,19 @@ Test(population, fused_steps_launches_under_profile, .timeout = 600)
     struct {
         const char *kernel;
         long launches;
-    } expected[] = {{"ea_msc_resident_update", 40}, {"pa_member_weights", 41}, {"pa_copy_sources", 40},
-                    {"pa_energy_range", 1},         {"pa_step_records", 2},    {"pa_member_stats", -1},
-                    {"pa_weights", -1}};
+        long timed;
+    } expected[] = {{"ea_msc_resident_update", 40, 40}, {"pa_member_weights", 41, 2}, {"pa_copy_sources", 40, 2},
+                    {"pa_energy_range", 1, 1},          {"pa_step_records", 2, 1},    {"pa_member_stats", -1, -1},
+                    {"pa_weights", -1, -1}};
     for (size_t k = 0; k < sizeof expected / sizeof expected[0]; k++) {
         long launches = test_profiled_launches(output, expected[k].kernel, 0);
-        printf("%-24s %ld launches (expected %ld)\n", expected[k].kernel, launches, expected[k].launches);
+        long timed = test_profiled_timed(output, expected[k].kernel, 0);
+        printf("%-24s %ld launches, %ld timed (expected %ld, %ld)\n", expected[k].kernel, launches, timed,
+               expected[k].launches, expected[k].timed);
         cr_expect_eq(launches, expected[k].launches, "%s: %ld launches, expected %ld", expected[k].kernel, launches,
                      expected[k].launches);
+        cr_expect_eq(timed, expected[k].timed, "%s: %ld launches timed, expected %ld", expected[k].kernel, timed,
+                     expected[k].timed);
     }
     const char *line = strstr(output, "clmc profile: population annealing: ");
     double wall = -1, outside = -1;

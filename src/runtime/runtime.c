@@ -12,30 +12,64 @@
 #define MAX_PENDING_EVENTS 512
 #define PROFILE_KERNELS 64
 #define UNTIMED_PHASE (-2) /* pending only for the profile, not in timed_ns */
+/* --profile: an untimed launch gets a profiling event where it is its
+ * kernel's first or every PROFILE_SAMPLE-th launch (an event on each of them
+ * cost about 3 us of device time each on an H200: an EA population anneal's
+ * two small launches a step read 5.5 % of the wall time outside the sweeps
+ * with events against 4.1 % without; record
+ * benchmarks/results/2026-11-28-nvidia-h200-session22.txt) */
+#define PROFILE_SAMPLE 32
 
-/* clmc_runtime_profile (clmc --profile, a benchmarking aid): every launch
- * gets a profiling event and its device time, and the device's idle time since the previous launch
- * ended (copies and fills in between count as idle; not before a kernel's
- * first launch, which waits on start-up), are added to its kernel's row,
- * printed to stderr when the runtime closes; timed_ns still counts only the
- * timed launches. */
+/* A pending launch with its event (clmc_runtime's pending_info). */
+struct clmc_pending {
+    int phase;        /* phase index, -1: none; UNTIMED_PHASE: an untimed launch, pending for the profile */
+    int profile;      /* profile entry, -1: none */
+    bool after_other; /* an update launch's: another launch was enqueued since the previous update launch */
+    bool after_event; /* the launch enqueued just before it has an event too (the idle time before it is known) */
+};
+
+/* clmc_runtime_profile (clmc --profile, a benchmarking aid): every update
+ * launch, and each untimed kernel's first and every PROFILE_SAMPLE-th launch,
+ * gets a profiling event; its device time, and the device's idle time since
+ * the previous launch ended where that launch has an event too (copies and
+ * fills in between count as idle; not before a kernel's first launch, which
+ * waits on start-up), are added to its kernel's row, printed to stderr when
+ * the runtime closes with the times of the launches without events taken as
+ * their kernel's mean; timed_ns still counts only the timed launches. */
 struct clmc_profile {
     cl_kernel kernel[PROFILE_KERNELS];
     char name[PROFILE_KERNELS][64];
-    unsigned long long launches[PROFILE_KERNELS];
-    double ns[PROFILE_KERNELS];
-    double gap_ns[PROFILE_KERNELS]; /* idle device time before each launch but the kernel's first */
+    unsigned long long launches[PROFILE_KERNELS]; /* all, counted as they are enqueued */
+    unsigned long long sampled[PROFILE_KERNELS];  /* those with events, settled */
+    double ns[PROFILE_KERNELS];                   /* device time of the sampled launches */
+    unsigned long long gaps[PROFILE_KERNELS];     /* sampled launches after one with an event, but the first */
+    double gap_ns[PROFILE_KERNELS];               /* idle device time before them */
     cl_ulong last_end;
+    bool last_event; /* the last launch enqueued has an event */
     int n;
     unsigned long long timed_launches; /* update launches (CLMC_TIMED) */
     uint64_t sweeps;                   /* clmc_runtime_profile_sweeps */
     /* clmc_runtime_profile_between: the last update launch's end, whether
-     * another launch came after it, and the sum of those stretches */
+     * another launch was enqueued since the last update launch, and the sum
+     * of the stretches between update launches with other launches between
+     * (measured whether those have events or not) */
     cl_ulong last_timed_end;
-    bool other_since;
+    bool other_enqueued;
     double between_ns;
     double opened;
 };
+
+/* A kernel's device time and idle time before its launches in all, the
+ * launches without events counted at the sampled ones' means. */
+static double profile_ns(const struct clmc_profile *p, int i)
+{
+    return p->sampled[i] ? p->ns[i] * (double)p->launches[i] / (double)p->sampled[i] : 0.0;
+}
+
+static double profile_gap_ns(const struct clmc_profile *p, int i)
+{
+    return p->gaps[i] && p->launches[i] > 1 ? p->gap_ns[i] * (double)(p->launches[i] - 1) / (double)p->gaps[i] : 0.0;
+}
 
 double clmc_runtime_clock(void)
 {
@@ -70,21 +104,26 @@ static void profile_print(const clmc_runtime *rt)
 {
     const struct clmc_profile *p = rt->profile;
     double total = 0;
-    for (int i = 0; i < p->n; i++) total += p->ns[i];
+    for (int i = 0; i < p->n; i++) total += profile_ns(p, i);
     fprintf(stderr, "clmc profile: %s, runtime open %.3f s, kernels %.6f s in all\n", rt->info.name,
             clmc_runtime_clock() - p->opened, total * 1e-9);
-    for (int i = 0; i < p->n; i++)
+    for (int i = 0; i < p->n; i++) {
+        char sampled[64] = "";
+        if (p->sampled[i] < p->launches[i])
+            snprintf(sampled, sizeof sampled, " (timed %llu)", p->sampled[i]);
         fprintf(stderr, "clmc profile:   %-32s %10llu launches %12.6f s %10.2f us each %6.2f%%, idle before %.2f us "
-                "each\n", p->name[i], p->launches[i], p->ns[i] * 1e-9,
-                p->launches[i] ? p->ns[i] * 1e-3 / (double)p->launches[i] : 0.0, total > 0 ? 100 * p->ns[i] / total : 0.0,
-                p->launches[i] > 1 ? p->gap_ns[i] * 1e-3 / (double)(p->launches[i] - 1) : 0.0);
+                "each%s\n", p->name[i], p->launches[i], profile_ns(p, i) * 1e-9,
+                p->sampled[i] ? p->ns[i] * 1e-3 / (double)p->sampled[i] : 0.0,
+                total > 0 ? 100 * profile_ns(p, i) / total : 0.0,
+                p->gaps[i] ? p->gap_ns[i] * 1e-3 / (double)p->gaps[i] : 0.0, sampled);
+    }
     if (!p->sweeps) return;
     /* Per sweep of the run loop (issue 19): launches, and the device's idle time between launches. */
     unsigned long long launches = 0;
     double idle = 0;
     for (int i = 0; i < p->n; i++) {
         launches += p->launches[i];
-        idle += p->gap_ns[i];
+        idle += profile_gap_ns(p, i);
     }
     double sweeps = (double)p->sweeps;
     fprintf(stderr, "clmc profile: %llu sweeps: %.4f launches per sweep (%.4f update launches), device idle %.6f s "
@@ -321,11 +360,10 @@ clmc_status clmc_runtime_open_device(const clmc_device_info *device, clmc_runtim
         return clmc_fail(CLMC_ERR_DEVICE, "clCreateCommandQueue failed: %s", clmc_cl_error_name(err));
     }
     rt->pending = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending);
-    rt->pending_phase = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_phase);
-    rt->pending_profile = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_profile);
+    rt->pending_info = calloc(MAX_PENDING_EVENTS, sizeof *rt->pending_info);
     rt->current_phase = -1;
     *out = rt;
-    bool allocated = rt->pending && rt->pending_phase && rt->pending_profile;
+    bool allocated = rt->pending && rt->pending_info;
     return allocated ? CLMC_OK : clmc_fail(CLMC_ERR_OTHER, "out of host memory");
 }
 
@@ -357,24 +395,25 @@ static cl_int settle_oldest(clmc_runtime *rt, cl_uint count)
         cl_int err = clGetEventProfilingInfo(rt->pending[i], CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
         if (err == CL_SUCCESS)
             err = clGetEventProfilingInfo(rt->pending[i], CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+        const struct clmc_pending *info = &rt->pending_info[i];
         if (err == CL_SUCCESS && first == CL_SUCCESS) {
             double ns = (double)(end - start);
-            if (rt->pending_phase[i] != UNTIMED_PHASE) rt->timed_ns += ns;
-            if (rt->pending_phase[i] >= 0) rt->phase_ns[rt->pending_phase[i]] += ns;
-            if (rt->pending_profile[i] >= 0) {
+            if (info->phase != UNTIMED_PHASE) rt->timed_ns += ns;
+            if (info->phase >= 0) rt->phase_ns[info->phase] += ns;
+            if (info->profile >= 0) {
                 struct clmc_profile *p = rt->profile;
-                int k = rt->pending_profile[i];
+                int k = info->profile;
                 p->ns[k] += ns;
-                p->timed_launches += rt->pending_phase[i] != UNTIMED_PHASE;
-                if (p->launches[k]++ && start > p->last_end) p->gap_ns[k] += (double)(start - p->last_end);
+                p->timed_launches += info->phase != UNTIMED_PHASE;
+                if (p->sampled[k]++ && info->after_event) {
+                    p->gaps[k]++;
+                    if (start > p->last_end) p->gap_ns[k] += (double)(start - p->last_end);
+                }
                 p->last_end = end;
-                if (rt->pending_phase[i] == UNTIMED_PHASE) {
-                    p->other_since = true;
-                } else {
-                    if (p->other_since && p->last_timed_end && start > p->last_timed_end)
+                if (info->phase != UNTIMED_PHASE) {
+                    if (info->after_other && p->last_timed_end && start > p->last_timed_end)
                         p->between_ns += (double)(start - p->last_timed_end);
                     p->last_timed_end = end;
-                    p->other_since = false;
                 }
             }
         }
@@ -383,8 +422,7 @@ static cl_int settle_oldest(clmc_runtime *rt, cl_uint count)
     }
     cl_uint rest = rt->n_pending - count;
     memmove(rt->pending, rt->pending + count, rest * sizeof *rt->pending);
-    memmove(rt->pending_phase, rt->pending_phase + count, rest * sizeof *rt->pending_phase);
-    memmove(rt->pending_profile, rt->pending_profile + count, rest * sizeof *rt->pending_profile);
+    memmove(rt->pending_info, rt->pending_info + count, rest * sizeof *rt->pending_info);
     rt->n_pending = rest;
     return first;
 }
@@ -416,8 +454,7 @@ void clmc_runtime_close(clmc_runtime *rt)
     if (rt->queue) CLMC_CL_WARN(clReleaseCommandQueue(rt->queue));
     if (rt->context) CLMC_CL_WARN(clReleaseContext(rt->context));
     free(rt->pending);
-    free(rt->pending_phase);
-    free(rt->pending_profile);
+    free(rt->pending_info);
     free(rt->profile);
     free(rt);
 }
@@ -475,7 +512,17 @@ clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const
 clmc_status clmc_enqueue_offset(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *offset,
                                 const size_t *global, const size_t *local, clmc_timing timing)
 {
-    if (timing == CLMC_UNTIMED && !rt->profile) {
+    struct clmc_profile *p = rt->profile;
+    int k = p ? profile_entry(rt, kernel) : -1;
+    if (k >= 0) p->launches[k]++;
+    bool timed = timing != CLMC_UNTIMED, event = timed || (k >= 0 && (p->launches[k] - 1) % PROFILE_SAMPLE == 0);
+    struct clmc_pending info = {.phase = timed ? rt->current_phase : UNTIMED_PHASE, .profile = k,
+                                .after_other = timed && p && p->other_enqueued, .after_event = p && p->last_event};
+    if (p) {
+        p->other_enqueued = !timed;
+        p->last_event = event;
+    }
+    if (!event) {
         CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, offset, global, local, 0, NULL, NULL));
         return CLMC_OK;
     }
@@ -484,10 +531,9 @@ clmc_status clmc_enqueue_offset(clmc_runtime *rt, cl_kernel kernel, cl_uint dims
      * the host enqueued again: 2 us a step of an EA population anneal
      * under --profile, H200) */
     if (rt->n_pending == MAX_PENDING_EVENTS) CLMC_CL_TRY(settle_oldest(rt, MAX_PENDING_EVENTS / 2));
-    cl_event *event = &rt->pending[rt->n_pending];
-    rt->pending_phase[rt->n_pending] = timing == CLMC_UNTIMED ? UNTIMED_PHASE : rt->current_phase;
-    rt->pending_profile[rt->n_pending] = rt->profile ? profile_entry(rt, kernel) : -1;
-    CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, offset, global, local, 0, NULL, event));
+    rt->pending_info[rt->n_pending] = info;
+    CLMC_CL_TRY(clEnqueueNDRangeKernel(rt->queue, kernel, dims, offset, global, local, 0, NULL,
+                                       &rt->pending[rt->n_pending]));
     rt->n_pending++;
     return CLMC_OK;
 }

@@ -11,14 +11,13 @@ struct clmc_runtime {
     cl_context context;
     cl_command_queue queue;
     cl_event *pending; /* profiling events of timed launches not yet read */
-    int *pending_phase; /* phase index of each pending event, -1: none */
+    struct clmc_pending *pending_info; /* what each pending event times (runtime.c) */
     cl_uint n_pending;
     double timed_ns;
     const char *phase_names[CLMC_MAX_PHASES]; /* named parts of the timed kernels */
     double phase_ns[CLMC_MAX_PHASES];
     int n_phases, current_phase;
     struct clmc_profile *profile; /* clmc_runtime_profile: every launch timed per kernel; NULL when off */
-    int *pending_profile;         /* profile entry of each pending event, -1: none */
     double program_seconds;       /* host time in clmc_program_build (start-up, issue 19) */
 };
 

@@ -161,14 +161,29 @@ int test_long_enabled(void)
     return enabled && strcmp(enabled, "1") == 0;
 }
 
-long test_profiled_launches(const char *output, const char *kernel, int skip)
+/* The skip-th row of `kernel` in --profile's table, NULL if none. */
+static const char *profiled_row(const char *output, const char *kernel, int skip)
 {
     for (const char *line = strstr(output, "clmc profile:   "); line; line = strstr(line + 1, "clmc profile:   ")) {
         char name[64];
-        long launches;
-        if (sscanf(line, "clmc profile: %63s %ld launches", name, &launches) == 2 && strcmp(name, kernel) == 0 &&
-            skip-- == 0)
-            return launches;
+        if (sscanf(line, "clmc profile: %63s", name) == 1 && strcmp(name, kernel) == 0 && skip-- == 0) return line;
     }
-    return -1;
+    return NULL;
+}
+
+long test_profiled_launches(const char *output, const char *kernel, int skip)
+{
+    const char *row = profiled_row(output, kernel, skip);
+    long launches;
+    return row && sscanf(row, "clmc profile: %*s %ld launches", &launches) == 1 ? launches : -1;
+}
+
+long test_profiled_timed(const char *output, const char *kernel, int skip)
+{
+    const char *row = profiled_row(output, kernel, skip);
+    if (!row) return -1;
+    const char *end = strchr(row, '\n'), *times = strstr(row, "(timed ");
+    long timed;
+    if (times && (!end || times < end)) return sscanf(times, "(timed %ld)", &timed) == 1 ? timed : -1;
+    return test_profiled_launches(output, kernel, skip);
 }

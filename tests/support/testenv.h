@@ -23,6 +23,10 @@ int test_path_exists(const char *path);
 /* The launch count in the skip-th row of `kernel` in --profile's table in
  * `output`, -1 if none. */
 long test_profiled_launches(const char *output, const char *kernel, int skip);
+/* How many of those launches have their device time measured (the rest,
+ * untimed launches without a profiling event, are counted at their mean):
+ * the row's "(timed N)", else all of them; -1 if no row. */
+long test_profiled_timed(const char *output, const char *kernel, int skip);
 
 /* CLMC_LONG_TESTS=1: the opt-in long physics checks and the variants that
  * repeat a default case on another layout or generator (tests/README.md). */
