@@ -334,6 +334,80 @@ Test(hard_disks, runs_are_reproducible, .timeout = 120)
     for (int i = 0; i < 3; i++) free(series[i]);
 }
 
+/* One run of `json` with algorithm.fuse_shift set to `fuse`, under
+ * --profile: its series.csv, configuration.csv and stderr. */
+static void fuse_run(const char *label, const char *json, bool fuse, char **series, char **configuration,
+                     char **output)
+{
+    char *dir = test_scratch_dir(label), out[4200], path[4300];
+    char *preset = test_write_preset(dir, json);
+    snprintf(out, sizeof out, "%s/out", dir);
+    int status = test_run_clmc(output, "run '%s' --quiet --profile --set algorithm.fuse_shift=%s --out '%s'", preset,
+                               fuse ? "on" : "off", out);
+    cr_assert_eq(status, 0, "%s fuse_shift %d: exit %d: %s", label, fuse, status, *output ? *output : "");
+    snprintf(path, sizeof path, "%s/series.csv", out);
+    *series = test_read_file(path);
+    snprintf(path, sizeof path, "%s/configuration.csv", out);
+    *configuration = test_read_file(path);
+    cr_assert(*series && *configuration, "%s: no series.csv or configuration.csv", label);
+    free(preset), free(dir);
+}
+
+/* algorithm.fuse_shift: a sweep's cell shift made in one launch with the
+ * next sweep's first sub-sweep (disks_shift_subsweep) gives the series and
+ * the final configuration of the shift in a launch of its own, bit for bit:
+ * one system through a block of plans (1024 sweeps) with measurements
+ * every 7 sweeps; three compressed systems; pitfall 1's 8 slots a cell with
+ * IEEE-exact arithmetic and a fixed set order; 32 x 32 cells (the kernel's
+ * tiles of 8 x 8 blocks of 2 x 2 cells whole; 12 x 12 and 24 x 24 cells in
+ * the others leave tiles part-filled).  Each sweep's shift is made
+ * once, fused or alone (disks_shift: before a measurement, the end, a new
+ * block), and the fused run makes fewer launches. */
+Test(hard_disks, fused_shift_equals_separate_launches, .timeout = 600)
+{
+    static const char *const cases[] = {
+        "{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.7}, \"algorithm\":"
+        " {\"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005}, \"run\": {\"thermalization\":"
+        " 100, \"sweeps\": 1000, \"measure_every\": 7, \"seed\": 21}}",
+        "{\"model\": {\"type\": \"hard_disks\", \"N\": 256, \"packing_fraction\": 0.69, \"start\": \"compress\"},"
+        " \"algorithm\": {\"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005}, \"ensemble\":"
+        " {\"type\": \"independent\", \"copies\": 3}, \"run\": {\"thermalization\": 20, \"sweeps\": 100,"
+        " \"measure_every\": 25, \"seed\": 22}}",
+        "{\"model\": {\"type\": \"hard_disks\", \"N\": 1024, \"packing_fraction\": 0.7}, \"algorithm\":"
+        " {\"cell_exit\": true, \"reproducible\": true, \"shuffle_sets\": false, \"pressure_range\": 0.1,"
+        " \"pressure_degree\": 3, \"pressure_bin\": 0.005}, \"run\": {\"thermalization\": 0, \"sweeps\": 60,"
+        " \"measure_every\": 60, \"seed\": 23}}",
+        "{\"model\": {\"type\": \"hard_disks\", \"N\": 1700, \"packing_fraction\": 0.7}, \"algorithm\":"
+        " {\"pressure_range\": 0.1, \"pressure_degree\": 3, \"pressure_bin\": 0.005}, \"run\": {\"thermalization\":"
+        " 50, \"sweeps\": 250, \"measure_every\": 50, \"seed\": 24}}",
+    };
+    const long sweeps[] = {1100, 120, 60, 300};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char *series[2], *configuration[2], *output[2], label[32];
+        snprintf(label, sizeof label, "disks-fuse-%zu", c);
+        for (int fuse = 0; fuse < 2; fuse++)
+            fuse_run(label, cases[c], fuse, &series[fuse], &configuration[fuse], &output[fuse]);
+        long fused = test_profiled_launches(output[1], "disks_shift_subsweep", 0);
+        long alone = test_profiled_launches(output[1], "disks_shift", 0);
+        long sub[2] = {test_profiled_launches(output[0], "disks_subsweep", 0),
+                       test_profiled_launches(output[1], "disks_subsweep", 0)};
+        long separate = test_profiled_launches(output[0], "disks_shift", 0);
+        printf("case %zu: %ld sweeps; separate: %ld shifts, %ld sub-sweeps; fused: %ld fused, %ld shifts alone, %ld "
+               "sub-sweeps; series %s, configurations %s\n", c, sweeps[c], separate, sub[0], fused, alone, sub[1],
+               strcmp(series[0], series[1]) ? "differ" : "equal",
+               strcmp(configuration[0], configuration[1]) ? "differ" : "equal");
+        cr_expect_str_eq(series[1], series[0], "case %zu: the series differ", c);
+        cr_expect_str_eq(configuration[1], configuration[0], "case %zu: the final configurations differ", c);
+        cr_expect_eq(separate, sweeps[c], "case %zu: separate launches, a shift a sweep", c);
+        cr_expect_eq(sub[0], 4 * sweeps[c], "case %zu: separate launches, four sub-sweeps a sweep", c);
+        cr_expect_eq(test_profiled_launches(output[0], "disks_shift_subsweep", 0), -1, "case %zu", c);
+        cr_expect_gt(fused, 0, "case %zu: no fused launch", c);
+        cr_expect_eq(fused + alone, sweeps[c], "case %zu: each sweep's shift made once", c);
+        cr_expect_eq(sub[1] + fused, 4 * sweeps[c], "case %zu: four sets a sweep", c);
+        for (int fuse = 0; fuse < 2; fuse++) free(series[fuse]), free(configuration[fuse]), free(output[fuse]);
+    }
+}
+
 typedef struct {
     const char *model, *algorithm, *needle;
 } invalid_case;

@@ -221,6 +221,8 @@ add hard-disks-copies "--data-races --check-api" "\"model\": {\"type\": \"hard_d
 # Reproducible mode (cl/common/repro_math.h, no sincos: every check on) and its
 # integer division and sqrt (Oclgrind lacks correctly rounded ones).
 add hard-disks-reproducible "$all" "\"model\": {\"type\": \"hard_disks\", \"N\": 64, \"packing_fraction\": 0.5}, \"algorithm\": {\"reproducible\": true}"
+# disks_shift_subsweep's tiles whole (32 x 32 cells: 2 x 2 tiles of 8 x 8 blocks), every check on.
+add hard-disks-tiles "$all" "\"model\": {\"type\": \"hard_disks\", \"N\": 1700, \"packing_fraction\": 0.7}, \"algorithm\": {\"reproducible\": true}"
 add heisenberg2d-tiled-reproducible "$all" "$(heis 2 16 3 heatbath tiled ', "tile": 4, "overrelaxation_steps": 1, "reproducible": true')"
 # Prints the Oclgrind diagnostics of LOG that no entry of tests/oclgrind.supp
 # matches.  A diagnostic is a line at column 0 and its indented lines; its kind

@@ -3,7 +3,8 @@
  * cell-local coordinates (0, w] x (0, w], at most 4 per cell (w < sqrt 2,
  * diameter 1); empty slots hold a far-away sentinel.
  *
- * Defines: CELLS (cells per side m, even), SLOTS (4; 8 when disks may stray
+ * Defines: CELLS (cells per side m, even), FUSE_BLOCKS (the tile side of
+ * disks_shift_subsweep, in blocks of 2 x 2 cells), SLOTS (4; 8 when disks may stray
  * `margin` beyond their cell: the seed's pitfall 1), MOVES (n_M trial moves
  * per active cell), SHUFFLE_PARTICLES (0 reproduces the seed's pitfall 2),
  * REPRODUCIBLE (IEEE-exact arithmetic and common/repro_math.h's sqrt and
@@ -138,35 +139,17 @@ inline bool overlaps(float2 trial, const float2 *own, uint moving, const float2 
     return hit;
 }
 
-/* One sub-sweep (Algorithm 2), the `position`-th set of the sweep's plan:
- * one work-item per cell of the set whose lower-left cell is (set & 1,
- * set >> 1), per system.  move_tally[cell] receives the accepted moves, plus
- * 1 << 16 when the cell made trial moves. */
-__kernel void disks_subsweep(__global float2 *disk, __global const uint *count, __global uint *move_tally,
-                             float width, float margin, float max_displacement, uint seed_lo, uint seed_hi,
-                             uint sweep, uint position, __global const uint2 *plans, uint plan_slot,
-                             uint first_system)
+/* Cell (x, y)'s sub-sweep move (Algorithm 2) on its n disks `own` (n > 0)
+ * among the neighbours' slots: the shuffle, then n_M trial moves; returns
+ * the accepted ones. */
+inline uint update_cell(float2 *own, uint n, const float2 *neighbour, uint x, uint y, float width, float margin,
+                        float max_displacement, clmc_philox_key key, uint sweep, uint first_system)
 {
-    uint item = get_global_id(0);
-    if (item >= HALF * HALF) return;
-    disk += SYSTEM * SYSTEM_CELLS * SLOTS;
-    count += SYSTEM * SYSTEM_CELLS;
-    move_tally += SYSTEM * SYSTEM_CELLS;
-    uint set = (plan_of(plans, plan_slot).x >> (2 * position)) & 3u;
-    uint x = 2 * (item % HALF) + (set & 1u), y = 2 * (item / HALF) + (set >> 1);
-    uint cell = slot_index(x, y, 0), unit = y * CELLS + x, n = count[cell];
-    if (n == 0) {
-        move_tally[cell] = 0;
-        return;
-    }
-    clmc_philox_key key = {{seed_lo, seed_hi}};
-    float2 own[SLOTS], neighbour[8 * SLOTS];
-    for (uint i = 0; i < SLOTS; i++) own[i] = disk[slot_index(x, y, i)];
+    uint unit = y * CELLS + x;
     if (SHUFFLE_PARTICLES)
         shuffle_particles(own, n, clmc_random4(key, unit, sweep, 0, STREAM(CLMC_PURPOSE_DISK_SHUFFLE)),
                           n > 5 ? clmc_random4(key, unit, sweep, 1, STREAM(CLMC_PURPOSE_DISK_SHUFFLE))
                                 : (clmc_philox_ctr){{0, 0, 0, 0}});
-    load_neighbours(disk, x, y, width, neighbour);
     uint accepted = 0, moving = 0;
     clmc_philox_ctr r;
     for (uint move = 0; move < MOVES; move++) {
@@ -187,6 +170,42 @@ __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, 
         }
         moving = moving + 1 == n ? 0 : moving + 1;
     }
+    return accepted;
+}
+
+/* Cell (x, y) of the set in `position` of the sweep's plan: work-item
+ * `item` of the HALF^2 cells of the set whose lower-left cell is (set & 1,
+ * set >> 1). */
+inline uint2 set_cell(__global const uint2 *plans, uint plan_slot, uint position, uint item)
+{
+    uint set = (plan_of(plans, plan_slot).x >> (2 * position)) & 3u;
+    return (uint2)(2 * (item % HALF) + (set & 1u), 2 * (item / HALF) + (set >> 1));
+}
+
+/* One sub-sweep (Algorithm 2), the `position`-th set of the sweep's plan:
+ * one work-item per cell of the set, per system.  move_tally[cell] receives
+ * the accepted moves, plus 1 << 16 when the cell made trial moves. */
+__kernel void disks_subsweep(__global float2 *disk, __global const uint *count, __global uint *move_tally,
+                             float width, float margin, float max_displacement, uint seed_lo, uint seed_hi,
+                             uint sweep, uint position, __global const uint2 *plans, uint plan_slot,
+                             uint first_system)
+{
+    uint item = get_global_id(0);
+    if (item >= HALF * HALF) return;
+    disk += SYSTEM * SYSTEM_CELLS * SLOTS;
+    count += SYSTEM * SYSTEM_CELLS;
+    move_tally += SYSTEM * SYSTEM_CELLS;
+    uint2 at = set_cell(plans, plan_slot, position, item);
+    uint x = at.x, y = at.y, cell = slot_index(x, y, 0), n = count[cell];
+    if (n == 0) {
+        move_tally[cell] = 0;
+        return;
+    }
+    clmc_philox_key key = {{seed_lo, seed_hi}};
+    float2 own[SLOTS], neighbour[8 * SLOTS];
+    for (uint i = 0; i < SLOTS; i++) own[i] = disk[slot_index(x, y, i)];
+    load_neighbours(disk, x, y, width, neighbour);
+    uint accepted = update_cell(own, n, neighbour, x, y, width, margin, max_displacement, key, sweep, first_system);
     for (uint i = 0; i < SLOTS; i++) disk[slot_index(x, y, i)] = own[i];
     move_tally[cell] = accepted | (1u << 16);
 }
@@ -220,6 +239,42 @@ inline bool stays(float moved, float width, int direction)
     return direction > 0 ? moved > 0.0f : moved <= width;
 }
 
+/* New cell (x, y) after the shift of the sweep in `plan`, from the old
+ * cells: its slots into gathered (the rest the sentinel), its count
+ * returned, and the disks that find no slot added to *lost.  Loops of SLOTS
+ * steps and slot_set, so that gathered stays in registers (a stored count
+ * above SLOTS, the guard's business, reads SLOTS slots). */
+inline uint shifted_cell(__global const float2 *disk, __global const uint *count, uint x, uint y, float width,
+                         uint2 plan, float2 *gathered, uint *lost)
+{
+    float delta = as_float(plan.y);
+    uint axis = (plan.x >> 8) & 1u;
+    int direction = (plan.x >> 9) & 1u ? 1 : -1;
+    for (uint i = 0; i < SLOTS; i++) gathered[i] = SENTINEL;
+    uint n_new = 0;
+    uint n_here = count[slot_index(x, y, 0)];
+    for (uint i = 0; i < SLOTS; i++) {
+        if (i >= n_here) continue;
+        float2 p = disk[slot_index(x, y, i)];
+        float moved = along(p, axis) + delta;
+        if (stays(moved, width, direction)) slot_set(gathered, n_new++, with_along(p, axis, moved));
+    }
+    uint nx = axis ? x : wrap((int)x + direction), ny = axis ? wrap((int)y + direction) : y;
+    uint n_there = count[slot_index(nx, ny, 0)];
+    for (uint i = 0; i < SLOTS; i++) {
+        if (i >= n_there) continue;
+        float2 p = disk[slot_index(nx, ny, i)];
+        float moved = along(p, axis) + delta;
+        if (stays(moved, width, direction)) continue; /* stays in the neighbour */
+        if (n_new == SLOTS) {
+            ++*lost;
+            continue;
+        }
+        slot_set(gathered, n_new++, with_along(p, axis, moved + (float)direction * width));
+    }
+    return n_new;
+}
+
 __kernel void disks_shift(__global const float2 *disk, __global const uint *count, __global float2 *disk_next,
                           __global uint *count_next, __global uint *overflow, float width,
                           __global const uint2 *plans, uint plan_slot)
@@ -230,34 +285,92 @@ __kernel void disks_shift(__global const float2 *disk, __global const uint *coun
     count += SYSTEM * SYSTEM_CELLS;
     disk_next += SYSTEM * SYSTEM_CELLS * SLOTS;
     count_next += SYSTEM * SYSTEM_CELLS;
-    uint2 plan = plan_of(plans, plan_slot);
-    float delta = as_float(plan.y);
-    uint axis = (plan.x >> 8) & 1u;
-    int direction = (plan.x >> 9) & 1u ? 1 : -1;
-    uint x = item % CELLS, y = item / CELLS;
+    uint x = item % CELLS, y = item / CELLS, lost = 0;
     float2 gathered[SLOTS];
-    for (uint i = 0; i < SLOTS; i++) gathered[i] = SENTINEL;
-    uint n_new = 0, lost = 0;
-    uint n_here = count[slot_index(x, y, 0)];
-    for (uint i = 0; i < n_here; i++) {
-        float2 p = disk[slot_index(x, y, i)];
-        float moved = along(p, axis) + delta;
-        if (stays(moved, width, direction)) gathered[n_new++] = with_along(p, axis, moved);
-    }
-    uint nx = axis ? x : wrap((int)x + direction), ny = axis ? wrap((int)y + direction) : y;
-    uint n_there = count[slot_index(nx, ny, 0)];
-    for (uint i = 0; i < n_there; i++) {
-        float2 p = disk[slot_index(nx, ny, i)];
-        float moved = along(p, axis) + delta;
-        if (stays(moved, width, direction)) continue; /* stays in the neighbour */
-        if (n_new == SLOTS) {
-            lost++;
-            continue;
-        }
-        gathered[n_new++] = with_along(p, axis, moved + (float)direction * width);
-    }
+    uint n_new = shifted_cell(disk, count, x, y, width, plan_of(plans, plan_slot), gathered, &lost);
     for (uint i = 0; i < SLOTS; i++) disk_next[slot_index(x, y, i)] = gathered[i];
     count_next[slot_index(x, y, 0)] = n_new;
+    if (lost) atomic_add(overflow, lost);
+}
+
+/* The cell shift of one sweep (block slot shift_slot) and the first
+ * sub-sweep of the next (`sweep`, block slot plan_slot) in one launch, the
+ * same bits as disks_shift, then disks_subsweep at position 0, into the
+ * second buffer.  A work-group takes a tile of FUSE_BLOCKS x FUSE_BLOCKS
+ * blocks of 2 x 2 cells (work-item l the block l % FUSE_BLOCKS, l /
+ * FUSE_BLOCKS of it), each block holding one cell of the sub-sweep's set.
+ * First the group makes the new slots of FUSE_SPAN x FUSE_SPAN cells, its
+ * tile and the ring of cells around it that the set's cells see, into local
+ * memory (shifted_cell, each cell's overflow counted by the tile that owns
+ * it); then each work-item moves the disks of its block's set cell among
+ * its 8 neighbours there (update_cell, as disks_subsweep) and writes its
+ * block's four cells.  Work-items past the last block (HALF not a multiple
+ * of FUSE_BLOCKS) make region cells but write nothing. */
+#define FUSE_ITEMS (FUSE_BLOCKS * FUSE_BLOCKS)
+#define FUSE_SPAN (2u * FUSE_BLOCKS + 1u)
+#define FUSE_CELLS (FUSE_SPAN * FUSE_SPAN)
+__kernel __attribute__((reqd_work_group_size(FUSE_ITEMS, 1, 1)))
+void disks_shift_subsweep(__global const float2 *disk, __global const uint *count, __global float2 *disk_next,
+                          __global uint *count_next, __global uint *overflow, __global uint *move_tally, float width,
+                          float margin, float max_displacement, uint seed_lo, uint seed_hi, uint sweep,
+                          __global const uint2 *plans, uint shift_slot, uint plan_slot, uint first_system)
+{
+    __local float2 region[FUSE_CELLS * SLOTS];
+    __local uint region_count[FUSE_CELLS];
+    disk += SYSTEM * SYSTEM_CELLS * SLOTS;
+    count += SYSTEM * SYSTEM_CELLS;
+    disk_next += SYSTEM * SYSTEM_CELLS * SLOTS;
+    count_next += SYSTEM * SYSTEM_CELLS;
+    move_tally += SYSTEM * SYSTEM_CELLS;
+    uint l = get_local_id(0), tiles = (HALF + FUSE_BLOCKS - 1) / FUSE_BLOCKS, tile = get_group_id(0);
+    uint bx0 = tile % tiles * FUSE_BLOCKS, by0 = tile / tiles * FUSE_BLOCKS;
+    uint2 shift = plan_of(plans, shift_slot);
+    uint set = plan_of(plans, plan_slot).x & 3u, sx = set & 1u, sy = set >> 1;
+    /* region cell c is (rx + c % FUSE_SPAN, ry + c / FUSE_SPAN) */
+    int rx = (int)(2 * bx0 + sx) - 1, ry = (int)(2 * by0 + sy) - 1;
+    int tile_x_end = (int)(2 * min(bx0 + FUSE_BLOCKS, (uint)HALF)), tile_y_end = (int)(2 * min(by0 + FUSE_BLOCKS, (uint)HALF));
+    uint lost = 0;
+    for (uint c = l; c < FUSE_CELLS; c += FUSE_ITEMS) { /* no barrier in this loop */
+        int cx = rx + (int)(c % FUSE_SPAN), cy = ry + (int)(c / FUSE_SPAN);
+        float2 cell[SLOTS];
+        uint cell_lost = 0;
+        region_count[c] = shifted_cell(disk, count, wrap(cx), wrap(cy), width, shift, cell, &cell_lost);
+        for (uint i = 0; i < SLOTS; i++) region[c * SLOTS + i] = cell[i];
+        bool owned = cx >= (int)(2 * bx0) && cx < tile_x_end && cy >= (int)(2 * by0) && cy < tile_y_end;
+        if (owned) lost += cell_lost;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint bx = bx0 + l % FUSE_BLOCKS, by = by0 + l / FUSE_BLOCKS;
+    if (bx < HALF && by < HALF) {
+        uint ax = 2 * (l % FUSE_BLOCKS) + 1, ay = 2 * (l / FUSE_BLOCKS) + 1, a = ay * FUSE_SPAN + ax;
+        uint x = 2 * bx + sx, y = 2 * by + sy, cell = slot_index(x, y, 0), n = region_count[a];
+        float2 own[SLOTS];
+        for (uint i = 0; i < SLOTS; i++) own[i] = region[a * SLOTS + i];
+        if (n > 0) {
+            float2 neighbour[8 * SLOTS];
+            uint k = 0;
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if (dx == 0 && dy == 0) continue;
+                    uint b = (uint)((int)a + dy * (int)FUSE_SPAN + dx);
+                    float2 translation = (float2)((float)dx * width, (float)dy * width); /* load_neighbours' */
+                    for (uint i = 0; i < SLOTS; i++) neighbour[k++] = region[b * SLOTS + i] + translation;
+                }
+            clmc_philox_key key = {{seed_lo, seed_hi}};
+            uint accepted = update_cell(own, n, neighbour, x, y, width, margin, max_displacement, key, sweep,
+                                        first_system);
+            move_tally[cell] = accepted | (1u << 16);
+        } else {
+            move_tally[cell] = 0;
+        }
+        for (uint j = 0; j < 4; j++) { /* the block's cells: region cell (cx - rx, cy - ry) */
+            uint ox = j & 1u, oy = j >> 1, cx = 2 * bx + ox, cy = 2 * by + oy;
+            uint b = (ay + oy - sy) * FUSE_SPAN + ax + ox - sx;
+            bool moved = ox == sx && oy == sy;
+            for (uint i = 0; i < SLOTS; i++) disk_next[slot_index(cx, cy, i)] = moved ? own[i] : region[b * SLOTS + i];
+            count_next[slot_index(cx, cy, 0)] = region_count[b];
+        }
+    }
     if (lost) atomic_add(overflow, lost);
 }
 

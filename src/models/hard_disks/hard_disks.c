@@ -50,6 +50,7 @@ static void disks_destroy(void *state)
     if (!s) return;
     if (s->subsweep) CLMC_CL_WARN(clReleaseKernel(s->subsweep));
     if (s->shift) CLMC_CL_WARN(clReleaseKernel(s->shift));
+    if (s->shift_subsweep) CLMC_CL_WARN(clReleaseKernel(s->shift_subsweep));
     if (s->guard) CLMC_CL_WARN(clReleaseKernel(s->guard));
     if (s->histogram) CLMC_CL_WARN(clReleaseKernel(s->histogram));
     if (s->program) CLMC_CL_WARN(clReleaseProgram(s->program));
@@ -92,6 +93,11 @@ static clmc_status read_options(disks_state *s, const clmc_preset *p)
     s->compress_start = strcmp(clmc_preset_string(p, "model.start"), "compress") == 0;
     s->n_systems = (cl_uint)clmc_preset_systems(p)->copies;
     s->first_system = (cl_uint)clmc_preset_systems(p)->first_system;
+    const char *fuse = clmc_preset_string(p, "algorithm.fuse_shift");
+    uint64_t cells = (uint64_t)s->host.g.cells * s->host.g.cells * s->n_systems;
+    s->fuse_shift = strcmp(fuse, "on") == 0 || (strcmp(fuse, "auto") == 0 && cells <= DISK_FUSE_AUTO_CELLS);
+    if (strcmp(fuse, "off") == 0) s->fuse_shift_off = "off";
+    else if (!s->fuse_shift) s->fuse_shift_off = "auto: more than 131072 cells in all systems";
     uint64_t seed = clmc_preset_run(p)->seed;
     s->seed_lo = (cl_uint)seed;
     s->seed_hi = (cl_uint)(seed >> 32);
@@ -162,6 +168,7 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     clmc_defines_text(&options, "-cl-std=CL1.2");
     clmc_defines_int(&options, "CELLS", s->host.g.cells);
     clmc_defines_int(&options, "SLOTS", s->host.g.slots);
+    clmc_defines_int(&options, "FUSE_BLOCKS", DISK_FUSE_BLOCKS);
     clmc_defines_int(&options, "MOVES", s->moves);
     clmc_defines_int(&options, "SHUFFLE_PARTICLES", clmc_preset_bool(p, "algorithm.shuffle_particles"));
     clmc_status status = clmc_preset_bool(p, "algorithm.reproducible") ? clmc_defines_reproducible(s->rt, &options)
@@ -174,6 +181,17 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_TRY(clmc_kernel_create(s->program, "disks_subsweep", &s->subsweep));
     CLMC_TRY(clmc_kernel_set_first_system(s->subsweep, s->first_system));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_shift", &s->shift));
+    CLMC_TRY(clmc_kernel_create(s->program, "disks_shift_subsweep", &s->shift_subsweep));
+    CLMC_TRY(clmc_kernel_set_first_system(s->shift_subsweep, s->first_system));
+    size_t group_limit = 0;
+    cl_ulong local_bytes = 0, device_local = clmc_runtime_device(s->rt)->local_mem_bytes;
+    CLMC_TRY(clmc_kernel_group_limit(s->rt, s->shift_subsweep, &group_limit));
+    CLMC_TRY(clmc_kernel_local_bytes(s->rt, s->shift_subsweep, &local_bytes));
+    if (s->fuse_shift && group_limit < DISK_FUSE_BLOCKS * DISK_FUSE_BLOCKS)
+        s->fuse_shift_off = "the device's work-group limit for disks_shift_subsweep is below its 64 work-items";
+    else if (s->fuse_shift && local_bytes > device_local)
+        s->fuse_shift_off = "disks_shift_subsweep needs more local memory than the device has";
+    if (s->fuse_shift_off) s->fuse_shift = false;
     CLMC_TRY(clmc_kernel_create(s->program, "disks_guard", &s->guard));
     CLMC_TRY(clmc_kernel_create(s->program, "disks_pair_histogram", &s->histogram));
     size_t cells = n_cells(s) * s->n_systems, slots_bytes = cells * s->host.g.slots * 2 * sizeof(float);
@@ -200,6 +218,13 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 7, sizeof(cl_uint), &s->seed_hi));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 4, sizeof(cl_mem), &s->overflow));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 5, sizeof(float), &s->host.g.width));
+    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 4, sizeof(cl_mem), &s->overflow));
+    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 5, sizeof(cl_mem), &s->tally));
+    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 6, sizeof(float), &s->host.g.width));
+    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 7, sizeof(float), &s->host.g.margin));
+    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 8, sizeof(float), &s->max_displacement));
+    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 9, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 10, sizeof(cl_uint), &s->seed_hi));
     s->plan_block = plan_block_of(s->n_systems);
     s->plan_first = UINT64_MAX;
     s->plans_host = malloc((size_t)s->plan_block * s->n_systems * 2 * sizeof *s->plans_host);
@@ -207,6 +232,7 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_TRY(create_buffer(s, (size_t)s->plan_block * s->n_systems * 2 * sizeof(cl_uint), NULL, &s->plans));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 10, sizeof(cl_mem), &s->plans));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 6, sizeof(cl_mem), &s->plans));
+    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 12, sizeof(cl_mem), &s->plans));
     /* Tallies start at zero: a measurement before any sweep reads no moves. */
     cl_uint pattern = 0;
     CLMC_CL_TRY(clEnqueueFillBuffer(clmc_runtime_queue(s->rt), s->tally, &pattern, sizeof pattern, 0,
@@ -227,11 +253,16 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
  *     the other buffer (S) and its counts (C 4).
  * Total 6 S + 8 N + 16 C per system.  The earlier figure, 13 S + 56 C,
  * counted each neighbour read as new traffic and reported more than the copy
- * bandwidth (issue 26). */
-static double bytes_per_sweep(const disk_geometry *g, unsigned systems)
+ * bandwidth (issue 26).  With algorithm.fuse_shift, disks_shift_subsweep
+ * replaces the shift and the first sub-sweep: it reads every slot (S, the
+ * active cells' neighbours) and every count (C 4), and writes every slot and
+ * count of the other buffer (S + C 4) and the active quarter's tallies (C);
+ * with the other three sub-sweeps (3 S + 3/4 S + 6 C) 5.75 S + 15 C per
+ * system (the sweeps before a measurement make their shift alone). */
+static double bytes_per_sweep(const disk_geometry *g, unsigned systems, bool fuse_shift)
 {
     double cells = (double)g->cells * g->cells, slots = cells * g->slots * 8.0;
-    return systems * (6.0 * slots + 8.0 * g->n_disks + 16.0 * cells);
+    return systems * (fuse_shift ? 5.75 * slots + 15.0 * cells : 6.0 * slots + 8.0 * g->n_disks + 16.0 * cells);
 }
 
 /* Device memory of a preset (model.h device_bytes), as build_kernels
@@ -272,7 +303,7 @@ static clmc_status disks_create(clmc_runtime *rt, clmc_preset *p, void **state, 
     shape->series_columns = series_columns;
     shape->measure_batch = 1; /* each measurement's histogram is read and fitted on the host */
     shape->updates_per_sweep = cells * s->moves * s->n_systems; /* n_M trial moves per cell (empty cells make none) */
-    shape->bytes_per_sweep = bytes_per_sweep(&s->host.g, s->n_systems);
+    shape->bytes_per_sweep = bytes_per_sweep(&s->host.g, s->n_systems, s->fuse_shift);
     shape->n_systems = s->n_systems;
     shape->n_temperatures = 1;
     *state = s;
@@ -303,12 +334,18 @@ static void plan_sweep(const disks_state *s, uint32_t k, uint32_t sweep, uint32_
     memcpy(&plan[1], &delta, sizeof delta);
 }
 
+/* Whether the device's block of plans holds sweep_index's. */
+static bool plans_hold(const disks_state *s, uint64_t sweep_index)
+{
+    return s->plan_first != UINT64_MAX && sweep_index >= s->plan_first && sweep_index - s->plan_first < s->plan_block;
+}
+
 /* Makes sure the device holds the plans of sweep_index (a new block of
  * plan_block sweeps from it when not; a blocking upload, once a block) and
  * returns its slot. */
 static clmc_status plans_for(disks_state *s, uint64_t sweep_index, cl_uint *slot)
 {
-    if (s->plan_first == UINT64_MAX || sweep_index < s->plan_first || sweep_index - s->plan_first >= s->plan_block) {
+    if (!plans_hold(s, sweep_index)) {
         for (uint32_t t = 0; t < s->plan_block; t++)
             for (uint32_t k = 0; k < s->n_systems; k++)
                 plan_sweep(s, k, (uint32_t)(sweep_index + t), s->plans_host + 2 * ((size_t)t * s->n_systems + k));
@@ -321,31 +358,66 @@ static clmc_status plans_for(disks_state *s, uint64_t sweep_index, cl_uint *slot
     return CLMC_OK;
 }
 
+/* `kernel`'s first four arguments: the current buffers, read, and the
+ * others, written (disks_shift, disks_shift_subsweep). */
+static clmc_status set_buffer_pair(disks_state *s, cl_kernel kernel)
+{
+    int b = s->current;
+    CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &s->disk[b]));
+    CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &s->count[b]));
+    CLMC_CL_TRY(clSetKernelArg(kernel, 2, sizeof(cl_mem), &s->disk[1 - b]));
+    CLMC_CL_TRY(clSetKernelArg(kernel, 3, sizeof(cl_mem), &s->count[1 - b]));
+    return CLMC_OK;
+}
+
+clmc_status disks_settle_shift(disks_state *s)
+{
+    if (!s->shift_pending) return CLMC_OK;
+    CLMC_TRY(set_buffer_pair(s, s->shift));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &s->shift_slot));
+    CLMC_TRY(disks_enqueue_systems(s, s->shift, n_cells(s), CLMC_TIMED));
+    s->current = 1 - s->current;
+    s->shift_pending = false;
+    return CLMC_OK;
+}
+
 /* One sweep of every system: the four sub-sweeps in the order of each
  * system's plan, then the cell shift of each system's plan into the other
- * buffer. */
+ * buffer.  With algorithm.fuse_shift the shift is left pending and made
+ * with the next sweep's first sub-sweep (disks_shift_subsweep), or alone
+ * where something reads the configuration first (disks_settle_shift) or
+ * the next sweep's plans replace its plan's block. */
 static clmc_status disks_sweep(void *state, uint64_t sweep_index)
 {
     disks_state *s = state;
-    cl_uint sweep = (cl_uint)sweep_index, slot;
+    cl_uint sweep = (cl_uint)sweep_index, slot, first = 0;
+    if (!plans_hold(s, sweep_index)) CLMC_TRY(disks_settle_shift(s));
     CLMC_TRY(plans_for(s, sweep_index, &slot));
-    int b = s->current;
-    size_t half = s->host.g.cells / 2, active = half * half, all = n_cells(s);
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 0, sizeof(cl_mem), &s->disk[b]));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 1, sizeof(cl_mem), &s->count[b]));
+    size_t half = s->host.g.cells / 2, active = half * half;
+    if (s->shift_pending) {
+        CLMC_TRY(set_buffer_pair(s, s->shift_subsweep));
+        CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 11, sizeof(cl_uint), &sweep));
+        CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 13, sizeof(cl_uint), &s->shift_slot));
+        CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 14, sizeof(cl_uint), &slot));
+        size_t tiles = (half + DISK_FUSE_BLOCKS - 1) / DISK_FUSE_BLOCKS;
+        size_t global[2] = {tiles * tiles * DISK_FUSE_BLOCKS * DISK_FUSE_BLOCKS, s->n_systems};
+        size_t local[2] = {DISK_FUSE_BLOCKS * DISK_FUSE_BLOCKS, 1};
+        CLMC_TRY(clmc_enqueue(s->rt, s->shift_subsweep, 2, global, local, CLMC_TIMED));
+        s->current = 1 - s->current;
+        s->shift_pending = false;
+        first = 1;
+    }
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 0, sizeof(cl_mem), &s->disk[s->current]));
+    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 1, sizeof(cl_mem), &s->count[s->current]));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 8, sizeof(cl_uint), &sweep));
     CLMC_CL_TRY(clSetKernelArg(s->subsweep, 11, sizeof(cl_uint), &slot));
-    for (cl_uint k = 0; k < 4; k++) {
+    for (cl_uint k = first; k < 4; k++) {
         CLMC_CL_TRY(clSetKernelArg(s->subsweep, 9, sizeof(cl_uint), &k));
         CLMC_TRY(disks_enqueue_systems(s, s->subsweep, active, CLMC_TIMED));
     }
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 0, sizeof(cl_mem), &s->disk[b]));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 1, sizeof(cl_mem), &s->count[b]));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 2, sizeof(cl_mem), &s->disk[1 - b]));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 3, sizeof(cl_mem), &s->count[1 - b]));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &slot));
-    CLMC_TRY(disks_enqueue_systems(s, s->shift, all, CLMC_TIMED));
-    s->current = 1 - b;
+    s->shift_pending = true;
+    s->shift_slot = slot;
+    if (!s->fuse_shift) CLMC_TRY(disks_settle_shift(s));
     if (s->fault_after && sweep_index + 1 == s->fault_after) CLMC_TRY(disks_inject_fault(s));
     return CLMC_OK;
 }
@@ -353,6 +425,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
 /* Reads the configuration and the move tallies of the last sweep. */
 static clmc_status read_back(disks_state *s)
 {
+    CLMC_TRY(disks_settle_shift(s));
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t cells = n_cells(s) * s->n_systems;
     CLMC_CL_TRY(clEnqueueReadBuffer(queue, s->disk[s->current], CL_FALSE, 0, cells * s->host.g.slots * 2 * sizeof(float),
@@ -375,6 +448,7 @@ static clmc_status disks_snapshot(void *state, clmc_array *configuration)
  * device, into pairs_host (blocking): bins per system. */
 static clmc_status device_histogram(disks_state *s)
 {
+    CLMC_TRY(disks_settle_shift(s));
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     cl_uint zero = 0;
     size_t bytes = s->n_systems * s->pressure.bins * sizeof(cl_uint);
@@ -489,6 +563,17 @@ static clmc_status disks_checks(void *state, cJSON *checks)
     return CLMC_OK;
 }
 
+/* performance.fused_shift: whether the sweeps' shifts ran in the next
+ * sweep's first launch, and why not. */
+static void disks_describe_update(void *state, cJSON *performance)
+{
+    const disks_state *s = state;
+    cJSON *fused = cJSON_AddObjectToObject(performance, "fused_shift");
+    if (!fused) return;
+    cJSON_AddBoolToObject(fused, "used", s->fuse_shift);
+    if (!s->fuse_shift) cJSON_AddStringToObject(fused, "reason", s->fuse_shift_off);
+}
+
 static const clmc_ensemble_hooks disks_ensemble_hooks = {.independent = true}; /* copies alone */
 
 const clmc_model_ops clmc_model_hard_disks = {
@@ -504,6 +589,7 @@ const clmc_model_ops clmc_model_hard_disks = {
     .measure = disks_measure,
     .collect = disks_collect,
     .estimate = disks_estimate,
+    .describe_update = disks_describe_update,
     .ensemble = &disks_ensemble_hooks,
     .guard = disks_guard,
     .checks = disks_checks,

@@ -107,12 +107,16 @@ typedef struct {
     uint32_t moves;
     float max_displacement;
     bool shuffle_sets, write_configuration, compress_start;
+    bool fuse_shift;    /* algorithm.fuse_shift, where the device runs disks_shift_subsweep */
+    const char *fuse_shift_off; /* why not, where algorithm.fuse_shift is true: NULL or a reason */
+    bool shift_pending; /* the last sweep's shift is not made yet (its plan in block slot shift_slot) */
+    cl_uint shift_slot;
     cl_uint seed_lo, seed_hi;
     uint64_t fault_after; /* CLMC_FAULT_DISK_AFTER (tests): break the state after this sweep; 0: never */
     bool fault_nan;       /* ...=SWEEP:nan: a NaN position instead of a removed disk */
     char *output_dir;
     cl_program program;
-    cl_kernel subsweep, shift, guard, histogram;
+    cl_kernel subsweep, shift, shift_subsweep, guard, histogram;
     cl_mem disk[2], count[2], tally, overflow, guard_totals, edge2, pairs;
     cl_mem plans;          /* sweep plans of plan_block sweeps x n_systems (cl/hard_disks/hard_disks.cl) */
     uint32_t *plans_host;  /* the same, 2 words a plan */
@@ -128,6 +132,20 @@ disk_cells disks_system_view(const disks_state *s, uint32_t k);
 /* Enqueues `kernel` on `items` work-items per system (dimension 1: the
  * system), in work-groups of at most 256. */
 clmc_status disks_enqueue_systems(disks_state *s, cl_kernel kernel, size_t items, clmc_timing timing);
+
+/* disks_shift_subsweep's tiles: DISK_FUSE_BLOCKS^2 blocks of 2 x 2 cells, a
+ * work-item each (cl/hard_disks/hard_disks.cl). */
+#define DISK_FUSE_BLOCKS 8u
+/* algorithm.fuse_shift "auto" fuses up to this many cells in all systems:
+ * above, the fused launch costs more device time than the launch it saves
+ * (H200: 115 us against 28 + 27 for N = 65536 x 32 systems, 1.2 M cells;
+ * record 2026-11-28-nvidia-h200-session22.txt). */
+#define DISK_FUSE_AUTO_CELLS 131072u
+
+/* Makes the last sweep's cell shift where algorithm.fuse_shift left it for
+ * the next sweep's first launch (disks_shift alone, the same bits): before
+ * anything reads or replaces the configuration. */
+clmc_status disks_settle_shift(disks_state *s);
 
 /* Checkpoints (model.h): the current cell lists as stored (all systems),
  * which double buffer holds them, the move tallies and the overflow counter. */

@@ -23,6 +23,7 @@ static size_t cells_of(const disks_state *s)
 clmc_status disks_save_state(void *state, unsigned char **blob, size_t *bytes)
 {
     disks_state *s = state;
+    CLMC_TRY(disks_settle_shift(s));
     clmc_blob_writer w = {0};
     clmc_blob_put_u64(&w, (uint64_t)s->current);
     clmc_blob_put_buffer(&w, s->rt, s->disk[s->current]);
@@ -87,6 +88,7 @@ clmc_status disks_load_state(void *state, const unsigned char *blob, size_t byte
     for (uint32_t k = 0; k < s->n_systems; k++)
         CLMC_TRY(check_stored_cells(&s->host.g, disk + (size_t)k * cells * s->host.g.slots * 8, count + (size_t)k * cells * 4));
     s->current = (int)current;
+    s->shift_pending = false; /* the stored configuration is shifted (disks_save_state) */
     CLMC_TRY(clmc_buffer_upload(s->rt, s->disk[s->current], disk, disk_bytes));
     CLMC_TRY(clmc_buffer_upload(s->rt, s->count[s->current], count, count_bytes));
     CLMC_TRY(clmc_buffer_upload(s->rt, s->tally, tally, tally_bytes));
@@ -96,6 +98,7 @@ clmc_status disks_load_state(void *state, const unsigned char *blob, size_t byte
 clmc_status disks_guard(void *state)
 {
     disks_state *s = state;
+    CLMC_TRY(disks_settle_shift(s));
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     cl_uint items = (cl_uint)((cells_of(s) + GUARD_CELLS_PER_ITEM - 1) / GUARD_CELLS_PER_ITEM), zero = 0;
     size_t bytes = 2 * s->n_systems * sizeof(cl_uint);
@@ -134,6 +137,7 @@ clmc_status disks_guard(void *state)
 
 clmc_status disks_inject_fault(disks_state *s)
 {
+    CLMC_TRY(disks_settle_shift(s));
     cl_command_queue queue = clmc_runtime_queue(s->rt);
     size_t cells = cells_of(s);
     uint32_t *count = malloc(cells * sizeof *count);

@@ -7,6 +7,7 @@ static const char *const algorithm_types[] = {"mpmc", NULL};
  * it (docs/reproducibility.md). */
 #define DISK_REPRODUCIBLE_DEFAULT "false"
 static const char *const start_types[] = {"lattice", "compress", NULL};
+static const char *const fuse_modes[] = {"auto", "on", "off", NULL};
 
 const clmc_field clmc_hard_disks_model_fields[] = {
     {"N", CLMC_FIELD_INT, 16, 268435456, false, NULL, NULL, "number of disks (diameter sigma = 1) in a square periodic box"},
@@ -33,6 +34,10 @@ const clmc_field clmc_hard_disks_algorithm_fields[] = {
     {"cell_exit", CLMC_FIELD_BOOL, 0, 0, false, NULL, "false",
      "let moves carry a disk up to (w - 1 - pressure_range) / 2 beyond its cell (it stays in its cell's list until a "
      "shift); WRONG: seed pitfall 1, membership is no longer a function of the positions"},
+    {"fuse_shift", CLMC_FIELD_STRING, 0, 0, false, fuse_modes, "\"auto\"",
+     "on: make each sweep's cell shift in one launch with the next sweep's first sub-sweep (4 launches a sweep "
+     "instead of 5, the same results bit for bit); off: the shift in a launch of its own; auto: on where all systems "
+     "together have at most 131072 cells (launch-bound), off above"},
     {"pressure_bin", CLMC_FIELD_NUMBER, 0, 0.01, true, NULL, "0.0001", "width of the pair-distance histogram bins"},
     {"pressure_range", CLMC_FIELD_NUMBER, 0, 0.2, true, NULL, "0.02",
      "g(r) is fitted on (1, 1 + range] and extrapolated to contact"},
