@@ -356,6 +356,47 @@ Test(cli, profile_reports_every_kernel)
     free(out_dir);
 }
 
+/* Update launches are timed by a sample (src/runtime/runtime.c): a 2D
+ * naive Ising run launches one update kernel in one phase, whose first
+ * launch and every 32nd after it (launches 2, 34, 66, ...) carry an event,
+ * so U launches are timed by 2 + (U - 2) / 32; under --profile every one.
+ * Both runs give the same results and a positive device time. */
+Test(cli, update_launches_timed_by_sample, .timeout = 300)
+{
+    char *dir = test_scratch_dir("cli-timed-sample"), out[2][4200];
+    char *preset = test_write_preset(dir, "{\"model\": {\"type\": \"ising\", \"dim\": 2, \"L\": 32}, \"algorithm\":"
+                                          " {\"layout\": \"naive\", \"resident\": \"off\"}, \"ensemble\": {\"beta\":"
+                                          " 0.4}, \"run\": {\"thermalization\": 100, \"sweeps\": 900,"
+                                          " \"measure_every\": 10, \"seed\": 3}}");
+    double launches[2], timed[2], seconds[2];
+    char *observables[2];
+    for (int profile = 0; profile < 2; profile++) {
+        snprintf(out[profile], sizeof out[profile], "%s/out%d", dir, profile);
+        char *output = NULL;
+        int status = test_run_clmc(&output, "run '%s' --quiet %s --out '%s'", preset, profile ? "--profile" : "",
+                                   out[profile]);
+        cr_assert_eq(status, 0, "exit %d: %s", status, output ? output : "");
+        free(output);
+        cJSON *result = test_load_result(out[profile]);
+        cr_assert_not_null(result);
+        const cJSON *perf = cJSON_GetObjectItem(result, "performance");
+        launches[profile] = cJSON_GetObjectItem(perf, "update_launches")->valuedouble;
+        timed[profile] = cJSON_GetObjectItem(perf, "timed_launches")->valuedouble;
+        seconds[profile] = cJSON_GetObjectItem(perf, "seconds")->valuedouble;
+        observables[profile] = cJSON_PrintUnformatted(cJSON_GetObjectItem(result, "observables"));
+        cJSON_Delete(result);
+        printf("%s: %.0f update launches, %.0f timed, %.6f s of device time\n", profile ? "--profile" : "sampled",
+               launches[profile], timed[profile], seconds[profile]);
+    }
+    cr_expect_geq(launches[0], 1000, "two launches a sweep at least");
+    cr_expect_eq(launches[1], launches[0]);
+    cr_expect_eq(timed[0], 2 + floor((launches[0] - 2) / 32), "sampled: %.0f of %.0f timed", timed[0], launches[0]);
+    cr_expect_eq(timed[1], launches[1], "--profile times every update launch");
+    cr_expect(seconds[0] > 0 && seconds[1] > 0);
+    cr_expect_str_eq(observables[0], observables[1], "--profile changed the results");
+    free(observables[0]), free(observables[1]), free(preset), free(dir);
+}
+
 /* A preset too large for the device is refused with exit 2 before anything
  * is allocated (before, these models failed with exit 3 CL_INVALID_BUFFER_SIZE
  * after allocating, hard disks after seconds of host work), quickly, and the

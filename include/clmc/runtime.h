@@ -127,9 +127,18 @@ clmc_status clmc_buffer_download(clmc_runtime *rt, cl_mem buffer, size_t bytes, 
 /* A read-write device buffer of `bytes` bytes, filled from `initial` unless
  * NULL; `what` names it in the error. */
 clmc_status clmc_buffer_create(clmc_runtime *rt, size_t bytes, const void *initial, const char *what, cl_mem *out);
-/* Waits for all work; returns accumulated device seconds of timed kernels. */
+/* Waits for all work; returns the device seconds of the timed (update)
+ * launches since the clock's reset: from profiling events on each kernel's
+ * first launch in each phase and on every 32nd after it, the others counted
+ * at the sampled ones' mean, or on every launch after
+ * clmc_runtime_time_every_launch(rt, true) and under --profile. */
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds);
+/* Settles the launches so far and starts the clock again. */
 void clmc_runtime_reset_clock(clmc_runtime *rt);
+void clmc_runtime_time_every_launch(clmc_runtime *rt, bool every);
+/* Update launches since the clock's reset, and how many of them have their
+ * device time measured (after clmc_runtime_finish). */
+void clmc_runtime_update_launches(const clmc_runtime *rt, double *launches, double *timed);
 
 /* Phases: timed launches after clmc_runtime_set_phase(rt, name) are also
  * counted under `name` (a string that outlives the runtime, e.g. a literal;

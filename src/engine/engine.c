@@ -396,9 +396,11 @@ static clmc_status run_sweeps(model_instance *m, const clmc_preset *preset, clmc
     return clmc_ensemble_sync(&m->ensemble);
 }
 
-/* seconds: device time of the update kernels (profiling events); wall_seconds:
- * the whole sweep loop (measurements, exchanges and host work included);
- * phases: the parts of the update a model named (clmc_runtime_set_phase). */
+/* seconds: device time of the update kernels (profiling events on a sample
+ * of the launches, clmc_runtime_finish; update_launches and timed_launches
+ * say how many); wall_seconds: the whole sweep loop (measurements, exchanges
+ * and host work included); phases: the parts of the update a model named
+ * (clmc_runtime_set_phase). */
 static cJSON *performance_json(const clmc_runtime *rt, double updates, double seconds, double wall_seconds)
 {
     cJSON *perf = cJSON_CreateObject();
@@ -406,6 +408,10 @@ static cJSON *performance_json(const clmc_runtime *rt, double updates, double se
     cJSON_AddNumberToObject(perf, "seconds", seconds);
     cJSON_AddNumberToObject(perf, "ns_per_update", updates > 0 ? seconds * 1e9 / updates : 0);
     cJSON_AddNumberToObject(perf, "wall_seconds", wall_seconds);
+    double launches, timed;
+    clmc_runtime_update_launches(rt, &launches, &timed);
+    cJSON_AddNumberToObject(perf, "update_launches", launches);
+    cJSON_AddNumberToObject(perf, "timed_launches", timed);
     const char *names[CLMC_MAX_PHASES];
     double phase_seconds[CLMC_MAX_PHASES];
     size_t n = clmc_runtime_phases(rt, names, phase_seconds, CLMC_MAX_PHASES);
@@ -1040,6 +1046,7 @@ static clmc_status time_repetitions(model_instance *m, const clmc_preset *preset
     if (per_repetition < 1) per_repetition = 1;
     e->sweeps_per_repetition = (double)per_repetition;
     uint64_t sweep = 0;
+    clmc_runtime_time_every_launch(m->rt, true); /* a benchmark times every update launch */
     for (int warm_up = 0; warm_up < 2; warm_up++) CLMC_TRY(m->ops->sweep(m->state, sweep++));
     CLMC_TRY(clmc_runtime_finish(m->rt, NULL));
     double updates = m->shape.updates_per_sweep * (double)per_repetition, phase_seconds[CLMC_MAX_PHASES];

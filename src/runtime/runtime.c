@@ -19,11 +19,21 @@
  * with events against 4.1 % without; record
  * benchmarks/results/2026-11-28-nvidia-h200-session22.txt) */
 #define PROFILE_SAMPLE 32
+/* Outside --profile and bench, the device time of the update launches
+ * (timed_ns, performance.seconds) comes from events on each kernel's first
+ * launch in each phase and on every TIMED_SAMPLE-th launch after it, the
+ * others counted at the sampled ones' mean: an event on every launch made
+ * launch-bound runs twice as slow on an H200 (hard disks N = 4096, one
+ * system: 71-76 against 29-36 us a sweep; record
+ * benchmarks/results/2026-11-28-nvidia-h200-session22.txt). */
+#define TIMED_SAMPLE 32
 
 /* A pending launch with its event (clmc_runtime's pending_info). */
 struct clmc_pending {
     int phase;        /* phase index, -1: none; UNTIMED_PHASE: an untimed launch, pending for the profile */
     int profile;      /* profile entry, -1: none */
+    int stratum;      /* an update launch's entry of clmc_runtime's timed, -1: none (timed exactly) */
+    bool first;       /* the stratum's first launch */
     bool after_other; /* an update launch's: another launch was enqueued since the previous update launch */
     bool after_event; /* the launch enqueued just before it has an event too (the idle time before it is known) */
 };
@@ -373,6 +383,7 @@ clmc_status clmc_runtime_profile(clmc_runtime *rt)
     rt->profile = calloc(1, sizeof *rt->profile);
     if (!rt->profile) return clmc_fail(CLMC_ERR_OTHER, "out of host memory");
     rt->profile->opened = clmc_runtime_clock();
+    rt->time_every = true; /* every update launch: the stretches between them (clmc_runtime_profile_between) */
     return CLMC_OK;
 }
 
@@ -398,8 +409,14 @@ static cl_int settle_oldest(clmc_runtime *rt, cl_uint count)
         const struct clmc_pending *info = &rt->pending_info[i];
         if (err == CL_SUCCESS && first == CL_SUCCESS) {
             double ns = (double)(end - start);
-            if (info->phase != UNTIMED_PHASE) rt->timed_ns += ns;
-            if (info->phase >= 0) rt->phase_ns[info->phase] += ns;
+            if (info->stratum >= 0) {
+                struct clmc_timed_kernel *t = &rt->timed[info->stratum];
+                if (info->first) t->first_ns += ns;
+                else t->sampled_ns += ns, t->sampled++;
+            } else if (info->phase != UNTIMED_PHASE) {
+                rt->timed_ns += ns;
+                if (info->phase >= 0) rt->phase_ns[info->phase] += ns;
+            }
             if (info->profile >= 0) {
                 struct clmc_profile *p = rt->profile;
                 int k = info->profile;
@@ -503,6 +520,17 @@ clmc_status clmc_write_repeated(clmc_runtime *rt, cl_mem buffer, void *host, siz
 cl_context clmc_runtime_context(const clmc_runtime *rt) { return rt->context; }
 cl_command_queue clmc_runtime_queue(const clmc_runtime *rt) { return rt->queue; }
 
+/* The stratum of `kernel`'s update launches in `phase` (a new one on its
+ * first launch), -1 when the table is full (then timed exactly). */
+static int timed_stratum(clmc_runtime *rt, cl_kernel kernel, int phase)
+{
+    for (int i = 0; i < rt->n_timed; i++)
+        if (rt->timed[i].kernel == kernel && rt->timed[i].phase == phase) return i;
+    if (rt->n_timed == CLMC_TIMED_KERNELS) return -1;
+    rt->timed[rt->n_timed] = (struct clmc_timed_kernel){.kernel = kernel, .phase = phase};
+    return rt->n_timed++;
+}
+
 clmc_status clmc_enqueue(clmc_runtime *rt, cl_kernel kernel, cl_uint dims, const size_t *global,
                          const size_t *local, clmc_timing timing)
 {
@@ -515,9 +543,15 @@ clmc_status clmc_enqueue_offset(clmc_runtime *rt, cl_kernel kernel, cl_uint dims
     struct clmc_profile *p = rt->profile;
     int k = p ? profile_entry(rt, kernel) : -1;
     if (k >= 0) p->launches[k]++;
-    bool timed = timing != CLMC_UNTIMED, event = timed || (k >= 0 && (p->launches[k] - 1) % PROFILE_SAMPLE == 0);
-    struct clmc_pending info = {.phase = timed ? rt->current_phase : UNTIMED_PHASE, .profile = k,
+    bool timed = timing != CLMC_UNTIMED, event = !timed && k >= 0 && (p->launches[k] - 1) % PROFILE_SAMPLE == 0;
+    struct clmc_pending info = {.phase = timed ? rt->current_phase : UNTIMED_PHASE, .profile = k, .stratum = -1,
                                 .after_other = timed && p && p->other_enqueued, .after_event = p && p->last_event};
+    if (timed) {
+        info.stratum = timed_stratum(rt, kernel, rt->current_phase);
+        unsigned long long n = info.stratum >= 0 ? ++rt->timed[info.stratum].launches : 1;
+        info.first = n == 1;
+        event = rt->time_every || info.stratum < 0 || n == 1 || (n - 2) % TIMED_SAMPLE == 0;
+    }
     if (p) {
         p->other_enqueued = !timed;
         p->last_event = event;
@@ -581,18 +615,51 @@ clmc_status clmc_buffer_download(clmc_runtime *rt, cl_mem buffer, size_t bytes, 
     return CLMC_OK;
 }
 
+/* A stratum's device time: its first launch's, and the sampled launches'
+ * mean for each of the others. */
+static double stratum_ns(const struct clmc_timed_kernel *t)
+{
+    return t->first_ns + (t->sampled ? t->sampled_ns / (double)t->sampled * (double)(t->launches - 1) : 0.0);
+}
+
+/* Update launches' device time in all, or in phase `phase` (>= 0). */
+static double timed_ns_of(const clmc_runtime *rt, int phase)
+{
+    double ns = phase < 0 ? rt->timed_ns : rt->phase_ns[phase];
+    for (int i = 0; i < rt->n_timed; i++)
+        if (phase < 0 || rt->timed[i].phase == phase) ns += stratum_ns(&rt->timed[i]);
+    return ns;
+}
+
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds)
 {
     CLMC_CL_TRY(clFinish(rt->queue));
     CLMC_TRY(settle_pending(rt));
-    if (timed_seconds) *timed_seconds = rt->timed_ns * 1e-9;
+    if (timed_seconds) *timed_seconds = timed_ns_of(rt, -1) * 1e-9;
     return CLMC_OK;
 }
 
 void clmc_runtime_reset_clock(clmc_runtime *rt)
 {
+    (void)settle_events(rt); /* launches before the reset are not counted after it */
     rt->timed_ns = 0;
     for (int i = 0; i < rt->n_phases; i++) rt->phase_ns[i] = 0;
+    for (int i = 0; i < rt->n_timed; i++) {
+        struct clmc_timed_kernel *t = &rt->timed[i];
+        t->launches = t->sampled = 0;
+        t->first_ns = t->sampled_ns = 0;
+    }
+}
+
+void clmc_runtime_time_every_launch(clmc_runtime *rt, bool every) { rt->time_every = every || rt->profile; }
+
+void clmc_runtime_update_launches(const clmc_runtime *rt, double *launches, double *timed)
+{
+    *launches = *timed = 0;
+    for (int i = 0; i < rt->n_timed; i++) {
+        *launches += (double)rt->timed[i].launches;
+        *timed += rt->timed[i].launches ? 1.0 + (double)rt->timed[i].sampled : 0.0;
+    }
 }
 
 void clmc_runtime_set_phase(clmc_runtime *rt, const char *name)
@@ -614,7 +681,7 @@ size_t clmc_runtime_phases(const clmc_runtime *rt, const char **names, double *s
 {
     for (int i = 0; i < rt->n_phases && (size_t)i < max; i++) {
         names[i] = rt->phase_names[i];
-        seconds[i] = rt->phase_ns[i] * 1e-9;
+        seconds[i] = timed_ns_of(rt, i) * 1e-9;
     }
     return (size_t)rt->n_phases;
 }
