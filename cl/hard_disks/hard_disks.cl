@@ -250,20 +250,23 @@ inline uint shifted_cell(__global const float2 *disk, __global const uint *count
     float delta = as_float(plan.y);
     uint axis = (plan.x >> 8) & 1u;
     int direction = (plan.x >> 9) & 1u ? 1 : -1;
+    uint nx = axis ? x : wrap((int)x + direction), ny = axis ? wrap((int)y + direction) : y;
+    /* every slot loaded with the counts, not after them (no chain of loads) */
+    float2 here[SLOTS], there[SLOTS];
+    for (uint i = 0; i < SLOTS; i++) here[i] = disk[slot_index(x, y, i)];
+    for (uint i = 0; i < SLOTS; i++) there[i] = disk[slot_index(nx, ny, i)];
+    uint n_here = count[slot_index(x, y, 0)], n_there = count[slot_index(nx, ny, 0)];
     for (uint i = 0; i < SLOTS; i++) gathered[i] = SENTINEL;
     uint n_new = 0;
-    uint n_here = count[slot_index(x, y, 0)];
     for (uint i = 0; i < SLOTS; i++) {
         if (i >= n_here) continue;
-        float2 p = disk[slot_index(x, y, i)];
+        float2 p = here[i];
         float moved = along(p, axis) + delta;
         if (stays(moved, width, direction)) slot_set(gathered, n_new++, with_along(p, axis, moved));
     }
-    uint nx = axis ? x : wrap((int)x + direction), ny = axis ? wrap((int)y + direction) : y;
-    uint n_there = count[slot_index(nx, ny, 0)];
     for (uint i = 0; i < SLOTS; i++) {
         if (i >= n_there) continue;
-        float2 p = disk[slot_index(nx, ny, i)];
+        float2 p = there[i];
         float moved = along(p, axis) + delta;
         if (stays(moved, width, direction)) continue; /* stays in the neighbour */
         if (n_new == SLOTS) {
@@ -328,9 +331,13 @@ void disks_shift_subsweep(__global const float2 *disk, __global const uint *coun
     uint set = plan_of(plans, plan_slot).x & 3u, sx = set & 1u, sy = set >> 1;
     /* region cell c is (rx + c % FUSE_SPAN, ry + c / FUSE_SPAN) */
     int rx = (int)(2 * bx0 + sx) - 1, ry = (int)(2 * by0 + sy) - 1;
-    int tile_x_end = (int)(2 * min(bx0 + FUSE_BLOCKS, (uint)HALF)), tile_y_end = (int)(2 * min(by0 + FUSE_BLOCKS, (uint)HALF));
+    int tile_x_end = (int)(2 * min(bx0 + FUSE_BLOCKS, (uint)HALF));
+    int tile_y_end = (int)(2 * min(by0 + FUSE_BLOCKS, (uint)HALF));
     uint lost = 0;
-    for (uint c = l; c < FUSE_CELLS; c += FUSE_ITEMS) { /* no barrier in this loop */
+#pragma unroll
+    for (uint round = 0; round < (FUSE_CELLS + FUSE_ITEMS - 1) / FUSE_ITEMS; round++) { /* no barrier in it */
+        uint c = l + round * FUSE_ITEMS;
+        if (c >= FUSE_CELLS) continue;
         int cx = rx + (int)(c % FUSE_SPAN), cy = ry + (int)(c / FUSE_SPAN);
         float2 cell[SLOTS];
         uint cell_lost = 0;

@@ -138,8 +138,9 @@ clmc_status disks_enqueue_systems(disks_state *s, cl_kernel kernel, size_t items
 #define DISK_FUSE_BLOCKS 8u
 /* algorithm.fuse_shift "auto" fuses up to this many cells in all systems:
  * above, the fused launch costs more device time than the launch it saves
- * (H200: 115 us against 28 + 27 for N = 65536 x 32 systems, 1.2 M cells;
- * record 2026-11-28-nvidia-h200-session22.txt). */
+ * (H200: 87 us against 28 + 26 for N = 65536 x 32 systems, 1.2 M cells,
+ * and 180 against 145 us a sweep; record
+ * 2026-11-28-nvidia-h200-session22.txt, call 9). */
 #define DISK_FUSE_AUTO_CELLS 131072u
 
 /* Makes the last sweep's cell shift where algorithm.fuse_shift left it for
