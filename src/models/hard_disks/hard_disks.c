@@ -162,6 +162,20 @@ static uint32_t plan_block_of(uint64_t systems)
     return (uint32_t)(block > 1024 ? 1024 : block < 16 ? 16 : block);
 }
 
+/* The move tallies, w, the margin, d and the seed: the arguments `first` ..
+ * first + 5 of the kernels that move disks (disks_subsweep,
+ * disks_shift_subsweep). */
+static clmc_status set_move_arguments(disks_state *s, cl_kernel kernel, cl_uint first)
+{
+    CLMC_CL_TRY(clSetKernelArg(kernel, first, sizeof(cl_mem), &s->tally));
+    CLMC_CL_TRY(clSetKernelArg(kernel, first + 1, sizeof(float), &s->host.g.width));
+    CLMC_CL_TRY(clSetKernelArg(kernel, first + 2, sizeof(float), &s->host.g.margin));
+    CLMC_CL_TRY(clSetKernelArg(kernel, first + 3, sizeof(float), &s->max_displacement));
+    CLMC_CL_TRY(clSetKernelArg(kernel, first + 4, sizeof(cl_uint), &s->seed_lo));
+    CLMC_CL_TRY(clSetKernelArg(kernel, first + 5, sizeof(cl_uint), &s->seed_hi));
+    return CLMC_OK;
+}
+
 static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
 {
     clmc_defines options = {0};
@@ -210,21 +224,11 @@ static clmc_status build_kernels(disks_state *s, const clmc_preset *p)
     CLMC_CL_TRY(clSetKernelArg(s->histogram, 3, sizeof(cl_mem), &s->edge2));
     CLMC_CL_TRY(clSetKernelArg(s->histogram, 4, sizeof(cl_uint), &bins));
     CLMC_CL_TRY(clSetKernelArg(s->histogram, 5, sizeof(cl_mem), &s->pairs));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 2, sizeof(cl_mem), &s->tally));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 3, sizeof(float), &s->host.g.width));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 4, sizeof(float), &s->host.g.margin));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 5, sizeof(float), &s->max_displacement));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 6, sizeof(cl_uint), &s->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(s->subsweep, 7, sizeof(cl_uint), &s->seed_hi));
+    CLMC_TRY(set_move_arguments(s, s->subsweep, 2));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 4, sizeof(cl_mem), &s->overflow));
     CLMC_CL_TRY(clSetKernelArg(s->shift, 5, sizeof(float), &s->host.g.width));
     CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 4, sizeof(cl_mem), &s->overflow));
-    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 5, sizeof(cl_mem), &s->tally));
-    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 6, sizeof(float), &s->host.g.width));
-    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 7, sizeof(float), &s->host.g.margin));
-    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 8, sizeof(float), &s->max_displacement));
-    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 9, sizeof(cl_uint), &s->seed_lo));
-    CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 10, sizeof(cl_uint), &s->seed_hi));
+    CLMC_TRY(set_move_arguments(s, s->shift_subsweep, 5));
     s->plan_block = plan_block_of(s->n_systems);
     s->plan_first = UINT64_MAX;
     s->plans_host = malloc((size_t)s->plan_block * s->n_systems * 2 * sizeof *s->plans_host);
