@@ -362,29 +362,6 @@ static clmc_status plans_for(disks_state *s, uint64_t sweep_index, cl_uint *slot
     return CLMC_OK;
 }
 
-/* `kernel`'s first four arguments: the current buffers, read, and the
- * others, written (disks_shift, disks_shift_subsweep). */
-static clmc_status set_buffer_pair(disks_state *s, cl_kernel kernel)
-{
-    int b = s->current;
-    CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &s->disk[b]));
-    CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &s->count[b]));
-    CLMC_CL_TRY(clSetKernelArg(kernel, 2, sizeof(cl_mem), &s->disk[1 - b]));
-    CLMC_CL_TRY(clSetKernelArg(kernel, 3, sizeof(cl_mem), &s->count[1 - b]));
-    return CLMC_OK;
-}
-
-clmc_status disks_settle_shift(disks_state *s)
-{
-    if (!s->shift_pending) return CLMC_OK;
-    CLMC_TRY(set_buffer_pair(s, s->shift));
-    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &s->shift_slot));
-    CLMC_TRY(disks_enqueue_systems(s, s->shift, n_cells(s), CLMC_TIMED));
-    s->current = 1 - s->current;
-    s->shift_pending = false;
-    return CLMC_OK;
-}
-
 /* One sweep of every system: the four sub-sweeps in the order of each
  * system's plan, then the cell shift of each system's plan into the other
  * buffer.  With algorithm.fuse_shift the shift is left pending and made
@@ -399,7 +376,7 @@ static clmc_status disks_sweep(void *state, uint64_t sweep_index)
     CLMC_TRY(plans_for(s, sweep_index, &slot));
     size_t half = s->host.g.cells / 2, active = half * half;
     if (s->shift_pending) {
-        CLMC_TRY(set_buffer_pair(s, s->shift_subsweep));
+        CLMC_TRY(disks_set_buffer_pair(s, s->shift_subsweep));
         CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 11, sizeof(cl_uint), &sweep));
         CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 13, sizeof(cl_uint), &s->shift_slot));
         CLMC_CL_TRY(clSetKernelArg(s->shift_subsweep, 14, sizeof(cl_uint), &slot));

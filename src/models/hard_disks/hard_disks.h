@@ -143,6 +143,9 @@ clmc_status disks_enqueue_systems(disks_state *s, cl_kernel kernel, size_t items
  * 2026-11-28-nvidia-h200-session22.txt, call 9). */
 #define DISK_FUSE_AUTO_CELLS 131072u
 
+/* `kernel`'s first four arguments: the current disk and count buffers
+ * (read) and the others (written): disks_shift, disks_shift_subsweep. */
+clmc_status disks_set_buffer_pair(disks_state *s, cl_kernel kernel);
 /* Makes the last sweep's cell shift where algorithm.fuse_shift left it for
  * the next sweep's first launch (disks_shift alone, the same bits): before
  * anything reads or replaces the configuration. */

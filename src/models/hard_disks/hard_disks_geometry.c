@@ -1,6 +1,7 @@
 /* Hard disks on the host: the box and its cell list, the lattice start, the
  * invariant checks of a configuration and the configuration files; the
- * independent systems' views and launches. */
+ * independent systems' views and launches, and the cell shift made alone
+ * (disks_settle_shift) that both the sweeps and the checkpoints call. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,4 +241,27 @@ clmc_status disks_enqueue_systems(disks_state *s, cl_kernel kernel, size_t items
     while (group > 32 && group / 2 >= items) group /= 2; /* small systems: less idle work per group */
     size_t global[2] = {(items + group - 1) / group * group, s->n_systems}, local[2] = {group, 1};
     return clmc_enqueue(s->rt, kernel, 2, global, local, timing);
+}
+
+/* `kernel`'s first four arguments: the current buffers, read, and the
+ * others, written (disks_shift, disks_shift_subsweep). */
+clmc_status disks_set_buffer_pair(disks_state *s, cl_kernel kernel)
+{
+    int b = s->current;
+    CLMC_CL_TRY(clSetKernelArg(kernel, 0, sizeof(cl_mem), &s->disk[b]));
+    CLMC_CL_TRY(clSetKernelArg(kernel, 1, sizeof(cl_mem), &s->count[b]));
+    CLMC_CL_TRY(clSetKernelArg(kernel, 2, sizeof(cl_mem), &s->disk[1 - b]));
+    CLMC_CL_TRY(clSetKernelArg(kernel, 3, sizeof(cl_mem), &s->count[1 - b]));
+    return CLMC_OK;
+}
+
+clmc_status disks_settle_shift(disks_state *s)
+{
+    if (!s->shift_pending) return CLMC_OK;
+    CLMC_TRY(disks_set_buffer_pair(s, s->shift));
+    CLMC_CL_TRY(clSetKernelArg(s->shift, 7, sizeof(cl_uint), &s->shift_slot));
+    CLMC_TRY(disks_enqueue_systems(s, s->shift, (size_t)s->host.g.cells * s->host.g.cells, CLMC_TIMED));
+    s->current = 1 - s->current;
+    s->shift_pending = false;
+    return CLMC_OK;
 }
