@@ -173,17 +173,9 @@ inline uint update_cell(float2 *own, uint n, const float2 *neighbour, uint x, ui
     return accepted;
 }
 
-/* Cell (x, y) of the set in `position` of the sweep's plan: work-item
- * `item` of the HALF^2 cells of the set whose lower-left cell is (set & 1,
- * set >> 1). */
-inline uint2 set_cell(__global const uint2 *plans, uint plan_slot, uint position, uint item)
-{
-    uint set = (plan_of(plans, plan_slot).x >> (2 * position)) & 3u;
-    return (uint2)(2 * (item % HALF) + (set & 1u), 2 * (item / HALF) + (set >> 1));
-}
-
 /* One sub-sweep (Algorithm 2), the `position`-th set of the sweep's plan:
- * one work-item per cell of the set, per system.  move_tally[cell] receives
+ * one work-item per cell of the set whose lower-left cell is (set & 1,
+ * set >> 1), per system.  move_tally[cell] receives
  * the accepted moves, plus 1 << 16 when the cell made trial moves. */
 __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, __global uint *move_tally,
                              float width, float margin, float max_displacement, uint seed_lo, uint seed_hi,
@@ -195,8 +187,9 @@ __kernel void disks_subsweep(__global float2 *disk, __global const uint *count, 
     disk += SYSTEM * SYSTEM_CELLS * SLOTS;
     count += SYSTEM * SYSTEM_CELLS;
     move_tally += SYSTEM * SYSTEM_CELLS;
-    uint2 at = set_cell(plans, plan_slot, position, item);
-    uint x = at.x, y = at.y, cell = slot_index(x, y, 0), n = count[cell];
+    uint set = (plan_of(plans, plan_slot).x >> (2 * position)) & 3u;
+    uint x = 2 * (item % HALF) + (set & 1u), y = 2 * (item / HALF) + (set >> 1);
+    uint cell = slot_index(x, y, 0), n = count[cell];
     if (n == 0) {
         move_tally[cell] = 0;
         return;
