@@ -426,6 +426,7 @@ static const invalid_case invalid_cases[] = {
     {"\"N\": 1024, \"packing_fraction\": 0.85, \"start\": \"compress\"", "\"type\": \"mpmc\"",
      "model.start: \"compress\" works up to packing fraction 0.8"},
     {"\"N\": 1024, \"packing_fraction\": 0.5, \"start\": \"random\"", "\"type\": \"mpmc\"", "model.start"},
+    {"\"N\": 1024, \"packing_fraction\": 0.5", "\"fuse_shift\": \"yes\"", "algorithm.fuse_shift"},
 };
 
 /* Each error names its JSON path, and the command line exits with 2. */
