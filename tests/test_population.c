@@ -321,7 +321,7 @@ Test(population, fused_steps_equal_separate_kernels, .timeout = 900)
  * pa_copy_sources; pa_energy_range runs once (step 0: no sweeps at beta 0),
  * pa_step_records twice (steps 0-31, then 32-40 at the end); nothing of the
  * separate kernels.  Every update launch is timed, the small launches their
- * kernel's first and every 32nd (PROFILE_SAMPLE in src/runtime/runtime.c:
+ * kernel's first and every 32nd (SAMPLE_EVERY in src/runtime/runtime.c:
  * launches 1 and 33).  The device time outside the sweeps, measured between
  * every two update launches whether the small launches between have events
  * or not, is between 0 and the anneal's wall time. */

@@ -135,6 +135,8 @@ clmc_status clmc_buffer_create(clmc_runtime *rt, size_t bytes, const void *initi
 clmc_status clmc_runtime_finish(clmc_runtime *rt, double *timed_seconds);
 /* Settles the launches so far and starts the clock again. */
 void clmc_runtime_reset_clock(clmc_runtime *rt);
+/* Every update launch timed (benchmarks) or, with false, a sample of them
+ * (always every one under --profile). */
 void clmc_runtime_time_every_launch(clmc_runtime *rt, bool every);
 /* Update launches since the clock's reset, and how many of them have their
  * device time measured (after clmc_runtime_finish). */

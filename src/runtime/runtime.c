@@ -12,21 +12,20 @@
 #define MAX_PENDING_EVENTS 512
 #define PROFILE_KERNELS 64
 #define UNTIMED_PHASE (-2) /* pending only for the profile, not in timed_ns */
-/* --profile: an untimed launch gets a profiling event where it is its
- * kernel's first or every PROFILE_SAMPLE-th launch (an event on each of them
- * cost about 3 us of device time each on an H200: an EA population anneal's
- * two small launches a step read 5.5 % of the wall time outside the sweeps
- * with events against 4.1 % without; record
- * benchmarks/results/2026-11-28-nvidia-h200-session22.txt) */
-#define PROFILE_SAMPLE 32
-/* Outside --profile and bench, the device time of the update launches
- * (timed_ns, performance.seconds) comes from events on each kernel's first
- * launch in each phase and on every TIMED_SAMPLE-th launch after it, the
- * others counted at the sampled ones' mean: an event on every launch made
- * launch-bound runs twice as slow on an H200 (hard disks N = 4096, one
- * system: 71-76 against 29-36 us a sweep; record
- * benchmarks/results/2026-11-28-nvidia-h200-session22.txt). */
-#define TIMED_SAMPLE 32
+/* Launches get profiling events by a sample, one in SAMPLE_EVERY, the
+ * others counted at the sampled ones' mean (record
+ * benchmarks/results/2026-11-28-nvidia-h200-session22.txt, H200):
+ *  - under --profile, an untimed launch where it is its kernel's first or
+ *    every SAMPLE_EVERY-th launch: an event on each small launch cost about
+ *    3 us of device time, and an EA population anneal's two small launches a
+ *    step read 5.5 % of the wall time outside the sweeps with them, 4.1 %
+ *    without;
+ *  - outside --profile and bench, the update launches (timed_ns,
+ *    performance.seconds): each kernel's first launch in each phase and
+ *    every SAMPLE_EVERY-th after it; an event on every one made launch-bound
+ *    runs twice as slow (hard disks N = 4096, one system: 71-76 against
+ *    29-36 us a sweep). */
+#define SAMPLE_EVERY 32
 
 /* A pending launch with its event (clmc_runtime's pending_info). */
 struct clmc_pending {
@@ -39,7 +38,7 @@ struct clmc_pending {
 };
 
 /* clmc_runtime_profile (clmc --profile, a benchmarking aid): every update
- * launch, and each untimed kernel's first and every PROFILE_SAMPLE-th launch,
+ * launch, and each untimed kernel's first and every SAMPLE_EVERY-th launch,
  * gets a profiling event; its device time, and the device's idle time since
  * the previous launch ended where that launch has an event too (copies and
  * fills in between count as idle; not before a kernel's first launch, which
@@ -543,14 +542,14 @@ clmc_status clmc_enqueue_offset(clmc_runtime *rt, cl_kernel kernel, cl_uint dims
     struct clmc_profile *p = rt->profile;
     int k = p ? profile_entry(rt, kernel) : -1;
     if (k >= 0) p->launches[k]++;
-    bool timed = timing != CLMC_UNTIMED, event = !timed && k >= 0 && (p->launches[k] - 1) % PROFILE_SAMPLE == 0;
+    bool timed = timing != CLMC_UNTIMED, event = !timed && k >= 0 && (p->launches[k] - 1) % SAMPLE_EVERY == 0;
     struct clmc_pending info = {.phase = timed ? rt->current_phase : UNTIMED_PHASE, .profile = k, .stratum = -1,
                                 .after_other = timed && p && p->other_enqueued, .after_event = p && p->last_event};
     if (timed) {
         info.stratum = timed_stratum(rt, kernel, rt->current_phase);
         unsigned long long n = info.stratum >= 0 ? ++rt->timed[info.stratum].launches : 1;
         info.first = n == 1;
-        event = rt->time_every || info.stratum < 0 || n == 1 || (n - 2) % TIMED_SAMPLE == 0;
+        event = rt->time_every || info.stratum < 0 || n == 1 || (n - 2) % SAMPLE_EVERY == 0;
     }
     if (p) {
         p->other_enqueued = !timed;
