@@ -96,12 +96,24 @@ void clmc_runtime_profile_sweeps(clmc_runtime *rt, uint64_t sweeps)
     if (rt->profile) rt->profile->sweeps += sweeps;
 }
 
+/* The runtime keys its rows (profile entries, timed strata) on kernel
+ * handles and retains each kernel it keys on until it closes: a kernel a
+ * model released could otherwise hand its handle to a later one, whose
+ * launches would go into the first one's row (seen: ea_member_totals counted
+ * as ea_couplings under Oclgrind).  false where it cannot. */
+static bool keep_kernel(cl_kernel kernel)
+{
+    cl_int err = clRetainKernel(kernel);
+    clmc_cl_warn(err, "clRetainKernel");
+    return err == CL_SUCCESS;
+}
+
 static int profile_entry(clmc_runtime *rt, cl_kernel kernel)
 {
     struct clmc_profile *p = rt->profile;
     for (int i = 0; i < p->n; i++)
         if (p->kernel[i] == kernel) return i;
-    if (p->n == PROFILE_KERNELS) return -1;
+    if (p->n == PROFILE_KERNELS || !keep_kernel(kernel)) return -1;
     int i = p->n++;
     p->kernel[i] = kernel;
     if (clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof p->name[i], p->name[i], NULL) != CL_SUCCESS)
@@ -467,6 +479,8 @@ void clmc_runtime_close(clmc_runtime *rt)
     if (rt->queue) CLMC_CL_WARN(clFinish(rt->queue));
     (void)settle_events(rt);
     if (rt->profile) profile_print(rt);
+    for (int i = 0; rt->profile && i < rt->profile->n; i++) CLMC_CL_WARN(clReleaseKernel(rt->profile->kernel[i]));
+    for (int i = 0; i < rt->n_timed; i++) CLMC_CL_WARN(clReleaseKernel(rt->timed[i].kernel));
     if (rt->queue) CLMC_CL_WARN(clReleaseCommandQueue(rt->queue));
     if (rt->context) CLMC_CL_WARN(clReleaseContext(rt->context));
     free(rt->pending);
@@ -520,12 +534,13 @@ cl_context clmc_runtime_context(const clmc_runtime *rt) { return rt->context; }
 cl_command_queue clmc_runtime_queue(const clmc_runtime *rt) { return rt->queue; }
 
 /* The stratum of `kernel`'s update launches in `phase` (a new one on its
- * first launch), -1 when the table is full (then timed exactly). */
+ * first launch, the kernel kept: keep_kernel), -1 when the table is full
+ * (then timed exactly). */
 static int timed_stratum(clmc_runtime *rt, cl_kernel kernel, int phase)
 {
     for (int i = 0; i < rt->n_timed; i++)
         if (rt->timed[i].kernel == kernel && rt->timed[i].phase == phase) return i;
-    if (rt->n_timed == CLMC_TIMED_KERNELS) return -1;
+    if (rt->n_timed == CLMC_TIMED_KERNELS || !keep_kernel(kernel)) return -1;
     rt->timed[rt->n_timed] = (struct clmc_timed_kernel){.kernel = kernel, .phase = phase};
     return rt->n_timed++;
 }
